@@ -1,0 +1,177 @@
+// The abstract syntax tree of a kernel source file.
+//
+// The parser accepts any Python 3 module (a Triton .py file with PyTorch host code around its
+// kernels compiles in place), but only `@triton.jit` functions and module-level constants are ever
+// analysed. So the AST models the statements and expressions that kernels use precisely, and keeps
+// everything else as an `Unsupported*` node that remembers what it was and where: sema reports
+// "not supported yet" if such a node is reached inside a kernel and ignores it elsewhere.
+//
+// Nodes own their children through unique_ptr. Every node has the location of its first token.
+#pragma once
+
+#include "frontend/SourceManager.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilec::ast {
+
+struct Expr;
+struct Stmt;
+using ExprPtr = std::unique_ptr<Expr>;
+using StmtPtr = std::unique_ptr<Stmt>;
+using StmtList = std::vector<StmtPtr>;
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+enum class ExprKind {
+  Name,        // x
+  IntLit,      // 42, 0x10 (arbitrary precision is not needed: kernels use 64-bit values)
+  FloatLit,    // 1.0, 1e-5
+  BoolLit,     // True / False
+  NoneLit,     // None
+  StringLit,   // "abc", f-strings are kept as their raw text with `isFString`
+  Attribute,   // value.attr
+  Subscript,   // value[index]          (index may be a Tuple, Slice or None literal)
+  Slice,       // lower:upper:step      (only inside a Subscript)
+  Call,        // func(args, name=kw)
+  BinOp,       // a + b
+  UnaryOp,     // -a, ~a, not a, +a
+  Compare,     // a < b, chains `a < b < c` keep all operands
+  BoolOp,      // a and b and c
+  IfExp,       // a if cond else b
+  Tuple,       // (a, b) or a, b
+  List,        // [a, b]
+  Unsupported, // lambda, comprehension, dict, set, await, yield, starred... : kept by name
+};
+
+enum class BinaryOperator {
+  Add, Sub, Mul, Div, FloorDiv, Mod, Pow, MatMul, LShift, RShift, BitAnd, BitOr, BitXor
+};
+enum class UnaryOperator { Neg, Pos, Invert, Not };
+enum class CompareOperator { Lt, Le, Gt, Ge, Eq, Ne, Is, IsNot, In, NotIn };
+enum class BoolOperator { And, Or };
+
+/// Python spelling of an operator ("+", "//", "is not", ...), for messages and the AST printer.
+const char *spelling(BinaryOperator op);
+const char *spelling(UnaryOperator op);
+const char *spelling(CompareOperator op);
+const char *spelling(BoolOperator op);
+
+struct Keyword {
+  std::string name; // empty for `**kwargs`
+  ExprPtr value;
+  SourceLoc loc;
+};
+
+struct Expr {
+  ExprKind kind;
+  SourceLoc loc;
+
+  // Payloads; which ones are meaningful depends on `kind` (see the comments on ExprKind).
+  std::string name;    // Name: identifier; Attribute: attribute name; Unsupported: what it was
+  int64_t intValue = 0;     // IntLit
+  double floatValue = 0.0;  // FloatLit
+  bool boolValue = false;   // BoolLit
+  std::string stringValue;  // StringLit: the decoded text
+  bool isFString = false;   // StringLit
+
+  BinaryOperator binOp = BinaryOperator::Add;
+  UnaryOperator unaryOp = UnaryOperator::Neg;
+  BoolOperator boolOp = BoolOperator::And;
+  std::vector<CompareOperator> compareOps; // Compare: one per operand after the first
+
+  /// Children:
+  ///  Attribute: [value]          Subscript: [value, index]      Slice: [lower?, upper?, step?]
+  ///  Call: [func, positional...]  BinOp/UnaryOp: operands         Compare/BoolOp: operands
+  ///  IfExp: [body, test, orelse]  Tuple/List: elements
+  /// Slice keeps three entries and uses null for an omitted part.
+  std::vector<ExprPtr> operands;
+  std::vector<Keyword> keywords; // Call only
+
+  Expr(ExprKind kind, SourceLoc loc) : kind(kind), loc(loc) {}
+};
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+enum class StmtKind {
+  FunctionDef, // def name(params): body          with its decorators
+  Return,      // return [value]
+  Assign,      // a = b = value                   (targets may be tuples: a, b = ...)
+  AugAssign,   // a += value
+  AnnAssign,   // a: ann [= value]
+  ExprStmt,    // a call, a docstring...
+  If,          // if/elif/else                    (elif is an If inside orelse)
+  For,         // for target in iter: body [else]
+  While,       // while test: body [else]
+  Break,
+  Continue,
+  Pass,
+  Import,      // import a.b as c, d
+  ImportFrom,  // from a.b import c as d
+  Assert,      // assert test, msg
+  Unsupported, // class, with, try, raise, del, global, nonlocal, async..., kept by name
+};
+
+struct Param {
+  std::string name;
+  ExprPtr annotation; // null when absent
+  ExprPtr defaultValue; // null when absent
+  SourceLoc loc;
+  bool isVarArgs = false;   // *args
+  bool isKwArgs = false;    // **kwargs
+  bool isKeywordOnly = false; // after a bare `*` or *args
+};
+
+struct ImportAlias {
+  std::string name;   // dotted: "triton.language"
+  std::string asName; // empty when there is no `as`
+  SourceLoc loc;
+};
+
+struct Stmt {
+  StmtKind kind;
+  SourceLoc loc;
+
+  // FunctionDef
+  std::string name;               // FunctionDef: function name; Unsupported: what it was
+  std::vector<ExprPtr> decorators; // the expressions after each @
+  std::vector<Param> params;
+  ExprPtr returns;                // `-> annotation`, may be null
+
+  // Assign: targets (one per `=`), value.  AugAssign: targets[0] op= value.
+  // AnnAssign: targets[0] : annotation [= value].
+  std::vector<ExprPtr> targets;
+  ExprPtr value;        // Assign/AugAssign/AnnAssign/Return/ExprStmt; Assert: message
+  ExprPtr annotation;   // AnnAssign
+  BinaryOperator augOp = BinaryOperator::Add;
+
+  // If/While: test, body, orelse.  For: targets[0] in iter, body, orelse.  Assert: test.
+  ExprPtr test;
+  ExprPtr iter;
+  StmtList body;   // FunctionDef, If, For, While, and Unsupported compound statements
+  StmtList orelse;
+
+  // Import / ImportFrom
+  std::string module; // ImportFrom: the dotted module name, with leading dots for relative ones
+  std::vector<ImportAlias> names;
+
+  Stmt(StmtKind kind, SourceLoc loc) : kind(kind), loc(loc) {}
+};
+
+struct Module {
+  uint32_t file = 0; // the SourceManager index of the file this module was parsed from
+  StmtList body;
+};
+
+/// Prints the AST as an indented tree, one node per line, with locations (`--emit ast`).
+std::string print(const Module &module);
+
+} // namespace tilec::ast

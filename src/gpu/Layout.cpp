@@ -1,0 +1,116 @@
+#include "gpu/Layout.h"
+
+#include <algorithm>
+#include <numeric>
+#include <sstream>
+
+namespace tilec::gpu {
+
+unsigned Layout::rank() const {
+  if (kind == LayoutKind::Slice)
+    return parent->rank() - 1;
+  return static_cast<unsigned>(sizePerThread.size());
+}
+
+unsigned Layout::numWarps() const {
+  if (kind == LayoutKind::Slice)
+    return parent->numWarps();
+  return std::accumulate(warpsPerCTA.begin(), warpsPerCTA.end(), 1u, std::multiplies<>());
+}
+
+static void printList(std::ostream &os, const std::vector<unsigned> &v) {
+  os << "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    os << (i ? ", " : "") << v[i];
+  os << "]";
+}
+
+std::string Layout::str() const {
+  std::ostringstream os;
+  if (kind == LayoutKind::Slice) {
+    os << "#slice<{dim=" << dim << ", parent=" << parent->str() << "}>";
+    return os.str();
+  }
+  os << "#blocked<{spt=";
+  printList(os, sizePerThread);
+  os << ", tpw=";
+  printList(os, threadsPerWarp);
+  os << ", wpc=";
+  printList(os, warpsPerCTA);
+  os << ", order=";
+  printList(os, order);
+  os << "}>";
+  return os.str();
+}
+
+bool Layout::operator==(const Layout &o) const {
+  if (kind != o.kind)
+    return false;
+  if (kind == LayoutKind::Slice)
+    return dim == o.dim && *parent == *o.parent;
+  return sizePerThread == o.sizePerThread && threadsPerWarp == o.threadsPerWarp &&
+         warpsPerCTA == o.warpsPerCTA && order == o.order;
+}
+
+LayoutPtr makeBlocked(std::vector<unsigned> sizePerThread, std::vector<unsigned> threadsPerWarp,
+                      std::vector<unsigned> warpsPerCTA, std::vector<unsigned> order) {
+  auto l = std::make_shared<Layout>();
+  l->kind = LayoutKind::Blocked;
+  l->sizePerThread = std::move(sizePerThread);
+  l->threadsPerWarp = std::move(threadsPerWarp);
+  l->warpsPerCTA = std::move(warpsPerCTA);
+  l->order = std::move(order);
+  return l;
+}
+
+LayoutPtr makeSlice(unsigned dim, LayoutPtr parent) {
+  auto l = std::make_shared<Layout>();
+  l->kind = LayoutKind::Slice;
+  l->dim = dim;
+  l->parent = std::move(parent);
+  return l;
+}
+
+LayoutPtr defaultBlockedLayout(const std::vector<int64_t> &shape, unsigned numWarps,
+                               unsigned vectorWidth, std::vector<unsigned> order) {
+  unsigned rank = static_cast<unsigned>(shape.size());
+  if (order.empty())
+    for (unsigned d = rank; d-- > 0;)
+      order.push_back(d); // row-major: the last dimension varies fastest
+  std::vector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
+
+  // Each thread takes up to `vectorWidth` consecutive elements of the fastest dimension, as long
+  // as that leaves enough elements for the threads of one warp to have distinct ones.
+  unsigned fastest = order[0];
+  int64_t total = 1;
+  for (int64_t d : shape)
+    total *= d;
+  unsigned width = std::max(1u, vectorWidth);
+  while (width > 1 && (shape[fastest] % width != 0 || total / width < 32))
+    width /= 2;
+  spt[fastest] = width;
+
+  // Spread the 32 lanes of a warp, then the warps, over the dimensions, fastest first, without
+  // exceeding the elements each dimension has left.
+  std::vector<int64_t> remaining(rank);
+  for (unsigned d = 0; d < rank; ++d)
+    remaining[d] = std::max<int64_t>(1, shape[d] / spt[d]);
+  auto spread = [&](unsigned count, std::vector<unsigned> &per) {
+    for (unsigned i = 0; i < rank && count > 1; ++i) {
+      unsigned d = order[i];
+      while (count > 1 && remaining[d] > 1) {
+        per[d] *= 2;
+        remaining[d] /= 2;
+        count /= 2;
+      }
+    }
+    // Left-over lanes or warps (the tensor is smaller than one tile) replicate along the slowest
+    // dimension.
+    per[order[rank - 1]] *= count;
+  };
+  spread(32, tpw);
+  spread(numWarps, wpc);
+  return makeBlocked(spt, tpw, wpc, order);
+}
+
+} // namespace tilec::gpu

@@ -1,0 +1,60 @@
+// GPU layouts: which thread of a program holds which elements of a tensor.
+//
+// As in Triton's TritonGPU dialect, a layout is part of a tensor's type. A blocked layout tiles a
+// tensor of rank R with, per dimension d:
+//   sizePerThread[d]   consecutive elements held by one thread,
+//   threadsPerWarp[d]  threads of a warp along d        (their product is 32),
+//   warpsPerCTA[d]     warps of the program along d     (their product is num_warps),
+// and `order` lists the dimensions from fastest- to slowest-varying when numbering threads and a
+// thread's elements. When the tile (sizePerThread*threadsPerWarp*warpsPerCTA) is smaller than the
+// tensor it repeats; when larger, several threads hold the same element (broadcast).
+//
+// A slice layout is the layout of a tensor that lost dimension `dim` of a parent layout (the result
+// of a reduction along `dim`, or the operand of expand_dims): element i of the slice is held by the
+// threads that hold the parent's elements whose other coordinates equal i's.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tilec::gpu {
+
+enum class LayoutKind { Blocked, Slice };
+
+struct Layout {
+  LayoutKind kind = LayoutKind::Blocked;
+
+  // Blocked
+  std::vector<unsigned> sizePerThread;
+  std::vector<unsigned> threadsPerWarp;
+  std::vector<unsigned> warpsPerCTA;
+  std::vector<unsigned> order; // fastest-varying dimension first
+
+  // Slice
+  unsigned dim = 0;
+  std::shared_ptr<const Layout> parent;
+
+  unsigned rank() const;
+  unsigned numWarps() const;
+
+  /// "#blocked<{spt=[4], tpw=[32], wpc=[4], order=[0]}>", "#slice<{dim=1, parent=#blocked<...>}>"
+  std::string str() const;
+  bool operator==(const Layout &o) const;
+  bool operator!=(const Layout &o) const { return !(*this == o); }
+};
+
+using LayoutPtr = std::shared_ptr<const Layout>;
+
+LayoutPtr makeBlocked(std::vector<unsigned> sizePerThread, std::vector<unsigned> threadsPerWarp,
+                      std::vector<unsigned> warpsPerCTA, std::vector<unsigned> order);
+LayoutPtr makeSlice(unsigned dim, LayoutPtr parent);
+
+/// The default blocked layout for a tensor of `shape` in a program of `numWarps` warps: threads
+/// and warps spread along the dimensions in `order` (fastest first), each thread holding
+/// `vectorWidth` consecutive elements along order[0] when the shape allows.
+LayoutPtr defaultBlockedLayout(const std::vector<int64_t> &shape, unsigned numWarps,
+                               unsigned vectorWidth, std::vector<unsigned> order = {});
+
+} // namespace tilec::gpu

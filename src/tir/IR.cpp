@@ -1,0 +1,118 @@
+#include "tir/IR.h"
+
+#include <algorithm>
+
+namespace tilec::tir {
+
+const char *opName(OpCode code) {
+  switch (code) {
+#define TILEC_NAME(name, str)                                                                      \
+  case OpCode::name:                                                                               \
+    return str;
+    TILEC_TIR_OPCODES(TILEC_NAME)
+#undef TILEC_NAME
+  }
+  return "?";
+}
+
+bool isElementwise(OpCode code) {
+  switch (code) {
+  case OpCode::Add:
+  case OpCode::Sub:
+  case OpCode::Mul:
+  case OpCode::Div:
+  case OpCode::Rem:
+  case OpCode::And:
+  case OpCode::Or:
+  case OpCode::Xor:
+  case OpCode::Shl:
+  case OpCode::Shr:
+  case OpCode::Maximum:
+  case OpCode::Minimum:
+  case OpCode::Cmp:
+  case OpCode::Select:
+  case OpCode::AddPtr:
+  case OpCode::Cast:
+  case OpCode::Bitcast:
+  case OpCode::Neg:
+  case OpCode::Not:
+  case OpCode::Exp:
+  case OpCode::Exp2:
+  case OpCode::Log:
+  case OpCode::Log2:
+  case OpCode::Sqrt:
+  case OpCode::Rsqrt:
+  case OpCode::Sin:
+  case OpCode::Cos:
+  case OpCode::Abs:
+  case OpCode::Floor:
+  case OpCode::Ceil:
+  case OpCode::Erf:
+  case OpCode::Fma:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool isTerminator(OpCode code) {
+  return code == OpCode::Yield || code == OpCode::Return || code == OpCode::Condition;
+}
+
+Value *Operation::addResult(Type type) {
+  results_.push_back(
+      std::make_unique<Value>(std::move(type), this, nullptr, static_cast<unsigned>(results_.size())));
+  return results_.back().get();
+}
+
+Region &Operation::addRegion() {
+  regions_.push_back(std::make_unique<Region>(this));
+  return *regions_.back();
+}
+
+Value *Block::addArgument(Type type) {
+  args_.push_back(
+      std::make_unique<Value>(std::move(type), nullptr, this, static_cast<unsigned>(args_.size())));
+  return args_.back().get();
+}
+
+Operation *Block::insert(OpList::iterator pos, std::unique_ptr<Operation> op) {
+  op->setParentBlock(this);
+  return ops_.insert(pos, std::move(op))->get();
+}
+
+Block::OpList::iterator Block::find(Operation *op) {
+  return std::find_if(ops_.begin(), ops_.end(),
+                      [op](const std::unique_ptr<Operation> &p) { return p.get() == op; });
+}
+
+std::unique_ptr<Operation> Block::remove(Operation *op) {
+  auto it = find(op);
+  if (it == ops_.end())
+    return nullptr;
+  std::unique_ptr<Operation> owned = std::move(*it);
+  ops_.erase(it);
+  owned->setParentBlock(nullptr);
+  return owned;
+}
+
+Operation *Block::parentOp() const { return parent_ ? parent_->parentOp() : nullptr; }
+
+Function *Module::addFunction(std::string name, SourceLoc loc) {
+  functions.push_back(std::make_unique<Function>(std::move(name), loc));
+  return functions.back().get();
+}
+
+void walk(Block &block, const std::function<void(Operation &)> &fn) {
+  for (auto &op : block.ops()) {
+    fn(*op);
+    for (unsigned r = 0; r < op->numRegions(); ++r)
+      walk(op->region(r).block(), fn);
+  }
+}
+
+void walk(Function &function, const std::function<void(Operation &)> &fn) {
+  walk(function.body(), fn);
+}
+
+} // namespace tilec::tir

@@ -1,0 +1,304 @@
+// The block-level IR (TIR): typed SSA values of scalars and tensors, with structured control flow.
+//
+// The shape follows MLIR in miniature. A Module holds Functions (one per specialised kernel);
+// a Function has one body Block; a Block is a list of Operations and has arguments; an Operation
+// has an opcode, operands (Values defined earlier), results, attributes, and zero or more Regions
+// (each a single Block) for structured control flow: `for`, `if`, `while`.
+//
+// Ownership is strictly top-down (Module > Function > Block > Operation > Region > Block) through
+// unique_ptr; Values are owned by the operation that defines them or the block whose argument they
+// are. There are no use lists: passes that rewrite values walk the function (see Value::replace
+// helpers in Rewrite.h). Kernels are small enough for that to cost nothing.
+#pragma once
+
+#include "frontend/SourceManager.h"
+#include "tir/Types.h"
+
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace tilec::tir {
+
+class Operation;
+class Block;
+class Region;
+class Function;
+
+//===----------------------------------------------------------------------===//
+// Opcodes
+//===----------------------------------------------------------------------===//
+
+// X(enumerator, printed name). The comment on each opcode gives its operands and attributes;
+// Verifier.cpp checks them.
+#define TILEC_TIR_OPCODES(X)                                                                       \
+  /* values */                                                                                     \
+  X(Constant, "constant")         /* attr value (int or float); result scalar or tensor (splat) */ \
+  X(ProgramId, "program_id")      /* attr axis; result i32 */                                      \
+  X(NumPrograms, "num_programs")  /* attr axis; result i32 */                                      \
+  X(MakeRange, "make_range")      /* attrs start, end; result tensor<end-start x i32> */           \
+  /* shape */                                                                                      \
+  X(Splat, "splat")               /* scalar -> tensor */                                           \
+  X(Broadcast, "broadcast")       /* tensor -> tensor, size-1 dims grow */                         \
+  X(ExpandDims, "expand_dims")    /* attr axis */                                                  \
+  X(ConvertLayout, "convert_layout") /* same shape and elem, another layout */                     \
+  /* elementwise arithmetic: both operands of the result's type (pointers excepted) */             \
+  X(Add, "add")                                                                                    \
+  X(Sub, "sub")                                                                                    \
+  X(Mul, "mul")                                                                                    \
+  X(Div, "div")        /* float: true division; int: rounds toward zero */                         \
+  X(Rem, "rem")        /* float: fmod; int: sign of the dividend (C semantics) */                  \
+  X(And, "and")                                                                                    \
+  X(Or, "or")                                                                                      \
+  X(Xor, "xor")                                                                                    \
+  X(Shl, "shl")                                                                                    \
+  X(Shr, "shr")        /* arithmetic for signed, logical for unsigned */                           \
+  X(Maximum, "maximum") /* float: maxnum (a NaN operand yields the other) */                       \
+  X(Minimum, "minimum")                                                                            \
+  X(Cmp, "cmp")        /* attr predicate: eq ne lt le gt ge; result i1 of operand shape */         \
+  X(Select, "select")  /* cond, true value, false value */                                         \
+  X(AddPtr, "addptr")  /* pointer (tensor), integer offset in elements */                          \
+  X(Cast, "cast")      /* numeric conversion to the result's element type */                       \
+  X(Bitcast, "bitcast") /* same width, reinterpreted */                                            \
+  X(Neg, "neg")                                                                                    \
+  X(Not, "not")        /* bitwise not */                                                           \
+  /* math on floats */                                                                             \
+  X(Exp, "exp")                                                                                    \
+  X(Exp2, "exp2")                                                                                  \
+  X(Log, "log")                                                                                    \
+  X(Log2, "log2")                                                                                  \
+  X(Sqrt, "sqrt")                                                                                  \
+  X(Rsqrt, "rsqrt")                                                                                \
+  X(Sin, "sin")                                                                                    \
+  X(Cos, "cos")                                                                                    \
+  X(Abs, "abs")        /* ints too */                                                              \
+  X(Floor, "floor")                                                                                \
+  X(Ceil, "ceil")                                                                                  \
+  X(Erf, "erf")                                                                                    \
+  X(Fma, "fma")                                                                                    \
+  /* memory */                                                                                     \
+  X(Load, "load")      /* ptr [, mask [, other]]; attr has_mask, has_other */                      \
+  X(Store, "store")    /* ptr, value [, mask] */                                                   \
+  X(AtomicRMW, "atomic_rmw") /* attr kind: add max min xchg and or xor; ptr, val [, mask] */      \
+  X(AtomicCAS, "atomic_cas") /* ptr, cmp, val */                                                   \
+  /* reductions */                                                                                 \
+  X(Reduce, "reduce")  /* attr kind: sum max min; attr axis; one operand */                        \
+  X(ArgReduce, "arg_reduce") /* attr kind: argmax argmin; attr axis; result i32 */                 \
+  /* control flow */                                                                               \
+  X(For, "for")        /* lb, ub, step, inits...; region(iv, iters...) -> results */               \
+  X(If, "if")          /* cond; then region, else region -> results */                             \
+  X(While, "while")    /* inits...; before region(args) ends in condition; after region */         \
+  X(Condition, "condition") /* terminator of while's before region: cond, args... */               \
+  X(Yield, "yield")    /* terminator of for/if/while bodies */                                     \
+  X(Return, "return")  /* terminator of a kernel */                                                \
+  /* debugging */                                                                                  \
+  X(Print, "print")    /* attr prefix; values */                                                   \
+  X(Assert, "assert")  /* cond; attr message */
+
+enum class OpCode {
+#define TILEC_ENUM(name, str) name,
+  TILEC_TIR_OPCODES(TILEC_ENUM)
+#undef TILEC_ENUM
+};
+
+const char *opName(OpCode code);
+bool isElementwise(OpCode code);
+bool isTerminator(OpCode code);
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+using Attribute = std::variant<int64_t, double, bool, std::string, std::vector<int64_t>>;
+
+//===----------------------------------------------------------------------===//
+// Values
+//===----------------------------------------------------------------------===//
+
+class Value {
+public:
+  Value(Type type, Operation *def, Block *block, unsigned index)
+      : type_(std::move(type)), def_(def), block_(block), index_(index) {}
+
+  const Type &type() const { return type_; }
+  void setType(Type t) { type_ = std::move(t); }
+  /// The operation that defines this value, or null for a block argument.
+  Operation *definingOp() const { return def_; }
+  /// For a block argument: its block. For a result: null.
+  Block *ownerBlock() const { return block_; }
+  /// Result number or argument number.
+  unsigned index() const { return index_; }
+  bool isBlockArgument() const { return def_ == nullptr; }
+
+  /// A readable name hint carried from the source variable ("offsets"); the printer uses it.
+  const std::string &nameHint() const { return nameHint_; }
+  void setNameHint(std::string n) { nameHint_ = std::move(n); }
+
+private:
+  Type type_;
+  Operation *def_;
+  Block *block_;
+  unsigned index_;
+  std::string nameHint_;
+};
+
+//===----------------------------------------------------------------------===//
+// Operations, blocks, regions
+//===----------------------------------------------------------------------===//
+
+class Operation {
+public:
+  Operation(OpCode code, SourceLoc loc) : code_(code), loc_(loc) {}
+
+  OpCode code() const { return code_; }
+  const char *name() const { return opName(code_); }
+  SourceLoc loc() const { return loc_; }
+
+  // Operands
+  const std::vector<Value *> &operands() const { return operands_; }
+  Value *operand(unsigned i) const { return operands_.at(i); }
+  unsigned numOperands() const { return static_cast<unsigned>(operands_.size()); }
+  void setOperand(unsigned i, Value *v) { operands_.at(i) = v; }
+  void addOperand(Value *v) { operands_.push_back(v); }
+  void setOperands(std::vector<Value *> vs) { operands_ = std::move(vs); }
+
+  // Results
+  unsigned numResults() const { return static_cast<unsigned>(results_.size()); }
+  Value *result(unsigned i = 0) const { return results_.at(i).get(); }
+  Value *addResult(Type type);
+
+  // Attributes
+  bool hasAttr(const std::string &key) const { return attrs_.count(key) != 0; }
+  void setAttr(const std::string &key, Attribute value) { attrs_[key] = std::move(value); }
+  const Attribute &attr(const std::string &key) const { return attrs_.at(key); }
+  int64_t intAttr(const std::string &key) const { return std::get<int64_t>(attrs_.at(key)); }
+  double floatAttr(const std::string &key) const { return std::get<double>(attrs_.at(key)); }
+  bool boolAttr(const std::string &key) const { return std::get<bool>(attrs_.at(key)); }
+  const std::string &strAttr(const std::string &key) const {
+    return std::get<std::string>(attrs_.at(key));
+  }
+  const std::map<std::string, Attribute> &attrs() const { return attrs_; }
+
+  // Regions
+  unsigned numRegions() const { return static_cast<unsigned>(regions_.size()); }
+  Region &region(unsigned i) const { return *regions_.at(i); }
+  Region &addRegion();
+
+  /// The block this operation is in.
+  Block *parentBlock() const { return parent_; }
+  void setParentBlock(Block *b) { parent_ = b; }
+
+private:
+  OpCode code_;
+  SourceLoc loc_;
+  std::vector<Value *> operands_;
+  std::vector<std::unique_ptr<Value>> results_;
+  std::map<std::string, Attribute> attrs_;
+  std::vector<std::unique_ptr<Region>> regions_;
+  Block *parent_ = nullptr;
+};
+
+class Block {
+public:
+  using OpList = std::list<std::unique_ptr<Operation>>;
+
+  explicit Block(Region *parent = nullptr) : parent_(parent) {}
+
+  Value *addArgument(Type type);
+  unsigned numArguments() const { return static_cast<unsigned>(args_.size()); }
+  Value *argument(unsigned i) const { return args_.at(i).get(); }
+
+  OpList &ops() { return ops_; }
+  const OpList &ops() const { return ops_; }
+  bool empty() const { return ops_.empty(); }
+  Operation *terminator() const { return ops_.empty() ? nullptr : ops_.back().get(); }
+
+  /// Inserts `op` before `pos` (end() appends) and returns it.
+  Operation *insert(OpList::iterator pos, std::unique_ptr<Operation> op);
+  /// Removes `op` from this block and returns ownership of it.
+  std::unique_ptr<Operation> remove(Operation *op);
+  OpList::iterator find(Operation *op);
+
+  Region *parentRegion() const { return parent_; }
+  /// The operation whose region holds this block, or null for a function body.
+  Operation *parentOp() const;
+
+private:
+  std::vector<std::unique_ptr<Value>> args_;
+  OpList ops_;
+  Region *parent_;
+};
+
+/// A region holds exactly one block (structured control flow needs no more).
+class Region {
+public:
+  explicit Region(Operation *parent) : parent_(parent), block_(this) {}
+  Block &block() { return block_; }
+  const Block &block() const { return block_; }
+  Operation *parentOp() const { return parent_; }
+
+private:
+  Operation *parent_;
+  Block block_;
+};
+
+//===----------------------------------------------------------------------===//
+// Functions and modules
+//===----------------------------------------------------------------------===//
+
+/// One kernel parameter as seen by the host: its name, its type and, for a pointer, the alignment
+/// in bytes the caller promises (16 from `*fp32:16`; 0 when nothing is promised). Parameters bound
+/// to constexprs are not arguments of the function; they are listed in `constexprs`.
+struct ParamInfo {
+  std::string name;
+  DType type;
+  unsigned alignment = 0;
+  /// Integer arguments the caller promises to be divisible by 16 (`i32:16`).
+  unsigned divisibility = 0;
+};
+
+struct ConstexprBinding {
+  std::string name;
+  std::string value; // as the user wrote it / Python would print it: "1024", "True", "fp16"
+};
+
+class Function {
+public:
+  Function(std::string name, SourceLoc loc) : name_(std::move(name)), loc_(loc) {}
+
+  const std::string &name() const { return name_; }
+  SourceLoc loc() const { return loc_; }
+  Block &body() { return body_; }
+  const Block &body() const { return body_; }
+
+  std::vector<ParamInfo> params;          // one per body argument, in order
+  std::vector<ConstexprBinding> constexprs; // in source order
+  unsigned numWarps = 4;
+  unsigned numStages = 3;
+
+private:
+  std::string name_;
+  SourceLoc loc_;
+  Block body_;
+};
+
+class Module {
+public:
+  std::vector<std::unique_ptr<Function>> functions;
+  Function *addFunction(std::string name, SourceLoc loc);
+};
+
+//===----------------------------------------------------------------------===//
+// Walking
+//===----------------------------------------------------------------------===//
+
+/// Calls `fn` on every operation in `block`, nested regions included, in program order
+/// (an operation before the operations of its regions).
+void walk(Block &block, const std::function<void(Operation &)> &fn);
+void walk(Function &function, const std::function<void(Operation &)> &fn);
+
+} // namespace tilec::tir

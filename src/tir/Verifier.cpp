@@ -1,0 +1,188 @@
+#include "tir/Verifier.h"
+
+#include "gpu/Layout.h"
+#include "tir/Printer.h"
+
+#include <set>
+#include <sstream>
+
+namespace tilec::tir {
+namespace {
+
+class Verifier {
+public:
+  std::string run(const Function &f) {
+    std::set<const Value *> visible;
+    for (unsigned i = 0; i < f.body().numArguments(); ++i)
+      visible.insert(f.body().argument(i));
+    if (f.params.size() != f.body().numArguments())
+      return "function has " + std::to_string(f.body().numArguments()) + " arguments but " +
+             std::to_string(f.params.size()) + " parameter descriptions";
+    verifyBlock(f.body(), visible, OpCode::Return);
+    return error_;
+  }
+
+private:
+  std::string error_;
+
+  void fail(const Operation &op, const std::string &message) {
+    if (!error_.empty())
+      return;
+    std::ostringstream os;
+    os << "'" << op.name() << "' at line " << op.loc().line << ": " << message;
+    error_ = os.str();
+  }
+
+  bool checkLayout(const Operation &op, const Type &t) {
+    if (!t.layout)
+      return true;
+    if (t.isScalar()) {
+      fail(op, "scalar of type " + t.str() + " has a layout");
+      return false;
+    }
+    if (t.layout->rank() != t.rank()) {
+      fail(op, "layout rank does not match " + t.str());
+      return false;
+    }
+    return true;
+  }
+
+  void verifyBlock(const Block &block, std::set<const Value *> visible, OpCode terminator) {
+    for (unsigned i = 0; i < block.numArguments(); ++i)
+      visible.insert(block.argument(i));
+    for (const auto &opPtr : block.ops()) {
+      const Operation &op = *opPtr;
+      if (!error_.empty())
+        return;
+      for (Value *v : op.operands())
+        if (!v || !visible.count(v))
+          return fail(op, "uses a value that is not defined before it in scope");
+      if (isTerminator(op.code()) && opPtr != block.ops().back())
+        return fail(op, "terminator is not the last operation of its block");
+      for (unsigned r = 0; r < op.numResults(); ++r)
+        checkLayout(op, op.result(r)->type());
+      verifyOp(op);
+      OpCode inner = op.code() == OpCode::While ? OpCode::Condition : OpCode::Yield;
+      for (unsigned r = 0; r < op.numRegions(); ++r) {
+        OpCode expected = (op.code() == OpCode::While && r == 1) ? OpCode::Yield : inner;
+        verifyBlock(op.region(r).block(), visible, expected);
+      }
+      for (unsigned r = 0; r < op.numResults(); ++r)
+        visible.insert(op.result(r));
+    }
+    if (!error_.empty())
+      return;
+    const Operation *term = block.terminator();
+    if (!term || term->code() != terminator) {
+      std::ostringstream os;
+      os << "block does not end in '" << opName(terminator) << "'";
+      error_ = os.str();
+    }
+  }
+
+  void expectOperands(const Operation &op, unsigned min, unsigned max) {
+    if (op.numOperands() < min || op.numOperands() > max)
+      fail(op, "has " + std::to_string(op.numOperands()) + " operands");
+  }
+
+  void verifyOp(const Operation &op) {
+    switch (op.code()) {
+    case OpCode::Constant:
+      expectOperands(op, 0, 0);
+      if (!op.hasAttr("value"))
+        fail(op, "has no value");
+      return;
+    case OpCode::ProgramId:
+    case OpCode::NumPrograms:
+      if (!op.hasAttr("axis") || op.intAttr("axis") < 0 || op.intAttr("axis") > 2)
+        fail(op, "axis must be 0, 1 or 2");
+      return;
+    case OpCode::MakeRange: {
+      int64_t n = op.result()->type().numElements();
+      if (n != op.intAttr("end") - op.intAttr("start") || (n & (n - 1)) != 0)
+        fail(op, "range length must be a power of two equal to end - start");
+      return;
+    }
+    case OpCode::Splat:
+      expectOperands(op, 1, 1);
+      if (!op.operand(0)->type().isScalar() || op.result()->type().isScalar())
+        fail(op, "splats a scalar into a tensor");
+      return;
+    case OpCode::Broadcast: {
+      const Type &in = op.operand(0)->type(), &out = op.result()->type();
+      if (in.rank() != out.rank())
+        return fail(op, "changes rank");
+      for (unsigned d = 0; d < in.rank(); ++d)
+        if (in.shape[d] != out.shape[d] && in.shape[d] != 1)
+          return fail(op, "broadcasts a dimension that is not 1");
+      return;
+    }
+    case OpCode::ConvertLayout:
+      if (!op.operand(0)->type().sameShapeAndElem(op.result()->type()))
+        fail(op, "changes more than the layout");
+      return;
+    case OpCode::Cmp:
+      expectOperands(op, 2, 2);
+      if (!op.result()->type().elem.isBool())
+        fail(op, "result must be i1");
+      if (op.operand(0)->type().elem != op.operand(1)->type().elem)
+        fail(op, "operands differ in type");
+      return;
+    case OpCode::Select:
+      expectOperands(op, 3, 3);
+      if (!op.operand(0)->type().elem.isBool())
+        fail(op, "condition must be i1");
+      if (op.operand(1)->type() != op.result()->type() ||
+          op.operand(2)->type() != op.result()->type())
+        fail(op, "values must have the result's type");
+      return;
+    case OpCode::AddPtr:
+      expectOperands(op, 2, 2);
+      if (!op.operand(0)->type().elem.isPointer() || !op.operand(1)->type().elem.isInteger())
+        fail(op, "adds an integer offset to a pointer");
+      if (op.operand(0)->type().shape != op.operand(1)->type().shape)
+        fail(op, "pointer and offset differ in shape");
+      return;
+    case OpCode::Cast:
+    case OpCode::Bitcast:
+      expectOperands(op, 1, 1);
+      if (op.operand(0)->type().shape != op.result()->type().shape)
+        fail(op, "changes shape");
+      return;
+    case OpCode::Load:
+      expectOperands(op, 1, 3);
+      if (!op.operand(0)->type().elem.isPointer())
+        return fail(op, "loads through a non-pointer");
+      if (op.operand(0)->type().elem.pointeeType() != op.result()->type().elem)
+        fail(op, "result type does not match the pointee type");
+      if (op.numOperands() >= 2 && !op.operand(1)->type().elem.isBool())
+        fail(op, "mask must be i1");
+      return;
+    case OpCode::Store:
+      expectOperands(op, 2, 3);
+      if (!op.operand(0)->type().elem.isPointer())
+        return fail(op, "stores through a non-pointer");
+      if (op.operand(0)->type().elem.pointeeType() != op.operand(1)->type().elem)
+        fail(op, "value type does not match the pointee type");
+      if (op.operand(0)->type().shape != op.operand(1)->type().shape)
+        fail(op, "pointer and value differ in shape");
+      return;
+    default:
+      break;
+    }
+    if (isElementwise(op.code())) {
+      for (Value *v : op.operands())
+        if (v->type().shape != op.result()->type().shape)
+          return fail(op, "operand shape differs from the result's");
+      if (op.code() != OpCode::Cast && op.code() != OpCode::Bitcast && op.numOperands() >= 1 &&
+          op.operand(0)->type().elem != op.result()->type().elem)
+        fail(op, "operand type differs from the result's");
+    }
+  }
+};
+
+} // namespace
+
+std::string verify(const Function &function) { return Verifier().run(function); }
+
+} // namespace tilec::tir
