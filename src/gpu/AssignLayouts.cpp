@@ -1,0 +1,313 @@
+// Layout assignment: every tensor value gets a layout.
+//
+// Layouts flow from the anchors Coalesce set (memory accesses) to the rest of the kernel, the way
+// Triton's layout propagation does:
+//   - backward, a value takes the layout its user wants of it (an elementwise op wants its
+//     operands in its own layout, expand_dims wants the slice of its result's layout, ...);
+//   - forward, a value nobody constrains takes the layout its operands imply (a reduction gives the
+//     slice of its operand's layout along the reduced axis);
+//   - what is still unconstrained after both gets the default blocked layout of its shape.
+// Then every op is legalised: an operand whose layout differs from the one the op needs is
+// converted with convert_layout (RemoveRedundantConversions later removes what it can).
+#include "gpu/Layout.h"
+#include "gpu/PassUtils.h"
+#include "gpu/Passes.h"
+
+#include <functional>
+
+namespace tilec::gpu {
+namespace {
+
+using tir::Block;
+using tir::OpCode;
+using tir::Operation;
+using tir::Value;
+
+/// Ops whose tensor operands and tensor results all share one layout.
+bool sharesOneLayout(const Operation &op) {
+  switch (op.code()) {
+  case OpCode::Load:
+  case OpCode::Store:
+  case OpCode::AtomicRMW:
+  case OpCode::AtomicCAS:
+  case OpCode::Broadcast:
+    return true;
+  default:
+    return tir::isElementwise(op.code());
+  }
+}
+
+/// The layout op wants operand `i` in, given the layouts it has now; null when it has no say.
+LayoutPtr wantedOperandLayout(const Operation &op, unsigned i) {
+  const Value *operand = op.operand(i);
+  if (!operand->type().isTensor())
+    return nullptr;
+  if (sharesOneLayout(op)) {
+    if (op.numResults() == 1 && layoutOf(op.result()))
+      return layoutOf(op.result());
+    for (const Value *v : op.operands()) // a store: its pointer's layout
+      if (v->type().isTensor() && layoutOf(v))
+        return layoutOf(v);
+    return nullptr;
+  }
+  switch (op.code()) {
+  case OpCode::ExpandDims:
+    if (LayoutPtr result = layoutOf(op.result()))
+      return makeSlice(static_cast<unsigned>(op.intAttr("axis")), result);
+    return nullptr;
+  case OpCode::ConvertLayout:
+    return layoutOf(op.result());
+  case OpCode::Reduce: {
+    LayoutPtr result = layoutOf(op.result());
+    if (result && result->kind == LayoutKind::Slice &&
+        result->dim == static_cast<unsigned>(op.intAttr("axis")))
+      return result->parent;
+    return nullptr;
+  }
+  default:
+    return nullptr;
+  }
+}
+
+/// The layout op's result `r` should have, given its operands' layouts; null when unknown.
+LayoutPtr impliedResultLayout(const Operation &op, unsigned r) {
+  if (!op.result(r)->type().isTensor())
+    return nullptr;
+  if (sharesOneLayout(op) || op.code() == OpCode::ConvertLayout) {
+    for (const Value *v : op.operands())
+      if (v->type().isTensor() && layoutOf(v))
+        return layoutOf(v);
+    return nullptr;
+  }
+  switch (op.code()) {
+  case OpCode::ExpandDims: {
+    LayoutPtr operand = layoutOf(op.operand(0));
+    if (operand && operand->kind == LayoutKind::Slice &&
+        operand->dim == static_cast<unsigned>(op.intAttr("axis")))
+      return operand->parent;
+    return nullptr;
+  }
+  case OpCode::Reduce:
+    if (LayoutPtr operand = layoutOf(op.operand(0)))
+      return makeSlice(static_cast<unsigned>(op.intAttr("axis")), operand);
+    return nullptr;
+  default:
+    return nullptr;
+  }
+}
+
+/// The values a structured op ties together: for `for`, init i, region argument i+1, result i and
+/// the yield's operand i must agree, and so on.
+struct TiedValues {
+  std::vector<Value *> values;
+};
+
+std::vector<TiedValues> tiedValues(const Operation &op) {
+  std::vector<TiedValues> groups;
+  switch (op.code()) {
+  case OpCode::For: {
+    Block &body = op.region(0).block();
+    for (unsigned i = 0; i + 3 < op.numOperands(); ++i)
+      groups.push_back(
+          {{op.operand(i + 3), body.argument(i + 1), op.result(i), body.terminator()->operand(i)}});
+    break;
+  }
+  case OpCode::If:
+    for (unsigned i = 0; i < op.numResults(); ++i)
+      groups.push_back({{op.result(i), op.region(0).block().terminator()->operand(i),
+                         op.region(1).block().terminator()->operand(i)}});
+    break;
+  case OpCode::While: {
+    Block &before = op.region(0).block(), &after = op.region(1).block();
+    for (unsigned i = 0; i < op.numOperands(); ++i)
+      groups.push_back({{op.operand(i), before.argument(i), after.terminator()->operand(i)}});
+    for (unsigned i = 0; i < op.numResults(); ++i)
+      groups.push_back({{op.result(i), after.argument(i), before.terminator()->operand(i + 1)}});
+    break;
+  }
+  default:
+    break;
+  }
+  return groups;
+}
+
+class LayoutAssigner {
+public:
+  explicit LayoutAssigner(tir::Function &function) : function_(function) {}
+
+  void run() {
+    while (true) {
+      propagate();
+      Value *unassigned = firstUnassigned();
+      if (!unassigned)
+        break;
+      unsigned vectorWidth = 1;
+      set(unassigned,
+          defaultBlockedLayout(unassigned->type().shape, function_.numWarps, vectorWidth));
+    }
+    legalizeBlock(function_.body());
+  }
+
+private:
+  tir::Function &function_;
+  bool changed_ = false;
+
+  /// Gives `v` layout `l` unless it has one already.
+  void set(Value *v, const LayoutPtr &l) {
+    if (!l || !v->type().isTensor() || layoutOf(v))
+      return;
+    v->setType(v->type().withLayout(l));
+    changed_ = true;
+  }
+
+  void propagate() {
+    do {
+      changed_ = false;
+      backward(function_.body());
+      forward(function_.body());
+    } while (changed_);
+  }
+
+  void tie(const Operation &op) {
+    for (const TiedValues &group : tiedValues(op)) {
+      LayoutPtr known;
+      for (Value *v : group.values)
+        if (!known)
+          known = layoutOf(v);
+      for (Value *v : group.values)
+        set(v, known);
+    }
+  }
+
+  void backward(Block &block) {
+    for (auto it = block.ops().rbegin(); it != block.ops().rend(); ++it) {
+      Operation &op = **it;
+      tie(op);
+      for (unsigned r = op.numRegions(); r-- > 0;)
+        backward(op.region(r).block());
+      for (unsigned i = 0; i < op.numOperands(); ++i)
+        set(op.operand(i), wantedOperandLayout(op, i));
+    }
+  }
+
+  void forward(Block &block) {
+    for (auto &opPtr : block.ops()) {
+      Operation &op = *opPtr;
+      tie(op);
+      for (unsigned r = 0; r < op.numRegions(); ++r)
+        forward(op.region(r).block());
+      tie(op);
+      for (unsigned r = 0; r < op.numResults(); ++r)
+        set(op.result(r), impliedResultLayout(op, r));
+    }
+  }
+
+  Value *firstUnassigned() {
+    Value *found = nullptr;
+    std::function<void(Block &)> visit = [&](Block &block) {
+      for (unsigned i = 0; i < block.numArguments() && !found; ++i)
+        if (block.argument(i)->type().isTensor() && !layoutOf(block.argument(i)))
+          found = block.argument(i);
+      for (auto &op : block.ops()) {
+        for (unsigned r = 0; r < op->numResults() && !found; ++r)
+          if (op->result(r)->type().isTensor() && !layoutOf(op->result(r)))
+            found = op->result(r);
+        for (unsigned r = 0; r < op->numRegions() && !found; ++r)
+          visit(op->region(r).block());
+      }
+    };
+    visit(function_.body());
+    return found;
+  }
+
+  /// Gives result `r` of `op` layout `wanted`, converting back to its old layout for its users.
+  void retypeResult(Operation &op, unsigned r, const LayoutPtr &wanted) {
+    Value *result = op.result(r);
+    LayoutPtr old = layoutOf(result);
+    if (sameLayout(old, wanted))
+      return;
+    result->setType(result->type().withLayout(wanted));
+    Block *block = op.parentBlock();
+    Operation *next = std::next(block->find(&op))->get();
+    Value *converted = insertConvert(result, old, next);
+    replaceAllUses(function_, result, converted, converted->definingOp());
+  }
+
+  void convertOperand(Operation &op, unsigned i, const LayoutPtr &wanted) {
+    Value *operand = op.operand(i);
+    if (!wanted || !operand->type().isTensor() || sameLayout(layoutOf(operand), wanted))
+      return;
+    op.setOperand(i, insertConvert(operand, wanted, &op));
+  }
+
+  void legalizeBlock(Block &block) {
+    std::vector<Operation *> ops;
+    for (auto &op : block.ops())
+      ops.push_back(op.get());
+    for (Operation *op : ops)
+      legalize(*op);
+  }
+
+  void legalize(Operation &op) {
+    for (unsigned r = 0; r < op.numRegions(); ++r)
+      legalizeBlock(op.region(r).block());
+    if (op.code() == OpCode::Reduce && op.result()->type().isTensor()) {
+      retypeResult(op, 0, impliedResultLayout(op, 0));
+      return;
+    }
+    if (op.code() == OpCode::For || op.code() == OpCode::If || op.code() == OpCode::While)
+      return legalizeStructured(op);
+    if (sharesOneLayout(op)) {
+      LayoutPtr target = op.numResults() == 1 && op.result()->type().isTensor()
+                             ? layoutOf(op.result())
+                             : layoutOf(op.operand(0));
+      for (unsigned i = 0; i < op.numOperands(); ++i)
+        convertOperand(op, i, target);
+      return;
+    }
+    for (unsigned i = 0; i < op.numOperands(); ++i)
+      if (op.code() != OpCode::ConvertLayout)
+        convertOperand(op, i, wantedOperandLayout(op, i));
+  }
+
+  // Region arguments are the reference: inits and yields are converted to them, results take them.
+  void legalizeStructured(Operation &op) {
+    if (op.code() == OpCode::For) {
+      Block &body = op.region(0).block();
+      for (unsigned i = 0; i + 3 < op.numOperands(); ++i) {
+        LayoutPtr l = layoutOf(body.argument(i + 1));
+        convertOperand(op, i + 3, l);
+        convertOperand(*body.terminator(), i, l);
+        retypeResult(op, i, l);
+      }
+      return;
+    }
+    if (op.code() == OpCode::If) {
+      for (unsigned i = 0; i < op.numResults(); ++i) {
+        LayoutPtr l = layoutOf(op.result(i));
+        convertOperand(*op.region(0).block().terminator(), i, l);
+        convertOperand(*op.region(1).block().terminator(), i, l);
+      }
+      return;
+    }
+    Block &before = op.region(0).block(), &after = op.region(1).block();
+    for (unsigned i = 0; i < op.numOperands(); ++i) {
+      LayoutPtr l = layoutOf(before.argument(i));
+      convertOperand(op, i, l);
+      convertOperand(*after.terminator(), i, l);
+    }
+    for (unsigned i = 0; i < op.numResults(); ++i) {
+      LayoutPtr l = layoutOf(after.argument(i));
+      convertOperand(*before.terminator(), i + 1, l);
+      retypeResult(op, i, l);
+    }
+  }
+};
+
+} // namespace
+
+void runAssignLayouts(tir::Function &function) {
+  LayoutAssigner(function).run();
+}
+
+} // namespace tilec::gpu

@@ -1,0 +1,61 @@
+// Coalescing: each load and store of a pointer tensor gets the blocked layout in which a thread
+// holds, along the most contiguous dimension, as many consecutive elements as one vector
+// instruction can access (axis info's vectorWidth: 4 x fp32, 8 x fp16 for 16-byte aligned
+// contiguous pointers), and neighbouring threads hold neighbouring vectors, so that a warp reads
+// whole cache lines. The operands are converted to that layout here; AssignLayouts then gives
+// their producers the same layout, which makes most of those conversions vanish.
+#include "analysis/AxisInfo.h"
+#include "gpu/Layout.h"
+#include "gpu/PassUtils.h"
+#include "gpu/Passes.h"
+
+#include <algorithm>
+
+namespace tilec::gpu {
+
+using tir::OpCode;
+using tir::Operation;
+
+static bool isMemoryAccess(const Operation &op) {
+  switch (op.code()) {
+  case OpCode::Load:
+  case OpCode::Store:
+  case OpCode::AtomicRMW:
+  case OpCode::AtomicCAS:
+    return op.operand(0)->type().isTensor();
+  default:
+    return false;
+  }
+}
+
+static LayoutPtr coalescedLayout(const analysis::AxisInfoAnalysis &axisInfo, const tir::Value *ptr,
+                                 unsigned numWarps) {
+  std::vector<unsigned> order = axisInfo.contiguityOrder(ptr);
+  unsigned perThread = axisInfo.vectorWidth(ptr, order[0]);
+  // Small tensors: keep every thread busy rather than give a few threads long vectors.
+  int64_t numThreads = 32 * static_cast<int64_t>(numWarps);
+  int64_t elementsPerThread = std::max<int64_t>(1, ptr->type().numElements() / numThreads);
+  perThread = static_cast<unsigned>(std::min<int64_t>(perThread, elementsPerThread));
+  return defaultBlockedLayout(ptr->type().shape, numWarps, perThread, order);
+}
+
+void runCoalesce(tir::Function &function) {
+  analysis::AxisInfoAnalysis axisInfo(function);
+  std::vector<Operation *> accesses;
+  tir::walk(function, [&](Operation &op) {
+    if (isMemoryAccess(op))
+      accesses.push_back(&op);
+  });
+  for (Operation *op : accesses) {
+    LayoutPtr layout = coalescedLayout(axisInfo, op->operand(0), function.numWarps);
+    for (unsigned i = 0; i < op->numOperands(); ++i) {
+      tir::Value *operand = op->operand(i);
+      if (operand->type().isTensor() && !sameLayout(layoutOf(operand), layout))
+        op->setOperand(i, insertConvert(operand, layout, op));
+    }
+    for (unsigned r = 0; r < op->numResults(); ++r)
+      if (op->result(r)->type().isTensor())
+        op->result(r)->setType(op->result(r)->type().withLayout(layout));
+  }
+}
+} // namespace tilec::gpu

@@ -1,0 +1,26 @@
+// The GPU layout passes, run in this order on a kernel whose tensors have no layouts yet:
+//
+//   runCoalesce                  each load/store gets the blocked layout that lets a thread access
+//                                the widest vector the axis info allows (Coalesce.cpp);
+//   runAssignLayouts             every other tensor gets a layout, propagated from its users and
+//                                producers; disagreements become convert_layout
+//                                (AssignLayouts.cpp);
+//   runRemoveRedundantConversions conversions that change nothing, chains of them, and those of
+//                                cheap producers (rematerialised in the wanted layout) go
+//                                (RemoveRedundantConversions.cpp).
+//
+// After each one `tir::verify` passes; after the last every tensor value has a layout.
+#pragma once
+
+#include "tir/IR.h"
+
+namespace tilec::gpu {
+
+void runCoalesce(tir::Function &function);
+void runAssignLayouts(tir::Function &function);
+void runRemoveRedundantConversions(tir::Function &function);
+
+/// The three in order.
+void runLayoutPasses(tir::Function &function);
+
+} // namespace tilec::gpu
