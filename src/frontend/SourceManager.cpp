@@ -22,9 +22,10 @@ uint32_t SourceManager::loadFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::string message = "error: cannot open '" + path + "': no such file or not readable";
-    if (stream_ || !streamSet_)
+    bool print = stream_ || !streamSet_;
+    if (print)
       out() << message << "\n";
-    throw CompileError(message);
+    throw CompileError(message, print);
   }
   std::ostringstream text;
   text << in.rdbuf();
@@ -72,9 +73,10 @@ std::ostream &SourceManager::out() const { return stream_ ? *stream_ : std::cerr
 
 void SourceManager::error(SourceLoc loc, const std::string &message) const {
   std::string text = format(loc, "error", message);
-  if (stream_ || !streamSet_)
+  bool print = stream_ || !streamSet_;
+  if (print)
     out() << text << std::flush;
-  throw CompileError(text);
+  throw CompileError(text, print);
 }
 
 void SourceManager::warning(SourceLoc loc, const std::string &message) const {

@@ -39,7 +39,14 @@ struct SourceFile {
 /// library users (tests, the C++ API) can inspect it without capturing stderr.
 class CompileError : public std::runtime_error {
 public:
-  explicit CompileError(const std::string &formatted) : std::runtime_error(formatted) {}
+  /// `reported` says the message was already printed (by SourceManager), so the driver must not
+  /// print it again.
+  explicit CompileError(const std::string &formatted, bool reported = false)
+      : std::runtime_error(formatted), reported_(reported) {}
+  bool reported() const { return reported_; }
+
+private:
+  bool reported_;
 };
 
 class SourceManager {

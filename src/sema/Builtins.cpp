@@ -1,0 +1,832 @@
+// The `tl.*` functions, tensor methods and attributes, and the Python builtins kernels use.
+#include "sema/Specializer.h"
+#include "sema/TypeRules.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace tilec::sema {
+
+using tir::DType;
+using tir::OpCode;
+using tir::ScalarKind;
+using tir::Type;
+using Kind = SemaValue::Kind;
+
+namespace {
+
+// tl.* functions and what they are; anything else under `tl.` is "not supported yet".
+const std::set<std::string> &supportedTl() {
+  static const std::set<std::string> names = {
+      "program_id", "num_programs", "arange", "zeros", "full", "zeros_like", "load", "store",
+      "exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "abs", "floor",
+      "ceil", "erf", "fma", "sigmoid", "maximum", "minimum", "where", "sum", "max", "min",
+      "argmax", "argmin", "cdiv", "cast", "expand_dims", "broadcast_to", "static_assert",
+      "static_print", "device_print", "device_assert", "multiple_of", "max_contiguous",
+      "max_constancy", "constexpr", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg",
+      "atomic_and", "atomic_or", "atomic_xor", "atomic_cas", "range", "static_range",
+      "static_range", "to", "debug_barrier"};
+  return names;
+}
+
+const std::map<std::string, ScalarKind> &dtypeNames() {
+  static const std::map<std::string, ScalarKind> names = {
+      {"int1", ScalarKind::I1},       {"int8", ScalarKind::I8},       {"int16", ScalarKind::I16},
+      {"int32", ScalarKind::I32},     {"int64", ScalarKind::I64},     {"uint8", ScalarKind::U8},
+      {"uint16", ScalarKind::U16},    {"uint32", ScalarKind::U32},    {"uint64", ScalarKind::U64},
+      {"float16", ScalarKind::F16},   {"bfloat16", ScalarKind::BF16}, {"float32", ScalarKind::F32},
+      {"float64", ScalarKind::F64},   {"float8e4nv", ScalarKind::F8E4M3},
+      {"float8e5", ScalarKind::F8E5M2}};
+  return names;
+}
+
+const std::map<std::string, OpCode> &unaryMath() {
+  static const std::map<std::string, OpCode> ops = {
+      {"exp", OpCode::Exp},   {"exp2", OpCode::Exp2},   {"log", OpCode::Log},
+      {"log2", OpCode::Log2}, {"sqrt", OpCode::Sqrt},   {"sqrt_rn", OpCode::Sqrt},
+      {"rsqrt", OpCode::Rsqrt}, {"sin", OpCode::Sin},   {"cos", OpCode::Cos},
+      {"abs", OpCode::Abs},   {"floor", OpCode::Floor}, {"ceil", OpCode::Ceil},
+      {"erf", OpCode::Erf}};
+  return ops;
+}
+
+/// Binds a call's arguments to named parameters, Python style. `params` lists the parameter
+/// names; the first `required` must be given. Unknown keywords are errors.
+struct BoundArgs {
+  std::vector<std::optional<SemaValue>> values;
+  const SemaValue *get(size_t i) const {
+    return values[i] && !values[i]->isNone() ? &*values[i] : nullptr;
+  }
+  bool given(size_t i) const { return values[i].has_value(); }
+};
+
+BoundArgs bindArgs(Specializer &s, const std::string &fn, const std::vector<std::string> &params,
+                   size_t required, const CallArgs &args) {
+  BoundArgs out;
+  out.values.resize(params.size());
+  if (args.positional.size() > params.size())
+    s.error(args.loc, fn + "() takes at most " + std::to_string(params.size()) +
+                          " arguments, " + std::to_string(args.positional.size()) + " given");
+  for (size_t i = 0; i < args.positional.size(); ++i)
+    out.values[i] = args.positional[i];
+  for (const auto &[name, value] : args.keywords) {
+    auto it = std::find(params.begin(), params.end(), name);
+    if (it == params.end())
+      s.error(args.loc, fn + "() got an unexpected keyword argument '" + name + "'");
+    size_t i = static_cast<size_t>(it - params.begin());
+    if (out.values[i])
+      s.error(args.loc, fn + "() got multiple values for argument '" + name + "'");
+    out.values[i] = value;
+  }
+  for (size_t i = 0; i < required; ++i)
+    if (!out.values[i])
+      s.error(args.loc, fn + "() is missing the argument '" + params[i] + "'");
+  return out;
+}
+
+int64_t constInt(Specializer &s, const SemaValue &v, SourceLoc loc, const std::string &what) {
+  if (v.kind == Kind::Int)
+    return v.intValue;
+  if (v.kind == Kind::Bool)
+    return v.boolValue;
+  s.error(loc, what + " must be a constant integer (tl.constexpr), not " + v.describe());
+}
+
+DType constDType(Specializer &s, const SemaValue &v, SourceLoc loc, const std::string &what) {
+  if (v.kind == Kind::DType)
+    return v.dtype;
+  s.error(loc, what + " must be a dtype such as tl.float32, not " + v.describe());
+}
+
+std::vector<int64_t> constShape(Specializer &s, const SemaValue &v, SourceLoc loc) {
+  std::vector<int64_t> shape;
+  if (v.kind == Kind::Tuple) {
+    for (const SemaValue &e : v.elems)
+      shape.push_back(constInt(s, e, loc, "a shape dimension"));
+  } else {
+    shape.push_back(constInt(s, v, loc, "a shape"));
+  }
+  for (int64_t d : shape)
+    if (d <= 0 || (d & (d - 1)) != 0)
+      s.error(loc, "tensor dimensions must be powers of two, got " + std::to_string(d));
+  return shape;
+}
+
+std::string valueText(const SemaValue &v) {
+  return v.kind == Kind::String ? v.name : v.repr();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+SemaValue Specializer::moduleAttribute(const std::string &module, const std::string &attr,
+                                       SourceLoc loc) {
+  if (module == "triton") {
+    if (attr == "language")
+      return SemaValue::ofModule("triton.language");
+    if (attr == "cdiv" || attr == "next_power_of_2")
+      return SemaValue::ofBuiltin("tl." + attr);
+    return SemaValue::ofBuiltin("triton." + attr); // jit, autotune, Config, heuristics...
+  }
+  if (module == "triton.language" || module == "triton.language.math" ||
+      module == "triton.language.core" || module == "triton.language.standard") {
+    auto dt = dtypeNames().find(attr);
+    if (dt != dtypeNames().end())
+      return SemaValue::ofDType(DType::scalar(dt->second));
+    if (attr == "math" || attr == "core" || attr == "standard")
+      return SemaValue::ofModule("triton.language." + attr);
+    if (attr == "float8e4m3fn")
+      return SemaValue::ofDType(DType::scalar(ScalarKind::F8E4M3));
+    if (supportedTl().count(attr) || attr == "dot" || attr == "trans" || attr == "reshape" ||
+        attr == "view" || attr == "swizzle2d" || attr == "softmax" || attr == "make_block_ptr" ||
+        attr == "advance" || attr == "permute" || attr == "join" || attr == "split" ||
+        attr == "cumsum" || attr == "associative_scan" || attr == "reduce" || attr == "dtype" ||
+        attr == "tensor" || attr == "pointer_type" || attr == "umulhi" || attr == "rand" ||
+        attr == "randn" || attr == "histogram" || attr == "div_rn" || attr == "fdiv" ||
+        attr == "clamp" || attr == "ravel" || attr == "flip" || attr == "interleave" ||
+        attr == "inline_asm_elementwise" || attr == "xor_sum" || attr == "sort")
+      return SemaValue::ofBuiltin("tl." + attr);
+    error(loc, "tl." + attr + " is not supported yet");
+  }
+  return SemaValue::ofModule(module + "." + attr);
+}
+
+SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string &attr,
+                                      SourceLoc loc) {
+  if (value.kind == Kind::Tensor) {
+    const Type &t = value.value->type();
+    if (attr == "dtype")
+      return SemaValue::ofDType(t.elem);
+    if (attr == "type")
+      return SemaValue::ofDType(t.elem);
+    if (attr == "shape") {
+      std::vector<SemaValue> dims;
+      for (int64_t d : t.shape)
+        dims.push_back(SemaValue::ofInt(d));
+      return SemaValue::ofTuple(std::move(dims));
+    }
+    if (attr == "numel")
+      return SemaValue::ofInt(t.numElements());
+    if (attr == "T")
+      error(loc, "transposing with .T is not supported yet");
+    static const std::set<std::string> methods = {
+        "to", "sum", "max", "min", "argmax", "argmin", "exp", "exp2", "log", "log2", "sqrt",
+        "abs", "sigmoid", "expand_dims", "broadcast_to", "reshape", "trans", "cast"};
+    if (methods.count(attr)) {
+      SemaValue m = SemaValue::ofBuiltin("tl." + attr);
+      m.elems.push_back(value);
+      return m;
+    }
+    error(loc, "tensors have no attribute '" + attr + "' (or it is not supported yet)");
+  }
+  if (value.kind == Kind::DType) {
+    if (attr == "element_ty") {
+      if (!value.dtype.isPointer())
+        error(loc, "'element_ty' is only defined on pointer dtypes, not " +
+                       value.dtype.tritonName());
+      return SemaValue::ofDType(value.dtype.pointeeType());
+    }
+    if (attr == "primitive_bitwidth")
+      return SemaValue::ofInt(value.dtype.bits());
+    static const std::set<std::string> predicates = {
+        "is_fp16", "is_bf16", "is_fp32", "is_fp64", "is_floating", "is_int", "is_int_signed",
+        "is_int_unsigned", "is_ptr", "is_bool", "is_int1", "is_int8", "is_int16", "is_int32",
+        "is_int64"};
+    if (predicates.count(attr)) {
+      SemaValue m = SemaValue::ofBuiltin("dtype." + attr);
+      m.elems.push_back(value);
+      return m;
+    }
+    error(loc, "dtypes have no attribute '" + attr + "' (or it is not supported yet)");
+  }
+  if (value.isConstexprNumber() && attr == "value")
+    return value; // tl.constexpr(...).value
+  error(loc, value.describe() + " has no attribute '" + attr + "' usable in a kernel");
+}
+
+//===----------------------------------------------------------------------===//
+// Calls
+//===----------------------------------------------------------------------===//
+
+SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
+  const std::string &name = callee.name;
+  SourceLoc loc = args.loc;
+  if (!callee.elems.empty())
+    args.positional.insert(args.positional.begin(), callee.elems[0]);
+  auto tensorArg = [&](const SemaValue &v, const std::string &what) -> tir::Value * {
+    return toValue(v, loc, what.c_str());
+  };
+
+  if (name.rfind("pyfunc:", 0) == 0)
+    error(loc, "'" + name.substr(7) +
+                   "' is a Python function, not a @triton.jit function: kernels can only call "
+                   "@triton.jit functions");
+  if (name.rfind("triton.", 0) == 0)
+    error(loc, name + " cannot be used inside a kernel");
+
+  if (name.rfind("dtype.", 0) == 0) {
+    DType t = args.positional[0].dtype;
+    std::string p = name.substr(6);
+    bool r = p == "is_fp16"           ? t.kind == ScalarKind::F16
+             : p == "is_bf16"         ? t.kind == ScalarKind::BF16
+             : p == "is_fp32"         ? t.kind == ScalarKind::F32
+             : p == "is_fp64"         ? t.kind == ScalarKind::F64
+             : p == "is_floating"     ? t.isFloat()
+             : p == "is_int"          ? t.isInteger()
+             : p == "is_int_signed"   ? t.isSigned()
+             : p == "is_int_unsigned" ? t.isUnsigned()
+             : p == "is_ptr"          ? t.isPointer()
+             : p == "is_bool" || p == "is_int1" ? t.isBool()
+             : p == "is_int8"         ? t.kind == ScalarKind::I8
+             : p == "is_int16"        ? t.kind == ScalarKind::I16
+             : p == "is_int32"        ? t.kind == ScalarKind::I32
+                                      : t.kind == ScalarKind::I64;
+    return SemaValue::ofBool(r);
+  }
+
+  // --- Python builtins ------------------------------------------------------------------------
+  if (name == "py.range")
+    error(loc, "range() can only be used as the iterable of a for loop in a kernel");
+  if (name == "py.min" || name == "py.max") {
+    if (args.positional.size() == 1 && args.positional[0].kind == Kind::Tuple)
+      args.positional = args.positional[0].elems;
+    if (args.positional.empty())
+      error(loc, name.substr(3) + "() needs at least one argument");
+    bool allConst = std::all_of(args.positional.begin(), args.positional.end(),
+                                [](const SemaValue &v) { return v.isConstexprNumber(); });
+    SemaValue best = args.positional[0];
+    for (size_t i = 1; i < args.positional.size(); ++i) {
+      const SemaValue &v = args.positional[i];
+      if (allConst) {
+        SemaValue less = compareOp(ast::CompareOperator::Lt, v, best, loc);
+        SemaValue more = compareOp(ast::CompareOperator::Gt, v, best, loc);
+        if ((name == "py.min" && less.boolValue) || (name == "py.max" && more.boolValue))
+          best = v;
+        continue;
+      }
+      // On run-time values Triton maps min/max to tl.minimum/tl.maximum.
+      CallArgs pair{{best, v}, {}, loc};
+      best = callBuiltin(SemaValue::ofBuiltin(name == "py.min" ? "tl.minimum" : "tl.maximum"),
+                         pair);
+    }
+    return best;
+  }
+  if (name == "py.float") {
+    if (args.positional.size() != 1)
+      error(loc, "float() takes one argument");
+    const SemaValue &v = args.positional[0];
+    if (v.kind == Kind::String) {
+      std::string t = v.name;
+      std::transform(t.begin(), t.end(), t.begin(), ::tolower);
+      if (t == "inf" || t == "+inf" || t == "infinity")
+        return SemaValue::ofFloat(std::numeric_limits<double>::infinity());
+      if (t == "-inf" || t == "-infinity")
+        return SemaValue::ofFloat(-std::numeric_limits<double>::infinity());
+      if (t == "nan")
+        return SemaValue::ofFloat(std::numeric_limits<double>::quiet_NaN());
+      try {
+        return SemaValue::ofFloat(std::stod(t));
+      } catch (...) {
+        error(loc, "could not convert '" + v.name + "' to float");
+      }
+    }
+    if (v.isConstexprNumber())
+      return SemaValue::ofFloat(v.kind == Kind::Float ? v.floatValue
+                                : v.kind == Kind::Bool ? v.boolValue
+                                                       : static_cast<double>(v.intValue));
+    error(loc, "float() of a run-time value is not supported: use x.to(tl.float32)");
+  }
+  if (name == "py.int" || name == "py.bool" || name == "py.abs") {
+    if (args.positional.size() != 1 || !args.positional[0].isConstexprNumber())
+      error(loc, name.substr(3) + "() is only supported on constants in a kernel");
+    const SemaValue &v = args.positional[0];
+    if (name == "py.bool")
+      return SemaValue::ofBool(*constexprTruth(v));
+    if (name == "py.int")
+      return SemaValue::ofInt(v.kind == Kind::Float ? static_cast<int64_t>(v.floatValue)
+                              : v.kind == Kind::Bool ? v.boolValue
+                                                     : v.intValue);
+    return v.kind == Kind::Float ? SemaValue::ofFloat(std::fabs(v.floatValue))
+                                 : SemaValue::ofInt(std::llabs(v.intValue));
+  }
+  if (name == "py.len") {
+    if (args.positional.size() != 1)
+      error(loc, "len() takes one argument");
+    const SemaValue &v = args.positional[0];
+    if (v.kind == Kind::Tuple)
+      return SemaValue::ofInt(static_cast<int64_t>(v.elems.size()));
+    if (v.isTensor() && v.value->type().isTensor())
+      return SemaValue::ofInt(v.value->type().shape[0]);
+    error(loc, "len() of " + v.describe() + " is not supported");
+  }
+  if (name == "py.print") {
+    CallArgs printArgs = args;
+    printArgs.positional.insert(printArgs.positional.begin(), SemaValue::ofString(""));
+    return callBuiltin(SemaValue::ofBuiltin("tl.device_print"), printArgs);
+  }
+  if (name == "py.isinstance")
+    error(loc, "isinstance() is not supported yet in kernels");
+
+  if (name.rfind("tl.", 0) != 0)
+    error(loc, "'" + name + "' cannot be called in a kernel");
+  std::string fn = name.substr(3);
+  std::string display = "tl." + fn;
+
+  // --- Compile-time helpers -------------------------------------------------------------------
+  if (fn == "constexpr") {
+    auto a = bindArgs(*this, display, {"value"}, 1, args);
+    return *a.values[0];
+  }
+  if (fn == "static_assert") {
+    auto a = bindArgs(*this, display, {"cond", "msg"}, 1, args);
+    auto truth = constexprTruth(*a.values[0]);
+    if (!truth)
+      error(loc, "tl.static_assert needs a compile-time condition, got " + a.values[0]->describe());
+    if (!*truth)
+      error(loc, "static assertion failed" +
+                     (a.get(1) ? ": " + valueText(*a.get(1)) : std::string()));
+    return SemaValue::none();
+  }
+  if (fn == "static_print") {
+    std::string text;
+    for (const SemaValue &v : args.positional)
+      text += (text.empty() ? "" : " ") + (v.isTensor() ? v.describe() : valueText(v));
+    sources_.note(loc, "static_print: " + text);
+    return SemaValue::none();
+  }
+  if (fn == "cdiv") {
+    auto a = bindArgs(*this, display, {"x", "div"}, 2, args);
+    SemaValue num = binaryOp(ast::BinaryOperator::Add, *a.values[0], *a.values[1], loc);
+    num = binaryOp(ast::BinaryOperator::Sub, num, SemaValue::ofInt(1), loc);
+    return binaryOp(ast::BinaryOperator::FloorDiv, num, *a.values[1], loc);
+  }
+  if (fn == "next_power_of_2") {
+    auto a = bindArgs(*this, display, {"n"}, 1, args);
+    int64_t n = constInt(*this, *a.values[0], loc, "n");
+    int64_t p = 1;
+    while (p < n)
+      p <<= 1;
+    return SemaValue::ofInt(p);
+  }
+  if (fn == "multiple_of" || fn == "max_contiguous" || fn == "max_constancy") {
+    auto a = bindArgs(*this, display, {"input", "values"}, 2, args);
+    tir::Value *v = tensorArg(*a.values[0], display);
+    std::vector<int64_t> values;
+    if (a.values[1]->kind == Kind::Tuple) {
+      for (const SemaValue &e : a.values[1]->elems)
+        values.push_back(constInt(*this, e, loc, "values"));
+    } else {
+      values.push_back(constInt(*this, *a.values[1], loc, "values"));
+    }
+    if (values.size() != std::max<size_t>(1, v->type().rank()))
+      error(loc, display + " needs one value per dimension of the tensor");
+    // The hint rides on the value's defining operation, where axis analysis reads it.
+    if (tir::Operation *def = v->definingOp())
+      def->setAttr(fn == "multiple_of"      ? "hint.divisibility"
+                   : fn == "max_contiguous" ? "hint.contiguity"
+                                            : "hint.constancy",
+                   values);
+    return *a.values[0];
+  }
+
+  // --- Program and tensor creation ------------------------------------------------------------
+  if (fn == "program_id" || fn == "num_programs") {
+    auto a = bindArgs(*this, display, {"axis"}, 1, args);
+    int64_t axis = constInt(*this, *a.values[0], loc, "axis");
+    if (axis < 0 || axis > 2)
+      error(loc, display + "'s axis must be 0, 1 or 2, got " + std::to_string(axis));
+    return SemaValue::ofTensor(fn == "program_id" ? builder_.programId(axis)
+                                                  : builder_.numPrograms(axis));
+  }
+  if (fn == "arange") {
+    auto a = bindArgs(*this, display, {"start", "end"}, 2, args);
+    int64_t start = constInt(*this, *a.values[0], loc, "tl.arange's start");
+    int64_t end = constInt(*this, *a.values[1], loc, "tl.arange's end");
+    int64_t n = end - start;
+    if (n <= 0 || (n & (n - 1)) != 0)
+      error(loc, "tl.arange's range must have a power-of-two length, got " + std::to_string(n));
+    if (start < std::numeric_limits<int32_t>::min() || end > std::numeric_limits<int32_t>::max())
+      error(loc, "tl.arange's bounds must fit in int32");
+    return SemaValue::ofTensor(builder_.makeRange(start, end));
+  }
+  if (fn == "zeros" || fn == "full" || fn == "zeros_like") {
+    std::vector<int64_t> shape;
+    DType dtype;
+    SemaValue fill = SemaValue::ofInt(0);
+    if (fn == "zeros_like") {
+      auto a = bindArgs(*this, display, {"input", "dtype"}, 1, args);
+      tir::Value *input = tensorArg(*a.values[0], display);
+      shape = input->type().shape;
+      dtype = a.get(1) ? constDType(*this, *a.get(1), loc, "dtype") : input->type().elem;
+    } else if (fn == "zeros") {
+      auto a = bindArgs(*this, display, {"shape", "dtype"}, 2, args);
+      shape = constShape(*this, *a.values[0], loc);
+      dtype = constDType(*this, *a.values[1], loc, "dtype");
+    } else {
+      auto a = bindArgs(*this, display, {"shape", "value", "dtype"}, 3, args);
+      shape = constShape(*this, *a.values[0], loc);
+      fill = *a.values[1];
+      dtype = constDType(*this, *a.values[2], loc, "dtype");
+    }
+    tir::Value *scalar = fill.isTensor() ? castTo(fill.value, dtype) : materialize(fill, loc, dtype);
+    if (!scalar->type().isScalar())
+      error(loc, display + "'s value must be a scalar");
+    return SemaValue::ofTensor(broadcastTo(scalar, shape, loc));
+  }
+
+  // --- Memory ---------------------------------------------------------------------------------
+  if (fn == "load") {
+    auto a = bindArgs(*this, display,
+                      {"pointer", "mask", "other", "boundary_check", "padding_option",
+                       "cache_modifier", "eviction_policy", "volatile"},
+                      1, args);
+    tir::Value *ptr = tensorArg(*a.values[0], "tl.load's pointer");
+    if (!ptr->type().elem.isPointer())
+      error(loc, "tl.load needs a pointer, got " + a.values[0]->describe());
+    if (ptr->type().elem.pointee == ScalarKind::I1)
+      error(loc, "loading through a pointer to int1 is not supported yet");
+    if (a.get(3) && !(a.get(3)->kind == Kind::Tuple && a.get(3)->elems.empty()))
+      error(loc, "tl.load's boundary_check (block pointers) is not supported yet");
+    tir::Value *mask = nullptr;
+    if (const SemaValue *m = a.get(1)) {
+      if (m->kind == Kind::Bool && m->boolValue) {
+        // mask=True masks nothing
+      } else {
+        mask = tensorArg(*m, "tl.load's mask");
+        if (!mask->type().elem.isBool())
+          error(loc, "tl.load's mask must be a boolean tensor, got " + mask->type().str());
+      }
+    }
+    DType elem = ptr->type().elem.pointeeType();
+    std::vector<int64_t> shape = ptr->type().shape;
+    if (mask)
+      shape = broadcastShape(Type(elem, shape), mask->type(), loc);
+    tir::Value *other = nullptr;
+    if (const SemaValue *o = a.get(2); o && mask) {
+      other = o->isTensor() ? castTo(o->value, elem) : materialize(*o, loc, elem);
+      shape = broadcastShape(Type(elem, shape), other->type(), loc);
+    }
+    std::vector<tir::Value *> operands = {broadcastTo(ptr, shape, loc)};
+    if (mask)
+      operands.push_back(broadcastTo(mask, shape, loc));
+    if (other)
+      operands.push_back(broadcastTo(other, shape, loc));
+    return SemaValue::ofTensor(builder_.createValue(OpCode::Load, operands, Type(elem, shape)));
+  }
+  if (fn == "store") {
+    auto a = bindArgs(*this, display,
+                      {"pointer", "value", "mask", "boundary_check", "cache_modifier",
+                       "eviction_policy"},
+                      2, args);
+    tir::Value *ptr = tensorArg(*a.values[0], "tl.store's pointer");
+    if (!ptr->type().elem.isPointer())
+      error(loc, "tl.store needs a pointer, got " + a.values[0]->describe());
+    if (ptr->type().elem.pointee == ScalarKind::I1)
+      error(loc, "storing through a pointer to int1 is not supported yet");
+    if (a.get(3) && !(a.get(3)->kind == Kind::Tuple && a.get(3)->elems.empty()))
+      error(loc, "tl.store's boundary_check (block pointers) is not supported yet");
+    DType elem = ptr->type().elem.pointeeType();
+    const SemaValue &val = *a.values[1];
+    tir::Value *value = val.isTensor() ? castTo(val.value, elem) : materialize(val, loc, elem);
+    std::vector<int64_t> shape = broadcastShape(ptr->type(), value->type(), loc);
+    tir::Value *mask = nullptr;
+    if (const SemaValue *m = a.get(2); m && !(m->kind == Kind::Bool && m->boolValue)) {
+      mask = tensorArg(*m, "tl.store's mask");
+      if (!mask->type().elem.isBool())
+        error(loc, "tl.store's mask must be a boolean tensor, got " + mask->type().str());
+      shape = broadcastShape(Type(elem, shape), mask->type(), loc);
+    }
+    std::vector<tir::Value *> operands = {broadcastTo(ptr, shape, loc),
+                                          broadcastTo(value, shape, loc)};
+    if (mask)
+      operands.push_back(broadcastTo(mask, shape, loc));
+    builder_.create(OpCode::Store, operands, {});
+    return SemaValue::none();
+  }
+  if (fn.rfind("atomic_", 0) == 0) {
+    bool cas = fn == "atomic_cas";
+    auto a = cas ? bindArgs(*this, display, {"pointer", "cmp", "val", "sem", "scope"}, 3, args)
+                 : bindArgs(*this, display, {"pointer", "val", "mask", "sem", "scope"}, 2, args);
+    tir::Value *ptr = tensorArg(*a.values[0], display + "'s pointer");
+    if (!ptr->type().elem.isPointer())
+      error(loc, display + " needs a pointer, got " + a.values[0]->describe());
+    DType elem = ptr->type().elem.pointeeType();
+    auto asElem = [&](const SemaValue &v) {
+      return v.isTensor() ? castTo(v.value, elem) : materialize(v, loc, elem);
+    };
+    if (cas) {
+      tir::Value *cmp = asElem(*a.values[1]);
+      tir::Value *val = asElem(*a.values[2]);
+      std::vector<int64_t> shape = broadcastShape(ptr->type(), cmp->type(), loc);
+      shape = broadcastShape(Type(elem, shape), val->type(), loc);
+      return SemaValue::ofTensor(builder_.createValue(
+          OpCode::AtomicCAS,
+          {broadcastTo(ptr, shape, loc), broadcastTo(cmp, shape, loc), broadcastTo(val, shape, loc)},
+          Type(elem, shape)));
+    }
+    tir::Value *val = asElem(*a.values[1]);
+    std::vector<int64_t> shape = broadcastShape(ptr->type(), val->type(), loc);
+    tir::Value *mask = nullptr;
+    if (const SemaValue *m = a.get(2)) {
+      mask = tensorArg(*m, display + "'s mask");
+      shape = broadcastShape(Type(elem, shape), mask->type(), loc);
+    }
+    std::vector<tir::Value *> operands = {broadcastTo(ptr, shape, loc), broadcastTo(val, shape, loc)};
+    if (mask)
+      operands.push_back(broadcastTo(mask, shape, loc));
+    tir::Operation *op = builder_.create(OpCode::AtomicRMW, operands, {Type(elem, shape)});
+    op->setAttr("kind", fn.substr(7));
+    return SemaValue::ofTensor(op->result());
+  }
+
+  // --- Elementwise math -----------------------------------------------------------------------
+  if (auto m = unaryMath().find(fn); m != unaryMath().end()) {
+    auto a = bindArgs(*this, display, {"x"}, 1, args);
+    tir::Value *x = tensorArg(*a.values[0], display);
+    DType t = x->type().elem;
+    if (m->second == OpCode::Abs) {
+      if (t.isPointer() || t.isBool())
+        error(loc, "tl.abs needs a number, got " + t.tritonName());
+      if (t.isUnsigned())
+        return SemaValue::ofTensor(x);
+      return SemaValue::ofTensor(builder_.unary(OpCode::Abs, x));
+    }
+    if (!t.isFloat())
+      error(loc, display + " needs a floating-point argument, got " + t.tritonName() +
+                     " (convert it with .to(tl.float32))");
+    return SemaValue::ofTensor(builder_.unary(m->second, x));
+  }
+  if (fn == "sigmoid") {
+    auto a = bindArgs(*this, display, {"x"}, 1, args);
+    tir::Value *x = tensorArg(*a.values[0], display);
+    if (!x->type().elem.isFloat())
+      error(loc, "tl.sigmoid needs a floating-point argument, got " + x->type().elem.tritonName());
+    // 1 / (1 + exp(-x)), as Triton's standard library writes it.
+    SemaValue e = SemaValue::ofTensor(builder_.unary(OpCode::Exp, builder_.unary(OpCode::Neg, x)));
+    SemaValue d = binaryOp(ast::BinaryOperator::Add, SemaValue::ofFloat(1.0), e, loc);
+    return binaryOp(ast::BinaryOperator::Div, SemaValue::ofFloat(1.0), d, loc);
+  }
+  if (fn == "fma") {
+    auto a = bindArgs(*this, display, {"x", "y", "z"}, 3, args);
+    SemaValue xy = binaryOp(ast::BinaryOperator::Mul, *a.values[0], *a.values[1], loc);
+    tir::Value *prod = toValue(xy, loc, "tl.fma");
+    if (!prod->type().elem.isFloat())
+      error(loc, "tl.fma needs floating-point arguments");
+    tir::Value *x = materialize(*a.values[0], loc, prod->type().elem);
+    tir::Value *y = materialize(*a.values[1], loc, prod->type().elem);
+    tir::Value *z = materialize(*a.values[2], loc, prod->type().elem);
+    std::vector<int64_t> shape = broadcastShape(prod->type(), z->type(), loc);
+    return SemaValue::ofTensor(builder_.createValue(
+        OpCode::Fma, {broadcastTo(x, shape, loc), broadcastTo(y, shape, loc), broadcastTo(z, shape, loc)},
+        Type(prod->type().elem, shape)));
+  }
+  if (fn == "maximum" || fn == "minimum") {
+    auto a = bindArgs(*this, display, {"x", "y", "propagate_nan"}, 2, args);
+    if (a.get(2)) {
+      // tl.PropagateNan.ALL would need NaN-propagating max; only the default is supported.
+      error(loc, display + "'s propagate_nan is not supported yet");
+    }
+    // Promote like an arithmetic operator, then take the max.
+    SemaValue x = *a.values[0], y = *a.values[1];
+    if (x.isConstexprNumber() && y.isConstexprNumber()) {
+      CallArgs pair{{x, y}, {}, loc};
+      return callBuiltin(SemaValue::ofBuiltin(fn == "maximum" ? "py.max" : "py.min"), pair);
+    }
+    // Reuse the operator path for promotion and broadcasting, then swap the opcode.
+    SemaValue sum = binaryOp(ast::BinaryOperator::Add, x, y, loc);
+    tir::Operation *add = sum.value->definingOp();
+    tir::Value *lhs = add->operand(0), *rhs = add->operand(1);
+    if (lhs->type().elem.isPointer() || rhs->type().elem.isPointer())
+      error(loc, display + " is not defined on pointers");
+    add->parentBlock()->remove(add);
+    return SemaValue::ofTensor(
+        builder_.binary(fn == "maximum" ? OpCode::Maximum : OpCode::Minimum, lhs, rhs));
+  }
+  if (fn == "where") {
+    auto a = bindArgs(*this, display, {"condition", "x", "y"}, 3, args);
+    const SemaValue &c = *a.values[0];
+    if (auto truth = constexprTruth(c))
+      return *a.values[*truth ? 1 : 2];
+    tir::Value *cond = castTo(tensorArg(c, "tl.where's condition"), DType::scalar(ScalarKind::I1));
+    SemaValue x = *a.values[1], y = *a.values[2];
+    DType t;
+    bool xLit = !x.isTensor(), yLit = !y.isTensor();
+    if (!xLit && !yLit && x.value->type().elem.isPointer()) {
+      if (x.value->type().elem != y.value->type().elem)
+        error(loc, "tl.where's values have different pointer types");
+      t = x.value->type().elem;
+    } else {
+      DType xt = xLit ? materialize(x, loc)->type().elem : x.value->type().elem;
+      DType yt = yLit ? materialize(y, loc)->type().elem : y.value->type().elem;
+      std::string why;
+      auto common = computationType(xt, xLit, yt, yLit, false, why);
+      if (!common)
+        error(loc, why);
+      t = *common;
+    }
+    tir::Value *xv = materialize(x, loc, t), *yv = materialize(y, loc, t);
+    std::vector<int64_t> shape = broadcastShape(cond->type(), xv->type(), loc);
+    shape = broadcastShape(Type(t, shape), yv->type(), loc);
+    return SemaValue::ofTensor(builder_.select(broadcastTo(cond, shape, loc),
+                                               broadcastTo(xv, shape, loc),
+                                               broadcastTo(yv, shape, loc)));
+  }
+  if (fn == "cast" || fn == "to") {
+    auto a = bindArgs(*this, display, {"input", "dtype", "fp_downcast_rounding", "bitcast"}, 2, args);
+    DType to = constDType(*this, *a.values[1], loc, "dtype");
+    bool bitcast = a.get(3) && constexprTruth(*a.get(3)).value_or(false);
+    if (a.get(2))
+      error(loc, "fp_downcast_rounding is not supported yet");
+    const SemaValue &in = *a.values[0];
+    if (!in.isTensor())
+      return SemaValue::ofTensor(materialize(in, loc, to));
+    tir::Value *v = in.value;
+    if (bitcast) {
+      if (v->type().elem.bits() != to.bits())
+        error(loc, "bitcast between types of different widths: " + v->type().elem.tritonName() +
+                       " and " + to.tritonName());
+      if (v->type().elem == to)
+        return in;
+      return SemaValue::ofTensor(builder_.createValue(OpCode::Bitcast, {v}, v->type().withElem(to)));
+    }
+    if (v->type().elem.isPointer() != to.isPointer())
+      error(loc, "cannot convert between pointers and numbers with .to(); use bitcast=True");
+    return SemaValue::ofTensor(castTo(v, to));
+  }
+  if (fn == "expand_dims") {
+    auto a = bindArgs(*this, display, {"input", "axis"}, 2, args);
+    tir::Value *v = tensorArg(*a.values[0], display);
+    std::vector<int64_t> axes;
+    if (a.values[1]->kind == Kind::Tuple)
+      for (const SemaValue &e : a.values[1]->elems)
+        axes.push_back(constInt(*this, e, loc, "axis"));
+    else
+      axes.push_back(constInt(*this, *a.values[1], loc, "axis"));
+    int64_t newRank = v->type().rank() + axes.size();
+    for (int64_t &ax : axes) {
+      if (ax < 0)
+        ax += newRank;
+      if (ax < 0 || ax >= newRank)
+        error(loc, "tl.expand_dims axis out of range");
+    }
+    std::sort(axes.begin(), axes.end());
+    if (v->type().isScalar())
+      v = builder_.splat(v, {1});
+    else
+      v = builder_.expandDims(v, static_cast<unsigned>(axes[0]));
+    for (size_t i = 1; i < axes.size(); ++i)
+      v = builder_.expandDims(v, static_cast<unsigned>(axes[i]));
+    return SemaValue::ofTensor(v);
+  }
+  if (fn == "broadcast_to") {
+    std::vector<SemaValue> shapeArgs(args.positional.begin() + 1, args.positional.end());
+    if (args.positional.empty())
+      error(loc, "tl.broadcast_to needs a tensor and a shape");
+    tir::Value *v = tensorArg(args.positional[0], display);
+    SemaValue shapeValue = shapeArgs.size() == 1 ? shapeArgs[0] : SemaValue::ofTuple(shapeArgs);
+    for (const auto &[k, val] : args.keywords)
+      if (k == "shape")
+        shapeValue = val;
+    return SemaValue::ofTensor(broadcastTo(v, constShape(*this, shapeValue, loc), loc));
+  }
+
+  // --- Reductions -----------------------------------------------------------------------------
+  if (fn == "sum" || fn == "max" || fn == "min" || fn == "argmax" || fn == "argmin") {
+    bool arg = fn == "argmax" || fn == "argmin";
+    BoundArgs a = fn == "sum"
+                      ? bindArgs(*this, display, {"input", "axis", "keep_dims", "dtype"}, 1, args)
+                  : arg ? bindArgs(*this, display, {"input", "axis", "tie_break_left", "keep_dims"},
+                                   2, args)
+                        : bindArgs(*this, display,
+                                   {"input", "axis", "return_indices",
+                                    "return_indices_tie_break_left", "keep_dims"},
+                                   1, args);
+    tir::Value *v = tensorArg(*a.values[0], display);
+    if (v->type().elem.isPointer())
+      error(loc, display + " of pointers is not supported");
+    size_t keepIndex = fn == "sum" ? 2 : arg ? 3 : 4;
+    bool keepDims = a.get(keepIndex) && constexprTruth(*a.get(keepIndex)).value_or(false);
+    bool returnIndices = !arg && fn != "sum" && a.get(2) && constexprTruth(*a.get(2)).value_or(false);
+    if (arg && a.get(2) && !constexprTruth(*a.get(2)).value_or(true))
+      error(loc, "tie_break_left=False is not supported yet");
+    DType t = v->type().elem;
+    if (fn == "sum") {
+      if (a.get(3)) {
+        t = constDType(*this, *a.get(3), loc, "dtype");
+      } else if (t.isBool() || (t.isInteger() && t.bits() < 32)) {
+        t = DType::scalar(t.isUnsigned() ? ScalarKind::U32 : ScalarKind::I32);
+      } else if (t.kind == ScalarKind::BF16) {
+        t = DType::scalar(ScalarKind::F32);
+      }
+      v = castTo(v, t);
+    }
+    if (v->type().isScalar())
+      v = builder_.splat(v, {1});
+    std::vector<int64_t> axes;
+    unsigned rank = v->type().rank();
+    if (!a.get(1)) {
+      if (arg)
+        error(loc, display + " needs an axis");
+      for (unsigned d = rank; d-- > 0;)
+        axes.push_back(d); // reduce everything, innermost first
+    } else {
+      int64_t axis = constInt(*this, *a.get(1), loc, "axis");
+      if (axis < 0)
+        axis += rank;
+      if (axis < 0 || axis >= rank)
+        error(loc, display + "'s axis " + std::to_string(axis) + " is out of range for rank " +
+                       std::to_string(rank));
+      axes.push_back(axis);
+    }
+    auto reduceOnce = [&](tir::Value *input, int64_t axis, const std::string &kind,
+                          bool index) -> tir::Value * {
+      std::vector<int64_t> shape = input->type().shape;
+      shape.erase(shape.begin() + axis);
+      Type resultType(index ? DType::scalar(ScalarKind::I32) : input->type().elem, shape);
+      tir::Operation *op =
+          builder_.create(index ? OpCode::ArgReduce : OpCode::Reduce, {input}, {resultType});
+      op->setAttr("kind", kind);
+      op->setAttr("axis", axis);
+      return op->result();
+    };
+    if (arg || returnIndices) {
+      if (axes.size() != 1)
+        error(loc, "returning indices needs a single axis");
+      std::string kind = (fn == "argmax" || fn == "max") ? "argmax" : "argmin";
+      tir::Value *index = reduceOnce(v, axes[0], kind, true);
+      if (keepDims)
+        index = builder_.expandDims(index, axes[0]);
+      if (arg)
+        return SemaValue::ofTensor(index);
+      tir::Value *value = reduceOnce(v, axes[0], fn, false);
+      if (keepDims)
+        value = builder_.expandDims(value, axes[0]);
+      return SemaValue::ofTuple({SemaValue::ofTensor(value), SemaValue::ofTensor(index)});
+    }
+    tir::Value *r = v;
+    for (int64_t axis : axes)
+      r = reduceOnce(r, axis, fn, false);
+    if (keepDims) {
+      std::vector<int64_t> sorted(axes.begin(), axes.end());
+      std::sort(sorted.begin(), sorted.end());
+      if (r->type().isScalar()) {
+        r = builder_.splat(r, std::vector<int64_t>(rank, 1));
+      } else {
+        for (int64_t axis : sorted)
+          r = builder_.expandDims(r, static_cast<unsigned>(axis));
+      }
+    }
+    return SemaValue::ofTensor(r);
+  }
+
+  // --- Debugging ------------------------------------------------------------------------------
+  if (fn == "device_print") {
+    if (args.positional.empty())
+      error(loc, "tl.device_print needs a prefix string");
+    std::string prefix = valueText(args.positional[0]);
+    std::vector<tir::Value *> values;
+    for (size_t i = 1; i < args.positional.size(); ++i) {
+      const SemaValue &v = args.positional[i];
+      if (v.kind == Kind::String) {
+        prefix += " " + v.name;
+        continue;
+      }
+      values.push_back(toValue(v, loc, "tl.device_print"));
+    }
+    for (const auto &[k, v] : args.keywords)
+      if (k != "hex")
+        error(loc, "tl.device_print got an unexpected keyword argument '" + k + "'");
+    tir::Operation *op = builder_.create(OpCode::Print, values, {});
+    op->setAttr("prefix", prefix);
+    return SemaValue::none();
+  }
+  if (fn == "device_assert") {
+    auto a = bindArgs(*this, display, {"cond", "msg", "mask"}, 1, args);
+    std::string message = a.get(1) ? valueText(*a.get(1)) : "";
+    if (auto truth = constexprTruth(*a.values[0])) {
+      if (!*truth)
+        error(loc, "device assertion is always false" + (message.empty() ? "" : ": " + message));
+      return SemaValue::none();
+    }
+    if (a.get(2))
+      error(loc, "tl.device_assert's mask is not supported yet");
+    tir::Value *cond = castTo(tensorArg(*a.values[0], display), DType::scalar(ScalarKind::I1));
+    tir::Operation *op = builder_.create(OpCode::Assert, {cond}, {});
+    op->setAttr("message", message);
+    return SemaValue::none();
+  }
+  if (fn == "debug_barrier")
+    error(loc, "tl.debug_barrier is not supported yet");
+  if (fn == "range" || fn == "static_range")
+    error(loc, display + "() can only be used as the iterable of a for loop");
+  error(loc, display + " is not supported yet");
+}
+
+} // namespace tilec::sema

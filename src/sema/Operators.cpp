@@ -1,0 +1,433 @@
+// Python and Triton operators: constant folding on constexprs, Triton's promotion and
+// broadcasting on run-time values.
+#include "sema/Specializer.h"
+#include "sema/TypeRules.h"
+
+#include <cmath>
+#include <limits>
+
+namespace tilec::sema {
+
+using tir::DType;
+using tir::OpCode;
+using tir::ScalarKind;
+using tir::Type;
+using Kind = SemaValue::Kind;
+
+//===----------------------------------------------------------------------===//
+// Conversions
+//===----------------------------------------------------------------------===//
+
+static DType literalType(const SemaValue &v) {
+  switch (v.kind) {
+  case Kind::Bool:
+    return DType::scalar(ScalarKind::I1);
+  case Kind::Float:
+    return DType::scalar(ScalarKind::F32);
+  default:
+    return literalIntType(v.intValue);
+  }
+}
+
+tir::Value *Specializer::materialize(const SemaValue &v, SourceLoc loc, std::optional<DType> type) {
+  if (v.isTensor())
+    return type ? castTo(v.value, *type) : v.value;
+  if (!v.isConstexprNumber())
+    error(loc, "expected a number or a tensor, got " + v.describe());
+  DType t = type ? *type : literalType(v);
+  if (t.isPointer())
+    error(loc, "cannot use " + v.describe() + " as a pointer");
+  double asDouble = v.kind == Kind::Float  ? v.floatValue
+                    : v.kind == Kind::Bool ? (v.boolValue ? 1.0 : 0.0)
+                                           : static_cast<double>(v.intValue);
+  if (t.isFloat())
+    return builder_.floatConstant(asDouble, Type(t));
+  int64_t asInt = v.kind == Kind::Float  ? static_cast<int64_t>(std::trunc(v.floatValue))
+                  : v.kind == Kind::Bool ? (v.boolValue ? 1 : 0)
+                                         : v.intValue;
+  if (t.isBool())
+    asInt = asInt != 0 || (v.kind == Kind::Float && v.floatValue != 0.0);
+  return builder_.intConstant(asInt, Type(t));
+}
+
+tir::Value *Specializer::toValue(const SemaValue &v, SourceLoc loc, const char *what) {
+  if (v.isTensor())
+    return v.value;
+  if (v.isConstexprNumber())
+    return materialize(v, loc);
+  error(loc, std::string("expected a number or a tensor for ") + what + ", got " + v.describe());
+}
+
+tir::Value *Specializer::castTo(tir::Value *v, DType to) {
+  const DType &from = v->type().elem;
+  if (from == to)
+    return v;
+  if (to.isBool() && !from.isBool()) {
+    // Conversion to bool is `!= 0`, as in Python and Triton.
+    tir::Value *zero = from.isFloat() ? builder_.floatConstant(0.0, Type(from))
+                                      : builder_.intConstant(0, Type(from));
+    if (v->type().isTensor())
+      zero = builder_.splat(zero, v->type().shape);
+    return builder_.cmp("ne", v, zero);
+  }
+  return builder_.cast(v, to);
+}
+
+std::vector<int64_t> Specializer::broadcastShape(const Type &a, const Type &b, SourceLoc loc) {
+  std::vector<int64_t> sa = a.shape, sb = b.shape;
+  while (sa.size() < sb.size())
+    sa.insert(sa.begin(), 1);
+  while (sb.size() < sa.size())
+    sb.insert(sb.begin(), 1);
+  std::vector<int64_t> out(sa.size());
+  for (size_t d = 0; d < sa.size(); ++d) {
+    if (sa[d] == sb[d] || sb[d] == 1) {
+      out[d] = sa[d];
+    } else if (sa[d] == 1) {
+      out[d] = sb[d];
+    } else {
+      error(loc, "cannot broadcast shapes " + a.str() + " and " + b.str() + ": dimension " +
+                     std::to_string(d) + " is " + std::to_string(sa[d]) + " and " +
+                     std::to_string(sb[d]));
+    }
+  }
+  return out;
+}
+
+tir::Value *Specializer::broadcastTo(tir::Value *v, const std::vector<int64_t> &shape,
+                                     SourceLoc loc) {
+  if (v->type().shape == shape)
+    return v;
+  if (v->type().isScalar())
+    return builder_.splat(v, shape);
+  if (v->type().rank() > shape.size())
+    error(loc, "cannot broadcast " + v->type().str() + " to a lower rank");
+  while (v->type().rank() < shape.size())
+    v = builder_.expandDims(v, 0);
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (v->type().shape[d] != shape[d] && v->type().shape[d] != 1)
+      error(loc, "cannot broadcast " + v->type().str() + " to shape " +
+                     Type(v->type().elem, shape).str());
+  if (v->type().shape == shape)
+    return v;
+  return builder_.broadcast(v, shape);
+}
+
+//===----------------------------------------------------------------------===//
+// Constant folding (Python semantics)
+//===----------------------------------------------------------------------===//
+
+static bool isIntLike(const SemaValue &v) { return v.kind == Kind::Int || v.kind == Kind::Bool; }
+static int64_t asInt(const SemaValue &v) {
+  return v.kind == Kind::Bool ? (v.boolValue ? 1 : 0) : v.intValue;
+}
+static double asFloat(const SemaValue &v) {
+  return v.kind == Kind::Float ? v.floatValue : static_cast<double>(asInt(v));
+}
+
+static int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0)))
+    --q;
+  return q;
+}
+
+static SemaValue foldBinary(const Specializer &s, ast::BinaryOperator op, const SemaValue &a,
+                            const SemaValue &b, SourceLoc loc) {
+  using BO = ast::BinaryOperator;
+  bool ints = isIntLike(a) && isIntLike(b);
+  // Bitwise operators on two bools stay bools in Python.
+  if (a.kind == Kind::Bool && b.kind == Kind::Bool &&
+      (op == BO::BitAnd || op == BO::BitOr || op == BO::BitXor)) {
+    bool r = op == BO::BitAnd ? (a.boolValue && b.boolValue)
+             : op == BO::BitOr ? (a.boolValue || b.boolValue)
+                               : (a.boolValue != b.boolValue);
+    return SemaValue::ofBool(r);
+  }
+  if (ints) {
+    int64_t x = asInt(a), y = asInt(b);
+    switch (op) {
+    case BO::Add: return SemaValue::ofInt(x + y);
+    case BO::Sub: return SemaValue::ofInt(x - y);
+    case BO::Mul: return SemaValue::ofInt(x * y);
+    case BO::Div:
+      if (y == 0)
+        s.error(loc, "division by zero");
+      return SemaValue::ofFloat(static_cast<double>(x) / static_cast<double>(y));
+    case BO::FloorDiv:
+      if (y == 0)
+        s.error(loc, "integer division by zero");
+      return SemaValue::ofInt(floorDiv(x, y));
+    case BO::Mod:
+      if (y == 0)
+        s.error(loc, "integer modulo by zero");
+      return SemaValue::ofInt(x - floorDiv(x, y) * y);
+    case BO::Pow: {
+      if (y < 0)
+        return SemaValue::ofFloat(std::pow(static_cast<double>(x), static_cast<double>(y)));
+      int64_t r = 1;
+      for (int64_t i = 0; i < y; ++i)
+        r *= x;
+      return SemaValue::ofInt(r);
+    }
+    case BO::LShift: return SemaValue::ofInt(static_cast<int64_t>(static_cast<uint64_t>(x) << y));
+    case BO::RShift: return SemaValue::ofInt(x >> y);
+    case BO::BitAnd: return SemaValue::ofInt(x & y);
+    case BO::BitOr: return SemaValue::ofInt(x | y);
+    case BO::BitXor: return SemaValue::ofInt(x ^ y);
+    case BO::MatMul: break;
+    }
+    s.error(loc, std::string("unsupported operator '") + ast::spelling(op) + "' on integers");
+  }
+  double x = asFloat(a), y = asFloat(b);
+  switch (op) {
+  case BO::Add: return SemaValue::ofFloat(x + y);
+  case BO::Sub: return SemaValue::ofFloat(x - y);
+  case BO::Mul: return SemaValue::ofFloat(x * y);
+  case BO::Div:
+    if (y == 0)
+      s.error(loc, "float division by zero");
+    return SemaValue::ofFloat(x / y);
+  case BO::FloorDiv:
+    if (y == 0)
+      s.error(loc, "float floor division by zero");
+    return SemaValue::ofFloat(std::floor(x / y));
+  case BO::Mod: {
+    if (y == 0)
+      s.error(loc, "float modulo by zero");
+    double r = std::fmod(x, y);
+    if (r != 0 && ((r < 0) != (y < 0)))
+      r += y;
+    return SemaValue::ofFloat(r);
+  }
+  case BO::Pow: return SemaValue::ofFloat(std::pow(x, y));
+  default:
+    break;
+  }
+  s.error(loc, std::string("unsupported operator '") + ast::spelling(op) + "' on floats");
+}
+
+//===----------------------------------------------------------------------===//
+// Binary operators
+//===----------------------------------------------------------------------===//
+
+SemaValue Specializer::binaryOp(ast::BinaryOperator op, const SemaValue &lhs, const SemaValue &rhs,
+                                SourceLoc loc) {
+  using BO = ast::BinaryOperator;
+  if (lhs.isConstexprNumber() && rhs.isConstexprNumber())
+    return foldBinary(*this, op, lhs, rhs, loc);
+  if (lhs.kind == Kind::Tuple && rhs.kind == Kind::Tuple && op == BO::Add) {
+    std::vector<SemaValue> elems = lhs.elems;
+    elems.insert(elems.end(), rhs.elems.begin(), rhs.elems.end());
+    return SemaValue::ofTuple(std::move(elems));
+  }
+  if (lhs.kind == Kind::String && rhs.kind == Kind::String && op == BO::Add)
+    return SemaValue::ofString(lhs.name + rhs.name);
+  for (const SemaValue *v : {&lhs, &rhs})
+    if (!v->isTensor() && !v->isConstexprNumber())
+      error(loc, std::string("unsupported operand for '") + ast::spelling(op) + "': " +
+                     v->describe());
+  if (op == BO::MatMul)
+    error(loc, "'@' is not supported: use tl.dot(a, b)");
+  if (op == BO::Pow)
+    error(loc, "'**' on tensors is not supported yet");
+
+  bool lhsLiteral = !lhs.isTensor(), rhsLiteral = !rhs.isTensor();
+  DType lt = lhsLiteral ? literalType(lhs) : lhs.value->type().elem;
+  DType rt = rhsLiteral ? literalType(rhs) : rhs.value->type().elem;
+
+  // Pointer arithmetic: pointer +/- integer.
+  if (lt.isPointer() || rt.isPointer()) {
+    if (lt.isPointer() && rt.isPointer())
+      error(loc, op == BO::Add ? "cannot add two pointers"
+                               : std::string("operator '") + ast::spelling(op) +
+                                     "' on two pointers is not supported");
+    if (op != BO::Add && !(op == BO::Sub && lt.isPointer()))
+      error(loc, std::string("operator '") + ast::spelling(op) + "' is not defined on pointers");
+    const SemaValue &ptr = lt.isPointer() ? lhs : rhs;
+    const SemaValue &off = lt.isPointer() ? rhs : lhs;
+    DType offType = lt.isPointer() ? rt : lt;
+    if (!offType.isInteger() || offType.isBool())
+      error(loc, "a pointer offset must be an integer, not " + off.describe());
+    tir::Value *offset = materialize(off, loc);
+    if (op == BO::Sub)
+      offset = builder_.unary(OpCode::Neg, offset);
+    std::vector<int64_t> shape = broadcastShape(ptr.value->type(), offset->type(), loc);
+    tir::Value *p = broadcastTo(ptr.value, shape, loc);
+    offset = broadcastTo(offset, shape, loc);
+    return SemaValue::ofTensor(builder_.addPtr(p, offset));
+  }
+
+  bool divOrMod = op == BO::Div || op == BO::FloorDiv || op == BO::Mod;
+  std::string why;
+  auto common = computationType(lt, lhsLiteral, rt, rhsLiteral, divOrMod, why);
+  if (!common)
+    error(loc, why);
+  DType t = *common;
+  OpCode code;
+  switch (op) {
+  case BO::Add: code = OpCode::Add; break;
+  case BO::Sub: code = OpCode::Sub; break;
+  case BO::Mul: code = OpCode::Mul; break;
+  case BO::Div:
+    // True division of integers happens in fp32, as in Triton.
+    if (!t.isFloat())
+      t = DType::scalar(ScalarKind::F32);
+    code = OpCode::Div;
+    break;
+  case BO::FloorDiv:
+    if (t.isFloat())
+      error(loc, "'//' on floating-point values is not supported (as in Triton): use '/'");
+    code = OpCode::Div; // rounds toward zero, like Triton
+    break;
+  case BO::Mod: code = OpCode::Rem; break;
+  case BO::BitAnd: code = OpCode::And; break;
+  case BO::BitOr: code = OpCode::Or; break;
+  case BO::BitXor: code = OpCode::Xor; break;
+  case BO::LShift: code = OpCode::Shl; break;
+  case BO::RShift: code = OpCode::Shr; break;
+  default:
+    error(loc, std::string("operator '") + ast::spelling(op) + "' is not supported on tensors");
+  }
+  bool bitwise = code == OpCode::And || code == OpCode::Or || code == OpCode::Xor ||
+                 code == OpCode::Shl || code == OpCode::Shr;
+  if (bitwise && !t.isInteger())
+    error(loc, std::string("operator '") + ast::spelling(op) +
+                   "' needs integer operands, got " + lt.tritonName() + " and " + rt.tritonName());
+  if ((code == OpCode::Shl || code == OpCode::Shr) && t.isBool())
+    error(loc, "cannot shift boolean values");
+  tir::Value *a = materialize(lhs, loc, t);
+  tir::Value *b = materialize(rhs, loc, t);
+  std::vector<int64_t> shape = broadcastShape(a->type(), b->type(), loc);
+  a = broadcastTo(a, shape, loc);
+  b = broadcastTo(b, shape, loc);
+  return SemaValue::ofTensor(builder_.binary(code, a, b));
+}
+
+//===----------------------------------------------------------------------===//
+// Comparisons
+//===----------------------------------------------------------------------===//
+
+SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
+                                 const SemaValue &rhs, SourceLoc loc) {
+  using CO = ast::CompareOperator;
+  if (op == CO::Is || op == CO::IsNot) {
+    bool same;
+    if (lhs.isNone() || rhs.isNone())
+      same = lhs.isNone() && rhs.isNone();
+    else if (lhs.kind == Kind::DType && rhs.kind == Kind::DType)
+      same = lhs.dtype == rhs.dtype;
+    else if (lhs.kind == Kind::Bool && rhs.kind == Kind::Bool)
+      same = lhs.boolValue == rhs.boolValue;
+    else
+      error(loc, "'is' is only supported against None, True, False or dtypes in kernels");
+    return SemaValue::ofBool(op == CO::Is ? same : !same);
+  }
+  if (op == CO::In || op == CO::NotIn) {
+    if (rhs.kind != Kind::Tuple || lhs.isTensor())
+      error(loc, "'in' is only supported on constant tuples in kernels");
+    bool found = false;
+    for (const SemaValue &e : rhs.elems)
+      if (e.kind == lhs.kind && e.repr() == lhs.repr())
+        found = true;
+    return SemaValue::ofBool(op == CO::In ? found : !found);
+  }
+  // Constant comparisons.
+  if (lhs.kind == Kind::DType && rhs.kind == Kind::DType && (op == CO::Eq || op == CO::Ne))
+    return SemaValue::ofBool((lhs.dtype == rhs.dtype) == (op == CO::Eq));
+  if (lhs.kind == Kind::String && rhs.kind == Kind::String && (op == CO::Eq || op == CO::Ne))
+    return SemaValue::ofBool((lhs.name == rhs.name) == (op == CO::Eq));
+  if (lhs.isConstexprNumber() && rhs.isConstexprNumber()) {
+    bool r;
+    if (isIntLike(lhs) && isIntLike(rhs)) {
+      int64_t a = asInt(lhs), b = asInt(rhs);
+      r = op == CO::Lt ? a < b : op == CO::Le ? a <= b : op == CO::Gt ? a > b
+          : op == CO::Ge ? a >= b : op == CO::Eq ? a == b : a != b;
+    } else {
+      double a = asFloat(lhs), b = asFloat(rhs);
+      r = op == CO::Lt ? a < b : op == CO::Le ? a <= b : op == CO::Gt ? a > b
+          : op == CO::Ge ? a >= b : op == CO::Eq ? a == b : a != b;
+    }
+    return SemaValue::ofBool(r);
+  }
+  for (const SemaValue *v : {&lhs, &rhs})
+    if (!v->isTensor() && !v->isConstexprNumber())
+      error(loc, std::string("cannot compare with '") + ast::spelling(op) + "': " + v->describe());
+
+  bool lhsLiteral = !lhs.isTensor(), rhsLiteral = !rhs.isTensor();
+  DType lt = lhsLiteral ? literalType(lhs) : lhs.value->type().elem;
+  DType rt = rhsLiteral ? literalType(rhs) : rhs.value->type().elem;
+  DType t;
+  if (lt.isPointer() || rt.isPointer()) {
+    if (lt != rt)
+      error(loc, "cannot compare " + lt.tritonName() + " with " + rt.tritonName());
+    t = lt;
+  } else {
+    std::string why;
+    auto common = computationType(lt, lhsLiteral, rt, rhsLiteral, false, why);
+    if (!common)
+      error(loc, why);
+    t = *common;
+  }
+  tir::Value *a = materialize(lhs, loc, t);
+  tir::Value *b = materialize(rhs, loc, t);
+  std::vector<int64_t> shape = broadcastShape(a->type(), b->type(), loc);
+  a = broadcastTo(a, shape, loc);
+  b = broadcastTo(b, shape, loc);
+  const char *predicate = op == CO::Lt ? "lt" : op == CO::Le ? "le" : op == CO::Gt ? "gt"
+                          : op == CO::Ge ? "ge" : op == CO::Eq ? "eq" : "ne";
+  return SemaValue::ofTensor(builder_.cmp(predicate, a, b));
+}
+
+//===----------------------------------------------------------------------===//
+// Unary operators
+//===----------------------------------------------------------------------===//
+
+SemaValue Specializer::unaryOp(ast::UnaryOperator op, const SemaValue &operand, SourceLoc loc) {
+  using UO = ast::UnaryOperator;
+  if (op == UO::Not) {
+    if (auto truth = constexprTruth(operand))
+      return SemaValue::ofBool(!*truth);
+    tir::Value *b = castTo(operand.value, DType::scalar(ScalarKind::I1));
+    return SemaValue::ofTensor(builder_.unary(OpCode::Not, b));
+  }
+  if (operand.isConstexprNumber()) {
+    switch (op) {
+    case UO::Neg:
+      return operand.kind == Kind::Float ? SemaValue::ofFloat(-operand.floatValue)
+                                         : SemaValue::ofInt(-asInt(operand));
+    case UO::Pos:
+      return operand.kind == Kind::Bool ? SemaValue::ofInt(asInt(operand)) : operand;
+    case UO::Invert:
+      if (operand.kind == Kind::Float)
+        error(loc, "'~' needs an integer");
+      return SemaValue::ofInt(~asInt(operand));
+    default:
+      break;
+    }
+  }
+  if (!operand.isTensor())
+    error(loc, std::string("unsupported operand for unary '") + ast::spelling(op) + "': " +
+                   operand.describe());
+  tir::Value *v = operand.value;
+  DType t = v->type().elem;
+  if (t.isPointer())
+    error(loc, std::string("unary '") + ast::spelling(op) + "' is not defined on pointers");
+  switch (op) {
+  case UO::Pos:
+    return operand;
+  case UO::Neg:
+    if (t.isBool())
+      error(loc, "cannot negate a boolean tensor");
+    return SemaValue::ofTensor(builder_.unary(OpCode::Neg, v));
+  case UO::Invert:
+    if (!t.isInteger())
+      error(loc, "'~' needs an integer tensor, not " + t.tritonName());
+    return SemaValue::ofTensor(builder_.unary(OpCode::Not, v));
+  default:
+    break;
+  }
+  error(loc, "unsupported unary operator");
+}
+
+} // namespace tilec::sema

@@ -1,0 +1,45 @@
+// Semantic analysis: a @triton.jit kernel plus a signature -> one TIR function.
+//
+// Sema works like Triton's code generator: it walks the kernel's AST once per specialisation,
+// evaluating everything that is known at compile time (constexpr parameters, dtypes, Python
+// arithmetic on them, `if` on constants, helper-function calls, which are inlined) and emitting IR
+// for the rest, with Triton's type promotion and broadcasting rules. There is no separate typed
+// AST: the IR it emits is typed, and keeping one walk keeps Triton's semantics in one place.
+#pragma once
+
+#include "frontend/AST.h"
+#include "tir/IR.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tilec::sema {
+
+struct KernelRequest {
+  std::string name;
+  /// The signature in Triton AOT syntax (see Signature.h). Required.
+  std::string signature;
+  /// -D NAME=VALUE bindings of constexpr parameters and module-level names.
+  std::vector<std::pair<std::string, std::string>> defines;
+  unsigned numWarps = 4;
+  unsigned numStages = 3;
+};
+
+/// The module's @triton.jit functions, in source order.
+std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module);
+
+/// Finds a `# tilec: -s "SIG"` style signature comment directly above a kernel's decorators, so
+/// that `tilec file.tl -o out.ptx` can compile kernels whose signature lives in the source.
+/// Returns nullopt when there is none.
+std::optional<std::string> signatureFromSource(const SourceManager &sources,
+                                               const ast::Stmt &kernel);
+
+/// Specialises `request.name` and appends the function to `out`. Errors (an unknown kernel, a
+/// signature that does not match, any semantic error in the kernel) are reported through
+/// `sources.error`, which throws CompileError.
+tir::Function &specializeKernel(const ast::Module &module, const SourceManager &sources,
+                                const KernelRequest &request, tir::Module &out);
+
+} // namespace tilec::sema

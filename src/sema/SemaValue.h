@@ -1,0 +1,118 @@
+// What a name or expression denotes while sema walks a kernel.
+//
+// Triton kernels mix two worlds: compile-time Python values (constexpr ints, dtypes, tuples,
+// functions, modules) and run-time values (scalars and tensors in the IR). Sema evaluates the
+// former as it goes, like Triton's code generator does, and emits IR only for the latter. A
+// SemaValue is either.
+#pragma once
+
+#include "frontend/AST.h"
+#include "tir/IR.h"
+
+#include <string>
+#include <vector>
+
+namespace tilec::sema {
+
+struct SemaValue {
+  enum class Kind {
+    None,        // Python None
+    Int,         // a constexpr Python int
+    Float,       // a constexpr Python float
+    Bool,        // a constexpr Python bool
+    String,      // a constexpr string
+    DType,       // tl.float32, a tensor's .dtype, ...
+    Tuple,       // a tuple (or list) of values
+    Tensor,      // a run-time value: an IR scalar or tensor
+    Module,      // `triton`, `triton.language`, `torch`, ... (name = dotted module name)
+    JitFunction, // a user @triton.jit function
+    Builtin,     // a function sema implements: "tl.load", "range", "min"...; with `self` for
+                 // bound methods such as x.to (elems[0] is the receiver)
+    Slice,       // `:` inside a subscript (only full slices are meaningful to Triton)
+  };
+
+  Kind kind = Kind::None;
+  int64_t intValue = 0;
+  double floatValue = 0.0;
+  bool boolValue = false;
+  std::string name; // String: the text; Module: dotted name; Builtin: qualified name
+  tir::DType dtype;
+  std::vector<SemaValue> elems; // Tuple elements; Builtin: bound receiver
+  tir::Value *value = nullptr;  // Tensor
+  const ast::Stmt *function = nullptr; // JitFunction
+
+  static SemaValue none() { return {}; }
+  static SemaValue ofInt(int64_t v) {
+    SemaValue r;
+    r.kind = Kind::Int;
+    r.intValue = v;
+    return r;
+  }
+  static SemaValue ofFloat(double v) {
+    SemaValue r;
+    r.kind = Kind::Float;
+    r.floatValue = v;
+    return r;
+  }
+  static SemaValue ofBool(bool v) {
+    SemaValue r;
+    r.kind = Kind::Bool;
+    r.boolValue = v;
+    return r;
+  }
+  static SemaValue ofString(std::string s) {
+    SemaValue r;
+    r.kind = Kind::String;
+    r.name = std::move(s);
+    return r;
+  }
+  static SemaValue ofDType(tir::DType t) {
+    SemaValue r;
+    r.kind = Kind::DType;
+    r.dtype = t;
+    return r;
+  }
+  static SemaValue ofTuple(std::vector<SemaValue> elems) {
+    SemaValue r;
+    r.kind = Kind::Tuple;
+    r.elems = std::move(elems);
+    return r;
+  }
+  static SemaValue ofTensor(tir::Value *v) {
+    SemaValue r;
+    r.kind = Kind::Tensor;
+    r.value = v;
+    return r;
+  }
+  static SemaValue ofModule(std::string dotted) {
+    SemaValue r;
+    r.kind = Kind::Module;
+    r.name = std::move(dotted);
+    return r;
+  }
+  static SemaValue ofBuiltin(std::string qualified) {
+    SemaValue r;
+    r.kind = Kind::Builtin;
+    r.name = std::move(qualified);
+    return r;
+  }
+  static SemaValue ofJitFunction(const ast::Stmt *def) {
+    SemaValue r;
+    r.kind = Kind::JitFunction;
+    r.function = def;
+    return r;
+  }
+
+  bool isConstexprNumber() const {
+    return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool;
+  }
+  bool isTensor() const { return kind == Kind::Tensor; }
+  bool isNone() const { return kind == Kind::None; }
+
+  /// How Python would print it, for constexpr values ("1024", "True", "fp16"); also a short
+  /// description of what the value is for messages ("a tensor", "module 'torch'").
+  std::string repr() const;
+  std::string describe() const;
+};
+
+} // namespace tilec::sema

@@ -1,0 +1,36 @@
+// Kernel signatures in the Triton AOT compiler's syntax: "*fp32:16,*fp32:16,i32,1024".
+//
+// One entry per kernel parameter, in order:
+//   *fp16        a pointer to fp16
+//   *fp16:16     ... that the caller promises is 16-byte aligned
+//   i32, fp32    a run-time scalar of that type
+//   i32:16       ... that the caller promises is divisible by 16
+//   1024, 0.5, True, fp16
+//                a literal: the parameter is bound at compile time (a constexpr)
+#pragma once
+
+#include "tir/Types.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilec::sema {
+
+struct SignatureEntry {
+  enum class Kind { Pointer, Scalar, Constant };
+  Kind kind = Kind::Scalar;
+  tir::DType type;          // Pointer: the pointer type; Scalar: the scalar type
+  unsigned hint = 0;        // Pointer: alignment in bytes; Scalar: divisibility
+  std::string constant;     // Constant: the literal as written
+  std::string text;         // the entry as written, for messages
+};
+
+/// Parses a signature; on error returns nullopt and sets `error` to a message naming the entry.
+std::optional<std::vector<SignatureEntry>> parseSignature(const std::string &text,
+                                                          std::string &error);
+
+/// The signature spelling of a type: "*fp32", "i32", "fp16".
+std::string signatureTypeName(tir::DType type);
+
+} // namespace tilec::sema

@@ -1,0 +1,1155 @@
+#include "sema/Specializer.h"
+
+#include "sema/Sema.h"
+#include "sema/Signature.h"
+#include "sema/TypeRules.h"
+#include "tir/Verifier.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+namespace tilec::sema {
+
+using tir::DType;
+using tir::OpCode;
+using tir::ScalarKind;
+using tir::Type;
+
+//===----------------------------------------------------------------------===//
+// SemaValue
+//===----------------------------------------------------------------------===//
+
+std::string SemaValue::repr() const {
+  switch (kind) {
+  case Kind::None:
+    return "None";
+  case Kind::Int:
+    return std::to_string(intValue);
+  case Kind::Float: {
+    std::ostringstream os;
+    os.precision(17);
+    os << floatValue;
+    std::string s = os.str();
+    if (s.find_first_of(".eEn") == std::string::npos)
+      s += ".0";
+    return s;
+  }
+  case Kind::Bool:
+    return boolValue ? "True" : "False";
+  case Kind::String:
+    return "'" + name + "'";
+  case Kind::DType:
+    return dtype.tritonName();
+  case Kind::Tuple: {
+    std::string s = "(";
+    for (size_t i = 0; i < elems.size(); ++i)
+      s += (i ? ", " : "") + elems[i].repr();
+    return s + (elems.size() == 1 ? ",)" : ")");
+  }
+  default:
+    return describe();
+  }
+}
+
+std::string SemaValue::describe() const {
+  switch (kind) {
+  case Kind::None:
+    return "None";
+  case Kind::Int:
+  case Kind::Float:
+  case Kind::Bool:
+    return "the constant " + repr();
+  case Kind::String:
+    return "a string";
+  case Kind::DType:
+    return "the dtype " + dtype.tritonName();
+  case Kind::Tuple:
+    return "a tuple";
+  case Kind::Tensor:
+    return value->type().isScalar() ? "a scalar of type " + value->type().elem.tritonName()
+                                    : "a tensor of type " + value->type().str();
+  case Kind::Module:
+    return "module '" + name + "'";
+  case Kind::JitFunction:
+    return "the @triton.jit function '" + function->name + "'";
+  case Kind::Builtin:
+    return "the function '" + name + "'";
+  case Kind::Slice:
+    return "a slice";
+  }
+  return "a value";
+}
+
+std::string dottedName(const ast::Expr &expr) {
+  if (expr.kind == ast::ExprKind::Name)
+    return expr.name;
+  if (expr.kind == ast::ExprKind::Attribute) {
+    std::string base = dottedName(*expr.operands[0]);
+    return base.empty() ? "" : base + "." + expr.name;
+  }
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// Module-level names
+//===----------------------------------------------------------------------===//
+
+static bool isJitDecorator(const ast::Expr &decorator) {
+  const ast::Expr *callee = &decorator;
+  if (callee->kind == ast::ExprKind::Call)
+    callee = callee->operands[0].get();
+  std::string name = dottedName(*callee);
+  return name == "jit" || name == "triton.jit";
+}
+
+std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module) {
+  std::vector<const ast::Stmt *> result;
+  for (const ast::StmtPtr &stmt : module.body) {
+    if (stmt->kind != ast::StmtKind::FunctionDef)
+      continue;
+    for (const ast::ExprPtr &d : stmt->decorators)
+      if (isJitDecorator(*d)) {
+        result.push_back(stmt.get());
+        break;
+      }
+  }
+  return result;
+}
+
+Specializer::Specializer(const ast::Module &module, const SourceManager &sources,
+                         tir::Function &function)
+    : module_(module), sources_(sources), function_(function), builder_(function.body()) {
+  collectGlobals();
+}
+
+void Specializer::collectGlobals() {
+  for (const ast::StmtPtr &stmt : module_.body) {
+    switch (stmt->kind) {
+    case ast::StmtKind::Import:
+      for (const ast::ImportAlias &alias : stmt->names) {
+        if (!alias.asName.empty()) {
+          globals_[alias.asName] = SemaValue::ofModule(alias.name);
+          continue;
+        }
+        // `import triton.language` binds `triton`.
+        globals_[alias.name.substr(0, alias.name.find('.'))] =
+            SemaValue::ofModule(alias.name.substr(0, alias.name.find('.')));
+      }
+      break;
+    case ast::StmtKind::ImportFrom:
+      for (const ast::ImportAlias &alias : stmt->names) {
+        std::string bound = alias.asName.empty() ? alias.name : alias.asName;
+        globals_[bound] = moduleAttribute(stmt->module, alias.name, alias.loc);
+      }
+      break;
+    case ast::StmtKind::FunctionDef: {
+      bool jit = std::any_of(stmt->decorators.begin(), stmt->decorators.end(),
+                             [](const ast::ExprPtr &d) { return isJitDecorator(*d); });
+      if (jit) {
+        globals_[stmt->name] = SemaValue::ofJitFunction(stmt.get());
+      } else {
+        globals_[stmt->name] = SemaValue::ofBuiltin("pyfunc:" + stmt->name);
+      }
+      pendingGlobals_.erase(stmt->name);
+      break;
+    }
+    case ast::StmtKind::Assign:
+      if (stmt->targets.size() == 1 && stmt->targets[0]->kind == ast::ExprKind::Name) {
+        pendingGlobals_[stmt->targets[0]->name] = stmt->value.get();
+        globals_.erase(stmt->targets[0]->name);
+      }
+      break;
+    case ast::StmtKind::AnnAssign:
+      if (stmt->value && stmt->targets[0]->kind == ast::ExprKind::Name) {
+        pendingGlobals_[stmt->targets[0]->name] = stmt->value.get();
+        globals_.erase(stmt->targets[0]->name);
+      }
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+SemaValue Specializer::evalConstantGlobal(const std::string &name, const ast::Expr &expr) {
+  if (std::find(globalsBeingEvaluated_.begin(), globalsBeingEvaluated_.end(), name) !=
+      globalsBeingEvaluated_.end())
+    error(expr.loc, "global '" + name + "' is defined in terms of itself");
+  globalsBeingEvaluated_.push_back(name);
+  // Module-level code runs in its own scope: a kernel's locals are not visible to it.
+  scopes_.push_back(Scope{});
+  SemaValue value = eval(expr);
+  scopes_.pop_back();
+  globalsBeingEvaluated_.pop_back();
+  if (value.isTensor())
+    error(expr.loc, "global '" + name +
+                        "' is not a compile-time constant; kernels can only use constant globals");
+  return value;
+}
+
+SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
+  if (!scopes_.empty()) {
+    auto it = scopes_.back().names.find(name);
+    if (it != scopes_.back().names.end())
+      return it->second;
+  }
+  auto g = globals_.find(name);
+  if (g != globals_.end())
+    return g->second;
+  auto pending = pendingGlobals_.find(name);
+  if (pending != pendingGlobals_.end()) {
+    SemaValue value = evalConstantGlobal(name, *pending->second);
+    globals_[name] = value;
+    pendingGlobals_.erase(name);
+    return value;
+  }
+  // Python builtins that kernels may use.
+  static const std::set<std::string> pyBuiltins = {"range", "min", "max", "float", "int", "bool",
+                                                   "len", "print", "abs", "isinstance"};
+  if (pyBuiltins.count(name))
+    return SemaValue::ofBuiltin("py." + name);
+  error(loc, "undefined name '" + name + "'");
+}
+
+void Specializer::bind(const std::string &name, const SemaValue &value) {
+  if (value.isTensor() && value.value->nameHint().empty())
+    value.value->setNameHint(name);
+  scopes_.back().names[name] = value;
+}
+
+void Specializer::assign(const ast::Expr &target, const SemaValue &value) {
+  if (target.kind == ast::ExprKind::Name) {
+    bind(target.name, value);
+    return;
+  }
+  if (target.kind == ast::ExprKind::Tuple || target.kind == ast::ExprKind::List) {
+    if (value.kind != SemaValue::Kind::Tuple)
+      error(target.loc, "cannot unpack " + value.describe() + " into " +
+                            std::to_string(target.operands.size()) + " names");
+    if (value.elems.size() != target.operands.size())
+      error(target.loc, "cannot unpack " + std::to_string(value.elems.size()) + " values into " +
+                            std::to_string(target.operands.size()) + " names");
+    for (size_t i = 0; i < target.operands.size(); ++i)
+      assign(*target.operands[i], value.elems[i]);
+    return;
+  }
+  if (target.kind == ast::ExprKind::Subscript || target.kind == ast::ExprKind::Attribute)
+    error(target.loc, "assigning to an element or attribute is not supported in a kernel: tensors "
+                      "are immutable, store through a pointer with tl.store");
+  error(target.loc, "cannot assign to this expression");
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel entry
+//===----------------------------------------------------------------------===//
+
+static bool isConstexprAnnotation(const ast::Expr *annotation) {
+  if (!annotation)
+    return false;
+  std::string name = dottedName(*annotation);
+  return name == "tl.constexpr" || name == "triton.language.constexpr" || name == "constexpr" ||
+         name == "language.constexpr";
+}
+
+void Specializer::specialize(const ast::Stmt &kernel,
+                             const std::map<std::string, SemaValue> &constexprArgs) {
+  scopes_.push_back(Scope{});
+  builder_.setLoc(kernel.loc);
+  for (const ast::Param &param : kernel.params) {
+    auto bound = constexprArgs.find(param.name);
+    if (bound != constexprArgs.end()) {
+      bind(param.name, bound->second);
+      function_.constexprs.push_back({param.name, bound->second.repr()});
+      continue;
+    }
+    // Run-time parameters were added as body arguments by specializeKernel, in order.
+    unsigned index = 0;
+    for (; index < function_.params.size(); ++index)
+      if (function_.params[index].name == param.name)
+        break;
+    if (index < function_.params.size()) {
+      bind(param.name, SemaValue::ofTensor(function_.body().argument(index)));
+      continue;
+    }
+    // A parameter the signature did not cover: its default, evaluated in module scope.
+    if (!param.defaultValue)
+      error(param.loc, "parameter '" + param.name + "' has no value: give it in the signature" +
+                           (isConstexprAnnotation(param.annotation.get())
+                                ? " or with -D " + param.name + "=VALUE"
+                                : ""));
+    scopes_.push_back(Scope{});
+    SemaValue value = eval(*param.defaultValue);
+    scopes_.pop_back();
+    bind(param.name, value);
+    function_.constexprs.push_back({param.name, value.repr()});
+  }
+  execBlock(kernel.body);
+  if (returnValue_ && !returnValue_->isNone())
+    error(kernel.loc, "a kernel cannot return a value");
+  builder_.setInsertionPointToEnd(function_.body());
+  builder_.setLoc(kernel.loc);
+  builder_.create(OpCode::Return, {}, {});
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+void Specializer::execBlock(const ast::StmtList &stmts) {
+  for (const ast::StmtPtr &stmt : stmts) {
+    if (returnValue_)
+      return;
+    exec(*stmt);
+  }
+}
+
+void Specializer::exec(const ast::Stmt &stmt) {
+  builder_.setLoc(stmt.loc);
+  switch (stmt.kind) {
+  case ast::StmtKind::ExprStmt:
+    // Docstrings and other bare constants do nothing.
+    if (stmt.value->kind == ast::ExprKind::StringLit)
+      return;
+    eval(*stmt.value);
+    return;
+  case ast::StmtKind::Assign:
+  case ast::StmtKind::AugAssign:
+  case ast::StmtKind::AnnAssign:
+    execAssign(stmt);
+    return;
+  case ast::StmtKind::If:
+    execIf(stmt);
+    return;
+  case ast::StmtKind::For:
+    execFor(stmt);
+    return;
+  case ast::StmtKind::While:
+    execWhile(stmt);
+    return;
+  case ast::StmtKind::Pass:
+    return;
+  case ast::StmtKind::Return:
+    if (runtimeControlFlowDepth_ > 0)
+      error(stmt.loc, "'return' inside a loop or an 'if' on a run-time condition is not "
+                      "supported yet");
+    returnValue_ = stmt.value ? eval(*stmt.value) : SemaValue::none();
+    return;
+  case ast::StmtKind::Assert: {
+    SemaValue cond = eval(*stmt.test);
+    std::string message;
+    if (stmt.value) {
+      SemaValue m = eval(*stmt.value);
+      message = m.kind == SemaValue::Kind::String ? m.name : m.repr();
+    }
+    if (auto truth = constexprTruth(cond)) {
+      if (!*truth)
+        error(stmt.loc, "assertion failed" + (message.empty() ? "" : ": " + message));
+      return;
+    }
+    tir::Operation *op = builder_.create(OpCode::Assert, {toValue(cond, stmt.loc, "assert")}, {});
+    op->setAttr("message", message);
+    return;
+  }
+  case ast::StmtKind::Break:
+  case ast::StmtKind::Continue:
+    error(stmt.loc, std::string("'") + (stmt.kind == ast::StmtKind::Break ? "break" : "continue") +
+                        "' is not supported in kernels (Triton does not support it either)");
+  case ast::StmtKind::FunctionDef:
+    error(stmt.loc, "nested function definitions are not supported in kernels");
+  case ast::StmtKind::Import:
+  case ast::StmtKind::ImportFrom:
+    error(stmt.loc, "imports inside a kernel are not supported; import at module level");
+  case ast::StmtKind::Unsupported:
+    error(stmt.loc, stmt.name + " is not supported yet in a kernel");
+  }
+}
+
+void Specializer::execAssign(const ast::Stmt &stmt) {
+  if (stmt.kind == ast::StmtKind::AugAssign) {
+    const ast::Expr &target = *stmt.targets[0];
+    if (target.kind != ast::ExprKind::Name)
+      error(target.loc, "augmented assignment is only supported to a name in a kernel");
+    SemaValue current = lookup(target.name, target.loc);
+    SemaValue rhs = eval(*stmt.value);
+    builder_.setLoc(stmt.loc);
+    bind(target.name, binaryOp(stmt.augOp, current, rhs, stmt.loc));
+    return;
+  }
+  if (stmt.kind == ast::StmtKind::AnnAssign) {
+    if (!stmt.value)
+      return; // a bare annotation declares nothing at run time
+    SemaValue value = eval(*stmt.value);
+    assign(*stmt.targets[0], value);
+    return;
+  }
+  SemaValue value = eval(*stmt.value);
+  for (const ast::ExprPtr &target : stmt.targets)
+    assign(*target, value);
+}
+
+std::optional<bool> Specializer::constexprTruth(const SemaValue &v) const {
+  switch (v.kind) {
+  case SemaValue::Kind::None:
+    return false;
+  case SemaValue::Kind::Int:
+    return v.intValue != 0;
+  case SemaValue::Kind::Float:
+    return v.floatValue != 0.0;
+  case SemaValue::Kind::Bool:
+    return v.boolValue;
+  case SemaValue::Kind::String:
+    return !v.name.empty();
+  case SemaValue::Kind::Tuple:
+    return !v.elems.empty();
+  case SemaValue::Kind::Tensor:
+    return std::nullopt;
+  default:
+    return true;
+  }
+}
+
+// Names assigned anywhere in `body` (not inside nested function definitions), in first-seen order.
+static void collectAssigned(const ast::Expr &target, std::vector<std::string> &out) {
+  if (target.kind == ast::ExprKind::Name) {
+    if (std::find(out.begin(), out.end(), target.name) == out.end())
+      out.push_back(target.name);
+    return;
+  }
+  if (target.kind == ast::ExprKind::Tuple || target.kind == ast::ExprKind::List)
+    for (const ast::ExprPtr &e : target.operands)
+      collectAssigned(*e, out);
+}
+
+static void collectAssigned(const ast::StmtList &body, std::vector<std::string> &out) {
+  for (const ast::StmtPtr &stmt : body) {
+    switch (stmt->kind) {
+    case ast::StmtKind::Assign:
+    case ast::StmtKind::AugAssign:
+    case ast::StmtKind::AnnAssign:
+      for (const ast::ExprPtr &t : stmt->targets)
+        collectAssigned(*t, out);
+      break;
+    case ast::StmtKind::For:
+      collectAssigned(*stmt->targets[0], out);
+      collectAssigned(stmt->body, out);
+      collectAssigned(stmt->orelse, out);
+      break;
+    case ast::StmtKind::If:
+    case ast::StmtKind::While:
+      collectAssigned(stmt->body, out);
+      collectAssigned(stmt->orelse, out);
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+std::vector<std::string> Specializer::carriedNames(const ast::StmtList &body) const {
+  std::vector<std::string> assigned;
+  collectAssigned(body, assigned);
+  std::vector<std::string> carried;
+  for (const std::string &name : assigned)
+    if (scopes_.back().names.count(name))
+      carried.push_back(name);
+  return carried;
+}
+
+std::vector<std::pair<std::string, SemaValue>>
+Specializer::liveBindings(const std::vector<std::string> &names) {
+  std::vector<std::pair<std::string, SemaValue>> out;
+  for (const std::string &n : names)
+    out.emplace_back(n, scopes_.back().names.at(n));
+  return out;
+}
+
+// The value a loop-carried or if-merged name has, as an IR value of `type` (constexpr numbers
+// are materialised; tensors must already have the type).
+static bool sameType(const tir::Value *v, const Type &t) { return v->type().sameShapeAndElem(t); }
+
+void Specializer::execIf(const ast::Stmt &stmt) {
+  SemaValue cond = eval(*stmt.test);
+  if (auto truth = constexprTruth(cond)) {
+    execBlock(*truth ? stmt.body : stmt.orelse);
+    return;
+  }
+  tir::Value *condValue = toValue(cond, stmt.test->loc, "if condition");
+  if (!condValue->type().isScalar())
+    error(stmt.test->loc, "an 'if' condition must be a scalar, not " + cond.describe());
+  condValue = castTo(condValue, DType::scalar(ScalarKind::I1));
+
+  std::vector<std::string> assigned;
+  collectAssigned(stmt.body, assigned);
+  collectAssigned(stmt.orelse, assigned);
+
+  tir::Operation *ifOp = builder_.create(OpCode::If, {condValue}, {});
+  tir::Block &thenBlock = ifOp->addRegion().block();
+  tir::Block &elseBlock = ifOp->addRegion().block();
+  std::map<std::string, SemaValue> before = scopes_.back().names;
+
+  ++runtimeControlFlowDepth_;
+  builder_.setInsertionPointToEnd(thenBlock);
+  execBlock(stmt.body);
+  std::map<std::string, SemaValue> afterThen = scopes_.back().names;
+  scopes_.back().names = before;
+  builder_.setInsertionPointToEnd(elseBlock);
+  execBlock(stmt.orelse);
+  std::map<std::string, SemaValue> afterElse = scopes_.back().names;
+  --runtimeControlFlowDepth_;
+
+  // Every assigned name that has a value on both paths flows out of the `if`.
+  scopes_.back().names = before;
+  std::vector<std::string> merged;
+  std::vector<tir::Value *> thenValues, elseValues;
+  for (const std::string &name : assigned) {
+    auto t = afterThen.find(name), e = afterElse.find(name);
+    if (t == afterThen.end() || e == afterElse.end()) {
+      continue; // defined on one path only: not visible after the if (as in Triton)
+    }
+    const SemaValue &tv = t->second, &ev = e->second;
+    bool tConst = tv.isConstexprNumber(), eConst = ev.isConstexprNumber();
+    if (!tv.isTensor() && !ev.isTensor()) {
+      if (tv.repr() == ev.repr() && tv.kind == ev.kind) {
+        bind(name, tv);
+        continue;
+      }
+      if (!tConst || !eConst)
+        error(stmt.loc, "'" + name + "' is " + tv.describe() + " on one path of the if and " +
+                            ev.describe() + " on the other");
+    }
+    // Decide the merged type: a tensor side wins; two constants take their promoted type.
+    std::string why;
+    if (tv.isTensor() && ev.isTensor()) {
+      if (!tv.value->type().sameShapeAndElem(ev.value->type()))
+        error(stmt.loc, "'" + name + "' has type " + tv.value->type().str() +
+                            " on one path of the if and " + ev.value->type().str() +
+                            " on the other");
+    }
+    tir::Value *tval = tv.isTensor() ? tv.value : nullptr;
+    tir::Value *evalue = ev.isTensor() ? ev.value : nullptr;
+    if (!tval && !evalue) {
+      builder_.setInsertionPointToEnd(thenBlock);
+      tval = materialize(tv, stmt.loc);
+      builder_.setInsertionPointToEnd(elseBlock);
+      evalue = materialize(ev, stmt.loc);
+      auto common = computationType(tval->type().elem, true, evalue->type().elem, true, false, why);
+      builder_.setInsertionPointToEnd(thenBlock);
+      tval = castTo(tval, *common);
+      builder_.setInsertionPointToEnd(elseBlock);
+      evalue = castTo(evalue, *common);
+    } else if (!tval) {
+      builder_.setInsertionPointToEnd(thenBlock);
+      tval = broadcastTo(materialize(tv, stmt.loc, evalue->type().elem), evalue->type().shape,
+                         stmt.loc);
+    } else if (!evalue) {
+      builder_.setInsertionPointToEnd(elseBlock);
+      evalue = broadcastTo(materialize(ev, stmt.loc, tval->type().elem), tval->type().shape,
+                           stmt.loc);
+    }
+    merged.push_back(name);
+    thenValues.push_back(tval);
+    elseValues.push_back(evalue);
+  }
+  builder_.setInsertionPointToEnd(thenBlock);
+  builder_.create(OpCode::Yield, thenValues, {});
+  builder_.setInsertionPointToEnd(elseBlock);
+  builder_.create(OpCode::Yield, elseValues, {});
+  builder_.setInsertionPointToEnd(*ifOp->parentBlock());
+  for (size_t i = 0; i < merged.size(); ++i)
+    bind(merged[i], SemaValue::ofTensor(ifOp->addResult(thenValues[i]->type())));
+}
+
+void Specializer::execStaticFor(const ast::Stmt &stmt, const std::vector<int64_t> &values) {
+  for (int64_t v : values) {
+    assign(*stmt.targets[0], SemaValue::ofInt(v));
+    execBlock(stmt.body);
+    if (returnValue_)
+      return;
+  }
+  execBlock(stmt.orelse);
+}
+
+void Specializer::execFor(const ast::Stmt &stmt) {
+  const ast::Expr &iter = *stmt.iter;
+  if (iter.kind != ast::ExprKind::Call)
+    error(iter.loc, "a kernel can only loop over range(), tl.range() or tl.static_range()");
+  SemaValue callee = eval(*iter.operands[0]);
+  if (callee.kind != SemaValue::Kind::Builtin ||
+      (callee.name != "py.range" && callee.name != "tl.range" && callee.name != "tl.static_range"))
+    error(iter.loc, "a kernel can only loop over range(), tl.range() or tl.static_range()");
+  if (!stmt.orelse.empty())
+    error(stmt.loc, "'for ... else' is not supported in kernels");
+  std::vector<SemaValue> bounds;
+  for (size_t i = 1; i < iter.operands.size(); ++i)
+    bounds.push_back(eval(*iter.operands[i]));
+  for (const ast::Keyword &kw : iter.keywords) {
+    // tl.range's tuning hints (num_stages, loop_unroll_factor, ...) do not change semantics.
+    if (kw.name != "num_stages" && kw.name != "loop_unroll_factor" && kw.name != "flatten" &&
+        kw.name != "disallow_acc_multi_buffer" && kw.name != "warp_specialize")
+      error(kw.loc, "unexpected argument '" + kw.name + "' to " + callee.name.substr(3) + "()");
+  }
+  if (bounds.empty() || bounds.size() > 3)
+    error(iter.loc, "range() takes 1 to 3 arguments");
+  SemaValue lb = bounds.size() >= 2 ? bounds[0] : SemaValue::ofInt(0);
+  SemaValue ub = bounds.size() >= 2 ? bounds[1] : bounds[0];
+  SemaValue step = bounds.size() == 3 ? bounds[2] : SemaValue::ofInt(1);
+
+  if (callee.name == "tl.static_range") {
+    if (lb.kind != SemaValue::Kind::Int || ub.kind != SemaValue::Kind::Int ||
+        step.kind != SemaValue::Kind::Int)
+      error(iter.loc, "tl.static_range needs constexpr integer bounds");
+    if (step.intValue == 0)
+      error(iter.loc, "range() step must not be zero");
+    std::vector<int64_t> values;
+    for (int64_t v = lb.intValue; step.intValue > 0 ? v < ub.intValue : v > ub.intValue;
+         v += step.intValue)
+      values.push_back(v);
+    execStaticFor(stmt, values);
+    return;
+  }
+  if (stmt.targets[0]->kind != ast::ExprKind::Name)
+    error(stmt.targets[0]->loc, "the loop variable must be a single name");
+  if (step.kind == SemaValue::Kind::Int && step.intValue <= 0)
+    error(iter.loc, "range() with a zero or negative step is not supported yet in a run-time loop");
+
+  // The induction variable's type: the promoted type of the bounds (int32 unless one is wider).
+  tir::Value *lbV = toValue(lb, iter.loc, "range bound");
+  tir::Value *ubV = toValue(ub, iter.loc, "range bound");
+  tir::Value *stepV = toValue(step, iter.loc, "range step");
+  for (tir::Value *v : {lbV, ubV, stepV})
+    if (!v->type().isScalar() || !v->type().elem.isInteger() || v->type().elem.isBool())
+      error(iter.loc, "range() bounds must be integer scalars, not " + v->type().str());
+  DType ivType = integerPromote(integerPromote(lbV->type().elem, ubV->type().elem),
+                                stepV->type().elem);
+  lbV = castTo(lbV, ivType);
+  ubV = castTo(ubV, ivType);
+  stepV = castTo(stepV, ivType);
+
+  const std::string &ivName = stmt.targets[0]->name;
+  std::vector<std::string> carried;
+  for (const std::string &name : carriedNames(stmt.body))
+    if (name != ivName)
+      carried.push_back(name);
+  std::map<std::string, SemaValue> before = scopes_.back().names;
+
+  // The initial type of each carried value. A constexpr number's type may need to change to what
+  // the body makes of it (`acc = 0` then `acc += x` with x a float tensor): then the loop is
+  // built again with that type.
+  std::vector<std::optional<Type>> initTypes(carried.size());
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    scopes_.back().names = before;
+    std::vector<tir::Value *> inits;
+    for (size_t i = 0; i < carried.size(); ++i) {
+      const SemaValue &v = before.at(carried[i]);
+      if (!v.isTensor() && !v.isConstexprNumber())
+        error(stmt.loc, "'" + carried[i] + "' is " + v.describe() +
+                            " before the loop and is reassigned in it; only numbers and tensors "
+                            "can change in a run-time loop");
+      tir::Value *init =
+          v.isTensor() ? v.value
+                       : materialize(v, stmt.loc,
+                                     initTypes[i] ? std::optional<DType>(initTypes[i]->elem)
+                                                  : std::nullopt);
+      if (initTypes[i] && !sameType(init, *initTypes[i]))
+        init = broadcastTo(castTo(init, initTypes[i]->elem), initTypes[i]->shape, stmt.loc);
+      inits.push_back(init);
+    }
+    std::vector<tir::Value *> operands = {lbV, ubV, stepV};
+    operands.insert(operands.end(), inits.begin(), inits.end());
+    tir::Operation *forOp = builder_.create(OpCode::For, operands, {});
+    tir::Block &body = forOp->addRegion().block();
+    tir::Value *iv = body.addArgument(Type(ivType));
+    bind(ivName, SemaValue::ofTensor(iv));
+    for (size_t i = 0; i < carried.size(); ++i)
+      bind(carried[i], SemaValue::ofTensor(body.addArgument(inits[i]->type())));
+
+    tir::Block *outer = forOp->parentBlock();
+    builder_.setInsertionPointToEnd(body);
+    ++runtimeControlFlowDepth_;
+    execBlock(stmt.body);
+    --runtimeControlFlowDepth_;
+
+    // Yield the new values; find carried values whose type changed.
+    bool retry = false;
+    std::vector<tir::Value *> yields;
+    for (size_t i = 0; i < carried.size(); ++i) {
+      SemaValue now = scopes_.back().names.at(carried[i]);
+      const Type &want = inits[i]->type();
+      if (!now.isTensor() && !now.isConstexprNumber())
+        error(stmt.loc, "'" + carried[i] + "' becomes " + now.describe() + " in the loop");
+      tir::Value *v = now.isTensor() ? now.value : materialize(now, stmt.loc, want.elem);
+      if (!now.isTensor())
+        v = broadcastTo(v, want.shape, stmt.loc);
+      if (!sameType(v, want)) {
+        if (before.at(carried[i]).isConstexprNumber() && !initTypes[i]) {
+          initTypes[i] = v->type().withLayout(nullptr);
+          retry = true;
+          continue;
+        }
+        error(stmt.loc, "loop-carried variable '" + carried[i] + "' has type " + want.str() +
+                            " before the loop but " + v->type().str() + " after an iteration");
+      }
+      yields.push_back(v);
+    }
+    if (retry) {
+      outer->remove(forOp);
+      builder_.setInsertionPointToEnd(*outer);
+      continue;
+    }
+    builder_.create(OpCode::Yield, yields, {});
+    builder_.setInsertionPointToEnd(*outer);
+    scopes_.back().names = before;
+    for (size_t i = 0; i < carried.size(); ++i)
+      bind(carried[i], SemaValue::ofTensor(forOp->addResult(yields[i]->type())));
+    return;
+  }
+  error(stmt.loc, "could not settle the types of the loop-carried variables");
+}
+
+void Specializer::execWhile(const ast::Stmt &stmt) {
+  if (!stmt.orelse.empty())
+    error(stmt.loc, "'while ... else' is not supported in kernels");
+  std::vector<std::string> carried = carriedNames(stmt.body);
+  std::map<std::string, SemaValue> before = scopes_.back().names;
+  std::vector<tir::Value *> inits;
+  for (const std::string &name : carried) {
+    const SemaValue &v = before.at(name);
+    if (!v.isTensor() && !v.isConstexprNumber())
+      error(stmt.loc, "'" + name + "' is " + v.describe() +
+                          " before the loop and is reassigned in it; only numbers and tensors "
+                          "can change in a run-time loop");
+    inits.push_back(v.isTensor() ? v.value : materialize(v, stmt.loc));
+  }
+  tir::Operation *whileOp = builder_.create(OpCode::While, inits, {});
+  tir::Block *outer = whileOp->parentBlock();
+  tir::Block &beforeBlock = whileOp->addRegion().block();
+  tir::Block &afterBlock = whileOp->addRegion().block();
+
+  // The condition, evaluated on the current values.
+  std::vector<tir::Value *> beforeArgs;
+  for (size_t i = 0; i < carried.size(); ++i) {
+    beforeArgs.push_back(beforeBlock.addArgument(inits[i]->type()));
+    bind(carried[i], SemaValue::ofTensor(beforeArgs.back()));
+  }
+  builder_.setInsertionPointToEnd(beforeBlock);
+  ++runtimeControlFlowDepth_;
+  SemaValue cond = eval(*stmt.test);
+  if (constexprTruth(cond))
+    error(stmt.test->loc, "a while loop's condition must depend on run-time values");
+  tir::Value *condValue = toValue(cond, stmt.test->loc, "while condition");
+  if (!condValue->type().isScalar())
+    error(stmt.test->loc, "a while condition must be a scalar, not " + cond.describe());
+  condValue = castTo(condValue, DType::scalar(ScalarKind::I1));
+  std::vector<tir::Value *> condOperands = {condValue};
+  condOperands.insert(condOperands.end(), beforeArgs.begin(), beforeArgs.end());
+  builder_.create(OpCode::Condition, condOperands, {});
+
+  // The body.
+  for (size_t i = 0; i < carried.size(); ++i)
+    bind(carried[i], SemaValue::ofTensor(afterBlock.addArgument(inits[i]->type())));
+  builder_.setInsertionPointToEnd(afterBlock);
+  execBlock(stmt.body);
+  --runtimeControlFlowDepth_;
+  std::vector<tir::Value *> yields;
+  for (size_t i = 0; i < carried.size(); ++i) {
+    SemaValue now = scopes_.back().names.at(carried[i]);
+    const Type &want = inits[i]->type();
+    tir::Value *v = now.isTensor() ? now.value : materialize(now, stmt.loc, want.elem);
+    if (!sameType(v, want))
+      error(stmt.loc, "loop-carried variable '" + carried[i] + "' has type " + want.str() +
+                          " before the loop but " + v->type().str() + " after an iteration");
+    yields.push_back(v);
+  }
+  builder_.create(OpCode::Yield, yields, {});
+  builder_.setInsertionPointToEnd(*outer);
+  scopes_.back().names = before;
+  for (size_t i = 0; i < carried.size(); ++i)
+    bind(carried[i], SemaValue::ofTensor(whileOp->addResult(inits[i]->type())));
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+SemaValue Specializer::eval(const ast::Expr &expr) {
+  switch (expr.kind) {
+  case ast::ExprKind::Name:
+    return lookup(expr.name, expr.loc);
+  case ast::ExprKind::IntLit:
+    return SemaValue::ofInt(expr.intValue);
+  case ast::ExprKind::FloatLit:
+    return SemaValue::ofFloat(expr.floatValue);
+  case ast::ExprKind::BoolLit:
+    return SemaValue::ofBool(expr.boolValue);
+  case ast::ExprKind::NoneLit:
+    return SemaValue::none();
+  case ast::ExprKind::StringLit:
+    return SemaValue::ofString(expr.stringValue);
+  case ast::ExprKind::Attribute: {
+    SemaValue base = eval(*expr.operands[0]);
+    if (base.kind == SemaValue::Kind::Module)
+      return moduleAttribute(base.name, expr.name, expr.loc);
+    return valueAttribute(base, expr.name, expr.loc);
+  }
+  case ast::ExprKind::Subscript:
+    return evalSubscript(expr);
+  case ast::ExprKind::Slice: {
+    for (const ast::ExprPtr &part : expr.operands)
+      if (part)
+        error(part->loc, "only ':' slices are supported in kernels (x[:, None])");
+    SemaValue s;
+    s.kind = SemaValue::Kind::Slice;
+    return s;
+  }
+  case ast::ExprKind::Call:
+    return evalCall(expr);
+  case ast::ExprKind::BinOp: {
+    SemaValue lhs = eval(*expr.operands[0]);
+    SemaValue rhs = eval(*expr.operands[1]);
+    builder_.setLoc(expr.loc);
+    return binaryOp(expr.binOp, lhs, rhs, expr.loc);
+  }
+  case ast::ExprKind::UnaryOp: {
+    SemaValue operand = eval(*expr.operands[0]);
+    builder_.setLoc(expr.loc);
+    return unaryOp(expr.unaryOp, operand, expr.loc);
+  }
+  case ast::ExprKind::Compare: {
+    // a < b < c is (a < b) and (b < c), b evaluated once.
+    SemaValue lhs = eval(*expr.operands[0]);
+    SemaValue result;
+    for (size_t i = 0; i < expr.compareOps.size(); ++i) {
+      SemaValue rhs = eval(*expr.operands[i + 1]);
+      builder_.setLoc(expr.loc);
+      SemaValue r = compareOp(expr.compareOps[i], lhs, rhs, expr.loc);
+      result = i == 0 ? r : binaryOp(ast::BinaryOperator::BitAnd, result, r, expr.loc);
+      lhs = rhs;
+    }
+    return result;
+  }
+  case ast::ExprKind::BoolOp: {
+    SemaValue result = eval(*expr.operands[0]);
+    for (size_t i = 1; i < expr.operands.size(); ++i) {
+      if (auto truth = constexprTruth(result)) {
+        // Python short-circuits on constants.
+        bool isAnd = expr.boolOp == ast::BoolOperator::And;
+        if (isAnd != *truth)
+          return result;
+        result = eval(*expr.operands[i]);
+        continue;
+      }
+      SemaValue rhs = eval(*expr.operands[i]);
+      builder_.setLoc(expr.loc);
+      // On run-time values `and`/`or` are logical: both sides as booleans.
+      tir::Value *l = castTo(toValue(result, expr.loc, "'and'/'or'"), DType::scalar(ScalarKind::I1));
+      tir::Value *r = castTo(toValue(rhs, expr.loc, "'and'/'or'"), DType::scalar(ScalarKind::I1));
+      result = binaryOp(expr.boolOp == ast::BoolOperator::And ? ast::BinaryOperator::BitAnd
+                                                              : ast::BinaryOperator::BitOr,
+                        SemaValue::ofTensor(l), SemaValue::ofTensor(r), expr.loc);
+    }
+    return result;
+  }
+  case ast::ExprKind::IfExp: {
+    SemaValue cond = eval(*expr.operands[1]);
+    if (auto truth = constexprTruth(cond))
+      return eval(*expr.operands[*truth ? 0 : 2]);
+    SemaValue a = eval(*expr.operands[0]);
+    SemaValue b = eval(*expr.operands[2]);
+    builder_.setLoc(expr.loc);
+    CallArgs args{{cond, a, b}, {}, expr.loc};
+    return callBuiltin(SemaValue::ofBuiltin("tl.where"), args);
+  }
+  case ast::ExprKind::Tuple:
+  case ast::ExprKind::List: {
+    std::vector<SemaValue> elems;
+    for (const ast::ExprPtr &e : expr.operands)
+      elems.push_back(eval(*e));
+    return SemaValue::ofTuple(std::move(elems));
+  }
+  case ast::ExprKind::Unsupported:
+    error(expr.loc, expr.name + " is not supported yet in a kernel");
+  }
+  error(expr.loc, "unexpected expression");
+}
+
+SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
+  SemaValue base = eval(*expr.operands[0]);
+  const ast::Expr &indexExpr = *expr.operands[1];
+  std::vector<SemaValue> indices;
+  if (indexExpr.kind == ast::ExprKind::Tuple) {
+    for (const ast::ExprPtr &e : indexExpr.operands)
+      indices.push_back(eval(*e));
+  } else {
+    indices.push_back(eval(indexExpr));
+  }
+  if (base.kind == SemaValue::Kind::Tuple) {
+    if (indices.size() != 1 || indices[0].kind != SemaValue::Kind::Int)
+      error(indexExpr.loc, "a tuple can only be indexed by a constant integer");
+    int64_t i = indices[0].intValue;
+    int64_t n = static_cast<int64_t>(base.elems.size());
+    if (i < 0)
+      i += n;
+    if (i < 0 || i >= n)
+      error(indexExpr.loc, "tuple index " + std::to_string(indices[0].intValue) +
+                               " out of range for a tuple of " + std::to_string(n));
+    return base.elems[static_cast<size_t>(i)];
+  }
+  if (!base.isTensor())
+    error(expr.loc, "cannot index " + base.describe());
+  // x[:, None]: ':' keeps a dimension, None inserts one of size 1.
+  tir::Value *v = base.value;
+  unsigned dim = 0, kept = 0;
+  for (const SemaValue &index : indices) {
+    if (index.isNone()) {
+      builder_.setLoc(expr.loc);
+      v = builder_.expandDims(v, dim);
+      ++dim;
+      continue;
+    }
+    if (index.kind == SemaValue::Kind::Slice) {
+      ++dim;
+      ++kept;
+      continue;
+    }
+    error(indexExpr.loc, "indexing a tensor with " + index.describe() +
+                             " is not supported; only ':' and None are (x[:, None])");
+  }
+  if (kept != base.value->type().rank())
+    error(indexExpr.loc, "the index has " + std::to_string(kept) + " ':' but the tensor has rank " +
+                             std::to_string(base.value->type().rank()));
+  return SemaValue::ofTensor(v);
+}
+
+SemaValue Specializer::evalCall(const ast::Expr &expr) {
+  SemaValue callee = eval(*expr.operands[0]);
+  CallArgs args;
+  args.loc = expr.loc;
+  for (size_t i = 1; i < expr.operands.size(); ++i)
+    args.positional.push_back(eval(*expr.operands[i]));
+  for (const ast::Keyword &kw : expr.keywords) {
+    if (kw.name.empty())
+      error(kw.loc, "'**' arguments are not supported in kernels");
+    args.keywords.emplace_back(kw.name, eval(*kw.value));
+  }
+  builder_.setLoc(expr.loc);
+  if (callee.kind == SemaValue::Kind::JitFunction)
+    return callJitFunction(*callee.function, args);
+  if (callee.kind == SemaValue::Kind::Builtin)
+    return callBuiltin(callee, args);
+  error(expr.operands[0]->loc, callee.describe() + " is not callable in a kernel");
+}
+
+SemaValue Specializer::callJitFunction(const ast::Stmt &def, CallArgs &args) {
+  if (callDepth_ >= 64)
+    error(args.loc, "calls nested too deeply (recursion is not supported in kernels)");
+  // Bind arguments to parameters the way Python does.
+  Scope scope;
+  std::vector<bool> bound(def.params.size(), false);
+  if (args.positional.size() > def.params.size())
+    error(args.loc, "'" + def.name + "' takes " + std::to_string(def.params.size()) +
+                        " arguments but " + std::to_string(args.positional.size()) +
+                        " were given");
+  for (size_t i = 0; i < args.positional.size(); ++i) {
+    if (def.params[i].isVarArgs || def.params[i].isKwArgs)
+      error(def.params[i].loc, "*args and **kwargs are not supported in @triton.jit functions");
+    scope.names[def.params[i].name] = args.positional[i];
+    bound[i] = true;
+  }
+  for (auto &[name, value] : args.keywords) {
+    auto it = std::find_if(def.params.begin(), def.params.end(),
+                           [&](const ast::Param &p) { return p.name == name; });
+    if (it == def.params.end())
+      error(args.loc, "'" + def.name + "' has no parameter named '" + name + "'");
+    size_t index = static_cast<size_t>(it - def.params.begin());
+    if (bound[index])
+      error(args.loc, "'" + def.name + "' got two values for parameter '" + name + "'");
+    scope.names[name] = value;
+    bound[index] = true;
+  }
+  for (size_t i = 0; i < def.params.size(); ++i) {
+    if (bound[i])
+      continue;
+    if (!def.params[i].defaultValue)
+      error(args.loc, "'" + def.name + "' is missing the argument '" + def.params[i].name + "'");
+    scopes_.push_back(Scope{});
+    scope.names[def.params[i].name] = eval(*def.params[i].defaultValue);
+    scopes_.pop_back();
+  }
+
+  // Inline the body in a fresh scope.
+  scopes_.push_back(std::move(scope));
+  ++callDepth_;
+  unsigned savedDepth = runtimeControlFlowDepth_;
+  runtimeControlFlowDepth_ = 0;
+  std::optional<SemaValue> savedReturn = std::move(returnValue_);
+  returnValue_.reset();
+  SourceLoc savedLoc = builder_.loc();
+  execBlock(def.body);
+  SemaValue result = returnValue_ ? *returnValue_ : SemaValue::none();
+  returnValue_ = std::move(savedReturn);
+  runtimeControlFlowDepth_ = savedDepth;
+  --callDepth_;
+  scopes_.pop_back();
+  builder_.setLoc(savedLoc);
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry point
+//===----------------------------------------------------------------------===//
+
+static std::optional<SemaValue> parseConstexprLiteral(const std::string &text) {
+  if (text == "True" || text == "False")
+    return SemaValue::ofBool(text == "True");
+  if (text == "None")
+    return SemaValue::none();
+  try {
+    size_t used = 0;
+    long long i = std::stoll(text, &used, 0);
+    if (used == text.size())
+      return SemaValue::ofInt(i);
+  } catch (...) {
+  }
+  try {
+    size_t used = 0;
+    double d = std::stod(text, &used);
+    if (used == text.size())
+      return SemaValue::ofFloat(d);
+  } catch (...) {
+  }
+  std::string name = text;
+  for (const char *prefix : {"tl.", "triton.language."})
+    if (name.rfind(prefix, 0) == 0)
+      name = name.substr(std::string(prefix).size());
+  ScalarKind kind;
+  if (tir::parseDType(name, kind) || (name == "fp8e4nv" && (kind = ScalarKind::F8E4M3, true)) ||
+      (name == "fp8e5" && (kind = ScalarKind::F8E5M2, true)))
+    return SemaValue::ofDType(DType::scalar(kind));
+  return std::nullopt;
+}
+
+tir::Function &specializeKernel(const ast::Module &module, const SourceManager &sources,
+                                const KernelRequest &request, tir::Module &out) {
+  SourceLoc fileLoc{module.file, 0, 0};
+  const ast::Stmt *kernel = nullptr;
+  std::vector<std::string> available;
+  for (const ast::Stmt *f : jitFunctions(module)) {
+    available.push_back(f->name);
+    if (f->name == request.name)
+      kernel = f;
+  }
+  if (!kernel) {
+    std::string list;
+    for (const std::string &n : available)
+      list += (list.empty() ? "" : ", ") + n;
+    sources.error(fileLoc, "no @triton.jit function named '" + request.name + "'" +
+                               (list.empty() ? " (the file has none)" : " (found: " + list + ")"));
+  }
+  std::string sigError;
+  auto entries = parseSignature(request.signature, sigError);
+  if (!entries)
+    sources.error(kernel->loc, "bad signature for '" + kernel->name + "': " + sigError);
+
+  for (const ast::Param &p : kernel->params)
+    if (p.isVarArgs || p.isKwArgs)
+      sources.error(p.loc, "kernels cannot take *args or **kwargs");
+  if (entries->size() > kernel->params.size())
+    sources.error(kernel->loc, "the signature has " + std::to_string(entries->size()) +
+                                   " entries but '" + kernel->name + "' has " +
+                                   std::to_string(kernel->params.size()) + " parameters");
+
+  std::map<std::string, std::string> defines(request.defines.begin(), request.defines.end());
+  tir::Function *function = out.addFunction(kernel->name, kernel->loc);
+  function->numWarps = request.numWarps;
+  function->numStages = request.numStages;
+  std::map<std::string, SemaValue> constexprArgs;
+  for (size_t i = 0; i < kernel->params.size(); ++i) {
+    const ast::Param &param = kernel->params[i];
+    bool isConstexpr = isConstexprAnnotation(param.annotation.get());
+    auto define = defines.find(param.name);
+    if (i >= entries->size()) {
+      if (define != defines.end()) {
+        auto value = parseConstexprLiteral(define->second);
+        if (!value)
+          sources.error(param.loc, "cannot read -D " + param.name + "=" + define->second +
+                                       " as a number, True/False/None or a dtype");
+        constexprArgs[param.name] = *value;
+        defines.erase(define);
+        continue;
+      }
+      if (param.defaultValue)
+        continue; // evaluated by the specializer
+      sources.error(kernel->loc, "the signature has " + std::to_string(entries->size()) +
+                                     " entries but '" + kernel->name + "' has " +
+                                     std::to_string(kernel->params.size()) +
+                                     " parameters; '" + param.name + "' has no value");
+    }
+    const SignatureEntry &entry = (*entries)[i];
+    if (define != defines.end())
+      sources.error(param.loc, "parameter '" + param.name +
+                                   "' is given both in the signature and with -D");
+    if (entry.kind == SignatureEntry::Kind::Constant) {
+      auto value = parseConstexprLiteral(entry.constant);
+      if (!value)
+        sources.error(param.loc, "signature entry '" + entry.text + "' for parameter '" +
+                                     param.name +
+                                     "' is neither a type nor a number, True/False/None or dtype");
+      constexprArgs[param.name] = *value;
+      continue;
+    }
+    if (isConstexpr)
+      sources.error(param.loc, "parameter '" + param.name +
+                                   "' is tl.constexpr: the signature must give its value (such as "
+                                   "1024), not the type '" + entry.text + "'");
+    tir::ParamInfo info;
+    info.name = param.name;
+    info.type = entry.type;
+    if (entry.kind == SignatureEntry::Kind::Pointer)
+      info.alignment = entry.hint;
+    else
+      info.divisibility = entry.hint;
+    function->params.push_back(info);
+    function->body().addArgument(Type(entry.type))->setNameHint(param.name);
+  }
+
+  Specializer specializer(module, sources, *function);
+  specializer.specialize(*kernel, constexprArgs);
+  return *function;
+}
+
+std::optional<std::string> signatureFromSource(const SourceManager &sources,
+                                               const ast::Stmt &kernel) {
+  // Look at the comment lines directly above the first decorator (or the def).
+  uint32_t line = kernel.loc.line;
+  for (const ast::ExprPtr &d : kernel.decorators)
+    line = std::min(line, d->loc.line);
+  while (line > 1) {
+    --line;
+    std::string text = sources.lineText(kernel.loc.file, line);
+    size_t hash = text.find_first_not_of(" \t");
+    if (hash == std::string::npos || text[hash] != '#')
+      break;
+    if (hash > 0 && text[hash - 1] == '@') // decorators were handled above
+      break;
+    std::string comment = text.substr(hash + 1);
+    size_t start = comment.find_first_not_of(" \t");
+    const std::string marker = "tilec:";
+    if (start == std::string::npos || comment.compare(start, marker.size(), marker) != 0)
+      continue;
+    std::string rest = comment.substr(start + marker.size());
+    size_t s = rest.find("-s");
+    if (s == std::string::npos)
+      continue;
+    rest = rest.substr(s + 2);
+    size_t q1 = rest.find('"');
+    size_t q2 = q1 == std::string::npos ? std::string::npos : rest.find('"', q1 + 1);
+    if (q2 == std::string::npos)
+      continue;
+    return rest.substr(q1 + 1, q2 - q1 - 1);
+  }
+  return std::nullopt;
+}
+
+} // namespace tilec::sema

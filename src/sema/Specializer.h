@@ -1,0 +1,117 @@
+// The AST walker behind specializeKernel (internal to src/sema).
+//
+// Specializer.cpp walks statements and expressions and handles names, calls and control flow;
+// Operators.cpp implements Python/Triton operators with promotion and broadcasting;
+// Builtins.cpp implements the `tl.*` functions and the Python builtins kernels use.
+#pragma once
+
+#include "frontend/AST.h"
+#include "sema/SemaValue.h"
+#include "tir/Builder.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilec::sema {
+
+/// Arguments of a call after evaluation.
+struct CallArgs {
+  std::vector<SemaValue> positional;
+  std::vector<std::pair<std::string, SemaValue>> keywords;
+  SourceLoc loc;
+};
+
+class Specializer {
+public:
+  Specializer(const ast::Module &module, const SourceManager &sources, tir::Function &function);
+
+  /// Binds the kernel's parameters (run-time ones become body arguments) and walks its body.
+  void specialize(const ast::Stmt &kernel, const std::map<std::string, SemaValue> &constexprArgs);
+
+  // --- used by Operators.cpp and Builtins.cpp -----------------------------------------------
+  [[noreturn]] void error(SourceLoc loc, const std::string &message) const {
+    sources_.error(loc, message);
+  }
+  tir::Builder &builder() { return builder_; }
+
+  /// Converts a constexpr number to an IR constant of its literal type (or `type` if given).
+  tir::Value *materialize(const SemaValue &v, SourceLoc loc,
+                          std::optional<tir::DType> type = std::nullopt);
+  /// A run-time value (materialising constexpr numbers); errors for anything else.
+  tir::Value *toValue(const SemaValue &v, SourceLoc loc, const char *what);
+  /// Converts a value to `to` (numeric conversion), a no-op when it already has that type.
+  tir::Value *castTo(tir::Value *v, tir::DType to);
+  /// Broadcasts a value (scalar or tensor) to `shape`, prepending size-1 dimensions as needed.
+  tir::Value *broadcastTo(tir::Value *v, const std::vector<int64_t> &shape, SourceLoc loc);
+  /// The shape two operands broadcast to.
+  std::vector<int64_t> broadcastShape(const tir::Type &a, const tir::Type &b, SourceLoc loc);
+
+  SemaValue binaryOp(ast::BinaryOperator op, const SemaValue &lhs, const SemaValue &rhs,
+                     SourceLoc loc);
+  SemaValue compareOp(ast::CompareOperator op, const SemaValue &lhs, const SemaValue &rhs,
+                      SourceLoc loc);
+  SemaValue unaryOp(ast::UnaryOperator op, const SemaValue &operand, SourceLoc loc);
+  /// Python truthiness of a constexpr; nullopt for a run-time value.
+  std::optional<bool> constexprTruth(const SemaValue &v) const;
+
+  SemaValue callBuiltin(const SemaValue &callee, CallArgs &args);
+  /// Looks up `attr` of a module ("triton.language" . "load").
+  SemaValue moduleAttribute(const std::string &module, const std::string &attr, SourceLoc loc);
+  SemaValue valueAttribute(const SemaValue &value, const std::string &attr, SourceLoc loc);
+
+private:
+  const ast::Module &module_;
+  const SourceManager &sources_;
+  tir::Function &function_;
+  tir::Builder builder_;
+
+  // Module-level names: imports and functions eagerly, constant assignments lazily.
+  std::map<std::string, SemaValue> globals_;
+  std::map<std::string, const ast::Expr *> pendingGlobals_;
+  std::vector<std::string> globalsBeingEvaluated_;
+
+  // One scope per inlined function call.
+  struct Scope {
+    std::map<std::string, SemaValue> names;
+  };
+  std::vector<Scope> scopes_;
+  unsigned callDepth_ = 0;
+
+  // Set by `return` inside a helper function.
+  std::optional<SemaValue> returnValue_;
+  // >0 while inside a run-time (IR) loop or if: `return` is not allowed there.
+  unsigned runtimeControlFlowDepth_ = 0;
+
+  void collectGlobals();
+  SemaValue lookup(const std::string &name, SourceLoc loc);
+  void assign(const ast::Expr &target, const SemaValue &value);
+  void bind(const std::string &name, const SemaValue &value);
+
+  // Statements
+  void execBlock(const ast::StmtList &stmts);
+  void exec(const ast::Stmt &stmt);
+  void execAssign(const ast::Stmt &stmt);
+  void execIf(const ast::Stmt &stmt);
+  void execFor(const ast::Stmt &stmt);
+  void execWhile(const ast::Stmt &stmt);
+  void execStaticFor(const ast::Stmt &stmt, const std::vector<int64_t> &values);
+
+  // Expressions
+  SemaValue eval(const ast::Expr &expr);
+  SemaValue evalCall(const ast::Expr &expr);
+  SemaValue evalSubscript(const ast::Expr &expr);
+  SemaValue evalConstantGlobal(const std::string &name, const ast::Expr &expr);
+  SemaValue callJitFunction(const ast::Stmt &def, CallArgs &args);
+
+  // Control flow support
+  std::vector<std::string> carriedNames(const ast::StmtList &body) const;
+  std::vector<std::pair<std::string, SemaValue>> liveBindings(const std::vector<std::string> &names);
+};
+
+/// Returns the dotted name of an expression such as `triton.language.float32`, or "" if it is not
+/// a chain of names.
+std::string dottedName(const ast::Expr &expr);
+
+} // namespace tilec::sema

@@ -1,0 +1,83 @@
+#include "sema/TypeRules.h"
+
+#include <limits>
+
+namespace tilec::sema {
+
+using tir::DType;
+using tir::ScalarKind;
+
+DType literalIntType(int64_t value, bool isUnsignedHuge) {
+  if (isUnsignedHuge)
+    return DType::scalar(ScalarKind::U64);
+  if (value >= std::numeric_limits<int32_t>::min() && value <= std::numeric_limits<int32_t>::max())
+    return DType::scalar(ScalarKind::I32);
+  return DType::scalar(ScalarKind::I64);
+}
+
+namespace {
+// Triton's dtype "kinds", in promotion order.
+int kindRank(DType t) {
+  if (t.isBool())
+    return 0;
+  if (t.isUnsigned())
+    return 1;
+  if (t.isSigned())
+    return 2;
+  return 3; // floating point
+}
+} // namespace
+
+DType integerPromote(DType a, DType b) {
+  if (a.isBool() && b.isBool())
+    return a;
+  // bool promotes like an unsigned int of one bit
+  bool aSigned = a.isSigned(), bSigned = b.isSigned();
+  if (aSigned == bSigned)
+    return a.bits() >= b.bits() ? a : b;
+  DType signedTy = aSigned ? a : b, unsignedTy = aSigned ? b : a;
+  return unsignedTy.bits() >= signedTy.bits() ? unsignedTy : signedTy;
+}
+
+std::optional<DType> computationType(DType a, bool aIsLiteral, DType b, bool bIsLiteral,
+                                     bool divOrMod, std::string &error) {
+  const DType f32 = DType::scalar(ScalarKind::F32);
+  // A literal of a lower or equal kind than the tensor does not take part in promotion.
+  if (aIsLiteral != bIsLiteral) {
+    DType literal = aIsLiteral ? a : b, tensor = aIsLiteral ? b : a;
+    if (kindRank(literal) <= kindRank(tensor)) {
+      if (divOrMod && (tensor.kind == ScalarKind::F16 || tensor.kind == ScalarKind::BF16))
+        return f32;
+      return tensor;
+    }
+  }
+  if (a.kind == ScalarKind::F64 || b.kind == ScalarKind::F64)
+    return DType::scalar(ScalarKind::F64);
+  if (a.kind == ScalarKind::F32 || b.kind == ScalarKind::F32)
+    return f32;
+  for (ScalarKind half : {ScalarKind::F16, ScalarKind::BF16}) {
+    if (a.kind != half && b.kind != half)
+      continue;
+    ScalarKind other = half == ScalarKind::F16 ? ScalarKind::BF16 : ScalarKind::F16;
+    if (a.kind == other || b.kind == other)
+      return f32;
+    if (divOrMod)
+      return f32;
+    return DType::scalar(half);
+  }
+  if (a.isFloat() || b.isFloat()) {
+    // Only fp8 is left: Triton computes with it in fp16 after an explicit cast; we ask for one.
+    if (a == b && !divOrMod)
+      return a;
+    error = "arithmetic on fp8 values needs an explicit .to(tl.float16) or .to(tl.float32)";
+    return std::nullopt;
+  }
+  if (divOrMod && a.isSigned() != b.isSigned() && !a.isBool() && !b.isBool()) {
+    error = "cannot use /, // or % with an unsigned and a signed integer (" + a.tritonName() +
+            " and " + b.tritonName() + ")";
+    return std::nullopt;
+  }
+  return integerPromote(a, b);
+}
+
+} // namespace tilec::sema

@@ -1,0 +1,221 @@
+// Constant folding and algebraic identities. Folding follows the semantics the interpreter and
+// the GPU code have (integers wrap at their width, division rounds toward zero), and leaves
+// fp16/bf16/fp8 arithmetic alone: its rounding is the backend's business.
+#include "tir/Passes.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+
+namespace tilec::tir {
+namespace {
+
+struct Constant {
+  bool isFloat = false;
+  int64_t i = 0;
+  double f = 0.0;
+};
+
+std::optional<Constant> constantOf(const Value *v) {
+  const Operation *def = v->definingOp();
+  if (!def || def->code() != OpCode::Constant)
+    return std::nullopt;
+  Constant c;
+  const Attribute &a = def->attr("value");
+  if (auto *d = std::get_if<double>(&a)) {
+    c.isFloat = true;
+    c.f = *d;
+  } else {
+    c.i = std::get<int64_t>(a);
+  }
+  return c;
+}
+
+/// Wraps `x` to the width and signedness of integer type `t`.
+int64_t wrap(int64_t x, DType t) {
+  unsigned bits = t.bits();
+  if (bits >= 64)
+    return x;
+  uint64_t mask = (uint64_t(1) << bits) - 1;
+  uint64_t u = static_cast<uint64_t>(x) & mask;
+  if (t.isSigned() && (u >> (bits - 1)))
+    u |= ~mask;
+  return static_cast<int64_t>(u);
+}
+
+bool foldableFloat(DType t) {
+  return t.kind == ScalarKind::F32 || t.kind == ScalarKind::F64;
+}
+
+double roundTo(double x, DType t) {
+  return t.kind == ScalarKind::F32 ? static_cast<double>(static_cast<float>(x)) : x;
+}
+
+class Canonicalizer {
+public:
+  explicit Canonicalizer(Function &f) : function_(f) {}
+
+  void run() { visit(function_.body()); }
+
+private:
+  Function &function_;
+
+  void replace(Operation &op, Value *with) {
+    replaceAllUsesWith(function_.body(), op.result(), with);
+  }
+
+  void visit(Block &block) {
+    for (auto it = block.ops().begin(); it != block.ops().end(); ++it) {
+      Operation &op = **it;
+      for (unsigned r = 0; r < op.numRegions(); ++r)
+        visit(op.region(r).block());
+      if (auto folded = fold(op)) {
+        // Replace by a new constant operation placed where `op` is.
+        auto c = std::make_unique<Operation>(OpCode::Constant, op.loc());
+        if (folded->isFloat)
+          c->setAttr("value", folded->f);
+        else
+          c->setAttr("value", folded->i);
+        Value *result = c->addResult(op.result()->type());
+        block.insert(it, std::move(c));
+        replace(op, result);
+        continue; // the dead original is left for DCE
+      }
+      if (Value *same = identity(op))
+        replace(op, same);
+    }
+  }
+
+  std::optional<Constant> fold(const Operation &op) {
+    if (op.numResults() != 1 || op.numRegions() != 0)
+      return std::nullopt;
+    const Type &type = op.result()->type();
+    DType t = type.elem;
+    switch (op.code()) {
+    case OpCode::Splat:
+    case OpCode::Broadcast:
+    case OpCode::ExpandDims:
+      return constantOf(op.operand(0));
+    case OpCode::Cast: {
+      auto c = constantOf(op.operand(0));
+      if (!c)
+        return std::nullopt;
+      DType from = op.operand(0)->type().elem;
+      Constant r;
+      if (t.isFloat()) {
+        if (!foldableFloat(t) || (from.isFloat() && !foldableFloat(from)))
+          return std::nullopt;
+        r.isFloat = true;
+        double x = c->isFloat ? c->f
+                   : from.isUnsigned() ? static_cast<double>(static_cast<uint64_t>(c->i))
+                                       : static_cast<double>(c->i);
+        r.f = roundTo(x, t);
+        return r;
+      }
+      if (t.isBool())
+        return std::nullopt; // casts to bool are compares, made by sema
+      if (c->isFloat) {
+        if (!std::isfinite(c->f) || std::fabs(c->f) >= 9.2e18)
+          return std::nullopt;
+        r.i = wrap(static_cast<int64_t>(std::trunc(c->f)), t);
+        return r;
+      }
+      r.i = wrap(c->i, t);
+      return r;
+    }
+    case OpCode::Add:
+    case OpCode::Sub:
+    case OpCode::Mul:
+    case OpCode::Div:
+    case OpCode::Rem:
+    case OpCode::And:
+    case OpCode::Or:
+    case OpCode::Xor:
+    case OpCode::Maximum:
+    case OpCode::Minimum: {
+      auto a = constantOf(op.operand(0)), b = constantOf(op.operand(1));
+      if (!a || !b)
+        return std::nullopt;
+      Constant r;
+      if (t.isFloat()) {
+        if (!foldableFloat(t) || op.code() == OpCode::Rem)
+          return std::nullopt;
+        r.isFloat = true;
+        double x = a->f, y = b->f;
+        switch (op.code()) {
+        case OpCode::Add: r.f = x + y; break;
+        case OpCode::Sub: r.f = x - y; break;
+        case OpCode::Mul: r.f = x * y; break;
+        case OpCode::Div: r.f = x / y; break;
+        case OpCode::Maximum: r.f = std::fmax(x, y); break;
+        case OpCode::Minimum: r.f = std::fmin(x, y); break;
+        default: return std::nullopt;
+        }
+        r.f = roundTo(r.f, t);
+        return r;
+      }
+      if (!t.isInteger() || t.isBool())
+        return std::nullopt;
+      uint64_t ux = static_cast<uint64_t>(a->i), uy = static_cast<uint64_t>(b->i);
+      bool u = t.isUnsigned();
+      switch (op.code()) {
+      case OpCode::Add: r.i = static_cast<int64_t>(ux + uy); break;
+      case OpCode::Sub: r.i = static_cast<int64_t>(ux - uy); break;
+      case OpCode::Mul: r.i = static_cast<int64_t>(ux * uy); break;
+      case OpCode::Div:
+      case OpCode::Rem:
+        if (b->i == 0 || (!u && a->i == INT64_MIN && b->i == -1))
+          return std::nullopt; // the run-time behaviour is the backend's
+        if (u)
+          r.i = static_cast<int64_t>(op.code() == OpCode::Div ? ux / uy : ux % uy);
+        else
+          r.i = op.code() == OpCode::Div ? a->i / b->i : a->i % b->i;
+        break;
+      case OpCode::And: r.i = a->i & b->i; break;
+      case OpCode::Or: r.i = a->i | b->i; break;
+      case OpCode::Xor: r.i = a->i ^ b->i; break;
+      case OpCode::Maximum: r.i = u ? static_cast<int64_t>(std::max(ux, uy)) : std::max(a->i, b->i); break;
+      case OpCode::Minimum: r.i = u ? static_cast<int64_t>(std::min(ux, uy)) : std::min(a->i, b->i); break;
+      default: return std::nullopt;
+      }
+      r.i = wrap(r.i, t);
+      return r;
+    }
+    default:
+      return std::nullopt;
+    }
+  }
+
+  // x + 0, x - 0, x * 1, x | 0, x ^ 0 on integers (for floats, x + 0.0 is not x when x is -0.0).
+  Value *identity(const Operation &op) {
+    if (op.numOperands() != 2 || op.numResults() != 1)
+      return nullptr;
+    DType t = op.result()->type().elem;
+    if (!t.isInteger())
+      return nullptr;
+    auto b = constantOf(op.operand(1));
+    if (!b || op.operand(0)->type() != op.result()->type())
+      return nullptr;
+    switch (op.code()) {
+    case OpCode::Add:
+    case OpCode::Sub:
+    case OpCode::Or:
+    case OpCode::Xor:
+    case OpCode::Shl:
+    case OpCode::Shr:
+      return b->i == 0 ? op.operand(0) : nullptr;
+    case OpCode::Mul:
+    case OpCode::Div:
+      return b->i == 1 ? op.operand(0) : nullptr;
+    default:
+      return nullptr;
+    }
+  }
+};
+
+} // namespace
+
+void runCanonicalize(Function &function) { Canonicalizer(function).run(); }
+
+} // namespace tilec::tir

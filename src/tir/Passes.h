@@ -1,0 +1,25 @@
+// Target-independent TIR passes. Each runs on one function and leaves it verifiable.
+#pragma once
+
+#include "tir/IR.h"
+
+namespace tilec::tir {
+
+/// Folds operations on constants (arithmetic, casts, comparisons, splats of constants) into
+/// constants, and simplifies x+0, x*1 and the like.
+void runCanonicalize(Function &function);
+
+/// Common-subexpression elimination of pure operations, scoped by region.
+void runCSE(Function &function);
+
+/// Removes operations whose results are unused and that have no side effects.
+void runDCE(Function &function);
+
+/// True for operations that touch memory or the outside world (store, atomics, print, assert,
+/// terminators), or hold such operations in their regions.
+bool hasSideEffects(const Operation &op);
+
+/// Replaces every use of `from` inside `block` (nested regions included) with `to`.
+void replaceAllUsesWith(Block &block, Value *from, Value *to);
+
+} // namespace tilec::tir
