@@ -1,0 +1,399 @@
+//===- tilec/runtime.hpp - Load and launch tilec kernels --------*- C++ -*-===//
+//
+// The host runtime for PTX written by tilec. It loads a PTX module together with the metadata
+// file the compiler writes next to it (docs/metadata.md), finds kernels by name through the
+// metadata, checks launch arguments against the kernel's parameters, and launches. Every failure,
+// CUDA's or the caller's, is reported as a tilec::rt::Error.
+//
+// The runtime uses the CUDA Driver API only. It does not link libcuda: it opens libcuda.so.1 the
+// first time it needs the driver, so a program that uses it starts (and can say "no GPU") on a
+// machine without a driver. Programs that do link libcuda share the same driver and contexts.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_RUNTIME_HPP
+#define TILEC_RUNTIME_HPP
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cuda.h>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace tilec::rt {
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+/// Every failure of the runtime. For a failed CUDA call the message names the call and the CUDA
+/// error (name and description), and cudaResult() is the CUresult; otherwise it is CUDA_SUCCESS.
+class Error : public std::runtime_error {
+public:
+  explicit Error(const std::string &message, CUresult result = CUDA_SUCCESS)
+      : std::runtime_error(message), Result(result) {}
+
+  CUresult cudaResult() const { return Result; }
+
+private:
+  CUresult Result;
+};
+
+//===----------------------------------------------------------------------===//
+// Metadata (docs/metadata.md, schema "tilec-metadata" version 1)
+//===----------------------------------------------------------------------===//
+
+/// The scalar types of the Triton AOT signature, spelled as there (dtypeName).
+enum class DType : uint8_t {
+  I1,
+  I8,
+  I16,
+  I32,
+  I64,
+  U8,
+  U16,
+  U32,
+  U64,
+  FP16,
+  BF16,
+  FP32,
+  FP64,
+  FP8E4NV,
+  FP8E5,
+};
+
+/// "i32", "fp16", "fp8e4nv"...
+std::string_view dtypeName(DType type);
+/// Parses a name dtypeName returns; nullopt for anything else.
+std::optional<DType> parseDType(std::string_view name);
+/// Size of one value in memory; i1 is stored as one byte.
+unsigned dtypeBytes(DType type);
+bool isSignedInteger(DType type);   // i8..i64 (not i1)
+bool isUnsignedInteger(DType type); // u8..u64
+bool isInteger(DType type);         // i1, i8..i64, u8..u64
+bool isFloatingPoint(DType type);   // fp16, bf16, fp32, fp64, fp8e4nv, fp8e5
+
+/// A parameter type: a scalar, or a pointer to one ("*fp32").
+struct ParamType {
+  DType Element = DType::I32;
+  bool IsPointer = false;
+
+  std::string str() const;
+  /// Parses "i32", "*fp16"...; nullopt for anything else.
+  static std::optional<ParamType> parse(std::string_view text);
+  bool operator==(const ParamType &other) const {
+    return Element == other.Element && IsPointer == other.IsPointer;
+  }
+};
+
+/// One run-time parameter of a kernel (constexprs are not parameters).
+struct ParamInfo {
+  std::string Name;
+  ParamType Type;
+  /// Pointers: the alignment in bytes the caller promised when the kernel was compiled (the ":16"
+  /// of "*fp32:16"); 0 = none. The compiler may have relied on it, so launches check it.
+  uint32_t Alignment = 0;
+  /// Integers: the divisibility the caller promised ("i32:16"); 0 = none. Checked at launch.
+  uint32_t Divisibility = 0;
+};
+
+struct ConstexprInfo {
+  std::string Name;
+  /// The value as written by the compiler ("1024", "True", "fp16"...).
+  std::string Value;
+};
+
+struct KernelInfo {
+  std::string Name;  // the @triton.jit function
+  std::string Entry; // the .entry symbol in the PTX
+  unsigned NumWarps = 0;
+  unsigned ThreadsPerBlock = 0; // always 32 * NumWarps
+  /// Shared memory one block needs, in bytes. The launch passes what the PTX does not declare
+  /// statically as dynamic shared memory (see docs/metadata.md).
+  unsigned SharedMemoryBytes = 0;
+  std::vector<ParamInfo> Params;
+  std::vector<ConstexprInfo> Constexprs;
+
+  /// The constexpr of that name, or nullptr.
+  const ConstexprInfo *findConstexpr(std::string_view name) const;
+};
+
+struct Metadata {
+  int Version = 0;
+  std::string Compiler;
+  std::string Source;
+  std::string Target;
+  std::vector<KernelInfo> Kernels;
+
+  /// Parses and validates a metadata document. \p origin names it in error messages (usually the
+  /// file name): "add.json:3:14: expected ',' or '}'".
+  static Metadata parse(std::string_view json, std::string_view origin = "<metadata>");
+  static Metadata loadFile(const std::string &path);
+
+  /// The kernel of that name, or nullptr.
+  const KernelInfo *findKernel(std::string_view name) const;
+  /// The kernel of that name; throws an Error that lists the kernels there are.
+  const KernelInfo &kernel(std::string_view name) const;
+};
+
+//===----------------------------------------------------------------------===//
+// Launch arguments
+//===----------------------------------------------------------------------===//
+
+/// The element type of a typed device pointer (T*, DevicePtr<T>) passed as a kernel argument.
+/// Specialize it for your own element types, e.g. for __half:
+///   template <> struct ElementDType<__half> { static constexpr std::optional<DType> value =
+///   DType::FP16; };
+/// Unknown element types (and void) give untyped pointers, which match any pointer parameter.
+template <typename T> struct ElementDType {
+  static constexpr std::optional<DType> value = std::nullopt;
+};
+#define TILEC_ELEMENT_DTYPE(CType, Type)                                                           \
+  template <> struct ElementDType<CType> {                                                         \
+    static constexpr std::optional<DType> value = DType::Type;                                     \
+  };
+TILEC_ELEMENT_DTYPE(bool, I1)
+TILEC_ELEMENT_DTYPE(signed char, I8)
+TILEC_ELEMENT_DTYPE(short, I16)
+TILEC_ELEMENT_DTYPE(int, I32)
+TILEC_ELEMENT_DTYPE(long, I64)
+TILEC_ELEMENT_DTYPE(long long, I64)
+TILEC_ELEMENT_DTYPE(unsigned char, U8)
+TILEC_ELEMENT_DTYPE(unsigned short, U16)
+TILEC_ELEMENT_DTYPE(unsigned int, U32)
+TILEC_ELEMENT_DTYPE(unsigned long, U64)
+TILEC_ELEMENT_DTYPE(unsigned long long, U64)
+TILEC_ELEMENT_DTYPE(float, FP32)
+TILEC_ELEMENT_DTYPE(double, FP64)
+#undef TILEC_ELEMENT_DTYPE
+template <typename T> struct ElementDType<const T> : ElementDType<T> {};
+
+/// A device address with the element type it points to, so launches can check it.
+template <typename T> struct DevicePtr { CUdeviceptr Address = 0; };
+
+// CUdeviceptr is unsigned long long and is taken as a pointer; uint64_t (unsigned long) is taken as
+// a u64 scalar. That needs the two to be different types, as on every LP64 platform.
+static_assert(!std::is_same_v<CUdeviceptr, uint64_t>,
+              "tilec::rt::Arg tells CUdeviceptr from uint64_t by type");
+
+/// One launch argument as the caller gave it, before it is checked against its parameter.
+/// Built implicitly from the C++ value, so kernel.launch(grid, stream, x, n) just works.
+class Arg {
+public:
+  enum class Kind : uint8_t {
+    Pointer,  // CUdeviceptr, T*, DevicePtr<T>, nullptr
+    Signed,   // signed integers; Bits holds the value sign-extended
+    Unsigned, // unsigned integers
+    Float,    // float or double; Bits holds the value as a double
+    Bool,
+    Exact, // Arg::exact: the bits of a value of exactly one parameter type
+  };
+
+  Arg(CUdeviceptr address) : ArgKind(Kind::Pointer), Bits(address) {}
+  Arg(std::nullptr_t) : ArgKind(Kind::Pointer), Bits(0) {}
+  template <typename T>
+  Arg(T *pointer)
+      : ArgKind(Kind::Pointer), Type(ElementDType<T>::value.value_or(DType::I8)),
+        HasElementType(ElementDType<T>::value.has_value()),
+        Bits(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(pointer))) {}
+  template <typename T>
+  Arg(DevicePtr<T> pointer)
+      : ArgKind(Kind::Pointer), Type(ElementDType<T>::value.value_or(DType::I8)),
+        HasElementType(ElementDType<T>::value.has_value()), Bits(pointer.Address) {}
+
+  Arg(bool value) : ArgKind(Kind::Bool), Type(DType::I1), Bits(value ? 1 : 0) {}
+  Arg(signed char value) : Arg(Kind::Signed, DType::I8, static_cast<int64_t>(value)) {}
+  Arg(short value) : Arg(Kind::Signed, DType::I16, static_cast<int64_t>(value)) {}
+  Arg(int value) : Arg(Kind::Signed, DType::I32, static_cast<int64_t>(value)) {}
+  Arg(long value) : Arg(Kind::Signed, DType::I64, static_cast<int64_t>(value)) {}
+  Arg(long long value) : Arg(Kind::Signed, DType::I64, static_cast<int64_t>(value)) {}
+  Arg(unsigned char value) : Arg(Kind::Unsigned, DType::U8, static_cast<uint64_t>(value)) {}
+  Arg(unsigned short value) : Arg(Kind::Unsigned, DType::U16, static_cast<uint64_t>(value)) {}
+  Arg(unsigned int value) : Arg(Kind::Unsigned, DType::U32, static_cast<uint64_t>(value)) {}
+  Arg(unsigned long value) : Arg(Kind::Unsigned, DType::U64, static_cast<uint64_t>(value)) {}
+  Arg(float value);
+  Arg(double value);
+  /// Plain char is neither signed nor unsigned: say int8_t or uint8_t.
+  Arg(char value) = delete;
+
+  /// The bits of a value of exactly \p type, for types C++ has no standard type for (fp16, bf16,
+  /// fp8): Arg::exact(DType::FP16, 0x3c00) is 1.0. Matches only a parameter of that type.
+  static Arg exact(DType type, uint64_t bits);
+
+  Kind kind() const { return ArgKind; }
+  /// The C++ type's dtype (for pointers, the element type if hasElementType()).
+  DType dtype() const { return Type; }
+  bool hasElementType() const { return HasElementType; }
+  uint64_t bits() const { return Bits; }
+  /// "fp32 value", "i64 value", "pointer to fp16", "untyped pointer".
+  std::string describe() const;
+
+private:
+  Arg(Kind kind, DType type, int64_t value)
+      : ArgKind(kind), Type(type), Bits(static_cast<uint64_t>(value)) {}
+  Arg(Kind kind, DType type, uint64_t value) : ArgKind(kind), Type(type), Bits(value) {}
+
+  Kind ArgKind;
+  DType Type = DType::I8;
+  bool HasElementType = false;
+  uint64_t Bits;
+};
+
+/// Checks \p args against the parameters of \p kernel and writes each one, converted to its
+/// parameter's type, at the start of its own 8-byte slot in \p slots (which has room for
+/// \p count). Throws an Error naming the kernel, the argument and the rule it breaks:
+///  - the count must equal the number of parameters;
+///  - pointers go to pointer parameters; a typed pointer's element type must be the parameter's
+///    (bool/int8/uint8 pointers all match *i1); the address must be a multiple of the promised
+///    alignment;
+///  - integers go to integer parameters when the value fits the parameter's type (so an int32 for
+///    an i64 widens, an int64 for an i32 is accepted if its value fits, a negative value for an
+///    unsigned parameter is not); the value must be a multiple of the promised divisibility;
+///  - bool goes to i1 (as do the integers 0 and 1);
+///  - float goes to fp32 or fp64, double to fp64 only (never narrowed), and no integer goes to a
+///    floating-point parameter nor a floating-point value to an integer one;
+///  - fp16, bf16 and fp8 parameters take only Arg::exact of their own type.
+void packArguments(const KernelInfo &kernel, const Arg *args, size_t count, uint64_t *slots);
+
+//===----------------------------------------------------------------------===//
+// Devices, contexts, memory
+//===----------------------------------------------------------------------===//
+
+/// The number of CUDA devices; 0 when there is no driver or no device, with the reason in
+/// \p whyNone if given. Throws an Error for any other driver failure.
+int deviceCount(std::string *whyNone = nullptr);
+
+/// Retains the primary context of a device and makes it current, for programs that have no
+/// context of their own; releases it when destroyed. (CUDA runtime programs need none of this:
+/// the runtime API makes the same primary context current.)
+class PrimaryContext {
+public:
+  explicit PrimaryContext(int deviceOrdinal = 0);
+  ~PrimaryContext();
+  PrimaryContext(PrimaryContext &&other) noexcept;
+  PrimaryContext &operator=(PrimaryContext &&other) noexcept;
+  PrimaryContext(const PrimaryContext &) = delete;
+  PrimaryContext &operator=(const PrimaryContext &) = delete;
+
+  CUcontext handle() const { return Context; }
+  CUdevice device() const { return Device; }
+  /// "NVIDIA H100 80GB HBM3 (sm_90)"
+  std::string deviceDescription() const;
+
+private:
+  CUdevice Device = 0;
+  CUcontext Context = nullptr;
+};
+
+/// Device memory in the current context, freed when destroyed.
+class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer &&other) noexcept;
+  DeviceBuffer &operator=(DeviceBuffer &&other) noexcept;
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+
+  CUdeviceptr address() const { return Address; }
+  size_t size() const { return Bytes; }
+  /// The address typed as pointing to T, so launches check the element type.
+  template <typename T> DevicePtr<T> as() const { return DevicePtr<T>{Address}; }
+
+  /// Synchronous copies of \p bytes from the start of the buffer; bytes <= size().
+  void copyFromHost(const void *source, size_t bytes);
+  void copyToHost(void *destination, size_t bytes) const;
+  template <typename T> void copyFromHost(const std::vector<T> &source) {
+    copyFromHost(source.data(), source.size() * sizeof(T));
+  }
+  template <typename T> void copyToHost(std::vector<T> &destination) const {
+    copyToHost(destination.data(), destination.size() * sizeof(T));
+  }
+
+private:
+  CUdeviceptr Address = 0;
+  size_t Bytes = 0;
+};
+
+/// cuCtxSynchronize, with launch failures reported as an Error.
+void synchronize();
+
+//===----------------------------------------------------------------------===//
+// Modules and kernels
+//===----------------------------------------------------------------------===//
+
+struct Grid {
+  unsigned X = 1, Y = 1, Z = 1;
+};
+
+namespace detail {
+struct ModuleState;
+struct KernelState;
+} // namespace detail
+
+/// A kernel of a loaded module. Cheap to copy; keeps its module loaded while it exists.
+class Kernel {
+public:
+  const KernelInfo &info() const;
+  CUfunction handle() const;
+  /// 32 * num_warps threads.
+  unsigned blockSize() const;
+  /// The dynamic shared memory each launch passes (the metadata's shared_memory_bytes less what
+  /// the PTX declares statically).
+  unsigned dynamicSharedBytes() const;
+
+  /// Checks the arguments (see packArguments) and launches \p grid blocks on \p stream. A grid
+  /// with a zero dimension launches nothing, as in Triton. The launch is asynchronous: errors of
+  /// the running kernel surface at the next synchronizing call.
+  template <typename... Args> void launch(Grid grid, CUstream stream, const Args &...args) const {
+    const std::array<Arg, sizeof...(Args)> packed = {Arg(args)...};
+    std::array<uint64_t, sizeof...(Args)> slots{};
+    launchPacked(grid, stream, packed.data(), packed.size(), slots.data());
+  }
+  /// The same with a run-time list of arguments.
+  void launchArgs(Grid grid, CUstream stream, const std::vector<Arg> &args) const;
+
+private:
+  friend class Module;
+  explicit Kernel(std::shared_ptr<const detail::KernelState> state) : State(std::move(state)) {}
+  void launchPacked(Grid grid, CUstream stream, const Arg *args, size_t count,
+                    uint64_t *slots) const;
+
+  std::shared_ptr<const detail::KernelState> State;
+};
+
+/// A PTX module loaded into the current context, with its metadata. Loading checks that every
+/// kernel of the metadata is an .entry of the PTX with the parameters the metadata lists (as far
+/// as the driver can tell) and prepares its shared memory.
+class Module {
+public:
+  static Module loadFile(const std::string &ptxPath, const std::string &metadataPath);
+  /// \p ptxOrigin and \p metadataOrigin name the two texts in error messages.
+  static Module loadFromMemory(std::string_view ptx, std::string_view metadataJson,
+                               std::string_view ptxOrigin = "<ptx>",
+                               std::string_view metadataOrigin = "<metadata>");
+
+  /// The kernel of that name (the @triton.jit function's); throws an Error listing the kernels
+  /// there are when there is none.
+  Kernel kernel(std::string_view name) const;
+  const Metadata &metadata() const;
+  CUmodule handle() const;
+  /// What the PTX JIT compiler reported while loading (warnings), possibly empty.
+  const std::string &jitInfoLog() const;
+
+private:
+  explicit Module(std::shared_ptr<detail::ModuleState> state) : State(std::move(state)) {}
+
+  std::shared_ptr<detail::ModuleState> State;
+};
+
+} // namespace tilec::rt
+
+#endif // TILEC_RUNTIME_HPP

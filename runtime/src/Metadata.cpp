@@ -1,0 +1,337 @@
+//===- Metadata.cpp - Read and validate tilec metadata files --------------===//
+//
+// The schema is docs/metadata.md. Validation is strict about everything a launch relies on
+// (types, alignments, warps, shared memory) so that a bad file fails here, with its location,
+// rather than as a wrong launch. Members this version does not know are ignored, so that later
+// compilers can add information without breaking older runtimes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Internal.h"
+#include "Json.h"
+#include "tilec/runtime.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+
+namespace tilec::rt {
+
+namespace {
+struct DTypeName {
+  DType Type;
+  std::string_view Name;
+  unsigned Bytes;
+};
+constexpr DTypeName DTypeNames[] = {
+    {DType::I1, "i1", 1},     {DType::I8, "i8", 1},           {DType::I16, "i16", 2},
+    {DType::I32, "i32", 4},   {DType::I64, "i64", 8},         {DType::U8, "u8", 1},
+    {DType::U16, "u16", 2},   {DType::U32, "u32", 4},         {DType::U64, "u64", 8},
+    {DType::FP16, "fp16", 2}, {DType::BF16, "bf16", 2},       {DType::FP32, "fp32", 4},
+    {DType::FP64, "fp64", 8}, {DType::FP8E4NV, "fp8e4nv", 1}, {DType::FP8E5, "fp8e5", 1},
+};
+
+const DTypeName &entryOf(DType type) {
+  for (const DTypeName &entry : DTypeNames)
+    if (entry.Type == type)
+      return entry;
+  return DTypeNames[0]; // unreachable: the table covers the enum
+}
+} // namespace
+
+std::string_view dtypeName(DType type) {
+  return entryOf(type).Name;
+}
+unsigned dtypeBytes(DType type) {
+  return entryOf(type).Bytes;
+}
+
+std::optional<DType> parseDType(std::string_view name) {
+  for (const DTypeName &entry : DTypeNames)
+    if (entry.Name == name)
+      return entry.Type;
+  return std::nullopt;
+}
+
+bool isSignedInteger(DType type) {
+  return type == DType::I8 || type == DType::I16 || type == DType::I32 || type == DType::I64;
+}
+bool isUnsignedInteger(DType type) {
+  return type == DType::U8 || type == DType::U16 || type == DType::U32 || type == DType::U64;
+}
+bool isInteger(DType type) {
+  return type == DType::I1 || isSignedInteger(type) || isUnsignedInteger(type);
+}
+bool isFloatingPoint(DType type) {
+  return !isInteger(type);
+}
+
+std::string ParamType::str() const {
+  std::string name(dtypeName(Element));
+  return IsPointer ? "*" + name : name;
+}
+
+std::optional<ParamType> ParamType::parse(std::string_view text) {
+  ParamType type;
+  if (!text.empty() && text.front() == '*') {
+    type.IsPointer = true;
+    text.remove_prefix(1);
+  }
+  std::optional<DType> element = parseDType(text);
+  if (!element)
+    return std::nullopt;
+  type.Element = *element;
+  return type;
+}
+
+const ConstexprInfo *KernelInfo::findConstexpr(std::string_view name) const {
+  for (const ConstexprInfo &constexprInfo : Constexprs)
+    if (constexprInfo.Name == name)
+      return &constexprInfo;
+  return nullptr;
+}
+
+const KernelInfo *Metadata::findKernel(std::string_view name) const {
+  for (const KernelInfo &kernel : Kernels)
+    if (kernel.Name == name)
+      return &kernel;
+  return nullptr;
+}
+
+const KernelInfo &Metadata::kernel(std::string_view name) const {
+  if (const KernelInfo *kernel = findKernel(name))
+    return *kernel;
+  std::string message = "no kernel named '" + std::string(name) + "' in the metadata";
+  if (!Source.empty())
+    message += " of " + Source;
+  if (Kernels.empty())
+    throw Error(message + " (it has no kernels)");
+  message += "; available: ";
+  for (size_t i = 0; i < Kernels.size(); ++i)
+    message += (i ? ", " : "") + Kernels[i].Name;
+  throw Error(message);
+}
+
+namespace {
+
+/// Reads the members of the schema out of the JSON tree, reporting errors as
+/// "origin:line:col: path: message".
+class MetadataReader {
+public:
+  explicit MetadataReader(std::string_view origin) : Origin(origin) {}
+
+  Metadata read(const json::Value &root) {
+    expectKind(root, json::Value::Kind::Object, "the metadata");
+    Metadata metadata;
+    const json::Value &schema = requireString(root, "schema", "");
+    if (schema.text() != "tilec-metadata")
+      fail(schema, "schema", "is \"" + schema.text() + "\", expected \"tilec-metadata\"");
+    const json::Value &version = requireMember(root, "version", "");
+    std::optional<int64_t> versionNumber = version.asInt64();
+    if (!versionNumber || *versionNumber < 1)
+      fail(version, "version", "must be a positive integer");
+    if (*versionNumber != 1)
+      fail(version, "version",
+           "is " + version.text() +
+               "; this runtime reads version 1 (the file was written by a newer tilec)");
+    metadata.Version = 1;
+    metadata.Compiler = optionalString(root, "compiler", "");
+    metadata.Source = optionalString(root, "source", "");
+    metadata.Target = requireString(root, "target", "").text();
+
+    const json::Value &kernels = requireMember(root, "kernels", "");
+    expectKind(kernels, json::Value::Kind::Array, "kernels");
+    std::set<std::string> names, entries;
+    for (size_t i = 0; i < kernels.elements().size(); ++i) {
+      const json::Value &kernel = kernels.elements()[i];
+      std::string path = "kernels[" + std::to_string(i) + "]";
+      KernelInfo info = readKernel(kernel, path);
+      if (!names.insert(info.Name).second)
+        fail(kernel, path, "a second kernel named '" + info.Name + "'");
+      if (!entries.insert(info.Entry).second)
+        fail(kernel, path, "a second kernel with entry '" + info.Entry + "'");
+      metadata.Kernels.push_back(std::move(info));
+    }
+    return metadata;
+  }
+
+private:
+  [[noreturn]] void fail(const json::Value &where, const std::string &path,
+                         const std::string &message) const {
+    throw Error(Origin + ":" + std::to_string(where.location().Line) + ":" +
+                std::to_string(where.location().Column) + ": " + (path.empty() ? "" : path + " ") +
+                message);
+  }
+
+  static std::string join(const std::string &path, std::string_view key) {
+    return path.empty() ? std::string(key) : path + "." + std::string(key);
+  }
+
+  void expectKind(const json::Value &value, json::Value::Kind kind, const std::string &path) const {
+    if (value.kind() != kind)
+      fail(value, path,
+           std::string("must be ") + json::Value::kindName(kind) + ", not " +
+               json::Value::kindName(value.kind()));
+  }
+
+  const json::Value &requireMember(const json::Value &object, std::string_view key,
+                                   const std::string &path) const {
+    if (const json::Value *member = object.find(key))
+      return *member;
+    failMissing(object, key, path);
+  }
+
+  [[noreturn]] void failMissing(const json::Value &object, std::string_view key,
+                                const std::string &path) const {
+    fail(object, path.empty() ? "the metadata" : path,
+         "has no member \"" + std::string(key) + "\"");
+  }
+
+  const json::Value &requireString(const json::Value &object, std::string_view key,
+                                   const std::string &path) const {
+    const json::Value &value = requireMember(object, key, path);
+    expectKind(value, json::Value::Kind::String, join(path, key));
+    return value;
+  }
+
+  std::string optionalString(const json::Value &object, std::string_view key,
+                             const std::string &path) const {
+    const json::Value *value = object.find(key);
+    if (!value)
+      return "";
+    expectKind(*value, json::Value::Kind::String, join(path, key));
+    return value->text();
+  }
+
+  std::string requireName(const json::Value &object, std::string_view key,
+                          const std::string &path) const {
+    const json::Value &value = requireString(object, key, path);
+    if (value.text().empty())
+      fail(value, join(path, key), "must not be empty");
+    return value.text();
+  }
+
+  /// An integer in [min, max]; \p fallback when the member is absent and not required.
+  uint32_t readUnsigned(const json::Value &object, std::string_view key, const std::string &path,
+                        int64_t min, int64_t max, std::optional<uint32_t> fallback) const {
+    const json::Value *value = object.find(key);
+    if (!value) {
+      if (fallback)
+        return *fallback;
+      failMissing(object, key, path);
+    }
+    std::optional<int64_t> number = value->asInt64();
+    if (!value->isNumber() || !number)
+      fail(*value, join(path, key), "must be an integer");
+    if (*number < min || *number > max)
+      fail(*value, join(path, key),
+           "is " + value->text() + ", outside [" + std::to_string(min) + ", " +
+               std::to_string(max) + "]");
+    return static_cast<uint32_t>(*number);
+  }
+
+  KernelInfo readKernel(const json::Value &kernel, const std::string &path) const {
+    expectKind(kernel, json::Value::Kind::Object, path);
+    KernelInfo info;
+    info.Name = requireName(kernel, "name", path);
+    info.Entry = requireName(kernel, "entry", path);
+    // 32 warps = 1024 threads, CUDA's limit on a block.
+    info.NumWarps = readUnsigned(kernel, "num_warps", path, 1, 32, std::nullopt);
+    info.ThreadsPerBlock = readUnsigned(kernel, "threads_per_block", path, 1, 1024, std::nullopt);
+    if (info.ThreadsPerBlock != 32 * info.NumWarps)
+      fail(*kernel.find("threads_per_block"), join(path, "threads_per_block"),
+           "is " + std::to_string(info.ThreadsPerBlock) + ", but num_warps " +
+               std::to_string(info.NumWarps) + " means " + std::to_string(32 * info.NumWarps));
+    info.SharedMemoryBytes =
+        readUnsigned(kernel, "shared_memory_bytes", path, 0, INT32_MAX, std::nullopt);
+
+    const json::Value &params = requireMember(kernel, "params", path);
+    expectKind(params, json::Value::Kind::Array, join(path, "params"));
+    std::set<std::string> paramNames;
+    for (size_t i = 0; i < params.elements().size(); ++i) {
+      const json::Value &param = params.elements()[i];
+      std::string paramPath = path + ".params[" + std::to_string(i) + "]";
+      ParamInfo paramInfo = readParam(param, paramPath);
+      if (!paramNames.insert(paramInfo.Name).second)
+        fail(param, paramPath, "a second parameter named '" + paramInfo.Name + "'");
+      info.Params.push_back(std::move(paramInfo));
+    }
+
+    if (const json::Value *constexprs = kernel.find("constexprs")) {
+      expectKind(*constexprs, json::Value::Kind::Array, join(path, "constexprs"));
+      for (size_t i = 0; i < constexprs->elements().size(); ++i) {
+        const json::Value &entry = constexprs->elements()[i];
+        std::string entryPath = path + ".constexprs[" + std::to_string(i) + "]";
+        expectKind(entry, json::Value::Kind::Object, entryPath);
+        ConstexprInfo constexprInfo;
+        constexprInfo.Name = requireName(entry, "name", entryPath);
+        const json::Value &value = requireMember(entry, "value", entryPath);
+        expectKind(value, json::Value::Kind::String, join(entryPath, "value"));
+        constexprInfo.Value = value.text();
+        info.Constexprs.push_back(std::move(constexprInfo));
+      }
+    }
+    return info;
+  }
+
+  ParamInfo readParam(const json::Value &param, const std::string &path) const {
+    expectKind(param, json::Value::Kind::Object, path);
+    ParamInfo info;
+    info.Name = requireName(param, "name", path);
+    const json::Value &type = requireString(param, "type", path);
+    std::optional<ParamType> parsed = ParamType::parse(type.text());
+    if (!parsed)
+      fail(type, join(path, "type"),
+           "is \"" + type.text() +
+               "\", not a type of the Triton signature (i1 i8 i16 i32 i64 u8 u16 u32 u64 fp16 "
+               "bf16 fp32 fp64 fp8e4nv fp8e5, or * and one of them)");
+    info.Type = *parsed;
+    info.Alignment = readUnsigned(param, "alignment", path, 0, 1 << 20, 0u);
+    info.Divisibility = readUnsigned(param, "divisibility", path, 0, INT32_MAX, 0u);
+    if (info.Alignment & (info.Alignment - 1))
+      fail(*param.find("alignment"), join(path, "alignment"),
+           "is " + std::to_string(info.Alignment) + ", not a power of two");
+    if (info.Alignment && !info.Type.IsPointer)
+      fail(*param.find("alignment"), join(path, "alignment"),
+           "is for pointer parameters, and this one is " + info.Type.str());
+    if (info.Divisibility && (info.Type.IsPointer || !isInteger(info.Type.Element)))
+      fail(*param.find("divisibility"), join(path, "divisibility"),
+           "is for integer parameters, and this one is " + info.Type.str());
+    return info;
+  }
+
+  std::string Origin;
+};
+
+} // namespace
+
+Metadata Metadata::parse(std::string_view json, std::string_view origin) {
+  json::Value root;
+  try {
+    root = json::parse(json);
+  } catch (const json::ParseError &error) {
+    throw Error(std::string(origin) + ":" + std::to_string(error.Where.Line) + ":" +
+                std::to_string(error.Where.Column) + ": invalid JSON: " + error.Message);
+  }
+  return MetadataReader(origin).read(root);
+}
+
+std::string readTextFile(const std::string &path, const char *what) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    throw Error(std::string("cannot open ") + what + " '" + path + "': " + std::strerror(errno));
+  std::ostringstream contents;
+  contents << file.rdbuf();
+  if (file.bad())
+    throw Error(std::string("cannot read ") + what + " '" + path + "': " + std::strerror(errno));
+  return contents.str();
+}
+
+Metadata Metadata::loadFile(const std::string &path) {
+  return parse(readTextFile(path, "metadata file"), path);
+}
+
+} // namespace tilec::rt
