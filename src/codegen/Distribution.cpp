@@ -1,0 +1,73 @@
+#include "codegen/Distribution.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace tilec::codegen {
+
+unsigned Distribution::numElements() const {
+  unsigned n = 1;
+  for (unsigned e : elemsPerThread)
+    n *= e;
+  return n;
+}
+
+std::vector<unsigned> Distribution::multiIndex(unsigned element) const {
+  std::vector<unsigned> index(rank(), 0);
+  for (unsigned d : order) {
+    index[d] = element % elemsPerThread[d];
+    element /= elemsPerThread[d];
+  }
+  return index;
+}
+
+unsigned Distribution::linearIndex(const std::vector<unsigned> &index) const {
+  unsigned linear = 0;
+  for (auto it = order.rbegin(); it != order.rend(); ++it)
+    linear = linear * elemsPerThread[*it] + index[*it];
+  return linear;
+}
+
+int64_t Distribution::offset(unsigned d, unsigned k) const {
+  return int64_t(k / spt(d)) * tile(d) + k % spt(d);
+}
+
+Distribution distributionOf(const tir::Type &type) {
+  if (!type.layout)
+    throw std::logic_error("tensor without a layout reached the lowering: " + type.str());
+  // Peel slices down to the blocked root, remembering which root dimensions each removed.
+  std::vector<const gpu::Layout *> chain;
+  const gpu::Layout *layout = type.layout.get();
+  while (layout->kind == gpu::LayoutKind::Slice) {
+    chain.push_back(layout);
+    layout = layout->parent.get();
+  }
+  Distribution dist;
+  dist.shape = type.shape;
+  // The root's dimensions, then each slice (outermost last applied) removes one.
+  std::vector<unsigned> dims;
+  for (unsigned d = 0; d < layout->rank(); ++d)
+    dims.push_back(d);
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    dist.removedRootDims.push_back(dims.at((*it)->dim));
+    dims.erase(dims.begin() + (*it)->dim);
+  }
+  dist.rootDim = dims;
+  gpu::LayoutPtr root = type.layout;
+  while (root->kind == gpu::LayoutKind::Slice)
+    root = root->parent;
+  dist.root = root;
+  for (unsigned r : root->order) {
+    auto it = std::find(dims.begin(), dims.end(), r);
+    if (it != dims.end())
+      dist.order.push_back(static_cast<unsigned>(it - dims.begin()));
+  }
+  dist.elemsPerThread.resize(dist.rank());
+  for (unsigned d = 0; d < dist.rank(); ++d) {
+    int64_t reps = std::max<int64_t>(1, dist.shape[d] / dist.tile(d));
+    dist.elemsPerThread[d] = static_cast<unsigned>(reps * dist.spt(d));
+  }
+  return dist;
+}
+
+} // namespace tilec::codegen

@@ -1,0 +1,53 @@
+// Which elements of a tensor each thread holds, in the order the lowering keeps them.
+//
+// A blocked layout, or a slice of one, spreads a tensor over threads as in Triton's emitIndices:
+// along each dimension d of the tensor, the thread holds elemsPerThread[d] elements, the k-th at
+//   coordinate = (threadBase[d] + offset(d, k)) mod shape[d]
+// where threadBase depends only on the thread (lane and warp indices along the root blocked
+// layout's dimension of d) and offset(d, k) = (k / spt) * tile + k % spt is a compile-time
+// constant (tile = spt * tpw * wpc). The thread's elements are numbered with order[0] (the fastest
+// dimension of the layout) varying fastest, so that the spt consecutive elements of a vector are
+// consecutive in that numbering.
+#pragma once
+
+#include "gpu/Layout.h"
+#include "tir/Types.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace tilec::codegen {
+
+struct Distribution {
+  std::vector<int64_t> shape;
+  /// The blocked layout the tensor's layout is (a slice of).
+  gpu::LayoutPtr root;
+  /// For each tensor dimension, its dimension in the root layout.
+  std::vector<unsigned> rootDim;
+  /// Root dimensions sliced away: threads along them hold the same elements.
+  std::vector<unsigned> removedRootDims;
+  /// Tensor dimensions, fastest first.
+  std::vector<unsigned> order;
+  std::vector<unsigned> elemsPerThread;
+
+  unsigned rank() const { return static_cast<unsigned>(shape.size()); }
+  unsigned numElements() const;
+  unsigned spt(unsigned d) const { return root->sizePerThread[rootDim[d]]; }
+  unsigned tpw(unsigned d) const { return root->threadsPerWarp[rootDim[d]]; }
+  unsigned wpc(unsigned d) const { return root->warpsPerCTA[rootDim[d]]; }
+  /// Elements one repetition of the layout covers along d.
+  int64_t tile(unsigned d) const { return int64_t(spt(d)) * tpw(d) * wpc(d); }
+  /// The tile is larger than the tensor along d: coordinates wrap, threads hold copies.
+  bool wraps(unsigned d) const { return tile(d) > shape[d]; }
+
+  /// Element number -> per-dimension element index, and back.
+  std::vector<unsigned> multiIndex(unsigned element) const;
+  unsigned linearIndex(const std::vector<unsigned> &multiIndex) const;
+  /// The compile-time part of the coordinate of the k-th element along d.
+  int64_t offset(unsigned d, unsigned k) const;
+};
+
+/// The distribution of a tensor type with a blocked or slice layout.
+Distribution distributionOf(const tir::Type &type);
+
+} // namespace tilec::codegen

@@ -1,0 +1,1268 @@
+#include "codegen/LowerToLLVM.h"
+
+#include "analysis/AxisInfo.h"
+#include "codegen/Distribution.h"
+#include "codegen/NVPTXTarget.h"
+#include "codegen/SharedMemory.h"
+#include "frontend/SourceManager.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+#include <map>
+#include <sstream>
+#include <unordered_map>
+
+namespace tilec::codegen {
+namespace {
+
+using tir::DType;
+using tir::OpCode;
+using tir::Operation;
+using tir::ScalarKind;
+using Values = std::vector<llvm::Value *>;
+
+constexpr double kLog2E = 1.4426950408889634;
+
+class KernelLowering {
+public:
+  KernelLowering(const tir::Function &function, llvm::Module &module, const TargetOptions &options)
+      : function_(function), module_(module), context_(module.getContext()), options_(options),
+        builder_(context_), prologue_(context_), axisInfo_(function) {}
+
+  llvm::Function *run();
+  void setSharedMemory(llvm::GlobalVariable *buffer) { sharedMemory_ = buffer; }
+
+private:
+  const tir::Function &function_;
+  llvm::Module &module_;
+  llvm::LLVMContext &context_;
+  const TargetOptions &options_;
+  llvm::IRBuilder<> builder_;
+  /// Inserts at the end of the entry block, whose values dominate the whole kernel: thread
+  /// indices are computed there once.
+  llvm::IRBuilder<> prologue_;
+  analysis::AxisInfoAnalysis axisInfo_;
+  llvm::Function *kernel_ = nullptr;
+  std::unordered_map<const tir::Value *, Values> values_;
+  llvm::Value *laneId_ = nullptr, *warpId_ = nullptr, *threadId_ = nullptr;
+  /// Per root layout and root dimension: the thread's lane and warp index along it.
+  std::map<std::string, std::pair<Values, Values>> threadIndices_;
+  llvm::GlobalVariable *sharedMemory_ = nullptr;
+
+  //===--------------------------------------------------------------------===//
+  // Errors, types, values
+  //===--------------------------------------------------------------------===//
+
+  [[noreturn]] void unsupported(const Operation &op, const std::string &what) const {
+    std::string message = what + " is not supported yet by the GPU backend";
+    if (options_.sources)
+      options_.sources->error(op.loc(), message);
+    std::ostringstream os;
+    os << op.loc().line << ":" << op.loc().col << ": error: " << message;
+    throw CompileError(os.str());
+  }
+
+  llvm::Type *scalarType(const DType &type) {
+    switch (type.kind) {
+    case ScalarKind::I1:
+      return builder_.getInt1Ty();
+    case ScalarKind::I8:
+    case ScalarKind::U8:
+    case ScalarKind::F8E4M3:
+    case ScalarKind::F8E5M2:
+      return builder_.getInt8Ty();
+    case ScalarKind::I16:
+    case ScalarKind::U16:
+      return builder_.getInt16Ty();
+    case ScalarKind::I32:
+    case ScalarKind::U32:
+      return builder_.getInt32Ty();
+    case ScalarKind::I64:
+    case ScalarKind::U64:
+      return builder_.getInt64Ty();
+    case ScalarKind::F16:
+      return builder_.getHalfTy();
+    case ScalarKind::BF16:
+      return builder_.getBFloatTy();
+    case ScalarKind::F32:
+      return builder_.getFloatTy();
+    case ScalarKind::F64:
+      return builder_.getDoubleTy();
+    case ScalarKind::Ptr:
+      return llvm::PointerType::get(context_, 1);
+    }
+    return nullptr;
+  }
+
+  /// The type an element has in memory (booleans are bytes).
+  llvm::Type *memoryType(const DType &type) {
+    if (type.isBool())
+      return builder_.getInt8Ty();
+    return scalarType(type);
+  }
+
+  static bool isFp8(const DType &type) {
+    return type.kind == ScalarKind::F8E4M3 || type.kind == ScalarKind::F8E5M2;
+  }
+
+  Values &get(const tir::Value *v) {
+    auto it = values_.find(v);
+    if (it == values_.end())
+      throw std::logic_error("TIR value lowered before its definition");
+    return it->second;
+  }
+
+  unsigned numElementsOf(const tir::Type &type) {
+    if (type.isScalar())
+      return 1;
+    return distributionOf(type).numElements();
+  }
+
+  llvm::Value *intrinsic(llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Type *> types,
+                         llvm::ArrayRef<llvm::Value *> args) {
+    llvm::Function *callee = llvm::Intrinsic::getDeclaration(&module_, id, types);
+    return builder_.CreateCall(callee, args);
+  }
+
+  llvm::Value *libdevice(const std::string &name, llvm::Type *type,
+                         llvm::ArrayRef<llvm::Value *> args) {
+    std::vector<llvm::Type *> params(args.size(), type);
+    llvm::FunctionCallee callee =
+        module_.getOrInsertFunction(name, llvm::FunctionType::get(type, params, false));
+    return builder_.CreateCall(callee, args);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Thread indices and coordinates
+  //===--------------------------------------------------------------------===//
+
+  const std::pair<Values, Values> &threadIndicesFor(const gpu::LayoutPtr &root) {
+    std::string key = root->str();
+    auto it = threadIndices_.find(key);
+    if (it != threadIndices_.end())
+      return it->second;
+    unsigned rank = root->rank();
+    Values lanes(rank), warps(rank);
+    llvm::Value *lane = laneId_, *warp = warpId_;
+    for (unsigned r : root->order) {
+      unsigned tpw = root->threadsPerWarp[r], wpc = root->warpsPerCTA[r];
+      lanes[r] = prologue_.CreateAnd(lane, tpw - 1);
+      lane = prologue_.CreateLShr(lane, llvm::Log2_32(tpw));
+      warps[r] = prologue_.CreateAnd(warp, wpc - 1);
+      warp = prologue_.CreateLShr(warp, llvm::Log2_32(wpc));
+    }
+    return threadIndices_[key] = {lanes, warps};
+  }
+
+  /// The thread's first coordinate along dimension d of `dist`, computed once in the prologue.
+  llvm::Value *threadBase(const Distribution &dist, unsigned d) {
+    const auto &[lanes, warps] = threadIndicesFor(dist.root);
+    unsigned r = dist.rootDim[d];
+    std::string key = dist.root->str() + "/base" + std::to_string(r);
+    auto it = threadIndices_.find(key);
+    if (it != threadIndices_.end())
+      return it->second.first[0];
+    llvm::Value *base = prologue_.CreateAdd(
+        prologue_.CreateMul(lanes[r], prologue_.getInt32(dist.spt(d))),
+        prologue_.CreateMul(warps[r], prologue_.getInt32(dist.spt(d) * dist.tpw(d))), "", true,
+        true);
+    threadIndices_[key] = {Values{base}, Values{}};
+    return base;
+  }
+
+  /// The coordinate along d of the thread's element with per-dimension index k.
+  llvm::Value *coordinate(const Distribution &dist, unsigned d, unsigned k) {
+    llvm::Value *c = builder_.CreateAdd(threadBase(dist, d),
+                                        builder_.getInt32(static_cast<uint32_t>(dist.offset(d, k))),
+                                        "", true, true);
+    if (dist.wraps(d))
+      c = builder_.CreateAnd(c, builder_.getInt32(static_cast<uint32_t>(dist.shape[d] - 1)));
+    return c;
+  }
+
+  /// The row-major linear index of the thread's element `element` in the whole tensor.
+  llvm::Value *linearCoordinate(const Distribution &dist, unsigned element) {
+    std::vector<unsigned> index = dist.multiIndex(element);
+    llvm::Value *linear = builder_.getInt32(0);
+    for (unsigned d = 0; d < dist.rank(); ++d)
+      linear = builder_.CreateAdd(
+          builder_.CreateMul(linear, builder_.getInt32(static_cast<uint32_t>(dist.shape[d]))),
+          coordinate(dist, d, index[d]));
+    return linear;
+  }
+
+  llvm::Value *sharedElementPointer(llvm::Type *type, llvm::Value *index) {
+    return builder_.CreateGEP(type, sharedMemory_, index);
+  }
+
+  void barrier() { intrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
+
+  //===--------------------------------------------------------------------===//
+  // Lowering
+  //===--------------------------------------------------------------------===//
+
+  void lowerBlock(const tir::Block &block);
+  void lowerOp(const Operation &op);
+  void lowerElementwise(const Operation &op);
+  llvm::Value *lowerElement(const Operation &op, const Values &operands);
+  llvm::Value *lowerCast(const Operation &op, llvm::Value *v, const DType &from, const DType &to);
+  llvm::Value *lowerMath(const Operation &op, llvm::Value *x, const DType &type);
+  void lowerBroadcast(const Operation &op);
+  void lowerExpandDims(const Operation &op);
+  void lowerConvertLayout(const Operation &op);
+  void lowerLoad(const Operation &op);
+  void lowerStore(const Operation &op);
+  void lowerReduce(const Operation &op);
+  void lowerFor(const Operation &op);
+  void lowerIf(const Operation &op);
+  void lowerWhile(const Operation &op);
+
+  unsigned accessVectorWidth(const Operation &op, const Distribution *dist);
+  Values loadGroup(const Operation &op, llvm::Value *ptr, unsigned vec, const DType &elem,
+                   llvm::Value *pred, const Values &others);
+  void storeGroup(const Operation &op, llvm::Value *ptr, const Values &vals, const DType &elem,
+                  llvm::Value *pred);
+  llvm::Value *combine(const std::string &kind, const DType &type, llvm::Value *a, llvm::Value *b);
+  llvm::Value *shuffleXor(llvm::Value *v, unsigned laneMask);
+};
+
+llvm::Function *KernelLowering::run() {
+  std::vector<llvm::Type *> params;
+  const tir::Block &body = function_.body();
+  for (unsigned i = 0; i < body.numArguments(); ++i) {
+    const tir::Type &type = body.argument(i)->type();
+    if (type.isTensor())
+      throw CompileError("error: kernel parameter " + std::to_string(i) + " is a tensor");
+    params.push_back(scalarType(type.elem));
+  }
+  auto *type = llvm::FunctionType::get(builder_.getVoidTy(), params, false);
+  kernel_ =
+      llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, function_.name(), module_);
+  kernel_->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  for (unsigned i = 0; i < body.numArguments(); ++i) {
+    llvm::Argument *arg = kernel_->getArg(i);
+    if (i < function_.params.size())
+      arg->setName(function_.params[i].name);
+    const tir::ParamInfo *param = i < function_.params.size() ? &function_.params[i] : nullptr;
+    if (body.argument(i)->type().elem.isPointer() && param && param->alignment > 1)
+      arg->addAttr(llvm::Attribute::getWithAlignment(context_, llvm::Align(param->alignment)));
+    values_[body.argument(i)] = {arg};
+  }
+
+  unsigned threads = 32 * function_.numWarps;
+  llvm::NamedMDNode *annotations = module_.getOrInsertNamedMetadata("nvvm.annotations");
+  auto annotate = [&](const char *key, unsigned value) {
+    annotations->addOperand(llvm::MDNode::get(
+        context_, {llvm::ValueAsMetadata::get(kernel_), llvm::MDString::get(context_, key),
+                   llvm::ConstantAsMetadata::get(builder_.getInt32(value))}));
+  };
+  annotate("kernel", 1);
+  annotate("maxntidx", threads);
+  annotate("maxntidy", 1);
+  annotate("maxntidz", 1);
+  kernel_->addFnAttr("tilec-shared-memory-bytes", std::to_string(sharedMemoryBytes(function_)));
+
+  llvm::BasicBlock *entry = llvm::BasicBlock::Create(context_, "entry", kernel_);
+  llvm::BasicBlock *start = llvm::BasicBlock::Create(context_, "body", kernel_);
+  prologue_.SetInsertPoint(entry);
+  threadId_ = prologue_.CreateCall(
+      llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+  laneId_ = prologue_.CreateAnd(threadId_, 31);
+  warpId_ = prologue_.CreateLShr(threadId_, 5);
+  llvm::BranchInst *toBody = prologue_.CreateBr(start);
+  prologue_.SetInsertPoint(toBody);
+  builder_.SetInsertPoint(start);
+  lowerBlock(body);
+  return kernel_;
+}
+
+void KernelLowering::lowerBlock(const tir::Block &block) {
+  for (const auto &op : block.ops())
+    lowerOp(*op);
+}
+
+void KernelLowering::lowerOp(const Operation &op) {
+  switch (op.code()) {
+  case OpCode::Constant: {
+    const tir::Type &type = op.result()->type();
+    if (isFp8(type.elem))
+      unsupported(op, "fp8 constants");
+    llvm::Type *llvmType = scalarType(type.elem);
+    const tir::Attribute &value = op.attr("value");
+    llvm::Value *c = nullptr;
+    if (llvmType->isFloatingPointTy()) {
+      double d = 0;
+      if (auto *f = std::get_if<double>(&value))
+        d = *f;
+      else if (auto *i = std::get_if<int64_t>(&value))
+        d = static_cast<double>(*i);
+      else if (auto *b = std::get_if<bool>(&value))
+        d = *b ? 1.0 : 0.0;
+      c = llvm::ConstantFP::get(llvmType, d);
+    } else if (llvmType->isIntegerTy()) {
+      int64_t i = 0;
+      if (auto *n = std::get_if<int64_t>(&value))
+        i = *n;
+      else if (auto *b = std::get_if<bool>(&value))
+        i = *b;
+      else if (auto *f = std::get_if<double>(&value))
+        i = static_cast<int64_t>(*f);
+      c = llvm::ConstantInt::get(llvmType, static_cast<uint64_t>(i), true);
+    } else {
+      unsupported(op, "pointer constants");
+    }
+    values_[op.result()] = Values(numElementsOf(type), c);
+    return;
+  }
+  case OpCode::ProgramId:
+  case OpCode::NumPrograms: {
+    static const llvm::Intrinsic::ID ctaid[] = {llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+                                                llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+                                                llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z};
+    static const llvm::Intrinsic::ID nctaid[] = {llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x,
+                                                 llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y,
+                                                 llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z};
+    int64_t axis = op.intAttr("axis");
+    auto id = op.code() == OpCode::ProgramId ? ctaid[axis] : nctaid[axis];
+    values_[op.result()] = {intrinsic(id, {}, {})};
+    return;
+  }
+  case OpCode::MakeRange: {
+    Distribution dist = distributionOf(op.result()->type());
+    int64_t start = op.intAttr("start");
+    Values elements;
+    for (unsigned e = 0; e < dist.numElements(); ++e)
+      elements.push_back(builder_.CreateAdd(coordinate(dist, 0, dist.multiIndex(e)[0]),
+                                            builder_.getInt32(static_cast<uint32_t>(start))));
+    values_[op.result()] = elements;
+    return;
+  }
+  case OpCode::Splat:
+    values_[op.result()] = Values(numElementsOf(op.result()->type()), get(op.operand(0))[0]);
+    return;
+  case OpCode::Broadcast:
+    return lowerBroadcast(op);
+  case OpCode::ExpandDims:
+    return lowerExpandDims(op);
+  case OpCode::ConvertLayout:
+    return lowerConvertLayout(op);
+  case OpCode::Load:
+    return lowerLoad(op);
+  case OpCode::Store:
+    return lowerStore(op);
+  case OpCode::Reduce:
+    return lowerReduce(op);
+  case OpCode::For:
+    return lowerFor(op);
+  case OpCode::If:
+    return lowerIf(op);
+  case OpCode::While:
+    return lowerWhile(op);
+  case OpCode::Return:
+    builder_.CreateRetVoid();
+    return;
+  case OpCode::Yield:
+  case OpCode::Condition:
+    return; // read by the op that owns the region
+  case OpCode::AtomicRMW:
+    return unsupported(op, "'atomic_rmw'");
+  case OpCode::AtomicCAS:
+    return unsupported(op, "'atomic_cas'");
+  case OpCode::ArgReduce:
+    return unsupported(op, "'arg_reduce' (argmax/argmin)");
+  case OpCode::Print:
+    return unsupported(op, "'print' (device_print)");
+  case OpCode::Assert:
+    return unsupported(op, "'assert' (device_assert)");
+  default:
+    break;
+  }
+  if (tir::isElementwise(op.code()))
+    return lowerElementwise(op);
+  unsupported(op, std::string("'") + op.name() + "'");
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+void KernelLowering::lowerElementwise(const Operation &op) {
+  unsigned n = numElementsOf(op.result()->type());
+  std::vector<const Values *> operands;
+  for (const tir::Value *v : op.operands()) {
+    operands.push_back(&get(v));
+    if (operands.back()->size() != n)
+      throw std::logic_error(std::string("operand layout of '") + op.name() +
+                             "' differs from its result's");
+  }
+  Values results;
+  for (unsigned e = 0; e < n; ++e) {
+    Values args;
+    for (const Values *o : operands)
+      args.push_back((*o)[e]);
+    results.push_back(lowerElement(op, args));
+  }
+  values_[op.result()] = results;
+}
+
+llvm::Value *KernelLowering::lowerElement(const Operation &op, const Values &args) {
+  const DType &type = op.operand(0)->type().elem;
+  const DType &resultType = op.result()->type().elem;
+  bool isFloat = type.isFloat();
+  bool isSigned = type.isSigned();
+  if ((isFp8(type) || isFp8(resultType)) && op.code() != OpCode::Bitcast)
+    unsupported(op, "fp8 arithmetic and conversions");
+  llvm::Value *a = args.empty() ? nullptr : args[0];
+  llvm::Value *b = args.size() > 1 ? args[1] : nullptr;
+  switch (op.code()) {
+  case OpCode::Add:
+    return isFloat ? builder_.CreateFAdd(a, b) : builder_.CreateAdd(a, b);
+  case OpCode::Sub:
+    return isFloat ? builder_.CreateFSub(a, b) : builder_.CreateSub(a, b);
+  case OpCode::Mul:
+    return isFloat ? builder_.CreateFMul(a, b) : builder_.CreateMul(a, b);
+  case OpCode::Div:
+    if (isFloat) {
+      if (type.kind == ScalarKind::F32) {
+        // As Triton: fp32 true division is div.full.f32 (2 ulp, full range).
+        auto *asmType =
+            llvm::FunctionType::get(builder_.getFloatTy(), {a->getType(), b->getType()}, false);
+        auto *div = llvm::InlineAsm::get(asmType, "div.full.f32 $0, $1, $2;", "=f,f,f", false);
+        return builder_.CreateCall(asmType, div, {a, b});
+      }
+      return builder_.CreateFDiv(a, b);
+    }
+    return isSigned ? builder_.CreateSDiv(a, b) : builder_.CreateUDiv(a, b);
+  case OpCode::Rem:
+    if (isFloat) {
+      // fmod, in fp32 for the narrow types.
+      if (type.kind == ScalarKind::F64)
+        return libdevice("__nv_fmod", a->getType(), {a, b});
+      llvm::Type *t = builder_.getFloatTy();
+      llvm::Value *r =
+          libdevice("__nv_fmodf", t, {builder_.CreateFPExt(a, t), builder_.CreateFPExt(b, t)});
+      return builder_.CreateFPTrunc(r, a->getType());
+    }
+    return isSigned ? builder_.CreateSRem(a, b) : builder_.CreateURem(a, b);
+  case OpCode::And:
+    return builder_.CreateAnd(a, b);
+  case OpCode::Or:
+    return builder_.CreateOr(a, b);
+  case OpCode::Xor:
+    return builder_.CreateXor(a, b);
+  case OpCode::Shl:
+    return builder_.CreateShl(a, b);
+  case OpCode::Shr:
+    return isSigned ? builder_.CreateAShr(a, b) : builder_.CreateLShr(a, b);
+  case OpCode::Maximum:
+  case OpCode::Minimum: {
+    bool max = op.code() == OpCode::Maximum;
+    if (isFloat)
+      return intrinsic(max ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum, {a->getType()},
+                       {a, b});
+    llvm::Intrinsic::ID id = max ? (isSigned ? llvm::Intrinsic::smax : llvm::Intrinsic::umax)
+                                 : (isSigned ? llvm::Intrinsic::smin : llvm::Intrinsic::umin);
+    return intrinsic(id, {a->getType()}, {a, b});
+  }
+  case OpCode::Cmp: {
+    const std::string &p = op.strAttr("predicate");
+    if (isFloat) {
+      auto pred = p == "eq"   ? llvm::CmpInst::FCMP_OEQ
+                  : p == "ne" ? llvm::CmpInst::FCMP_UNE
+                  : p == "lt" ? llvm::CmpInst::FCMP_OLT
+                  : p == "le" ? llvm::CmpInst::FCMP_OLE
+                  : p == "gt" ? llvm::CmpInst::FCMP_OGT
+                              : llvm::CmpInst::FCMP_OGE;
+      return builder_.CreateFCmp(pred, a, b);
+    }
+    auto pred = p == "eq"   ? llvm::CmpInst::ICMP_EQ
+                : p == "ne" ? llvm::CmpInst::ICMP_NE
+                : p == "lt" ? (isSigned ? llvm::CmpInst::ICMP_SLT : llvm::CmpInst::ICMP_ULT)
+                : p == "le" ? (isSigned ? llvm::CmpInst::ICMP_SLE : llvm::CmpInst::ICMP_ULE)
+                : p == "gt" ? (isSigned ? llvm::CmpInst::ICMP_SGT : llvm::CmpInst::ICMP_UGT)
+                            : (isSigned ? llvm::CmpInst::ICMP_SGE : llvm::CmpInst::ICMP_UGE);
+    return builder_.CreateICmp(pred, a, b);
+  }
+  case OpCode::Select:
+    return builder_.CreateSelect(a, b, args[2]);
+  case OpCode::AddPtr: {
+    const DType &offsetType = op.operand(1)->type().elem;
+    llvm::Value *offset = offsetType.isSigned()
+                              ? builder_.CreateSExtOrTrunc(b, builder_.getInt64Ty())
+                              : builder_.CreateZExtOrTrunc(b, builder_.getInt64Ty());
+    return builder_.CreateGEP(memoryType(type.pointeeType()), a, offset);
+  }
+  case OpCode::Cast:
+    return lowerCast(op, a, type, resultType);
+  case OpCode::Bitcast: {
+    llvm::Type *to = scalarType(resultType);
+    if (to->isPointerTy())
+      return builder_.CreateIntToPtr(a, to);
+    if (a->getType()->isPointerTy())
+      return builder_.CreatePtrToInt(a, to);
+    return builder_.CreateBitCast(a, to);
+  }
+  case OpCode::Neg:
+    return isFloat ? builder_.CreateFNeg(a) : builder_.CreateNeg(a);
+  case OpCode::Not:
+    return builder_.CreateNot(a);
+  case OpCode::Abs:
+    if (!isFloat)
+      return isSigned ? intrinsic(llvm::Intrinsic::abs, {a->getType()}, {a, builder_.getFalse()})
+                      : a;
+    return intrinsic(llvm::Intrinsic::fabs, {a->getType()}, {a});
+  case OpCode::Fma:
+    if (!isFloat)
+      return builder_.CreateAdd(builder_.CreateMul(a, b), args[2]);
+    return intrinsic(llvm::Intrinsic::fma, {a->getType()}, {a, b, args[2]});
+  default:
+    break;
+  }
+  if (!isFloat)
+    unsupported(op, std::string("'") + op.name() + "' on " + type.str());
+  return lowerMath(op, a, type);
+}
+
+/// Transcendental and rounding functions. fp16/bf16 compute in fp32, as Triton does.
+llvm::Value *KernelLowering::lowerMath(const Operation &op, llvm::Value *x, const DType &type) {
+  llvm::Type *original = x->getType();
+  bool narrow = type.kind == ScalarKind::F16 || type.kind == ScalarKind::BF16;
+  bool isDouble = type.kind == ScalarKind::F64;
+  auto widen = [&](llvm::Value *v) {
+    return narrow ? builder_.CreateFPExt(v, builder_.getFloatTy()) : v;
+  };
+  x = widen(x);
+  llvm::Type *t = x->getType();
+  llvm::Value *r = nullptr;
+  auto nvvm = [&](llvm::Intrinsic::ID id, llvm::Value *v) { return intrinsic(id, {}, {v}); };
+  switch (op.code()) {
+  case OpCode::Exp:
+    // exp(x) = 2^(x log2 e) with ex2.approx.f32, as Triton.
+    r = isDouble ? libdevice("__nv_exp", t, {x})
+                 : nvvm(llvm::Intrinsic::nvvm_ex2_approx_f,
+                        builder_.CreateFMul(x, llvm::ConstantFP::get(t, kLog2E)));
+    break;
+  case OpCode::Exp2:
+    r = isDouble ? libdevice("__nv_exp2", t, {x}) : nvvm(llvm::Intrinsic::nvvm_ex2_approx_f, x);
+    break;
+  case OpCode::Log2:
+    r = isDouble ? libdevice("__nv_log2", t, {x}) : nvvm(llvm::Intrinsic::nvvm_lg2_approx_f, x);
+    break;
+  case OpCode::Log:
+    r = libdevice(isDouble ? "__nv_log" : "__nv_logf", t, {x});
+    break;
+  case OpCode::Sqrt:
+    // IEEE square root (sqrt.rn): what llvm.sqrt becomes on NVPTX.
+    r = intrinsic(llvm::Intrinsic::sqrt, {t}, {x});
+    break;
+  case OpCode::Rsqrt:
+    r = libdevice(isDouble ? "__nv_rsqrt" : "__nv_rsqrtf", t, {x});
+    break;
+  case OpCode::Sin:
+    r = libdevice(isDouble ? "__nv_sin" : "__nv_sinf", t, {x});
+    break;
+  case OpCode::Cos:
+    r = libdevice(isDouble ? "__nv_cos" : "__nv_cosf", t, {x});
+    break;
+  case OpCode::Erf:
+    r = libdevice(isDouble ? "__nv_erf" : "__nv_erff", t, {x});
+    break;
+  case OpCode::Floor:
+    r = intrinsic(llvm::Intrinsic::floor, {t}, {x});
+    break;
+  case OpCode::Ceil:
+    r = intrinsic(llvm::Intrinsic::ceil, {t}, {x});
+    break;
+  default:
+    unsupported(op, std::string("'") + op.name() + "' on " + type.str());
+  }
+  return narrow ? builder_.CreateFPTrunc(r, original) : r;
+}
+
+llvm::Value *KernelLowering::lowerCast(const Operation &op, llvm::Value *v, const DType &from,
+                                       const DType &to) {
+  if (from == to)
+    return v;
+  llvm::Type *target = scalarType(to);
+  if (to.isPointer() || from.isPointer()) {
+    if (to.isPointer() && from.isPointer())
+      return v;
+    if (to.isPointer())
+      return builder_.CreateIntToPtr(v, target);
+    return builder_.CreatePtrToInt(v, target);
+  }
+  if (to.isBool())
+    return from.isFloat() ? builder_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0))
+                          : builder_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+  if (from.isInteger() && to.isInteger())
+    return from.isSigned() ? builder_.CreateSExtOrTrunc(v, target)
+                           : builder_.CreateZExtOrTrunc(v, target);
+  if (from.isInteger())
+    return from.isSigned() ? builder_.CreateSIToFP(v, target) : builder_.CreateUIToFP(v, target);
+  if (to.isInteger()) {
+    // Saturating, NaN to 0: cvt.rzi semantics.
+    if (!v->getType()->isFloatTy() && !v->getType()->isDoubleTy())
+      v = builder_.CreateFPExt(v, builder_.getFloatTy());
+    auto id = to.isSigned() ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
+    return intrinsic(id, {target, v->getType()}, {v});
+  }
+  // float -> float; fp16 <-> bf16 through fp32.
+  if ((from.kind == ScalarKind::F16 && to.kind == ScalarKind::BF16) ||
+      (from.kind == ScalarKind::BF16 && to.kind == ScalarKind::F16))
+    return builder_.CreateFPTrunc(builder_.CreateFPExt(v, builder_.getFloatTy()), target);
+  if (from.bits() < to.bits())
+    return builder_.CreateFPExt(v, target);
+  return builder_.CreateFPTrunc(v, target);
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops and conversions
+//===----------------------------------------------------------------------===//
+
+void KernelLowering::lowerBroadcast(const Operation &op) {
+  const tir::Type &in = op.operand(0)->type(), &out = op.result()->type();
+  Distribution src = distributionOf(in), dst = distributionOf(out);
+  const Values &input = get(op.operand(0));
+  Values results;
+  for (unsigned e = 0; e < dst.numElements(); ++e) {
+    std::vector<unsigned> index = dst.multiIndex(e);
+    for (unsigned d = 0; d < dst.rank(); ++d)
+      if (in.shape[d] == 1 && out.shape[d] != 1)
+        index[d] = 0; // every element of a size-1 dimension has coordinate 0
+    results.push_back(input.at(src.linearIndex(index)));
+  }
+  values_[op.result()] = results;
+}
+
+void KernelLowering::lowerExpandDims(const Operation &op) {
+  unsigned axis = static_cast<unsigned>(op.intAttr("axis"));
+  Distribution src = distributionOf(op.operand(0)->type());
+  Distribution dst = distributionOf(op.result()->type());
+  const Values &input = get(op.operand(0));
+  Values results;
+  for (unsigned e = 0; e < dst.numElements(); ++e) {
+    std::vector<unsigned> index = dst.multiIndex(e);
+    index.erase(index.begin() + axis);
+    results.push_back(input.at(src.linearIndex(index)));
+  }
+  values_[op.result()] = results;
+}
+
+void KernelLowering::lowerConvertLayout(const Operation &op) {
+  const tir::Type &from = op.operand(0)->type(), &to = op.result()->type();
+  if (*from.layout == *to.layout) {
+    values_[op.result()] = get(op.operand(0));
+    return;
+  }
+  // Through shared memory: every thread writes its elements at their row-major position, then
+  // reads those its new layout gives it. Barriers on both sides keep other users of the buffer
+  // out.
+  Distribution src = distributionOf(from), dst = distributionOf(to);
+  const DType &elem = from.elem;
+  llvm::Type *memType = elem.isPointer() ? builder_.getInt64Ty() : memoryType(elem);
+  const Values &input = get(op.operand(0));
+  barrier();
+  for (unsigned e = 0; e < src.numElements(); ++e) {
+    llvm::Value *v = input[e];
+    if (elem.isPointer())
+      v = builder_.CreatePtrToInt(v, memType);
+    else if (elem.isBool())
+      v = builder_.CreateZExt(v, memType);
+    builder_.CreateStore(v, sharedElementPointer(memType, linearCoordinate(src, e)));
+  }
+  barrier();
+  Values results;
+  for (unsigned e = 0; e < dst.numElements(); ++e) {
+    llvm::Value *v =
+        builder_.CreateLoad(memType, sharedElementPointer(memType, linearCoordinate(dst, e)));
+    if (elem.isPointer())
+      v = builder_.CreateIntToPtr(v, scalarType(elem));
+    else if (elem.isBool())
+      v = builder_.CreateICmpNE(v, llvm::ConstantInt::get(memType, 0));
+    results.push_back(v);
+  }
+  values_[op.result()] = results;
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+/// Elements per vector access: what the thread holds consecutively along its fastest dimension,
+/// limited by what axis info proves about the pointers.
+unsigned KernelLowering::accessVectorWidth(const Operation &op, const Distribution *dist) {
+  if (!dist || dist->order.empty())
+    return 1;
+  unsigned fastest = dist->order[0];
+  if (dist->rootDim[fastest] != dist->root->order[0])
+    return 1; // the thread's consecutive elements were along a sliced-away dimension
+  unsigned vec = std::min(dist->spt(fastest), axisInfo_.vectorWidth(op.operand(0), fastest));
+  const DType &elem = op.operand(0)->type().elem.pointeeType();
+  unsigned bits = elem.isBool() ? 8 : elem.bits();
+  while (vec > 1 && vec * bits > 128)
+    vec /= 2;
+  return std::max(1u, vec);
+}
+
+/// A word of `bits` bits in an inline-asm register: its LLVM type and constraint letter.
+static std::pair<unsigned, const char *> asmWord(unsigned bits) {
+  if (bits == 64)
+    return {64, "l"};
+  if (bits == 32)
+    return {32, "r"};
+  return {16, "h"}; // 8- and 16-bit words live in 16-bit registers
+}
+
+/// How `vec` elements of `bits` bits travel as words: (word bits, number of words).
+static std::pair<unsigned, unsigned> wordsFor(unsigned vec, unsigned bits) {
+  unsigned total = vec * bits;
+  if (bits >= 32)
+    return {bits, vec};
+  if (total >= 32)
+    return {32, total / 32};
+  return {total, 1};
+}
+
+Values KernelLowering::loadGroup(const Operation &op, llvm::Value *ptr, unsigned vec,
+                                 const DType &elem, llvm::Value *pred, const Values &others) {
+  llvm::Type *memType = memoryType(elem);
+  unsigned bits = static_cast<unsigned>(memType->getPrimitiveSizeInBits());
+  unsigned bytes = bits / 8;
+  llvm::Type *vecType = vec == 1 ? memType : llvm::FixedVectorType::get(memType, vec);
+  llvm::Value *raw = nullptr;
+  if (!pred) {
+    raw = builder_.CreateAlignedLoad(vecType, ptr, llvm::Align(vec * bytes));
+  } else {
+    // Predicated vector load as Triton emits it: the registers start as `other` (or 0), and the
+    // load overwrites them only where the predicate holds.
+    auto [wordBits, numWords] = wordsFor(vec, bits);
+    auto [regBits, constraint] = asmWord(wordBits);
+    llvm::Type *wordType = builder_.getIntNTy(wordBits);
+    llvm::Type *regType = builder_.getIntNTy(regBits);
+    llvm::Type *wordsType =
+        numWords == 1 ? wordType : llvm::FixedVectorType::get(wordType, numWords);
+    llvm::Value *otherWords = llvm::Constant::getNullValue(wordsType);
+    if (!others.empty()) {
+      llvm::Value *packed = llvm::UndefValue::get(vecType);
+      if (vec == 1) {
+        packed = others[0];
+      } else {
+        for (unsigned j = 0; j < vec; ++j)
+          packed = builder_.CreateInsertElement(packed, others[j], j);
+      }
+      if (elem.isBool())
+        packed = builder_.CreateZExt(packed, vecType);
+      otherWords = builder_.CreateBitCast(packed, wordsType);
+    }
+    std::ostringstream ptx;
+    std::string constraints;
+    std::vector<llvm::Type *> argTypes;
+    Values args;
+    unsigned ptrIndex = numWords, predIndex = numWords + 1, otherIndex = numWords + 2;
+    std::string suffix = wordBits == 8 ? "u8" : "b" + std::to_string(wordBits);
+    for (unsigned w = 0; w < numWords; ++w) {
+      ptx << "mov.b" << regBits << " $" << w << ", $" << otherIndex + w << ";\n\t";
+      constraints += std::string(w ? "," : "") + "=" + constraint;
+    }
+    ptx << "@$" << predIndex << " ld.global";
+    if (numWords > 1)
+      ptx << ".v" << numWords;
+    ptx << "." << suffix << " ";
+    if (numWords > 1)
+      ptx << "{ ";
+    for (unsigned w = 0; w < numWords; ++w)
+      ptx << (w ? ", " : "") << "$" << w;
+    if (numWords > 1)
+      ptx << " }";
+    ptx << ", [ $" << ptrIndex << " + 0 ];";
+    constraints += ",l,b";
+    args.push_back(ptr);
+    args.push_back(pred);
+    for (unsigned w = 0; w < numWords; ++w) {
+      llvm::Value *word = numWords == 1 ? otherWords : builder_.CreateExtractElement(otherWords, w);
+      if (regBits != wordBits)
+        word = builder_.CreateZExt(word, regType);
+      args.push_back(word);
+      constraints += std::string(",") + constraint;
+    }
+    for (llvm::Value *a : args)
+      argTypes.push_back(a->getType());
+    llvm::Type *resultType = numWords == 1
+                                 ? regType
+                                 : static_cast<llvm::Type *>(llvm::StructType::get(
+                                       context_, std::vector<llvm::Type *>(numWords, regType)));
+    auto *asmType = llvm::FunctionType::get(resultType, argTypes, false);
+    auto *inlineAsm = llvm::InlineAsm::get(asmType, ptx.str(), constraints, true);
+    llvm::Value *result = builder_.CreateCall(asmType, inlineAsm, args);
+    llvm::Value *words = llvm::UndefValue::get(wordsType);
+    for (unsigned w = 0; w < numWords; ++w) {
+      llvm::Value *word = numWords == 1 ? result : builder_.CreateExtractValue(result, w);
+      if (regBits != wordBits)
+        word = builder_.CreateTrunc(word, wordType);
+      words = numWords == 1 ? word : builder_.CreateInsertElement(words, word, w);
+    }
+    raw = builder_.CreateBitCast(words, vecType);
+  }
+  Values elements;
+  for (unsigned j = 0; j < vec; ++j) {
+    llvm::Value *v = vec == 1 ? raw : builder_.CreateExtractElement(raw, j);
+    if (elem.isBool())
+      v = builder_.CreateICmpNE(v, llvm::ConstantInt::get(memType, 0));
+    elements.push_back(v);
+  }
+  return elements;
+}
+
+void KernelLowering::storeGroup(const Operation &op, llvm::Value *ptr, const Values &vals,
+                                const DType &elem, llvm::Value *pred) {
+  unsigned vec = static_cast<unsigned>(vals.size());
+  llvm::Type *memType = memoryType(elem);
+  unsigned bits = static_cast<unsigned>(memType->getPrimitiveSizeInBits());
+  llvm::Type *vecType = vec == 1 ? memType : llvm::FixedVectorType::get(memType, vec);
+  llvm::Value *packed = vec == 1 ? vals[0] : llvm::UndefValue::get(vecType);
+  if (vec > 1)
+    for (unsigned j = 0; j < vec; ++j)
+      packed = builder_.CreateInsertElement(
+          packed, elem.isBool() ? builder_.CreateZExt(vals[j], memType) : vals[j], j);
+  else if (elem.isBool())
+    packed = builder_.CreateZExt(packed, memType);
+  if (!pred) {
+    builder_.CreateAlignedStore(packed, ptr, llvm::Align(vec * bits / 8));
+    return;
+  }
+  auto [wordBits, numWords] = wordsFor(vec, bits);
+  auto [regBits, constraint] = asmWord(wordBits);
+  llvm::Type *wordType = builder_.getIntNTy(wordBits);
+  llvm::Type *wordsType = numWords == 1 ? wordType : llvm::FixedVectorType::get(wordType, numWords);
+  llvm::Value *words = builder_.CreateBitCast(packed, wordsType);
+  std::ostringstream ptx;
+  std::string constraints = "l,b";
+  Values args{ptr, pred};
+  std::string suffix = wordBits == 8 ? "u8" : "b" + std::to_string(wordBits);
+  ptx << "@$1 st.global";
+  if (numWords > 1)
+    ptx << ".v" << numWords;
+  ptx << "." << suffix << " [ $0 + 0 ], ";
+  if (numWords > 1)
+    ptx << "{ ";
+  for (unsigned w = 0; w < numWords; ++w) {
+    ptx << (w ? ", " : "") << "$" << w + 2;
+    llvm::Value *word = numWords == 1 ? words : builder_.CreateExtractElement(words, w);
+    if (regBits != wordBits)
+      word = builder_.CreateZExt(word, builder_.getIntNTy(regBits));
+    args.push_back(word);
+    constraints += std::string(",") + constraint;
+  }
+  if (numWords > 1)
+    ptx << " }";
+  ptx << ";";
+  std::vector<llvm::Type *> argTypes;
+  for (llvm::Value *a : args)
+    argTypes.push_back(a->getType());
+  auto *asmType = llvm::FunctionType::get(builder_.getVoidTy(), argTypes, false);
+  builder_.CreateCall(asmType, llvm::InlineAsm::get(asmType, ptx.str(), constraints, true), args);
+}
+
+void KernelLowering::lowerLoad(const Operation &op) {
+  const tir::Type &type = op.result()->type();
+  if (type.elem.isPointer())
+    unsupported(op, "loading pointers");
+  std::optional<Distribution> dist;
+  if (type.isTensor())
+    dist = distributionOf(type);
+  unsigned n = dist ? dist->numElements() : 1;
+  unsigned vec = accessVectorWidth(op, dist ? &*dist : nullptr);
+  const Values &ptrs = get(op.operand(0));
+  const Values *masks = op.numOperands() > 1 ? &get(op.operand(1)) : nullptr;
+  const Values *others = op.numOperands() > 2 ? &get(op.operand(2)) : nullptr;
+  bool maskUniform =
+      !masks || (dist && axisInfo_.maskConstancy(op.operand(1), dist->order[0]) >= vec) || vec == 1;
+  Values results(n);
+  for (unsigned e = 0; e < n; e += vec) {
+    Values groupOthers;
+    if (others)
+      groupOthers.assign(others->begin() + e, others->begin() + e + vec);
+    Values loaded;
+    if (!masks) {
+      loaded = loadGroup(op, ptrs[e], vec, type.elem, nullptr, {});
+    } else if (maskUniform) {
+      loaded = loadGroup(op, ptrs[e], vec, type.elem, (*masks)[e], groupOthers);
+    } else {
+      // The mask may change inside the vector: one vector load when the whole group is in,
+      // element by element otherwise (only at the edges of the data).
+      llvm::Value *all = (*masks)[e];
+      for (unsigned j = 1; j < vec; ++j)
+        all = builder_.CreateAnd(all, (*masks)[e + j]);
+      llvm::BasicBlock *fast = llvm::BasicBlock::Create(context_, "load.vector", kernel_);
+      llvm::BasicBlock *slow = llvm::BasicBlock::Create(context_, "load.masked", kernel_);
+      llvm::BasicBlock *join = llvm::BasicBlock::Create(context_, "load.join", kernel_);
+      builder_.CreateCondBr(all, fast, slow);
+      builder_.SetInsertPoint(fast);
+      Values vectorValues = loadGroup(op, ptrs[e], vec, type.elem, nullptr, {});
+      llvm::BasicBlock *fastEnd = builder_.GetInsertBlock();
+      builder_.CreateBr(join);
+      builder_.SetInsertPoint(slow);
+      Values scalarValues;
+      for (unsigned j = 0; j < vec; ++j) {
+        Values other;
+        if (others)
+          other.push_back((*others)[e + j]);
+        scalarValues.push_back(loadGroup(op, ptrs[e + j], 1, type.elem, (*masks)[e + j], other)[0]);
+      }
+      llvm::BasicBlock *slowEnd = builder_.GetInsertBlock();
+      builder_.CreateBr(join);
+      builder_.SetInsertPoint(join);
+      for (unsigned j = 0; j < vec; ++j) {
+        llvm::PHINode *phi = builder_.CreatePHI(vectorValues[j]->getType(), 2);
+        phi->addIncoming(vectorValues[j], fastEnd);
+        phi->addIncoming(scalarValues[j], slowEnd);
+        loaded.push_back(phi);
+      }
+    }
+    for (unsigned j = 0; j < vec; ++j)
+      results[e + j] = loaded[j];
+  }
+  values_[op.result()] = results;
+}
+
+void KernelLowering::lowerStore(const Operation &op) {
+  const tir::Type &type = op.operand(1)->type();
+  if (type.elem.isPointer())
+    unsupported(op, "storing pointers");
+  std::optional<Distribution> dist;
+  if (type.isTensor())
+    dist = distributionOf(type);
+  unsigned n = dist ? dist->numElements() : 1;
+  unsigned vec = accessVectorWidth(op, dist ? &*dist : nullptr);
+  const Values &ptrs = get(op.operand(0));
+  const Values &vals = get(op.operand(1));
+  const Values *masks = op.numOperands() > 2 ? &get(op.operand(2)) : nullptr;
+  bool maskUniform =
+      !masks || (dist && axisInfo_.maskConstancy(op.operand(2), dist->order[0]) >= vec) || vec == 1;
+  for (unsigned e = 0; e < n; e += vec) {
+    Values group(vals.begin() + e, vals.begin() + e + vec);
+    if (!masks) {
+      storeGroup(op, ptrs[e], group, type.elem, nullptr);
+      continue;
+    }
+    if (maskUniform) {
+      storeGroup(op, ptrs[e], group, type.elem, (*masks)[e]);
+      continue;
+    }
+    llvm::Value *all = (*masks)[e];
+    for (unsigned j = 1; j < vec; ++j)
+      all = builder_.CreateAnd(all, (*masks)[e + j]);
+    llvm::BasicBlock *fast = llvm::BasicBlock::Create(context_, "store.vector", kernel_);
+    llvm::BasicBlock *slow = llvm::BasicBlock::Create(context_, "store.masked", kernel_);
+    llvm::BasicBlock *join = llvm::BasicBlock::Create(context_, "store.join", kernel_);
+    builder_.CreateCondBr(all, fast, slow);
+    builder_.SetInsertPoint(fast);
+    storeGroup(op, ptrs[e], group, type.elem, nullptr);
+    builder_.CreateBr(join);
+    builder_.SetInsertPoint(slow);
+    for (unsigned j = 0; j < vec; ++j)
+      storeGroup(op, ptrs[e + j], {group[j]}, type.elem, (*masks)[e + j]);
+    builder_.CreateBr(join);
+    builder_.SetInsertPoint(join);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+llvm::Value *KernelLowering::combine(const std::string &kind, const DType &type, llvm::Value *a,
+                                     llvm::Value *b) {
+  bool isFloat = type.isFloat();
+  if (kind == "sum")
+    return isFloat ? builder_.CreateFAdd(a, b) : builder_.CreateAdd(a, b);
+  bool max = kind == "max";
+  if (isFloat)
+    return intrinsic(max ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum, {a->getType()},
+                     {a, b});
+  if (type.isBool())
+    return max ? builder_.CreateOr(a, b) : builder_.CreateAnd(a, b);
+  bool isSigned = type.isSigned();
+  auto id = max ? (isSigned ? llvm::Intrinsic::smax : llvm::Intrinsic::umax)
+                : (isSigned ? llvm::Intrinsic::smin : llvm::Intrinsic::umin);
+  return intrinsic(id, {a->getType()}, {a, b});
+}
+
+/// The value of `v` in the lane whose id is this lane's xor `laneMask` (shfl.sync.bfly).
+llvm::Value *KernelLowering::shuffleXor(llvm::Value *v, unsigned laneMask) {
+  llvm::Type *type = v->getType();
+  auto shuffle32 = [&](llvm::Value *word) {
+    return intrinsic(llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, {},
+                     {builder_.getInt32(0xffffffff), word, builder_.getInt32(laneMask),
+                      builder_.getInt32(0x1f)});
+  };
+  unsigned bits = static_cast<unsigned>(type->getPrimitiveSizeInBits());
+  if (type->isFloatTy())
+    return builder_.CreateBitCast(shuffle32(builder_.CreateBitCast(v, builder_.getInt32Ty())),
+                                  type);
+  if (bits == 64) {
+    auto *pair = llvm::FixedVectorType::get(builder_.getInt32Ty(), 2);
+    llvm::Value *halves = builder_.CreateBitCast(v, pair);
+    llvm::Value *lo = shuffle32(builder_.CreateExtractElement(halves, uint64_t(0)));
+    llvm::Value *hi = shuffle32(builder_.CreateExtractElement(halves, uint64_t(1)));
+    llvm::Value *joined =
+        builder_.CreateInsertElement(llvm::UndefValue::get(pair), lo, uint64_t(0));
+    joined = builder_.CreateInsertElement(joined, hi, uint64_t(1));
+    return builder_.CreateBitCast(joined, type);
+  }
+  if (bits == 32)
+    return shuffle32(v);
+  // Narrow values travel in the low bits of a 32-bit word.
+  llvm::Type *intType = builder_.getIntNTy(bits);
+  llvm::Value *word =
+      builder_.CreateZExt(builder_.CreateBitCast(v, intType), builder_.getInt32Ty());
+  return builder_.CreateBitCast(builder_.CreateTrunc(shuffle32(word), intType), type);
+}
+
+void KernelLowering::lowerReduce(const Operation &op) {
+  const tir::Type &in = op.operand(0)->type();
+  const tir::Type &out = op.result()->type();
+  const std::string &kind = op.strAttr("kind");
+  if (kind != "sum" && kind != "max" && kind != "min")
+    unsupported(op, "reduction kind '" + kind + "'");
+  if (in.isScalar())
+    unsupported(op, "reducing a scalar");
+  unsigned axis = static_cast<unsigned>(op.intAttr("axis"));
+  Distribution dist = distributionOf(in);
+  std::optional<Distribution> resultDist;
+  if (out.isTensor())
+    resultDist = distributionOf(out);
+  const Values &input = get(op.operand(0));
+  const DType &elem = in.elem;
+
+  // 1. Within the thread: elements that differ only along the axis (copies of the same element,
+  //    when the layout wraps, are counted once).
+  unsigned inThread =
+      static_cast<unsigned>(std::min<int64_t>(dist.elemsPerThread[axis], dist.shape[axis]));
+  unsigned numResults = resultDist ? resultDist->numElements() : 1;
+  Values acc(numResults, nullptr);
+  for (unsigned e = 0; e < dist.numElements(); ++e) {
+    std::vector<unsigned> index = dist.multiIndex(e);
+    if (index[axis] >= inThread)
+      continue;
+    index.erase(index.begin() + axis);
+    unsigned r = resultDist ? resultDist->linearIndex(index) : 0;
+    acc[r] = acc[r] ? combine(kind, elem, acc[r], input[e]) : input[e];
+  }
+
+  // 2. Across the lanes of a warp that hold distinct elements along the axis.
+  unsigned rootAxis = dist.rootDim[axis];
+  unsigned laneStride = 1;
+  for (unsigned r : dist.root->order) {
+    if (r == rootAxis)
+      break;
+    laneStride *= dist.root->threadsPerWarp[r];
+  }
+  int64_t distinctLanes =
+      std::min<int64_t>(dist.tpw(axis), std::max<int64_t>(1, dist.shape[axis] / dist.spt(axis)));
+  for (int64_t step = 1; step < distinctLanes; step *= 2)
+    for (llvm::Value *&a : acc)
+      a = combine(kind, elem, a, shuffleXor(a, static_cast<unsigned>(step) * laneStride));
+
+  // 3. Across warps, through shared memory: slot (result element, warp along the axis).
+  unsigned warps = distinctWarpsAlongAxis(op);
+  if (warps > 1) {
+    llvm::Type *memType = memoryType(elem);
+    llvm::Value *warpAlongAxis = builder_.CreateAnd(threadIndicesFor(dist.root).second[rootAxis],
+                                                    builder_.getInt32(warps - 1));
+    std::vector<llvm::Value *> slots(numResults);
+    for (unsigned r = 0; r < numResults; ++r) {
+      llvm::Value *linear = resultDist ? linearCoordinate(*resultDist, r) : builder_.getInt32(0);
+      slots[r] = builder_.CreateMul(linear, builder_.getInt32(warps));
+    }
+    barrier();
+    for (unsigned r = 0; r < numResults; ++r) {
+      llvm::Value *v = elem.isBool() ? builder_.CreateZExt(acc[r], memType) : acc[r];
+      builder_.CreateStore(
+          v, sharedElementPointer(memType, builder_.CreateAdd(slots[r], warpAlongAxis)));
+    }
+    barrier();
+    for (unsigned r = 0; r < numResults; ++r) {
+      llvm::Value *total = nullptr;
+      for (unsigned w = 0; w < warps; ++w) {
+        llvm::Value *v = builder_.CreateLoad(
+            memType,
+            sharedElementPointer(memType, builder_.CreateAdd(slots[r], builder_.getInt32(w))));
+        if (elem.isBool())
+          v = builder_.CreateICmpNE(v, llvm::ConstantInt::get(memType, 0));
+        total = total ? combine(kind, elem, total, v) : v;
+      }
+      acc[r] = total;
+    }
+  }
+  values_[op.result()] = acc;
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+void KernelLowering::lowerFor(const Operation &op) {
+  const tir::Block &body = op.region(0).block();
+  llvm::Value *lb = get(op.operand(0))[0];
+  llvm::Value *ub = get(op.operand(1))[0];
+  llvm::Value *step = get(op.operand(2))[0];
+  const DType &ivType = op.operand(0)->type().elem;
+  unsigned numIters = op.numOperands() - 3;
+
+  llvm::BasicBlock *preheader = builder_.GetInsertBlock();
+  llvm::BasicBlock *header = llvm::BasicBlock::Create(context_, "for.header", kernel_);
+  llvm::BasicBlock *loop = llvm::BasicBlock::Create(context_, "for.body", kernel_);
+  llvm::BasicBlock *exit = llvm::BasicBlock::Create(context_, "for.exit", kernel_);
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(header);
+  llvm::PHINode *iv = builder_.CreatePHI(lb->getType(), 2, "iv");
+  iv->addIncoming(lb, preheader);
+  std::vector<std::vector<llvm::PHINode *>> phis(numIters);
+  for (unsigned i = 0; i < numIters; ++i) {
+    Values phiValues;
+    for (llvm::Value *init : get(op.operand(i + 3))) {
+      llvm::PHINode *phi = builder_.CreatePHI(init->getType(), 2);
+      phi->addIncoming(init, preheader);
+      phis[i].push_back(phi);
+      phiValues.push_back(phi);
+    }
+    values_[body.argument(i + 1)] = phiValues;
+    values_[op.result(i)] = phiValues;
+  }
+  values_[body.argument(0)] = {iv};
+  // range(lb, ub, step): up while step > 0, down while step < 0.
+  bool isSigned = !ivType.isUnsigned();
+  llvm::Value *up =
+      builder_.CreateICmp(isSigned ? llvm::CmpInst::ICMP_SLT : llvm::CmpInst::ICMP_ULT, iv, ub);
+  llvm::Value *cond = up;
+  if (isSigned) {
+    llvm::Value *down = builder_.CreateICmpSGT(iv, ub);
+    llvm::Value *positive =
+        builder_.CreateICmpSGT(step, llvm::ConstantInt::get(step->getType(), 0));
+    cond = builder_.CreateSelect(positive, up, down);
+  }
+  builder_.CreateCondBr(cond, loop, exit);
+
+  builder_.SetInsertPoint(loop);
+  lowerBlock(body);
+  const Operation *yield = body.terminator();
+  llvm::Value *next = builder_.CreateAdd(iv, step);
+  llvm::BasicBlock *latch = builder_.GetInsertBlock();
+  iv->addIncoming(next, latch);
+  for (unsigned i = 0; i < numIters; ++i) {
+    const Values &yielded = get(yield->operand(i));
+    for (unsigned e = 0; e < phis[i].size(); ++e)
+      phis[i][e]->addIncoming(yielded.at(e), latch);
+  }
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(exit);
+}
+
+void KernelLowering::lowerIf(const Operation &op) {
+  llvm::Value *cond = get(op.operand(0))[0];
+  llvm::BasicBlock *thenBlock = llvm::BasicBlock::Create(context_, "if.then", kernel_);
+  llvm::BasicBlock *elseBlock = llvm::BasicBlock::Create(context_, "if.else", kernel_);
+  llvm::BasicBlock *join = llvm::BasicBlock::Create(context_, "if.join", kernel_);
+  builder_.CreateCondBr(cond, thenBlock, elseBlock);
+  std::vector<std::pair<llvm::BasicBlock *, const Operation *>> arms;
+  for (unsigned r = 0; r < 2; ++r) {
+    builder_.SetInsertPoint(r == 0 ? thenBlock : elseBlock);
+    if (op.numRegions() > r)
+      lowerBlock(op.region(r).block());
+    arms.push_back({builder_.GetInsertBlock(),
+                    op.numRegions() > r ? op.region(r).block().terminator() : nullptr});
+    builder_.CreateBr(join);
+  }
+  builder_.SetInsertPoint(join);
+  for (unsigned i = 0; i < op.numResults(); ++i) {
+    const Values &thenValues = get(arms[0].second->operand(i));
+    const Values &elseValues = get(arms[1].second->operand(i));
+    Values merged;
+    for (unsigned e = 0; e < thenValues.size(); ++e) {
+      llvm::PHINode *phi = builder_.CreatePHI(thenValues[e]->getType(), 2);
+      phi->addIncoming(thenValues[e], arms[0].first);
+      phi->addIncoming(elseValues.at(e), arms[1].first);
+      merged.push_back(phi);
+    }
+    values_[op.result(i)] = merged;
+  }
+}
+
+void KernelLowering::lowerWhile(const Operation &op) {
+  const tir::Block &before = op.region(0).block();
+  const tir::Block &after = op.region(1).block();
+  llvm::BasicBlock *preheader = builder_.GetInsertBlock();
+  llvm::BasicBlock *beforeBlock = llvm::BasicBlock::Create(context_, "while.before", kernel_);
+  llvm::BasicBlock *afterBlock = llvm::BasicBlock::Create(context_, "while.after", kernel_);
+  llvm::BasicBlock *exit = llvm::BasicBlock::Create(context_, "while.exit", kernel_);
+  builder_.CreateBr(beforeBlock);
+  builder_.SetInsertPoint(beforeBlock);
+  std::vector<std::vector<llvm::PHINode *>> phis(op.numOperands());
+  for (unsigned i = 0; i < op.numOperands(); ++i) {
+    Values phiValues;
+    for (llvm::Value *init : get(op.operand(i))) {
+      llvm::PHINode *phi = builder_.CreatePHI(init->getType(), 2);
+      phi->addIncoming(init, preheader);
+      phis[i].push_back(phi);
+      phiValues.push_back(phi);
+    }
+    values_[before.argument(i)] = phiValues;
+  }
+  lowerBlock(before);
+  const Operation *condition = before.terminator();
+  for (unsigned i = 0; i + 1 < condition->numOperands(); ++i) {
+    values_[after.argument(i)] = get(condition->operand(i + 1));
+    values_[op.result(i)] = get(condition->operand(i + 1));
+  }
+  builder_.CreateCondBr(get(condition->operand(0))[0], afterBlock, exit);
+  builder_.SetInsertPoint(afterBlock);
+  lowerBlock(after);
+  const Operation *yield = after.terminator();
+  llvm::BasicBlock *latch = builder_.GetInsertBlock();
+  for (unsigned i = 0; i < op.numOperands(); ++i) {
+    const Values &yielded = get(yield->operand(i));
+    for (unsigned e = 0; e < phis[i].size(); ++e)
+      phis[i][e]->addIncoming(yielded.at(e), latch);
+  }
+  builder_.CreateBr(beforeBlock);
+  builder_.SetInsertPoint(exit);
+}
+
+} // namespace
+
+std::unique_ptr<llvm::Module> lowerToLLVM(const tir::Module &module, llvm::LLVMContext &context,
+                                          const TargetOptions &options,
+                                          std::vector<KernelInfo> *kernels) {
+  auto llvmModule = std::make_unique<llvm::Module>("tilec", context);
+  std::unique_ptr<llvm::TargetMachine> machine = createNVPTXTargetMachine(options);
+  llvmModule->setTargetTriple(kNVPTXTriple);
+  llvmModule->setDataLayout(machine->createDataLayout());
+  bool needsShared = false;
+  for (const auto &function : module.functions)
+    needsShared |= sharedMemoryBytes(*function) > 0;
+  llvm::GlobalVariable *shared = nullptr;
+  if (needsShared) {
+    // Dynamic shared memory, as Triton's global_smem: sized at launch.
+    auto *type = llvm::ArrayType::get(llvm::Type::getInt8Ty(context), 0);
+    shared = new llvm::GlobalVariable(*llvmModule, type, false, llvm::GlobalValue::ExternalLinkage,
+                                      nullptr, "global_smem", nullptr,
+                                      llvm::GlobalValue::NotThreadLocal, 3);
+    shared->setAlignment(llvm::Align(16));
+  }
+  for (const auto &function : module.functions) {
+    KernelLowering lowering(*function, *llvmModule, options);
+    lowering.setSharedMemory(shared);
+    lowering.run();
+    if (kernels)
+      kernels->push_back({function->name(), function->numWarps, sharedMemoryBytes(*function)});
+  }
+  return llvmModule;
+}
+
+} // namespace tilec::codegen

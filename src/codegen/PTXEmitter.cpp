@@ -1,0 +1,142 @@
+#include "codegen/PTXEmitter.h"
+
+#include "codegen/NVPTXTarget.h"
+#include "frontend/SourceManager.h"
+
+#include <cstdlib>
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IRReader/IRReader.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <mutex>
+
+namespace tilec::codegen {
+
+static void initializeNVPTX() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+/// The PTX ISA version for an SM: the oldest that supports it (sm_90a needs 8.0).
+static std::string ptxFeatureFor(unsigned sm) {
+  if (sm >= 90)
+    return "+ptx80";
+  if (sm >= 89)
+    return "+ptx78";
+  if (sm >= 86)
+    return "+ptx71";
+  if (sm >= 80)
+    return "+ptx70";
+  return "+ptx64";
+}
+
+std::unique_ptr<llvm::TargetMachine> createNVPTXTargetMachine(const TargetOptions &options) {
+  initializeNVPTX();
+  const std::string &arch = options.arch;
+  unsigned sm = 0;
+  if (arch.rfind("sm_", 0) == 0)
+    sm = static_cast<unsigned>(std::strtoul(arch.c_str() + 3, nullptr, 10));
+  if (sm < 50)
+    throw CompileError("error: unknown GPU architecture '" + arch + "' (expected sm_XY)");
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(kNVPTXTriple, error);
+  if (!target)
+    throw CompileError("error: the NVPTX target is not available: " + error);
+  llvm::TargetOptions targetOptions;
+  auto level = options.optLevel == 0   ? llvm::CodeGenOptLevel::None
+               : options.optLevel == 1 ? llvm::CodeGenOptLevel::Less
+               : options.optLevel == 2 ? llvm::CodeGenOptLevel::Default
+                                       : llvm::CodeGenOptLevel::Aggressive;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      kNVPTXTriple, arch, ptxFeatureFor(sm), targetOptions, std::nullopt, std::nullopt, level));
+  if (!machine)
+    throw CompileError("error: cannot create an NVPTX target machine for " + arch);
+  return machine;
+}
+
+void linkLibdevice(llvm::Module &module) {
+  bool needed = false;
+  for (const llvm::Function &f : module)
+    if (f.isDeclaration() && f.getName().starts_with("__nv_"))
+      needed = true;
+  if (!needed)
+    return;
+  const char *override = std::getenv("TILEC_LIBDEVICE");
+  std::string path = override ? override : "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc";
+  llvm::SMDiagnostic diagnostic;
+  std::unique_ptr<llvm::Module> libdevice =
+      llvm::parseIRFile(path, diagnostic, module.getContext());
+  if (!libdevice)
+    throw CompileError("error: cannot read libdevice '" + path +
+                       "': " + diagnostic.getMessage().str());
+  libdevice->setTargetTriple(module.getTargetTriple());
+  libdevice->setDataLayout(module.getDataLayout());
+  // Only the functions the kernels call come in; they become internal so that, once inlined,
+  // the optimiser drops them.
+  bool failed =
+      llvm::Linker::linkModules(module, std::move(libdevice), llvm::Linker::Flags::LinkOnlyNeeded,
+                                [](llvm::Module &linked, const llvm::StringSet<> &names) {
+                                  for (llvm::Function &f : linked)
+                                    if (!f.isDeclaration() && names.count(f.getName()))
+                                      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+                                });
+  if (failed)
+    throw CompileError("error: cannot link libdevice '" + path + "'");
+  // libdevice asks __nvvm_reflect whether to flush denormals; Triton does not.
+  if (!module.getModuleFlag("nvvm-reflect-ftz"))
+    module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t(0));
+}
+
+void optimizeModule(llvm::Module &module, const TargetOptions &options) {
+  linkLibdevice(module);
+  std::unique_ptr<llvm::TargetMachine> machine = createNVPTXTargetMachine(options);
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder builder(machine.get());
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel level = options.optLevel == 0   ? llvm::OptimizationLevel::O0
+                                  : options.optLevel == 1 ? llvm::OptimizationLevel::O1
+                                  : options.optLevel == 2 ? llvm::OptimizationLevel::O2
+                                                          : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager passes = level == llvm::OptimizationLevel::O0
+                                       ? builder.buildO0DefaultPipeline(level)
+                                       : builder.buildPerModuleDefaultPipeline(level);
+  passes.run(module, mam);
+}
+
+std::string emitPTX(llvm::Module &module, const TargetOptions &options) {
+  linkLibdevice(module);
+  std::unique_ptr<llvm::TargetMachine> machine = createNVPTXTargetMachine(options);
+  module.setDataLayout(machine->createDataLayout());
+  module.setTargetTriple(kNVPTXTriple);
+  llvm::SmallString<0> ptx;
+  llvm::raw_svector_ostream stream(ptx);
+  llvm::legacy::PassManager passes;
+  if (machine->addPassesToEmitFile(passes, stream, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    throw CompileError("error: the NVPTX target cannot emit PTX");
+  passes.run(module);
+  return std::string(ptx.str());
+}
+
+} // namespace tilec::codegen

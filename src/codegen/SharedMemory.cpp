@@ -1,0 +1,51 @@
+#include "codegen/SharedMemory.h"
+
+#include "codegen/Distribution.h"
+
+#include <algorithm>
+
+namespace tilec::codegen {
+
+using tir::OpCode;
+
+/// Bytes one element takes in shared memory (booleans as bytes, pointers as 64-bit integers).
+static unsigned elementBytes(const tir::DType &type) {
+  if (type.isPointer())
+    return 8;
+  return std::max(1u, type.bytes());
+}
+
+unsigned distinctWarpsAlongAxis(const tir::Operation &reduce) {
+  const tir::Type &type = reduce.operand(0)->type();
+  Distribution dist = distributionOf(type);
+  unsigned axis = static_cast<unsigned>(reduce.intAttr("axis"));
+  int64_t perWarp = int64_t(dist.spt(axis)) * dist.tpw(axis);
+  int64_t warps = std::max<int64_t>(1, dist.shape[axis] / perWarp);
+  return static_cast<unsigned>(std::min<int64_t>(dist.wpc(axis), warps));
+}
+
+unsigned sharedMemoryBytes(const tir::Operation &op) {
+  if (op.code() == OpCode::Reduce && op.operand(0)->type().layout) {
+    unsigned warps = distinctWarpsAlongAxis(op);
+    if (warps <= 1)
+      return 0;
+    const tir::Type &result = op.result()->type();
+    int64_t slots = result.isScalar() ? 1 : result.numElements();
+    return static_cast<unsigned>(slots * warps * elementBytes(result.elem));
+  }
+  if (op.code() == OpCode::ConvertLayout && op.operand(0)->type().layout &&
+      !(*op.operand(0)->type().layout == *op.result()->type().layout)) {
+    const tir::Type &type = op.result()->type();
+    return static_cast<unsigned>(type.numElements() * elementBytes(type.elem));
+  }
+  return 0;
+}
+
+unsigned sharedMemoryBytes(const tir::Function &function) {
+  unsigned bytes = 0;
+  tir::walk(const_cast<tir::Function &>(function),
+            [&](tir::Operation &op) { bytes = std::max(bytes, sharedMemoryBytes(op)); });
+  return (bytes + 15) / 16 * 16;
+}
+
+} // namespace tilec::codegen

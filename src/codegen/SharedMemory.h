@@ -1,0 +1,19 @@
+// How much shared memory a laid-out kernel needs: the largest of what its cross-warp reductions
+// and its layout conversions use (they run one after another, separated by barriers, and share
+// one buffer). The lowering and the metadata ask the same function, so they agree.
+#pragma once
+
+#include "tir/IR.h"
+
+namespace tilec::codegen {
+
+/// Bytes of shared memory one operation uses (0 for most).
+unsigned sharedMemoryBytes(const tir::Operation &op);
+/// Bytes of shared memory `function` needs, a multiple of 16.
+unsigned sharedMemoryBytes(const tir::Function &function);
+
+/// Number of warps along the reduced axis that hold distinct partial results of `reduce`
+/// (1 when the reduction finishes within a warp).
+unsigned distinctWarpsAlongAxis(const tir::Operation &reduce);
+
+} // namespace tilec::codegen

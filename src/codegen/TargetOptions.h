@@ -1,0 +1,22 @@
+// What the GPU code is generated for.
+#pragma once
+
+#include <string>
+
+namespace tilec {
+class SourceManager;
+}
+
+namespace tilec::codegen {
+
+struct TargetOptions {
+  /// The SM the PTX targets ("sm_90a", "sm_80", ...).
+  std::string arch = "sm_90a";
+  /// LLVM optimisation level, 0 to 3.
+  unsigned optLevel = 3;
+  /// Where "not supported yet" errors are reported with the source line; without one they are
+  /// thrown as CompileError formatted "line:col: error: ...".
+  const SourceManager *sources = nullptr;
+};
+
+} // namespace tilec::codegen
