@@ -14,6 +14,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -218,6 +219,9 @@ private:
   void lowerLoad(const Operation &op);
   void lowerStore(const Operation &op);
   void lowerReduce(const Operation &op);
+  void lowerAtomicRMW(const Operation &op);
+  llvm::Value *ownsElement(const Distribution &dist, unsigned element);
+  bool hasUses(const tir::Value *value);
   void lowerFor(const Operation &op);
   void lowerIf(const Operation &op);
   void lowerWhile(const Operation &op);
@@ -370,7 +374,7 @@ void KernelLowering::lowerOp(const Operation &op) {
   case OpCode::Condition:
     return; // read by the op that owns the region
   case OpCode::AtomicRMW:
-    return unsupported(op, "'atomic_rmw'");
+    return lowerAtomicRMW(op);
   case OpCode::AtomicCAS:
     return unsupported(op, "'atomic_cas'");
   case OpCode::ArgReduce:
@@ -970,6 +974,99 @@ void KernelLowering::lowerStore(const Operation &op) {
     builder_.CreateBr(join);
     builder_.SetInsertPoint(join);
   }
+}
+
+/// Whether this thread is the one that performs side effects for its element `element`: layouts
+/// that wrap or are slices give copies of an element to several threads, and an atomic must
+/// happen once.
+llvm::Value *KernelLowering::ownsElement(const Distribution &dist, unsigned element) {
+  llvm::Value *owner = builder_.getTrue();
+  std::vector<unsigned> index = dist.multiIndex(element);
+  for (unsigned d = 0; d < dist.rank(); ++d) {
+    if (!dist.wraps(d))
+      continue;
+    llvm::Value *unwrapped = builder_.CreateAdd(
+        threadBase(dist, d), builder_.getInt32(static_cast<uint32_t>(dist.offset(d, index[d]))));
+    owner = builder_.CreateAnd(
+        owner,
+        builder_.CreateICmpULT(unwrapped, builder_.getInt32(static_cast<uint32_t>(dist.shape[d]))));
+  }
+  const auto &[lanes, warps] = threadIndicesFor(dist.root);
+  for (unsigned r : dist.removedRootDims) {
+    owner = builder_.CreateAnd(owner, builder_.CreateICmpEQ(lanes[r], builder_.getInt32(0)));
+    owner = builder_.CreateAnd(owner, builder_.CreateICmpEQ(warps[r], builder_.getInt32(0)));
+  }
+  return owner;
+}
+
+bool KernelLowering::hasUses(const tir::Value *value) {
+  bool used = false;
+  tir::walk(const_cast<tir::Function &>(function_), [&](Operation &user) {
+    for (const tir::Value *v : user.operands())
+      used |= v == value;
+  });
+  return used;
+}
+
+void KernelLowering::lowerAtomicRMW(const Operation &op) {
+  const tir::Type &type = op.operand(1)->type();
+  const DType &elem = type.elem;
+  const std::string &kind = op.strAttr("kind");
+  unsigned bits = elem.bits();
+  if (bits != 32 && bits != 64)
+    unsupported(op, "'atomic_rmw' on " + elem.str());
+  // atom.<op>.<type> as PTX spells it.
+  std::string suffix;
+  if (kind == "add")
+    suffix = elem.isFloat() ? "add.f" + std::to_string(bits) : "add.u" + std::to_string(bits);
+  else if ((kind == "max" || kind == "min") && elem.isInteger())
+    suffix = kind + (elem.isSigned() ? ".s" : ".u") + std::to_string(bits);
+  else if (kind == "xchg")
+    suffix = "exch.b" + std::to_string(bits);
+  else if ((kind == "and" || kind == "or" || kind == "xor") && elem.isInteger())
+    suffix = kind + ".b" + std::to_string(bits);
+  else
+    unsupported(op, "'atomic_rmw' " + kind + " on " + elem.str());
+
+  std::optional<Distribution> dist;
+  if (type.isTensor())
+    dist = distributionOf(type);
+  bool replicated = !dist;
+  if (dist) {
+    replicated = !dist->removedRootDims.empty();
+    for (unsigned d = 0; d < dist->rank(); ++d)
+      replicated |= dist->wraps(d);
+  }
+  // Only one copy of each element performs the atomic; the others would have to receive its
+  // result, which is not implemented.
+  if (replicated && op.numResults() == 1 && hasUses(op.result()))
+    unsupported(op, "using the result of an 'atomic_rmw' whose elements several threads hold");
+
+  unsigned n = dist ? dist->numElements() : 1;
+  const Values &ptrs = get(op.operand(0));
+  const Values &vals = get(op.operand(1));
+  const Values *masks = op.numOperands() > 2 ? &get(op.operand(2)) : nullptr;
+  llvm::Type *wordType = builder_.getIntNTy(bits);
+  const char *constraint = bits == 64 ? "l" : "r";
+  std::string ptx = "mov.b" + std::to_string(bits) + " $0, 0;\n\t@$3 atom.global.gpu.acq_rel." +
+                    suffix + " $0, [ $1 + 0 ], $2;";
+  std::string constraints = std::string("=") + constraint + ",l," + constraint + ",b";
+  auto *asmType = llvm::FunctionType::get(
+      wordType, {ptrs[0]->getType(), wordType, builder_.getInt1Ty()}, false);
+  auto *atom = llvm::InlineAsm::get(asmType, ptx, constraints, true);
+  Values results;
+  for (unsigned e = 0; e < n; ++e) {
+    llvm::Value *pred = masks ? (*masks)[e] : builder_.getTrue();
+    if (dist)
+      pred = builder_.CreateAnd(pred, ownsElement(*dist, e));
+    else
+      pred = builder_.CreateAnd(pred, builder_.CreateICmpEQ(threadId_, builder_.getInt32(0)));
+    llvm::Value *old = builder_.CreateCall(
+        asmType, atom, {ptrs[e], builder_.CreateBitCast(vals[e], wordType), pred});
+    results.push_back(builder_.CreateBitCast(old, scalarType(elem)));
+  }
+  if (op.numResults() == 1)
+    values_[op.result()] = results;
 }
 
 //===----------------------------------------------------------------------===//

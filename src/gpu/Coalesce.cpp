@@ -28,10 +28,22 @@ static bool isMemoryAccess(const Operation &op) {
   }
 }
 
-static LayoutPtr coalescedLayout(const analysis::AxisInfoAnalysis &axisInfo, const tir::Value *ptr,
-                                 unsigned numWarps) {
+/// As in Triton: accesses of one shape and contiguity order share a layout, so that their values
+/// meet without conversions; each thread takes the widest vector any of them allows, except that
+/// a store keeps to its own vector width (a wider one would leave gaps in each warp's writes).
+static LayoutPtr coalescedLayout(const analysis::AxisInfoAnalysis &axisInfo, const Operation &op,
+                                 const std::vector<Operation *> &accesses, unsigned numWarps) {
+  const tir::Value *ptr = op.operand(0);
   std::vector<unsigned> order = axisInfo.contiguityOrder(ptr);
-  unsigned perThread = axisInfo.vectorWidth(ptr, order[0]);
+  unsigned own = axisInfo.vectorWidth(ptr, order[0]);
+  unsigned perThread = own;
+  for (const Operation *other : accesses) {
+    const tir::Value *otherPtr = other->operand(0);
+    if (otherPtr->type().shape == ptr->type().shape && axisInfo.contiguityOrder(otherPtr) == order)
+      perThread = std::max(perThread, axisInfo.vectorWidth(otherPtr, order[0]));
+  }
+  if (op.code() != OpCode::Load)
+    perThread = std::min(perThread, own);
   // Small tensors: keep every thread busy rather than give a few threads long vectors.
   int64_t numThreads = 32 * static_cast<int64_t>(numWarps);
   int64_t elementsPerThread = std::max<int64_t>(1, ptr->type().numElements() / numThreads);
@@ -47,7 +59,7 @@ void runCoalesce(tir::Function &function) {
       accesses.push_back(&op);
   });
   for (Operation *op : accesses) {
-    LayoutPtr layout = coalescedLayout(axisInfo, op->operand(0), function.numWarps);
+    LayoutPtr layout = coalescedLayout(axisInfo, *op, accesses, function.numWarps);
     for (unsigned i = 0; i < op->numOperands(); ++i) {
       tir::Value *operand = op->operand(i);
       if (operand->type().isTensor() && !sameLayout(layoutOf(operand), layout))

@@ -210,3 +210,128 @@ TEST_CASE("metadata: the runtime's schema, deterministic", "[codegen][metadata]"
   // softmax reduces across 4 warps: 4 fp32 slots.
   CHECK(contains(json, "\"shared_memory_bytes\": 16"));
 }
+
+namespace {
+/// out[i] = (fp16) max(exp(x[i]), (float) k[i]) for fp32 x, int32 k; plus sqrt/log/div.
+tir::Function *elementwiseKernel(tir::Module &m) {
+  tir::Function *f = m.addFunction("elementwise_kernel", SourceLoc{1, 1, 1});
+  tir::Block &body = f->body();
+  tir::Value *x = body.addArgument(tir::Type(ptrTo(tir::ScalarKind::F32)));
+  tir::Value *k = body.addArgument(tir::Type(ptrTo(tir::ScalarKind::I32)));
+  tir::Value *out = body.addArgument(tir::Type(ptrTo(tir::ScalarKind::F16)));
+  tir::Value *n = body.addArgument(tir::Type(i32()));
+  f->params = {{"x", x->type().elem, 16},
+               {"k", k->type().elem, 16},
+               {"out", out->type().elem, 16},
+               {"n", i32(), 0, 16}};
+  tir::Builder b(body);
+  const int64_t block = 2048;
+  tir::Value *offs = b.binary(
+      tir::OpCode::Add,
+      b.splat(b.binary(tir::OpCode::Mul, b.programId(0), b.intConstant(block, i32())), {block}),
+      b.makeRange(0, block));
+  tir::Value *mask = b.cmp("lt", offs, b.splat(n, {block}));
+  tir::Value *xv = b.createValue(tir::OpCode::Load, {b.addPtr(b.splat(x, {block}), offs), mask},
+                                 tir::Type(f32(), {block}));
+  tir::Value *kv = b.createValue(tir::OpCode::Load, {b.addPtr(b.splat(k, {block}), offs), mask},
+                                 tir::Type(i32(), {block}));
+  tir::Value *e = b.unary(tir::OpCode::Exp, xv);
+  tir::Value *m1 = b.binary(tir::OpCode::Maximum, e, b.cast(kv, f32()));
+  tir::Value *s = b.unary(tir::OpCode::Sqrt, b.unary(tir::OpCode::Abs, m1));
+  tir::Value *l =
+      b.unary(tir::OpCode::Log,
+              b.binary(tir::OpCode::Add, s, b.floatConstant(1.0, tir::Type(f32(), {block}))));
+  tir::Value *q = b.binary(
+      tir::OpCode::Div, l,
+      b.cast(b.binary(tir::OpCode::Rem, kv, b.intConstant(7, tir::Type(i32(), {block}))), f32()));
+  tir::Value *h = b.cast(q, f16());
+  b.create(tir::OpCode::Store, {b.addPtr(b.splat(out, {block}), offs), h, mask}, {});
+  b.create(tir::OpCode::Return, {}, {});
+  return f;
+}
+} // namespace
+
+TEST_CASE("elementwise math and casts", "[codegen]") {
+  tir::Module m;
+  elementwiseKernel(m);
+  Compiled c = compile(m);
+  INFO(c.ptx);
+  CHECK(contains(c.ptx, "ex2.approx.f32"));
+  CHECK(contains(c.ptx, "max.f32"));
+  CHECK(contains(c.ptx, "cvt.rn.f32.s32"));
+  CHECK(contains(c.ptx, "cvt.rn.f16.f32"));
+  CHECK(contains(c.ptx, "sqrt.rn.f32"));
+  CHECK(contains(c.ptx, "div.full.f32"));
+  CHECK_FALSE(contains(c.ptx, "__nv_logf")); // libdevice linked in and inlined
+  CHECK(contains(c.ptx, "ld.global.v4.b32"));
+  // The fp16 store sets the layout (8 x fp16 = 128 bits per access); the fp32 loads follow it
+  // with two 128-bit loads each, and no conversion is needed.
+  CHECK(contains(c.ptx, "st.global.v4.b32"));
+  CHECK_FALSE(contains(c.ptx, "bar.sync"));
+  checkPtxas(c.ptx, "sm_90a");
+}
+
+TEST_CASE("fp16 loads: 8 halves in one 128-bit access", "[codegen]") {
+  tir::Module m;
+  tir::Function *f = m.addFunction("copy_f16", SourceLoc{1, 1, 1});
+  tir::Value *x = f->body().addArgument(tir::Type(ptrTo(tir::ScalarKind::F16)));
+  tir::Value *y = f->body().addArgument(tir::Type(ptrTo(tir::ScalarKind::F16)));
+  f->params = {{"x", x->type().elem, 16}, {"y", y->type().elem, 16}};
+  tir::Builder b(f->body());
+  tir::Value *offs = b.makeRange(0, 2048);
+  tir::Value *v = b.createValue(tir::OpCode::Load, {b.addPtr(b.splat(x, {2048}), offs)},
+                                tir::Type(f16(), {2048}));
+  tir::Value *twice = b.binary(tir::OpCode::Add, v, v);
+  b.create(tir::OpCode::Store, {b.addPtr(b.splat(y, {2048}), offs), twice}, {});
+  b.create(tir::OpCode::Return, {}, {});
+  Compiled c = compile(m);
+  INFO(c.ptx);
+  CHECK((contains(c.ptx, "ld.global.v4.u32") || contains(c.ptx, "ld.global.v4.b32") ||
+         contains(c.ptx, "ld.global.v8.f16") || contains(c.ptx, "ld.global.v4.b16")));
+  CHECK_FALSE(contains(c.ptx, "ld.global.b16"));
+  checkPtxas(c.ptx, "sm_90a");
+}
+
+TEST_CASE("atomic add of fp32 and i32 tensors", "[codegen]") {
+  for (tir::ScalarKind kind : {tir::ScalarKind::F32, tir::ScalarKind::I32}) {
+    tir::Module m;
+    tir::Function *f = m.addFunction("atomic_kernel", SourceLoc{1, 1, 1});
+    tir::Value *p = f->body().addArgument(tir::Type(ptrTo(kind)));
+    f->params = {{"p", p->type().elem, 16}};
+    tir::Builder b(f->body());
+    tir::Value *offs = b.makeRange(0, 64);
+    tir::Value *one = kind == tir::ScalarKind::F32 ? b.floatConstant(1.0, tir::Type(f32(), {64}))
+                                                   : b.intConstant(1, tir::Type(i32(), {64}));
+    tir::Operation *atomic =
+        b.create(tir::OpCode::AtomicRMW, {b.addPtr(b.splat(p, {64}), offs), one},
+                 {tir::Type(tir::DType::scalar(kind), {64})});
+    atomic->setAttr("kind", std::string("add"));
+    b.create(tir::OpCode::Return, {}, {});
+    Compiled c = compile(m);
+    INFO(c.ptx);
+    CHECK(contains(c.ptx, kind == tir::ScalarKind::F32 ? "atom.global.gpu.acq_rel.add.f32"
+                                                       : "atom.global.gpu.acq_rel.add.u32"));
+    checkPtxas(c.ptx, "sm_90a");
+  }
+}
+
+TEST_CASE("an op the backend cannot lower yet is a located error", "[codegen]") {
+  tir::Module m;
+  tir::Function *f = m.addFunction("print_kernel", SourceLoc{1, 1, 1});
+  tir::Builder b(f->body());
+  b.setLoc(SourceLoc{1, 7, 5});
+  tir::Operation *print = b.create(tir::OpCode::Print, {b.programId(0)}, {});
+  print->setAttr("prefix", std::string("pid"));
+  b.create(tir::OpCode::Return, {}, {});
+  gpu::runLayoutPasses(*f);
+  llvm::LLVMContext context;
+  try {
+    codegen::lowerToLLVM(m, context, codegen::TargetOptions{});
+    FAIL("lowering a print succeeded");
+  } catch (const CompileError &error) {
+    std::string message = error.what();
+    CHECK(message.find("7:5: error:") == 0);
+    CHECK(contains(message, "'print'"));
+    CHECK(contains(message, "not supported yet"));
+  }
+}
