@@ -166,6 +166,33 @@ TEST_CASE("a for loop carries values and yields them in a new order", "[interp][
   CHECK(fibonacci(5, 5, 1) == std::vector<int32_t>{0, 0}); // no iteration: the inits
 }
 
+TEST_CASE("a for loop may yield its own arguments swapped", "[interp][control]") {
+  // (a, b) = (1, 2); for i in range(3): (a, b) = (b, a)  ->  (2, 1). Copying the yielded values
+  // one by one into the arguments would give (2, 2).
+  KernelBuilder k("swap");
+  Value *out = k.param("out", pointerTo(ScalarKind::I32));
+  tir::Operation *loop =
+      k.b.create(OpCode::For,
+                 {k.constant(0, ScalarKind::I32), k.constant(3, ScalarKind::I32),
+                  k.constant(1, ScalarKind::I32), k.constant(1, ScalarKind::I32, {2}),
+                  k.constant(2, ScalarKind::I32, {2})},
+                 {Type(i32, {2}), Type(i32, {2})});
+  tir::Block &body = loop->addRegion().block();
+  body.addArgument(Type(i32));
+  Value *a = body.addArgument(Type(i32, {2}));
+  Value *b = body.addArgument(Type(i32, {2}));
+  tir::Builder(body).create(OpCode::Yield, {b, a}, {});
+  Value *offsets = k.b.makeRange(0, 2);
+  k.store(k.pointers(out, offsets), loop->result(0));
+  k.store(k.b.addPtr(k.b.splat(out, {2}),
+                     k.b.binary(OpCode::Add, offsets, k.constant(2, ScalarKind::I32, {2}))),
+          loop->result(1));
+  auto kernel = k.finish();
+  interp::HostBuffer result(i32, 4);
+  interp::run(*kernel, {interp::KernelArg::pointer(result)}, gridOf(1));
+  CHECK(contents<int32_t>(result) == std::vector<int32_t>{2, 2, 1, 1});
+}
+
 TEST_CASE("if yields the value of the branch taken", "[interp][control]") {
   KernelBuilder k("branch");
   Value *out = k.param("out", pointerTo(ScalarKind::F32));

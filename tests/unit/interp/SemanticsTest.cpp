@@ -338,15 +338,28 @@ TEST_CASE("fp16 sums accumulate in fp32 and round once", "[interp][semantics][re
   const int64_t n = 1024;
   std::vector<_Float16> values(n);
   double exact = 0;
-  _Float16 naive = 0;
+  _Float16 sequential = 0;
   for (int64_t i = 0; i < n; ++i) {
-    values[i] = static_cast<_Float16>(1.0f + static_cast<float>(i) / 1024.0f);
+    values[i] = static_cast<_Float16>(0.1f + static_cast<float>(i % 13) * 0.01f);
     exact += static_cast<double>(values[i]);
-    naive = static_cast<_Float16>(static_cast<float>(naive) + static_cast<float>(values[i]));
+    sequential =
+        static_cast<_Float16>(static_cast<float>(sequential) + static_cast<float>(values[i]));
   }
+  // fp32 accumulation of 1024 values this size is accurate far beyond fp16's precision, so the
+  // answer is the exact sum rounded once.
   _Float16 expected = static_cast<_Float16>(exact);
-  // The case only tells the two apart if fp16 accumulation gives another answer.
-  REQUIRE(halfBits(naive) != halfBits(expected));
+  // The case only tells the methods apart if fp16 accumulation, in order or pairwise, would give
+  // another answer.
+  std::vector<_Float16> tree = values;
+  for (size_t live = tree.size(); live > 1;) {
+    size_t half = (live + 1) / 2;
+    for (size_t r = 0; r < live - half; ++r)
+      tree[r] =
+          static_cast<_Float16>(static_cast<float>(tree[r]) + static_cast<float>(tree[r + half]));
+    live = half;
+  }
+  REQUIRE(halfBits(sequential) != halfBits(expected));
+  REQUIRE(halfBits(tree[0]) != halfBits(expected));
 
   KernelBuilder k("sum16");
   tir::Value *in = k.param("in", pointerTo(ScalarKind::F16));
