@@ -1,0 +1,516 @@
+#!/usr/bin/env python3
+"""tilec vs Triton vs PyTorch, on the same .tl source, in one process, timed the same way.
+
+For every kernel of the KERNELS table and every size:
+  tilec   the PTX tilec wrote (<ptx-dir>/<stem>.ptx and its metadata <stem>.json), loaded with
+          CuPy (cupy.RawModule) and launched with block = 32 * num_warps from the metadata;
+  triton  the same .tl file, imported as a Python module, launched with kernel[grid](...) and the
+          constexprs and num_warps of the metadata, so both compile the same specialization;
+  torch   the PyTorch equivalent.
+The three outputs are compared before anything is timed; then each provider is timed with
+triton.testing.do_bench (median, L2 flushed between runs) or, with --timer cudagraph, with
+triton.testing.do_bench_cudagraph (no launch overhead at all).
+
+Prints one table (GB/s per provider, tilec/Triton ratio, the GPU) and writes it as markdown and
+CSV (--out). Exit status 1 if any result disagreed or any provider failed.
+
+Adding a kernel is adding one Bench entry to KERNELS.
+"""
+
+import argparse
+import csv
+import datetime
+import importlib.util
+import json
+import math
+import os
+import shutil
+import sys
+import tempfile
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Imported in main(), so that --help and --list work without a GPU stack.
+torch = None
+triton = None
+cupy = None
+numpy = None
+
+
+def cdiv(a: int, b: int) -> int:
+    return (a + b - 1) // b
+
+
+def randn(n: int, dtype: str = "float32"):
+    return torch.randn(n, device="cuda", dtype=getattr(torch, dtype))
+
+
+def empty(n: int, dtype: str = "float32"):
+    return torch.empty(n, device="cuda", dtype=getattr(torch, dtype))
+
+
+@dataclass
+class Bench:
+    """One kernel to compare. Tensors live in a dict ("t" below) built by `inputs`."""
+
+    name: str  # row label
+    source: str  # the .tl file, relative to the repository root
+    kernel: str  # the @triton.jit function
+    ptx: str  # <ptx-dir>/<ptx>.ptx and <ptx>.json
+    sizes: Sequence[int]
+    inputs: Callable[[int], Dict[str, Any]]  # size -> tensors, outputs included
+    outputs: Sequence[str]  # the keys of `inputs` the kernel writes
+    args: Callable[[Dict[str, Any], int], List[Any]]  # run-time arguments, in parameter order
+    grid: Callable[[Dict[str, Any], int], tuple]  # (constexprs, size) -> grid, as Triton's meta
+    torch: Callable[[Dict[str, Any], int], None]  # the PyTorch equivalent, writing the outputs
+    bytes: Callable[[int], int]  # bytes read + written, for GB/s
+    # What Triton compiles when there is no tilec metadata to copy (--providers triton,torch, or
+    # tilec's PTX failed to load); with it, Triton gets the metadata's constexprs and num_warps.
+    constexprs: Dict[str, Any] = field(default_factory=dict)
+    num_warps: int = 4
+    atol: float = 0.0  # results must match within atol + rtol * |expected|
+    rtol: float = 0.0
+
+
+KERNELS: List[Bench] = [
+    Bench(
+        name="vector_add",
+        source="samples/vector_add.tl",
+        kernel="add_kernel",
+        ptx="vector_add",
+        sizes=sorted([2**k for k in range(12, 27)] + [98432, 10**7]),
+        inputs=lambda n: {"x": randn(n), "y": randn(n), "output": empty(n)},
+        outputs=["output"],
+        args=lambda t, n: [t["x"], t["y"], t["output"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK_SIZE"]),),
+        torch=lambda t, n: torch.add(t["x"], t["y"], out=t["output"]),
+        bytes=lambda n: 3 * 4 * n,
+        constexprs={"BLOCK_SIZE": 1024},
+    ),
+]
+
+PROVIDERS = ["tilec", "triton", "torch"]
+
+
+# --- tilec: PTX + metadata through CuPy ------------------------------------------------------
+
+
+class TilecKernel:
+    """A kernel of tilec's PTX, launched the way the C++ runtime does (runtime/src/Runtime.cpp):
+    block = threads_per_block, dynamic shared memory = shared_memory_bytes less the static part,
+    arguments checked against the metadata's parameters."""
+
+    TORCH_DTYPES = {
+        "i1": ("bool", "int8", "uint8"),
+        "i8": ("int8",),
+        "i16": ("int16",),
+        "i32": ("int32",),
+        "i64": ("int64",),
+        "u8": ("uint8",),
+        "u16": ("uint16",),
+        "u32": ("uint32",),
+        "u64": ("uint64",),
+        "fp16": ("float16",),
+        "bf16": ("bfloat16",),
+        "fp32": ("float32",),
+        "fp64": ("float64",),
+        "fp8e4nv": ("float8_e4m3fn",),
+        "fp8e5": ("float8_e5m2",),
+    }
+
+    def __init__(self, ptx_path: str, metadata_path: str, name: str):
+        with open(metadata_path) as f:
+            metadata = json.load(f)
+        if metadata.get("schema") != "tilec-metadata" or metadata.get("version") != 1:
+            raise RuntimeError(f"{metadata_path}: not tilec metadata version 1")
+        kernels = {k["name"]: k for k in metadata["kernels"]}
+        if name not in kernels:
+            raise RuntimeError(
+                f"{metadata_path}: no kernel {name}; available: {', '.join(kernels) or 'none'}")
+        self.info = kernels[name]
+        self.compiler = metadata.get("compiler", "?")
+        self.constexprs = {c["name"]: parse_constexpr(c["value"])
+                           for c in self.info.get("constexprs", [])}
+        self.module = cupy.RawModule(path=ptx_path)
+        self.function = self.module.get_function(self.info["entry"])
+        self.block = (self.info["threads_per_block"], 1, 1)
+        static_shared = self.function.shared_size_bytes
+        self.dynamic_shared = max(0, self.info["shared_memory_bytes"] - static_shared)
+        if self.dynamic_shared > 48 * 1024:
+            self.function.max_dynamic_shared_size_bytes = self.dynamic_shared
+        self.streams = {}
+
+    def pack(self, args: List[Any]) -> tuple:
+        params = self.info["params"]
+        if len(args) != len(params):
+            raise TypeError(f"{self.info['name']}: expected {len(params)} arguments, got {len(args)}")
+        packed = []
+        for param, arg in zip(params, args):
+            what = f"{self.info['name']}: argument {param['name']} ({param['type']})"
+            if param["type"].startswith("*"):
+                element = param["type"][1:]
+                if not isinstance(arg, torch.Tensor):
+                    raise TypeError(f"{what}: expected a tensor, got {type(arg).__name__}")
+                if str(arg.dtype).replace("torch.", "") not in self.TORCH_DTYPES[element]:
+                    raise TypeError(f"{what}: got a {arg.dtype} tensor")
+                alignment = param.get("alignment", 0)
+                if alignment and arg.data_ptr() % alignment:
+                    raise ValueError(f"{what}: not {alignment}-byte aligned")
+                packed.append(numpy.uint64(arg.data_ptr()))
+            else:
+                packed.append(scalar(param["type"], arg, what))
+        return tuple(packed)
+
+    def launcher(self, args: List[Any], grid: tuple) -> Callable[[], None]:
+        packed = self.pack(args)
+        grid = tuple(grid) + (1,) * (3 - len(grid))
+
+        def launch():
+            # On PyTorch's current stream, so that do_bench's events and CUDA graph capture see it.
+            pointer = torch.cuda.current_stream().cuda_stream
+            stream = self.streams.get(pointer)
+            if stream is None:
+                stream = self.streams[pointer] = cupy.cuda.ExternalStream(pointer)
+            with stream:
+                self.function(grid, self.block, packed, shared_mem=self.dynamic_shared)
+
+        return launch
+
+
+def scalar(type_name: str, value: Any, what: str):
+    """A kernel scalar as the numpy type CuPy passes with the parameter's size."""
+    integer_types = {"i1": "bool_", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+                     "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64"}
+    if type_name in integer_types:
+        if isinstance(value, float) or not isinstance(value, (int, numpy.integer, bool)):
+            raise TypeError(f"{what}: expected an integer, got {type(value).__name__}")
+        if type_name != "i1":
+            info = numpy.iinfo(integer_types[type_name])
+            if not info.min <= int(value) <= info.max:
+                raise ValueError(f"{what}: {value} does not fit")
+        return getattr(numpy, integer_types[type_name])(value)
+    if type_name in ("fp32", "fp64", "fp16"):
+        return {"fp32": numpy.float32, "fp64": numpy.float64, "fp16": numpy.float16}[type_name](value)
+    if type_name == "bf16":
+        bits = torch.tensor([value], dtype=torch.bfloat16).view(torch.int16).item()
+        return numpy.int16(bits)
+    raise TypeError(f"{what}: scalar type {type_name} is not supported by the benchmark")
+
+
+def parse_constexpr(text: str):
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    if text in ("True", "False"):
+        return text == "True"
+    return text
+
+
+# --- Triton: the same .tl file as a Python module --------------------------------------------
+
+
+_triton_modules: Dict[str, Any] = {}
+_module_dir = None
+
+
+def triton_kernel(source: str, name: str):
+    """The @triton.jit function `name` of `source`, imported from a copy named .py."""
+    global _module_dir
+    if source not in _triton_modules:
+        if _module_dir is None:
+            _module_dir = tempfile.mkdtemp(prefix="tilec-bench-")
+        stem = "tl_" + os.path.splitext(os.path.basename(source))[0]
+        path = os.path.join(_module_dir, stem + ".py")
+        shutil.copyfile(os.path.join(REPO_ROOT, source), path)
+        spec = importlib.util.spec_from_file_location(stem, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[stem] = module  # Triton reads the source back through the module
+        spec.loader.exec_module(module)
+        _triton_modules[source] = module
+    return getattr(_triton_modules[source], name)
+
+
+# --- timing and checking ---------------------------------------------------------------------
+
+
+def time_ms(fn: Callable[[], None], timer: str, warmup: int, rep: int) -> float:
+    if timer == "cudagraph":
+        return triton.testing.do_bench_cudagraph(fn, rep=rep, return_mode="median")
+    return triton.testing.do_bench(fn, warmup=warmup, rep=rep, return_mode="median")
+
+
+def compare(name: str, got, expected, atol: float, rtol: float) -> Optional[str]:
+    """None if `got` matches `expected` (NaN matching NaN), else what differs. With atol = rtol = 0
+    the values must be equal."""
+    if got.shape != expected.shape or got.dtype != expected.dtype:
+        return f"{name}: {got.dtype}{list(got.shape)} vs {expected.dtype}{list(expected.shape)}"
+    # fp64 holds every value of the narrower types exactly.
+    got, expected = got.double(), expected.double()
+    close = torch.isclose(got, expected, atol=atol, rtol=rtol, equal_nan=True)
+    if bool(close.all()):
+        return None
+    wrong = int((~close).sum().item())
+    where = ""
+    if got.dim() == 1:
+        first = int((~close).nonzero()[0].item())
+        where = f", first at [{first}]: {got[first].item()!r} vs {expected[first].item()!r}"
+    difference = (got - expected).abs().nan_to_num(nan=float("inf")).max().item()
+    return f"{name}: {wrong} of {got.numel()} elements differ, max abs diff {difference:g}{where}"
+
+
+@dataclass
+class Row:
+    kernel: str
+    size: int
+    ms: Dict[str, float] = field(default_factory=dict)
+    gbps: Dict[str, float] = field(default_factory=dict)
+    check: str = "ok"
+    errors: List[str] = field(default_factory=list)
+
+    def ratio(self) -> Optional[float]:
+        if "tilec" in self.gbps and "triton" in self.gbps:
+            return self.gbps["tilec"] / self.gbps["triton"]
+        return None
+
+
+def fresh_outputs(bench: Bench, tensors: Dict[str, Any]) -> Dict[str, Any]:
+    """A copy of `tensors` with new output tensors (NaN-filled, so unwritten elements show)."""
+    t = dict(tensors)
+    for key in bench.outputs:
+        like = tensors[key]
+        t[key] = torch.full_like(like, float("nan")) if like.is_floating_point() else torch.zeros_like(like)
+    return t
+
+
+def run_bench(bench: Bench, sizes: Sequence[int], providers: Sequence[str], args) -> List[Row]:
+    tilec, setup_errors = None, []
+    if "tilec" in providers:
+        ptx = os.path.join(args.ptx_dir, bench.ptx + ".ptx")
+        metadata = os.path.join(args.ptx_dir, bench.ptx + ".json")
+        try:
+            tilec = TilecKernel(ptx, metadata, bench.kernel)
+            print(f"{bench.name}: tilec {bench.ptx}.ptx ({tilec.compiler}), "
+                  f"num_warps {tilec.info['num_warps']}, constexprs {tilec.constexprs}", flush=True)
+        except Exception as error:
+            setup_errors.append(f"tilec: {type(error).__name__}: {error}")
+    # Triton compiles what tilec compiled, so that both run the same specialization.
+    constexprs = tilec.constexprs if tilec else bench.constexprs
+    num_warps = tilec.info["num_warps"] if tilec else bench.num_warps
+
+    rows = []
+    for size in sizes:
+        row = Row(bench.name, size, errors=list(setup_errors))
+        rows.append(row)
+        torch.manual_seed(size)
+        tensors = bench.inputs(size)
+        launchers, results = {}, {}
+        for provider in providers:
+            if provider == "tilec" and not tilec:
+                continue
+            t = fresh_outputs(bench, tensors)
+            try:
+                if provider == "tilec":
+                    fn = tilec.launcher(bench.args(t, size), bench.grid(constexprs, size))
+                elif provider == "triton":
+                    fn = triton_launcher(bench, constexprs, num_warps, t, size)
+                else:
+                    fn = (lambda t=t: bench.torch(t, size))
+                fn()
+                torch.cuda.synchronize()
+                launchers[provider], results[provider] = fn, t
+            except Exception as error:
+                row.errors.append(f"{provider}: {type(error).__name__}: {error}")
+                if args.verbose:
+                    traceback.print_exc()
+
+        # Check before timing: tilec against Triton and PyTorch, and Triton against PyTorch.
+        pairs = [("tilec", "triton"), ("tilec", "torch"), ("triton", "torch")]
+        compared = 0
+        for got, expected in pairs:
+            if got not in results or expected not in results:
+                continue
+            compared += 1
+            for key in bench.outputs:
+                problem = compare(f"{got} vs {expected} {key}", results[got][key], results[expected][key],
+                                  bench.atol, bench.rtol)
+                if problem:
+                    row.check = "MISMATCH"
+                    row.errors.append(problem)
+        if compared == 0:
+            row.check = "unchecked"
+
+        for provider, fn in launchers.items():
+            try:
+                ms = time_ms(fn, args.timer, args.warmup, args.rep)
+                row.ms[provider] = ms
+                row.gbps[provider] = bench.bytes(size) / (ms * 1e-3) / 1e9
+            except Exception as error:
+                row.errors.append(f"{provider} timing: {type(error).__name__}: {error}")
+        print_row(row, providers)
+        del tensors, results, launchers
+        torch.cuda.empty_cache()
+    return rows
+
+
+def triton_launcher(bench: Bench, constexprs: Dict[str, Any], num_warps: int, t: Dict[str, Any],
+                    size: int) -> Callable[[], None]:
+    kernel = triton_kernel(bench.source, bench.kernel)
+    grid = bench.grid(constexprs, size)
+    run_args = bench.args(t, size)
+
+    def launch():
+        kernel[grid](*run_args, **constexprs, num_warps=num_warps)
+
+    return launch
+
+
+# --- output ----------------------------------------------------------------------------------
+
+
+def header(providers: Sequence[str]) -> List[str]:
+    columns = ["kernel", "size"] + [f"{p} GB/s" for p in providers]
+    if "tilec" in providers and "triton" in providers:
+        columns.append("tilec/triton")
+    return columns + ["check"]
+
+
+def cells(row: Row, providers: Sequence[str]) -> List[str]:
+    values = [row.kernel, str(row.size)]
+    values += [f"{row.gbps[p]:.1f}" if p in row.gbps else "-" for p in providers]
+    if "tilec" in providers and "triton" in providers:
+        ratio = row.ratio()
+        values.append(f"{ratio:.3f}" if ratio is not None else "-")
+    return values + [row.check if not row.errors or row.check != "ok" else "error"]
+
+
+def print_row(row: Row, providers: Sequence[str]) -> None:
+    print("  ".join(f"{c:>14}" for c in cells(row, providers)), flush=True)
+    for error in row.errors:
+        print(f"      {error}", flush=True)
+
+
+def write_outputs(path: str, rows: List[Row], providers: Sequence[str], context: Dict[str, str]):
+    stem, extension = os.path.splitext(path)
+    if extension not in (".md", ".csv"):
+        stem = path
+    directory = os.path.dirname(stem)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+
+    with open(stem + ".md", "w") as f:
+        f.write("# tilec vs Triton vs PyTorch\n\n")
+        for key, value in context.items():
+            f.write(f"- {key}: {value}\n")
+        f.write("\n| " + " | ".join(header(providers)) + " |\n")
+        f.write("|" + "---|" * len(header(providers)) + "\n")
+        for row in rows:
+            f.write("| " + " | ".join(cells(row, providers)) + " |\n")
+        errors = [(row, error) for row in rows for error in row.errors]
+        if errors:
+            f.write("\n## Errors\n\n")
+            for row, error in errors:
+                f.write(f"- {row.kernel} {row.size}: {error}\n")
+
+    with open(stem + ".csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["kernel", "size"] + [f"{p}_ms" for p in providers]
+                        + [f"{p}_gbps" for p in providers] + ["tilec_over_triton", "check", "errors"])
+        for row in rows:
+            ratio = row.ratio()
+            writer.writerow([row.kernel, row.size]
+                            + [f"{row.ms[p]:.6f}" if p in row.ms else "" for p in providers]
+                            + [f"{row.gbps[p]:.2f}" if p in row.gbps else "" for p in providers]
+                            + [f"{ratio:.4f}" if ratio is not None else "", row.check,
+                               " | ".join(row.errors)])
+    print(f"wrote {stem}.md and {stem}.csv")
+
+
+def parse_sizes(text: str) -> List[int]:
+    """ "4096,2**20,98432" -> [4096, 1048576, 98432]"""
+    sizes = []
+    for item in text.split(","):
+        base, _, exponent = item.strip().partition("**")
+        sizes.append(int(base) ** int(exponent) if exponent else int(base))
+    return sizes
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--ptx-dir", required=False, help="directory of <stem>.ptx + <stem>.json from tilec")
+    parser.add_argument("--out", help="write the table to OUT.md and OUT.csv (OUT may end in .md or .csv)")
+    parser.add_argument("--kernels", nargs="*", help="only these KERNELS entries (by name)")
+    parser.add_argument("--sizes", type=parse_sizes,
+                        help="comma-separated sizes instead of each entry's, e.g. 2**20,98432")
+    parser.add_argument("--providers", default=",".join(PROVIDERS),
+                        help=f"comma-separated subset of {','.join(PROVIDERS)}")
+    parser.add_argument("--timer", choices=["do_bench", "cudagraph"], default="do_bench",
+                        help="triton.testing.do_bench (default) or do_bench_cudagraph")
+    parser.add_argument("--warmup", type=int, default=25, help="do_bench warm-up, ms")
+    parser.add_argument("--rep", type=int, default=100, help="do_bench repetition time, ms")
+    parser.add_argument("--list", action="store_true", help="list the KERNELS entries and exit")
+    parser.add_argument("--verbose", action="store_true", help="print tracebacks of failures")
+    args = parser.parse_args(argv)
+
+    if args.list:
+        for bench in KERNELS:
+            print(f"{bench.name}: {bench.source}:{bench.kernel}, PTX {bench.ptx}.ptx, "
+                  f"sizes {list(bench.sizes)}")
+        return 0
+    providers = [p for p in args.providers.split(",") if p]
+    unknown = set(providers) - set(PROVIDERS)
+    if unknown:
+        parser.error(f"unknown providers: {', '.join(sorted(unknown))}")
+    if "tilec" in providers and not args.ptx_dir:
+        parser.error("--ptx-dir is required to run tilec")
+    selected = [b for b in KERNELS if not args.kernels or b.name in args.kernels]
+    if args.kernels and len(selected) != len(set(args.kernels)):
+        parser.error(f"unknown kernels; known: {', '.join(b.name for b in KERNELS)}")
+
+    global torch, triton, cupy, numpy
+    import numpy
+    import torch
+    import triton
+    import triton.testing
+    if "tilec" in providers:
+        import cupy
+    if not torch.cuda.is_available():
+        print("bench.py: no CUDA device", file=sys.stderr)
+        return 77
+    torch.cuda.init()
+
+    context = {
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "GPU": torch.cuda.get_device_name(),
+        "versions": f"torch {torch.__version__}, triton {triton.__version__}"
+        + (f", cupy {cupy.__version__}" if cupy else ""),
+        "timer": f"{args.timer} (median)"
+        + (f", warmup {args.warmup} ms, rep {args.rep} ms" if args.timer == "do_bench" else ""),
+        "ptx": os.path.abspath(args.ptx_dir) if args.ptx_dir else "-",
+    }
+    for key, value in context.items():
+        print(f"{key}: {value}")
+    print("  ".join(f"{c:>14}" for c in header(providers)))
+
+    rows: List[Row] = []
+    for bench in selected:
+        rows += run_bench(bench, args.sizes or bench.sizes, providers, args)
+
+    if args.out:
+        write_outputs(args.out, rows, providers, context)
+    failed = [r for r in rows if r.errors or r.check == "MISMATCH"]
+    ratios = [r.ratio() for r in rows if r.ratio()]
+    if ratios:
+        geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        print(f"tilec/triton geometric mean over {len(ratios)} rows: {geomean:.3f}")
+    print(f"bench.py: {len(rows)} rows, {len(failed)} with errors or mismatches")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
