@@ -173,12 +173,14 @@ namespace detail {
 struct KernelState {
   const KernelInfo *Info = nullptr;
   CUfunction Function = nullptr;
+  CUcontext Context = nullptr; // the module's
   unsigned DynamicSharedBytes = 0;
 };
 
 struct ModuleState {
   Metadata Meta;
   CUmodule Handle = nullptr;
+  CUcontext Context = nullptr; // the module's: current when it was loaded
   std::string InfoLog;
   std::vector<KernelState> Kernels; // parallel to Meta.Kernels
 
@@ -186,9 +188,17 @@ struct ModuleState {
   ModuleState(const ModuleState &) = delete;
   ModuleState &operator=(const ModuleState &) = delete;
   ~ModuleState() {
-    // The context may be gone by now (its owner destroyed it first); then so is the module.
-    if (Handle)
-      driver::api().cuModuleUnload(Handle);
+    if (!Handle)
+      return;
+    // Unload in the module's context, whichever is current now. Failures are ignored: the
+    // context may be gone already (its owner destroyed it first), and then so is the module.
+    const driver::Api &cu = driver::api();
+    CUcontext current = nullptr;
+    bool switched = cu.cuCtxGetCurrent(&current) == CUDA_SUCCESS && current != Context &&
+                    cu.cuCtxPushCurrent(Context) == CUDA_SUCCESS;
+    cu.cuModuleUnload(Handle);
+    if (switched)
+      cu.cuCtxPopCurrent(&current);
   }
 };
 
@@ -240,8 +250,8 @@ detail::KernelState prepareKernel(const KernelInfo &info, CUmodule module, CUdev
     throw Error(where + ": no .entry " + info.Entry + " (the metadata's kernel " + info.Name + ")",
                 result);
   driver::check(result, "cuModuleGetFunction", "entry " + info.Entry + " of " + where);
-  checkParamsAgainstPtx(info, state.Function, where);
 
+  // (Querying an attribute first also makes the driver load the function if it loads lazily.)
   int maxThreads = 0;
   driver::check(
       cu.cuFuncGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, state.Function),
@@ -250,6 +260,7 @@ detail::KernelState prepareKernel(const KernelInfo &info, CUmodule module, CUdev
     throw Error(where + ": kernel " + info.Name + " runs " + std::to_string(info.ThreadsPerBlock) +
                 " threads per block (num_warps " + std::to_string(info.NumWarps) +
                 "), but its register use allows at most " + std::to_string(maxThreads));
+  checkParamsAgainstPtx(info, state.Function, where);
 
   // The metadata gives the total shared memory; the PTX may declare part of it statically, and
   // the launch provides the rest dynamically.
@@ -290,6 +301,7 @@ Module Module::loadFromMemory(std::string_view ptx, std::string_view metadataJso
 
   const driver::Api &cu = driver::api();
   CUdevice device = currentDevice(("load " + where).c_str());
+  driver::check(cu.cuCtxGetCurrent(&state->Context), "cuCtxGetCurrent");
   std::string text(ptx); // the driver reads PTX up to a NUL
   std::vector<char> infoLog(JitLogBytes, '\0'), errorLog(JitLogBytes, '\0');
   CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
@@ -309,8 +321,10 @@ Module Module::loadFromMemory(std::string_view ptx, std::string_view metadataJso
   state->InfoLog = trimLog(infoLog);
 
   state->Kernels.reserve(state->Meta.Kernels.size());
-  for (const KernelInfo &info : state->Meta.Kernels)
+  for (const KernelInfo &info : state->Meta.Kernels) {
     state->Kernels.push_back(prepareKernel(info, state->Handle, device, where));
+    state->Kernels.back().Context = state->Context;
+  }
   return Module(std::move(state));
 }
 
@@ -375,12 +389,16 @@ void Kernel::launchPacked(Grid grid, CUstream stream, const Arg *args, size_t co
   CUresult result = driver::api().cuLaunchKernel(
       State->Function, grid.X, grid.Y, grid.Z, info.ThreadsPerBlock, 1, 1,
       State->DynamicSharedBytes, stream, count ? pointers : nullptr, nullptr);
-  if (result != CUDA_SUCCESS)
-    driver::fail(result, "cuLaunchKernel",
-                 "kernel " + info.Name + ", grid (" + std::to_string(grid.X) + ", " +
-                     std::to_string(grid.Y) + ", " + std::to_string(grid.Z) + "), block (" +
-                     std::to_string(info.ThreadsPerBlock) + ", 1, 1), dynamic shared memory " +
-                     std::to_string(State->DynamicSharedBytes) + " bytes");
+  if (result == CUDA_SUCCESS)
+    return;
+  std::string detail = "kernel " + info.Name + ", grid (" + std::to_string(grid.X) + ", " +
+                       std::to_string(grid.Y) + ", " + std::to_string(grid.Z) + "), block (" +
+                       std::to_string(info.ThreadsPerBlock) + ", 1, 1), dynamic shared memory " +
+                       std::to_string(State->DynamicSharedBytes) + " bytes";
+  CUcontext current = nullptr;
+  if (driver::api().cuCtxGetCurrent(&current) == CUDA_SUCCESS && current != State->Context)
+    detail += "; the current context is not the one the module was loaded in";
+  driver::fail(result, "cuLaunchKernel", detail);
 }
 
 } // namespace tilec::rt
