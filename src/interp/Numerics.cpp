@@ -25,8 +25,9 @@ struct SmallFloatFormat {
   uint32_t nanBits;
 };
 
-const SmallFloatFormat kHalf = {16, 10, 15, true, false, 65504.0, 0x7bff, 0x7c00, 0x7e00};
-const SmallFloatFormat kBFloat16 = {16, 7, 127, true, false, 0x1.fep127, 0x7f7f, 0x7f80, 0x7fc0};
+// NaN converts to the canonical NaN 0x7fff, as cvt.rn.f16.f32 and cvt.rn.bf16.f32 produce it.
+const SmallFloatFormat kHalf = {16, 10, 15, true, false, 65504.0, 0x7bff, 0x7c00, 0x7fff};
+const SmallFloatFormat kBFloat16 = {16, 7, 127, true, false, 0x1.fep127, 0x7f7f, 0x7f80, 0x7fff};
 // e4m3fn: exponent 15 is a normal binade except for the all-ones mantissa, which is NaN.
 const SmallFloatFormat kFp8E4M3 = {8, 3, 7, false, true, 448.0, 0x7e, 0, 0x7f};
 const SmallFloatFormat kFp8E5M2 = {8, 2, 15, true, true, 57344.0, 0x7b, 0x7c, 0x7f};
@@ -49,7 +50,7 @@ const SmallFloatFormat &formatOf(ScalarKind kind) {
 uint32_t encodeSmallFloat(double v, const SmallFloatFormat &format) {
   uint32_t signBit = std::signbit(v) ? 1u << (format.totalBits - 1) : 0;
   if (std::isnan(v))
-    return signBit | format.nanBits;
+    return format.nanBits; // canonical, as cvt produces it
   double magnitude = std::fabs(v);
   uint32_t overflowBits =
       (format.saturate || !format.hasInfinity) ? format.maxFiniteBits : format.infinityBits;
@@ -201,7 +202,7 @@ uint16_t floatToHalfBits(float v) {
   const uint32_t infinityF32 = 255u << 23;
   const uint32_t firstOverflowF32 = (127u + 16) << 23; // 2^16: every value from here is inf
   if (bits >= firstOverflowF32) {
-    result = bits > infinityF32 ? 0x7e00 : 0x7c00;
+    result = bits > infinityF32 ? 0x7fff : 0x7c00;
   } else if (bits < (113u << 23)) {
     // Below 2^-14 the result is subnormal: adding 0.5 aligns the ten mantissa bits at the bottom
     // of the float and the FPU's own round-to-nearest-even does the rounding.
@@ -214,6 +215,8 @@ uint16_t floatToHalfBits(float v) {
     bits += mantissaOdd;                  // ... making ties round to even
     result = static_cast<uint16_t>(bits >> 13);
   }
+  if (result == 0x7fff)
+    return result; // NaN is canonical, without a sign
   return static_cast<uint16_t>(result | (sign >> 16));
 }
 
@@ -224,7 +227,7 @@ float halfBitsToFloat(uint16_t bits) {
 uint16_t floatToBFloat16Bits(float v) {
   uint32_t bits = floatBits(v);
   if (std::isnan(v))
-    return static_cast<uint16_t>((bits >> 16) | 0x40); // keep it a (quiet) NaN
+    return 0x7fff; // the canonical NaN cvt.rn.bf16.f32 produces
   bits += 0x7fff + ((bits >> 16) & 1);
   return static_cast<uint16_t>(bits >> 16);
 }
