@@ -335,3 +335,58 @@ TEST_CASE("an op the backend cannot lower yet is a located error", "[codegen]") 
     CHECK(contains(message, "not supported yet"));
   }
 }
+
+TEST_CASE("if and while with carried values, and a reduction across warps to a tensor",
+          "[codegen]") {
+  tir::Module m;
+  tir::Function *f = m.addFunction("control_kernel", SourceLoc{1, 1, 1});
+  tir::Value *x = f->body().addArgument(tir::Type(ptrTo(tir::ScalarKind::F32)));
+  tir::Value *n = f->body().addArgument(tir::Type(i32()));
+  f->params = {{"x", x->type().elem, 16}, {"n", i32(), 0, 0}};
+  tir::Builder b(f->body());
+  b.setLoc(SourceLoc{1, 3, 3});
+  // A 64 x 32 tile summed over axis 0: 4 warps along the rows combine through shared memory.
+  tir::Value *rows = b.makeRange(0, 64), *cols = b.makeRange(0, 32);
+  tir::Value *offs =
+      b.binary(tir::OpCode::Add,
+               b.binary(tir::OpCode::Mul, b.broadcast(b.expandDims(rows, 1), {64, 32}),
+                        b.intConstant(32, tir::Type(i32(), {64, 32}))),
+               b.broadcast(b.expandDims(cols, 0), {64, 32}));
+  tir::Value *tile = b.createValue(tir::OpCode::Load, {b.addPtr(b.splat(x, {64, 32}), offs)},
+                                   tir::Type(f32(), {64, 32}));
+  tir::Operation *colSum = b.create(tir::OpCode::Reduce, {tile}, {tir::Type(f32(), {32})});
+  colSum->setAttr("kind", std::string("sum"));
+  colSum->setAttr("axis", int64_t(0));
+  // while (i < n) { i = i * 2 + 1 }
+  tir::Operation *loop =
+      b.create(tir::OpCode::While, {b.intConstant(1, i32())}, {tir::Type(i32())});
+  tir::Block &before = loop->addRegion().block();
+  tir::Block &after = loop->addRegion().block();
+  tir::Value *i = before.addArgument(tir::Type(i32()));
+  tir::Builder bb(before);
+  bb.create(tir::OpCode::Condition, {bb.cmp("lt", i, n), i}, {});
+  tir::Value *j = after.addArgument(tir::Type(i32()));
+  tir::Builder ab(after);
+  ab.create(tir::OpCode::Yield,
+            {ab.binary(tir::OpCode::Add, ab.binary(tir::OpCode::Mul, j, ab.intConstant(2, i32())),
+                       ab.intConstant(1, i32()))},
+            {});
+  // if (i > 100) v = colSum * 2 else v = colSum
+  tir::Operation *branch =
+      b.create(tir::OpCode::If, {b.cmp("gt", loop->result(), b.intConstant(100, i32()))},
+               {tir::Type(f32(), {32})});
+  tir::Builder tb(branch->addRegion().block());
+  tb.create(tir::OpCode::Yield,
+            {tb.binary(tir::OpCode::Mul, colSum->result(),
+                       tb.floatConstant(2.0, tir::Type(f32(), {32})))},
+            {});
+  tir::Builder eb(branch->addRegion().block());
+  eb.create(tir::OpCode::Yield, {colSum->result()}, {});
+  b.create(tir::OpCode::Store, {b.addPtr(b.splat(x, {32}), cols), branch->result()}, {});
+  b.create(tir::OpCode::Return, {}, {});
+  Compiled c = compile(m);
+  INFO(c.ptx);
+  CHECK(contains(c.ptx, "bar.sync"));
+  CHECK(contains(c.ptx, "st.shared"));
+  checkPtxas(c.ptx, "sm_90a");
+}
