@@ -254,6 +254,12 @@ private:
   void assignYielded(CompiledOp &owner, const CompiledOp &terminator, unsigned firstOperand,
                      const std::vector<unsigned> &targets, unsigned firstTarget);
   int64_t scalarInt(unsigned slotIndex) { return slot(slotIndex).lanes<int64_t>()[0]; }
+  /// Fails unless `value` (operand `what` of the running op) has element type `expected`.
+  void expectElementType(const Tensor &value, tir::DType expected, const char *what) const {
+    if (value.dtype() != expected)
+      fail(std::string(what) + " is " + value.dtype().str() + " where " + expected.str() +
+           " is expected");
+  }
 
   /// Checks that lane `lane` of `pointers` may access `bytes` bytes and returns the address.
   unsigned char *access(const Tensor &pointers, int64_t lane, unsigned bytes, const char *what) {
@@ -356,6 +362,30 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
       compileError(op, "has " + std::to_string(op.numOperands()) + " operands");
   };
 
+  // The lanes of a value are read by its dtype: an operand of an unexpected type would be read as
+  // garbage, so check here what the verifier may not have been asked to check.
+  auto elementOf = [&](unsigned i) { return op.operand(i)->type().elem; };
+  auto expectInteger = [&](unsigned i, const char *what) {
+    if (!elementOf(i).isInteger())
+      compileError(op, std::string(what) + " must be an integer, not " + elementOf(i).str());
+  };
+  if (tir::isElementwise(op.code()) && op.code() != OpCode::Cast && op.code() != OpCode::Bitcast &&
+      op.code() != OpCode::AddPtr) {
+    if (op.numResults() != 1)
+      compileError(op, "must have one result");
+    tir::DType resultElement = op.result()->type().elem;
+    for (unsigned i = 0; i < op.numOperands(); ++i) {
+      tir::DType expected = resultElement;
+      if (op.code() == OpCode::Cmp)
+        expected = elementOf(0);
+      else if (op.code() == OpCode::Select && i == 0)
+        expected = tir::DType::scalar(ScalarKind::I1);
+      if (elementOf(i) != expected)
+        compileError(op, "operand " + std::to_string(i) + " is " + elementOf(i).str() + " where " +
+                             expected.str() + " is expected");
+    }
+  }
+
   switch (op.code()) {
   case OpCode::Constant:
     if (!op.hasAttr("value"))
@@ -386,6 +416,8 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
     if (isArg != (op.code() == OpCode::ArgReduce))
       compileError(op, "kind '" + op.strAttr("kind") + "' does not belong to this op");
     compiled.axis = intAttr("axis");
+    if (isArg && !op.result()->type().elem.isInteger())
+      compileError(op, "the result must be an integer index");
     break;
   }
   case OpCode::AtomicRMW:
@@ -406,10 +438,20 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
     if (op.numOperands() < 3 || op.numRegions() != 1 ||
         compiled.regions[0].args.size() != op.numOperands() - 2)
       compileError(op, "expects lb, ub, step, inits and one region taking (iv, iters...)");
+    for (unsigned i = 0; i < 3; ++i)
+      expectInteger(i, "a loop bound or step");
+    if (!op.region(0).block().argument(0)->type().elem.isInteger())
+      compileError(op, "the induction variable must be an integer");
     break;
   case OpCode::If:
     if (op.numOperands() != 1 || op.numRegions() < 1 || op.numRegions() > 2)
       compileError(op, "expects a condition and a then (and else) region");
+    expectInteger(0, "the condition");
+    break;
+  case OpCode::Condition:
+    if (op.numOperands() < 1)
+      compileError(op, "expects a condition");
+    expectInteger(0, "the condition");
     break;
   case OpCode::While:
     if (op.numRegions() != 2 || compiled.regions[0].args.size() != op.numOperands())
@@ -417,6 +459,7 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
     break;
   case OpCode::Assert:
     expectOperands(1, 1);
+    expectInteger(0, "the condition");
     break;
   default:
     break;
@@ -820,6 +863,9 @@ void Machine::invalidAccess(const Tensor &pointers, int64_t lane, unsigned bytes
 void Machine::execAddPtr(CompiledOp &op, Tensor &out) {
   const Tensor &pointers = operandWithLanes(op, 0, out.shape(), out.numElements());
   const Tensor &offsets = operandWithLanes(op, 1, out.shape(), out.numElements());
+  expectElementType(pointers, out.dtype(), "the pointer");
+  if (offsets.laneKind() != LaneKind::Int)
+    fail("the offset is " + offsets.dtype().str() + ", not an integer");
   const uint64_t elementBytes = out.dtype().pointeeType().bytes();
   const PtrLane *p = pointers.lanes<PtrLane>();
   const int64_t *o = offsets.lanes<int64_t>();
@@ -872,6 +918,11 @@ void Machine::execLoad(CompiledOp &op, Tensor &out) {
   const Tensor *mask = op.operands.size() >= 2 ? &operandWithLanes(op, 1, out.shape(), n) : nullptr;
   const Tensor *other =
       op.operands.size() >= 3 ? &operandWithLanes(op, 2, out.shape(), n) : nullptr;
+  expectElementType(pointers, tir::DType::pointer(out.dtype().kind), "the pointer");
+  if (mask)
+    expectElementType(*mask, tir::DType::scalar(ScalarKind::I1), "the mask");
+  if (other)
+    expectElementType(*other, out.dtype(), "'other'");
   const ScalarKind kind = out.dtype().kind;
   const unsigned bytes = out.dtype().bytes();
   withElementCodec(kind, [&](auto codec) {
@@ -900,9 +951,12 @@ void Machine::execStore(CompiledOp &op) {
   const Tensor &values = operandWithLanes(op, 1, pointers.shape(), n);
   const Tensor *mask =
       op.operands.size() >= 3 ? &operandWithLanes(op, 2, pointers.shape(), n) : nullptr;
+  if (!pointers.dtype().isPointer())
+    fail("stores through " + pointers.dtype().str() + ", which is not a pointer");
   tir::DType element = pointers.dtype().pointeeType();
-  if (values.dtype() != element)
-    fail("stores " + values.dtype().str() + " through a pointer to " + element.str());
+  expectElementType(values, element, "the value");
+  if (mask)
+    expectElementType(*mask, tir::DType::scalar(ScalarKind::I1), "the mask");
   const unsigned bytes = element.bytes();
   withElementCodec(element.kind, [&](auto codec) {
     using Codec = decltype(codec);
@@ -921,6 +975,10 @@ void Machine::execAtomicRMW(CompiledOp &op, Tensor &out) {
   const Tensor &values = operandWithLanes(op, 1, out.shape(), n);
   const Tensor *mask = op.operands.size() >= 3 ? &operandWithLanes(op, 2, out.shape(), n) : nullptr;
   const tir::DType dtype = out.dtype();
+  expectElementType(pointers, tir::DType::pointer(dtype.kind), "the pointer");
+  expectElementType(values, dtype, "the value");
+  if (mask)
+    expectElementType(*mask, tir::DType::scalar(ScalarKind::I1), "the mask");
   const unsigned bytes = dtype.bytes();
   const AtomicKind kind = op.atomicKind;
   if (!dtype.isInteger() &&
@@ -990,6 +1048,9 @@ void Machine::execAtomicCAS(CompiledOp &op, Tensor &out) {
   const Tensor &expected = operandWithLanes(op, 1, out.shape(), n);
   const Tensor &values = operandWithLanes(op, 2, out.shape(), n);
   const tir::DType dtype = out.dtype();
+  expectElementType(pointers, tir::DType::pointer(dtype.kind), "the pointer");
+  expectElementType(expected, dtype, "the compared value");
+  expectElementType(values, dtype, "the value");
   const unsigned bytes = dtype.bytes();
   withElementCodec(dtype.kind, [&](auto codec) {
     using Codec = decltype(codec);

@@ -449,6 +449,20 @@ TEST_CASE("arguments must match the kernel's parameters", "[interp][errors]") {
   CHECK(contents<float>(out)[123] == 127.0f);
 }
 
+TEST_CASE("malformed IR is reported instead of misread", "[interp][errors]") {
+  // A load whose `other` is an integer while the load yields floats.
+  KernelBuilder k("bad_other");
+  Value *x = k.param("x", pointerTo(ScalarKind::F32));
+  Value *offsets = k.b.makeRange(0, 4);
+  Value *mask = k.b.cmp("lt", offsets, k.constant(2, ScalarKind::I32, {4}));
+  k.at(7, 3);
+  k.load(k.pointers(x, offsets), mask, k.constant(0, ScalarKind::I32, {4}));
+  auto kernel = k.finish(); // the verifier does not check `other`
+  interp::HostBuffer input(f32, 4);
+  CHECK_THROWS_WITH(interp::run(*kernel, {interp::KernelArg::pointer(input)}, gridOf(1)),
+                    Catch::StartsWith("7:3: 'other' is i32 where f32 is expected"));
+}
+
 TEST_CASE("interpreting a 2^20-element vector add", "[interp][.perf]") {
   const int64_t n = int64_t(1) << 20, block = 1024;
   auto kernel = makeAddKernel(block, /*masked=*/true);
