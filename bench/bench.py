@@ -14,7 +14,8 @@ triton.testing.do_bench_cudagraph (no launch overhead at all).
 Prints one table (GB/s per provider, tilec/Triton ratio, the GPU) and writes it as markdown and
 CSV (--out). Exit status 1 if any result disagreed or any provider failed.
 
-Adding a kernel is adding one Bench entry to KERNELS.
+Adding a kernel is adding one Bench entry to KERNELS. On the machine with the compiler,
+`bench.py --compile path/to/tilec --ptx-dir DIR` writes the PTX of every entry into DIR.
 """
 
 import argparse
@@ -67,6 +68,9 @@ class Bench:
     grid: Callable[[Dict[str, Any], int], tuple]  # (constexprs, size) -> grid, as Triton's meta
     torch: Callable[[Dict[str, Any], int], None]  # the PyTorch equivalent, writing the outputs
     bytes: Callable[[int], int]  # bytes read + written, for GB/s
+    # How tilec compiles it (--compile): the -s signature, and any other flags.
+    signature: str = ""
+    tilec_flags: Sequence[str] = ()
     # What Triton compiles when there is no tilec metadata to copy (--providers triton,torch, or
     # tilec's PTX failed to load); with it, Triton gets the metadata's constexprs and num_warps.
     constexprs: Dict[str, Any] = field(default_factory=dict)
@@ -88,6 +92,7 @@ KERNELS: List[Bench] = [
         grid=lambda meta, n: (cdiv(n, meta["BLOCK_SIZE"]),),
         torch=lambda t, n: torch.add(t["x"], t["y"], out=t["output"]),
         bytes=lambda n: 3 * 4 * n,
+        signature="*fp32:16,*fp32:16,*fp32:16,i32,1024",
         constexprs={"BLOCK_SIZE": 1024},
     ),
 ]
@@ -430,6 +435,26 @@ def write_outputs(path: str, rows: List[Row], providers: Sequence[str], context:
     print(f"wrote {stem}.md and {stem}.csv")
 
 
+def compile_with_tilec(tilec: str, benches: Sequence[Bench], ptx_dir: str) -> int:
+    """Writes <ptx_dir>/<ptx>.ptx and .json for each entry (on the machine with the compiler)."""
+    import subprocess
+
+    os.makedirs(ptx_dir, exist_ok=True)
+    tilec, ptx_dir = os.path.abspath(tilec), os.path.abspath(ptx_dir)
+    failed = 0
+    for bench in benches:
+        # From the repository root, so that the metadata's "source" is the repository path.
+        command = [tilec, bench.source, "-k", bench.kernel]
+        if bench.signature:
+            command += ["-s", bench.signature]
+        command += list(bench.tilec_flags) + ["-o", os.path.join(ptx_dir, bench.ptx + ".ptx")]
+        print(" ".join(command), flush=True)
+        if subprocess.call(command, cwd=REPO_ROOT) != 0:
+            print(f"bench.py: tilec failed on {bench.name}", file=sys.stderr)
+            failed += 1
+    return 1 if failed else 0
+
+
 def parse_sizes(text: str) -> List[int]:
     """ "4096,2**20,98432" -> [4096, 1048576, 98432]"""
     sizes = []
@@ -454,6 +479,9 @@ def main(argv=None) -> int:
     parser.add_argument("--warmup", type=int, default=25, help="do_bench warm-up, ms")
     parser.add_argument("--rep", type=int, default=100, help="do_bench repetition time, ms")
     parser.add_argument("--list", action="store_true", help="list the KERNELS entries and exit")
+    parser.add_argument("--compile", metavar="TILEC",
+                        help="compile every entry with this tilec binary into --ptx-dir and exit "
+                             "(on the machine with the compiler; needs no GPU)")
     parser.add_argument("--verbose", action="store_true", help="print tracebacks of failures")
     args = parser.parse_args(argv)
 
@@ -462,15 +490,19 @@ def main(argv=None) -> int:
             print(f"{bench.name}: {bench.source}:{bench.kernel}, PTX {bench.ptx}.ptx, "
                   f"sizes {list(bench.sizes)}")
         return 0
+    selected = [b for b in KERNELS if not args.kernels or b.name in args.kernels]
+    if args.kernels and len(selected) != len(set(args.kernels)):
+        parser.error(f"unknown kernels; known: {', '.join(b.name for b in KERNELS)}")
+    if args.compile:
+        if not args.ptx_dir:
+            parser.error("--compile needs --ptx-dir")
+        return compile_with_tilec(args.compile, selected, args.ptx_dir)
     providers = [p for p in args.providers.split(",") if p]
     unknown = set(providers) - set(PROVIDERS)
     if unknown:
         parser.error(f"unknown providers: {', '.join(sorted(unknown))}")
     if "tilec" in providers and not args.ptx_dir:
         parser.error("--ptx-dir is required to run tilec")
-    selected = [b for b in KERNELS if not args.kernels or b.name in args.kernels]
-    if args.kernels and len(selected) != len(set(args.kernels)):
-        parser.error(f"unknown kernels; known: {', '.join(b.name for b in KERNELS)}")
 
     global torch, triton, cupy, numpy
     import numpy
