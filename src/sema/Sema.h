@@ -25,6 +25,9 @@ struct KernelRequest {
   std::vector<std::pair<std::string, std::string>> defines;
   unsigned numWarps = 4;
   unsigned numStages = 3;
+  /// When set, receives the names of the `defines` this kernel used (a parameter or a module-level
+  /// name), so the driver can reject a -D that no kernel uses.
+  std::vector<std::string> *usedDefines = nullptr;
 };
 
 /// The module's @triton.jit functions, in source order.

@@ -173,6 +173,15 @@ void Specializer::collectGlobals() {
   }
 }
 
+bool Specializer::overrideGlobal(const std::string &name, const SemaValue &value) {
+  bool known = globals_.count(name) || pendingGlobals_.count(name);
+  if (!known)
+    return false;
+  pendingGlobals_.erase(name);
+  globals_[name] = value;
+  return true;
+}
+
 SemaValue Specializer::evalConstantGlobal(const std::string &name, const ast::Expr &expr) {
   if (std::find(globalsBeingEvaluated_.begin(), globalsBeingEvaluated_.end(), name) !=
       globalsBeingEvaluated_.end())
@@ -1076,6 +1085,8 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
           sources.error(param.loc, "cannot read -D " + param.name + "=" + define->second +
                                        " as a number, True/False/None or a dtype");
         constexprArgs[param.name] = *value;
+        if (request.usedDefines)
+          request.usedDefines->push_back(param.name);
         defines.erase(define);
         continue;
       }
@@ -1115,6 +1126,19 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   }
 
   Specializer specializer(module, sources, *function);
+  // -D names that are not parameters of this kernel override module-level constants.
+  for (const auto &[name, text] : defines) {
+    bool isParam = std::any_of(kernel->params.begin(), kernel->params.end(),
+                               [&](const ast::Param &p) { return p.name == name; });
+    if (isParam)
+      continue;
+    auto value = parseConstexprLiteral(text);
+    if (!value)
+      sources.error(fileLoc, "cannot read -D " + name + "=" + text +
+                                 " as a number, True/False/None or a dtype");
+    if (specializer.overrideGlobal(name, *value) && request.usedDefines)
+      request.usedDefines->push_back(name);
+  }
   specializer.specialize(*kernel, constexprArgs);
   return *function;
 }

@@ -27,6 +27,10 @@ class Specializer {
 public:
   Specializer(const ast::Module &module, const SourceManager &sources, tir::Function &function);
 
+  /// Replaces a module-level name with a value given on the command line (-D). Returns false
+  /// when the module has no such name.
+  bool overrideGlobal(const std::string &name, const SemaValue &value);
+
   /// Binds the kernel's parameters (run-time ones become body arguments) and walks its body.
   void specialize(const ast::Stmt &kernel, const std::map<std::string, SemaValue> &constexprArgs);
 

@@ -1,0 +1,163 @@
+// tilec's whole lowering, as one sequence of named steps. Each step's output can be printed
+// (`--print-after-all`), and the IR is verified after every pass: a verifier failure is a compiler
+// bug, reported as one.
+#include "driver/Pipeline.h"
+
+#include "codegen/LowerToLLVM.h"
+#include "codegen/Metadata.h"
+#include "codegen/PTXEmitter.h"
+#include "frontend/Parser.h"
+#include "gpu/Passes.h"
+#include "sema/Sema.h"
+#include "tir/Passes.h"
+#include "tir/Printer.h"
+#include "tir/Verifier.h"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_os_ostream.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+#include <functional>
+#include <ostream>
+
+namespace tilec::driver {
+namespace {
+
+/// Runs a function pass on every kernel, then verifies and optionally prints the module.
+class PassRunner {
+public:
+  PassRunner(tir::Module &module, const CompileOptions &options, std::ostream &log)
+      : module_(module), options_(options), log_(log) {}
+
+  void run(const char *name, const std::function<void(tir::Function &)> &pass) {
+    for (auto &function : module_.functions) {
+      pass(*function);
+      std::string problem = tir::verify(*function);
+      if (!problem.empty())
+        throw CompileError("internal compiler error: IR invalid after pass '" + std::string(name) +
+                           "' in kernel '" + function->name() + "': " + problem + "\n" +
+                           tir::print(*function));
+    }
+    if (options_.printAfterAll)
+      log_ << "// ----- IR after " << name << " -----\n" << tir::print(module_) << "\n";
+  }
+
+private:
+  tir::Module &module_;
+  const CompileOptions &options_;
+  std::ostream &log_;
+};
+
+/// The kernels to compile: those named on the command line, or those whose signature the source
+/// gives in a `# tilec: -s "..."` comment.
+std::vector<KernelSpec> kernelsToCompile(const CompileOptions &options, const ast::Module &module,
+                                         const SourceManager &sources) {
+  if (!options.kernels.empty())
+    return options.kernels;
+  std::vector<KernelSpec> specs;
+  for (const ast::Stmt *kernel : sema::jitFunctions(module))
+    if (auto signature = sema::signatureFromSource(sources, *kernel))
+      specs.push_back({kernel->name, *signature});
+  if (specs.empty())
+    sources.error(SourceLoc{module.file, 0, 0},
+                  "no kernel to compile: name one with -k NAME -s SIGNATURE, or put a "
+                  "'# tilec: -s \"SIGNATURE\"' comment above a @triton.jit function");
+  return specs;
+}
+
+} // namespace
+
+std::unique_ptr<tir::Module> compileToTIR(const CompileOptions &options, SourceManager &sources,
+                                          std::ostream &log) {
+  // 1. Parse the source file (any Python 3 module) into an AST.
+  uint32_t file = sources.loadFile(options.inputPath);
+  std::unique_ptr<ast::Module> syntax = parseModule(sources, file);
+
+  // 2. Specialise each kernel for its signature: constexprs folded, helpers inlined, Triton's
+  //    typing rules applied. One TIR function per kernel.
+  auto module = std::make_unique<tir::Module>();
+  std::vector<std::string> usedDefines;
+  for (const KernelSpec &spec : kernelsToCompile(options, *syntax, sources)) {
+    sema::KernelRequest request;
+    request.name = spec.name;
+    request.signature = spec.signature;
+    request.defines = options.defines;
+    request.numWarps = options.numWarps;
+    request.numStages = options.numStages;
+    request.usedDefines = &usedDefines;
+    sema::specializeKernel(*syntax, sources, request, *module);
+  }
+  for (const auto &define : options.defines)
+    if (std::find(usedDefines.begin(), usedDefines.end(), define.first) == usedDefines.end())
+      sources.error(SourceLoc{file, 0, 0},
+                    "-D " + define.first + ": no kernel has a parameter or module-level name '" +
+                        define.first + "' it could bind");
+
+  // 3. Target-independent clean-up.
+  PassRunner passes(*module, options, log);
+  passes.run("sema", [](tir::Function &) {});
+  passes.run("canonicalize", tir::runCanonicalize);
+  passes.run("cse", tir::runCSE);
+  passes.run("dce", tir::runDCE);
+  return module;
+}
+
+CompileResult compile(const CompileOptions &options, SourceManager &sources, std::ostream &log) {
+  CompileResult result;
+  if (options.emit == EmitKind::Ast) {
+    uint32_t file = sources.loadFile(options.inputPath);
+    result.output = ast::print(*parseModule(sources, file));
+    return result;
+  }
+
+  std::unique_ptr<tir::Module> module = compileToTIR(options, sources, log);
+  if (options.emit == EmitKind::Tir) {
+    result.output = tir::print(*module);
+    return result;
+  }
+
+  // 4. GPU layouts: coalesced layouts for memory operations from the axis analysis, layouts for
+  //    every other tensor, and conversions only where producer and consumer disagree.
+  PassRunner passes(*module, options, log);
+  passes.run("coalesce", gpu::runCoalesce);
+  passes.run("assign-layouts", gpu::runAssignLayouts);
+  passes.run("remove-redundant-conversions", gpu::runRemoveRedundantConversions);
+  passes.run("cse", tir::runCSE);
+  passes.run("dce", tir::runDCE);
+  if (options.emit == EmitKind::Tgir) {
+    result.output = tir::print(*module);
+    return result;
+  }
+
+  // 5. Lower to LLVM IR (NVVM) and optimise.
+  codegen::TargetOptions target;
+  target.arch = options.arch;
+  target.sources = &sources;
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvmModule = codegen::lowerToLLVM(*module, context, target);
+  std::string llvmProblems;
+  llvm::raw_string_ostream problems(llvmProblems);
+  if (llvm::verifyModule(*llvmModule, &problems))
+    throw CompileError("internal compiler error: invalid LLVM IR after lowering: " + llvmProblems);
+  if (options.printAfterAll) {
+    log << "// ----- LLVM IR after lowering -----\n";
+    llvm::raw_os_ostream out(log);
+    llvmModule->print(out, nullptr);
+  }
+  codegen::optimizeModule(*llvmModule, target);
+  if (options.emit == EmitKind::Llvm) {
+    llvm::raw_string_ostream out(result.output);
+    llvmModule->print(out, nullptr);
+    return result;
+  }
+
+  // 6. PTX from the NVPTX target machine, and the metadata the runtime reads.
+  result.output = codegen::emitPTX(*llvmModule, target);
+  result.metadata = codegen::kernelMetadataJson(*module, target, options.inputPath);
+  return result;
+}
+
+} // namespace tilec::driver

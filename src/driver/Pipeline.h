@@ -1,0 +1,56 @@
+// The one function that runs tilec's pipeline, stage after stage (see Pipeline.cpp).
+#pragma once
+
+#include "frontend/SourceManager.h"
+#include "tir/IR.h"
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tilec::driver {
+
+/// What to stop at and print.
+enum class EmitKind {
+  Ast,  // the syntax tree
+  Tir,  // the block-level IR after the target-independent passes
+  Tgir, // the IR with GPU layouts, after the layout passes
+  Llvm, // LLVM IR after optimisation
+  Ptx,  // PTX, plus the metadata JSON
+};
+
+struct KernelSpec {
+  std::string name;
+  std::string signature; // Triton AOT syntax
+};
+
+struct CompileOptions {
+  std::string inputPath;
+  /// Kernels to compile. Empty: every @triton.jit function that has a `# tilec: -s "..."`
+  /// signature comment above it.
+  std::vector<KernelSpec> kernels;
+  std::vector<std::pair<std::string, std::string>> defines; // -D NAME=VALUE
+  unsigned numWarps = 4;
+  unsigned numStages = 3;
+  std::string arch = "sm_90a";
+  EmitKind emit = EmitKind::Ptx;
+  /// Print the IR after every pass to the log stream.
+  bool printAfterAll = false;
+};
+
+struct CompileResult {
+  std::string output;   // the requested stage as text
+  std::string metadata; // JSON describing the kernels (EmitKind::Ptx only)
+};
+
+/// Parses, specialises and runs the target-independent passes: the IR the interpreter executes
+/// and the GPU passes start from. Errors throw CompileError after printing a diagnostic.
+std::unique_ptr<tir::Module> compileToTIR(const CompileOptions &options, SourceManager &sources,
+                                          std::ostream &log);
+
+/// Runs the whole pipeline up to `options.emit`.
+CompileResult compile(const CompileOptions &options, SourceManager &sources, std::ostream &log);
+
+} // namespace tilec::driver

@@ -1,0 +1,22 @@
+# lit configuration for tilec's FileCheck tests. Each test is a .tl kernel file (or a .test script)
+# whose RUN lines invoke %tilec and pipe into FileCheck.
+import os
+
+import lit.formats
+
+config.name = "tilec"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".tl", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tilec_build_dir, "tests", "lit")
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in", "CMakeLists.txt"]
+
+config.substitutions.append(("%tilec", config.tilec_path))
+config.substitutions.append(("%samples", os.path.join(config.tilec_source_dir, "samples")))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+
+if config.ptxas_path:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", config.ptxas_path))
