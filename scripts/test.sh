@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Sets up and builds tilec (scripts/setup.sh), then runs the whole test suite with ctest.
+# Tests labelled `gpu` run when a GPU is present and are reported as skipped otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+scripts/setup.sh
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "test: no GPU on this machine: the tests labelled 'gpu' will be reported as skipped"
+fi
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j "${JOBS:-2}"
