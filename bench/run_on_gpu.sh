@@ -6,8 +6,8 @@
 # PTX_DIR holds what tilec compiled on a machine with the compiler (<sample>.ptx + <sample>.json,
 # e.g. vector_add.ptx and vector_add.json): `python3 bench/bench.py --compile build/tilec
 # --ptx-dir out/ptx` writes them for every benchmark entry. The GPU machine has no LLVM, so this
-# builds the runtime,
-# samples and GPU tests with -DTILEC_BUILD_COMPILER=OFF -DTILEC_PREBUILT_PTX_DIR=PTX_DIR, then runs
+# builds the runtime, samples and GPU tests with -DTILEC_BUILD_COMPILER=OFF
+# -DTILEC_PREBUILT_PTX_DIR=PTX_DIR, then runs
 #   1. ctest -L gpu            (a skipped test is a failure here: this machine has a GPU)
 #   2. ctest -LE gpu           (the tests that need no GPU, as far as this machine builds them)
 #   3. compute-sanitizer memcheck and initcheck on the vector_add sample
