@@ -95,6 +95,133 @@ KERNELS: List[Bench] = [
         signature="*fp32:16,*fp32:16,*fp32:16,i32,1024",
         constexprs={"BLOCK_SIZE": 1024},
     ),
+    Bench(
+        name="copy",
+        source="samples/copy.tl",
+        kernel="copy_k",
+        ptx="copy",
+        sizes=[2**20, 98432 * 11, 2**24, 10**7, 2**26],
+        inputs=lambda n: {"x": randn(n), "z": empty(n)},
+        outputs=["z"],
+        args=lambda t, n: [t["x"], t["z"], n],
+        grid=lambda meta, n: (cdiv(n, meta["bs"]),),
+        torch=lambda t, n: t["z"].copy_(t["x"]),
+        bytes=lambda n: 2 * 4 * n,
+        signature="*fp32:16,*fp32:16,i32,1024",
+        constexprs={"bs": 1024},
+    ),
+    # 2-D kernels: the size is the side of a square matrix; sides are multiples of 16 (Triton's JIT
+    # specialises such strides as divisible by 16, and the signatures promise it with i32:16).
+    Bench(
+        name="matrix_add",
+        source="samples/matrix_add.tl",
+        kernel="matrix_add_kernel",
+        ptx="matrix_add",
+        sizes=[1024, 2000, 3008, 4096],
+        inputs=lambda n: {"a": randn(n * n), "b": randn(n * n), "c": empty(n * n)},
+        outputs=["c"],
+        args=lambda t, n: [t["a"], t["b"], t["c"], n, n],
+        grid=lambda meta, n: (cdiv(n, meta["bs0"]), cdiv(n, meta["bs1"])),
+        torch=lambda t, n: torch.add(t["a"], t["b"], out=t["c"]),
+        bytes=lambda n: 3 * 4 * n * n,
+        signature="*fp32:16,*fp32:16,*fp32:16,i32,i32:16,32,128",
+        constexprs={"bs0": 32, "bs1": 128},
+    ),
+    Bench(
+        name="rgb2grey",
+        source="samples/rgb2grey.tl",
+        kernel="rgb2grey_k",
+        ptx="rgb2grey",
+        sizes=[1024, 2000, 3008, 4096],
+        inputs=lambda n: {"x": torch.randint(0, 256, (3 * n * n,), device="cuda", dtype=torch.uint8),
+                          "out": torch.empty(n * n, device="cuda", dtype=torch.uint8)},
+        outputs=["out"],
+        args=lambda t, n: [t["x"], t["out"], n, n],
+        grid=lambda meta, n: (cdiv(n, meta["bs0"]), cdiv(n, meta["bs1"])),
+        torch=lambda t, n: t["out"].copy_((0.2989 * t["x"][: n * n] + 0.5870 * t["x"][n * n: 2 * n * n]
+                                           + 0.1140 * t["x"][2 * n * n:]).to(torch.uint8)),
+        bytes=lambda n: 4 * n * n,
+        signature="*u8:16,*u8:16,i32,i32:16,32,128",
+        constexprs={"bs0": 32, "bs1": 128},
+        atol=1.0,  # fma contraction may move a pixel across an integer boundary
+    ),
+    # Row-wise kernels over 4096 rows; the size is the row length (a multiple of 16).
+    Bench(
+        name="softmax",
+        source="samples/softmax.tl",
+        kernel="softmax_kernel",
+        ptx="softmax",
+        sizes=[2512, 3072, 4096],
+        inputs=lambda n: {"x": randn(4096 * n), "y": empty(4096 * n)},
+        outputs=["y"],
+        args=lambda t, n: [t["x"], t["y"], n, n, n],
+        grid=lambda meta, n: (4096,),
+        torch=lambda t, n: t["y"].view(4096, n).copy_(torch.softmax(t["x"].view(4096, n), dim=1)),
+        bytes=lambda n: 2 * 4 * 4096 * n,
+        signature="*fp32:16,*fp32:16,i32:16,i32:16,i32,4096",
+        tilec_flags=("--num-warps", "8"),
+        constexprs={"BLOCK_SIZE": 4096},
+        num_warps=8,
+        atol=1e-7,
+        rtol=1e-4,
+    ),
+    Bench(
+        name="softmax_online",
+        source="samples/softmax.tl",
+        kernel="softmax_kernel_large",
+        ptx="softmax_online",
+        sizes=[2512, 4096],
+        inputs=lambda n: {"x": randn(4096 * n), "y": empty(4096 * n)},
+        outputs=["y"],
+        args=lambda t, n: [t["x"], t["y"], n, n, n],
+        grid=lambda meta, n: (4096,),
+        torch=lambda t, n: t["y"].view(4096, n).copy_(torch.softmax(t["x"].view(4096, n), dim=1)),
+        bytes=lambda n: 2 * 4 * 4096 * n,
+        signature="*fp32:16,*fp32:16,i32:16,i32:16,i32,1024",
+        constexprs={"BLOCK_SIZE": 1024},
+        atol=1e-7,
+        rtol=1e-4,
+    ),
+    Bench(
+        name="layernorm",
+        source="samples/layernorm.tl",
+        kernel="layernorm_kernel",
+        ptx="layernorm",
+        sizes=[2512, 4096],
+        inputs=lambda n: {"x": randn(4096 * n, "float16"), "y": empty(4096 * n, "float16"),
+                          "w": randn(n, "float16"), "b": randn(n, "float16")},
+        outputs=["y"],
+        args=lambda t, n: [t["x"], t["y"], t["w"], t["b"], n, n, 1e-5],
+        grid=lambda meta, n: (4096,),
+        torch=lambda t, n: t["y"].view(4096, n).copy_(torch.nn.functional.layer_norm(
+            t["x"].view(4096, n), (n,), t["w"], t["b"], 1e-5)),
+        bytes=lambda n: 2 * 2 * 4096 * n,
+        signature="*fp16:16,*fp16:16,*fp16:16,*fp16:16,None,None,i32:16,i32,fp32,4096",
+        tilec_flags=("--num-warps", "8"),
+        constexprs={"mean_ptr": None, "rstd_ptr": None, "BLOCK_SIZE": 4096},
+        num_warps=8,
+        atol=2e-2,
+        rtol=1e-2,
+    ),
+    Bench(
+        name="layernorm_welford",
+        source="samples/layernorm.tl",
+        kernel="layernorm_kernel_welford",
+        ptx="layernorm_welford",
+        sizes=[2512, 4096],
+        inputs=lambda n: {"x": randn(4096 * n, "float16"), "y": empty(4096 * n, "float16"),
+                          "w": randn(n, "float16"), "b": randn(n, "float16")},
+        outputs=["y"],
+        args=lambda t, n: [t["x"], t["y"], t["w"], t["b"], n, n, 1e-5],
+        grid=lambda meta, n: (4096,),
+        torch=lambda t, n: t["y"].view(4096, n).copy_(torch.nn.functional.layer_norm(
+            t["x"].view(4096, n), (n,), t["w"], t["b"], 1e-5)),
+        bytes=lambda n: 2 * 2 * 4096 * n,
+        signature="*fp16:16,*fp16:16,*fp16:16,*fp16:16,i32:16,i32,fp32,1024",
+        constexprs={"BLOCK_SIZE": 1024},
+        atol=2e-2,
+        rtol=1e-2,
+    ),
 ]
 
 PROVIDERS = ["tilec", "triton", "torch"]
@@ -213,6 +340,8 @@ def parse_constexpr(text: str):
             pass
     if text in ("True", "False"):
         return text == "True"
+    if text == "None":
+        return None
     return text
 
 
@@ -367,9 +496,14 @@ def triton_launcher(bench: Bench, constexprs: Dict[str, Any], num_warps: int, t:
     kernel = triton_kernel(bench.source, bench.kernel)
     grid = bench.grid(constexprs, size)
     run_args = bench.args(t, size)
+    # By name: constexprs such as layernorm's mean_ptr=None sit between run-time parameters.
+    names = [p for p in kernel.arg_names if p not in constexprs]
+    if len(names) != len(run_args):
+        raise TypeError(f"{bench.kernel}: {len(run_args)} arguments for parameters {names}")
+    kwargs = dict(zip(names, run_args))
 
     def launch():
-        kernel[grid](*run_args, **constexprs, num_warps=num_warps)
+        kernel[grid](**kwargs, **constexprs, num_warps=num_warps)
 
     return launch
 

@@ -246,16 +246,9 @@ void testLoadErrors() {
   expectError([] { rt::Module::loadFromMemory(Ptx, scaleMetadata(ScaleParams, "nope"), "k.ptx"); },
               {"k.ptx: no .entry nope (the metadata's kernel scale)"}, __LINE__,
               CUDA_ERROR_NOT_FOUND);
-  // The PTX's parameters against the metadata's (cuFuncGetParamInfo).
-  expectError(
-      [] {
-        rt::Module::loadFromMemory(
-            Ptx, scaleMetadata(R"({"name": "out", "type": "*fp32"}, {"name": "in", "type": "*fp32"},
-                                  {"name": "a", "type": "fp32"})"),
-            "k.ptx");
-      },
-      {"k.ptx: the .entry scale_kernel has more parameters than the 3 the metadata lists"},
-      __LINE__);
+  // The PTX's parameters against the metadata's (cuFuncGetParamInfo). Extra trailing .entry
+  // parameters are not detected: querying past the metadata's last one would be a failing driver
+  // call, which compute-sanitizer reports in the user's program.
   expectError(
       [] {
         rt::Module::loadFromMemory(
