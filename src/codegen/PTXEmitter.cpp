@@ -58,6 +58,10 @@ std::unique_ptr<llvm::TargetMachine> createNVPTXTargetMachine(const TargetOption
   if (!target)
     throw CompileError("error: the NVPTX target is not available: " + error);
   llvm::TargetOptions targetOptions;
+  // Triton fuses a*b+c into fma by default (enable_fp_fusion=True); so do we, for the same
+  // results and the same speed. Without it NVPTX emits mul.rn/add.rn, which ptxas may not fuse.
+  targetOptions.AllowFPOpFusion =
+      options.fpFusion ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
   auto level = options.optLevel == 0   ? llvm::CodeGenOptLevel::None
                : options.optLevel == 1 ? llvm::CodeGenOptLevel::Less
                : options.optLevel == 2 ? llvm::CodeGenOptLevel::Default

@@ -14,6 +14,8 @@ struct TargetOptions {
   std::string arch = "sm_90a";
   /// LLVM optimisation level, 0 to 3.
   unsigned optLevel = 3;
+  /// Contract a*b+c into fma, as Triton does by default (its enable_fp_fusion).
+  bool fpFusion = true;
   /// Where "not supported yet" errors are reported with the source line; without one they are
   /// thrown as CompileError formatted "line:col: error: ...".
   const SourceManager *sources = nullptr;

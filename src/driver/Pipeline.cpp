@@ -135,6 +135,7 @@ CompileResult compile(const CompileOptions &options, SourceManager &sources, std
   // 5. Lower to LLVM IR (NVVM) and optimise.
   codegen::TargetOptions target;
   target.arch = options.arch;
+  target.fpFusion = options.fpFusion;
   target.sources = &sources;
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> llvmModule = codegen::lowerToLLVM(*module, context, target);

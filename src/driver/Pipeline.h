@@ -35,6 +35,8 @@ struct CompileOptions {
   unsigned numWarps = 4;
   unsigned numStages = 3;
   std::string arch = "sm_90a";
+  /// Contract a*b+c into fma (Triton's enable_fp_fusion, on by default).
+  bool fpFusion = true;
   EmitKind emit = EmitKind::Ptx;
   /// Print the IR after every pass to the log stream.
   bool printAfterAll = false;

@@ -125,6 +125,7 @@ int main(int argc, char **argv) {
   std::string emit = "ptx";
   std::string arch = "sm_90a";
   bool printAfterAll = false;
+  bool noFpFusion = false;
   app.add_option("-o,--output", output,
                  "Output file ('-' for stdout). Default: stdout for --emit other than ptx, else "
                  "the input's name with .ptx");
@@ -137,6 +138,8 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"}))
       ->capture_default_str();
   app.add_flag("--print-after-all", printAfterAll, "Print the IR after every pass to stderr");
+  app.add_flag("--no-fp-fusion", noFpFusion,
+               "Do not contract a*b+c into fma (Triton's enable_fp_fusion=False)");
 
   // `tilec run`: execute a kernel on the CPU interpreter.
   CLI::App *run = app.add_subcommand(
@@ -172,6 +175,7 @@ int main(int argc, char **argv) {
     if (!toOptions(flags, options))
       return 1;
     options.arch = arch;
+    options.fpFusion = !noFpFusion;
     options.printAfterAll = printAfterAll;
     options.emit = emit == "ast"    ? EmitKind::Ast
                    : emit == "tir"  ? EmitKind::Tir
