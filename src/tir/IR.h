@@ -46,6 +46,8 @@ class Function;
   X(Broadcast, "broadcast")       /* tensor -> tensor, size-1 dims grow */                         \
   X(ExpandDims, "expand_dims")    /* attr axis */                                                  \
   X(ConvertLayout, "convert_layout") /* same shape and elem, another layout */                     \
+  X(Trans, "trans")               /* attr order: result dim i is operand dim order[i] */           \
+  X(Reshape, "reshape")           /* same elements in row-major order, another shape */            \
   /* elementwise arithmetic: both operands of the result's type (pointers excepted) */             \
   X(Add, "add")                                                                                    \
   X(Sub, "sub")                                                                                    \
@@ -85,6 +87,9 @@ class Function;
   X(Store, "store")    /* ptr, value [, mask] */                                                   \
   X(AtomicRMW, "atomic_rmw") /* attr kind: add max min xchg and or xor; ptr, val [, mask] */      \
   X(AtomicCAS, "atomic_cas") /* ptr, cmp, val */                                                   \
+  /* matrix multiply */                                                                            \
+  X(Dot, "dot")        /* a [M,K], b [K,N], acc [M,N] -> acc + a@b; attr input_precision:       */ \
+                       /* "ieee" | "tf32" | "tf32x3"; products accumulate in acc's type         */ \
   /* reductions */                                                                                 \
   X(Reduce, "reduce")  /* attr kind: sum max min; attr axis; one operand */                        \
   X(ArgReduce, "arg_reduce") /* attr kind: argmax argmin; attr axis; result i32 */                 \

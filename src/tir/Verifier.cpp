@@ -117,6 +117,45 @@ private:
           return fail(op, "broadcasts a dimension that is not 1");
       return;
     }
+    case OpCode::Trans: {
+      const Type &in = op.operand(0)->type(), &out = op.result()->type();
+      if (!op.hasAttr("order"))
+        return fail(op, "has no order");
+      const auto &order = std::get<std::vector<int64_t>>(op.attr("order"));
+      if (order.size() != in.rank() || in.rank() != out.rank())
+        return fail(op, "order does not match the rank");
+      std::vector<bool> seen(in.rank(), false);
+      for (unsigned d = 0; d < in.rank(); ++d) {
+        if (order[d] < 0 || order[d] >= static_cast<int64_t>(in.rank()) || seen[order[d]])
+          return fail(op, "order is not a permutation");
+        seen[order[d]] = true;
+        if (out.shape[d] != in.shape[order[d]])
+          return fail(op, "result shape is not the permuted operand shape");
+      }
+      if (in.elem != out.elem)
+        fail(op, "changes the element type");
+      return;
+    }
+    case OpCode::Reshape:
+      expectOperands(op, 1, 1);
+      if (op.operand(0)->type().numElements() != op.result()->type().numElements() ||
+          op.operand(0)->type().elem != op.result()->type().elem)
+        fail(op, "must keep the number and type of elements");
+      return;
+    case OpCode::Dot: {
+      expectOperands(op, 3, 3);
+      const Type &a = op.operand(0)->type(), &b = op.operand(1)->type(),
+                 &acc = op.operand(2)->type();
+      if (a.rank() != 2 || b.rank() != 2 || acc.rank() != 2)
+        return fail(op, "operands must be 2-D");
+      if (a.shape[1] != b.shape[0] || acc.shape[0] != a.shape[0] || acc.shape[1] != b.shape[1])
+        return fail(op, "shapes do not chain: [M,K] x [K,N] + [M,N]");
+      if (a.elem != b.elem)
+        fail(op, "a and b differ in element type");
+      if (!op.result()->type().sameShapeAndElem(acc))
+        fail(op, "result type differs from the accumulator's");
+      return;
+    }
     case OpCode::ConvertLayout:
       if (!op.operand(0)->type().sameShapeAndElem(op.result()->type()))
         fail(op, "changes more than the layout");
