@@ -1,0 +1,1626 @@
+// Source text -> parse tree -> AST.
+//
+// Parsing runs in two stages, the standard strategy for ANTLR 4: SLL prediction with a bail-out
+// error strategy first (fast, and enough for every valid Python file this grammar has met), then,
+// only if that fails, full LL prediction with an error listener that reports the first syntax
+// error. The tree is then walked by ASTBuilder, which also makes the checks CPython's parser
+// makes but this grammar leaves out (see the comment at the top of PythonParser.g4).
+#include "frontend/Parser.h"
+
+#include "PythonParser.h"
+#include "antlr4-runtime.h"
+#include "frontend/IndentingLexer.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <optional>
+#include <set>
+
+namespace tilec {
+
+namespace {
+
+using antlr4::ParserRuleContext;
+using antlr4::Token;
+using antlr4::tree::ParseTree;
+using antlr4::tree::TerminalNode;
+using grammar::PythonLexer;
+using grammar::PythonParser;
+
+//===----------------------------------------------------------------------===//
+// Input checks
+//===----------------------------------------------------------------------===//
+
+/// Finds the first byte that is not part of well-formed UTF-8 (ANTLR's decoder would throw on
+/// it); returns text.size() when there is none.
+size_t findInvalidUtf8(const std::string &text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    unsigned char lead = static_cast<unsigned char>(text[i]);
+    size_t length;
+    uint32_t minimum;
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    }
+    if ((lead & 0xE0) == 0xC0) {
+      length = 2;
+      minimum = 0x80;
+    } else if ((lead & 0xF0) == 0xE0) {
+      length = 3;
+      minimum = 0x800;
+    } else if ((lead & 0xF8) == 0xF0) {
+      length = 4;
+      minimum = 0x10000;
+    } else {
+      return i;
+    }
+    if (i + length > text.size())
+      return i;
+    uint32_t codePoint = lead & (0xFF >> (length + 1));
+    for (size_t k = 1; k < length; ++k) {
+      unsigned char next = static_cast<unsigned char>(text[i + k]);
+      if ((next & 0xC0) != 0x80)
+        return i;
+      codePoint = (codePoint << 6) | (next & 0x3F);
+    }
+    if (codePoint < minimum || codePoint > 0x10FFFF || (codePoint >= 0xD800 && codePoint <= 0xDFFF))
+      return i;
+    i += length;
+  }
+  return text.size();
+}
+
+/// The 1-based line and column (in characters) of byte `offset` of `text`.
+SourceLoc locationOfByte(uint32_t file, const std::string &text, size_t offset) {
+  SourceLoc loc{file, 1, 1};
+  for (size_t i = 0; i < offset; ++i) {
+    unsigned char byte = static_cast<unsigned char>(text[i]);
+    if (byte == '\n') {
+      ++loc.line;
+      loc.col = 1;
+    } else if ((byte & 0xC0) != 0x80) {
+      ++loc.col;
+    }
+  }
+  return loc;
+}
+
+void appendUtf8(std::string &out, uint32_t codePoint) {
+  if (codePoint < 0x80) {
+    out += static_cast<char>(codePoint);
+  } else if (codePoint < 0x800) {
+    out += static_cast<char>(0xC0 | (codePoint >> 6));
+    out += static_cast<char>(0x80 | (codePoint & 0x3F));
+  } else if (codePoint < 0x10000) {
+    out += static_cast<char>(0xE0 | (codePoint >> 12));
+    out += static_cast<char>(0x80 | ((codePoint >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (codePoint & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (codePoint >> 18));
+    out += static_cast<char>(0x80 | ((codePoint >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((codePoint >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (codePoint & 0x3F));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Syntax errors
+//===----------------------------------------------------------------------===//
+
+/// Thrown out of the ANTLR parser by the listener below, caught in parseModule once ANTLR's
+/// frames are gone, and only then reported (SourceManager::error throws CompileError).
+struct SyntaxErrorFound {
+  const Token *token;
+  std::string message;
+};
+
+/// Stops the parse at the first syntax error, with a message in Python's words.
+class FirstSyntaxErrorListener : public antlr4::BaseErrorListener {
+public:
+  void syntaxError(antlr4::Recognizer *recognizer, Token *offendingSymbol, size_t, size_t,
+                   const std::string &, std::exception_ptr) override {
+    throw SyntaxErrorFound{offendingSymbol, messageFor(recognizer, offendingSymbol)};
+  }
+
+private:
+  static std::string messageFor(antlr4::Recognizer *recognizer, const Token *offending) {
+    if (offending && offending->getType() == PythonLexer::INDENT)
+      return "unexpected indent";
+    auto *parser = dynamic_cast<antlr4::Parser *>(recognizer);
+    if (!parser || !offending)
+      return "invalid syntax";
+    antlr4::misc::IntervalSet expected = parser->getExpectedTokens();
+    // `def f(x)` + newline, `if x y:`: the header of a compound statement lacks its colon.
+    if (expected.contains(static_cast<size_t>(PythonLexer::COLON)) &&
+        (offending->getType() == PythonLexer::NEWLINE || expected.size() == 1))
+      return "expected ':'";
+    return "invalid syntax";
+  }
+};
+
+/// Bounds how deeply the parser's rules nest. Brackets and indentation are bounded by the lexer;
+/// this catches the rest (a thousand unary minus signs, `not not ...`, `a if b else c if ...`),
+/// which would otherwise recurse until the stack overflows, here or in the stages that walk the
+/// AST. A parse listener, because the parser's exitRule() is not virtual.
+class RuleDepthLimiter : public antlr4::tree::ParseTreeListener {
+public:
+  static constexpr size_t kMaxRuleDepth = 4000;
+
+  explicit RuleDepthLimiter(antlr4::Parser &parser) : parser_(parser) {}
+
+  void enterEveryRule(ParserRuleContext *) override {
+    if (++depth_ > kMaxRuleDepth)
+      throw SyntaxErrorFound{parser_.getCurrentToken(), "expression is too deeply nested"};
+  }
+  void exitEveryRule(ParserRuleContext *) override { --depth_; }
+  void visitTerminal(TerminalNode *) override {}
+  void visitErrorNode(antlr4::tree::ErrorNode *) override {}
+
+  void reset() { depth_ = 0; }
+
+private:
+  antlr4::Parser &parser_;
+  size_t depth_ = 0;
+};
+
+//===----------------------------------------------------------------------===//
+// Parse tree -> AST
+//===----------------------------------------------------------------------===//
+
+/// What a target expression is, in Python's messages ("cannot assign to function call").
+std::string describeExpr(const ast::Expr &expr) {
+  switch (expr.kind) {
+  case ast::ExprKind::Name:
+    return "name";
+  case ast::ExprKind::IntLit:
+  case ast::ExprKind::FloatLit:
+  case ast::ExprKind::StringLit:
+    return "literal";
+  case ast::ExprKind::BoolLit:
+    return expr.boolValue ? "True" : "False";
+  case ast::ExprKind::NoneLit:
+    return "None";
+  case ast::ExprKind::Attribute:
+    return "attribute";
+  case ast::ExprKind::Subscript:
+    return "subscript";
+  case ast::ExprKind::Slice:
+    return "slice";
+  case ast::ExprKind::Call:
+    return "function call";
+  case ast::ExprKind::BinOp:
+  case ast::ExprKind::UnaryOp:
+    return "expression";
+  case ast::ExprKind::Compare:
+    return "comparison";
+  case ast::ExprKind::BoolOp:
+    return "expression";
+  case ast::ExprKind::IfExp:
+    return "conditional expression";
+  case ast::ExprKind::Tuple:
+    return "tuple";
+  case ast::ExprKind::List:
+    return "list";
+  case ast::ExprKind::Unsupported:
+    return expr.name;
+  }
+  return "expression";
+}
+
+enum class TargetUse { Assign, For, Delete };
+
+class ASTBuilder {
+public:
+  ASTBuilder(const SourceManager &sources, uint32_t file) : sources_(sources), file_(file) {}
+
+  std::unique_ptr<ast::Module> buildModule(PythonParser::File_inputContext *ctx) {
+    auto module = std::make_unique<ast::Module>();
+    module->file = file_;
+    for (PythonParser::StmtContext *stmt : ctx->stmt())
+      buildStmt(stmt, module->body);
+    return module;
+  }
+
+private:
+  using ExprPtr = ast::ExprPtr;
+
+  const SourceManager &sources_;
+  uint32_t file_;
+  /// Enclosing loops and functions of the code being built, for Python's checks of `break`,
+  /// `continue`, `return`, `yield` and `await`.
+  int loopDepth_ = 0;
+  int functionDepth_ = 0;
+  bool inAsyncFunction_ = false;
+
+  /// Left-nested chains (`a + b + c`, `x.y[i](z)`, `if/elif/elif`) are loops in the parse tree
+  /// but one AST level per link, so the parser's depth limit does not bound them. Everything that
+  /// walks the AST (its destructor included) recurses once per level, so the links of the chains
+  /// enclosing the node being built are counted and bounded too.
+  static constexpr size_t kMaxChainDepth = 3000;
+  size_t chainDepth_ = 0;
+
+  /// Counts `links` more levels of chain for as long as it lives.
+  class ChainScope {
+  public:
+    ChainScope(ASTBuilder &builder, size_t links, SourceLoc at,
+               const char *message = "expression is too deeply nested")
+        : builder_(builder), links_(links) {
+      builder_.chainDepth_ += links_;
+      if (builder_.chainDepth_ > kMaxChainDepth)
+        builder_.error(at, message);
+    }
+    ~ChainScope() { builder_.chainDepth_ -= links_; }
+    ChainScope(const ChainScope &) = delete;
+    ChainScope &operator=(const ChainScope &) = delete;
+
+  private:
+    ASTBuilder &builder_;
+    size_t links_;
+  };
+
+  //===--------------------------------------------------------------------===//
+  // Helpers
+  //===--------------------------------------------------------------------===//
+
+  SourceLoc loc(const Token *token) const {
+    return SourceLoc{file_, static_cast<uint32_t>(token->getLine()),
+                     static_cast<uint32_t>(token->getCharPositionInLine() + 1)};
+  }
+  SourceLoc loc(TerminalNode *node) const { return loc(node->getSymbol()); }
+  SourceLoc loc(ParserRuleContext *ctx) const { return loc(ctx->getStart()); }
+
+  [[noreturn]] void error(SourceLoc at, const std::string &message) const {
+    sources_.error(at, message);
+  }
+
+  static ExprPtr makeExpr(ast::ExprKind kind, SourceLoc at) {
+    return std::make_unique<ast::Expr>(kind, at);
+  }
+  static ExprPtr unsupported(const char *what, SourceLoc at) {
+    ExprPtr expr = makeExpr(ast::ExprKind::Unsupported, at);
+    expr->name = what;
+    return expr;
+  }
+  static ast::StmtPtr makeStmt(ast::StmtKind kind, SourceLoc at) {
+    return std::make_unique<ast::Stmt>(kind, at);
+  }
+  static ast::StmtPtr unsupportedStmt(const char *what, SourceLoc at) {
+    ast::StmtPtr stmt = makeStmt(ast::StmtKind::Unsupported, at);
+    stmt->name = what;
+    return stmt;
+  }
+
+  enum class Scope { Function, AsyncFunction, Lambda, Class };
+
+  /// Runs `build` in the loop and function context of a new function, lambda or class body.
+  template <typename Fn> void inNewScope(Scope scope, Fn build) {
+    int savedLoops = loopDepth_, savedFunctions = functionDepth_;
+    bool savedAsync = inAsyncFunction_;
+    loopDepth_ = 0;
+    functionDepth_ = scope == Scope::Class ? 0 : functionDepth_ + 1;
+    inAsyncFunction_ = scope == Scope::AsyncFunction;
+    build();
+    loopDepth_ = savedLoops;
+    functionDepth_ = savedFunctions;
+    inAsyncFunction_ = savedAsync;
+  }
+
+  /// Checks that an `await`, `async for` or `async with` (`what`) is inside an async function.
+  void checkAsyncContext(SourceLoc at, const std::string &what) const {
+    if (inAsyncFunction_)
+      return;
+    // CPython says "outside function" only for an `await` outside any function.
+    bool anyFunction = functionDepth_ > 0 || what != "await";
+    error(at, "'" + what + "' outside " + (anyFunction ? "async function" : "function"));
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Statements
+  //===--------------------------------------------------------------------===//
+
+  void buildStmt(PythonParser::StmtContext *ctx, ast::StmtList &out) {
+    if (auto *simple = ctx->simple_stmts()) {
+      buildSimpleStmts(simple, out);
+      return;
+    }
+    out.push_back(buildCompoundStmt(ctx->compound_stmt()));
+  }
+
+  void buildSimpleStmts(PythonParser::Simple_stmtsContext *ctx, ast::StmtList &out) {
+    for (PythonParser::Simple_stmtContext *stmt : ctx->simple_stmt())
+      out.push_back(buildSimpleStmt(stmt));
+  }
+
+  ast::StmtList buildBlock(PythonParser::BlockContext *ctx) {
+    ast::StmtList body;
+    if (auto *simple = ctx->simple_stmts()) {
+      buildSimpleStmts(simple, body);
+      return body;
+    }
+    for (PythonParser::StmtContext *stmt : ctx->stmt())
+      buildStmt(stmt, body);
+    return body;
+  }
+
+  ast::StmtPtr buildSimpleStmt(PythonParser::Simple_stmtContext *ctx) {
+    if (auto *stmt = ctx->expr_stmt())
+      return buildExprStmt(stmt);
+    if (auto *stmt = ctx->pass_stmt())
+      return makeStmt(ast::StmtKind::Pass, loc(stmt));
+    if (auto *stmt = ctx->flow_stmt())
+      return buildFlowStmt(stmt);
+    if (auto *stmt = ctx->import_stmt())
+      return buildImport(stmt);
+    if (auto *stmt = ctx->assert_stmt()) {
+      ast::StmtPtr result = makeStmt(ast::StmtKind::Assert, loc(stmt));
+      result->test = buildTest(stmt->test(0));
+      if (stmt->test().size() > 1)
+        result->value = buildTest(stmt->test(1));
+      return result;
+    }
+    if (auto *stmt = ctx->del_stmt()) {
+      ExprPtr targets = buildExprlist(stmt->exprlist());
+      checkTarget(*targets, TargetUse::Delete);
+      return unsupportedStmt("del statement", loc(stmt));
+    }
+    if (auto *stmt = ctx->global_stmt())
+      return unsupportedStmt("global statement", loc(stmt));
+    return unsupportedStmt("nonlocal statement", loc(ctx->nonlocal_stmt()));
+  }
+
+  ast::StmtPtr buildExprStmt(PythonParser::Expr_stmtContext *ctx) {
+    SourceLoc at = loc(ctx);
+    ExprPtr first = buildTestlistStarExpr(ctx->testlist_star_expr());
+
+    if (auto *ann = ctx->annassign()) {
+      if (first->kind == ast::ExprKind::Tuple || first->kind == ast::ExprKind::List)
+        error(first->loc, std::string("only single target (not ") +
+                              (first->kind == ast::ExprKind::Tuple ? "tuple" : "list") +
+                              ") can be annotated");
+      if (first->kind != ast::ExprKind::Name && first->kind != ast::ExprKind::Attribute &&
+          first->kind != ast::ExprKind::Subscript)
+        error(first->loc, "illegal target for annotation");
+      ast::StmtPtr stmt = makeStmt(ast::StmtKind::AnnAssign, at);
+      stmt->targets.push_back(std::move(first));
+      stmt->annotation = buildTest(ann->test());
+      if (auto *value = ann->assign_value())
+        stmt->value = buildAssignValue(value);
+      return stmt;
+    }
+
+    if (auto *aug = ctx->augassign()) {
+      if (first->kind != ast::ExprKind::Name && first->kind != ast::ExprKind::Attribute &&
+          first->kind != ast::ExprKind::Subscript)
+        error(first->loc,
+              "'" + describeExpr(*first) + "' is an illegal expression for augmented assignment");
+      ast::StmtPtr stmt = makeStmt(ast::StmtKind::AugAssign, at);
+      stmt->augOp = augmentedOperator(aug->getText());
+      stmt->targets.push_back(std::move(first));
+      stmt->value =
+          ctx->yield_expr() ? buildYieldExpr(ctx->yield_expr()) : buildTestlist(ctx->testlist());
+      return stmt;
+    }
+
+    std::vector<PythonParser::Assign_valueContext *> values = ctx->assign_value();
+    if (values.empty()) {
+      ast::StmtPtr stmt = makeStmt(ast::StmtKind::ExprStmt, at);
+      stmt->value = std::move(first);
+      return stmt;
+    }
+    ast::StmtPtr stmt = makeStmt(ast::StmtKind::Assign, at);
+    checkTarget(*first, TargetUse::Assign);
+    stmt->targets.push_back(std::move(first));
+    for (size_t i = 0; i + 1 < values.size(); ++i) {
+      if (values[i]->yield_expr())
+        error(loc(values[i]), "assignment to yield expression not possible");
+      ExprPtr target = buildAssignValue(values[i]);
+      checkTarget(*target, TargetUse::Assign);
+      stmt->targets.push_back(std::move(target));
+    }
+    stmt->value = buildAssignValue(values.back());
+    return stmt;
+  }
+
+  ExprPtr buildAssignValue(PythonParser::Assign_valueContext *ctx) {
+    if (auto *yield = ctx->yield_expr())
+      return buildYieldExpr(yield);
+    return buildTestlistStarExpr(ctx->testlist_star_expr());
+  }
+
+  static ast::BinaryOperator augmentedOperator(const std::string &text) {
+    // The operator is the text without its '='.
+    return binaryOperator(text.substr(0, text.size() - 1));
+  }
+
+  static ast::BinaryOperator binaryOperator(const std::string &text) {
+    static const std::pair<const char *, ast::BinaryOperator> operators[] = {
+        {"+", ast::BinaryOperator::Add},       {"-", ast::BinaryOperator::Sub},
+        {"*", ast::BinaryOperator::Mul},       {"/", ast::BinaryOperator::Div},
+        {"//", ast::BinaryOperator::FloorDiv}, {"%", ast::BinaryOperator::Mod},
+        {"**", ast::BinaryOperator::Pow},      {"@", ast::BinaryOperator::MatMul},
+        {"<<", ast::BinaryOperator::LShift},   {">>", ast::BinaryOperator::RShift},
+        {"&", ast::BinaryOperator::BitAnd},    {"|", ast::BinaryOperator::BitOr},
+        {"^", ast::BinaryOperator::BitXor}};
+    for (const auto &[spelling, op] : operators)
+      if (text == spelling)
+        return op;
+    // The grammar produces no other operator token in these positions.
+    return ast::BinaryOperator::Add;
+  }
+
+  /// Checks that `target` can be assigned to (or deleted), as Python's parser does.
+  void checkTarget(const ast::Expr &target, TargetUse use) const {
+    switch (target.kind) {
+    case ast::ExprKind::Name:
+    case ast::ExprKind::Attribute:
+    case ast::ExprKind::Subscript:
+      return;
+    case ast::ExprKind::Tuple:
+    case ast::ExprKind::List:
+      for (const ExprPtr &element : target.operands)
+        checkTarget(*element, use);
+      return;
+    case ast::ExprKind::Unsupported:
+      if (target.name == "starred expression" && use != TargetUse::Delete)
+        return;
+      break;
+    default:
+      break;
+    }
+    std::string what = describeExpr(target);
+    if (use == TargetUse::Delete)
+      error(target.loc, "cannot delete " + what);
+    if (use == TargetUse::Assign)
+      error(target.loc, "cannot assign to " + what + " here. Maybe you meant '==' instead of '='?");
+    error(target.loc, "cannot assign to " + what);
+  }
+
+  ast::StmtPtr buildFlowStmt(PythonParser::Flow_stmtContext *ctx) {
+    if (auto *stmt = ctx->break_stmt()) {
+      if (loopDepth_ == 0)
+        error(loc(stmt), "'break' outside loop");
+      return makeStmt(ast::StmtKind::Break, loc(stmt));
+    }
+    if (auto *stmt = ctx->continue_stmt()) {
+      if (loopDepth_ == 0)
+        error(loc(stmt), "'continue' not properly in loop");
+      return makeStmt(ast::StmtKind::Continue, loc(stmt));
+    }
+    if (auto *stmt = ctx->return_stmt()) {
+      if (functionDepth_ == 0)
+        error(loc(stmt), "'return' outside function");
+      ast::StmtPtr result = makeStmt(ast::StmtKind::Return, loc(stmt));
+      if (auto *value = stmt->testlist_star_expr())
+        result->value = buildTestlistStarExpr(value);
+      return result;
+    }
+    if (auto *stmt = ctx->raise_stmt()) {
+      for (PythonParser::TestContext *test : stmt->test())
+        buildTest(test);
+      return unsupportedStmt("raise statement", loc(stmt));
+    }
+    auto *yield = ctx->yield_stmt();
+    ast::StmtPtr result = makeStmt(ast::StmtKind::ExprStmt, loc(yield));
+    result->value = buildYieldExpr(yield->yield_expr());
+    return result;
+  }
+
+  static std::string dottedName(PythonParser::Dotted_nameContext *ctx) {
+    std::string name;
+    for (TerminalNode *part : ctx->NAME()) {
+      if (!name.empty())
+        name += '.';
+      name += part->getText();
+    }
+    return name;
+  }
+
+  ast::StmtPtr buildImport(PythonParser::Import_stmtContext *ctx) {
+    if (auto *import = ctx->import_name()) {
+      ast::StmtPtr stmt = makeStmt(ast::StmtKind::Import, loc(import));
+      for (PythonParser::Dotted_as_nameContext *alias : import->dotted_as_names()->dotted_as_name())
+        stmt->names.push_back(ast::ImportAlias{dottedName(alias->dotted_name()),
+                                               alias->NAME() ? alias->NAME()->getText() : "",
+                                               loc(alias)});
+      return stmt;
+    }
+    auto *from = ctx->import_from();
+    ast::StmtPtr stmt = makeStmt(ast::StmtKind::ImportFrom, loc(from));
+    // Leading dots of a relative import: '.' tokens, and '...' tokens worth three each.
+    for (ParseTree *child : from->children) {
+      auto *terminal = dynamic_cast<TerminalNode *>(child);
+      if (!terminal)
+        break; // the dotted name
+      size_t type = terminal->getSymbol()->getType();
+      if (type == PythonLexer::DOT)
+        stmt->module += ".";
+      else if (type == PythonLexer::ELLIPSIS)
+        stmt->module += "...";
+      else if (type == PythonLexer::IMPORT)
+        break;
+    }
+    if (auto *module = from->dotted_name())
+      stmt->module += dottedName(module);
+    if (stmt->module.empty())
+      error(loc(from->IMPORT()), "invalid syntax");
+    if (from->STAR()) {
+      stmt->names.push_back(ast::ImportAlias{"*", "", loc(from->STAR())});
+      return stmt;
+    }
+    for (PythonParser::Import_as_nameContext *alias : from->import_as_names()->import_as_name()) {
+      std::vector<TerminalNode *> names = alias->NAME();
+      stmt->names.push_back(ast::ImportAlias{
+          names[0]->getText(), names.size() > 1 ? names[1]->getText() : "", loc(alias)});
+    }
+    return stmt;
+  }
+
+  ast::StmtPtr buildCompoundStmt(PythonParser::Compound_stmtContext *ctx) {
+    if (auto *stmt = ctx->if_stmt())
+      return buildIf(stmt);
+    if (auto *stmt = ctx->while_stmt())
+      return buildWhile(stmt);
+    if (auto *stmt = ctx->for_stmt())
+      return buildFor(stmt);
+    if (auto *stmt = ctx->funcdef())
+      return buildFunctionDef(stmt);
+    if (auto *stmt = ctx->classdef())
+      return buildClassDef(stmt);
+    if (auto *stmt = ctx->try_stmt())
+      return buildTry(stmt);
+    if (auto *stmt = ctx->with_stmt())
+      return buildWith(stmt);
+    if (auto *stmt = ctx->decorated())
+      return buildDecorated(stmt);
+    return buildAsync(ctx->async_stmt());
+  }
+
+  ast::StmtPtr buildIf(PythonParser::If_stmtContext *ctx) {
+    ChainScope chain(*this, ctx->elif_clause().size(), loc(ctx), "too many 'elif' clauses");
+    ast::StmtPtr stmt = makeStmt(ast::StmtKind::If, loc(ctx));
+    stmt->test = buildNamedexprTest(ctx->namedexpr_test());
+    stmt->body = buildBlock(ctx->block());
+    // `elif` chains become If statements nested in the previous one's orelse.
+    ast::Stmt *last = stmt.get();
+    for (PythonParser::Elif_clauseContext *elif : ctx->elif_clause()) {
+      ast::StmtPtr nested = makeStmt(ast::StmtKind::If, loc(elif));
+      nested->test = buildNamedexprTest(elif->namedexpr_test());
+      nested->body = buildBlock(elif->block());
+      ast::Stmt *next = nested.get();
+      last->orelse.push_back(std::move(nested));
+      last = next;
+    }
+    if (auto *orelse = ctx->else_clause())
+      last->orelse = buildBlock(orelse->block());
+    return stmt;
+  }
+
+  ast::StmtList buildLoopBody(PythonParser::BlockContext *ctx) {
+    ++loopDepth_;
+    ast::StmtList body = buildBlock(ctx);
+    --loopDepth_;
+    return body;
+  }
+
+  ast::StmtPtr buildWhile(PythonParser::While_stmtContext *ctx) {
+    ast::StmtPtr stmt = makeStmt(ast::StmtKind::While, loc(ctx));
+    stmt->test = buildNamedexprTest(ctx->namedexpr_test());
+    stmt->body = buildLoopBody(ctx->block());
+    if (auto *orelse = ctx->else_clause())
+      stmt->orelse = buildBlock(orelse->block());
+    return stmt;
+  }
+
+  ast::StmtPtr buildFor(PythonParser::For_stmtContext *ctx) {
+    ast::StmtPtr stmt = makeStmt(ast::StmtKind::For, loc(ctx));
+    ExprPtr target = buildExprlist(ctx->exprlist());
+    checkTarget(*target, TargetUse::For);
+    stmt->targets.push_back(std::move(target));
+    stmt->iter = buildTestlistStarExpr(ctx->testlist_star_expr());
+    stmt->body = buildLoopBody(ctx->block());
+    if (auto *orelse = ctx->else_clause())
+      stmt->orelse = buildBlock(orelse->block());
+    return stmt;
+  }
+
+  ast::StmtPtr buildFunctionDef(PythonParser::FuncdefContext *ctx, bool isAsync = false) {
+    ast::StmtPtr stmt = makeStmt(ast::StmtKind::FunctionDef, loc(ctx));
+    stmt->name = ctx->NAME()->getText();
+    if (auto *params = ctx->parameters()->typedargslist())
+      stmt->params = buildTypedParams(params);
+    if (auto *returns = ctx->test())
+      stmt->returns = buildTest(returns);
+    inNewScope(isAsync ? Scope::AsyncFunction : Scope::Function,
+               [&] { stmt->body = buildBlock(ctx->block()); });
+    return stmt;
+  }
+
+  ast::StmtPtr buildClassDef(PythonParser::ClassdefContext *ctx) {
+    ast::StmtPtr stmt = unsupportedStmt("class definition", loc(ctx));
+    if (auto *bases = ctx->arglist()) {
+      ExprPtr scratch = makeExpr(ast::ExprKind::Call, loc(bases));
+      buildArguments(bases, *scratch); // for its checks
+    }
+    inNewScope(Scope::Class, [&] { stmt->body = buildBlock(ctx->block()); });
+    return stmt;
+  }
+
+  ast::StmtPtr buildTry(PythonParser::Try_stmtContext *ctx) {
+    ast::StmtPtr stmt = unsupportedStmt("try statement", loc(ctx));
+    stmt->body = buildBlock(ctx->block());
+    std::vector<PythonParser::Except_clauseContext *> handlers = ctx->except_clause();
+    for (size_t i = 0; i < handlers.size(); ++i) {
+      if (!handlers[i]->test() && i + 1 < handlers.size())
+        error(loc(handlers[i]), "default 'except:' must be last");
+      if (handlers[i]->test())
+        buildTest(handlers[i]->test());
+      buildBlock(handlers[i]->block());
+    }
+    if (auto *orelse = ctx->else_clause())
+      stmt->orelse = buildBlock(orelse->block());
+    if (auto *finally = ctx->finally_clause())
+      buildBlock(finally->block());
+    return stmt;
+  }
+
+  ast::StmtPtr buildWith(PythonParser::With_stmtContext *ctx, const char *what = "with statement") {
+    ast::StmtPtr stmt = unsupportedStmt(what, loc(ctx));
+    for (PythonParser::With_itemContext *item : ctx->with_item()) {
+      buildTest(item->test());
+      if (auto *target = item->expr())
+        checkTarget(*buildExpr(target), TargetUse::Assign);
+    }
+    stmt->body = buildBlock(ctx->block());
+    return stmt;
+  }
+
+  ast::StmtPtr buildDecorated(PythonParser::DecoratedContext *ctx) {
+    std::vector<ExprPtr> decorators;
+    for (PythonParser::DecoratorContext *decorator : ctx->decorators()->decorator())
+      decorators.push_back(buildNamedexprTest(decorator->namedexpr_test()));
+    ast::StmtPtr stmt;
+    if (auto *def = ctx->funcdef())
+      stmt = buildFunctionDef(def);
+    else if (auto *cls = ctx->classdef())
+      stmt = buildClassDef(cls);
+    else
+      stmt = buildAsyncFunctionDef(ctx->async_funcdef()->funcdef(), loc(ctx->async_funcdef()));
+    stmt->decorators = std::move(decorators);
+    return stmt;
+  }
+
+  ast::StmtPtr buildAsyncFunctionDef(PythonParser::FuncdefContext *def, SourceLoc at) {
+    // Built as a function for its checks, then kept only by name.
+    ast::StmtPtr function = buildFunctionDef(def, /*isAsync=*/true);
+    ast::StmtPtr stmt = unsupportedStmt("async function definition", at);
+    stmt->body = std::move(function->body);
+    return stmt;
+  }
+
+  ast::StmtPtr buildAsync(PythonParser::Async_stmtContext *ctx) {
+    if (auto *def = ctx->funcdef())
+      return buildAsyncFunctionDef(def, loc(ctx));
+    if (auto *with = ctx->with_stmt()) {
+      checkAsyncContext(loc(ctx), "async with");
+      ast::StmtPtr stmt = buildWith(with, "async with statement");
+      stmt->loc = loc(ctx);
+      return stmt;
+    }
+    checkAsyncContext(loc(ctx), "async for");
+    ast::StmtPtr loop = buildFor(ctx->for_stmt());
+    ast::StmtPtr stmt = unsupportedStmt("async for statement", loc(ctx));
+    stmt->body = std::move(loop->body);
+    return stmt;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Parameters and arguments
+  //===--------------------------------------------------------------------===//
+
+  /// One parameter as the grammar gives it, before the order checks.
+  struct RawParam {
+    enum Kind { Plain, VarArgs, BareStar, KwArgs, Slash } kind;
+    SourceLoc loc;
+    TerminalNode *name = nullptr;
+    PythonParser::TestContext *annotation = nullptr;
+    PythonParser::TestContext *defaultValue = nullptr;
+    PythonParser::Star_exprContext *starredAnnotation = nullptr; // `*args: *Ts`
+  };
+
+  std::vector<ast::Param> buildTypedParams(PythonParser::TypedargslistContext *ctx) {
+    std::vector<RawParam> raw;
+    for (PythonParser::Typed_paramContext *param : ctx->typed_param()) {
+      RawParam p{RawParam::Plain, loc(param)};
+      if (param->DIV())
+        p.kind = RawParam::Slash;
+      else if (param->POWER())
+        p.kind = RawParam::KwArgs;
+      else if (param->STAR())
+        p.kind = param->star_tfpdef() ? RawParam::VarArgs : RawParam::BareStar;
+      if (auto *def = param->tfpdef()) {
+        p.name = def->NAME();
+        p.annotation = def->test();
+      }
+      if (auto *def = param->star_tfpdef()) {
+        p.name = def->NAME();
+        p.annotation = def->test();
+        p.starredAnnotation = def->star_expr();
+      }
+      p.defaultValue = param->test();
+      raw.push_back(p);
+    }
+    return buildParams(raw);
+  }
+
+  std::vector<ast::Param> buildUntypedParams(PythonParser::VarargslistContext *ctx) {
+    std::vector<RawParam> raw;
+    for (PythonParser::Untyped_paramContext *param : ctx->untyped_param()) {
+      RawParam p{RawParam::Plain, loc(param)};
+      if (param->DIV())
+        p.kind = RawParam::Slash;
+      else if (param->POWER())
+        p.kind = RawParam::KwArgs;
+      else if (param->STAR())
+        p.kind = param->NAME() ? RawParam::VarArgs : RawParam::BareStar;
+      p.name = param->NAME();
+      p.defaultValue = param->test();
+      raw.push_back(p);
+    }
+    return buildParams(raw);
+  }
+
+  /// Checks the order of parameters as Python does and builds them. `/` and a bare `*` are
+  /// markers, not parameters: the first leaves no trace, the second makes the following
+  /// parameters keyword-only.
+  std::vector<ast::Param> buildParams(const std::vector<RawParam> &raw) {
+    std::vector<ast::Param> params;
+    std::set<std::string> names;
+    bool seenSlash = false, seenStar = false, seenDefault = false, keywordOnly = false;
+    for (size_t i = 0; i < raw.size(); ++i) {
+      const RawParam &p = raw[i];
+      if (p.kind == RawParam::Slash) {
+        if (seenSlash)
+          error(p.loc, "/ may appear only once");
+        if (seenStar)
+          error(p.loc, "/ must be ahead of *");
+        if (params.empty())
+          error(p.loc, "at least one argument must precede /");
+        seenSlash = true;
+        continue;
+      }
+      if (!params.empty() && params.back().isKwArgs)
+        error(p.loc, "arguments cannot follow var-keyword argument");
+      if (p.kind == RawParam::VarArgs || p.kind == RawParam::BareStar) {
+        if (seenStar)
+          error(p.loc, "* argument may appear only once");
+        seenStar = true;
+        keywordOnly = true;
+        if (p.kind == RawParam::BareStar) {
+          bool namedFollows = i + 1 < raw.size() && raw[i + 1].kind == RawParam::Plain;
+          if (!namedFollows)
+            error(p.loc, "named arguments must follow bare *");
+          continue;
+        }
+      }
+      if (p.kind == RawParam::Plain && !keywordOnly) {
+        if (p.defaultValue)
+          seenDefault = true;
+        else if (seenDefault)
+          error(p.loc, "non-default argument follows default argument");
+      }
+      std::string name = p.name->getText();
+      if (!names.insert(name).second)
+        error(loc(p.name), "duplicate argument '" + name + "' in function definition");
+      ast::Param param;
+      param.name = name;
+      param.loc = p.loc;
+      param.isVarArgs = p.kind == RawParam::VarArgs;
+      param.isKwArgs = p.kind == RawParam::KwArgs;
+      param.isKeywordOnly = p.kind == RawParam::Plain && keywordOnly;
+      if (p.annotation)
+        param.annotation = buildTest(p.annotation);
+      if (p.starredAnnotation)
+        param.annotation = buildStarExpr(p.starredAnnotation);
+      if (p.defaultValue)
+        param.defaultValue = buildTest(p.defaultValue);
+      params.push_back(std::move(param));
+    }
+    return params;
+  }
+
+  /// Adds the arguments of a call to `call` (positional ones after the callee in operands).
+  void buildArguments(PythonParser::ArglistContext *ctx, ast::Expr &call) {
+    std::vector<PythonParser::ArgumentContext *> arguments = ctx->argument();
+    bool seenKeyword = false, seenKeywordUnpacking = false;
+    std::set<std::string> keywordNames;
+    for (PythonParser::ArgumentContext *arg : arguments) {
+      SourceLoc at = loc(arg);
+      std::vector<PythonParser::TestContext *> tests = arg->test();
+      if (arg->POWER()) {
+        seenKeywordUnpacking = true;
+        call.keywords.push_back(ast::Keyword{"", buildTest(tests[0]), at});
+        continue;
+      }
+      if (arg->ASSIGN()) {
+        ExprPtr name = buildTest(tests[0]);
+        if (name->kind != ast::ExprKind::Name)
+          error(name->loc, "expression cannot contain assignment, perhaps you meant \"==\"?");
+        if (!keywordNames.insert(name->name).second)
+          error(name->loc, "keyword argument repeated: " + name->name);
+        seenKeyword = true;
+        call.keywords.push_back(ast::Keyword{name->name, buildTest(tests[1]), at});
+        continue;
+      }
+      // A positional argument.
+      if (arg->STAR()) {
+        if (seenKeywordUnpacking)
+          error(at, "iterable argument unpacking follows keyword argument unpacking");
+        buildTest(tests[0]);
+        call.operands.push_back(unsupported("starred expression", at));
+        continue;
+      }
+      if (seenKeywordUnpacking)
+        error(at, "positional argument follows keyword argument unpacking");
+      if (seenKeyword)
+        error(at, "positional argument follows keyword argument");
+      if (arg->WALRUS()) {
+        buildWalrus(tests[0], tests[1]);
+        call.operands.push_back(unsupported("assignment expression", at));
+        continue;
+      }
+      if (auto *comprehension = arg->comp_for()) {
+        if (arguments.size() > 1)
+          error(at, "Generator expression must be parenthesized");
+        buildGeneratorExpression(tests[0], comprehension);
+        call.operands.push_back(unsupported("generator expression", at));
+        continue;
+      }
+      call.operands.push_back(buildTest(tests[0]));
+    }
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Expressions
+  //===--------------------------------------------------------------------===//
+
+  /// A comma-separated list: the element itself when there is one and no comma, else a Tuple.
+  /// Starred elements are allowed only in a tuple.
+  ExprPtr buildSequence(ParserRuleContext *ctx) {
+    std::vector<ExprPtr> elements;
+    bool sawComma = false;
+    for (ParseTree *child : ctx->children) {
+      if (auto *terminal = dynamic_cast<TerminalNode *>(child)) {
+        sawComma |= terminal->getSymbol()->getType() == PythonLexer::COMMA;
+        continue;
+      }
+      elements.push_back(buildAny(child));
+    }
+    if (elements.size() == 1 && !sawComma) {
+      if (isStarred(*elements[0]))
+        error(elements[0]->loc, "can't use starred expression here");
+      return std::move(elements[0]);
+    }
+    ExprPtr tuple = makeExpr(ast::ExprKind::Tuple, loc(ctx));
+    tuple->operands = std::move(elements);
+    return tuple;
+  }
+
+  static bool isStarred(const ast::Expr &expr) {
+    return expr.kind == ast::ExprKind::Unsupported && expr.name == "starred expression";
+  }
+
+  /// Builds any expression-level context found among the children of a list rule.
+  ExprPtr buildAny(ParseTree *tree) {
+    if (auto *ctx = dynamic_cast<PythonParser::TestContext *>(tree))
+      return buildTest(ctx);
+    if (auto *ctx = dynamic_cast<PythonParser::Star_exprContext *>(tree))
+      return buildStarExpr(ctx);
+    if (auto *ctx = dynamic_cast<PythonParser::ExprContext *>(tree))
+      return buildExpr(ctx);
+    if (auto *ctx = dynamic_cast<PythonParser::Namedexpr_testContext *>(tree))
+      return buildNamedexprTest(ctx);
+    auto *ctx = dynamic_cast<ParserRuleContext *>(tree);
+    error(loc(ctx), "invalid syntax"); // not reached: the list rules hold only the above
+  }
+
+  ExprPtr buildTestlistStarExpr(PythonParser::Testlist_star_exprContext *ctx) {
+    return buildSequence(ctx);
+  }
+  ExprPtr buildTestlist(PythonParser::TestlistContext *ctx) { return buildSequence(ctx); }
+  ExprPtr buildExprlist(PythonParser::ExprlistContext *ctx) { return buildSequence(ctx); }
+
+  ExprPtr buildStarExpr(PythonParser::Star_exprContext *ctx) {
+    buildExpr(ctx->expr());
+    return unsupported("starred expression", loc(ctx));
+  }
+
+  ExprPtr buildYieldExpr(PythonParser::Yield_exprContext *ctx) {
+    if (functionDepth_ == 0)
+      error(loc(ctx), "'yield' outside function");
+    if (auto *value = ctx->test())
+      buildTest(value);
+    if (auto *value = ctx->testlist_star_expr())
+      buildTestlistStarExpr(value);
+    return unsupported("yield expression", loc(ctx));
+  }
+
+  ExprPtr buildNamedexprTest(PythonParser::Namedexpr_testContext *ctx) {
+    std::vector<PythonParser::TestContext *> tests = ctx->test();
+    if (tests.size() == 1)
+      return buildTest(tests[0]);
+    buildWalrus(tests[0], tests[1]);
+    return unsupported("assignment expression", loc(ctx));
+  }
+
+  void buildWalrus(PythonParser::TestContext *targetCtx, PythonParser::TestContext *valueCtx) {
+    ExprPtr target = buildTest(targetCtx);
+    if (target->kind != ast::ExprKind::Name)
+      error(target->loc, "cannot use assignment expressions with " + describeExpr(*target));
+    buildTest(valueCtx);
+  }
+
+  ExprPtr buildTest(PythonParser::TestContext *ctx) {
+    if (auto *lambda = ctx->lambdef()) {
+      if (auto *params = lambda->varargslist())
+        buildUntypedParams(params);
+      inNewScope(Scope::Lambda, [&] { buildTest(lambda->test()); });
+      return unsupported("lambda", loc(ctx));
+    }
+    std::vector<PythonParser::Or_testContext *> parts = ctx->or_test();
+    if (parts.size() == 1)
+      return buildOrTest(parts[0]);
+    ExprPtr expr = makeExpr(ast::ExprKind::IfExp, loc(ctx));
+    expr->operands.push_back(buildOrTest(parts[0]));
+    expr->operands.push_back(buildOrTest(parts[1]));
+    expr->operands.push_back(buildTest(ctx->test()));
+    return expr;
+  }
+
+  void buildTestNocond(PythonParser::Test_nocondContext *ctx) {
+    if (auto *test = ctx->or_test()) {
+      buildOrTest(test);
+      return;
+    }
+    auto *lambda = ctx->lambdef_nocond();
+    if (auto *params = lambda->varargslist())
+      buildUntypedParams(params);
+    inNewScope(Scope::Lambda, [&] { buildTestNocond(lambda->test_nocond()); });
+  }
+
+  ExprPtr buildOrTest(PythonParser::Or_testContext *ctx) {
+    std::vector<PythonParser::And_testContext *> parts = ctx->and_test();
+    if (parts.size() == 1)
+      return buildAndTest(parts[0]);
+    ExprPtr expr = makeExpr(ast::ExprKind::BoolOp, loc(ctx));
+    expr->boolOp = ast::BoolOperator::Or;
+    for (PythonParser::And_testContext *part : parts)
+      expr->operands.push_back(buildAndTest(part));
+    return expr;
+  }
+
+  ExprPtr buildAndTest(PythonParser::And_testContext *ctx) {
+    std::vector<PythonParser::Not_testContext *> parts = ctx->not_test();
+    if (parts.size() == 1)
+      return buildNotTest(parts[0]);
+    ExprPtr expr = makeExpr(ast::ExprKind::BoolOp, loc(ctx));
+    expr->boolOp = ast::BoolOperator::And;
+    for (PythonParser::Not_testContext *part : parts)
+      expr->operands.push_back(buildNotTest(part));
+    return expr;
+  }
+
+  // Iterative, as buildFactor: `not not ... x` may nest thousands deep.
+  ExprPtr buildNotTest(PythonParser::Not_testContext *ctx) {
+    std::vector<SourceLoc> nots;
+    for (; !ctx->comparison(); ctx = ctx->not_test())
+      nots.push_back(loc(ctx));
+    ExprPtr expr = buildComparison(ctx->comparison());
+    for (auto at = nots.rbegin(); at != nots.rend(); ++at) {
+      ExprPtr negation = makeExpr(ast::ExprKind::UnaryOp, *at);
+      negation->unaryOp = ast::UnaryOperator::Not;
+      negation->operands.push_back(std::move(expr));
+      expr = std::move(negation);
+    }
+    return expr;
+  }
+
+  static ast::CompareOperator compareOperator(PythonParser::Comp_opContext *ctx) {
+    if (ctx->NOT())
+      return ctx->IN() ? ast::CompareOperator::NotIn : ast::CompareOperator::IsNot;
+    switch (ctx->getStart()->getType()) {
+    case PythonLexer::LESS_THAN:
+      return ast::CompareOperator::Lt;
+    case PythonLexer::LT_EQ:
+      return ast::CompareOperator::Le;
+    case PythonLexer::GREATER_THAN:
+      return ast::CompareOperator::Gt;
+    case PythonLexer::GT_EQ:
+      return ast::CompareOperator::Ge;
+    case PythonLexer::EQUALS:
+      return ast::CompareOperator::Eq;
+    case PythonLexer::NOT_EQ:
+      return ast::CompareOperator::Ne;
+    case PythonLexer::IN:
+      return ast::CompareOperator::In;
+    default:
+      return ast::CompareOperator::Is;
+    }
+  }
+
+  ExprPtr buildComparison(PythonParser::ComparisonContext *ctx) {
+    std::vector<PythonParser::ExprContext *> operands = ctx->expr();
+    if (operands.size() == 1)
+      return buildExpr(operands[0]);
+    ExprPtr expr = makeExpr(ast::ExprKind::Compare, loc(ctx));
+    for (PythonParser::Comp_opContext *op : ctx->comp_op())
+      expr->compareOps.push_back(compareOperator(op));
+    for (PythonParser::ExprContext *operand : operands)
+      expr->operands.push_back(buildExpr(operand));
+    return expr;
+  }
+
+  /// A left-associative chain `a op b op c` of one precedence level, whose children alternate
+  /// operand and operator (a token or a one-token rule).
+  template <typename OperandCtx, typename BuildOperand>
+  ExprPtr buildBinaryChain(ParserRuleContext *ctx, BuildOperand buildOperand) {
+    const std::vector<ParseTree *> &children = ctx->children;
+    ChainScope chain(*this, children.size() / 2, loc(ctx));
+    ExprPtr result = buildOperand(static_cast<OperandCtx *>(children[0]));
+    for (size_t i = 1; i + 1 < children.size(); i += 2) {
+      ExprPtr expr = makeExpr(ast::ExprKind::BinOp, loc(ctx));
+      expr->binOp = binaryOperator(children[i]->getText());
+      expr->operands.push_back(std::move(result));
+      expr->operands.push_back(buildOperand(static_cast<OperandCtx *>(children[i + 1])));
+      result = std::move(expr);
+    }
+    return result;
+  }
+
+  ExprPtr buildExpr(PythonParser::ExprContext *ctx) {
+    return buildBinaryChain<PythonParser::Xor_exprContext>(
+        ctx, [this](PythonParser::Xor_exprContext *c) { return buildXorExpr(c); });
+  }
+  ExprPtr buildXorExpr(PythonParser::Xor_exprContext *ctx) {
+    return buildBinaryChain<PythonParser::And_exprContext>(
+        ctx, [this](PythonParser::And_exprContext *c) { return buildAndExpr(c); });
+  }
+  ExprPtr buildAndExpr(PythonParser::And_exprContext *ctx) {
+    return buildBinaryChain<PythonParser::Shift_exprContext>(
+        ctx, [this](PythonParser::Shift_exprContext *c) { return buildShiftExpr(c); });
+  }
+  ExprPtr buildShiftExpr(PythonParser::Shift_exprContext *ctx) {
+    return buildBinaryChain<PythonParser::Arith_exprContext>(
+        ctx, [this](PythonParser::Arith_exprContext *c) { return buildArithExpr(c); });
+  }
+  ExprPtr buildArithExpr(PythonParser::Arith_exprContext *ctx) {
+    return buildBinaryChain<PythonParser::TermContext>(
+        ctx, [this](PythonParser::TermContext *c) { return buildTerm(c); });
+  }
+  ExprPtr buildTerm(PythonParser::TermContext *ctx) {
+    return buildBinaryChain<PythonParser::FactorContext>(
+        ctx, [this](PythonParser::FactorContext *c) { return buildFactor(c); });
+  }
+
+  /// A factor: unary operators over a power (`- ~ x ** y`). Right-nested chains of these
+  /// (`- - - x`, `a ** b ** c ** ...`) may nest thousands deep, so they are built with an
+  /// explicit stack: one recursive call per level would take far more stack than the parser did.
+  ExprPtr buildFactor(PythonParser::FactorContext *ctx) {
+    struct PendingPower {
+      std::vector<PythonParser::FactorContext *> unary; // outermost first
+      ExprPtr base;
+      SourceLoc loc;
+    };
+    std::vector<PendingPower> pending;
+    ExprPtr result;
+    for (;;) {
+      std::vector<PythonParser::FactorContext *> unary;
+      for (; !ctx->power(); ctx = ctx->factor())
+        unary.push_back(ctx);
+      PythonParser::PowerContext *power = ctx->power();
+      if (!power->factor()) {
+        if (!unary.empty() && unary.back()->unary_op()->MINUS() && isInt64MinMagnitude(power)) {
+          // -9223372036854775808 is a valid int64 although its magnitude alone is not.
+          result = makeExpr(ast::ExprKind::IntLit, loc(unary.back()));
+          result->intValue = INT64_MIN;
+          unary.pop_back();
+        } else {
+          result = buildAtomExpr(power->atom_expr());
+        }
+        result = applyUnary(unary, std::move(result));
+        break;
+      }
+      // Right-associative: the exponent is a factor, which may itself be a power.
+      pending.push_back(
+          PendingPower{std::move(unary), buildAtomExpr(power->atom_expr()), loc(power)});
+      ctx = power->factor();
+    }
+    for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
+      ExprPtr pow = makeExpr(ast::ExprKind::BinOp, it->loc);
+      pow->binOp = ast::BinaryOperator::Pow;
+      pow->operands.push_back(std::move(it->base));
+      pow->operands.push_back(std::move(result));
+      result = applyUnary(it->unary, std::move(pow));
+    }
+    return result;
+  }
+
+  /// Wraps `operand` in the unary operators of `unary` (outermost first).
+  ExprPtr applyUnary(const std::vector<PythonParser::FactorContext *> &unary, ExprPtr operand) {
+    for (auto it = unary.rbegin(); it != unary.rend(); ++it) {
+      PythonParser::Unary_opContext *op = (*it)->unary_op();
+      ExprPtr result = makeExpr(ast::ExprKind::UnaryOp, loc(*it));
+      result->unaryOp = op->MINUS() ? ast::UnaryOperator::Neg
+                        : op->ADD() ? ast::UnaryOperator::Pos
+                                    : ast::UnaryOperator::Invert;
+      result->operands.push_back(std::move(operand));
+      operand = std::move(result);
+    }
+    return operand;
+  }
+
+  /// Whether `ctx` is just the integer literal 9223372036854775808 (2^63).
+  static bool isInt64MinMagnitude(PythonParser::PowerContext *ctx) {
+    if (ctx->factor() || ctx->atom_expr()->AWAIT() || !ctx->atom_expr()->trailer().empty())
+      return false;
+    auto *number = dynamic_cast<PythonParser::NumberAtomContext *>(ctx->atom_expr()->atom());
+    if (!number || !number->INTEGER())
+      return false;
+    std::optional<uint64_t> magnitude = parseIntegerText(number->INTEGER()->getText());
+    return magnitude && *magnitude == uint64_t(1) << 63;
+  }
+
+  ExprPtr buildAtomExpr(PythonParser::Atom_exprContext *ctx) {
+    SourceLoc at = loc(ctx);
+    std::vector<PythonParser::TrailerContext *> trailers = ctx->trailer();
+    ChainScope chain(*this, trailers.size(), at);
+    ExprPtr expr = buildAtom(ctx->atom());
+    for (PythonParser::TrailerContext *trailer : trailers) {
+      if (auto *call = dynamic_cast<PythonParser::CallTrailerContext *>(trailer)) {
+        ExprPtr result = makeExpr(ast::ExprKind::Call, at);
+        result->operands.push_back(std::move(expr));
+        if (auto *args = call->arglist())
+          buildArguments(args, *result);
+        expr = std::move(result);
+      } else if (auto *subscript = dynamic_cast<PythonParser::SubscriptTrailerContext *>(trailer)) {
+        ExprPtr result = makeExpr(ast::ExprKind::Subscript, at);
+        result->operands.push_back(std::move(expr));
+        result->operands.push_back(buildSubscriptList(subscript->subscriptlist()));
+        expr = std::move(result);
+      } else {
+        auto *attribute = static_cast<PythonParser::AttributeTrailerContext *>(trailer);
+        ExprPtr result = makeExpr(ast::ExprKind::Attribute, at);
+        result->name = attribute->NAME()->getText();
+        result->operands.push_back(std::move(expr));
+        expr = std::move(result);
+      }
+    }
+    if (ctx->AWAIT()) {
+      checkAsyncContext(at, "await");
+      return unsupported("await expression", at);
+    }
+    return expr;
+  }
+
+  ExprPtr buildSubscriptList(PythonParser::SubscriptlistContext *ctx) {
+    std::vector<PythonParser::SubscriptContext *> subscripts = ctx->subscript();
+    if (subscripts.size() == 1 && ctx->COMMA().empty())
+      return buildSubscript(subscripts[0]);
+    ExprPtr tuple = makeExpr(ast::ExprKind::Tuple, loc(ctx));
+    for (PythonParser::SubscriptContext *subscript : subscripts)
+      tuple->operands.push_back(buildSubscript(subscript));
+    return tuple;
+  }
+
+  ExprPtr buildSubscript(PythonParser::SubscriptContext *ctx) {
+    if (auto *star = ctx->star_expr())
+      return buildStarExpr(star);
+    if (!ctx->COLON())
+      return buildNamedexprTest(ctx->namedexpr_test());
+    if (auto *lower = ctx->namedexpr_test(); lower && lower->WALRUS())
+      error(loc(ctx->COLON()), "invalid syntax");
+    // lower? ':' upper? (':' step?)?
+    ExprPtr slice = makeExpr(ast::ExprKind::Slice, loc(ctx));
+    slice->operands.resize(3);
+    for (ParseTree *child : ctx->children) {
+      if (auto *lower = dynamic_cast<PythonParser::Namedexpr_testContext *>(child))
+        slice->operands[0] = buildNamedexprTest(lower);
+      else if (auto *upper = dynamic_cast<PythonParser::TestContext *>(child))
+        slice->operands[1] = buildTest(upper);
+      else if (auto *step = dynamic_cast<PythonParser::SliceopContext *>(child))
+        slice->operands[2] = step->test() ? buildTest(step->test()) : nullptr;
+    }
+    return slice;
+  }
+
+  ExprPtr buildAtom(PythonParser::AtomContext *ctx) {
+    SourceLoc at = loc(ctx);
+    if (auto *name = dynamic_cast<PythonParser::NameAtomContext *>(ctx)) {
+      ExprPtr expr = makeExpr(ast::ExprKind::Name, at);
+      expr->name = name->NAME()->getText();
+      return expr;
+    }
+    if (auto *number = dynamic_cast<PythonParser::NumberAtomContext *>(ctx))
+      return buildNumber(number);
+    if (auto *strings = dynamic_cast<PythonParser::StringAtomContext *>(ctx))
+      return buildStrings(strings);
+    if (dynamic_cast<PythonParser::NoneAtomContext *>(ctx))
+      return makeExpr(ast::ExprKind::NoneLit, at);
+    if (auto *boolean = dynamic_cast<PythonParser::BoolAtomContext *>(ctx)) {
+      ExprPtr expr = makeExpr(ast::ExprKind::BoolLit, at);
+      expr->boolValue = boolean->TRUE() != nullptr;
+      return expr;
+    }
+    if (dynamic_cast<PythonParser::EllipsisAtomContext *>(ctx))
+      return unsupported("ellipsis", at);
+    if (auto *paren = dynamic_cast<PythonParser::ParenAtomContext *>(ctx)) {
+      if (auto *yield = paren->yield_expr())
+        return buildYieldExpr(yield);
+      if (auto *inner = paren->testlist_comp())
+        return buildTestlistComp(inner, at, /*isList=*/false);
+      return makeExpr(ast::ExprKind::Tuple, at); // ()
+    }
+    if (auto *list = dynamic_cast<PythonParser::ListAtomContext *>(ctx)) {
+      if (auto *inner = list->testlist_comp())
+        return buildTestlistComp(inner, at, /*isList=*/true);
+      return makeExpr(ast::ExprKind::List, at);
+    }
+    auto *braces = static_cast<PythonParser::DictOrSetAtomContext *>(ctx);
+    if (auto *inner = braces->dictorsetmaker())
+      return buildDictOrSet(inner, at);
+    return unsupported("dict display", at); // {}
+  }
+
+  /// The inside of (...) or [...]: a parenthesized expression, a tuple, a list, or a
+  /// comprehension.
+  ExprPtr buildTestlistComp(PythonParser::Testlist_compContext *ctx, SourceLoc at, bool isList) {
+    if (auto *comprehension = ctx->comp_for()) {
+      if (!isList) {
+        buildGeneratorExpression(ctx->children[0], comprehension);
+        return unsupported("generator expression", at);
+      }
+      buildAny(ctx->children[0]);
+      buildComprehension(comprehension);
+      return unsupported("list comprehension", at);
+    }
+    if (!isList) {
+      ExprPtr expr = buildSequence(ctx);
+      if (expr->kind == ast::ExprKind::Tuple)
+        expr->loc = at; // a parenthesized tuple starts at its '('
+      return expr;
+    }
+    ExprPtr list = makeExpr(ast::ExprKind::List, at);
+    for (ParseTree *child : ctx->children)
+      if (!dynamic_cast<TerminalNode *>(child))
+        list->operands.push_back(buildAny(child));
+    return list;
+  }
+
+  /// A generator expression may use `await` and `async for` anywhere: it becomes an
+  /// asynchronous generator, whatever encloses it.
+  void buildGeneratorExpression(ParseTree *element, PythonParser::Comp_forContext *comprehension) {
+    bool savedAsync = inAsyncFunction_;
+    inAsyncFunction_ = true;
+    buildAny(element);
+    buildComprehension(comprehension);
+    inAsyncFunction_ = savedAsync;
+  }
+
+  /// The `for` and `if` clauses of a comprehension.
+  void buildComprehension(PythonParser::Comp_forContext *ctx) {
+    if (ctx->ASYNC() && !inAsyncFunction_)
+      error(loc(ctx), "asynchronous comprehension outside of an asynchronous function");
+    checkTarget(*buildExprlist(ctx->exprlist()), TargetUse::For);
+    buildOrTest(ctx->or_test());
+    for (auto *iter = ctx->comp_iter(); iter;) {
+      if (auto *next = iter->comp_for()) {
+        buildComprehension(next);
+        return;
+      }
+      buildTestNocond(iter->comp_if()->test_nocond());
+      iter = iter->comp_if()->comp_iter();
+    }
+  }
+
+  ExprPtr buildDictOrSet(PythonParser::DictorsetmakerContext *ctx, SourceLoc at) {
+    std::vector<PythonParser::Dict_or_set_itemContext *> items = ctx->dict_or_set_item();
+    auto isDictItem = [](PythonParser::Dict_or_set_itemContext *item) {
+      return item->COLON() || item->POWER();
+    };
+    bool isDict = isDictItem(items[0]);
+    for (PythonParser::Dict_or_set_itemContext *item : items) {
+      if (isDictItem(item) != isDict)
+        error(loc(item), isDict ? "':' expected after dictionary key" : "invalid syntax");
+      for (PythonParser::TestContext *test : item->test())
+        buildTest(test);
+      if (auto *unpacked = item->expr())
+        buildExpr(unpacked);
+      if (auto *star = item->star_expr())
+        buildStarExpr(star);
+    }
+    if (auto *comprehension = ctx->comp_for()) {
+      if (items.size() > 1 || items[0]->POWER() || items[0]->star_expr())
+        error(loc(comprehension), "invalid syntax");
+      buildComprehension(comprehension);
+      return unsupported(isDict ? "dict comprehension" : "set comprehension", at);
+    }
+    return unsupported(isDict ? "dict display" : "set display", at);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Literals
+  //===--------------------------------------------------------------------===//
+
+  /// The value of an integer literal in any base, or nothing if it does not fit 64 bits.
+  static std::optional<uint64_t> parseIntegerText(const std::string &text) {
+    unsigned base = 10;
+    size_t begin = 0;
+    if (text.size() > 1 && text[0] == '0') {
+      char prefix = static_cast<char>(std::tolower(static_cast<unsigned char>(text[1])));
+      if (prefix == 'x' || prefix == 'o' || prefix == 'b') {
+        base = prefix == 'x' ? 16 : prefix == 'o' ? 8 : 2;
+        begin = 2;
+      }
+    }
+    uint64_t value = 0;
+    for (size_t i = begin; i < text.size(); ++i) {
+      char c = text[i];
+      if (c == '_')
+        continue;
+      unsigned digit = std::isdigit(static_cast<unsigned char>(c))
+                           ? c - '0'
+                           : std::tolower(static_cast<unsigned char>(c)) - 'a' + 10;
+      if (value > (UINT64_MAX - digit) / base)
+        return std::nullopt;
+      value = value * base + digit;
+    }
+    return value;
+  }
+
+  ExprPtr buildNumber(PythonParser::NumberAtomContext *ctx) {
+    SourceLoc at = loc(ctx);
+    std::string text = ctx->getText();
+    if (ctx->IMAG_NUMBER())
+      return unsupported("complex literal", at);
+    if (ctx->INTEGER()) {
+      std::optional<uint64_t> value = parseIntegerText(text);
+      if (!value || *value > static_cast<uint64_t>(INT64_MAX))
+        error(at, "integer literal '" + text + "' does not fit in a 64-bit integer");
+      ExprPtr expr = makeExpr(ast::ExprKind::IntLit, at);
+      expr->intValue = static_cast<int64_t>(*value);
+      return expr;
+    }
+    std::string digits;
+    for (char c : text)
+      if (c != '_')
+        digits += c;
+    ExprPtr expr = makeExpr(ast::ExprKind::FloatLit, at);
+    expr->floatValue = std::strtod(digits.c_str(), nullptr);
+    return expr;
+  }
+
+  /// One string token taken apart: prefix flags and the text between the quotes.
+  struct StringPiece {
+    bool isRaw = false, isBytes = false, isFString = false;
+    std::string body;
+  };
+
+  static StringPiece splitString(const std::string &token) {
+    StringPiece piece;
+    size_t quote = token.find_first_of("'\"");
+    for (size_t i = 0; i < quote; ++i) {
+      char c = static_cast<char>(std::tolower(static_cast<unsigned char>(token[i])));
+      piece.isRaw |= c == 'r';
+      piece.isBytes |= c == 'b';
+      piece.isFString |= c == 'f';
+    }
+    size_t quoteLength =
+        token.compare(quote, 3, std::string(3, token[quote])) == 0 && token.size() - quote >= 6 ? 3
+                                                                                                : 1;
+    piece.body = token.substr(quote + quoteLength, token.size() - quote - 2 * quoteLength);
+    return piece;
+  }
+
+  ExprPtr buildStrings(PythonParser::StringAtomContext *ctx) {
+    SourceLoc at = loc(ctx);
+    std::vector<TerminalNode *> tokens = ctx->STRING();
+    std::string value, rawText;
+    bool anyBytes = false, anyText = false, anyFString = false;
+    for (TerminalNode *token : tokens) {
+      std::string text = token->getText();
+      StringPiece piece = splitString(text);
+      anyBytes |= piece.isBytes;
+      anyText |= !piece.isBytes;
+      anyFString |= piece.isFString;
+      if (anyBytes && anyText)
+        error(at, "cannot mix bytes and nonbytes literals");
+      if (!rawText.empty())
+        rawText += ' ';
+      rawText += text;
+      value += piece.isRaw ? normalizeNewlines(piece.body) : decodeEscapes(piece.body, token);
+    }
+    if (anyBytes)
+      return unsupported("bytes literal", at);
+    ExprPtr expr = makeExpr(ast::ExprKind::StringLit, at);
+    // An f-string is kept as written, prefix and quotes included: its fields are expressions
+    // that only a later stage can evaluate.
+    expr->isFString = anyFString;
+    expr->stringValue = anyFString ? rawText : value;
+    return expr;
+  }
+
+  static std::string normalizeNewlines(const std::string &text) {
+    std::string out;
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == '\r') {
+        out += '\n';
+        if (i + 1 < text.size() && text[i + 1] == '\n')
+          ++i;
+        continue;
+      }
+      out += text[i];
+    }
+    return out;
+  }
+
+  /// Decodes the escapes of a (non-raw) string body as Python does. `\N{name}` is kept as
+  /// written: decoding it needs the Unicode name database, and kernels only print strings.
+  std::string decodeEscapes(const std::string &body, TerminalNode *token) const {
+    std::string text = normalizeNewlines(body);
+    std::string out;
+    auto hexValue = [&](size_t from, size_t digits, const char *what) -> uint32_t {
+      if (from + digits > text.size())
+        error(loc(token), std::string("truncated ") + what + " escape");
+      uint32_t value = 0;
+      for (size_t k = 0; k < digits; ++k) {
+        char c = text[from + k];
+        if (!std::isxdigit(static_cast<unsigned char>(c)))
+          error(loc(token), std::string("truncated ") + what + " escape");
+        value = value * 16 + (std::isdigit(static_cast<unsigned char>(c))
+                                  ? c - '0'
+                                  : std::tolower(static_cast<unsigned char>(c)) - 'a' + 10);
+      }
+      return value;
+    };
+    for (size_t i = 0; i < text.size(); ++i) {
+      char c = text[i];
+      if (c != '\\' || i + 1 == text.size()) {
+        out += c;
+        continue;
+      }
+      char e = text[++i];
+      switch (e) {
+      case '\n':
+        break; // an escaped line break joins the lines
+      case '\\':
+      case '\'':
+      case '"':
+        out += e;
+        break;
+      case 'a':
+        out += '\a';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'v':
+        out += '\v';
+        break;
+      case 'x':
+        appendUtf8(out, hexValue(i + 1, 2, "\\xXX"));
+        i += 2;
+        break;
+      case 'u':
+        appendUtf8(out, hexValue(i + 1, 4, "\\uXXXX"));
+        i += 4;
+        break;
+      case 'U': {
+        uint32_t codePoint = hexValue(i + 1, 8, "\\UXXXXXXXX");
+        if (codePoint > 0x10FFFF)
+          error(loc(token), "illegal Unicode character in \\UXXXXXXXX escape");
+        appendUtf8(out, codePoint);
+        i += 8;
+        break;
+      }
+      default:
+        if (e >= '0' && e <= '7') {
+          uint32_t value = 0;
+          size_t digits = 0;
+          while (digits < 3 && i < text.size() && text[i] >= '0' && text[i] <= '7') {
+            value = value * 8 + (text[i] - '0');
+            ++i;
+            ++digits;
+          }
+          --i;
+          appendUtf8(out, value);
+          break;
+        }
+        // Unknown escapes (and \N{...}) stay as written, as Python keeps them.
+        out += '\\';
+        out += e;
+        break;
+      }
+    }
+    return out;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<ast::Module> parseModule(const SourceManager &sources, uint32_t fileIndex) {
+  const std::string &text = sources.file(fileIndex).text;
+  size_t invalid = findInvalidUtf8(text);
+  if (invalid != text.size())
+    sources.error(locationOfByte(fileIndex, text, invalid), "invalid UTF-8 in source file");
+
+  // A UTF-8 byte order mark is not part of the program.
+  bool hasBom = text.compare(0, 3, "\xEF\xBB\xBF") == 0;
+  antlr4::ANTLRInputStream input(hasBom ? text.substr(3) : text);
+  IndentingLexer lexer(&input, fileIndex);
+  antlr4::CommonTokenStream tokens(&lexer);
+  PythonParser parser(&tokens);
+  RuleDepthLimiter depthLimiter(parser);
+  parser.addParseListener(&depthLimiter);
+
+  PythonParser::File_inputContext *tree = nullptr;
+  FirstSyntaxErrorListener listener;
+  try {
+    // Stage 1: SLL prediction, bailing out at the first problem.
+    parser.removeErrorListeners();
+    parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+    parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
+        antlr4::atn::PredictionMode::SLL);
+    try {
+      tree = parser.file_input();
+    } catch (antlr4::ParseCancellationException &) {
+      // Stage 2: full LL prediction, which either parses what SLL could not or finds the
+      // first syntax error and reports it.
+      tokens.seek(0);
+      parser.reset();
+      depthLimiter.reset();
+      parser.addErrorListener(&listener);
+      parser.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
+      parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
+          antlr4::atn::PredictionMode::LL);
+      tree = parser.file_input();
+    }
+  } catch (SyntaxErrorFound &found) {
+    // The lexer stops at its first error with an EOF token; tripping over that EOF means the
+    // lexical error came first.
+    if (lexer.error() && found.token->getType() == Token::EOF)
+      sources.error(lexer.error()->loc, lexer.error()->message);
+    // As CPython does, a plain "invalid syntax" gives way to a malformed token anywhere later
+    // in the file, and to a bracket left open on an earlier line: "'(' was never closed" at
+    // the bracket says more than a complaint about the line after it.
+    if (found.message == "invalid syntax") {
+      tokens.fill();
+      const std::optional<LexicalError> &later = lexer.error();
+      if (later && (later->kind == LexicalError::Kind::Token ||
+                    (later->kind == LexicalError::Kind::UnclosedBracket &&
+                     later->loc.line < found.token->getLine())))
+        sources.error(later->loc, later->message);
+    }
+    sources.error(SourceLoc{fileIndex, static_cast<uint32_t>(found.token->getLine()),
+                            static_cast<uint32_t>(found.token->getCharPositionInLine() + 1)},
+                  found.message);
+  }
+  if (lexer.error())
+    sources.error(lexer.error()->loc, lexer.error()->message);
+
+  ASTBuilder builder(sources, fileIndex);
+  return builder.buildModule(tree);
+}
+
+} // namespace tilec
