@@ -3,6 +3,7 @@
 //   tilec kernel.tl -k add_kernel -s "*fp32:16,*fp32:16,*fp32:16,i32,1024" -o add.ptx
 //   tilec kernel.tl --emit tir
 //   tilec run kernel.tl -k add_kernel -s ... --grid 4 x=rand:4096 ...
+#include "driver/Header.h"
 #include "driver/Pipeline.h"
 #include "driver/RunCommand.h"
 
@@ -127,12 +128,14 @@ int main(int argc, char **argv) {
   bool printAfterAll = false;
   bool noFpFusion = false;
   app.add_option("-o,--output", output,
-                 "Output file ('-' for stdout). Default: stdout for --emit other than ptx, else "
-                 "the input's name with .ptx");
+                 "Output file ('-' for stdout). Default: the input's name with .ptx for --emit "
+                 "ptx, with .h for --emit header, else stdout");
   app.add_option("--metadata", metadataPath,
                  "Where to write the kernels' metadata JSON (default: the output with .json)");
-  app.add_option("--emit", emit, "Stage to output: ast, tir, tgir, llvm or ptx")
-      ->check(CLI::IsMember({"ast", "tir", "tgir", "llvm", "ptx"}))
+  app.add_option("--emit", emit,
+                 "Stage to output: ast, tir, tgir, llvm or ptx; or header: a C++ header with the "
+                 "PTX and metadata embedded and a typed launcher per kernel")
+      ->check(CLI::IsMember({"ast", "tir", "tgir", "llvm", "ptx", "header"}))
       ->capture_default_str();
   app.add_option("--arch", arch, "GPU architecture: sm_80, sm_86, sm_89, sm_90 or sm_90a")
       ->check(CLI::IsMember({"sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"}))
@@ -156,7 +159,8 @@ int main(int argc, char **argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
-    return app.exit(e);
+    // --help and --version exit 0; every usage error exits 1, like any other bad input.
+    return app.exit(e) == 0 ? 0 : 1;
   }
 
   try {
@@ -182,6 +186,18 @@ int main(int argc, char **argv) {
                    : emit == "tgir" ? EmitKind::Tgir
                    : emit == "llvm" ? EmitKind::Llvm
                                     : EmitKind::Ptx;
+    if (emit == "header") {
+      // The header holds the PTX and the metadata: no other file is written unless asked for.
+      if (output.empty())
+        output = replaceExtension(baseName(flags.input), ".h");
+      tilec::SourceManager sources;
+      tilec::driver::CompileResult result = tilec::driver::compile(options, sources, std::cerr);
+      std::string header =
+          tilec::driver::emitHeader(result.output, result.metadata, flags.input);
+      if (!metadataPath.empty() && !writeOutput(metadataPath, result.metadata))
+        return 1;
+      return writeOutput(output, header) ? 0 : 1;
+    }
     if (output.empty())
       output = options.emit == EmitKind::Ptx ? replaceExtension(baseName(flags.input), ".ptx")
                                              : "-";

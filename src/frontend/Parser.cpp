@@ -277,7 +277,7 @@ private:
   static ExprPtr makeExpr(ast::ExprKind kind, SourceLoc at) {
     return std::make_unique<ast::Expr>(kind, at);
   }
-  static ExprPtr unsupported(const char *what, SourceLoc at) {
+  static ExprPtr unsupported(const std::string &what, SourceLoc at) {
     ExprPtr expr = makeExpr(ast::ExprKind::Unsupported, at);
     expr->name = what;
     return expr;
@@ -1384,8 +1384,10 @@ private:
       return unsupported("complex literal", at);
     if (ctx->INTEGER()) {
       std::optional<uint64_t> value = parseIntegerText(text);
+      // Host code may hold integers of any size (0xFFFFFFFFFFFFFFFF masks...): the file still
+      // parses, and only a kernel that uses such a literal gets an error.
       if (!value || *value > static_cast<uint64_t>(INT64_MAX))
-        error(at, "integer literal '" + text + "' does not fit in a 64-bit integer");
+        return unsupported("integer literal '" + text + "' (larger than 64 bits)", at);
       ExprPtr expr = makeExpr(ast::ExprKind::IntLit, at);
       expr->intValue = static_cast<int64_t>(*value);
       return expr;
