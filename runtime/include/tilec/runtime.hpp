@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cuda.h>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -171,6 +172,26 @@ TILEC_ELEMENT_DTYPE(unsigned long, U64)
 TILEC_ELEMENT_DTYPE(unsigned long long, U64)
 TILEC_ELEMENT_DTYPE(float, FP32)
 TILEC_ELEMENT_DTYPE(double, FP64)
+
+/// Element types C++ has no standard type for, as opaque bits: the pointee types of the typed
+/// launchers (tilec --emit header) for *fp16, *bf16 and the fp8 pointers. Device code of another
+/// library may use its own types (__half...): specialize ElementDType for them.
+struct fp16 {
+  uint16_t Bits;
+};
+struct bf16 {
+  uint16_t Bits;
+};
+struct fp8e4nv {
+  uint8_t Bits;
+};
+struct fp8e5 {
+  uint8_t Bits;
+};
+TILEC_ELEMENT_DTYPE(fp16, FP16)
+TILEC_ELEMENT_DTYPE(bf16, BF16)
+TILEC_ELEMENT_DTYPE(fp8e4nv, FP8E4NV)
+TILEC_ELEMENT_DTYPE(fp8e5, FP8E5)
 #undef TILEC_ELEMENT_DTYPE
 template <typename T> struct ElementDType<const T> : ElementDType<T> {};
 
@@ -243,6 +264,77 @@ private:
   DType Type = DType::I8;
   bool HasElementType = false;
   uint64_t Bits;
+};
+
+//===----------------------------------------------------------------------===//
+// Typed arguments (the parameters of the launchers tilec --emit header writes)
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+/// Whether a pointer to \p given may be passed for a pointer parameter to \p parameter elements:
+/// the same type, or for *i1 any byte type (as packArguments decides at run time).
+constexpr bool pointeeMatches(DType parameter, std::optional<DType> given) {
+  if (!given)
+    return false;
+  if (*given == parameter)
+    return true;
+  return parameter == DType::I1 && (*given == DType::I8 || *given == DType::U8);
+}
+} // namespace detail
+
+/// A pointer parameter to T elements, at compile time: accepts T* and DevicePtr<T> (or pointers
+/// to any U with ElementDType<U> equal to T's), and nullptr. Untyped addresses (CUdeviceptr,
+/// void*) and pointers to other element types do not compile: wrap an address as
+/// DevicePtr<T>{address} to say what it points to. Alignment is checked at launch.
+template <typename T> class Ptr {
+public:
+  template <typename U, std::enable_if_t<detail::pointeeMatches(*ElementDType<T>::value,
+                                                                ElementDType<U>::value),
+                                         int> = 0>
+  Ptr(U *pointer) : Value(pointer) {}
+  template <typename U, std::enable_if_t<detail::pointeeMatches(*ElementDType<T>::value,
+                                                                ElementDType<U>::value),
+                                         int> = 0>
+  Ptr(DevicePtr<U> pointer) : Value(pointer) {}
+  Ptr(std::nullptr_t) : Value(nullptr) {}
+
+  const Arg &arg() const { return Value; }
+
+private:
+  Arg Value;
+};
+
+/// A scalar parameter of type T, at compile time. Integer parameters accept any integer type
+/// (whether the value fits is checked at launch, as for untyped launches) and nothing else;
+/// float takes float only (a double would be narrowed: cast it); double takes float or double;
+/// fp16, bf16 and fp8 take the tag types of the same name. Everything else does not compile.
+template <typename T> class Scalar {
+  static constexpr bool IsIntegerParam = std::is_integral_v<T>;
+
+  template <typename U>
+  static constexpr bool Accepts =
+      IsIntegerParam ? std::is_integral_v<U> && !std::is_same_v<U, char> &&
+                           (!std::is_same_v<U, bool> || std::is_same_v<T, bool>)
+      : std::is_same_v<T, double>
+          ? std::is_same_v<U, double> || std::is_same_v<U, float>
+          : std::is_same_v<U, T>;
+
+public:
+  template <typename U, std::enable_if_t<Accepts<U>, int> = 0>
+  Scalar(U value) : Value(makeArg(value)) {}
+
+  const Arg &arg() const { return Value; }
+
+private:
+  template <typename U> static Arg makeArg(U value) {
+    if constexpr (std::is_same_v<U, fp16> || std::is_same_v<U, bf16> ||
+                  std::is_same_v<U, fp8e4nv> || std::is_same_v<U, fp8e5>)
+      return Arg::exact(*ElementDType<U>::value, value.Bits);
+    else
+      return Arg(value);
+  }
+
+  Arg Value;
 };
 
 /// Checks \p args against the parameters of \p kernel and writes each one, converted to its
@@ -392,6 +484,37 @@ private:
   explicit Module(std::shared_ptr<detail::ModuleState> state) : State(std::move(state)) {}
 
   std::shared_ptr<detail::ModuleState> State;
+};
+
+/// Modules loaded once per CUDA context, shared by every thread: what the generated launchers use,
+/// so that the first launch in a context loads the embedded PTX and later ones find it.
+/// Thread-safe; a module stays loaded until clear() or the end of the program.
+class ModuleCache {
+public:
+  /// The process-wide cache the generated launchers use.
+  static ModuleCache &global();
+
+  /// The module of these texts in the current context, loaded on first use. The texts are
+  /// identified by their address and size, so they must not change while the cache holds them
+  /// (string literals and the generated headers' arrays do not).
+  Module get(std::string_view ptx, std::string_view metadataJson, std::string_view origin = "<ptx>");
+  /// The same from files, identified by their paths (read once per context).
+  Module getFile(const std::string &ptxPath, const std::string &metadataPath);
+
+  /// Unloads every module the cache holds (Kernels and Modules obtained from it stay valid until
+  /// they are destroyed). Call it before destroying a context the cache has modules in.
+  void clear();
+  /// The number of (module, context) entries.
+  size_t size() const;
+
+  ModuleCache();
+  ~ModuleCache();
+  ModuleCache(const ModuleCache &) = delete;
+  ModuleCache &operator=(const ModuleCache &) = delete;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> State;
 };
 
 } // namespace tilec::rt
