@@ -1,0 +1,136 @@
+# tilec_add_kernels(): compile Triton kernels (.tl) with tilec at build time into C++ headers with
+# the PTX embedded and one typed launcher per kernel (tilec --emit header), and link the runtime.
+#
+#   tilec_add_kernels(<target>
+#     SOURCES <file.tl>...              kernel sources
+#     [KERNELS <name>... SIGNATURES <signature>...]
+#                                       which kernels, one Triton AOT signature each (one SOURCE
+#                                       only); without them, every kernel of each source that has
+#                                       a `# tilec: -s "..."` comment
+#     [ARCH sm_90a] [NUM_WARPS <n>] [NUM_STAGES <n>]
+#     [DEFINES NAME=VALUE...]           constexpr bindings (tilec -D)
+#     [OPTIONS <flag>...]               any other tilec flags (--no-fp-fusion...)
+#     [DEPENDS <file>...]               more files the kernels depend on
+#     [PREBUILT_DIR <dir>])             take <dir>/<stem>.h instead of compiling (see below)
+#
+# For each source <dir>/<stem>.tl the target gets the generated header <stem>.tilec.h on its
+# include path:  #include "vector_add.tilec.h"  ...  tilec::add_kernel(stream, grid, x, y, out, n);
+#
+# Each header is rebuilt when its source, a DEPENDS file or the tilec executable changes (the
+# standard library is embedded in tilec), so editing a .tl recompiles only that kernel source and
+# the files that include its header.
+#
+# Without a compiler (a package installed from a build with -DTILEC_BUILD_COMPILER=OFF, as on GPU
+# machines without LLVM), the headers come from a directory of prebuilt ones generated elsewhere
+# with the same flags: PREBUILT_DIR, or the cache variable TILEC_PREBUILT_KERNELS_DIR. A prebuilt
+# directory, when given, is used even where the compiler exists.
+#
+# The compiler is the imported target tilec::tilec (find_package(Tilec)) or, in tilec's own tree
+# and through add_subdirectory, the alias of the tilec target; the runtime is tilec::runtime.
+
+include_guard(GLOBAL)
+
+set(TILEC_PREBUILT_KERNELS_DIR "" CACHE PATH
+  "Directory of prebuilt <stem>.h launcher headers that tilec_add_kernels uses instead of compiling")
+
+function(tilec_add_kernels target)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG ""
+    "ARCH;NUM_WARPS;NUM_STAGES;PREBUILT_DIR"
+    "SOURCES;KERNELS;SIGNATURES;DEFINES;OPTIONS;DEPENDS")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "tilec_add_kernels(${target}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "tilec_add_kernels: no target '${target}' (create it first)")
+  endif()
+  if(NOT ARG_SOURCES)
+    message(FATAL_ERROR "tilec_add_kernels(${target}): no SOURCES")
+  endif()
+  list(LENGTH ARG_KERNELS kernelCount)
+  list(LENGTH ARG_SIGNATURES signatureCount)
+  if(NOT kernelCount EQUAL signatureCount)
+    message(FATAL_ERROR "tilec_add_kernels(${target}): ${kernelCount} KERNELS but "
+                        "${signatureCount} SIGNATURES; give one signature per kernel")
+  endif()
+  list(LENGTH ARG_SOURCES sourceCount)
+  if(kernelCount GREATER 0 AND sourceCount GREATER 1)
+    message(FATAL_ERROR "tilec_add_kernels(${target}): KERNELS name kernels of one source; "
+                        "call tilec_add_kernels once per source")
+  endif()
+
+  set(prebuilt "${ARG_PREBUILT_DIR}")
+  if(NOT prebuilt)
+    set(prebuilt "${TILEC_PREBUILT_KERNELS_DIR}")
+  endif()
+  if(NOT prebuilt AND NOT TARGET tilec::tilec)
+    message(FATAL_ERROR "tilec_add_kernels(${target}): no tilec compiler (this tilec package was "
+                        "built without it) and no prebuilt headers: set PREBUILT_DIR or "
+                        "TILEC_PREBUILT_KERNELS_DIR to a directory of headers made by "
+                        "`tilec --emit header`")
+  endif()
+  if(NOT TARGET tilec::runtime)
+    message(FATAL_ERROR "tilec_add_kernels(${target}): no tilec runtime (tilec was built without "
+                        "a CUDA toolkit)")
+  endif()
+
+  # Flags common to every source, in a fixed order (the headers are deterministic).
+  set(flags)
+  if(ARG_ARCH)
+    list(APPEND flags --arch ${ARG_ARCH})
+  endif()
+  if(ARG_NUM_WARPS)
+    list(APPEND flags --num-warps ${ARG_NUM_WARPS})
+  endif()
+  if(ARG_NUM_STAGES)
+    list(APPEND flags --num-stages ${ARG_NUM_STAGES})
+  endif()
+  foreach(define IN LISTS ARG_DEFINES)
+    list(APPEND flags -D ${define})
+  endforeach()
+  if(kernelCount GREATER 0)
+    math(EXPR last "${kernelCount} - 1")
+    foreach(index RANGE ${last})
+      list(GET ARG_KERNELS ${index} kernel)
+      list(GET ARG_SIGNATURES ${index} signature)
+      list(APPEND flags -k ${kernel} -s ${signature})
+    endforeach()
+  endif()
+  list(APPEND flags ${ARG_OPTIONS})
+
+  set(outputDir "${CMAKE_CURRENT_BINARY_DIR}/tilec_kernels/${target}")
+  file(MAKE_DIRECTORY "${outputDir}")
+  set(headers)
+  foreach(source IN LISTS ARG_SOURCES)
+    get_filename_component(sourcePath "${source}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    get_filename_component(stem "${source}" NAME_WE)
+    set(header "${outputDir}/${stem}.tilec.h")
+    if(header IN_LIST headers)
+      message(FATAL_ERROR "tilec_add_kernels(${target}): two sources named ${stem}")
+    endif()
+    if(prebuilt)
+      get_filename_component(prebuiltHeader "${prebuilt}/${stem}.h" ABSOLUTE)
+      if(NOT EXISTS "${prebuiltHeader}")
+        message(FATAL_ERROR "tilec_add_kernels(${target}): no prebuilt header ${prebuiltHeader} "
+                            "for ${source}")
+      endif()
+      add_custom_command(
+        OUTPUT "${header}"
+        COMMAND ${CMAKE_COMMAND} -E copy "${prebuiltHeader}" "${header}"
+        DEPENDS "${prebuiltHeader}"
+        COMMENT "tilec: prebuilt ${stem}.h"
+        VERBATIM)
+    else()
+      add_custom_command(
+        OUTPUT "${header}"
+        COMMAND tilec::tilec "${sourcePath}" --emit header ${flags} -o "${header}"
+        DEPENDS "${sourcePath}" tilec::tilec ${ARG_DEPENDS}
+        COMMENT "tilec: compiling ${source}"
+        VERBATIM)
+    endif()
+    list(APPEND headers "${header}")
+  endforeach()
+
+  target_sources(${target} PRIVATE ${headers})
+  target_include_directories(${target} PRIVATE "${outputDir}")
+  target_link_libraries(${target} PRIVATE tilec::runtime)
+endfunction()

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Writes the launcher headers tests/cmake/consumer needs where tilec cannot be built (the GPU
+# machine has no LLVM): the same compilations tilec_add_kernels runs in consumer/CMakeLists.txt
+# (keep the flags in step with it).
+#
+#   bash tests/cmake/make_prebuilt_headers.sh build/tilec OUT_DIR     # from the repository root
+#
+# OUT_DIR then holds vector_add.h and copy.h; pass it as TILEC_PREBUILT_PTX_DIR (run_on_gpu.sh's
+# PTX_DIR) and tests/cmake builds the consumer from them.
+set -euo pipefail
+if [ $# -ne 2 ]; then
+  echo "usage: bash tests/cmake/make_prebuilt_headers.sh TILEC OUT_DIR" >&2
+  exit 2
+fi
+tilec=$1
+out=$2
+mkdir -p "$out"
+"$tilec" samples/vector_add.tl --emit header --arch sm_90a --num-warps 4 \
+  -k add_kernel -s "*fp32:16,*fp32:16,*fp32:16,i32,1024" -o "$out/vector_add.h"
+"$tilec" samples/copy.tl --emit header --arch sm_90a -o "$out/copy.h"
+echo "wrote $out/vector_add.h $out/copy.h"
