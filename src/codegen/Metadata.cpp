@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace tilec::codegen {
 
 using tir::ScalarKind;
@@ -53,24 +55,32 @@ std::string signatureTypeName(const tir::DType &type) {
 }
 
 std::string kernelMetadataJson(const tir::Module &module, const TargetOptions &options,
-                               const std::string &sourceName) {
+                               const std::string &sourceName,
+                               const std::vector<KernelVariants> &variants) {
   using Json = nlohmann::ordered_json;
   Json root;
   root["schema"] = "tilec-metadata";
-  root["version"] = 1;
+  // Version 1 readers (bench.py, older runtimes) still read files without variants.
+  root["version"] = variants.empty() ? 1 : 2;
   root["compiler"] = "tilec 0.1.0";
   root["source"] = sourceName;
   root["target"] = options.arch;
-  Json kernels = Json::array();
-  for (const auto &function : module.functions) {
+
+  auto constexprsOf = [](const tir::Function &function) {
+    Json constexprs = Json::array();
+    for (const tir::ConstexprBinding &binding : function.constexprs)
+      constexprs.push_back(Json{{"name", binding.name}, {"value", binding.value}});
+    return constexprs;
+  };
+  auto describe = [&](const tir::Function &function, const std::string &name) {
     Json kernel;
-    kernel["name"] = function->name();
-    kernel["entry"] = function->name();
-    kernel["num_warps"] = function->numWarps;
-    kernel["threads_per_block"] = 32 * function->numWarps;
-    kernel["shared_memory_bytes"] = sharedMemoryBytes(*function);
+    kernel["name"] = name;
+    kernel["entry"] = function.name();
+    kernel["num_warps"] = function.numWarps;
+    kernel["threads_per_block"] = 32 * function.numWarps;
+    kernel["shared_memory_bytes"] = sharedMemoryBytes(function);
     Json params = Json::array();
-    for (const tir::ParamInfo &param : function->params) {
+    for (const tir::ParamInfo &param : function.params) {
       Json p;
       p["name"] = param.name;
       p["type"] = signatureTypeName(param.type);
@@ -81,10 +91,48 @@ std::string kernelMetadataJson(const tir::Module &module, const TargetOptions &o
       params.push_back(std::move(p));
     }
     kernel["params"] = std::move(params);
-    Json constexprs = Json::array();
-    for (const tir::ConstexprBinding &binding : function->constexprs)
-      constexprs.push_back(Json{{"name", binding.name}, {"value", binding.value}});
-    kernel["constexprs"] = std::move(constexprs);
+    kernel["constexprs"] = constexprsOf(function);
+    return kernel;
+  };
+  auto findFunction = [&](const std::string &entry) -> const tir::Function * {
+    for (const auto &function : module.functions)
+      if (function->name() == entry)
+        return function.get();
+    return nullptr;
+  };
+
+  Json kernels = Json::array();
+  for (const auto &function : module.functions) {
+    const KernelVariants *group = nullptr;
+    for (const KernelVariants &candidate : variants)
+      if (std::find(candidate.entries.begin(), candidate.entries.end(), function->name()) !=
+          candidate.entries.end())
+        group = &candidate;
+    if (!group) {
+      kernels.push_back(describe(*function, function->name()));
+      continue;
+    }
+    if (group->entries.front() != function->name())
+      continue; // described with the group's first variant
+    // The kernel's own members are those of variant 0, so a reader that ignores variants can
+    // still launch it; "variants" lists every variant, 0 included.
+    Json kernel = describe(*function, group->name);
+    kernel["autotune_key"] = group->key;
+    Json list = Json::array();
+    for (size_t i = 0; i < group->entries.size(); ++i) {
+      const tir::Function *variant = findFunction(group->entries[i]);
+      if (!variant)
+        continue;
+      Json v;
+      v["entry"] = variant->name();
+      v["num_warps"] = variant->numWarps;
+      v["num_stages"] = i < group->numStages.size() ? group->numStages[i] : variant->numStages;
+      v["threads_per_block"] = 32 * variant->numWarps;
+      v["shared_memory_bytes"] = sharedMemoryBytes(*variant);
+      v["constexprs"] = constexprsOf(*variant);
+      list.push_back(std::move(v));
+    }
+    kernel["variants"] = std::move(list);
     kernels.push_back(std::move(kernel));
   }
   root["kernels"] = std::move(kernels);

@@ -18,15 +18,28 @@
 #include "tir/IR.h"
 
 #include <string>
+#include <vector>
 
 namespace tilec::codegen {
 
 /// A dtype as a Triton AOT signature spells it ("fp32", "*fp16", "i32", "u8", "fp8e4nv").
 std::string signatureTypeName(const tir::DType &type);
 
+/// The autotune variants of one kernel (@triton.autotune): functions of the module compiled from
+/// the same @triton.jit function, one per config. Schema version 2 (docs/metadata.md) lists them
+/// under one kernel entry.
+struct KernelVariants {
+  std::string name;              // the @triton.jit function
+  std::vector<std::string> key;  // the autotune key's parameter names
+  std::vector<std::string> entries;  // the variants' function (.entry) names, in config order
+  std::vector<unsigned> numStages;   // per variant
+};
+
 /// The metadata of every kernel of `module`, which must have been through the layout passes
-/// (the shared memory size depends on the layouts).
+/// (the shared memory size depends on the layouts). Functions named in `variants` are described
+/// as the variants of their kernel; the document is version 2 when there are any, else 1.
 std::string kernelMetadataJson(const tir::Module &module, const TargetOptions &options,
-                               const std::string &sourceName);
+                               const std::string &sourceName,
+                               const std::vector<KernelVariants> &variants = {});
 
 } // namespace tilec::codegen

@@ -8,6 +8,7 @@
 #include "codegen/PTXEmitter.h"
 #include "frontend/Parser.h"
 #include "gpu/Passes.h"
+#include "sema/Autotune.h"
 #include "sema/Sema.h"
 #include "tir/Passes.h"
 #include "tir/Printer.h"
@@ -71,7 +72,8 @@ std::vector<KernelSpec> kernelsToCompile(const CompileOptions &options, const as
 } // namespace
 
 std::unique_ptr<tir::Module> compileToTIR(const CompileOptions &options, SourceManager &sources,
-                                          std::ostream &log) {
+                                          std::ostream &log,
+                                          std::vector<codegen::KernelVariants> *variants) {
   // 1. Parse the source file (any Python 3 module) into an AST.
   uint32_t file = sources.loadFile(options.inputPath);
   std::unique_ptr<ast::Module> syntax = parseModule(sources, file);
@@ -81,14 +83,37 @@ std::unique_ptr<tir::Module> compileToTIR(const CompileOptions &options, SourceM
   auto module = std::make_unique<tir::Module>();
   std::vector<std::string> usedDefines;
   for (const KernelSpec &spec : kernelsToCompile(options, *syntax, sources)) {
-    sema::KernelRequest request;
-    request.name = spec.name;
-    request.signature = spec.signature;
-    request.defines = options.defines;
-    request.numWarps = options.numWarps;
-    request.numStages = options.numStages;
-    request.usedDefines = &usedDefines;
-    sema::specializeKernel(*syntax, sources, request, *module);
+    // @triton.autotune: one specialisation per config, named NAME__i, grouped in the metadata.
+    const std::vector<const ast::Stmt *> jit = sema::jitFunctions(*syntax);
+    auto kernel = std::find_if(jit.begin(), jit.end(),
+                               [&](const ast::Stmt *f) { return f->name == spec.name; });
+    sema::AutotuneSpec tuning;
+    if (kernel != jit.end())
+      tuning = sema::readAutotune(**kernel, sources, options.numWarps, options.numStages);
+    else
+      tuning.configs.push_back({{}, options.numWarps, options.numStages}); // sema reports it
+    codegen::KernelVariants group;
+    group.name = spec.name;
+    group.key = tuning.key;
+    for (size_t i = 0; i < tuning.configs.size(); ++i) {
+      const sema::AutotuneConfig &config = tuning.configs[i];
+      sema::KernelRequest request;
+      request.name = spec.name;
+      if (tuning.autotuned)
+        request.entryName = spec.name + "__" + std::to_string(i);
+      request.signature = spec.signature;
+      request.defines = options.defines;
+      request.defines.insert(request.defines.end(), config.constexprs.begin(),
+                             config.constexprs.end());
+      request.numWarps = config.numWarps;
+      request.numStages = config.numStages;
+      request.usedDefines = &usedDefines;
+      sema::specializeKernel(*syntax, sources, request, *module);
+      group.entries.push_back(request.entryName);
+      group.numStages.push_back(config.numStages);
+    }
+    if (tuning.autotuned && variants)
+      variants->push_back(std::move(group));
   }
   for (const auto &define : options.defines)
     if (std::find(usedDefines.begin(), usedDefines.end(), define.first) == usedDefines.end())
@@ -113,7 +138,8 @@ CompileResult compile(const CompileOptions &options, SourceManager &sources, std
     return result;
   }
 
-  std::unique_ptr<tir::Module> module = compileToTIR(options, sources, log);
+  std::vector<codegen::KernelVariants> variants;
+  std::unique_ptr<tir::Module> module = compileToTIR(options, sources, log, &variants);
   if (options.emit == EmitKind::Tir) {
     result.output = tir::print(*module);
     return result;
@@ -157,7 +183,7 @@ CompileResult compile(const CompileOptions &options, SourceManager &sources, std
 
   // 6. PTX from the NVPTX target machine, and the metadata the runtime reads.
   result.output = codegen::emitPTX(*llvmModule, target);
-  result.metadata = codegen::kernelMetadataJson(*module, target, options.inputPath);
+  result.metadata = codegen::kernelMetadataJson(*module, target, options.inputPath, variants);
   return result;
 }
 

@@ -1,6 +1,7 @@
 // The one function that runs tilec's pipeline, stage after stage (see Pipeline.cpp).
 #pragma once
 
+#include "codegen/Metadata.h"
 #include "frontend/SourceManager.h"
 #include "tir/IR.h"
 
@@ -49,8 +50,11 @@ struct CompileResult {
 
 /// Parses, specialises and runs the target-independent passes: the IR the interpreter executes
 /// and the GPU passes start from. Errors throw CompileError after printing a diagnostic.
-std::unique_ptr<tir::Module> compileToTIR(const CompileOptions &options, SourceManager &sources,
-                                          std::ostream &log);
+/// @triton.autotune kernels give one function per config; `variants`, when given, receives how
+/// they group (for the metadata).
+std::unique_ptr<tir::Module>
+compileToTIR(const CompileOptions &options, SourceManager &sources, std::ostream &log,
+             std::vector<codegen::KernelVariants> *variants = nullptr);
 
 /// Runs the whole pipeline up to `options.emit`.
 CompileResult compile(const CompileOptions &options, SourceManager &sources, std::ostream &log);

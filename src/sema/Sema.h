@@ -19,6 +19,9 @@ namespace tilec::sema {
 
 struct KernelRequest {
   std::string name;
+  /// The name of the emitted function (the PTX .entry) when it is not `name`: each autotune
+  /// variant of one kernel gets its own ("matmul_kernel__0", ...).
+  std::string entryName;
   /// The signature in Triton AOT syntax (see Signature.h). Required.
   std::string signature;
   /// -D NAME=VALUE bindings of constexpr parameters and module-level names.

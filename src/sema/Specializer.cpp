@@ -1070,7 +1070,8 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
                                    std::to_string(kernel->params.size()) + " parameters");
 
   std::map<std::string, std::string> defines(request.defines.begin(), request.defines.end());
-  tir::Function *function = out.addFunction(kernel->name, kernel->loc);
+  tir::Function *function =
+      out.addFunction(request.entryName.empty() ? kernel->name : request.entryName, kernel->loc);
   function->numWarps = request.numWarps;
   function->numStages = request.numStages;
   std::map<std::string, SemaValue> constexprArgs;

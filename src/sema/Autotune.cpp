@@ -1,0 +1,203 @@
+// The parser keeps dict displays as Unsupported nodes (kernels have no dicts), so a config's dict
+// is read here from the source text at the node's location: `{ 'NAME': literal, ... }`, the form
+// every triton.Config uses. Values are literals (numbers, True/False/None, strings naming dtypes),
+// kept as text for the specializer's -D parser.
+#include "sema/Autotune.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace tilec::sema {
+namespace {
+
+/// The last name of a callee: `triton.autotune` -> "autotune", `Config` -> "Config".
+std::string calleeName(const ast::Expr &call) {
+  if (call.kind != ast::ExprKind::Call || call.operands.empty())
+    return "";
+  const ast::Expr &callee = *call.operands[0];
+  if (callee.kind == ast::ExprKind::Name || callee.kind == ast::ExprKind::Attribute)
+    return callee.name;
+  return "";
+}
+
+const ast::Expr *keyword(const ast::Expr &call, const std::string &name) {
+  for (const ast::Keyword &k : call.keywords)
+    if (k.name == name)
+      return k.value.get();
+  return nullptr;
+}
+
+/// Reads `{ 'NAME': literal, ... }` from the source text at `loc`.
+class DictReader {
+public:
+  DictReader(const SourceManager &sources, SourceLoc loc) : sources_(sources), loc_(loc) {
+    const SourceFile &file = sources.file(loc.file);
+    text_ = &file.text;
+    pos_ = file.lineStarts.at(loc.line - 1) + loc.col - 1;
+  }
+
+  std::vector<std::pair<std::string, std::string>> read(const char *what) {
+    std::vector<std::pair<std::string, std::string>> entries;
+    expect('{', what);
+    skipSpace();
+    while (peek() != '}') {
+      std::string name = readString(what);
+      expect(':', what);
+      std::string value = readValue(what);
+      entries.emplace_back(name, value);
+      skipSpace();
+      if (peek() == ',')
+        ++pos_;
+      else if (peek() != '}')
+        fail(what);
+      skipSpace();
+    }
+    return entries;
+  }
+
+private:
+  char peek() const { return pos_ < text_->size() ? (*text_)[pos_] : '\0'; }
+  void skipSpace() {
+    while (pos_ < text_->size()) {
+      char c = (*text_)[pos_];
+      if (c == '#') {
+        while (pos_ < text_->size() && (*text_)[pos_] != '\n')
+          ++pos_;
+      } else if (std::isspace(static_cast<unsigned char>(c)) || c == '\\') {
+        ++pos_;
+      } else {
+        break;
+      }
+    }
+  }
+  void expect(char c, const char *what) {
+    skipSpace();
+    if (peek() != c)
+      fail(what);
+    ++pos_;
+  }
+  [[noreturn]] void fail(const char *what) const {
+    sources_.error(loc_, std::string(what) +
+                             ": tilec reads only literal dicts here: {'NAME': value, ...} with "
+                             "numbers, True/False/None or dtype names as values");
+  }
+  std::string readString(const char *what) {
+    skipSpace();
+    char quote = peek();
+    if (quote != '\'' && quote != '"')
+      fail(what);
+    size_t end = text_->find(quote, pos_ + 1);
+    if (end == std::string::npos)
+      fail(what);
+    std::string s = text_->substr(pos_ + 1, end - pos_ - 1);
+    pos_ = end + 1;
+    return s;
+  }
+  std::string readValue(const char *what) {
+    skipSpace();
+    if (peek() == '\'' || peek() == '"')
+      return readString(what);
+    size_t start = pos_;
+    if (peek() == '-' || peek() == '+')
+      ++pos_;
+    while (pos_ < text_->size() && (std::isalnum(static_cast<unsigned char>(peek())) ||
+                                    peek() == '.' || peek() == '_'))
+      ++pos_;
+    std::string value = text_->substr(start, pos_ - start);
+    if (value.empty() || value == "lambda")
+      sources_.error(loc_, std::string(what) +
+                               ": values must be constants; a lambda of the kernel's arguments "
+                               "cannot be evaluated ahead of time (bind the name with -D instead)");
+    // tl.float16 -> float16: the specializer reads dtype names without the module.
+    size_t dot = value.rfind('.');
+    if (dot != std::string::npos && !std::isdigit(static_cast<unsigned char>(value[0])) &&
+        value[0] != '-' && value[0] != '+')
+      value = value.substr(dot + 1);
+    return value;
+  }
+
+  const SourceManager &sources_;
+  SourceLoc loc_;
+  const std::string *text_ = nullptr;
+  size_t pos_ = 0;
+};
+
+unsigned unsignedKeyword(const ast::Expr &call, const char *name, unsigned fallback,
+                         const SourceManager &sources) {
+  const ast::Expr *value = keyword(call, name);
+  if (!value)
+    return fallback;
+  if (value->kind != ast::ExprKind::IntLit || value->intValue < 1 || value->intValue > 32)
+    sources.error(value->loc, std::string("triton.Config: ") + name +
+                                  " must be an integer literal from 1 to 32");
+  return static_cast<unsigned>(value->intValue);
+}
+
+} // namespace
+
+AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
+                          unsigned defaultWarps, unsigned defaultStages) {
+  AutotuneSpec spec;
+  std::vector<std::pair<std::string, std::string>> heuristics;
+  for (const ast::ExprPtr &decorator : kernel.decorators) {
+    std::string name = calleeName(*decorator);
+    if (name == "heuristics") {
+      if (decorator->operands.size() != 2 ||
+          decorator->operands[1]->kind != ast::ExprKind::Unsupported)
+        sources.error(decorator->loc, "@triton.heuristics takes one dict: {'NAME': value, ...}");
+      auto entries = DictReader(sources, decorator->operands[1]->loc).read("@triton.heuristics");
+      heuristics.insert(heuristics.end(), entries.begin(), entries.end());
+      continue;
+    }
+    if (name != "autotune")
+      continue;
+    spec.autotuned = true;
+    const ast::Expr *configs = keyword(*decorator, "configs");
+    if (!configs && decorator->operands.size() > 1)
+      configs = decorator->operands[1].get();
+    if (!configs || configs->kind != ast::ExprKind::List || configs->operands.empty())
+      sources.error(decorator->loc, "@triton.autotune: configs must be a non-empty list literal "
+                                    "of triton.Config(...)");
+    for (const ast::ExprPtr &config : configs->operands) {
+      if (calleeName(*config) != "Config")
+        sources.error(config->loc, "@triton.autotune: each config must be triton.Config(...)");
+      AutotuneConfig tuned;
+      const ast::Expr *values = config->operands.size() > 1 ? config->operands[1].get()
+                                                            : keyword(*config, "kwargs");
+      if (values) {
+        if (values->kind != ast::ExprKind::Unsupported)
+          sources.error(values->loc, "triton.Config: the first argument must be a dict");
+        tuned.constexprs = DictReader(sources, values->loc).read("triton.Config");
+      }
+      tuned.numWarps = unsignedKeyword(*config, "num_warps", defaultWarps, sources);
+      tuned.numStages = unsignedKeyword(*config, "num_stages", defaultStages, sources);
+      if (tuned.numWarps & (tuned.numWarps - 1))
+        sources.error(config->loc, "triton.Config: num_warps must be a power of two");
+      spec.configs.push_back(std::move(tuned));
+    }
+    const ast::Expr *key = keyword(*decorator, "key");
+    if (!key || (key->kind != ast::ExprKind::List && key->kind != ast::ExprKind::Tuple))
+      sources.error(decorator->loc, "@triton.autotune: key must be a list of parameter names");
+    for (const ast::ExprPtr &entry : key->operands) {
+      if (entry->kind != ast::ExprKind::StringLit)
+        sources.error(entry->loc, "@triton.autotune: key entries must be string literals");
+      bool isParam = std::any_of(kernel.params.begin(), kernel.params.end(),
+                                 [&](const ast::Param &p) { return p.name == entry->stringValue; });
+      if (!isParam)
+        sources.error(entry->loc, "@triton.autotune: key '" + entry->stringValue +
+                                      "' is not a parameter of '" + kernel.name + "'");
+      spec.key.push_back(entry->stringValue);
+    }
+  }
+  if (!spec.autotuned) {
+    AutotuneConfig single;
+    single.numWarps = defaultWarps;
+    single.numStages = defaultStages;
+    spec.configs.push_back(single);
+  }
+  for (AutotuneConfig &config : spec.configs)
+    config.constexprs.insert(config.constexprs.end(), heuristics.begin(), heuristics.end());
+  return spec;
+}
+
+} // namespace tilec::sema

@@ -1,0 +1,49 @@
+// @triton.autotune and @triton.heuristics: what a kernel's decorators ask to compile.
+//
+//   @triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=4),
+//                             triton.Config({'BLOCK_SIZE': 2048}, num_warps=8, num_stages=2)],
+//                    key=['n_elements'])
+//   @triton.jit
+//   def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr): ...
+//
+// compiles to one variant per config (the driver specialises the kernel once per config, with the
+// config's values bound like -D and its num_warps/num_stages); the runtime times the variants for
+// each value of the key and keeps the fastest (runtime/README.md).
+//
+// Ahead of time there are no argument values, so @triton.heuristics values must be constants
+// (a lambda of the arguments cannot be evaluated here and is reported as an error that says so).
+#pragma once
+
+#include "frontend/AST.h"
+#include "frontend/SourceManager.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tilec::sema {
+
+struct AutotuneConfig {
+  /// The config's constexpr bindings (dict entries, then heuristics), as -D NAME=VALUE texts.
+  std::vector<std::pair<std::string, std::string>> constexprs;
+  unsigned numWarps = 4;
+  unsigned numStages = 3;
+};
+
+struct AutotuneSpec {
+  /// True when the kernel has @triton.autotune: then every config is a variant. Otherwise there is
+  /// one config, holding only the heuristics' bindings (possibly none) and the defaults.
+  bool autotuned = false;
+  std::vector<AutotuneConfig> configs;
+  /// The autotune key: names of the kernel's parameters whose values select a variant.
+  std::vector<std::string> key;
+};
+
+/// Reads the decorators of `kernel` (a FunctionDef). `defaultWarps`/`defaultStages` are the
+/// command line's, used where a config does not give them (Triton's defaults are 4 and 3).
+/// Errors (a config that is not a literal dict, a key that is not a parameter, a heuristic that
+/// is a lambda...) are reported through `sources.error`, which throws CompileError.
+AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
+                          unsigned defaultWarps, unsigned defaultStages);
+
+} // namespace tilec::sema
