@@ -37,6 +37,15 @@ bool sharesOneLayout(const Operation &op) {
   }
 }
 
+/// The inverse of a trans's order: operand dimension d is result dimension inverse[d].
+std::vector<int64_t> inversePermutation(const Operation &trans) {
+  const auto &order = std::get<std::vector<int64_t>>(trans.attr("order"));
+  std::vector<int64_t> inverse(order.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    inverse[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
+  return inverse;
+}
+
 /// The layout op wants operand `i` in, given the layouts it has now; null when it has no say.
 LayoutPtr wantedOperandLayout(const Operation &op, unsigned i) {
   const Value *operand = op.operand(i);
@@ -57,6 +66,10 @@ LayoutPtr wantedOperandLayout(const Operation &op, unsigned i) {
     return nullptr;
   case OpCode::ConvertLayout:
     return layoutOf(op.result());
+  case OpCode::Trans:
+    return permuteLayout(layoutOf(op.result()), inversePermutation(op));
+  case OpCode::Dot:
+    return i == 2 ? layoutOf(op.result()) : nullptr;
   case OpCode::Reduce: {
     LayoutPtr result = layoutOf(op.result());
     if (result && result->kind == LayoutKind::Slice &&
@@ -91,6 +104,9 @@ LayoutPtr impliedResultLayout(const Operation &op, unsigned r) {
     if (LayoutPtr operand = layoutOf(op.operand(0)))
       return makeSlice(static_cast<unsigned>(op.intAttr("axis")), operand);
     return nullptr;
+  case OpCode::Trans:
+    return permuteLayout(layoutOf(op.operand(0)),
+                         std::get<std::vector<int64_t>>(op.attr("order")));
   default:
     return nullptr;
   }
@@ -136,6 +152,12 @@ public:
   explicit LayoutAssigner(tir::Function &function) : function_(function) {}
 
   void run() {
+    // An FMA dot's result is an anchor, like a memory access: its layout decides how many
+    // multiply-adds each operand read feeds.
+    tir::walk(function_, [&](Operation &op) {
+      if (op.code() == OpCode::Dot)
+        set(op.result(), dotFmaLayout(op.result()->type().shape, function_.numWarps));
+    });
     while (true) {
       propagate();
       Value *unassigned = firstUnassigned();
@@ -257,6 +279,15 @@ private:
     }
     if (op.code() == OpCode::For || op.code() == OpCode::If || op.code() == OpCode::While)
       return legalizeStructured(op);
+    if (op.code() == OpCode::Trans)
+      return legalizeTrans(op);
+    if (op.code() == OpCode::Dot) {
+      LayoutPtr result = layoutOf(op.result());
+      if (!result || result->kind != LayoutKind::Blocked)
+        retypeResult(op, 0, dotFmaLayout(op.result()->type().shape, function_.numWarps));
+      convertOperand(op, 2, layoutOf(op.result()));
+      return;
+    }
     if (sharesOneLayout(op)) {
       LayoutPtr target = op.numResults() == 1 && op.result()->type().isTensor()
                              ? layoutOf(op.result())
@@ -268,6 +299,20 @@ private:
     for (unsigned i = 0; i < op.numOperands(); ++i)
       if (op.code() != OpCode::ConvertLayout)
         convertOperand(op, i, wantedOperandLayout(op, i));
+  }
+
+  // trans permutes a blocked layout for free: the operand takes the result's layout unpermuted,
+  // or, when the result's layout is not blocked, the result takes the operand's permuted.
+  void legalizeTrans(Operation &op) {
+    if (LayoutPtr wanted = permuteLayout(layoutOf(op.result()), inversePermutation(op)))
+      return convertOperand(op, 0, wanted);
+    const auto &order = std::get<std::vector<int64_t>>(op.attr("order"));
+    LayoutPtr operand = layoutOf(op.operand(0));
+    if (!permuteLayout(operand, order)) {
+      operand = defaultBlockedLayout(op.operand(0)->type().shape, function_.numWarps, 1);
+      convertOperand(op, 0, operand);
+    }
+    retypeResult(op, 0, permuteLayout(operand, order));
   }
 
   // Region arguments are the reference: inits and yields are converted to them, results take them.

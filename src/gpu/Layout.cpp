@@ -71,13 +71,17 @@ LayoutPtr makeSlice(unsigned dim, LayoutPtr parent) {
   return l;
 }
 
+static LayoutPtr blockedWithSizePerThread(const std::vector<int64_t> &shape, unsigned numWarps,
+                                          std::vector<unsigned> spt,
+                                          const std::vector<unsigned> &order);
+
 LayoutPtr defaultBlockedLayout(const std::vector<int64_t> &shape, unsigned numWarps,
                                unsigned vectorWidth, std::vector<unsigned> order) {
   unsigned rank = static_cast<unsigned>(shape.size());
   if (order.empty())
     for (unsigned d = rank; d-- > 0;)
       order.push_back(d); // row-major: the last dimension varies fastest
-  std::vector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
+  std::vector<unsigned> spt(rank, 1);
 
   // Each thread takes up to `vectorWidth` consecutive elements of the fastest dimension, as long
   // as that leaves enough elements for the threads of one warp to have distinct ones.
@@ -90,6 +94,15 @@ LayoutPtr defaultBlockedLayout(const std::vector<int64_t> &shape, unsigned numWa
     width /= 2;
   spt[fastest] = width;
 
+  return blockedWithSizePerThread(shape, numWarps, spt, order);
+}
+
+/// The blocked layout with `spt` per thread whose lanes and warps spread along `order`.
+static LayoutPtr blockedWithSizePerThread(const std::vector<int64_t> &shape, unsigned numWarps,
+                                          std::vector<unsigned> spt,
+                                          const std::vector<unsigned> &order) {
+  unsigned rank = static_cast<unsigned>(shape.size());
+  std::vector<unsigned> tpw(rank, 1), wpc(rank, 1);
   // Spread the 32 lanes of a warp, then the warps, over the dimensions, fastest first, without
   // exceeding the elements each dimension has left.
   std::vector<int64_t> remaining(rank);
@@ -111,6 +124,41 @@ LayoutPtr defaultBlockedLayout(const std::vector<int64_t> &shape, unsigned numWa
   spread(32, tpw);
   spread(numWarps, wpc);
   return makeBlocked(spt, tpw, wpc, order);
+}
+
+LayoutPtr permuteLayout(const LayoutPtr &layout, const std::vector<int64_t> &order) {
+  if (!layout || layout->kind != LayoutKind::Blocked || layout->rank() != order.size())
+    return nullptr;
+  unsigned rank = layout->rank();
+  std::vector<unsigned> spt(rank), tpw(rank), wpc(rank), inverse(rank), newOrder;
+  for (unsigned i = 0; i < rank; ++i) {
+    unsigned from = static_cast<unsigned>(order[i]);
+    spt[i] = layout->sizePerThread[from];
+    tpw[i] = layout->threadsPerWarp[from];
+    wpc[i] = layout->warpsPerCTA[from];
+    inverse[from] = i;
+  }
+  for (unsigned d : layout->order)
+    newOrder.push_back(inverse[d]);
+  return makeBlocked(spt, tpw, wpc, newOrder);
+}
+
+LayoutPtr dotFmaLayout(const std::vector<int64_t> &shape, unsigned numWarps) {
+  int64_t threads = 32 * static_cast<int64_t>(numWarps);
+  int64_t perThread = std::max<int64_t>(1, shape[0] * shape[1] / threads);
+  std::vector<unsigned> spt{1, 1};
+  // Grow the block, N first, while it holds fewer than perThread elements.
+  auto grows = [&](unsigned d) { return int64_t(spt[d]) * 2 <= shape[d]; };
+  while (int64_t(spt[0]) * spt[1] < perThread) {
+    unsigned first = spt[1] <= spt[0] ? 1 : 0;
+    if (grows(first))
+      spt[first] *= 2;
+    else if (grows(1 - first))
+      spt[1 - first] *= 2;
+    else
+      break;
+  }
+  return blockedWithSizePerThread(shape, numWarps, spt, {1, 0});
 }
 
 } // namespace tilec::gpu

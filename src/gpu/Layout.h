@@ -57,4 +57,12 @@ LayoutPtr makeSlice(unsigned dim, LayoutPtr parent);
 LayoutPtr defaultBlockedLayout(const std::vector<int64_t> &shape, unsigned numWarps,
                                unsigned vectorWidth, std::vector<unsigned> order = {});
 
+/// The layout of `trans(x, order)` for x in `layout` (blocked): result dimension i is operand
+/// dimension order[i], each thread keeps its elements. Null for other layouts.
+LayoutPtr permuteLayout(const LayoutPtr &layout, const std::vector<int64_t> &order);
+
+/// The layout of an FMA dot's [M, N] result: each thread holds a block of about
+/// M*N/threads elements, as square as the shape allows (more multiply-adds per operand read).
+LayoutPtr dotFmaLayout(const std::vector<int64_t> &shape, unsigned numWarps);
+
 } // namespace tilec::gpu
