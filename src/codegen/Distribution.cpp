@@ -32,6 +32,28 @@ int64_t Distribution::offset(unsigned d, unsigned k) const {
   return int64_t(k / spt(d)) * tile(d) + k % spt(d);
 }
 
+std::vector<int64_t> Distribution::coordinates(unsigned lane, unsigned warp,
+                                               unsigned element) const {
+  unsigned rootRank = root->rank();
+  std::vector<unsigned> laneIndex(rootRank), warpIndex(rootRank);
+  for (unsigned r : root->order) {
+    laneIndex[r] = lane % root->threadsPerWarp[r];
+    lane /= root->threadsPerWarp[r];
+    warpIndex[r] = warp % root->warpsPerCTA[r];
+    warp /= root->warpsPerCTA[r];
+  }
+  std::vector<unsigned> index = multiIndex(element);
+  std::vector<int64_t> coords(rank());
+  for (unsigned d = 0; d < rank(); ++d) {
+    unsigned r = rootDim[d];
+    int64_t base = int64_t(laneIndex[r]) * spt(d) + int64_t(warpIndex[r]) * spt(d) * tpw(d);
+    coords[d] = base + offset(d, index[d]);
+    if (wraps(d))
+      coords[d] %= shape[d];
+  }
+  return coords;
+}
+
 Distribution distributionOf(const tir::Type &type) {
   if (!type.layout)
     throw std::logic_error("tensor without a layout reached the lowering: " + type.str());

@@ -45,6 +45,9 @@ struct Distribution {
   unsigned linearIndex(const std::vector<unsigned> &multiIndex) const;
   /// The compile-time part of the coordinate of the k-th element along d.
   int64_t offset(unsigned d, unsigned k) const;
+  /// The coordinates of element `element` of the thread that is lane `lane` of warp `warp`, known
+  /// at compile time (the shared-memory planner simulates a warp's accesses with it).
+  std::vector<int64_t> coordinates(unsigned lane, unsigned warp, unsigned element) const;
 };
 
 /// The distribution of a tensor type with a blocked or slice layout.

@@ -4,6 +4,7 @@
 #include "codegen/Distribution.h"
 #include "codegen/NVPTXTarget.h"
 #include "codegen/SharedMemory.h"
+#include "codegen/SharedTile.h"
 #include "frontend/SourceManager.h"
 
 #include <llvm/IR/IRBuilder.h>
@@ -54,6 +55,9 @@ private:
   /// Per root layout and root dimension: the thread's lane and warp index along it.
   std::map<std::string, std::pair<Values, Values>> threadIndices_;
   llvm::GlobalVariable *sharedMemory_ = nullptr;
+  /// Whether shared memory may hold data some thread still reads: the next writer must wait at
+  /// a barrier first. Barriers are emitted only then (and between a write and its reads).
+  bool sharedInUse_ = false;
 
   //===--------------------------------------------------------------------===//
   // Errors, types, values
@@ -203,6 +207,31 @@ private:
 
   void barrier() { intrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
 
+  /// Called before writing shared memory: waits for the readers of its previous contents.
+  void beginSharedWrite() {
+    if (sharedInUse_)
+      barrier();
+  }
+
+  /// Whether `block` (nested regions included) uses shared memory.
+  static bool usesSharedMemory(const tir::Block &block) {
+    bool uses = false;
+    tir::walk(const_cast<tir::Block &>(block),
+              [&](Operation &op) { uses |= sharedMemoryBytes(op) > 0; });
+    return uses;
+  }
+
+  llvm::Value *sharedTileAddress(const SharedTilePlan &plan, unsigned byteOffset,
+                                 llvm::Type *memType, const Values &coords);
+  void writeSharedTile(const SharedTilePlan &plan, unsigned byteOffset, const Distribution &dist,
+                       const Values &values, const DType &elem);
+  Values readSharedVector(const SharedTilePlan &plan, unsigned byteOffset, const Values &coords,
+                          unsigned vec, const DType &elem);
+  Values readSharedTile(const SharedTilePlan &plan, unsigned byteOffset, const Distribution &dist,
+                        const DType &elem);
+  llvm::Value *toSharedElement(llvm::Value *v, const DType &elem);
+  llvm::Value *fromSharedElement(llvm::Value *v, const DType &elem);
+
   //===--------------------------------------------------------------------===//
   // Lowering
   //===--------------------------------------------------------------------===//
@@ -216,6 +245,9 @@ private:
   void lowerBroadcast(const Operation &op);
   void lowerExpandDims(const Operation &op);
   void lowerConvertLayout(const Operation &op);
+  void lowerTrans(const Operation &op);
+  void lowerReshape(const Operation &op);
+  void lowerDot(const Operation &op);
   void lowerLoad(const Operation &op);
   void lowerStore(const Operation &op);
   void lowerReduce(const Operation &op);
@@ -355,6 +387,12 @@ void KernelLowering::lowerOp(const Operation &op) {
     return lowerExpandDims(op);
   case OpCode::ConvertLayout:
     return lowerConvertLayout(op);
+  case OpCode::Trans:
+    return lowerTrans(op);
+  case OpCode::Reshape:
+    return lowerReshape(op);
+  case OpCode::Dot:
+    return lowerDot(op);
   case OpCode::Load:
     return lowerLoad(op);
   case OpCode::Store:
@@ -657,40 +695,295 @@ void KernelLowering::lowerExpandDims(const Operation &op) {
   values_[op.result()] = results;
 }
 
+llvm::Value *KernelLowering::toSharedElement(llvm::Value *v, const DType &elem) {
+  if (elem.isPointer())
+    return builder_.CreatePtrToInt(v, builder_.getInt64Ty());
+  if (elem.isBool())
+    return builder_.CreateZExt(v, builder_.getInt8Ty());
+  return v;
+}
+
+llvm::Value *KernelLowering::fromSharedElement(llvm::Value *v, const DType &elem) {
+  if (elem.isPointer())
+    return builder_.CreateIntToPtr(v, scalarType(elem));
+  if (elem.isBool())
+    return builder_.CreateICmpNE(v, builder_.getInt8(0));
+  return v;
+}
+
+/// The address of the element at `coords` of a tile laid out by `plan` at `byteOffset` of the
+/// shared buffer (SharedTile.h gives the formula).
+llvm::Value *KernelLowering::sharedTileAddress(const SharedTilePlan &plan, unsigned byteOffset,
+                                               llvm::Type *memType, const Values &coords) {
+  llvm::Value *row = builder_.getInt32(0);
+  for (unsigned d = 0; d < plan.shape.size(); ++d)
+    if (d != plan.fastDim)
+      row = builder_.CreateAdd(
+          builder_.CreateMul(row, builder_.getInt32(static_cast<uint32_t>(plan.shape[d]))),
+          coords[d], "", true, true);
+  llvm::Value *f = coords[plan.fastDim];
+  if (plan.swizzleMask) {
+    unsigned log2Unit = llvm::Log2_32(plan.unit);
+    llvm::Value *unit = builder_.CreateLShr(f, log2Unit);
+    llvm::Value *phase = builder_.CreateAnd(builder_.CreateLShr(row, plan.swizzleShift),
+                                            builder_.getInt32(plan.swizzleMask));
+    llvm::Value *within = builder_.CreateAnd(f, builder_.getInt32(plan.unit - 1));
+    f = builder_.CreateOr(builder_.CreateShl(builder_.CreateXor(unit, phase), log2Unit), within);
+  }
+  llvm::Value *index = builder_.CreateAdd(
+      builder_.CreateMul(row, builder_.getInt32(static_cast<uint32_t>(plan.rowStride())), "", true,
+                         true),
+      f, "", true, true);
+  llvm::Value *base = sharedMemory_;
+  if (byteOffset)
+    base = builder_.CreateConstInBoundsGEP1_32(builder_.getInt8Ty(), base, byteOffset);
+  return builder_.CreateInBoundsGEP(memType, base, index);
+}
+
+void KernelLowering::writeSharedTile(const SharedTilePlan &plan, unsigned byteOffset,
+                                     const Distribution &dist, const Values &values,
+                                     const DType &elem) {
+  llvm::Type *memType = builder_.getIntNTy(plan.elemBytes * 8);
+  if (!elem.isPointer() && !elem.isBool())
+    memType = scalarType(elem);
+  unsigned vec = plan.vectorWidth(dist);
+  unsigned fast = plan.fastDim;
+  for (unsigned e = 0; e < dist.numElements(); ++e) {
+    std::vector<unsigned> index = dist.multiIndex(e);
+    if (index[fast] % vec != 0)
+      continue;
+    Values coords;
+    for (unsigned d = 0; d < dist.rank(); ++d)
+      coords.push_back(coordinate(dist, d, index[d]));
+    llvm::Value *packed = nullptr;
+    if (vec == 1) {
+      packed = toSharedElement(values[e], elem);
+    } else {
+      packed = llvm::UndefValue::get(llvm::FixedVectorType::get(memType, vec));
+      for (unsigned j = 0; j < vec; ++j) {
+        std::vector<unsigned> at = index;
+        at[fast] += j;
+        packed = builder_.CreateInsertElement(
+            packed, toSharedElement(values[dist.linearIndex(at)], elem), j);
+      }
+    }
+    builder_.CreateAlignedStore(packed, sharedTileAddress(plan, byteOffset, memType, coords),
+                                llvm::Align(vec * plan.elemBytes));
+  }
+}
+
+Values KernelLowering::readSharedVector(const SharedTilePlan &plan, unsigned byteOffset,
+                                        const Values &coords, unsigned vec, const DType &elem) {
+  llvm::Type *memType = builder_.getIntNTy(plan.elemBytes * 8);
+  if (!elem.isPointer() && !elem.isBool())
+    memType = scalarType(elem);
+  llvm::Type *type = vec == 1 ? memType : llvm::FixedVectorType::get(memType, vec);
+  llvm::Value *loaded =
+      builder_.CreateAlignedLoad(type, sharedTileAddress(plan, byteOffset, memType, coords),
+                                 llvm::Align(vec * plan.elemBytes));
+  Values elements;
+  for (unsigned j = 0; j < vec; ++j)
+    elements.push_back(
+        fromSharedElement(vec == 1 ? loaded : builder_.CreateExtractElement(loaded, j), elem));
+  return elements;
+}
+
+Values KernelLowering::readSharedTile(const SharedTilePlan &plan, unsigned byteOffset,
+                                      const Distribution &dist, const DType &elem) {
+  unsigned vec = plan.vectorWidth(dist);
+  unsigned fast = plan.fastDim;
+  Values results(dist.numElements());
+  for (unsigned e = 0; e < dist.numElements(); ++e) {
+    std::vector<unsigned> index = dist.multiIndex(e);
+    if (index[fast] % vec != 0)
+      continue;
+    Values coords;
+    for (unsigned d = 0; d < dist.rank(); ++d)
+      coords.push_back(coordinate(dist, d, index[d]));
+    Values loaded = readSharedVector(plan, byteOffset, coords, vec, elem);
+    for (unsigned j = 0; j < vec; ++j) {
+      std::vector<unsigned> at = index;
+      at[fast] += j;
+      results[dist.linearIndex(at)] = loaded[j];
+    }
+  }
+  return results;
+}
+
 void KernelLowering::lowerConvertLayout(const Operation &op) {
   const tir::Type &from = op.operand(0)->type(), &to = op.result()->type();
   if (*from.layout == *to.layout) {
     values_[op.result()] = get(op.operand(0));
     return;
   }
-  // Through shared memory: every thread writes its elements at their row-major position, then
-  // reads those its new layout gives it. Barriers on both sides keep other users of the buffer
-  // out.
+  // Through shared memory, laid out so that both sides access whole vectors without bank
+  // conflicts (SharedTile.h); one barrier between the writes and the reads, and one before the
+  // writes only when an earlier user of the buffer may still be reading.
   Distribution src = distributionOf(from), dst = distributionOf(to);
-  const DType &elem = from.elem;
-  llvm::Type *memType = elem.isPointer() ? builder_.getInt64Ty() : memoryType(elem);
+  SharedTilePlan plan = conversionPlan(from, to);
+  beginSharedWrite();
+  writeSharedTile(plan, 0, src, get(op.operand(0)), from.elem);
+  barrier();
+  values_[op.result()] = readSharedTile(plan, 0, dst, from.elem);
+  sharedInUse_ = true;
+}
+
+/// trans keeps every thread's elements: element e of the result is the operand's element whose
+/// coordinates are e's, permuted back.
+void KernelLowering::lowerTrans(const Operation &op) {
+  const auto &order = std::get<std::vector<int64_t>>(op.attr("order"));
+  Distribution src = distributionOf(op.operand(0)->type());
+  Distribution dst = distributionOf(op.result()->type());
   const Values &input = get(op.operand(0));
-  barrier();
-  for (unsigned e = 0; e < src.numElements(); ++e) {
-    llvm::Value *v = input[e];
-    if (elem.isPointer())
-      v = builder_.CreatePtrToInt(v, memType);
-    else if (elem.isBool())
-      v = builder_.CreateZExt(v, memType);
-    builder_.CreateStore(v, sharedElementPointer(memType, linearCoordinate(src, e)));
-  }
-  barrier();
   Values results;
   for (unsigned e = 0; e < dst.numElements(); ++e) {
-    llvm::Value *v =
-        builder_.CreateLoad(memType, sharedElementPointer(memType, linearCoordinate(dst, e)));
-    if (elem.isPointer())
-      v = builder_.CreateIntToPtr(v, scalarType(elem));
-    else if (elem.isBool())
-      v = builder_.CreateICmpNE(v, llvm::ConstantInt::get(memType, 0));
-    results.push_back(v);
+    std::vector<unsigned> index = dst.multiIndex(e), from(index.size());
+    for (unsigned i = 0; i < index.size(); ++i)
+      from[static_cast<unsigned>(order[i])] = index[i];
+    results.push_back(input.at(src.linearIndex(from)));
   }
   values_[op.result()] = results;
+}
+
+/// reshape through shared memory: each element goes to its row-major position.
+void KernelLowering::lowerReshape(const Operation &op) {
+  const tir::Type &from = op.operand(0)->type(), &to = op.result()->type();
+  int64_t total = from.numElements();
+  SharedTilePlan flat;
+  flat.shape = {total};
+  flat.elemBytes = sharedElementBytes(from.elem);
+  Distribution src = distributionOf(from), dst = distributionOf(to);
+  llvm::Type *memType = builder_.getIntNTy(flat.elemBytes * 8);
+  if (!from.elem.isPointer() && !from.elem.isBool())
+    memType = scalarType(from.elem);
+  const Values &input = get(op.operand(0));
+  beginSharedWrite();
+  for (unsigned e = 0; e < src.numElements(); ++e)
+    builder_.CreateStore(toSharedElement(input[e], from.elem),
+                         sharedTileAddress(flat, 0, memType, {linearCoordinate(src, e)}));
+  barrier();
+  Values results;
+  for (unsigned e = 0; e < dst.numElements(); ++e)
+    results.push_back(fromSharedElement(
+        builder_.CreateLoad(memType, sharedTileAddress(flat, 0, memType, {linearCoordinate(dst, e)})),
+        from.elem));
+  values_[op.result()] = results;
+  sharedInUse_ = true;
+}
+
+//===----------------------------------------------------------------------===//
+// Dot (FMA)
+//===----------------------------------------------------------------------===//
+
+/// acc + a @ b on the CUDA cores, as Triton's FMA path: a and b go to shared memory, then, K step
+/// by K step, each thread reads the a values of its accumulator rows and the b values of its
+/// columns (vectors where shared memory holds them contiguously) and multiply-adds them into its
+/// accumulator elements. Products are computed in the accumulator's type (operands converted as
+/// Triton does); "tf32" rounds the fp32 operands to tf32 first (cvt.rna.tf32.f32, what tensor
+/// cores see), "tf32x3" adds the products of the low parts as well.
+void KernelLowering::lowerDot(const Operation &op) {
+  const tir::Type &aType = op.operand(0)->type(), &bType = op.operand(1)->type();
+  const tir::Type &accType = op.operand(2)->type();
+  const DType &in = aType.elem, &out = accType.elem;
+  std::string precision =
+      op.hasAttr("input_precision") ? op.strAttr("input_precision") : std::string("ieee");
+  if (isFp8(in) || isFp8(out))
+    unsupported(op, "'dot' on fp8");
+  if (in.isFloat() != out.isFloat() || in.isBool() || in.isPointer())
+    unsupported(op, "'dot' of " + in.str() + " into " + out.str());
+  if (precision != "ieee" && precision != "tf32" && precision != "tf32x3")
+    unsupported(op, "'dot' input precision '" + precision + "'");
+  bool tf32 = precision != "ieee" && in.kind == ScalarKind::F32 && out.kind == ScalarKind::F32;
+  if (accType.layout->kind != gpu::LayoutKind::Blocked)
+    unsupported(op, "'dot' with an accumulator in a slice layout");
+
+  DotPlans plans = dotPlans(op);
+  Distribution accDist = distributionOf(accType);
+  int64_t k = aType.shape[1];
+  beginSharedWrite();
+  writeSharedTile(plans.operands[0], 0, distributionOf(aType), get(op.operand(0)), in);
+  writeSharedTile(plans.operands[1], plans.offsetB, distributionOf(bType), get(op.operand(1)), in);
+  barrier();
+  sharedInUse_ = true;
+
+  Distribution aReader = distributionOf(aType.withLayout(dotOperandLayout(*accType.layout, 0, k)));
+  Distribution bReader = distributionOf(bType.withLayout(dotOperandLayout(*accType.layout, 1, k)));
+  const SharedTilePlan &aPlan = plans.operands[0], &bPlan = plans.operands[1];
+  unsigned vecA = aPlan.vectorWidth(aReader), vecB = bPlan.vectorWidth(bReader);
+  bool aAlongK = aPlan.fastDim == 1, bAlongK = bPlan.fastDim == 0;
+  unsigned chunk = std::max(aAlongK ? vecA : 1u, bAlongK ? vecB : 1u);
+  unsigned elemsM = accDist.elemsPerThread[0], elemsN = accDist.elemsPerThread[1];
+  Values rows, cols;
+  for (unsigned i = 0; i < elemsM; ++i)
+    rows.push_back(coordinate(accDist, 0, i));
+  for (unsigned j = 0; j < elemsN; ++j)
+    cols.push_back(coordinate(accDist, 1, j));
+
+  llvm::Type *accElem = scalarType(out);
+  auto roundTf32 = [&](llvm::Value *v) {
+    auto *type = llvm::FunctionType::get(builder_.getInt32Ty(), {builder_.getFloatTy()}, false);
+    auto *cvt = llvm::InlineAsm::get(type, "cvt.rna.tf32.f32 $0, $1;", "=r,f", false);
+    return builder_.CreateBitCast(builder_.CreateCall(type, cvt, {v}), builder_.getFloatTy());
+  };
+  // An operand value in the accumulator's type: {value} or, for tf32x3, {high, low}.
+  auto promote = [&](llvm::Value *v) -> Values {
+    if (!in.isFloat())
+      return {in.isSigned() ? builder_.CreateSExtOrTrunc(v, accElem)
+                            : builder_.CreateZExtOrTrunc(v, accElem)};
+    if (in.kind != out.kind) {
+      // Through fp32, which holds fp16 and bf16 exactly.
+      if (!v->getType()->isFloatTy() && !v->getType()->isDoubleTy())
+        v = builder_.CreateFPExt(v, builder_.getFloatTy());
+      v = accElem->isDoubleTy() ? builder_.CreateFPExt(v, accElem)
+                                : builder_.CreateFPTrunc(v, accElem);
+    }
+    if (!tf32)
+      return {v};
+    llvm::Value *high = roundTf32(v);
+    if (precision == "tf32")
+      return {high};
+    return {high, roundTf32(builder_.CreateFSub(v, high))};
+  };
+  auto multiplyAdd = [&](const Values &a, const Values &b, llvm::Value *acc) {
+    if (!out.isFloat())
+      return builder_.CreateAdd(acc, builder_.CreateMul(a[0], b[0]));
+    auto fma = [&](llvm::Value *x, llvm::Value *y, llvm::Value *z) {
+      return intrinsic(llvm::Intrinsic::fma, {accElem}, {x, y, z});
+    };
+    if (a.size() == 2) { // tf32x3: the small cross terms first, as Triton
+      acc = fma(a[1], b[0], acc);
+      acc = fma(a[0], b[1], acc);
+    }
+    return fma(a[0], b[0], acc);
+  };
+
+  Values acc = get(op.operand(2));
+  for (int64_t k0 = 0; k0 < k; k0 += chunk) {
+    // aValues[i][kk], bValues[kk][j]
+    std::vector<std::vector<Values>> aValues(elemsM, std::vector<Values>(chunk));
+    std::vector<std::vector<Values>> bValues(chunk, std::vector<Values>(elemsN));
+    for (unsigned kk = 0; kk < chunk; ++kk) {
+      llvm::Value *kCoord = builder_.getInt32(static_cast<uint32_t>(k0 + kk));
+      if (!aAlongK || kk % vecA == 0)
+        for (unsigned i = 0; i < elemsM; i += aAlongK ? 1 : vecA) {
+          Values loaded = readSharedVector(aPlan, 0, {rows[i], kCoord}, vecA, in);
+          for (unsigned j = 0; j < vecA; ++j)
+            aValues[aAlongK ? i : i + j][aAlongK ? kk + j : kk] = promote(loaded[j]);
+        }
+      if (!bAlongK || kk % vecB == 0)
+        for (unsigned n = 0; n < elemsN; n += bAlongK ? 1 : vecB) {
+          Values loaded = readSharedVector(bPlan, plans.offsetB, {kCoord, cols[n]}, vecB, in);
+          for (unsigned j = 0; j < vecB; ++j)
+            bValues[bAlongK ? kk + j : kk][bAlongK ? n : n + j] = promote(loaded[j]);
+        }
+    }
+    for (unsigned kk = 0; kk < chunk; ++kk)
+      for (unsigned e = 0; e < accDist.numElements(); ++e) {
+        std::vector<unsigned> index = accDist.multiIndex(e);
+        acc[e] = multiplyAdd(aValues[index[0]][kk], bValues[kk][index[1]], acc[e]);
+      }
+  }
+  values_[op.result()] = acc;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1177,7 +1470,7 @@ void KernelLowering::lowerReduce(const Operation &op) {
       llvm::Value *linear = resultDist ? linearCoordinate(*resultDist, r) : builder_.getInt32(0);
       slots[r] = builder_.CreateMul(linear, builder_.getInt32(warps));
     }
-    barrier();
+    beginSharedWrite();
     for (unsigned r = 0; r < numResults; ++r) {
       llvm::Value *v = elem.isBool() ? builder_.CreateZExt(acc[r], memType) : acc[r];
       builder_.CreateStore(
@@ -1196,6 +1489,7 @@ void KernelLowering::lowerReduce(const Operation &op) {
       }
       acc[r] = total;
     }
+    sharedInUse_ = true;
   }
   values_[op.result()] = acc;
 }
@@ -1247,6 +1541,8 @@ void KernelLowering::lowerFor(const Operation &op) {
   builder_.CreateCondBr(cond, loop, exit);
 
   builder_.SetInsertPoint(loop);
+  if (usesSharedMemory(body))
+    sharedInUse_ = true; // the previous iteration's readers
   lowerBlock(body);
   const Operation *yield = body.terminator();
   llvm::Value *next = builder_.CreateAdd(iv, step);
@@ -1300,6 +1596,8 @@ void KernelLowering::lowerWhile(const Operation &op) {
   llvm::BasicBlock *exit = llvm::BasicBlock::Create(context_, "while.exit", kernel_);
   builder_.CreateBr(beforeBlock);
   builder_.SetInsertPoint(beforeBlock);
+  if (usesSharedMemory(before) || usesSharedMemory(after))
+    sharedInUse_ = true; // the previous iteration's readers
   std::vector<std::vector<llvm::PHINode *>> phis(op.numOperands());
   for (unsigned i = 0; i < op.numOperands(); ++i) {
     Values phiValues;

@@ -1,6 +1,7 @@
 #include "codegen/SharedMemory.h"
 
 #include "codegen/Distribution.h"
+#include "codegen/SharedTile.h"
 
 #include <algorithm>
 
@@ -34,10 +35,14 @@ unsigned sharedMemoryBytes(const tir::Operation &op) {
     return static_cast<unsigned>(slots * warps * elementBytes(result.elem));
   }
   if (op.code() == OpCode::ConvertLayout && op.operand(0)->type().layout &&
-      !(*op.operand(0)->type().layout == *op.result()->type().layout)) {
-    const tir::Type &type = op.result()->type();
+      !(*op.operand(0)->type().layout == *op.result()->type().layout))
+    return conversionPlan(op.operand(0)->type(), op.result()->type()).bytes();
+  if (op.code() == OpCode::Reshape && op.operand(0)->type().layout) {
+    const tir::Type &type = op.operand(0)->type();
     return static_cast<unsigned>(type.numElements() * elementBytes(type.elem));
   }
+  if (op.code() == OpCode::Dot && op.operand(2)->type().layout)
+    return dotPlans(op).bytes();
   return 0;
 }
 

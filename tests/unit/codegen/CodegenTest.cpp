@@ -2,6 +2,7 @@
 #include "codegen/LowerToLLVM.h"
 #include "codegen/Metadata.h"
 #include "codegen/PTXEmitter.h"
+#include "codegen/SharedTile.h"
 #include "gpu/Passes.h"
 #include "tir/Printer.h"
 #include "tir/Verifier.h"
@@ -389,4 +390,166 @@ TEST_CASE("if and while with carried values, and a reduction across warps to a t
   CHECK(contains(c.ptx, "bar.sync"));
   CHECK(contains(c.ptx, "st.shared"));
   checkPtxas(c.ptx, "sm_90a");
+}
+
+//===----------------------------------------------------------------------===//
+// trans, layout conversions through shared memory, dot
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The convert_layout ops of a laid-out function.
+std::vector<const tir::Operation *> conversions(tir::Function &f) {
+  std::vector<const tir::Operation *> found;
+  tir::walk(f, [&](tir::Operation &op) {
+    if (op.code() == tir::OpCode::ConvertLayout)
+      found.push_back(&op);
+  });
+  return found;
+}
+
+/// Wavefronts `dist`'s accesses would take without any bank conflict.
+unsigned idealWavefronts(const codegen::SharedTilePlan &plan, const codegen::Distribution &dist) {
+  unsigned vec = plan.vectorWidth(dist);
+  unsigned accessBytes = std::max(4u, vec * plan.elemBytes);
+  unsigned phases = std::max(1u, 32 * accessBytes / 128);
+  if (vec * plan.elemBytes < 4)
+    phases = 1;
+  return dist.numElements() / vec * phases;
+}
+
+/// `exact`: both sides free of bank conflicts. Otherwise at most 2-way: when the writer stores
+/// 16-byte vectors of 4 x fp32 and the reader takes 2 elements of each, the reader's lanes can
+/// reach only half of the banks whatever the layout of the tile.
+void checkTransposeKernel(tir::Module &m, const std::string &arch, bool exact = true) {
+  Compiled c = compile(m, arch);
+  INFO(c.ptx);
+  tir::Function &f = *m.functions[0];
+  std::vector<const tir::Operation *> cvts = conversions(f);
+  REQUIRE(cvts.size() == 1);
+  // Both sides of the conversion are free of bank conflicts.
+  const tir::Operation &cvt = *cvts[0];
+  codegen::SharedTilePlan plan =
+      codegen::conversionPlan(cvt.operand(0)->type(), cvt.result()->type());
+  codegen::Distribution src = codegen::distributionOf(cvt.operand(0)->type());
+  codegen::Distribution dst = codegen::distributionOf(cvt.result()->type());
+  INFO("plan: fast " << plan.fastDim << " unit " << plan.unit << " pad " << plan.pad << " swizzle "
+                     << plan.swizzleShift << "/" << plan.swizzleMask << "; "
+                     << cvt.operand(0)->type().str() << " -> " << cvt.result()->type().str());
+  unsigned bound = exact ? 1 : 2;
+  CHECK(plan.wavefronts(src) <= bound * idealWavefronts(plan, src));
+  CHECK(plan.wavefronts(dst) <= bound * idealWavefronts(plan, dst));
+  // One barrier, between the shared-memory writes and reads; 128-bit global accesses.
+  CHECK(count(c.ptx, "bar.sync") == 1);
+  CHECK(count(c.ptx, "ld.global.v4") >= 1);
+  CHECK(count(c.ptx, "st.global.v4") >= 1);
+  CHECK(contains(c.ptx, "st.shared.v") | contains(c.ptx, "ld.shared.v"));
+  CHECK_FALSE(contains(c.ptx, ".local"));
+  checkPtxas(c.ptx, arch);
+}
+
+} // namespace
+
+TEST_CASE("trans: a free permutation of the operand's blocked layout", "[codegen][trans]") {
+  tir::Module m;
+  transposeTransKernel(m, tir::ScalarKind::F16, 64, 64);
+  tir::Function &f = *m.functions[0];
+  gpu::runLayoutPasses(f);
+  REQUIRE(tir::verify(f) == "");
+  const tir::Operation *trans = nullptr;
+  tir::walk(f, [&](tir::Operation &op) {
+    if (op.code() == tir::OpCode::Trans)
+      trans = &op;
+  });
+  REQUIRE(trans);
+  gpu::LayoutPtr in = trans->operand(0)->type().layout, out = trans->result()->type().layout;
+  REQUIRE(in->kind == gpu::LayoutKind::Blocked);
+  CHECK(out->sizePerThread == std::vector<unsigned>{in->sizePerThread[1], in->sizePerThread[0]});
+  CHECK(out->order == std::vector<unsigned>{in->order[1], in->order[0]});
+  CHECK(*gpu::permuteLayout(in, {1, 0}) == *out);
+  // One conversion, between the load's coalesced layout and the store's.
+  CHECK(conversions(f).size() == 1);
+}
+
+TEST_CASE("transpose fp16 64x64 (tl.trans): conflict-free shared memory, one barrier",
+          "[codegen][trans]") {
+  for (const char *arch : {"sm_90a", "sm_80"}) {
+    tir::Module m;
+    transposeTransKernel(m, tir::ScalarKind::F16, 64, 64);
+    checkTransposeKernel(m, arch);
+  }
+}
+
+TEST_CASE("transpose fp32 (tl.trans) 32x32, 64x64, 128x64: at most 2-way conflicts",
+          "[codegen][trans]") {
+  for (auto [bm, bn] : {std::pair<int64_t, int64_t>{32, 32}, {64, 64}, {128, 64}}) {
+    tir::Module m;
+    transposeTransKernel(m, tir::ScalarKind::F32, bm, bn, bm * bn >= 8192 ? 8 : 4);
+    checkTransposeKernel(m, "sm_90a", bm == 32);
+  }
+}
+
+TEST_CASE("transpose by strides (load along dim 0, store along dim 1): few bank conflicts",
+          "[codegen][trans]") {
+  for (tir::ScalarKind elem : {tir::ScalarKind::F16, tir::ScalarKind::F32}) {
+    tir::Module m;
+    transposeStrideKernel(m, elem, 64, 64);
+    checkTransposeKernel(m, "sm_90a", elem == tir::ScalarKind::F16);
+  }
+}
+
+TEST_CASE("dot (FMA): fp32, fp16, bf16, int8, tf32 lower and pass ptxas", "[codegen][dot]") {
+  struct Case {
+    tir::ScalarKind in, acc;
+    const char *precision;
+    const char *expect;
+  };
+  for (const Case &k : {Case{tir::ScalarKind::F32, tir::ScalarKind::F32, "ieee", "fma.rn.f32"},
+                        Case{tir::ScalarKind::F16, tir::ScalarKind::F32, "ieee", "fma.rn.f32"},
+                        Case{tir::ScalarKind::BF16, tir::ScalarKind::F32, "ieee", "fma.rn.f32"},
+                        Case{tir::ScalarKind::F16, tir::ScalarKind::F16, "ieee", "fma.rn.f16"},
+                        Case{tir::ScalarKind::I8, tir::ScalarKind::I32, "ieee", "mad.lo.s32"},
+                        Case{tir::ScalarKind::F32, tir::ScalarKind::F32, "tf32",
+                             "cvt.rna.tf32.f32"},
+                        Case{tir::ScalarKind::F32, tir::ScalarKind::F32, "tf32x3",
+                             "cvt.rna.tf32.f32"}}) {
+    for (const char *arch : {"sm_90a", "sm_80"}) {
+      tir::Module m;
+      dotKernel(m, k.in, k.acc, 64, 64, 32, k.precision);
+      Compiled c = compile(m, arch);
+      INFO(tir::DType::scalar(k.in).str() << " -> " << tir::DType::scalar(k.acc).str() << " "
+                                          << k.precision << " " << arch);
+      INFO(c.ptx);
+      CHECK(contains(c.ptx, k.expect));
+      // One barrier after staging the operands, two around the conversion of the result (4x8
+      // elements per thread) to the store's coalesced layout.
+      CHECK(count(c.ptx, "bar.sync") == 3);
+      CHECK_FALSE(contains(c.ptx, ".local"));
+      checkPtxas(c.ptx, arch);
+    }
+  }
+}
+
+TEST_CASE("dot: 64x64x32 fp32 reads operand vectors from shared memory", "[codegen][dot]") {
+  tir::Module m;
+  dotKernel(m, tir::ScalarKind::F32, tir::ScalarKind::F32, 64, 64, 32);
+  Compiled c = compile(m);
+  INFO(c.ptx);
+  // 32 accumulators per thread, 32 k steps: 1024 fma per thread.
+  CHECK(count(c.ptx, "fma.rn.f32") == 1024);
+  CHECK(count(c.ptx, "ld.shared.v4") + count(c.ptx, "ld.shared.v2") > 0);
+}
+
+TEST_CASE("print the laid-out test kernels", "[.debug]") {
+  tir::Module m;
+  transposeTransKernel(m, tir::ScalarKind::F16, 64, 64);
+  transposeStrideKernel(m, tir::ScalarKind::F32, 64, 64);
+  dotKernel(m, tir::ScalarKind::F32, tir::ScalarKind::F32, 64, 64, 32);
+  for (auto &f : m.functions) {
+    gpu::runCoalesce(*f);
+    gpu::runAssignLayouts(*f);
+    std::printf("%s\n", tir::print(*f).c_str());
+    gpu::runRemoveRedundantConversions(*f);
+    std::printf("%s\n", tir::print(*f).c_str());
+  }
 }

@@ -194,4 +194,132 @@ inline Function *loopKernel(Module &m, int64_t block = 256) {
   return f;
 }
 
+/// `ptr + rows[:, None] * rowStride + cols[None, :] * colStride` for rows of `r` and cols of `c`
+/// (strides: scalar values, or null for 1).
+inline Value *tilePointers(Builder &b, Value *ptr, Value *rows, Value *cols, Value *rowStride,
+                           Value *colStride) {
+  int64_t nr = rows->type().shape[0], nc = cols->type().shape[0];
+  std::vector<int64_t> shape{nr, nc};
+  Value *r = b.broadcast(b.expandDims(rows, 1), shape);
+  Value *c = b.broadcast(b.expandDims(cols, 0), shape);
+  if (rowStride)
+    r = b.binary(OpCode::Mul, r, b.splat(rowStride, shape));
+  if (colStride)
+    c = b.binary(OpCode::Mul, c, b.splat(colStride, shape));
+  return b.addPtr(b.splat(ptr, shape), b.binary(OpCode::Add, r, c));
+}
+
+/// `start * block + arange(0, block)`.
+inline Value *blockOffsets(Builder &b, Value *start, int64_t block) {
+  return b.binary(OpCode::Add,
+                  b.splat(b.binary(OpCode::Mul, start, b.intConstant(block, Type(i32()))), {block}),
+                  b.makeRange(0, block));
+}
+
+/// `(rows[:, None] < R) & (cols[None, :] < C)`.
+inline Value *tileMask(Builder &b, Value *rows, Value *cols, Value *R, Value *C) {
+  int64_t nr = rows->type().shape[0], nc = cols->type().shape[0];
+  std::vector<int64_t> shape{nr, nc};
+  return b.binary(OpCode::And,
+                  b.cmp("lt", b.broadcast(b.expandDims(rows, 1), shape), b.splat(R, shape)),
+                  b.cmp("lt", b.broadcast(b.expandDims(cols, 0), shape), b.splat(C, shape)));
+}
+
+/// The seed's Transpose2D-1 (tl.trans) with stride_xn = stride_ym = 1 bound as constexprs:
+/// x is M x N, y is N x M; each program moves a bm x bn tile.
+inline Function *transposeTransKernel(Module &m, ScalarKind elem, int64_t bm, int64_t bn,
+                                      unsigned numWarps = 4) {
+  Function *f = m.addFunction("transpose_kernel", SourceLoc{1, 1, 1});
+  f->numWarps = numWarps;
+  Block &body = f->body();
+  Value *x = body.addArgument(Type(ptrTo(elem)));
+  Value *y = body.addArgument(Type(ptrTo(elem)));
+  Value *M = body.addArgument(Type(i32()));
+  Value *N = body.addArgument(Type(i32()));
+  Value *strideXm = body.addArgument(Type(i32()));
+  Value *strideYn = body.addArgument(Type(i32()));
+  f->params = {{"x_ptr", x->type().elem, 16},   {"y_ptr", y->type().elem, 16},
+               {"M", i32(), 0, 16},             {"N", i32(), 0, 16},
+               {"stride_xm", i32(), 0, 16},     {"stride_yn", i32(), 0, 16}};
+  Builder b(body);
+  b.setLoc(SourceLoc{1, 10, 5});
+  Value *offM = blockOffsets(b, b.programId(0), bm);
+  Value *offN = blockOffsets(b, b.programId(1), bn);
+  Value *xv = b.createValue(OpCode::Load,
+                            {tilePointers(b, x, offM, offN, strideXm, nullptr),
+                             tileMask(b, offM, offN, M, N)},
+                            Type(DType::scalar(elem), {bm, bn}));
+  Operation *trans = b.create(OpCode::Trans, {xv}, {Type(DType::scalar(elem), {bn, bm})});
+  trans->setAttr("order", std::vector<int64_t>{1, 0});
+  b.create(OpCode::Store,
+           {tilePointers(b, y, offN, offM, strideYn, nullptr), trans->result(),
+            tileMask(b, offN, offM, N, M)},
+           {});
+  b.create(OpCode::Return, {}, {});
+  return f;
+}
+
+/// The seed's Transpose2D-2 (the stride trick) with col_stride_x = col_stride_y = 1 bound: the
+/// load is contiguous along dim 0, the store along dim 1.
+inline Function *transposeStrideKernel(Module &m, ScalarKind elem, int64_t bm, int64_t bn,
+                                       unsigned numWarps = 4) {
+  Function *f = m.addFunction("transpose_kernel", SourceLoc{1, 1, 1});
+  f->numWarps = numWarps;
+  Block &body = f->body();
+  Value *x = body.addArgument(Type(ptrTo(elem)));
+  Value *y = body.addArgument(Type(ptrTo(elem)));
+  Value *M = body.addArgument(Type(i32()));
+  Value *N = body.addArgument(Type(i32()));
+  Value *rowStrideX = body.addArgument(Type(i32()));
+  Value *rowStrideY = body.addArgument(Type(i32()));
+  f->params = {{"x_ptr", x->type().elem, 16},     {"y_ptr", y->type().elem, 16},
+               {"M", i32(), 0, 16},               {"N", i32(), 0, 16},
+               {"row_stride_x", i32(), 0, 16},    {"row_stride_y", i32(), 0, 16}};
+  Builder b(body);
+  b.setLoc(SourceLoc{1, 12, 5});
+  Value *rows = blockOffsets(b, b.programId(0), bm);
+  Value *cols = blockOffsets(b, b.programId(1), bn);
+  Value *mask = tileMask(b, cols, rows, N, M);
+  Value *xv = b.createValue(OpCode::Load,
+                            {tilePointers(b, x, cols, rows, nullptr, rowStrideX), mask},
+                            Type(DType::scalar(elem), {bn, bm}));
+  b.create(OpCode::Store, {tilePointers(b, y, cols, rows, rowStrideY, nullptr), xv, mask}, {});
+  b.create(OpCode::Return, {}, {});
+  return f;
+}
+
+/// c = a @ b for one M x N tile: a is M x K (row stride K), b is K x N (row stride N), products
+/// accumulated in `acc` (zeros).
+inline Function *dotKernel(Module &m, ScalarKind in, ScalarKind acc, int64_t M, int64_t N,
+                           int64_t K, const std::string &precision = "ieee",
+                           unsigned numWarps = 4) {
+  Function *f = m.addFunction("dot_kernel", SourceLoc{1, 1, 1});
+  f->numWarps = numWarps;
+  Block &body = f->body();
+  Value *a = body.addArgument(Type(ptrTo(in)));
+  Value *bp = body.addArgument(Type(ptrTo(in)));
+  Value *c = body.addArgument(Type(ptrTo(acc)));
+  f->params = {{"a_ptr", a->type().elem, 16}, {"b_ptr", bp->type().elem, 16},
+               {"c_ptr", c->type().elem, 16}};
+  Builder b(body);
+  b.setLoc(SourceLoc{1, 6, 11});
+  Value *rm = b.makeRange(0, M), *rn = b.makeRange(0, N), *rk = b.makeRange(0, K);
+  Value *av = b.createValue(
+      OpCode::Load, {tilePointers(b, a, rm, rk, b.intConstant(K, Type(i32())), nullptr)},
+      Type(DType::scalar(in), {M, K}));
+  Value *bv = b.createValue(
+      OpCode::Load, {tilePointers(b, bp, rk, rn, b.intConstant(N, Type(i32())), nullptr)},
+      Type(DType::scalar(in), {K, N}));
+  Value *zero = DType::scalar(acc).isFloat()
+                    ? b.floatConstant(0.0, Type(DType::scalar(acc), {M, N}))
+                    : b.intConstant(0, Type(DType::scalar(acc), {M, N}));
+  Operation *dot = b.create(OpCode::Dot, {av, bv, zero}, {Type(DType::scalar(acc), {M, N})});
+  dot->setAttr("input_precision", precision);
+  b.create(OpCode::Store,
+           {tilePointers(b, c, rm, rn, b.intConstant(N, Type(i32())), nullptr), dot->result()},
+           {});
+  b.create(OpCode::Return, {}, {});
+  return f;
+}
+
 } // namespace tilec::testkernels

@@ -1,0 +1,170 @@
+#include "codegen/SharedTile.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace tilec::codegen {
+
+int64_t SharedTilePlan::numRows() const {
+  int64_t rows = 1;
+  for (unsigned d = 0; d < shape.size(); ++d)
+    if (d != fastDim)
+      rows *= shape[d];
+  return rows;
+}
+
+unsigned SharedTilePlan::bytes() const {
+  return static_cast<unsigned>(numRows() * rowStride() * elemBytes);
+}
+
+static unsigned largestPowerOfTwoDividing(unsigned n, unsigned limit) {
+  unsigned v = 1;
+  while (v * 2 <= limit && n % (v * 2) == 0)
+    v *= 2;
+  return v;
+}
+
+/// Elements the thread holds consecutively along d, capped at 16 bytes and the dimension.
+static unsigned contiguousAlong(const Distribution &dist, unsigned d, unsigned elemBytes) {
+  unsigned limit = std::max(1u, 16 / elemBytes);
+  limit = static_cast<unsigned>(std::min<int64_t>(limit, dist.shape[d]));
+  limit = std::min(limit, dist.elemsPerThread[d]);
+  return largestPowerOfTwoDividing(dist.spt(d), limit);
+}
+
+unsigned SharedTilePlan::vectorWidth(const Distribution &dist) const {
+  return std::min(unit, contiguousAlong(dist, fastDim, elemBytes));
+}
+
+int64_t SharedTilePlan::row(const std::vector<int64_t> &coords) const {
+  int64_t r = 0;
+  for (unsigned d = 0; d < shape.size(); ++d)
+    if (d != fastDim)
+      r = r * shape[d] + coords[d];
+  return r;
+}
+
+int64_t SharedTilePlan::offset(const std::vector<int64_t> &coords) const {
+  int64_t r = row(coords);
+  int64_t f = coords[fastDim];
+  int64_t u = (f / unit) ^ ((r >> swizzleShift) & swizzleMask);
+  return r * rowStride() + u * unit + f % unit;
+}
+
+unsigned SharedTilePlan::wavefronts(const Distribution &dist) const {
+  unsigned vec = vectorWidth(dist);
+  unsigned accessBytes = vec * elemBytes;
+  // A warp's access is served in phases of 128 bytes' worth of lanes; within a phase, the lanes
+  // that hit one bank in different 4-byte words serialise.
+  unsigned lanesPerPhase = std::max(1u, std::min(32u, 128 / std::max(4u, accessBytes)));
+  unsigned total = 0;
+  for (unsigned e = 0; e < dist.numElements(); ++e) {
+    std::vector<unsigned> index = dist.multiIndex(e);
+    if (index[fastDim] % vec != 0)
+      continue;
+    for (unsigned phase = 0; phase < 32; phase += lanesPerPhase) {
+      std::map<int64_t, std::set<int64_t>> wordsPerBank;
+      for (unsigned lane = phase; lane < phase + lanesPerPhase; ++lane) {
+        int64_t byte = offset(dist.coordinates(lane, 0, e)) * elemBytes;
+        for (int64_t w = byte / 4; w <= (byte + accessBytes - 1) / 4; ++w)
+          wordsPerBank[w % 32].insert(w);
+      }
+      size_t worst = 1;
+      for (const auto &[bank, words] : wordsPerBank)
+        worst = std::max(worst, words.size());
+      total += static_cast<unsigned>(worst);
+    }
+  }
+  return total;
+}
+
+SharedTilePlan planSharedTile(const std::vector<int64_t> &shape, unsigned elemBytes,
+                              const std::vector<const Distribution *> &accessors) {
+  SharedTilePlan best;
+  unsigned bestCost = ~0u;
+  std::vector<unsigned> fastDims;
+  for (const Distribution *dist : accessors)
+    if (!dist->order.empty() &&
+        std::find(fastDims.begin(), fastDims.end(), dist->order[0]) == fastDims.end())
+      fastDims.push_back(dist->order[0]);
+  if (fastDims.empty())
+    fastDims.push_back(static_cast<unsigned>(shape.size()) - 1);
+  for (unsigned fast : fastDims) {
+    unsigned widest = 1;
+    for (const Distribution *dist : accessors)
+      widest = std::max(widest, contiguousAlong(*dist, fast, elemBytes));
+    // Narrower units too: a 16-byte unit confines an accessor that reads few elements of each
+    // unit to a fraction of the banks, and two 8-byte accesses cost what one 16-byte one does.
+    for (unsigned unit = widest; unit >= 1; unit /= 2) {
+      SharedTilePlan plan;
+      plan.shape = shape;
+      plan.elemBytes = elemBytes;
+      plan.fastDim = fast;
+      plan.unit = unit;
+      int64_t unitsPerRow = std::max<int64_t>(1, plan.rowLength() / plan.unit);
+      int64_t rows = plan.numRows();
+      // Candidates, simplest first: plain rows, padded rows, then XOR swizzles of growing reach.
+      std::vector<SharedTilePlan> candidates{plan};
+      SharedTilePlan padded = plan;
+      padded.pad = plan.unit;
+      candidates.push_back(padded);
+      for (unsigned mask = 1; mask < unitsPerRow; mask = mask * 2 + 1)
+        for (unsigned shift = 0; (int64_t(1) << shift) < rows; ++shift) {
+          SharedTilePlan swizzled = plan;
+          swizzled.swizzleMask = mask;
+          swizzled.swizzleShift = shift;
+          candidates.push_back(swizzled);
+        }
+      for (const SharedTilePlan &candidate : candidates) {
+        unsigned cost = 0;
+        for (const Distribution *dist : accessors)
+          cost += candidate.wavefronts(*dist);
+        if (cost < bestCost) {
+          bestCost = cost;
+          best = candidate;
+        }
+      }
+    }
+  }
+  return best;
+}
+
+} // namespace tilec::codegen
+
+namespace tilec::codegen {
+
+unsigned sharedElementBytes(const tir::DType &type) {
+  if (type.isPointer())
+    return 8;
+  return std::max(1u, type.bytes());
+}
+
+SharedTilePlan conversionPlan(const tir::Type &from, const tir::Type &to) {
+  Distribution src = distributionOf(from), dst = distributionOf(to);
+  return planSharedTile(from.shape, sharedElementBytes(from.elem), {&src, &dst});
+}
+
+gpu::LayoutPtr dotOperandLayout(const gpu::Layout &acc, unsigned operand, int64_t k) {
+  std::vector<unsigned> spt = acc.sizePerThread;
+  spt[operand == 0 ? 1 : 0] = static_cast<unsigned>(k);
+  return gpu::makeBlocked(spt, acc.threadsPerWarp, acc.warpsPerCTA, acc.order);
+}
+
+DotPlans dotPlans(const tir::Operation &dot) {
+  const tir::Type &acc = dot.operand(2)->type();
+  int64_t k = dot.operand(0)->type().shape[1];
+  DotPlans plans;
+  for (unsigned i = 0; i < 2; ++i) {
+    const tir::Type &operand = dot.operand(i)->type();
+    Distribution writer = distributionOf(operand);
+    Distribution reader =
+        distributionOf(operand.withLayout(dotOperandLayout(*acc.layout, i, k)));
+    plans.operands[i] =
+        planSharedTile(operand.shape, sharedElementBytes(operand.elem), {&writer, &reader});
+  }
+  plans.offsetB = (plans.operands[0].bytes() + 15) / 16 * 16;
+  return plans;
+}
+
+} // namespace tilec::codegen

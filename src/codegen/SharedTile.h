@@ -1,0 +1,70 @@
+// How a tensor is laid out in shared memory while it changes hands between threads (a layout
+// conversion, the operands of an FMA dot).
+//
+// The tile is stored by rows along one "fast" dimension F: an element's row is the row-major
+// index of its other coordinates, and a row holds shape[F] elements plus `pad`. Along F the
+// elements are grouped in units of `unit` consecutive elements (up to 16 bytes, the widest vector
+// any accessor uses), and unit u of row r is stored at unit position
+//   u ^ ((r >> swizzleShift) & swizzleMask)
+// so that accessors that walk across rows (a transpose) hit distinct banks. Every accessor reads
+// or writes whole vectors of its consecutive elements along F; the planner picks F, the padding
+// and the swizzle that give the fewest shared-memory wavefronts for the accessors' warp 0,
+// simulated at compile time.
+#pragma once
+
+#include "codegen/Distribution.h"
+#include "tir/IR.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace tilec::codegen {
+
+struct SharedTilePlan {
+  std::vector<int64_t> shape;
+  unsigned elemBytes = 4;
+  unsigned fastDim = 0;
+  unsigned unit = 1; // elements
+  unsigned pad = 0;  // elements added to each row
+  unsigned swizzleShift = 0;
+  unsigned swizzleMask = 0;
+
+  int64_t rowLength() const { return shape[fastDim]; }
+  int64_t rowStride() const { return rowLength() + pad; }
+  int64_t numRows() const;
+  unsigned bytes() const;
+
+  /// Elements `dist`'s thread accesses at once along F (a power of two dividing `unit`).
+  unsigned vectorWidth(const Distribution &dist) const;
+  /// The row of an element (row-major index of its coordinates other than F).
+  int64_t row(const std::vector<int64_t> &coords) const;
+  /// Offset in elements of the element at `coords`.
+  int64_t offset(const std::vector<int64_t> &coords) const;
+  /// Shared-memory wavefronts all of `dist`'s vector accesses take, for warp 0.
+  unsigned wavefronts(const Distribution &dist) const;
+};
+
+/// The plan for a tile of `shape` with elements of `elemBytes` bytes, written and read by the
+/// threads of `accessors` (all distributions of that shape).
+SharedTilePlan planSharedTile(const std::vector<int64_t> &shape, unsigned elemBytes,
+                              const std::vector<const Distribution *> &accessors);
+
+/// Bytes an element of `type` takes in shared memory (booleans as bytes, pointers as 64 bits).
+unsigned sharedElementBytes(const tir::DType &type);
+
+/// The plan of a layout conversion from `from` to `to`.
+SharedTilePlan conversionPlan(const tir::Type &from, const tir::Type &to);
+
+/// The layout in which the FMA dot's threads read operand `operand` (0: a [M,K], 1: b [K,N]):
+/// the accumulator's blocked layout with the whole of K in each thread.
+gpu::LayoutPtr dotOperandLayout(const gpu::Layout &acc, unsigned operand, int64_t k);
+
+/// The FMA dot stages a in shared memory at offset 0 and b at `offsetB` bytes.
+struct DotPlans {
+  SharedTilePlan operands[2];
+  unsigned offsetB = 0;
+  unsigned bytes() const { return offsetB + operands[1].bytes(); }
+};
+DotPlans dotPlans(const tir::Operation &dot);
+
+} // namespace tilec::codegen
