@@ -11,6 +11,8 @@
 #include "Json.h"
 #include "tilec/runtime.hpp"
 
+#include <cstdlib>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -94,6 +96,18 @@ const ConstexprInfo *KernelInfo::findConstexpr(std::string_view name) const {
   return nullptr;
 }
 
+int64_t KernelInfo::intConstexpr(std::string_view name) const {
+  const ConstexprInfo *c = findConstexpr(name);
+  if (!c)
+    throw Error("kernel " + Name + " (entry " + Entry + ") has no constexpr " + std::string(name));
+  char *end = nullptr;
+  long long value = std::strtoll(c->Value.c_str(), &end, 10);
+  if (c->Value.empty() || *end)
+    throw Error("kernel " + Name + ": constexpr " + std::string(name) + " is " + c->Value +
+                ", not an integer");
+  return value;
+}
+
 const KernelInfo *Metadata::findKernel(std::string_view name) const {
   for (const KernelInfo &kernel : Kernels)
     if (kernel.Name == name)
@@ -133,11 +147,11 @@ public:
     std::optional<int64_t> versionNumber = version.asInt64();
     if (!versionNumber || *versionNumber < 1)
       fail(version, "version", "must be a positive integer");
-    if (*versionNumber != 1)
+    if (*versionNumber > 2)
       fail(version, "version",
            "is " + version.text() +
-               "; this runtime reads version 1 (the file was written by a newer tilec)");
-    metadata.Version = 1;
+               "; this runtime reads versions 1 and 2 (the file was written by a newer tilec)");
+    metadata.Version = static_cast<int>(*versionNumber);
     metadata.Compiler = optionalString(root, "compiler", "");
     metadata.Source = optionalString(root, "source", "");
     metadata.Target = requireString(root, "target", "").text();
@@ -274,7 +288,62 @@ private:
         info.Constexprs.push_back(std::move(constexprInfo));
       }
     }
+
+    // Version 2: an autotuned kernel's variants, each a kernel of its own with the same
+    // parameters (constexprs are not parameters).
+    if (const json::Value *variants = kernel.find("variants")) {
+      expectKind(*variants, json::Value::Kind::Array, join(path, "variants"));
+      if (variants->elements().empty())
+        fail(*variants, join(path, "variants"), "must not be empty");
+      const json::Value &key = requireMember(kernel, "autotune_key", path);
+      expectKind(key, json::Value::Kind::Array, join(path, "autotune_key"));
+      for (const json::Value &name : key.elements()) {
+        expectKind(name, json::Value::Kind::String, join(path, "autotune_key"));
+        bool isParam = false;
+        for (const ParamInfo &param : info.Params)
+          isParam |= param.Name == name.text();
+        if (!isParam)
+          fail(name, join(path, "autotune_key"),
+               "names '" + name.text() + "', which is not a parameter");
+        info.AutotuneKey.push_back(name.text());
+      }
+      for (size_t i = 0; i < variants->elements().size(); ++i) {
+        const json::Value &variant = variants->elements()[i];
+        std::string variantPath = path + ".variants[" + std::to_string(i) + "]";
+        expectKind(variant, json::Value::Kind::Object, variantPath);
+        // The variant's own members over a copy of the kernel's name and parameters.
+        KernelInfo v = readVariant(variant, variantPath, info);
+        info.Variants.push_back(std::move(v));
+      }
+    }
     return info;
+  }
+
+  KernelInfo readVariant(const json::Value &variant, const std::string &path,
+                         const KernelInfo &kernel) const {
+    KernelInfo v;
+    v.Name = kernel.Name;
+    v.Params = kernel.Params;
+    v.Entry = requireName(variant, "entry", path);
+    v.NumWarps = readUnsigned(variant, "num_warps", path, 1, 32, std::nullopt);
+    v.NumStages = readUnsigned(variant, "num_stages", path, 1, 64, 3u);
+    v.ThreadsPerBlock = readUnsigned(variant, "threads_per_block", path, 1, 1024, std::nullopt);
+    if (v.ThreadsPerBlock != 32 * v.NumWarps)
+      fail(*variant.find("threads_per_block"), join(path, "threads_per_block"),
+           "is not 32 * num_warps");
+    v.SharedMemoryBytes =
+        readUnsigned(variant, "shared_memory_bytes", path, 0, INT32_MAX, std::nullopt);
+    if (const json::Value *constexprs = variant.find("constexprs")) {
+      expectKind(*constexprs, json::Value::Kind::Array, join(path, "constexprs"));
+      for (const json::Value &entry : constexprs->elements()) {
+        expectKind(entry, json::Value::Kind::Object, join(path, "constexprs"));
+        ConstexprInfo c;
+        c.Name = requireName(entry, "name", path);
+        c.Value = requireString(entry, "value", path).text();
+        v.Constexprs.push_back(std::move(c));
+      }
+    }
+    return v;
   }
 
   ParamInfo readParam(const json::Value &param, const std::string &path) const {

@@ -5,7 +5,9 @@
 #include "Driver.h"
 #include "Internal.h"
 
+#include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <iterator>
 #include <utility>
 
@@ -170,11 +172,19 @@ void synchronize() {
 
 namespace detail {
 
+struct AutotuneState {
+  std::mutex Mutex;
+  std::string Pinned; // an entry, or empty
+  std::string Id;     // names the kernel in the autotune cache: PTX hash, kernel, device
+};
+
 struct KernelState {
   const KernelInfo *Info = nullptr;
   CUfunction Function = nullptr;
   CUcontext Context = nullptr; // the module's
   unsigned DynamicSharedBytes = 0;
+  std::vector<KernelState> Variants; // autotuned kernels, parallel to Info->Variants
+  std::shared_ptr<AutotuneState> Tuning;
 };
 
 struct ModuleState {
@@ -318,9 +328,23 @@ Module Module::loadFromMemory(std::string_view ptx, std::string_view metadataJso
   state->InfoLog = trimLog(infoLog);
 
   state->Kernels.reserve(state->Meta.Kernels.size());
+  uint64_t ptxHash = 1469598103934665603ull; // FNV-1a: the cache's choices belong to this PTX
+  for (char c : ptx)
+    ptxHash = (ptxHash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
   for (const KernelInfo &info : state->Meta.Kernels) {
-    state->Kernels.push_back(prepareKernel(info, state->Handle, device, where));
-    state->Kernels.back().Context = state->Context;
+    detail::KernelState kernel = prepareKernel(info, state->Handle, device, where);
+    kernel.Context = state->Context;
+    if (!info.Variants.empty()) {
+      kernel.Tuning = std::make_shared<detail::AutotuneState>();
+      char hash[32];
+      std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(ptxHash));
+      kernel.Tuning->Id = std::string(hash) + "-" + info.Name + "-" + computeCapability(device);
+      for (const KernelInfo &variant : info.Variants) {
+        kernel.Variants.push_back(prepareKernel(variant, state->Handle, device, where));
+        kernel.Variants.back().Context = state->Context;
+      }
+    }
+    state->Kernels.push_back(std::move(kernel));
   }
   return Module(std::move(state));
 }
@@ -361,15 +385,18 @@ unsigned Kernel::dynamicSharedBytes() const {
   return State->DynamicSharedBytes;
 }
 
-void Kernel::launchArgs(Grid grid, CUstream stream, const std::vector<Arg> &args) const {
+void Kernel::launchArgs(const LaunchGrid &grid, CUstream stream,
+                        const std::vector<Arg> &args) const {
   std::vector<uint64_t> slots(args.size());
   launchPacked(grid, stream, args.data(), args.size(), slots.data());
 }
 
-void Kernel::launchPacked(Grid grid, CUstream stream, const Arg *args, size_t count,
-                          uint64_t *slots) const {
-  const KernelInfo &info = *State->Info;
-  packArguments(info, args, count, slots);
+namespace {
+
+/// Launches one kernel (or variant) with packed arguments.
+void launchState(const detail::KernelState &state, Grid grid, CUstream stream, size_t count,
+                 uint64_t *slots) {
+  const KernelInfo &info = *state.Info;
   if (grid.X == 0 || grid.Y == 0 || grid.Z == 0)
     return; // an empty grid: nothing to run, as in Triton
 
@@ -384,18 +411,111 @@ void Kernel::launchPacked(Grid grid, CUstream stream, const Arg *args, size_t co
   for (size_t i = 0; i < count; ++i)
     pointers[i] = &slots[i];
   CUresult result = driver::api().cuLaunchKernel(
-      State->Function, grid.X, grid.Y, grid.Z, info.ThreadsPerBlock, 1, 1,
-      State->DynamicSharedBytes, stream, count ? pointers : nullptr, nullptr);
+      state.Function, grid.X, grid.Y, grid.Z, info.ThreadsPerBlock, 1, 1,
+      state.DynamicSharedBytes, stream, count ? pointers : nullptr, nullptr);
   if (result == CUDA_SUCCESS)
     return;
-  std::string detail = "kernel " + info.Name + ", grid (" + std::to_string(grid.X) + ", " +
-                       std::to_string(grid.Y) + ", " + std::to_string(grid.Z) + "), block (" +
+  std::string detail = "kernel " + info.Name + " (entry " + info.Entry + "), grid (" +
+                       std::to_string(grid.X) + ", " + std::to_string(grid.Y) + ", " +
+                       std::to_string(grid.Z) + "), block (" +
                        std::to_string(info.ThreadsPerBlock) + ", 1, 1), dynamic shared memory " +
-                       std::to_string(State->DynamicSharedBytes) + " bytes";
+                       std::to_string(state.DynamicSharedBytes) + " bytes";
   CUcontext current = nullptr;
-  if (driver::api().cuCtxGetCurrent(&current) == CUDA_SUCCESS && current != State->Context)
+  if (driver::api().cuCtxGetCurrent(&current) == CUDA_SUCCESS && current != state.Context)
     detail += "; the current context is not the one the module was loaded in";
   driver::fail(result, "cuLaunchKernel", detail);
+}
+
+/// The autotune key of a launch: the key parameters' values ("n_elements=4096"). Pointers key on
+/// their type only, as Triton keys tensors on their dtype.
+std::string autotuneKey(const KernelInfo &info, const Arg *args, size_t count) {
+  std::string key;
+  for (const std::string &name : info.AutotuneKey) {
+    for (size_t i = 0; i < info.Params.size() && i < count; ++i) {
+      if (info.Params[i].Name != name)
+        continue;
+      key += (key.empty() ? "" : ",") + name + "=";
+      key += info.Params[i].Type.IsPointer ? info.Params[i].Type.str()
+                                           : std::to_string(args[i].bits());
+    }
+  }
+  return key;
+}
+
+size_t variantIndex(const KernelInfo &info, const std::string &entry) {
+  for (size_t i = 0; i < info.Variants.size(); ++i)
+    if (info.Variants[i].Entry == entry)
+      return i;
+  std::string list;
+  for (const KernelInfo &variant : info.Variants)
+    list += (list.empty() ? "" : ", ") + variant.Entry;
+  throw Error("kernel " + info.Name + " has no variant '" + entry + "' (variants: " + list + ")");
+}
+
+} // namespace
+
+void Kernel::launchPacked(const LaunchGrid &grid, CUstream stream, const Arg *args, size_t count,
+                          uint64_t *slots) const {
+  const KernelInfo &info = *State->Info;
+  packArguments(info, args, count, slots);
+  if (info.Variants.empty()) {
+    launchState(*State, grid(info), stream, count, slots);
+    return;
+  }
+  detail::AutotuneState &tuning = *State->Tuning;
+  std::string key = autotuneKey(info, args, count);
+  std::string entry;
+  {
+    std::lock_guard<std::mutex> lock(tuning.Mutex);
+    entry = tuning.Pinned;
+  }
+  if (entry.empty()) {
+    autotune::Cache &cache = autotune::Cache::global();
+    if (auto cached = cache.lookup(tuning.Id, key)) {
+      entry = *cached;
+    } else {
+      // Each variant checks the arguments against its own alignment promises, then is timed.
+      size_t fastest = autotune::pickFastest(info.Variants.size(), [&](size_t i) {
+        const detail::KernelState &variant = State->Variants[i];
+        std::vector<uint64_t> variantSlots(count);
+        packArguments(*variant.Info, args, count, variantSlots.data());
+        Grid variantGrid = grid(*variant.Info);
+        return autotune::detail::time(*variant.Info, [&] {
+          launchState(variant, variantGrid, stream, count, variantSlots.data());
+        });
+      });
+      entry = info.Variants[fastest].Entry;
+      cache.store(tuning.Id, key, entry);
+    }
+  }
+  const detail::KernelState &variant = State->Variants[variantIndex(info, entry)];
+  std::vector<uint64_t> variantSlots(count);
+  packArguments(*variant.Info, args, count, variantSlots.data());
+  launchState(variant, grid(*variant.Info), stream, count, variantSlots.data());
+}
+
+void Kernel::pin(const std::string &entry) const {
+  const KernelInfo &info = *State->Info;
+  if (info.Variants.empty())
+    throw Error("kernel " + info.Name + " is not autotuned: there is no variant to pin");
+  if (!entry.empty())
+    variantIndex(info, entry); // throws for an unknown one
+  std::lock_guard<std::mutex> lock(State->Tuning->Mutex);
+  State->Tuning->Pinned = entry;
+}
+
+std::string Kernel::chosenEntry(const std::vector<Arg> &args) const {
+  const KernelInfo &info = *State->Info;
+  if (info.Variants.empty())
+    return info.Entry;
+  {
+    std::lock_guard<std::mutex> lock(State->Tuning->Mutex);
+    if (!State->Tuning->Pinned.empty())
+      return State->Tuning->Pinned;
+  }
+  return autotune::Cache::global()
+      .lookup(State->Tuning->Id, autotuneKey(info, args.data(), args.size()))
+      .value_or("");
 }
 
 } // namespace tilec::rt

@@ -17,8 +17,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <sstream>
 
@@ -221,6 +223,9 @@ std::string emitHeader(const std::string &ptx, const std::string &metadataJson,
         out << ", " << c.at("name").get<std::string>() << "=" << c.at("value").get<std::string>();
       out << "\n";
     }
+    out << "/// The kernel itself (info(), pin() of a variant, chosenEntry()...).\n"
+        << "inline ::tilec::rt::Kernel " << cppName(name) << "_kernel() {\n"
+        << "  return " << dataNamespace << "::module().kernel(\"" << name << "\");\n}\n";
     out << "inline void " << cppName(name) << "(\n    CUstream stream, "
         << (autotuned ? "const ::tilec::rt::LaunchGrid &grid" : "::tilec::rt::Grid grid")
         << params << ") {\n"

@@ -53,7 +53,8 @@ if(NOT PREBUILT_DIR AND NOT EXISTS "${prefix}/bin/tilec")
 endif()
 
 # 2. Configure and build from the prefix alone (copies of the kernels, so step 3 can edit them).
-file(COPY "${KERNELS_DIR}/vector_add.tl" "${KERNELS_DIR}/copy.tl" DESTINATION "${kernels}")
+file(COPY "${KERNELS_DIR}/vector_add.tl" "${KERNELS_DIR}/copy.tl"
+     "${KERNELS_DIR}/vector_add_autotune.tl" DESTINATION "${kernels}")
 set(configure ${CMAKE_COMMAND} -S "${CONSUMER_DIR}" -B "${build}" -G "${GENERATOR}"
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${prefix} -DTILEC_TEST_KERNELS_DIR=${kernels}
     -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)

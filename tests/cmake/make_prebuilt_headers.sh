@@ -18,4 +18,5 @@ mkdir -p "$out"
 "$tilec" samples/vector_add.tl --emit header --arch sm_90a --num-warps 4 \
   -k add_kernel -s "*fp32:16,*fp32:16,*fp32:16,i32,1024" -o "$out/vector_add.h"
 "$tilec" samples/copy.tl --emit header --arch sm_90a -o "$out/copy.h"
-echo "wrote $out/vector_add.h $out/copy.h"
+"$tilec" samples/vector_add_autotune.tl --emit header --arch sm_90a -o "$out/vector_add_autotune.h"
+echo "wrote $out/vector_add.h $out/copy.h $out/vector_add_autotune.h"

@@ -19,7 +19,9 @@
 #include <cstdint>
 #include <cuda.h>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -120,9 +122,19 @@ struct KernelInfo {
   unsigned SharedMemoryBytes = 0;
   std::vector<ParamInfo> Params;
   std::vector<ConstexprInfo> Constexprs;
+  /// Metadata version 2, autotuned kernels (@triton.autotune): the parameters whose values select
+  /// a variant, and the variants (each a complete KernelInfo with the kernel's Name and Params and
+  /// its own Entry, NumWarps, shared memory and Constexprs). The members above are variant 0's.
+  /// Both empty for other kernels.
+  std::vector<std::string> AutotuneKey;
+  std::vector<KernelInfo> Variants;
+  unsigned NumStages = 0; // variants only
 
   /// The constexpr of that name, or nullptr.
   const ConstexprInfo *findConstexpr(std::string_view name) const;
+  /// The integer value of a constexpr (for grids: cdiv(n, BLOCK_SIZE)); throws an Error when
+  /// there is none or it is not an integer.
+  int64_t intConstexpr(std::string_view name) const;
 };
 
 struct Metadata {
@@ -425,6 +437,57 @@ struct Grid {
   unsigned X = 1, Y = 1, Z = 1;
 };
 
+/// The grid of a launch: fixed, or computed from the kernel (variant) that runs, as Triton's
+/// `grid = lambda META: (triton.cdiv(n, META['BLOCK_SIZE']),)`:
+///   [&](const KernelInfo &k) { return Grid{unsigned((n + k.intConstexpr("BLOCK_SIZE") - 1) /
+///                                                   k.intConstexpr("BLOCK_SIZE"))}; }
+class LaunchGrid {
+public:
+  LaunchGrid(Grid grid) : Fixed(grid) {}
+  template <typename F, std::enable_if_t<std::is_invocable_r_v<Grid, F, const KernelInfo &>, int> = 0>
+  LaunchGrid(F function) : Function(std::move(function)) {}
+
+  Grid operator()(const KernelInfo &kernel) const { return Function ? Function(kernel) : Fixed; }
+
+private:
+  Grid Fixed;
+  std::function<Grid(const KernelInfo &)> Function;
+};
+
+/// Autotuning (metadata version 2 kernels): the choice of a variant per value of the key.
+namespace autotune {
+/// The index of the smallest time; \p timeVariant(i) measures variant i (milliseconds).
+size_t pickFastest(size_t count, const std::function<double(size_t)> &timeVariant);
+
+/// Chosen variants, by (kernel identity, key): in memory, and in a directory when one is given
+/// (TILEC_CACHE_DIR by default): one file per kernel identity, "key<TAB>entry" lines. Thread-safe.
+class Cache {
+public:
+  /// \p directory empty: memory only.
+  explicit Cache(std::string directory);
+  /// The process-wide cache, on TILEC_CACHE_DIR when it is set.
+  static Cache &global();
+
+  std::optional<std::string> lookup(const std::string &kernelId, const std::string &key);
+  void store(const std::string &kernelId, const std::string &key, const std::string &entry);
+  const std::string &directory() const { return Directory; }
+
+private:
+  std::string Directory;
+  std::mutex Mutex;
+  std::map<std::pair<std::string, std::string>, std::string> Memory;
+};
+
+/// Replaces the GPU timer (warm-up, then the mean of a few launches timed with CUDA events) by
+/// \p timer(variant, launch) for tests; nullptr restores it. \p launch runs the variant once.
+using Timer = std::function<double(const KernelInfo &variant, const std::function<void()> &launch)>;
+void setTimer(Timer timer);
+namespace detail {
+/// Times one variant with the current timer.
+double time(const KernelInfo &variant, const std::function<void()> &launch);
+} // namespace detail
+} // namespace autotune
+
 namespace detail {
 struct ModuleState;
 struct KernelState;
@@ -444,18 +507,29 @@ public:
   /// Checks the arguments (see packArguments) and launches \p grid blocks on \p stream. A grid
   /// with a zero dimension launches nothing, as in Triton. The launch is asynchronous: errors of
   /// the running kernel surface at the next synchronizing call.
-  template <typename... Args> void launch(Grid grid, CUstream stream, const Args &...args) const {
+  ///
+  /// An autotuned kernel (info().Variants) runs the variant chosen for the values of its key
+  /// arguments: the pinned one if any, else the cached choice, else the fastest after timing
+  /// each variant on these arguments (so outputs are written several times, as in Triton).
+  template <typename... Args>
+  void launch(const LaunchGrid &grid, CUstream stream, const Args &...args) const {
     const std::array<Arg, sizeof...(Args)> packed = {Arg(args)...};
     std::array<uint64_t, sizeof...(Args)> slots{};
     launchPacked(grid, stream, packed.data(), packed.size(), slots.data());
   }
   /// The same with a run-time list of arguments.
-  void launchArgs(Grid grid, CUstream stream, const std::vector<Arg> &args) const;
+  void launchArgs(const LaunchGrid &grid, CUstream stream, const std::vector<Arg> &args) const;
+
+  /// Autotuned kernels: always run the variant with this .entry (empty: tune again). Throws an
+  /// Error naming the variants there are for an unknown entry.
+  void pin(const std::string &entry) const;
+  /// Autotuned kernels: the variant chosen for the key of these arguments so far, or "".
+  std::string chosenEntry(const std::vector<Arg> &args) const;
 
 private:
   friend class Module;
   explicit Kernel(std::shared_ptr<const detail::KernelState> state) : State(std::move(state)) {}
-  void launchPacked(Grid grid, CUstream stream, const Arg *args, size_t count,
+  void launchPacked(const LaunchGrid &grid, CUstream stream, const Arg *args, size_t count,
                     uint64_t *slots) const;
 
   std::shared_ptr<const detail::KernelState> State;
