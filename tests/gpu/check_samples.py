@@ -151,6 +151,17 @@ SAMPLES: List[Sample] = [
     transpose_sample("transpose_fp32_32", "samples/transpose.tl", "float32", 32),
     transpose_sample("transpose_strides_fp16", "samples/transpose_strides.tl", "float16", 64),
     transpose_sample("transpose_strides_fp32", "samples/transpose_strides.tl", "float32", 64),
+    # tl.dot on the CUDA cores (FMA) against Triton's tensor cores: m = 500 exercises the masks.
+    Sample(
+        name="matmul_fp16", source="samples/matmul.tl", kernel="matmul_kernel", ptx="matmul_fp16",
+        signature="*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,1,i32:16,1,i32:16,1,32,32,32",
+        size=500,
+        inputs=lambda m: {"a": randn((m, 512), "float16"), "b": randn((512, 512), "float16"),
+                          "c": empty((m, 512), "float16")},
+        outputs=["c"],
+        args=lambda t, m: [t["a"], t["b"], t["c"], m, 512, 512, 512, 512, 512],
+        grid=lambda meta, m: (cdiv(m, meta["bm"]), cdiv(512, meta["bn"])),
+        atol=6e-2, rtol=1e-2),
 ]
 
 
