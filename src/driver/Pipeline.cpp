@@ -77,6 +77,7 @@ std::unique_ptr<tir::Module> compileToTIR(const CompileOptions &options, SourceM
   // 1. Parse the source file (any Python 3 module) into an AST.
   uint32_t file = sources.loadFile(options.inputPath);
   std::unique_ptr<ast::Module> syntax = parseModule(sources, file);
+  std::vector<std::unique_ptr<ast::Module>> stdlib = sema::parseStdlib(sources);
 
   // 2. Specialise each kernel for its signature: constexprs folded, helpers inlined, Triton's
   //    typing rules applied. One TIR function per kernel.
@@ -108,6 +109,8 @@ std::unique_ptr<tir::Module> compileToTIR(const CompileOptions &options, SourceM
       request.numWarps = config.numWarps;
       request.numStages = config.numStages;
       request.usedDefines = &usedDefines;
+      for (const auto &library : stdlib)
+        request.stdlib.push_back(library.get());
       sema::specializeKernel(*syntax, sources, request, *module);
       group.entries.push_back(request.entryName);
       group.numStages.push_back(config.numStages);

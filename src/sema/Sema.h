@@ -10,6 +10,7 @@
 #include "frontend/AST.h"
 #include "tir/IR.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -31,7 +32,14 @@ struct KernelRequest {
   /// When set, receives the names of the `defines` this kernel used (a parameter or a module-level
   /// name), so the driver can reject a -D that no kernel uses.
   std::vector<std::string> *usedDefines = nullptr;
+  /// The standard library's modules (see parseStdlib): `tl.X` names one of their @triton.jit
+  /// functions when sema has no builtin X. Without them only the builtins exist.
+  std::vector<const ast::Module *> stdlib;
 };
+
+/// Parses the standard library (stdlib/*.tl, embedded in tilec at build time) into `sources`,
+/// one module per file, named "<stdlib>/FILE" in diagnostics.
+std::vector<std::unique_ptr<ast::Module>> parseStdlib(SourceManager &sources);
 
 /// The module's @triton.jit functions, in source order.
 std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module);

@@ -119,9 +119,40 @@ std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module) {
 }
 
 Specializer::Specializer(const ast::Module &module, const SourceManager &sources,
-                         tir::Function &function)
+                         tir::Function &function, const std::vector<const ast::Module *> &stdlib)
     : module_(module), sources_(sources), function_(function), builder_(function.body()) {
+  // The stdlib first: the user's `from triton.language import cdiv` resolves into it.
+  collectStdlib(stdlib);
   collectGlobals();
+}
+
+void Specializer::collectStdlib(const std::vector<const ast::Module *> &stdlib) {
+  for (const ast::Module *module : stdlib)
+    for (const ast::Stmt *def : jitFunctions(*module))
+      stdlibFunctions_[def->name] = def;
+  // The stdlib's own names: its imports and its functions (it has no constants).
+  for (const ast::Module *module : stdlib)
+    for (const ast::StmtPtr &stmt : module->body) {
+      if (stmt->kind == ast::StmtKind::Import) {
+        for (const ast::ImportAlias &alias : stmt->names) {
+          std::string root = alias.name.substr(0, alias.name.find('.'));
+          stdlibGlobals_[alias.asName.empty() ? root : alias.asName] =
+              SemaValue::ofModule(alias.asName.empty() ? root : alias.name);
+        }
+      } else if (stmt->kind == ast::StmtKind::FunctionDef && stdlibFunctions_.count(stmt->name)) {
+        stdlibGlobals_[stmt->name] = SemaValue::ofJitFunction(stdlibFunctions_[stmt->name]);
+      }
+    }
+}
+
+const ast::Stmt *Specializer::stdlibFunction(const std::string &name) const {
+  auto it = stdlibFunctions_.find(name);
+  return it == stdlibFunctions_.end() ? nullptr : it->second;
+}
+
+bool Specializer::isStdlibFunction(const ast::Stmt &def) const {
+  auto it = stdlibFunctions_.find(def.name);
+  return it != stdlibFunctions_.end() && it->second == &def;
 }
 
 void Specializer::collectGlobals() {
@@ -203,6 +234,14 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
     auto it = scopes_.back().names.find(name);
     if (it != scopes_.back().names.end())
       return it->second;
+  }
+  if (inStdlib_) {
+    auto it = stdlibGlobals_.find(name);
+    if (it != stdlibGlobals_.end())
+      return it->second;
+    if (name != "range" && name != "min" && name != "max")
+      error(loc, "undefined name '" + name + "' in the standard library");
+    return SemaValue::ofBuiltin("py." + name);
   }
   auto g = globals_.find(name);
   if (g != globals_.end())
@@ -943,14 +982,37 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
     args.keywords.emplace_back(kw.name, eval(*kw.value));
   }
   builder_.setLoc(expr.loc);
-  if (callee.kind == SemaValue::Kind::JitFunction)
+  if (callee.kind == SemaValue::Kind::JitFunction) {
+    // A stdlib function used as a method (x.sigmoid()): the receiver is the first argument.
+    if (!callee.elems.empty())
+      args.positional.insert(args.positional.begin(), callee.elems[0]);
     return callJitFunction(*callee.function, args);
+  }
   if (callee.kind == SemaValue::Kind::Builtin)
     return callBuiltin(callee, args);
   error(expr.operands[0]->loc, callee.describe() + " is not callable in a kernel");
 }
 
 SemaValue Specializer::callJitFunction(const ast::Stmt &def, CallArgs &args) {
+  bool entersStdlib = !inStdlib_ && isStdlibFunction(def);
+  if (!entersStdlib)
+    return inlineJitFunction(def, args);
+  // An error inside the stdlib is reported where it happens, with a note at the user's call.
+  inStdlib_ = true;
+  try {
+    SemaValue result = inlineJitFunction(def, args);
+    inStdlib_ = false;
+    return result;
+  } catch (const CompileError &e) {
+    inStdlib_ = false;
+    std::string message = "in tl." + def.name + ", called from here";
+    sources_.note(args.loc, message);
+    throw CompileError(std::string(e.what()) + sources_.format(args.loc, "note", message),
+                       e.reported());
+  }
+}
+
+SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
   if (callDepth_ >= 64)
     error(args.loc, "calls nested too deeply (recursion is not supported in kernels)");
   // Bind arguments to parameters the way Python does.
@@ -1126,7 +1188,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
     function->body().addArgument(Type(entry.type))->setNameHint(param.name);
   }
 
-  Specializer specializer(module, sources, *function);
+  Specializer specializer(module, sources, *function, request.stdlib);
   // -D names that are not parameters of this kernel override module-level constants.
   for (const auto &[name, text] : defines) {
     bool isParam = std::any_of(kernel->params.begin(), kernel->params.end(),

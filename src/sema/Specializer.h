@@ -25,7 +25,9 @@ struct CallArgs {
 
 class Specializer {
 public:
-  Specializer(const ast::Module &module, const SourceManager &sources, tir::Function &function);
+  /// `stdlib` are the standard library's modules (see parseStdlib in Sema.h).
+  Specializer(const ast::Module &module, const SourceManager &sources, tir::Function &function,
+              const std::vector<const ast::Module *> &stdlib = {});
 
   /// Replaces a module-level name with a value given on the command line (-D). Returns false
   /// when the module has no such name.
@@ -61,9 +63,13 @@ public:
   std::optional<bool> constexprTruth(const SemaValue &v) const;
 
   SemaValue callBuiltin(const SemaValue &callee, CallArgs &args);
+  /// tl.dot (Builtins.cpp).
+  SemaValue dot(CallArgs &args);
   /// Looks up `attr` of a module ("triton.language" . "load").
   SemaValue moduleAttribute(const std::string &module, const std::string &attr, SourceLoc loc);
   SemaValue valueAttribute(const SemaValue &value, const std::string &attr, SourceLoc loc);
+  /// The standard library's @triton.jit function `name`, or null.
+  const ast::Stmt *stdlibFunction(const std::string &name) const;
 
 private:
   const ast::Module &module_;
@@ -75,6 +81,13 @@ private:
   std::map<std::string, SemaValue> globals_;
   std::map<std::string, const ast::Expr *> pendingGlobals_;
   std::vector<std::string> globalsBeingEvaluated_;
+
+  // The standard library: its functions by name, and the names its own code sees (its imports
+  // and functions). `inStdlib_` is set while a stdlib function's body or defaults are evaluated,
+  // so that its names resolve in its module and not in the user's.
+  std::map<std::string, const ast::Stmt *> stdlibFunctions_;
+  std::map<std::string, SemaValue> stdlibGlobals_;
+  bool inStdlib_ = false;
 
   // One scope per inlined function call.
   struct Scope {
@@ -89,6 +102,9 @@ private:
   unsigned runtimeControlFlowDepth_ = 0;
 
   void collectGlobals();
+  void collectStdlib(const std::vector<const ast::Module *> &stdlib);
+  bool isStdlibFunction(const ast::Stmt &def) const;
+  SemaValue inlineJitFunction(const ast::Stmt &def, CallArgs &args);
   SemaValue lookup(const std::string &name, SourceLoc loc);
   void assign(const ast::Expr &target, const SemaValue &value);
   void bind(const std::string &name, const SemaValue &value);
