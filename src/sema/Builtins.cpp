@@ -22,14 +22,15 @@ namespace {
 // tl.* functions and what they are; anything else under `tl.` is "not supported yet".
 const std::set<std::string> &supportedTl() {
   static const std::set<std::string> names = {
-      "program_id", "num_programs", "arange", "zeros", "full", "zeros_like", "load", "store",
+      "program_id", "num_programs", "arange", "zeros", "full", "load", "store",
       "exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "abs", "floor",
-      "ceil", "erf", "fma", "sigmoid", "maximum", "minimum", "where", "sum", "max", "min",
-      "argmax", "argmin", "cdiv", "cast", "expand_dims", "broadcast_to", "static_assert",
+      "ceil", "erf", "fma", "maximum", "minimum", "where", "sum", "max", "min",
+      "argmax", "argmin", "cast", "expand_dims", "broadcast_to", "static_assert",
       "static_print", "device_print", "device_assert", "multiple_of", "max_contiguous",
       "max_constancy", "constexpr", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg",
       "atomic_and", "atomic_or", "atomic_xor", "atomic_cas", "range", "static_range",
-      "static_range", "to", "debug_barrier"};
+      "static_range", "to", "debug_barrier", "dot", "trans", "permute", "reshape", "view",
+      "next_power_of_2"};
   return names;
 }
 
@@ -132,7 +133,7 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
     if (attr == "language")
       return SemaValue::ofModule("triton.language");
     if (attr == "cdiv" || attr == "next_power_of_2")
-      return SemaValue::ofBuiltin("tl." + attr);
+      return moduleAttribute("triton.language", attr, loc);
     return SemaValue::ofBuiltin("triton." + attr); // jit, autotune, Config, heuristics...
   }
   if (module == "triton.language" || module == "triton.language.math" ||
@@ -144,8 +145,12 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
       return SemaValue::ofModule("triton.language." + attr);
     if (attr == "float8e4m3fn")
       return SemaValue::ofDType(DType::scalar(ScalarKind::F8E4M3));
-    if (supportedTl().count(attr) || attr == "dot" || attr == "trans" || attr == "reshape" ||
-        attr == "view" || attr == "swizzle2d" || attr == "softmax" || attr == "make_block_ptr" ||
+    if (supportedTl().count(attr))
+      return SemaValue::ofBuiltin("tl." + attr);
+    // Functions Triton writes in its own language come from tilec's stdlib.
+    if (const ast::Stmt *def = stdlibFunction(attr))
+      return SemaValue::ofJitFunction(def);
+    if (attr == "make_block_ptr" ||
         attr == "advance" || attr == "permute" || attr == "join" || attr == "split" ||
         attr == "cumsum" || attr == "associative_scan" || attr == "reduce" || attr == "dtype" ||
         attr == "tensor" || attr == "pointer_type" || attr == "umulhi" || attr == "rand" ||
@@ -174,13 +179,21 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
     }
     if (attr == "numel")
       return SemaValue::ofInt(t.numElements());
-    if (attr == "T")
-      error(loc, "transposing with .T is not supported yet");
+    if (attr == "T") {
+      CallArgs args{{value}, {}, loc};
+      return callBuiltin(SemaValue::ofBuiltin("tl.trans"), args);
+    }
     static const std::set<std::string> methods = {
         "to", "sum", "max", "min", "argmax", "argmin", "exp", "exp2", "log", "log2", "sqrt",
-        "abs", "sigmoid", "expand_dims", "broadcast_to", "reshape", "trans", "cast"};
+        "abs", "expand_dims", "broadcast_to", "reshape", "view", "trans", "permute", "cast"};
     if (methods.count(attr)) {
       SemaValue m = SemaValue::ofBuiltin("tl." + attr);
+      m.elems.push_back(value);
+      return m;
+    }
+    // Stdlib functions are tensor methods too (x.sigmoid(), x.softmax(), x.ravel()).
+    if (const ast::Stmt *def = stdlibFunction(attr)) {
+      SemaValue m = SemaValue::ofJitFunction(def);
       m.elems.push_back(value);
       return m;
     }
@@ -361,12 +374,6 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     sources_.note(loc, "static_print: " + text);
     return SemaValue::none();
   }
-  if (fn == "cdiv") {
-    auto a = bindArgs(*this, display, {"x", "div"}, 2, args);
-    SemaValue num = binaryOp(ast::BinaryOperator::Add, *a.values[0], *a.values[1], loc);
-    num = binaryOp(ast::BinaryOperator::Sub, num, SemaValue::ofInt(1), loc);
-    return binaryOp(ast::BinaryOperator::FloorDiv, num, *a.values[1], loc);
-  }
   if (fn == "next_power_of_2") {
     auto a = bindArgs(*this, display, {"n"}, 1, args);
     int64_t n = constInt(*this, *a.values[0], loc, "n");
@@ -416,16 +423,11 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       error(loc, "tl.arange's bounds must fit in int32");
     return SemaValue::ofTensor(builder_.makeRange(start, end));
   }
-  if (fn == "zeros" || fn == "full" || fn == "zeros_like") {
+  if (fn == "zeros" || fn == "full") {
     std::vector<int64_t> shape;
     DType dtype;
     SemaValue fill = SemaValue::ofInt(0);
-    if (fn == "zeros_like") {
-      auto a = bindArgs(*this, display, {"input", "dtype"}, 1, args);
-      tir::Value *input = tensorArg(*a.values[0], display);
-      shape = input->type().shape;
-      dtype = a.get(1) ? constDType(*this, *a.get(1), loc, "dtype") : input->type().elem;
-    } else if (fn == "zeros") {
+    if (fn == "zeros") {
       auto a = bindArgs(*this, display, {"shape", "dtype"}, 2, args);
       shape = constShape(*this, *a.values[0], loc);
       dtype = constDType(*this, *a.values[1], loc, "dtype");
@@ -563,16 +565,6 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
                      " (convert it with .to(tl.float32))");
     return SemaValue::ofTensor(builder_.unary(m->second, x));
   }
-  if (fn == "sigmoid") {
-    auto a = bindArgs(*this, display, {"x"}, 1, args);
-    tir::Value *x = tensorArg(*a.values[0], display);
-    if (!x->type().elem.isFloat())
-      error(loc, "tl.sigmoid needs a floating-point argument, got " + x->type().elem.tritonName());
-    // 1 / (1 + exp(-x)), as Triton's standard library writes it.
-    SemaValue e = SemaValue::ofTensor(builder_.unary(OpCode::Exp, builder_.unary(OpCode::Neg, x)));
-    SemaValue d = binaryOp(ast::BinaryOperator::Add, SemaValue::ofFloat(1.0), e, loc);
-    return binaryOp(ast::BinaryOperator::Div, SemaValue::ofFloat(1.0), d, loc);
-  }
   if (fn == "fma") {
     auto a = bindArgs(*this, display, {"x", "y", "z"}, 3, args);
     SemaValue xy = binaryOp(ast::BinaryOperator::Mul, *a.values[0], *a.values[1], loc);
@@ -696,6 +688,93 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
         shapeValue = val;
     return SemaValue::ofTensor(broadcastTo(v, constShape(*this, shapeValue, loc), loc));
   }
+
+  // --- Shape manipulation and matrix multiplication ------------------------------------------
+  if (fn == "trans" || fn == "permute") {
+    // trans(x) swaps the two dimensions of a 2-D tensor; trans(x, *dims) and permute(x, *dims)
+    // reorder the dimensions: result dimension i is input dimension dims[i].
+    if (args.positional.empty())
+      error(loc, display + " needs a tensor");
+    std::vector<SemaValue> dimArgs(args.positional.begin() + 1, args.positional.end());
+    for (const auto &[k, v] : args.keywords) {
+      if (k != "dims")
+        error(loc, display + "() got an unexpected keyword argument '" + k + "'");
+      if (!dimArgs.empty())
+        error(loc, display + "() got multiple values for argument 'dims'");
+      dimArgs.push_back(v);
+    }
+    if (dimArgs.size() == 1 && dimArgs[0].kind == Kind::Tuple)
+      dimArgs = dimArgs[0].elems;
+    tir::Value *v = tensorArg(args.positional[0], display);
+    unsigned rank = v->type().rank();
+    std::vector<int64_t> order;
+    for (const SemaValue &d : dimArgs)
+      order.push_back(constInt(*this, d, loc, display + "'s dims"));
+    if (order.empty()) {
+      if (fn == "permute")
+        error(loc, "tl.permute needs the new order of the dimensions");
+      if (rank != 2)
+        error(loc, "tl.trans without dims needs a 2-D tensor, got " +
+                       args.positional[0].describe() + "; give the order of the dimensions");
+      order = {1, 0};
+    }
+    if (order.size() != rank)
+      error(loc, display + "'s dims (" + std::to_string(order.size()) +
+                     " of them) must name every dimension of " + args.positional[0].describe());
+    std::vector<bool> seen(rank, false);
+    std::vector<int64_t> shape;
+    for (int64_t &d : order) {
+      if (d < 0)
+        d += rank;
+      if (d < 0 || d >= static_cast<int64_t>(rank) || seen[d])
+        error(loc, display + "'s dims must be a permutation of 0.." + std::to_string(rank - 1));
+      seen[d] = true;
+      shape.push_back(v->type().shape[d]);
+    }
+    bool identity = true;
+    for (size_t i = 0; i < order.size(); ++i)
+      identity = identity && order[i] == static_cast<int64_t>(i);
+    if (identity)
+      return SemaValue::ofTensor(v);
+    tir::Operation *op = builder_.create(OpCode::Trans, {v}, {Type(v->type().elem, shape)});
+    op->setAttr("order", order);
+    return SemaValue::ofTensor(op->result());
+  }
+  if (fn == "reshape" || fn == "view") {
+    // reshape(x, shape, can_reorder=False) and reshape(x, d0, d1, ...); the elements keep their
+    // row-major order. view() may reorder elements in Triton; keeping the order is one valid
+    // choice, so it is the same operation here.
+    if (args.positional.empty())
+      error(loc, display + " needs a tensor");
+    std::vector<SemaValue> shapeArgs(args.positional.begin() + 1, args.positional.end());
+    for (const auto &[k, v] : args.keywords) {
+      if (k == "can_reorder")
+        continue;
+      if (k != "shape")
+        error(loc, display + "() got an unexpected keyword argument '" + k + "'");
+      shapeArgs.push_back(v);
+    }
+    if (shapeArgs.empty())
+      error(loc, display + " needs the new shape");
+    SemaValue shapeValue = shapeArgs.size() == 1 ? shapeArgs[0] : SemaValue::ofTuple(shapeArgs);
+    tir::Value *v = tensorArg(args.positional[0], display);
+    std::vector<int64_t> shape = constShape(*this, shapeValue, loc);
+    int64_t count = 1;
+    for (int64_t d : shape)
+      count *= d;
+    if (count != v->type().numElements())
+      error(loc, display + " cannot change the number of elements: " + v->type().str() + " has " +
+                     std::to_string(v->type().numElements()) + ", the new shape " +
+                     std::to_string(count));
+    if (v->type().isScalar())
+      v = builder_.splat(v, std::vector<int64_t>(1, 1));
+    if (v->type().shape == shape)
+      return SemaValue::ofTensor(v);
+    return SemaValue::ofTensor(
+        builder_.createValue(OpCode::Reshape, {v}, Type(v->type().elem, shape)));
+  }
+  if (fn == "dot")
+    return dot(args);
 
   // --- Reductions -----------------------------------------------------------------------------
   if (fn == "sum" || fn == "max" || fn == "min" || fn == "argmax" || fn == "argmin") {
@@ -827,6 +906,103 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (fn == "range" || fn == "static_range")
     error(loc, display + "() can only be used as the iterable of a for loop");
   error(loc, display + " is not supported yet");
+}
+
+//===----------------------------------------------------------------------===//
+// tl.dot
+//===----------------------------------------------------------------------===//
+
+SemaValue Specializer::dot(CallArgs &args) {
+  SourceLoc loc = args.loc;
+  auto a = bindArgs(*this, "tl.dot",
+                    {"input", "other", "acc", "input_precision", "allow_tf32",
+                     "max_num_imprecise_acc", "out_dtype"},
+                    2, args);
+  tir::Value *lhs = toValue(*a.values[0], loc, "tl.dot's first operand");
+  tir::Value *rhs = toValue(*a.values[1], loc, "tl.dot's second operand");
+  const Type &lt = lhs->type(), &rt = rhs->type();
+  if (lt.rank() == 3 && rt.rank() == 3)
+    error(loc, "tl.dot of 3-D (batched) tensors is not supported yet");
+  if (lt.rank() != 2 || rt.rank() != 2)
+    error(loc, "tl.dot needs two 2-D tensors, got " + a.values[0]->describe() + " and " +
+                   a.values[1]->describe());
+  auto shapeText = [](const Type &t) {
+    return "[" + std::to_string(t.shape[0]) + ", " + std::to_string(t.shape[1]) + "]";
+  };
+  if (lt.shape[1] != rt.shape[0])
+    error(loc, "tl.dot's shapes do not chain: " + shapeText(lt) + " x " + shapeText(rt) +
+                   " (the first operand's columns must equal the second's rows)");
+  if (lt.elem != rt.elem)
+    error(loc, "tl.dot's operands must have the same dtype, got " + lt.elem.tritonName() +
+                   " and " + rt.elem.tritonName() + " (convert one with .to())");
+  DType in = lt.elem;
+  static const std::set<ScalarKind> supportedInputs = {
+      ScalarKind::I8,  ScalarKind::F16, ScalarKind::BF16,   ScalarKind::F32,
+      ScalarKind::F64, ScalarKind::F8E4M3, ScalarKind::F8E5M2};
+  if (in.isPointer() || !supportedInputs.count(in.kind))
+    error(loc, "tl.dot of " + in.tritonName() +
+                   " is not supported (Triton multiplies int8, fp8, fp16, bf16, fp32 and fp64)");
+  int64_t m = lt.shape[0], k = lt.shape[1], n = rt.shape[1];
+  if (m < 16 || n < 16 || k < 16)
+    error(loc, "tl.dot needs every dimension to be at least 16, as in Triton; got " +
+                   shapeText(lt) + " x " + shapeText(rt));
+
+  // The accumulator type: int8 products accumulate in int32, fp64 in fp64, the other floats in
+  // fp32 (or fp16 on request, for fp16 and fp8 inputs).
+  DType outType = DType::scalar(ScalarKind::F32);
+  if (in.kind == ScalarKind::I8)
+    outType = DType::scalar(ScalarKind::I32);
+  else if (in.kind == ScalarKind::F64)
+    outType = DType::scalar(ScalarKind::F64);
+  if (const SemaValue *o = a.get(6)) {
+    DType asked = constDType(*this, *o, loc, "tl.dot's out_dtype");
+    bool allowed = asked == outType ||
+                   (asked.kind == ScalarKind::F16 &&
+                    (in.kind == ScalarKind::F16 || in.kind == ScalarKind::F8E4M3 ||
+                     in.kind == ScalarKind::F8E5M2));
+    if (!allowed)
+      error(loc, "tl.dot of " + in.tritonName() + " cannot accumulate in " + asked.tritonName());
+    outType = asked;
+  }
+
+  // Precision of fp32 inputs: Triton's default is tf32 (tensor cores round the inputs to a
+  // 10-bit mantissa); allow_tf32=False or input_precision="ieee" asks for full fp32.
+  if (a.get(3) && a.get(4))
+    error(loc, "tl.dot takes input_precision or allow_tf32, not both");
+  std::string precision = "tf32";
+  if (const SemaValue *allow = a.get(4)) {
+    auto truth = constexprTruth(*allow);
+    if (!truth)
+      error(loc, "tl.dot's allow_tf32 must be a constant, not " + allow->describe());
+    precision = *truth ? "tf32" : "ieee";
+  } else if (const SemaValue *p = a.get(3)) {
+    if (p->kind != Kind::String)
+      error(loc, "tl.dot's input_precision must be \"tf32\", \"tf32x3\" or \"ieee\", not " +
+                     p->describe());
+    precision = p->name;
+    std::transform(precision.begin(), precision.end(), precision.begin(), ::tolower);
+    if (precision != "tf32" && precision != "tf32x3" && precision != "ieee")
+      error(loc, "tl.dot's input_precision must be \"tf32\", \"tf32x3\" or \"ieee\", not '" +
+                     p->name + "'");
+  }
+  if (in.kind != ScalarKind::F32)
+    precision = "ieee"; // only fp32 inputs are rounded
+  if (a.get(5))
+    error(loc, "tl.dot's max_num_imprecise_acc is not supported yet");
+
+  std::vector<int64_t> shape = {m, n};
+  tir::Value *acc;
+  if (const SemaValue *c = a.get(2)) {
+    acc = toValue(*c, loc, "tl.dot's acc");
+    if (acc->type().shape != shape || acc->type().elem != outType)
+      error(loc, "tl.dot's acc must be a [" + std::to_string(m) + ", " + std::to_string(n) +
+                     "] tensor of " + outType.tritonName() + ", got " + c->describe());
+  } else {
+    acc = broadcastTo(materialize(SemaValue::ofInt(0), loc, outType), shape, loc);
+  }
+  tir::Operation *op = builder_.create(OpCode::Dot, {lhs, rhs, acc}, {Type(outType, shape)});
+  op->setAttr("input_precision", precision);
+  return SemaValue::ofTensor(op->result());
 }
 
 } // namespace tilec::sema
