@@ -54,6 +54,7 @@ struct CompiledOp {
   CmpPredicate predicate = CmpPredicate::Eq;
   ReduceKind reduceKind = ReduceKind::Sum;
   AtomicKind atomicKind = AtomicKind::Add;
+  DotPrecision dotPrecision = DotPrecision::IEEE;
   /// The value of a `constant` (a scalar of the result's element type).
   Tensor constant;
   /// Set once a constant or make_range has filled its slot in this launch.
@@ -461,6 +462,37 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
     expectOperands(1, 1);
     expectInteger(0, "the condition");
     break;
+  case OpCode::Trans: {
+    expectOperands(1, 1);
+    if (!op.hasAttr("order") || !std::holds_alternative<std::vector<int64_t>>(op.attr("order")))
+      compileError(op, "missing attribute 'order'");
+    const auto &order = std::get<std::vector<int64_t>>(op.attr("order"));
+    const tir::Type &in = op.operand(0)->type(), &out = op.result()->type();
+    if (order.size() != in.rank() || out.rank() != in.rank() || out.elem != in.elem)
+      compileError(op, "the order or the result type does not match the operand");
+    for (unsigned d = 0; d < in.rank(); ++d)
+      if (order[d] < 0 || order[d] >= static_cast<int64_t>(in.rank()) ||
+          out.shape[d] != in.shape[order[d]])
+        compileError(op, "the result shape is not the permuted operand shape");
+    break;
+  }
+  case OpCode::Reshape:
+    expectOperands(1, 1);
+    if (op.operand(0)->type().numElements() != op.result()->type().numElements() ||
+        op.operand(0)->type().elem != op.result()->type().elem)
+      compileError(op, "must keep the number and type of elements");
+    break;
+  case OpCode::Dot: {
+    expectOperands(3, 3);
+    if (!parseDotPrecision(stringAttr("input_precision"), compiled.dotPrecision))
+      compileError(op, "unknown input_precision '" + op.strAttr("input_precision") + "'");
+    const tir::Type &a = op.operand(0)->type(), &b = op.operand(1)->type();
+    if (a.rank() != 2 || b.rank() != 2 || op.operand(2)->type().rank() != 2)
+      compileError(op, "operands must be 2-D");
+    if (a.elem != b.elem || op.operand(2)->type().elem != op.result()->type().elem)
+      compileError(op, "operand types do not match");
+    break;
+  }
   default:
     break;
   }
@@ -634,8 +666,9 @@ void Machine::execOp(CompiledOp &op) {
     broadcastInto(slot(op.operands[0]), out->shape(), out->dtype(), *out);
     return;
   case OpCode::ExpandDims:
+  case OpCode::Reshape:
   case OpCode::ConvertLayout: {
-    // Layouts do not exist here and expand_dims keeps the row-major order: copy the lanes.
+    // Layouts do not exist here; expand_dims and reshape keep the row-major order: copy the lanes.
     const Tensor &in = slot(op.operands[0]);
     if (in.numElements() != out->numElements())
       fail("changes the number of elements");
@@ -644,6 +677,12 @@ void Machine::execOp(CompiledOp &op) {
     out->setShape(shape);
     return;
   }
+  case OpCode::Trans:
+    return evalTrans(slot(op.operands[0]), std::get<std::vector<int64_t>>(op.op->attr("order")),
+                     *out);
+  case OpCode::Dot:
+    return evalDot(slot(op.operands[0]), slot(op.operands[1]), slot(op.operands[2]),
+                   op.dotPrecision, *out, *this);
   case OpCode::AddPtr:
     return execAddPtr(op, *out);
   case OpCode::Load:

@@ -183,6 +183,18 @@ bool parseReduceKind(const std::string &text, ReduceKind &out);
 void evalReduce(ReduceKind kind, int64_t axis, const Tensor &in, Tensor &out,
                 const ErrorReporter &errors);
 
+/// Permutes the dimensions of `in` into `out` (which already has the result type): result
+/// dimension i is input dimension order[i].
+void evalTrans(const Tensor &in, const std::vector<int64_t> &order, Tensor &out);
+
+enum class DotPrecision : uint8_t { IEEE, TF32, TF32x3 };
+bool parseDotPrecision(const std::string &text, DotPrecision &out);
+/// Rounds an fp32 value to tf32 (10-bit mantissa), to nearest with ties away from zero.
+float roundToTF32(float v);
+/// out = acc + a @ b for a [M,K], b [K,N], acc and out [M,N] (Matrix.cpp says how it rounds).
+void evalDot(const Tensor &a, const Tensor &b, const Tensor &acc, DotPrecision precision,
+             Tensor &out, const ErrorReporter &errors);
+
 /// Broadcasts `in` (same rank as `shape`, size-1 dims grow; or a scalar) into `out`.
 void broadcastInto(const Tensor &in, const std::vector<int64_t> &shape, tir::DType dtype,
                    Tensor &out);
