@@ -1,0 +1,103 @@
+// Helpers of the seed-kernel interpreter tests: compile one kernel of a sample (or of a patched
+// copy of it) to TIR, launch it on the interpreter, compare with a reference.
+#pragma once
+
+#include "driver/Pipeline.h"
+#include "interp/Interpreter.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace tilec::seedtest {
+
+inline std::string samplePath(const std::string &name) {
+  return std::string(TILEC_SAMPLES_DIR) + "/" + name + ".tl";
+}
+
+inline std::string readFile(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// Writes a copy of `path` with `from` replaced by `to` (which must occur) into the test's
+/// working directory, and returns the copy's path: the seeds' buggy versions are the samples with
+/// their fixes undone.
+inline std::string patchedCopy(const std::string &path, const std::string &from,
+                               const std::string &to, const std::string &copyName) {
+  std::string text = readFile(path);
+  size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  std::ofstream(copyName) << text;
+  return copyName;
+}
+
+/// Compiles `kernel` of `path`; returns null and sets `error` on a compile error.
+inline std::unique_ptr<tir::Module> tryCompile(const std::string &path, const std::string &kernel,
+                                               const std::string &signature, std::string &error) {
+  driver::CompileOptions options;
+  options.inputPath = path;
+  options.kernels.push_back({kernel, signature});
+  SourceManager sources;
+  std::ostringstream diagnostics, log;
+  sources.setDiagnosticStream(&diagnostics);
+  try {
+    return driver::compileToTIR(options, sources, log);
+  } catch (const CompileError &e) {
+    error = e.what();
+  }
+  return nullptr;
+}
+
+/// Compiles `kernel` of `path`; fails the test with the diagnostic on a compile error.
+inline std::unique_ptr<tir::Module> compile(const std::string &path, const std::string &kernel,
+                                            const std::string &signature) {
+  std::string error;
+  auto module = tryCompile(path, kernel, signature, error);
+  if (!module)
+    FAIL("compiling " << kernel << " failed:\n" << error);
+  return module;
+}
+
+inline void launch(const tir::Function &function, std::vector<interp::KernelArg> args, unsigned gx,
+                   unsigned gy = 1, unsigned gz = 1) {
+  interp::LaunchOptions options;
+  options.grid[0] = gx;
+  options.grid[1] = gy;
+  options.grid[2] = gz;
+  interp::run(function, args, options);
+}
+
+inline unsigned cdiv(int64_t a, int64_t b) {
+  return static_cast<unsigned>((a + b - 1) / b);
+}
+
+/// The value of constexpr `name` of a specialised kernel (autotune variants bind their own).
+inline int64_t constexprValue(const tir::Function &function, const std::string &name) {
+  for (const tir::ConstexprBinding &binding : function.constexprs)
+    if (binding.name == name)
+      return std::stoll(binding.value);
+  FAIL("kernel " << function.name() << " has no constexpr " << name);
+  return 0;
+}
+
+/// The largest |got - want| / (atol + rtol * |want|); <= 1 means within tolerance.
+inline double worst(const interp::HostBuffer &got, const std::vector<double> &want, double atol,
+                    double rtol) {
+  REQUIRE(got.size() == want.size());
+  double w = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    double diff = std::fabs(got.getDouble(i) - want[i]);
+    double err = diff == 0 ? 0 : diff / (atol + rtol * std::fabs(want[i]));
+    if (!(err <= w)) // NaN counts as the worst
+      w = std::isnan(err) ? INFINITY : err;
+  }
+  return w;
+}
+
+} // namespace tilec::seedtest
