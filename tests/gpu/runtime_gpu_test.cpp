@@ -297,8 +297,8 @@ void testLaunchFailure(const rt::Module &module) {
         scale.launch(rt::Grid{1, 70000, 1}, nullptr, buffer.as<float>(), buffer.as<float>(), 1.0f,
                      1);
       },
-      {"cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE", "kernel scale, grid (1, 70000, 1), "
-                                                          "block (128, 1, 1)"},
+      {"cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE",
+       "kernel scale (entry scale_kernel), grid (1, 70000, 1), block (128, 1, 1)"},
       __LINE__, CUDA_ERROR_INVALID_VALUE);
   rt::synchronize(); // the context survived
 }
