@@ -3,6 +3,10 @@
 #include "tilec/runtime.h"
 #include "tilec/runtime.hpp"
 
+#include "Driver.h"
+
+#include <cstring>
+#include <algorithm>
 #include <new>
 #include <string>
 
@@ -12,6 +16,10 @@ struct tilec_module {
 
 struct tilec_kernel {
   tilec::rt::Kernel Kernel;
+};
+
+struct tilec_context {
+  tilec::rt::PrimaryContext Context;
 };
 
 namespace {
@@ -86,6 +94,91 @@ tilec_status tilec_device_count(int *count) {
   return guarded([&] { *count = tilec::rt::deviceCount(); });
 }
 
+tilec_status tilec_context_create(int device_ordinal, tilec_context **context) {
+  if (!context)
+    return nullArgument("tilec_context_create", "context");
+  *context = nullptr;
+  return guarded([&] { *context = new tilec_context{tilec::rt::PrimaryContext(device_ordinal)}; });
+}
+
+void tilec_context_destroy(tilec_context *context) {
+  delete context;
+}
+
+tilec_status tilec_context_make_current(const tilec_context *context) {
+  if (!context)
+    return nullArgument("tilec_context_make_current", "context");
+  return guarded([&] {
+    tilec::rt::driver::check(
+        tilec::rt::driver::api().cuCtxSetCurrent(context->Context.handle()), "cuCtxSetCurrent");
+  });
+}
+
+CUcontext tilec_context_handle(const tilec_context *context) {
+  return context ? context->Context.handle() : nullptr;
+}
+
+tilec_status tilec_context_device_name(const tilec_context *context, char *name, size_t size) {
+  if (!context || !name)
+    return nullArgument("tilec_context_device_name", !context ? "context" : "name");
+  if (size == 0) {
+    TheLastError = LastError{"tilec_context_device_name: size is 0", CUDA_SUCCESS};
+    return TILEC_ERROR;
+  }
+  return guarded([&] {
+    std::string description = context->Context.deviceDescription();
+    size_t length = std::min(description.size(), size - 1);
+    std::memcpy(name, description.data(), length);
+    name[length] = '\0';
+  });
+}
+
+tilec_status tilec_mem_alloc(CUdeviceptr *pointer, size_t bytes) {
+  if (!pointer)
+    return nullArgument("tilec_mem_alloc", "pointer");
+  *pointer = 0;
+  if (bytes == 0)
+    return guarded([] {});
+  return guarded([&] {
+    tilec::rt::driver::check(tilec::rt::driver::api().cuMemAlloc(pointer, bytes), "cuMemAlloc",
+                             std::to_string(bytes) + " bytes");
+  });
+}
+
+tilec_status tilec_mem_free(CUdeviceptr pointer) {
+  if (!pointer)
+    return guarded([] {});
+  return guarded([&] {
+    tilec::rt::driver::check(tilec::rt::driver::api().cuMemFree(pointer), "cuMemFree");
+  });
+}
+
+tilec_status tilec_memcpy_htod(CUdeviceptr destination, const void *source, size_t bytes) {
+  if (bytes == 0)
+    return guarded([] {});
+  if (!destination || !source)
+    return nullArgument("tilec_memcpy_htod", !destination ? "destination" : "source");
+  return guarded([&] {
+    tilec::rt::driver::check(tilec::rt::driver::api().cuMemcpyHtoD(destination, source, bytes),
+                             "cuMemcpyHtoD", std::to_string(bytes) + " bytes");
+  });
+}
+
+tilec_status tilec_memcpy_dtoh(void *destination, CUdeviceptr source, size_t bytes) {
+  if (bytes == 0)
+    return guarded([] {});
+  if (!destination || !source)
+    return nullArgument("tilec_memcpy_dtoh", !destination ? "destination" : "source");
+  return guarded([&] {
+    tilec::rt::driver::check(tilec::rt::driver::api().cuMemcpyDtoH(destination, source, bytes),
+                             "cuMemcpyDtoH", std::to_string(bytes) + " bytes");
+  });
+}
+
+tilec_status tilec_synchronize(void) {
+  return guarded([] { tilec::rt::synchronize(); });
+}
+
 tilec_status tilec_module_load_file(const char *ptx_path, const char *metadata_path,
                                     tilec_module **module) {
   if (!ptx_path || !metadata_path || !module)
@@ -126,6 +219,13 @@ void tilec_kernel_destroy(tilec_kernel *kernel) {
 
 unsigned tilec_kernel_block_size(const tilec_kernel *kernel) {
   return kernel ? kernel->Kernel.blockSize() : 0;
+}
+
+tilec_status tilec_kernel_constexpr_int(const tilec_kernel *kernel, const char *name,
+                                        int64_t *value) {
+  if (!kernel || !name || !value)
+    return nullArgument("tilec_kernel_constexpr_int", !kernel ? "kernel" : !name ? "name" : "value");
+  return guarded([&] { *value = kernel->Kernel.info().intConstexpr(name); });
 }
 
 tilec_status tilec_kernel_launch(const tilec_kernel *kernel, unsigned grid_x, unsigned grid_y,

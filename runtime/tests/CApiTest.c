@@ -64,6 +64,54 @@ int main(void) {
   EXPECT_ERROR_CONTAINS("tilec_kernel_launch: kernel is NULL");
   EXPECT(tilec_kernel_block_size(NULL) == 0);
 
+  /* Contexts and memory: without a driver each says why; NULLs are named; no-ops succeed. */
+  {
+    tilec_context *context = (tilec_context *)&failures; /* must be reset to NULL on failure */
+    CUdeviceptr pointer = 1;
+    char name[64];
+    float host[4] = {0, 0, 0, 0};
+
+    EXPECT(tilec_context_create(0, &context) == TILEC_ERROR);
+    EXPECT(context == NULL);
+    EXPECT_ERROR_CONTAINS("cannot open the CUDA driver library");
+    EXPECT(tilec_context_create(0, NULL) == TILEC_ERROR);
+    EXPECT_ERROR_CONTAINS("tilec_context_create: context is NULL");
+    EXPECT(tilec_context_make_current(NULL) == TILEC_ERROR);
+    EXPECT_ERROR_CONTAINS("tilec_context_make_current: context is NULL");
+    EXPECT(tilec_context_device_name(NULL, name, sizeof name) == TILEC_ERROR);
+    EXPECT_ERROR_CONTAINS("tilec_context_device_name: context is NULL");
+    EXPECT(tilec_context_handle(NULL) == NULL);
+    tilec_context_destroy(NULL);
+
+    EXPECT(tilec_mem_alloc(&pointer, 1024) == TILEC_ERROR);
+    EXPECT(pointer == 0);
+    EXPECT_ERROR_CONTAINS("cannot open the CUDA driver library");
+    EXPECT(tilec_mem_alloc(NULL, 1024) == TILEC_ERROR);
+    EXPECT_ERROR_CONTAINS("tilec_mem_alloc: pointer is NULL");
+    pointer = 1;
+    EXPECT(tilec_mem_alloc(&pointer, 0) == TILEC_SUCCESS);
+    EXPECT(pointer == 0);
+    EXPECT(tilec_mem_free(0) == TILEC_SUCCESS);
+    EXPECT(tilec_mem_free((CUdeviceptr)0x1000) == TILEC_ERROR);
+    EXPECT_ERROR_CONTAINS("cannot open the CUDA driver library");
+
+    EXPECT(tilec_memcpy_htod((CUdeviceptr)0x1000, host, sizeof host) == TILEC_ERROR);
+    EXPECT_ERROR_CONTAINS("cannot open the CUDA driver library");
+    EXPECT(tilec_memcpy_htod(0, host, sizeof host) == TILEC_ERROR);
+    EXPECT_ERROR_CONTAINS("tilec_memcpy_htod: destination is NULL");
+    EXPECT(tilec_memcpy_dtoh(NULL, (CUdeviceptr)0x1000, sizeof host) == TILEC_ERROR);
+    EXPECT_ERROR_CONTAINS("tilec_memcpy_dtoh: destination is NULL");
+    EXPECT(tilec_memcpy_dtoh(host, 0, sizeof host) == TILEC_ERROR);
+    EXPECT_ERROR_CONTAINS("tilec_memcpy_dtoh: source is NULL");
+    EXPECT(tilec_memcpy_htod(0, NULL, 0) == TILEC_SUCCESS);
+    EXPECT(tilec_memcpy_dtoh(NULL, 0, 0) == TILEC_SUCCESS);
+
+    EXPECT(tilec_synchronize() == TILEC_ERROR);
+    EXPECT_ERROR_CONTAINS("cannot open the CUDA driver library");
+    EXPECT(tilec_kernel_constexpr_int(NULL, "BLOCK_SIZE", NULL) == TILEC_ERROR);
+    EXPECT_ERROR_CONTAINS("tilec_kernel_constexpr_int: kernel is NULL");
+  }
+
   /* A success clears the last error. */
   EXPECT(tilec_device_count(&count) == TILEC_SUCCESS);
   EXPECT(strcmp(tilec_last_error(), "") == 0);

@@ -105,6 +105,35 @@ CUresult tilec_last_cuda_result(void);
 /* The number of CUDA devices in *count; 0 without a driver or a device (not an error). */
 tilec_status tilec_device_count(int *count);
 
+/* ---- Contexts, device memory, synchronization ------------------------------------------ */
+
+/* A retained primary context of one device, made current on the calling thread (as
+ * tilec::rt::PrimaryContext). Programs that use the CUDA runtime API need none: it makes the same
+ * primary context current. */
+typedef struct tilec_context tilec_context;
+
+/* Initializes the driver, retains device_ordinal's primary context and makes it current. */
+tilec_status tilec_context_create(int device_ordinal, tilec_context **context);
+/* Releases the primary context (accepts NULL). Destroy modules and free memory first. */
+void tilec_context_destroy(tilec_context *context);
+/* Makes the context current on the calling thread (other threads that launch need this). */
+tilec_status tilec_context_make_current(const tilec_context *context);
+CUcontext tilec_context_handle(const tilec_context *context);
+/* "NVIDIA H200 (sm_90)", NUL-terminated and cut to size bytes. */
+tilec_status tilec_context_device_name(const tilec_context *context, char *name, size_t size);
+
+/* Device memory in the current context. A size of 0 gives *pointer = 0 and succeeds. */
+tilec_status tilec_mem_alloc(CUdeviceptr *pointer, size_t bytes);
+/* Frees memory from tilec_mem_alloc; 0 is accepted and does nothing. */
+tilec_status tilec_mem_free(CUdeviceptr pointer);
+/* Synchronous copies of bytes between host and device memory (0 bytes: nothing to do). */
+tilec_status tilec_memcpy_htod(CUdeviceptr destination, const void *source, size_t bytes);
+tilec_status tilec_memcpy_dtoh(void *destination, CUdeviceptr source, size_t bytes);
+/* Waits for all work of the current context; errors of earlier launches surface here. */
+tilec_status tilec_synchronize(void);
+
+/* ---- Modules and kernels ----------------------------------------------------------------- */
+
 /* Loads PTX and its metadata into the current CUDA context. */
 tilec_status tilec_module_load_file(const char *ptx_path, const char *metadata_path,
                                     tilec_module **module);
@@ -119,6 +148,9 @@ tilec_status tilec_module_get_kernel(const tilec_module *module, const char *nam
 void tilec_kernel_destroy(tilec_kernel *kernel);
 /* 32 * num_warps. */
 unsigned tilec_kernel_block_size(const tilec_kernel *kernel);
+/* The integer value of one of the kernel's constexprs (for grids: BLOCK_SIZE). */
+tilec_status tilec_kernel_constexpr_int(const tilec_kernel *kernel, const char *name,
+                                        int64_t *value);
 /* Checks the arguments and launches grid_x * grid_y * grid_z blocks on stream. */
 tilec_status tilec_kernel_launch(const tilec_kernel *kernel, unsigned grid_x, unsigned grid_y,
                                  unsigned grid_z, CUstream stream, const tilec_arg *args,
