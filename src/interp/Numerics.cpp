@@ -146,6 +146,12 @@ int64_t floatToInteger(double v, ScalarKind kind) {
     return v != 0; // NaN is true too
   if (std::isnan(v))
     return 0;
+  // PTX has no conversion to 8 bits: Triton (and so tilec) converts to 16 bits, saturating, and
+  // keeps the low byte. 300.0 -> uint8 is 44, not 255.
+  if (kind == ScalarKind::I8 || kind == ScalarKind::U8)
+    return wrapInteger(static_cast<uint64_t>(floatToInteger(
+                           v, kind == ScalarKind::I8 ? ScalarKind::I16 : ScalarKind::U16)),
+                       kind);
   double truncated = std::trunc(v);
   tir::DType dtype = tir::DType::scalar(kind);
   unsigned bits = dtype.bits();

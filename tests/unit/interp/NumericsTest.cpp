@@ -126,6 +126,13 @@ TEST_CASE("float to integer truncates and saturates, integer to float rounds onc
         std::numeric_limits<uint64_t>::max());
   CHECK(floatToInteger(-0.9, ScalarKind::U16) == 0);
   CHECK(floatToInteger(70000, ScalarKind::U16) == 65535);
+  // To 8 bits, as Triton on the GPU: saturate to 16 bits, keep the low byte.
+  CHECK(floatToInteger(300.0, ScalarKind::U8) == 44);
+  CHECK(floatToInteger(255.9, ScalarKind::U8) == 255);
+  CHECK(floatToInteger(1e6, ScalarKind::U8) == 255);   // 65535 & 0xff
+  CHECK(floatToInteger(-3.5, ScalarKind::U8) == 0);
+  CHECK(floatToInteger(200.0, ScalarKind::I8) == -56); // 200 wraps
+  CHECK(floatToInteger(-1e6, ScalarKind::I8) == 0);    // -32768 & 0xff
   CHECK(floatToInteger(std::nan(""), ScalarKind::I16) == 0);
   // 2049 is a tie between the fp16 values 2048 and 2050: even (2048) wins; 2051 goes up to 2052.
   CHECK(integerToFloat(2049, false, ScalarKind::F16) == 2048);
