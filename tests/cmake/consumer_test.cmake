@@ -54,7 +54,7 @@ endif()
 
 # 2. Configure and build from the prefix alone (copies of the kernels, so step 3 can edit them).
 file(COPY "${KERNELS_DIR}/vector_add.tl" "${KERNELS_DIR}/copy.tl"
-     "${KERNELS_DIR}/vector_add_autotune.tl" DESTINATION "${kernels}")
+     "${KERNELS_DIR}/vector_add_autotune.tl" "${KERNELS_DIR}/tiled_matmul.tl" DESTINATION "${kernels}")
 set(configure ${CMAKE_COMMAND} -S "${CONSUMER_DIR}" -B "${build}" -G "${GENERATOR}"
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${prefix} -DTILEC_TEST_KERNELS_DIR=${kernels}
     -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
@@ -72,7 +72,8 @@ if(NOT output MATCHES "consumer: Tilec [0-9.]+ from ${prefix}")
   message(FATAL_ERROR "consumer test: find_package did not find the installed Tilec:\n${output}")
 endif()
 run("building the consumer" ${CMAKE_COMMAND} --build "${build}")
-foreach(header consumer_vector_add/vector_add.tilec.h consumer_copy/copy.tilec.h)
+foreach(header consumer_vector_add/vector_add.tilec.h consumer_copy/copy.tilec.h
+               consumer_matmul/tiled_matmul.tilec.h)
   if(NOT EXISTS "${build}/tilec_kernels/${header}")
     message(FATAL_ERROR "consumer test: no generated ${header}")
   endif()
