@@ -1,67 +1,171 @@
 #!/usr/bin/env python3
-"""Runs tilec's PTX of the samples on the GPU and compares each output with Triton's, from the same
-.tl source and the same inputs.
+"""Runs tilec's PTX of every sample kernel on the GPU and compares each output with Triton's, from
+the same .tl source and the same inputs, and (where the entry has one) with a PyTorch reference.
 
 Two steps, on two machines:
   check_samples.py --compile path/to/tilec --ptx-dir DIR    (the machine with the compiler)
       writes DIR/<ptx>.ptx and DIR/<ptx>.json for every entry of SAMPLES;
   check_samples.py --ptx-dir DIR                            (the GPU machine: CuPy, PyTorch, Triton)
       launches every kernel with tilec's PTX (bench.py's TilecKernel: CuPy, block and shared memory
-      from the metadata) and with Triton (the .tl file imported as a module, the constexprs and
-      num_warps of tilec's metadata), on identical inputs, and compares the outputs: exactly for
-      integer and elementwise kernels, within each entry's atol/rtol for reductions and dots.
+      from the metadata) and with Triton (the .tl file imported as a module, the constexprs,
+      num_warps and num_stages of tilec's metadata), on identical inputs, and compares the outputs:
+      exactly for integer and elementwise kernels, within each entry's tolerance for reductions
+      and dots (see Tol).
 Prints one line per kernel; exit status 1 if any kernel failed or differed.
+
+Providers (--providers, default tilec,triton,torch):
+  triton  compare tilec with Triton;
+  torch   compare tilec with the entry's PyTorch reference (computed in fp64), where it has one;
+  tilec   alone: the sanitizer mode. Only tilec's kernels run (no Triton, no PyTorch compute
+          kernels: inputs are made on the CPU and copied), on each entry's `small` shape, so that
+          `compute-sanitizer --tool memcheck|racecheck python3 check_samples.py --ptx-dir DIR
+          --providers tilec` checks tilec's code and is quick. Every tensor is allocated to its
+          exact size (padded matrices are strided views of an exact-size buffer), so that with
+          PYTORCH_NO_CUDA_MEMORY_CACHING=1 memcheck sees any access past a buffer's end.
+
+--dry-run needs only a CPU PyTorch: it builds every entry's inputs, checks its arguments against
+the metadata (count, types, alignment and divisibility promises), computes its grid and reference.
 
 Adding a sample is adding one Sample entry to SAMPLES.
 """
 
 import argparse
+import json
+import math
 import os
 import sys
+import tempfile
+import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO_ROOT, "bench"))
-import bench  # noqa: E402  (TilecKernel, triton_launcher, compare, compile_with_tilec)
+import bench  # noqa: E402  (TilecKernel, triton_kernel, compile_with_tilec, parse_constexpr)
 
 torch = None  # imported in main(), so that --compile and --list need no GPU stack
+triton = None
+DEVICE = "cuda"  # "cpu" under --dry-run
 
 
 def cdiv(a: int, b: int) -> int:
     return (a + b - 1) // b
 
 
+def round_up(a: int, b: int) -> int:
+    return cdiv(a, b) * b
+
+
+# --- tensors -----------------------------------------------------------------------------------
+# Inputs are drawn on the CPU (seeded in check()) and copied: both providers see the same values,
+# and under compute-sanitizer no random-number kernel runs.
+
+
 def randn(shape, dtype="float32"):
-    return torch.randn(shape, device="cuda", dtype=getattr(torch, dtype))
+    return torch.randn(shape, dtype=torch.float32).to(getattr(torch, dtype)).to(DEVICE)
+
+
+def randint(low, high, shape, dtype):
+    return torch.randint(low, high, shape, dtype=torch.int64).to(getattr(torch, dtype)).to(DEVICE)
 
 
 def empty(shape, dtype="float32"):
-    return torch.empty(shape, device="cuda", dtype=getattr(torch, dtype))
+    return torch.empty(shape, device=DEVICE, dtype=getattr(torch, dtype))
+
+
+def padded_size(rows: int, cols: int, ld: int) -> int:
+    """Elements of a rows x cols matrix with leading dimension ld, up to its last element only."""
+    return (rows - 1) * ld + cols
+
+
+def padded(rows: int, cols: int, ld: int, dtype="float32", random=True):
+    """A rows x cols matrix with row stride ld, as the exact-size flat buffer the kernels get.
+    ld is a multiple of 16 (the signatures promise `i32:16` strides, as Triton's JIT specialises
+    them) while rows and cols are not multiples of the block sizes, so the masks are exercised;
+    the buffer ends at the last element, so memcheck sees any read past it."""
+    size = padded_size(rows, cols, ld)
+    return randn(size, dtype) if random else empty(size, dtype)
+
+
+def view2d(flat, rows: int, cols: int, ld: int):
+    return flat.as_strided((rows, cols), (ld, 1))
+
+
+def written(like, rows: int, cols: int, ld: int, value):
+    """The expected content of a padded output: `value` in the matrix, NaN in the padding (which
+    neither kernel writes; fresh outputs start as NaN)."""
+    out = torch.full(like.shape, float("nan"), dtype=torch.float64, device=like.device)
+    view2d(out, rows, cols, ld).copy_(value)
+    return out
+
+
+# --- the table ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tol:
+    """|got - expected| <= atol + scale * max|expected| + rtol * |expected|, element by element.
+    `scale` makes the tolerance relative to the output's scale (its largest magnitude), which is
+    what accumulation-order differences in dots scale with; all zero: bit-exact."""
+
+    atol: float = 0.0
+    rtol: float = 0.0
+    scale: float = 0.0
+
+    def __str__(self):
+        if not (self.atol or self.rtol or self.scale):
+            return "bit-exact"
+        parts = [f"{name} {value:g}" for name, value in
+                 (("atol", self.atol), ("rtol", self.rtol), ("scale", self.scale)) if value]
+        return ", ".join(parts)
+
+
+EXACT = Tol()
+# tl.dot, fp16 inputs, fp32 accumulation. Triton uses the tensor cores, tilec FMAs in fp32: the
+# products are exact in fp32 either way, so only the summation order differs (far below 1e-3 of the
+# output's scale for K <= 512); an fp16 output adds its rounding (2^-11 relative), which the order
+# can flip by one ulp (2^-10 of the largest value), hence 1e-2 for fp16 outputs.
+DOT_F16_OUT_F16 = Tol(scale=1e-2)
+DOT_F16_OUT_F32 = Tol(scale=1e-3)
+# tl.dot on fp32 with allow_tf32=False (ieee): FMAs on both sides, only the order may differ.
+DOT_F32_IEEE = Tol(scale=1e-4)
+# tl.dot on fp32 with the default precision: both round the inputs to tf32 (10-bit mantissa), but
+# Triton's tensor cores and tilec's cvt.rna may round differently (truncation vs nearest), so up to
+# one tf32 ulp per input: 1e-2 of the output's scale.
+DOT_TF32 = Tol(scale=1e-2)
 
 
 @dataclass
 class Sample:
-    """One kernel to check, at one size. The field names are bench.Bench's, so that bench.py's
-    helpers (compile_with_tilec, fresh_outputs, triton_launcher) take a Sample as they take a
-    Bench."""
+    """One kernel to check. `size` is whatever `inputs`, `args`, `grid` and `reference` take (an
+    int, or a tuple of dimensions); `small` replaces it in the sanitizer mode (--providers tilec).
+    The field names shared with bench.Bench (source, kernel, ptx, signature, tilec_flags) let
+    bench.compile_with_tilec take a Sample."""
 
     name: str
     source: str  # .tl file, relative to the repository root
     kernel: str
     ptx: str  # DIR/<ptx>.ptx and DIR/<ptx>.json
     signature: str
-    size: int
-    inputs: Callable[[int], Dict[str, Any]]  # size -> tensors, outputs included
+    size: Any
+    inputs: Callable[[Any], Dict[str, Any]]  # size -> tensors, outputs included
     outputs: Sequence[str]
-    args: Callable[[Dict[str, Any], int], List[Any]]  # run-time arguments in parameter order
-    grid: Callable[[Dict[str, Any], int], tuple]  # (constexprs, size) -> grid
+    args: Callable[[Dict[str, Any], Any], List[Any]]  # run-time arguments in parameter order
+    grid: Callable[[Dict[str, Any], Any], tuple]  # (constexprs, size) -> grid
+    tol: Tol = EXACT
+    tols: Dict[str, Tol] = field(default_factory=dict)  # per output, where they differ
     tilec_flags: Sequence[str] = ()
-    constexprs: Dict[str, Any] = field(default_factory=dict)  # for Triton without metadata
-    num_warps: int = 4
-    atol: float = 0.0  # 0, 0: bit-exact
-    rtol: float = 0.0
+    small: Any = None  # the size under the sanitizer; None: `size`
+    variant: Optional[int] = None  # @triton.autotune kernels: which config (entry NAME__i)
+    atomic: bool = False  # outputs accumulate with atomics: zero them before each run
+    inplace: Sequence[str] = ()  # outputs that are also inputs: start from the input's values
+    # (tensors, size) -> {output: expected}, in fp64, laid out as the output; None: no reference.
+    reference: Optional[Callable[[Dict[str, Any], Any], Dict[str, Any]]] = None
+    note: str = ""  # printed on the kernel's line
+
+    def tolerance(self, key: str) -> Tol:
+        return self.tols.get(key, self.tol)
 
 
 def transpose_sample(name, source, dtype, block, size=1008, num_warps=4):
@@ -71,12 +175,224 @@ def transpose_sample(name, source, dtype, block, size=1008, num_warps=4):
         name=name, source=source, kernel="transpose_kernel", ptx=name,
         signature=f"*{short}:16,*{short}:16,i32:16,i32:16,i32:16,1,i32:16,1,{block},{block}",
         tilec_flags=("--num-warps", str(num_warps)),
-        size=size,
+        size=size, small=208,
         inputs=lambda n: {"x": randn((n, n + 16), dtype), "y": empty((n + 16, n), dtype)},
         outputs=["y"],
         args=lambda t, n: [t["x"], t["y"], n, n + 16, n + 16, n],
         grid=lambda meta, n: (cdiv(n, meta["bm"]), cdiv(n + 16, meta["bn"])),
-        num_warps=num_warps)
+        reference=lambda t, n: {"y": t["x"].double().t()})
+
+
+# GEMMs with the seeds' parameter order (a, b, c, m, n, k, stride_am, stride_ak, stride_bk,
+# stride_bn, stride_cm, stride_cn): row-major padded matrices, leading dimensions rounded up to 16.
+GEMM_SIZE = (300, 200, 150)  # m, n, k: no block size divides them
+GEMM_SMALL = (70, 45, 53)  # the interpreter tests' shape
+
+
+def gemm_sample(name, source, kernel, signature, in_dtype, out_dtype, tol, grid="2d",
+                variant=None, ptx=None, size=GEMM_SIZE, note=""):
+    def inputs(s):
+        m, n, k = s
+        return {"a": padded(m, k, round_up(k, 16), in_dtype),
+                "b": padded(k, n, round_up(n, 16), in_dtype),
+                "c": padded(m, n, round_up(n, 16), out_dtype, random=False)}
+
+    def args(t, s):
+        m, n, k = s
+        return [t["a"], t["b"], t["c"], m, n, k,
+                round_up(k, 16), 1, round_up(n, 16), 1, round_up(n, 16), 1]
+
+    def reference(t, s):
+        m, n, k = s
+        a = view2d(t["a"], m, k, round_up(k, 16)).double()
+        b = view2d(t["b"], k, n, round_up(n, 16)).double()
+        return {"c": written(t["c"], m, n, round_up(n, 16), a @ b)}
+
+    def grid_fn(meta, s):
+        m, n, _ = s
+        bm = meta.get("bm", meta.get("BLOCK_M"))
+        bn = meta.get("bn", meta.get("BLOCK_N"))
+        if grid == "1d":  # the kernel computes pid_m and pid_n from one program id
+            return (cdiv(m, bm) * cdiv(n, bn),)
+        return (cdiv(m, bm), cdiv(n, bn))
+
+    return Sample(name=name, source=source, kernel=kernel, ptx=ptx or name, signature=signature,
+                  size=size, small=GEMM_SMALL, inputs=inputs, outputs=["c"], args=args,
+                  grid=grid_fn, tol=tol, variant=variant, reference=reference, note=note)
+
+
+def batched_sample(name, kernel, bias):
+    """batched_matmul.tl: matmul_kernel1 is A [B, M, K] @ B [K, N] + bias [N], matmul_kernel2 is
+    A [M, K] @ B [B, K, N] + bias [B]; with bias_ptr bound to None and add_bias to False when
+    `bias` is False. Strides are plain i32 in the sample's signature: contiguous tensors."""
+    batched_a = kernel == "matmul_kernel1"
+    bias_sig = "*fp32:16,True" if bias else "None,False"
+    signature = ("*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32,"
+                 f"{bias_sig},None,False,16,16,16,4")
+
+    def inputs(s):
+        batch, m, n, k = s
+        return {"a": randn((batch, m, k) if batched_a else (m, k)),
+                "b": randn((k, n) if batched_a else (batch, k, n)),
+                "c": empty((batch, m, n)),
+                "bias": randn(n if batched_a else batch)}
+
+    def args(t, s):
+        batch, m, n, k = s
+        strides = [m * k, k, 1, n, 1] if batched_a else [k, 1, k * n, n, 1]
+        return ([t["a"], t["b"], t["c"], m, n, k] + strides + [m * n, n, 1]
+                + ([t["bias"]] if bias else []))
+
+    def reference(t, s):
+        c = t["a"].double() @ t["b"].double()  # broadcasts over the batch either way
+        if bias:
+            c = c + (t["bias"].double()[None, None, :] if batched_a
+                     else t["bias"].double()[:, None, None])
+        return {"c": c}
+
+    return Sample(name=name, source="samples/batched_matmul.tl", kernel=kernel, ptx=name,
+                  signature=signature, size=(3, 100, 75, 90), small=(2, 37, 29, 41),
+                  inputs=inputs, outputs=["c"], args=args,
+                  grid=lambda meta, s: (s[0], cdiv(s[1], meta["bm"]), cdiv(s[2], meta["bn"])),
+                  tol=DOT_F32_IEEE, reference=reference)
+
+
+# --- conv2d.tl: one program per (batch, output channel, output row); the kernel's stride is its
+# size (3 x 2, blocks 4 x 2 as the signature binds them).
+
+
+def conv2d_inputs(s):
+    batch, cin, cout, h, w = s
+    return {"input": randn((batch, cin, h, w)), "kernel": randn((cout, cin, 3, 2)),
+            "bias": randn(cout), "output": empty((batch, cout, h // 3, w // 2))}
+
+
+def conv2d_args(t, s):
+    batch, cin, cout, h, w = s
+    hout, wout = h // 3, w // 2
+    return [t["input"], cin * h * w, h * w, w, 1, h, w, cin,
+            t["kernel"], 3, 2, cin * 3 * 2, 3 * 2, 2, 1,
+            t["bias"], t["output"], wout, cout * hout * wout, hout * wout, wout, 1]
+
+
+def conv2d_reference(t, s):
+    out = torch.nn.functional.conv2d(t["input"].double(), t["kernel"].double(),
+                                     t["bias"].double(), stride=(3, 2))
+    return {"output": out}
+
+
+# --- lowbit_matmul.tl: C = A @ dequantize(B), int4 weights eight to an int32, per-group scales and
+# zero points, split-K with atomic_add (SPLIT_K = 2, blocks 64, as the signature binds them).
+
+
+def pack_int4(q, axis: int):
+    """Packs 4-bit values (int64 tensor) eight to an int32 along `axis` (0 or 1): value i of a group
+    of eight goes to bits 4i .. 4i+3, as the kernel unpacks them."""
+    q = q if axis == 0 else q.t()
+    rows, cols = q.shape
+    q = torch.cat([q, q.new_zeros((round_up(rows, 8) - rows, cols))])
+    words = torch.zeros((rows + 7) // 8, cols, dtype=torch.int64, device=q.device)
+    for i in range(8):
+        words |= q[i::8] << (4 * i)
+    words = torch.where(words >= 2**31, words - 2**32, words).to(torch.int32)  # two's complement
+    return words if axis == 0 else words.t().contiguous()
+
+
+def lowbit_dims(s):
+    m, n, k, group = s
+    return {"ld_a": round_up(k, 16), "ld_b": round_up(n, 16), "ld_c": round_up(n, 16),
+            "ld_s": round_up(n, 16), "ld_z": round_up(cdiv(n, 8), 16),
+            "kp": cdiv(k, 8), "groups": cdiv(k, group), "np": cdiv(n, 8)}
+
+
+def lowbit_inputs(s):
+    m, n, k, group = s
+    d = lowbit_dims(s)
+    q = torch.randint(0, 16, (k, n), dtype=torch.int64)
+    z = torch.randint(0, 16, (d["groups"], n), dtype=torch.int64)
+    b, zeros = pack_int4(q, 0), pack_int4(z, 1)  # [kp, n], [groups, np]
+    t = {"a": padded(m, k, d["ld_a"], "float16"),
+         "b": torch.zeros(padded_size(d["kp"], n, d["ld_b"]), dtype=torch.int32),
+         "c": padded(m, n, d["ld_c"], "float32", random=False),
+         "scales": padded(d["groups"], n, d["ld_s"], "float16"),
+         "zeros": torch.zeros(padded_size(d["groups"], d["np"], d["ld_z"]), dtype=torch.int32),
+         # the unpacked values, for the reference only
+         "q": q.to(DEVICE), "z": z.to(DEVICE)}
+    view2d(t["b"], d["kp"], n, d["ld_b"]).copy_(b)
+    view2d(t["zeros"], d["groups"], d["np"], d["ld_z"]).copy_(zeros)
+    t["b"], t["zeros"] = t["b"].to(DEVICE), t["zeros"].to(DEVICE)
+    return t
+
+
+def lowbit_args(t, s):
+    m, n, k, group = s
+    d = lowbit_dims(s)
+    return [t["a"], t["b"], t["c"], t["scales"], t["zeros"], m, n, k,
+            d["ld_a"], 1, d["ld_b"], 1, d["ld_c"], 1, d["ld_s"], 1, d["ld_z"], 1, group]
+
+
+def lowbit_reference(t, s):
+    m, n, k, group = s
+    d = lowbit_dims(s)
+    rows = torch.arange(k, device=t["q"].device) // group
+    scales = view2d(t["scales"], d["groups"], n, d["ld_s"])[rows]
+    # The kernel dequantizes in fp16 ((q - z).to(fp16) * scale, rounded to fp16), then multiplies
+    # in fp16 with fp32 accumulation: the reference rounds w the same way, then works in fp64.
+    # (fp16 products on the CPU are computed in fp32 and rounded: the same value.)
+    w = ((t["q"] - t["z"][rows]).to(torch.float16).float() * scales.float()).to(torch.float16)
+    a = view2d(t["a"], m, k, d["ld_a"]).double()
+    return {"c": written(t["c"], m, n, d["ld_c"], a @ w.double())}
+
+
+# --- flash_attention.tl: Q, K, V, Out [B, H, L, D] fp16 contiguous, Lse [B, H, M] fp32; D = 48
+# (a multiple of 16 as the signature promises for the row strides, less than BLOCK_K = 64).
+
+
+def flash_inputs(s):
+    batch, heads, lq, lk, dim = s
+    return {"q": randn((batch, heads, lq, dim), "float16"),
+            "k": randn((batch, heads, lk, dim), "float16"),
+            "v": randn((batch, heads, lk, dim), "float16"),
+            "out": empty((batch, heads, lq, dim), "float16"),
+            "lse": empty((batch, heads, lq))}
+
+
+def flash_args(t, s):
+    batch, heads, lq, lk, dim = s
+    strides = []
+    for length in (lq, lk, lk, lq):  # q, k, v, out
+        strides += [heads * length * dim, length * dim, dim, 1]
+    return ([t["q"], t["k"], t["v"], t["out"], t["lse"]] + strides + [heads * lq, lq, 1]
+            + [batch, heads, lq, lk, dim, 1.0 / math.sqrt(dim)])
+
+
+def flash_reference(t, s):
+    dim = s[4]
+    scores = t["q"].double() @ t["k"].double().transpose(-1, -2) / math.sqrt(dim)
+    return {"out": torch.softmax(scores, dim=-1) @ t["v"].double(),
+            "lse": torch.logsumexp(scores, dim=-1)}
+
+
+# --- grouped_matmul.tl's swizzle_k: one element per program on a grid of (rows, cols) programs.
+
+
+def swizzle_reference(t, s):
+    rows, cols, group = s[0], s[1], 3
+    z = torch.zeros(rows * cols, dtype=torch.float64)
+    for i in range(rows):
+        for j in range(cols):
+            # Triton's swizzle2d: column-major order within groups of `group` rows.
+            ij = i * cols + j
+            size_gj = group * cols
+            off_i = ij // size_gj * group
+            size_g = min(rows - off_i, group)
+            new_i, new_j = off_i + ij % size_gj % size_g, ij % size_gj // size_g
+            z[new_i * cols + new_j] = t["x"][ij].item()
+    return {"z": z}
+
+
+GROUPED_SIG = "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32,i32:16,i32,i32:16,i32"
+TILED_AUTOTUNE_SIG = "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32,i32:16,i32,i32:16,i32,i32:16,i32"
 
 
 SAMPLES: List[Sample] = [
@@ -86,120 +402,412 @@ SAMPLES: List[Sample] = [
         inputs=lambda n: {"x": randn(n), "y": randn(n), "output": empty(n)},
         outputs=["output"],
         args=lambda t, n: [t["x"], t["y"], t["output"], n],
-        grid=lambda meta, n: (cdiv(n, meta["BLOCK_SIZE"]),)),
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK_SIZE"]),),
+        reference=lambda t, n: {"output": (t["x"] + t["y"]).double()}),
     Sample(
         name="copy", source="samples/copy.tl", kernel="copy_k", ptx="copy",
-        signature="*fp32:16,*fp32:16,i32,1024", size=10**6 + 7,
+        signature="*fp32:16,*fp32:16,i32,1024", size=10**6 + 7, small=5003,
         inputs=lambda n: {"x": randn(n), "z": empty(n)},
         outputs=["z"],
         args=lambda t, n: [t["x"], t["z"], n],
-        grid=lambda meta, n: (cdiv(n, meta["bs"]),)),
+        grid=lambda meta, n: (cdiv(n, meta["bs"]),),
+        reference=lambda t, n: {"z": t["x"].double()}),
     Sample(
         name="matrix_add", source="samples/matrix_add.tl", kernel="matrix_add_kernel",
         ptx="matrix_add", signature="*fp32:16,*fp32:16,*fp32:16,i32,i32:16,32,128", size=1008,
+        small=208,
         inputs=lambda n: {"a": randn(n * n), "b": randn(n * n), "c": empty(n * n)},
         outputs=["c"],
         args=lambda t, n: [t["a"], t["b"], t["c"], n, n],
-        grid=lambda meta, n: (cdiv(n, meta["bs0"]), cdiv(n, meta["bs1"]))),
+        grid=lambda meta, n: (cdiv(n, meta["bs0"]), cdiv(n, meta["bs1"])),
+        reference=lambda t, n: {"c": (t["a"] + t["b"]).double()}),
     Sample(
         name="rgb2grey", source="samples/rgb2grey.tl", kernel="rgb2grey_k", ptx="rgb2grey",
-        signature="*u8:16,*u8:16,i32,i32:16,32,128", size=1008,
-        inputs=lambda n: {
-            "x": torch.randint(0, 256, (3 * n * n,), device="cuda", dtype=torch.uint8),
-            "out": torch.empty(n * n, device="cuda", dtype=torch.uint8)},
+        signature="*u8:16,*u8:16,i32,i32:16,32,128", size=1008, small=208,
+        inputs=lambda n: {"x": randint(0, 256, (3 * n * n,), "uint8"),
+                          "out": empty(n * n, "uint8")},
         outputs=["out"],
         args=lambda t, n: [t["x"], t["out"], n, n],
         grid=lambda meta, n: (cdiv(n, meta["bs0"]), cdiv(n, meta["bs1"])),
-        atol=1.0),  # fma contraction may move a pixel across an integer boundary
+        tol=Tol(atol=1.0)),  # fma contraction may move a pixel across an integer boundary
+    # Row-wise kernels: size = (rows, row length); the row stride is the length rounded up to 16.
     Sample(
         name="softmax", source="samples/softmax.tl", kernel="softmax_kernel", ptx="softmax",
         signature="*fp32:16,*fp32:16,i32:16,i32:16,i32,4096", tilec_flags=("--num-warps", "8"),
-        size=2500,
-        inputs=lambda n: {"x": randn(512 * 2512), "y": empty(512 * 2512)},
+        size=(512, 2500), small=(16, 2500),
+        inputs=lambda s: {"x": randn(s[0] * 2512), "y": empty(s[0] * 2512)},
         outputs=["y"],
-        args=lambda t, n: [t["x"], t["y"], 2512, 2512, n],
-        grid=lambda meta, n: (512,), num_warps=8, atol=1e-7, rtol=1e-5),
+        args=lambda t, s: [t["x"], t["y"], 2512, 2512, s[1]],
+        grid=lambda meta, s: (s[0],), tol=Tol(atol=1e-7, rtol=1e-5)),
     Sample(
         name="softmax_online", source="samples/softmax.tl", kernel="softmax_kernel_large",
-        ptx="softmax_online", signature="*fp32:16,*fp32:16,i32:16,i32:16,i32,1024", size=2500,
-        inputs=lambda n: {"x": randn(512 * 2512), "y": empty(512 * 2512)},
+        ptx="softmax_online", signature="*fp32:16,*fp32:16,i32:16,i32:16,i32,1024",
+        size=(512, 2500), small=(16, 2500),
+        inputs=lambda s: {"x": randn(s[0] * 2512), "y": empty(s[0] * 2512)},
         outputs=["y"],
-        args=lambda t, n: [t["x"], t["y"], 2512, 2512, n],
-        grid=lambda meta, n: (512,), atol=1e-7, rtol=1e-5),
+        args=lambda t, s: [t["x"], t["y"], 2512, 2512, s[1]],
+        grid=lambda meta, s: (s[0],), tol=Tol(atol=1e-7, rtol=1e-5)),
     Sample(
         name="layernorm", source="samples/layernorm.tl", kernel="layernorm_kernel",
         ptx="layernorm",
         signature="*fp16:16,*fp16:16,*fp16:16,*fp16:16,None,None,i32:16,i32,fp32,4096",
-        tilec_flags=("--num-warps", "8"), size=4000,
-        inputs=lambda n: {"x": randn(512 * 4000, "float16"), "y": empty(512 * 4000, "float16"),
-                          "w": randn(n, "float16"), "b": randn(n, "float16")},
+        tilec_flags=("--num-warps", "8"), size=(512, 4000), small=(16, 4000),
+        inputs=lambda s: {"x": randn(s[0] * s[1], "float16"), "y": empty(s[0] * s[1], "float16"),
+                          "w": randn(s[1], "float16"), "b": randn(s[1], "float16")},
         outputs=["y"],
-        args=lambda t, n: [t["x"], t["y"], t["w"], t["b"], n, n, 1e-5],
-        grid=lambda meta, n: (512,), num_warps=8, atol=1e-2, rtol=1e-2),
+        args=lambda t, s: [t["x"], t["y"], t["w"], t["b"], s[1], s[1], 1e-5],
+        grid=lambda meta, s: (s[0],), tol=Tol(atol=1e-2, rtol=1e-2)),
     Sample(
         name="layernorm_welford", source="samples/layernorm.tl",
         kernel="layernorm_kernel_welford", ptx="layernorm_welford",
-        signature="*fp16:16,*fp16:16,*fp16:16,*fp16:16,i32:16,i32,fp32,1024", size=4000,
-        inputs=lambda n: {"x": randn(512 * 4000, "float16"), "y": empty(512 * 4000, "float16"),
-                          "w": randn(n, "float16"), "b": randn(n, "float16")},
+        signature="*fp16:16,*fp16:16,*fp16:16,*fp16:16,i32:16,i32,fp32,1024",
+        size=(512, 4000), small=(16, 4000),
+        inputs=lambda s: {"x": randn(s[0] * s[1], "float16"), "y": empty(s[0] * s[1], "float16"),
+                          "w": randn(s[1], "float16"), "b": randn(s[1], "float16")},
         outputs=["y"],
-        args=lambda t, n: [t["x"], t["y"], t["w"], t["b"], n, n, 1e-5],
-        grid=lambda meta, n: (512,), atol=1e-2, rtol=1e-2),
+        args=lambda t, s: [t["x"], t["y"], t["w"], t["b"], s[1], s[1], 1e-5],
+        grid=lambda meta, s: (s[0],), tol=Tol(atol=1e-2, rtol=1e-2)),
     # The seed's transposes: tl.trans, and the stride trick (load along dim 0, store along dim 1).
     transpose_sample("transpose_fp16", "samples/transpose.tl", "float16", 64),
     transpose_sample("transpose_fp32", "samples/transpose.tl", "float32", 64),
     transpose_sample("transpose_fp32_32", "samples/transpose.tl", "float32", 32),
     transpose_sample("transpose_strides_fp16", "samples/transpose_strides.tl", "float16", 64),
     transpose_sample("transpose_strides_fp32", "samples/transpose_strides.tl", "float32", 64),
+
+    # --- samples/matmul.tl (seeds/000): fp16 in, fp16 out, allow_tf32=False.
     # tl.dot on the CUDA cores (FMA) against Triton's tensor cores: m = 500 exercises the masks.
     Sample(
         name="matmul_fp16", source="samples/matmul.tl", kernel="matmul_kernel", ptx="matmul_fp16",
         signature="*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,1,i32:16,1,i32:16,1,32,32,32",
-        size=500,
+        size=500, small=70,
         inputs=lambda m: {"a": randn((m, 512), "float16"), "b": randn((512, 512), "float16"),
                           "c": empty((m, 512), "float16")},
         outputs=["c"],
         args=lambda t, m: [t["a"], t["b"], t["c"], m, 512, 512, 512, 512, 512],
         grid=lambda meta, m: (cdiv(m, meta["bm"]), cdiv(512, meta["bn"])),
-        atol=6e-2, rtol=1e-2),
+        tol=DOT_F16_OUT_F16,
+        reference=lambda t, m: {"c": t["a"].double() @ t["b"].double()}),
+    gemm_sample("matmul_padded_fp16", "samples/matmul.tl", "matmul_kernel",
+                "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32,i32:16,i32,i32:16,i32,32,32,32",
+                "float16", "float16", DOT_F16_OUT_F16),
+    gemm_sample("grouped_matmul_fp16", "samples/matmul.tl", "grouped_matmul_kernel",
+                "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32,i32:16,i32,i32:16,i32,"
+                "32,32,32,4", "float16", "float16", DOT_F16_OUT_F16),
+
+    # --- samples/grouped_matmul.tl (seeds/001): fp32, allow_tf32=False.
+    gemm_sample("naive_matmul_k", "samples/grouped_matmul.tl", "naive_matmul_k",
+                GROUPED_SIG + ",32,32,32", "float32", "float32", DOT_F32_IEEE),
+    Sample(
+        name="swizzle_k", source="samples/grouped_matmul.tl", kernel="swizzle_k",
+        ptx="swizzle_k", signature="*i64:16,*i64:16,3", size=(7, 5), small=(5, 4),
+        # x counts from 1, so that an element no program writes (still 0) shows.
+        inputs=lambda s: {"x": torch.arange(1, s[0] * s[1] + 1, dtype=torch.int64).to(DEVICE),
+                          "z": empty(s[0] * s[1], "int64")},
+        outputs=["z"],
+        args=lambda t, s: [t["x"], t["z"]],
+        grid=lambda meta, s: (s[0], s[1]),
+        reference=swizzle_reference),
+    gemm_sample("grouped_matmul_k", "samples/grouped_matmul.tl", "grouped_matmul_k",
+                GROUPED_SIG + ",32,32,32,4", "float32", "float32", DOT_F32_IEEE),
+] + [
+    # Every config of the autotuned kernel, each against Triton's compile of the same config.
+    gemm_sample(f"grouped_autotuned_matmul_k__{i}", "samples/grouped_matmul.tl",
+                "grouped_autotuned_matmul_k", GROUPED_SIG, "float32", "float32", DOT_F32_IEEE,
+                variant=i, ptx="grouped_autotuned_matmul_k")
+    for i in range(8)
+] + [
+    # --- samples/tiled_matmul.tl (seeds/004): tl.dot with the default precision.
+    gemm_sample("tiled_matmul_fp16", "samples/tiled_matmul.tl", "matmul_kernel",
+                "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32,i32:16,i32,i32:16,i32,"
+                "128,128,32", "float16", "float16", DOT_F16_OUT_F16),
+    # The same kernel on fp32: the default precision is tf32 (the interpreter test's second case).
+    gemm_sample("tiled_matmul_tf32", "samples/tiled_matmul.tl", "matmul_kernel",
+                "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32,i32:16,i32,i32:16,i32,"
+                "64,64,32", "float32", "float32", DOT_TF32),
+] + [
+    gemm_sample(f"matmul_kernel_autotune__{i}", "samples/tiled_matmul.tl",
+                "matmul_kernel_autotune", TILED_AUTOTUNE_SIG, "float16", "float32",
+                DOT_F16_OUT_F32, grid="1d", variant=i, ptx="matmul_kernel_autotune")
+    for i in range(8)
+] + [
+    # --- samples/batched_matmul.tl (seeds/000): fp32, allow_tf32=False, grid (batch, m, n).
+    batched_sample("batched_matmul1_bias", "matmul_kernel1", True),
+    batched_sample("batched_matmul1", "matmul_kernel1", False),
+    batched_sample("batched_matmul2_bias", "matmul_kernel2", True),
+    batched_sample("batched_matmul2", "matmul_kernel2", False),
+
+    # --- samples/conv2d.tl (seeds/000). Sums of 4 x 2 products per channel: the reduction order
+    # and fma contraction may differ, a few fp32 ulps of the output's scale.
+    Sample(
+        name="conv2d", source="samples/conv2d.tl", kernel="conv2d_kernel", ptx="conv2d",
+        signature="*fp32:16,i32,i32,i32,i32,i32,i32,i32,*fp32:16,i32,i32,i32,i32,i32,i32,"
+                  "*fp32,*fp32,i32,i32,i32,i32,i32,4,2",
+        size=(2, 3, 4, 30, 41), small=(2, 3, 4, 9, 10),  # batch, in/out channels, height, width
+        inputs=conv2d_inputs, outputs=["output"], args=conv2d_args,
+        grid=lambda meta, s: (s[0], s[2], s[3] // 3),
+        tol=Tol(scale=1e-5), reference=conv2d_reference,
+        note="masked loads without other: 0 in tilec, unspecified in Triton; the torch line "
+             "tells which is right if they differ"),
+
+    # --- samples/lowbit_matmul.tl: split-K partial sums meet through atomic_add, in an order
+    # that varies from run to run: C is zeroed before each run, compared as an fp16-input dot.
+    Sample(
+        name="int4_matmul_splitk", source="samples/lowbit_matmul.tl", kernel="int4_matmul_kernel",
+        ptx="lowbit_matmul",
+        signature="*fp16:16,*i32:16,*fp32:16,*fp16:16,*i32:16,i32,i32,i32,i32:16,i32,i32:16,i32,"
+                  "i32:16,i32,i32:16,i32,i32:16,i32,i32,64,64,64,2,8",
+        size=(150, 196, 500, 32), small=(45, 70, 200, 32),  # m, n, k, group size
+        inputs=lowbit_inputs, outputs=["c"], args=lowbit_args,
+        grid=lambda meta, s: (cdiv(s[0], meta["BLOCK_M"]) * cdiv(s[1], meta["BLOCK_N"]),
+                              meta["SPLIT_K"]),
+        tol=DOT_F16_OUT_F32, atomic=True, reference=lowbit_reference),
+
+    # --- samples/concepts.tl (seeds/004).
+    # exp: Triton's is ex2.approx of x * log2(e) (about 2 ulp, plus the rounding of the argument,
+    # up to ~8 ulp at exp(10)); tilec's may be another few ulp: 4e-6 relative.
+    Sample(
+        name="concepts_demo", source="samples/concepts.tl", kernel="concepts_demo",
+        ptx="concepts_demo", signature="*fp32:16,i32,1024", size=100003, small=3000,
+        inputs=lambda n: {"data": randn(n)},
+        outputs=["data"], inplace=["data"],  # it stores back where it loads
+        args=lambda t, n: [t["data"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK_SIZE"]),),
+        tol=Tol(rtol=4e-6),
+        reference=lambda t, n: {"data": torch.exp(t["data"].double() * 2 + 1)}),
+    # kernel_2d only loads (the seed stops there): nothing to compare; it runs, and the sanitizer
+    # checks that its masked loads stay inside the matrix.
+    Sample(
+        name="kernel_2d", source="samples/concepts.tl", kernel="kernel_2d", ptx="kernel_2d",
+        signature="*fp32:16,i32,i32,32,64", size=(100, 150), small=(50, 70),
+        inputs=lambda s: {"matrix": randn(s[0] * s[1])}, outputs=[],
+        args=lambda t, s: [t["matrix"], s[0], s[1]],
+        grid=lambda meta, s: (cdiv(s[0], meta["BLOCK_M"]), cdiv(s[1], meta["BLOCK_N"])),
+        note="no output (the seed stops after the load)"),
+] + [
+    Sample(
+        name=f"kernel_with_autotune__{i}", source="samples/concepts.tl",
+        kernel="kernel_with_autotune", ptx="kernel_with_autotune", signature="*fp32:16,*fp32:16,i32",
+        size=100003, small=3000, variant=i,
+        inputs=lambda n: {"x": randn(n), "y": empty(n)}, outputs=["y"],
+        args=lambda t, n: [t["x"], t["y"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK_SIZE"]),),
+        reference=lambda t, n: {"y": t["x"].double() * 2})
+    for i in range(5)
+] + [
+    # --- samples/flash_attention.tl (seeds/004): two fp16-input dots, exp, an fp16 output (P is
+    # rounded to fp16 before P @ V on both sides, but exp may differ by an ulp before that).
+    Sample(
+        name="flash_attention", source="samples/flash_attention.tl",
+        kernel="flash_attention_kernel", ptx="flash_attention",
+        signature="*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32,i32,i32:16,i32,i32,i32,"
+                  "i32:16,i32,i32,i32,i32:16,i32,i32,i32,i32:16,i32,i32,i32,i32,i32,i32,i32,i32,"
+                  "i32,fp32,64,64,64",
+        size=(2, 3, 200, 150, 48), small=(1, 2, 70, 50, 48),  # batch, heads, len q, len k, dim
+        inputs=flash_inputs, outputs=["out", "lse"], args=flash_args,
+        grid=lambda meta, s: (cdiv(s[2], meta["BLOCK_M"]), s[1], s[0]),
+        tol=DOT_F16_OUT_F16, tols={"lse": Tol(atol=1e-4, rtol=1e-5)},
+        reference=flash_reference),
+
+    # --- samples/vector_add_autotune.tl: one config (BLOCK_SIZE 4096, 8 warps, 2 stages).
+    Sample(
+        name="vector_add_autotune__3", source="samples/vector_add_autotune.tl",
+        kernel="add_kernel", ptx="vector_add_autotune", signature="*fp32:16,*fp32:16,*fp32:16,i32",
+        size=98432 + 13, variant=3,
+        inputs=lambda n: {"x": randn(n), "y": randn(n), "output": empty(n)},
+        outputs=["output"],
+        args=lambda t, n: [t["x"], t["y"], t["output"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK_SIZE"]),),
+        reference=lambda t, n: {"output": (t["x"] + t["y"]).double()}),
 ]
 
 
-def check(sample: Sample, ptx_dir: str, verbose: bool) -> bool:
-    ptx = os.path.join(ptx_dir, sample.ptx + ".ptx")
-    metadata = os.path.join(ptx_dir, sample.ptx + ".json")
+# --- running ---------------------------------------------------------------------------------
+
+
+def kernel_metadata(sample: Sample, ptx_dir: str) -> str:
+    """The metadata file to give bench.TilecKernel. For an autotuned kernel (metadata version 2,
+    one variant per config), a version-1 file describing only the chosen variant."""
+    path = os.path.join(ptx_dir, sample.ptx + ".json")
+    if sample.variant is None:
+        return path
+    with open(path) as f:
+        metadata = json.load(f)
+    kernel = next(k for k in metadata["kernels"] if k["name"] == sample.kernel)
+    variant = kernel["variants"][sample.variant]
+    chosen = {key: value for key, value in kernel.items() if key not in ("variants", "autotune_key")}
+    chosen.update({key: variant[key] for key in
+                   ("entry", "num_warps", "threads_per_block", "shared_memory_bytes", "constexprs")})
+    chosen["num_stages"] = variant.get("num_stages")
+    metadata.update(version=1, kernels=[chosen])
+    directory = tempfile.mkdtemp(prefix="check-samples-")
+    derived = os.path.join(directory, f"{sample.name}.json")
+    with open(derived, "w") as f:
+        json.dump(metadata, f)
+    return derived
+
+
+def fresh_outputs(sample: Sample, tensors: Dict[str, Any]) -> Dict[str, Any]:
+    """A copy of `tensors` with new outputs: NaN-filled floats (so that unwritten elements show)
+    and zeroed integers; zeros for atomic accumulation; a copy of the input for in-place ones."""
+    t = dict(tensors)
+    for key in sample.outputs:
+        like = tensors[key]
+        if key in sample.inplace:
+            t[key] = like.clone()
+        elif sample.atomic or not like.is_floating_point():
+            t[key] = torch.zeros_like(like)
+        else:
+            t[key] = torch.full_like(like, float("nan"))
+    return t
+
+
+def triton_launcher(sample: Sample, constexprs: Dict[str, Any], num_warps: int,
+                    num_stages: Optional[int], t: Dict[str, Any], size) -> Callable[[], None]:
+    """kernel[grid](...) of the .tl file imported as a module, with tilec's constexprs. An
+    @triton.autotune kernel is unwrapped to its @triton.jit function and given the chosen config
+    (the autotuner refuses values for the symbols it tunes)."""
+    from triton.runtime.autotuner import Autotuner, Heuristics
+    kernel = bench.triton_kernel(sample.source, sample.kernel)
+    while isinstance(kernel, (Autotuner, Heuristics)):
+        kernel = kernel.fn
+    grid = sample.grid(constexprs, size)
+    run_args = sample.args(t, size)
+    # By name: constexprs such as layernorm's mean_ptr=None sit between run-time parameters.
+    names = [p for p in kernel.arg_names if p not in constexprs]
+    if len(names) != len(run_args):
+        raise TypeError(f"{sample.kernel}: {len(run_args)} arguments for parameters {names}")
+    options = {"num_warps": num_warps}
+    if num_stages:
+        options["num_stages"] = num_stages
+    kwargs = dict(zip(names, run_args))
+
+    def launch():
+        kernel[grid](**kwargs, **constexprs, **options)
+
+    return launch
+
+
+def compare(got, expected, tol: Tol):
+    """(None or what differs, the largest difference): `got` within `tol` of `expected`, element by
+    element, NaN matching NaN (padding neither side writes) and equal infinities matching."""
+    g = got.double().flatten()
+    e = expected.to(g.device).double().flatten()
+    if g.numel() != e.numel():
+        return f"{g.numel()} elements vs {e.numel()}", float("inf")
+    same = (g == e) | (g.isnan() & e.isnan())
+    difference = (g - e).abs().masked_fill(same, 0).nan_to_num(nan=float("inf"))
+    finite = e[e.isfinite()]
+    scale = finite.abs().max().item() if finite.numel() else 0.0
+    bound = tol.atol + tol.scale * scale + tol.rtol * e.abs()
+    wrong = ~(same | (difference <= bound))
+    worst = difference.max().item() if difference.numel() else 0.0
+    count = int(wrong.sum().item())
+    if not count:
+        return None, worst
+    first = int(wrong.nonzero()[0].item())
+    return (f"{count} of {g.numel()} differ, max abs diff {worst:g} (output scale {scale:g}), "
+            f"first at [{first}]: {g[first].item()!r} vs {e[first].item()!r}"), worst
+
+
+def check(sample: Sample, ptx_dir: str, providers: Sequence[str], verbose: bool) -> bool:
+    size = sample.small if providers == ["tilec"] and sample.small is not None else sample.size
+    tols = ", ".join(f"{key} {sample.tolerance(key)}" for key in sample.outputs) or "no output"
+    label = f"{sample.name} ({tols})"
+    notes = [sample.note] if sample.note else []
+    results, errors = {}, []
     try:
-        tilec = bench.TilecKernel(ptx, metadata, sample.kernel)
-        # Triton compiles what tilec compiled: the metadata's constexprs and num_warps.
+        tilec = bench.TilecKernel(os.path.join(ptx_dir, sample.ptx + ".ptx"),
+                                  kernel_metadata(sample, ptx_dir), sample.kernel)
+        # Triton compiles what tilec compiled: the metadata's constexprs, num_warps and stages.
         constexprs, num_warps = tilec.constexprs, tilec.info["num_warps"]
+        num_stages = tilec.info.get("num_stages")
         torch.manual_seed(0)
-        tensors = sample.inputs(sample.size)
-        ours = bench.fresh_outputs(sample, tensors)
-        tilec.launcher(sample.args(ours, sample.size), sample.grid(constexprs, sample.size))()
-        theirs = bench.fresh_outputs(sample, tensors)
-        bench.triton_launcher(sample, constexprs, num_warps, theirs, sample.size)()
+        tensors = sample.inputs(size)
+        ours = fresh_outputs(sample, tensors)
+        start = time.perf_counter()
+        tilec.launcher(sample.args(ours, size), sample.grid(constexprs, size))()
         torch.cuda.synchronize()
+        elapsed = time.perf_counter() - start
     except Exception as error:  # one line per kernel, whatever failed
         if verbose:
             traceback.print_exc()
+        print(f"FAIL      {label}: tilec: {type(error).__name__}: {error}", flush=True)
+        return False
+
+    if "triton" in providers:
+        theirs = fresh_outputs(sample, tensors)
+        try:
+            triton_launcher(sample, constexprs, num_warps, num_stages, theirs, size)()
+            torch.cuda.synchronize()
+            results["Triton"] = theirs
+        except Exception as error:
+            if verbose:
+                traceback.print_exc()
+            if type(error).__name__ == "OutOfResources" and sample.reference and "torch" in providers:
+                # A config Triton's autotuner would prune (e.g. too much shared memory for its
+                # pipelined copies): compared with PyTorch only, and said so.
+                notes.append(f"Triton cannot run this config ({str(error).strip()}); "
+                             f"compared with torch only")
+            else:
+                errors.append(f"Triton: {type(error).__name__}: {str(error).strip()}")
+    if "torch" in providers and sample.reference:
+        results["torch"] = sample.reference(tensors, size)
+
+    diffs = []
+    for provider, theirs in results.items():
+        worst = 0.0
+        for key in sample.outputs:
+            problem, difference = compare(ours[key], theirs[key], sample.tolerance(key))
+            worst = max(worst, difference)
+            if problem:
+                errors.append(f"vs {provider} {key}: {problem}")
+        diffs.append(f"vs {provider} max abs diff {worst:g}")
+    if not results:
+        diffs.append(f"ran in {elapsed * 1e3:.1f} ms" if providers == ["tilec"] else "ran")
+    detail = "; ".join(diffs + notes)
+    if errors:
+        status = "MISMATCH" if all(e.startswith("vs ") for e in errors) else "FAIL"
+        print(f"{status:<9} {label}: {'; '.join(errors)}" + (f" [{detail}]" if detail else ""),
+              flush=True)
+        return False
+    print(f"ok        {label}: {detail}", flush=True)
+    return True
+
+
+def dry_run(sample: Sample, ptx_dir: str, sanitizer: bool) -> bool:
+    """Without a GPU: the entry's inputs, arguments (against the metadata: count, types,
+    alignment and divisibility), grid and reference, on the CPU."""
+    size = sample.small if sanitizer and sample.small is not None else sample.size
+    try:
+        with open(kernel_metadata(sample, ptx_dir)) as f:
+            info = next(k for k in json.load(f)["kernels"] if k["name"] == sample.kernel)
+        constexprs = {c["name"]: bench.parse_constexpr(c["value"]) for c in info.get("constexprs", [])}
+        torch.manual_seed(0)
+        tensors = sample.inputs(size)
+        ours = fresh_outputs(sample, tensors)
+        args = sample.args(ours, size)
+        if len(args) != len(info["params"]):
+            raise TypeError(f"{len(args)} arguments for {len(info['params'])} parameters")
+        for param, arg in zip(info["params"], args):
+            if param["type"].startswith("*"):
+                element = param["type"][1:]
+                if str(arg.dtype).replace("torch.", "") not in bench.TilecKernel.TORCH_DTYPES[element]:
+                    raise TypeError(f"{param['name']}: {arg.dtype} for {param['type']}")
+            elif isinstance(arg, torch.Tensor) or (param["type"].startswith("fp")) != isinstance(arg, float):
+                raise TypeError(f"{param['name']}: {arg!r} for {param['type']}")
+            elif param.get("divisibility") and arg % param["divisibility"]:
+                raise ValueError(f"{param['name']}: {arg} not divisible by {param['divisibility']}")
+        grid = sample.grid(constexprs, size)
+        expected = sample.reference(tensors, size) if sample.reference else {}
+        for key, value in expected.items():
+            if value.numel() != ours[key].numel():
+                raise ValueError(f"reference {key}: {value.numel()} elements, output {ours[key].numel()}")
+    except Exception as error:
+        traceback.print_exc()
         print(f"FAIL      {sample.name}: {type(error).__name__}: {error}", flush=True)
         return False
-    problems, worst = [], 0.0
-    for key in sample.outputs:
-        problem = bench.compare(f"{key}", ours[key], theirs[key], sample.atol, sample.rtol)
-        if problem:
-            problems.append(problem)
-        a, b = ours[key].double(), theirs[key].double()
-        # Equal values (the same infinity, or padding neither kernel writes) differ by 0, not NaN.
-        same = (a == b) | (a.isnan() & b.isnan())
-        difference = (a - b).abs().masked_fill(same, 0).nan_to_num(nan=float("inf"))
-        worst = max(worst, difference.max().item() if difference.numel() else 0.0)
-    exact = "bit-exact" if sample.atol == 0 and sample.rtol == 0 else \
-        f"atol {sample.atol:g} rtol {sample.rtol:g}"
-    if problems:
-        print(f"MISMATCH  {sample.name} ({exact}): {'; '.join(problems)}", flush=True)
-        return False
-    print(f"ok        {sample.name} ({exact}, max abs diff {worst:g})", flush=True)
+    print(f"ok        {sample.name}: {len(args)} arguments, grid {grid}, "
+          f"constexprs {constexprs}, reference {sorted(expected) or '-'}", flush=True)
     return True
 
 
@@ -210,13 +818,20 @@ def main(argv=None) -> int:
     parser.add_argument("--compile", metavar="TILEC",
                         help="compile every entry with this tilec into --ptx-dir and exit")
     parser.add_argument("--kernels", nargs="*", help="only these SAMPLES entries (by name)")
+    parser.add_argument("--providers", default="tilec,triton,torch",
+                        help="comma-separated: tilec (always) plus triton and/or torch to compare "
+                             "with; tilec alone is the sanitizer mode (small shapes, no Triton)")
     parser.add_argument("--list", action="store_true", help="list the entries and exit")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="on the CPU: check every entry's arguments against the metadata")
     parser.add_argument("--verbose", action="store_true", help="print tracebacks of failures")
     args = parser.parse_args(argv)
 
     if args.list:
         for s in SAMPLES:
-            print(f"{s.name}: {s.source}:{s.kernel} -s {s.signature} {' '.join(s.tilec_flags)}")
+            variant = f" (config {s.variant})" if s.variant is not None else ""
+            print(f"{s.name}: {s.source}:{s.kernel}{variant} -s {s.signature} "
+                  f"{' '.join(s.tilec_flags)}".rstrip())
         return 0
     selected = [s for s in SAMPLES if not args.kernels or s.name in args.kernels]
     if args.kernels and len(selected) != len(set(args.kernels)):
@@ -224,24 +839,41 @@ def main(argv=None) -> int:
     if not args.ptx_dir:
         parser.error("--ptx-dir is required")
     if args.compile:
-        return bench.compile_with_tilec(args.compile, selected, args.ptx_dir)
+        # Autotune entries share one PTX (every config): compile each PTX once.
+        unique = list({s.ptx: s for s in selected}.values())
+        return bench.compile_with_tilec(args.compile, unique, args.ptx_dir)
+    providers = [p for p in args.providers.split(",") if p]
+    if "tilec" not in providers or set(providers) - {"tilec", "triton", "torch"}:
+        parser.error("--providers: tilec, optionally with triton and/or torch")
 
-    global torch
+    global torch, triton, DEVICE
+    import torch as torch_module
+    torch = torch_module
+    if args.dry_run:
+        DEVICE = "cpu"
+        failed = [s.name for s in selected if not dry_run(s, args.ptx_dir, providers == ["tilec"])]
+        print(f"check_samples.py --dry-run: {len(selected) - len(failed)} of {len(selected)} "
+              f"entries consistent" + (f"; failed: {', '.join(failed)}" if failed else ""))
+        return 1 if failed else 0
+
     import cupy
     import numpy
-    import torch as torch_module
-    import triton  # noqa: F401  (bench.triton_launcher needs it imported)
-    torch = torch_module
-    bench.torch, bench.cupy, bench.numpy, bench.triton = torch, cupy, numpy, triton
+    bench.torch, bench.cupy, bench.numpy = torch, cupy, numpy
+    versions = f"torch {torch.__version__}, cupy {cupy.__version__}"
+    if "triton" in providers:
+        import triton as triton_module  # not imported in the sanitizer mode: only tilec runs
+        triton = bench.triton = triton_module
+        versions += f", triton {triton.__version__}"
     if not torch.cuda.is_available():
         print("check_samples.py: no CUDA device", file=sys.stderr)
         return 77
-    print(f"GPU: {torch.cuda.get_device_name()}; torch {torch.__version__}, "
-          f"triton {triton.__version__}, cupy {cupy.__version__}; PTX from "
-          f"{os.path.abspath(args.ptx_dir)}", flush=True)
-    failed = [s.name for s in selected if not check(s, args.ptx_dir, args.verbose)]
-    print(f"check_samples.py: {len(selected) - len(failed)} of {len(selected)} kernels match "
-          f"Triton" + (f"; failed: {', '.join(failed)}" if failed else ""))
+    print(f"GPU: {torch.cuda.get_device_name()}; {versions}; providers {','.join(providers)}; "
+          f"PTX from {os.path.abspath(args.ptx_dir)}", flush=True)
+    failed = [s.name for s in selected if not check(s, args.ptx_dir, providers, args.verbose)]
+    against = " and ".join(p if p == "torch" else "Triton" for p in providers if p != "tilec")
+    what = f"match {against}" if against else "ran (no comparison)"
+    print(f"check_samples.py: {len(selected) - len(failed)} of {len(selected)} kernels {what}"
+          + (f"; failed: {', '.join(failed)}" if failed else ""))
     return 1 if failed else 0
 
 
