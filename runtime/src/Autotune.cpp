@@ -2,8 +2,8 @@
 //
 // As Triton's autotuner: the first launch for a new value of the key times every variant on the
 // caller's arguments (warm-up launches, then the mean of several launches between two CUDA
-// events) and keeps the fastest; later launches with that key reuse the choice. Choices persist
-// across runs in TILEC_CACHE_DIR when it is set.
+// events recorded on the launch's stream) and keeps the fastest; later launches with that key
+// reuse the choice. Choices persist across runs in TILEC_CACHE_DIR when it is set.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,7 +26,7 @@ constexpr int TimedLaunches = 10;
 std::mutex TimerMutex;
 Timer TheTimer; // empty: time on the GPU
 
-double timeOnGpu(const KernelInfo &variant, const std::function<void()> &launch) {
+double timeOnGpu(const KernelInfo &variant, CUstream stream, const std::function<void()> &launch) {
   const driver::Api &cu = driver::api();
   if (!cu.cuEventCreate || !cu.cuEventRecord || !cu.cuEventSynchronize ||
       !cu.cuEventElapsedTime || !cu.cuEventDestroy)
@@ -43,12 +43,13 @@ double timeOnGpu(const KernelInfo &variant, const std::function<void()> &launch)
   try {
     for (int i = 0; i < WarmupLaunches; ++i)
       launch();
-    // The launches go to the caller's stream; events on the legacy default stream order after
-    // them either way for the usual null or blocking streams.
-    driver::check(cu.cuEventRecord(start, nullptr), "cuEventRecord");
+    // The events go to the launches' own stream, so that they bracket exactly those launches:
+    // on the null stream they would also wait for (and time) other streams' work, and a
+    // non-blocking stream's launches would not be ordered between them at all.
+    driver::check(cu.cuEventRecord(start, stream), "cuEventRecord");
     for (int i = 0; i < TimedLaunches; ++i)
       launch();
-    driver::check(cu.cuEventRecord(stop, nullptr), "cuEventRecord");
+    driver::check(cu.cuEventRecord(stop, stream), "cuEventRecord");
     driver::check(cu.cuEventSynchronize(stop), "cuEventSynchronize",
                   "while timing " + variant.Entry);
     driver::check(cu.cuEventElapsedTime(&milliseconds, start, stop), "cuEventElapsedTime");
@@ -149,13 +150,14 @@ void setTimer(Timer timer) {
   TheTimer = std::move(timer);
 }
 
-double detail::time(const KernelInfo &variant, const std::function<void()> &launch) {
+double detail::time(const KernelInfo &variant, CUstream stream,
+                    const std::function<void()> &launch) {
   Timer timer;
   {
     std::lock_guard<std::mutex> lock(TimerMutex);
     timer = TheTimer;
   }
-  return timer ? timer(variant, launch) : timeOnGpu(variant, launch);
+  return timer ? timer(variant, launch) : timeOnGpu(variant, stream, launch);
 }
 
 } // namespace tilec::rt::autotune

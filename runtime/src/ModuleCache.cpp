@@ -87,4 +87,32 @@ size_t ModuleCache::size() const {
   return State->FromMemory.size() + State->FromFiles.size();
 }
 
+Kernel CachedKernel::get() const {
+  CUcontext context = currentContext();
+  {
+    std::lock_guard<std::mutex> lock(Mutex);
+    for (auto &[cachedContext, state] : ByContext)
+      if (cachedContext == context)
+        if (auto alive = state.lock())
+          return Kernel(std::move(alive));
+  }
+  // First use in this context, or the module was dropped (ModuleCache::clear()): load it outside
+  // our lock (the ModuleCache serializes loads), then remember the kernel.
+  Kernel kernel = ModuleCache::global().get(Ptx, MetadataJson, Origin).kernel(Name);
+  std::lock_guard<std::mutex> lock(Mutex);
+  for (auto &[cachedContext, state] : ByContext) {
+    if (cachedContext == context) {
+      state = kernel.State;
+      return kernel;
+    }
+  }
+  ByContext.emplace_back(context, kernel.State);
+  return kernel;
+}
+
+size_t CachedKernel::contexts() const {
+  std::lock_guard<std::mutex> lock(Mutex);
+  return ByContext.size();
+}
+
 } // namespace tilec::rt

@@ -480,7 +480,7 @@ void Kernel::launchPacked(const LaunchGrid &grid, CUstream stream, const Arg *ar
         std::vector<uint64_t> variantSlots(count);
         packArguments(*variant.Info, args, count, variantSlots.data());
         Grid variantGrid = grid(*variant.Info);
-        return autotune::detail::time(*variant.Info, [&] {
+        return autotune::detail::time(*variant.Info, stream, [&] {
           launchState(variant, variantGrid, stream, count, variantSlots.data());
         });
       });

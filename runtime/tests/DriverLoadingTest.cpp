@@ -65,6 +65,10 @@ void testMissingDriver() {
               "k.json:1:2: invalid JSON", __LINE__);
   expectError([] { tilec::rt::DeviceBuffer buffer(64); }, "cannot open the CUDA driver library",
               __LINE__);
+  // A launcher's cached kernel reports the same, and remembers nothing from the failure.
+  static const tilec::rt::CachedKernel cached(Ptx, Metadata, "k.ptx", "k");
+  expectError([] { cached.get(); }, "cannot open the CUDA driver library", __LINE__);
+  EXPECT(cached.contexts() == 0);
 }
 
 void testStubDriver() {

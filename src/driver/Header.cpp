@@ -10,7 +10,8 @@
 //
 // The typed parameters (runtime.hpp's Ptr and Scalar) make a wrong argument type fail to compile;
 // values (ranges, alignment) are still checked at launch by the runtime, against the embedded
-// metadata. The module is loaded once per context through rt::ModuleCache.
+// metadata. The module is loaded once per context through rt::ModuleCache, and each kernel is
+// looked up once per context (rt::CachedKernel, a function-local static of <name>_kernel()).
 #include "driver/Header.h"
 
 #include "frontend/SourceManager.h"
@@ -223,13 +224,18 @@ std::string emitHeader(const std::string &ptx, const std::string &metadataJson,
         out << ", " << c.at("name").get<std::string>() << "=" << c.at("value").get<std::string>();
       out << "\n";
     }
-    out << "/// The kernel itself (info(), pin() of a variant, chosenEntry()...).\n"
+    out << "/// The kernel itself (info(), pin() of a variant, chosenEntry()...), looked up once per\n"
+        << "/// CUDA context.\n"
         << "inline ::tilec::rt::Kernel " << cppName(name) << "_kernel() {\n"
-        << "  return " << dataNamespace << "::module().kernel(\"" << name << "\");\n}\n";
+        << "  static const ::tilec::rt::CachedKernel cached(\n"
+        << "      {" << dataNamespace << "::ptx, sizeof " << dataNamespace << "::ptx - 1},\n"
+        << "      {" << dataNamespace << "::metadata, sizeof " << dataNamespace
+        << "::metadata - 1}, \"" << shownSource << "\", \"" << name << "\");\n"
+        << "  return cached.get();\n}\n";
     out << "inline void " << cppName(name) << "(\n    CUstream stream, "
         << (autotuned ? "const ::tilec::rt::LaunchGrid &grid" : "::tilec::rt::Grid grid")
         << params << ") {\n"
-        << "  " << dataNamespace << "::module().kernel(\"" << name << "\").launch(\n      grid, stream"
+        << "  " << cppName(name) << "_kernel().launch(\n      grid, stream"
         << args << ");\n"
         << "}\n";
     if (!autotuned) {

@@ -478,13 +478,14 @@ private:
   std::map<std::pair<std::string, std::string>, std::string> Memory;
 };
 
-/// Replaces the GPU timer (warm-up, then the mean of a few launches timed with CUDA events) by
-/// \p timer(variant, launch) for tests; nullptr restores it. \p launch runs the variant once.
+/// Replaces the GPU timer (warm-up, then the mean of a few launches timed with CUDA events
+/// recorded on the launch's stream) by \p timer(variant, launch) for tests; nullptr restores it.
+/// \p launch runs the variant once.
 using Timer = std::function<double(const KernelInfo &variant, const std::function<void()> &launch)>;
 void setTimer(Timer timer);
 namespace detail {
-/// Times one variant with the current timer.
-double time(const KernelInfo &variant, const std::function<void()> &launch);
+/// Times one variant, whose \p launch goes to \p stream, with the current timer.
+double time(const KernelInfo &variant, CUstream stream, const std::function<void()> &launch);
 } // namespace detail
 } // namespace autotune
 
@@ -528,6 +529,7 @@ public:
 
 private:
   friend class Module;
+  friend class CachedKernel;
   explicit Kernel(std::shared_ptr<const detail::KernelState> state) : State(std::move(state)) {}
   void launchPacked(const LaunchGrid &grid, CUstream stream, const Arg *args, size_t count,
                     uint64_t *slots) const;
@@ -589,6 +591,31 @@ public:
 private:
   struct Impl;
   std::unique_ptr<Impl> State;
+};
+
+/// One kernel of an embedded module, looked up once per CUDA context: the generated launchers
+/// keep one in a function-local static, so that after the first launch in a context a launch
+/// costs a cuCtxGetCurrent and a short lock, without a module-cache search or a lookup by name.
+/// Thread-safe. It does not keep modules loaded: after ModuleCache::clear() (and once no Kernel
+/// of the module is left) the next get() loads the module again through the ModuleCache.
+class CachedKernel {
+public:
+  /// The texts must outlive the object and not change (the generated headers' arrays).
+  CachedKernel(std::string_view ptx, std::string_view metadataJson, std::string_view origin,
+               std::string_view name)
+      : Ptx(ptx), MetadataJson(metadataJson), Origin(origin), Name(name) {}
+  CachedKernel(const CachedKernel &) = delete;
+  CachedKernel &operator=(const CachedKernel &) = delete;
+
+  /// The kernel in the current context, from ModuleCache::global() on first use there.
+  Kernel get() const;
+  /// The number of contexts it has looked the kernel up in (for tests).
+  size_t contexts() const;
+
+private:
+  std::string_view Ptx, MetadataJson, Origin, Name;
+  mutable std::mutex Mutex;
+  mutable std::vector<std::pair<CUcontext, std::weak_ptr<const detail::KernelState>>> ByContext;
 };
 
 } // namespace tilec::rt

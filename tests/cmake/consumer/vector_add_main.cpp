@@ -33,18 +33,22 @@ int main() {
     dy.copyFromHost(y);
     const int64_t block = tilec::add_kernel_constexprs::BLOCK_SIZE;
     const unsigned blocks = static_cast<unsigned>((n + block - 1) / block);
-    // Twice: the second launch finds the module in the cache.
+    // Twice: the second launch finds the kernel the first looked up (rt::CachedKernel).
     for (int repeat = 0; repeat < 2; ++repeat)
       tilec::add_kernel(nullptr, rt::Grid{blocks}, dx.as<float>(), dy.as<float>(),
                         dout.as<float>(), n);
     rt::synchronize();
+    // The launcher's kernel is the same object on every call in this context.
+    bool sameKernel = tilec::add_kernel_kernel().handle() == tilec::add_kernel_kernel().handle() &&
+                      &tilec::add_kernel_kernel().info() == &tilec::add_kernel_kernel().info();
     dout.copyToHost(out);
     double maxError = 0;
     for (int i = 0; i < n; ++i)
       maxError = std::fmax(maxError, std::fabs(static_cast<double>(out[i]) - (x[i] + y[i])));
-    bool ok = maxError == 0 && rt::ModuleCache::global().size() == 1;
-    std::printf("consumer_vector_add: n=%d max_abs_err=%g modules=%zu %s\n", n, maxError,
-                rt::ModuleCache::global().size(), ok ? "OK" : "FAILED");
+    bool ok = maxError == 0 && rt::ModuleCache::global().size() == 1 && sameKernel;
+    std::printf("consumer_vector_add: n=%d max_abs_err=%g modules=%zu same_kernel=%d %s\n", n,
+                maxError, rt::ModuleCache::global().size(), sameKernel ? 1 : 0,
+                ok ? "OK" : "FAILED");
     return ok ? 0 : 1;
   } catch (const std::exception &error) {
     std::printf("consumer_vector_add: FAILED: %s\n", error.what());
