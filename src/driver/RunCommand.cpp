@@ -19,7 +19,8 @@ void addRunFlags(CLI::App &app, RunFlags &flags) {
                  "spec for pointers (zeros:N, ones:N, range:N, rand:N[:SEED], file:PATH), a "
                  "number for scalars");
   app.add_option("--dump", flags.dumps, "Write a buffer to a raw binary file after the run: "
-                                        "NAME=PATH");
+                                        "NAME=PATH")
+      ->allow_extra_args(false);
   app.add_flag("--print", flags.print, "Print the buffers after the run");
   app.add_option("--print-limit", flags.printLimit, "Elements printed per buffer")
       ->capture_default_str();

@@ -70,13 +70,16 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
                                       "functions)")
       ->required();
   app.add_option("-k,--kernel", flags.kernels,
-                 "Kernel to compile; repeat with one -s each for several kernels");
+                 "Kernel to compile; repeat with one -s each for several kernels")
+      ->allow_extra_args(false); // one value per -k/-s/-D: later words are positionals
   app.add_option("-s,--signature", flags.signatures,
                  "Signature of the kernel in Triton AOT syntax, one entry per parameter: "
                  "'*fp32:16' (pointer, 16-byte aligned), 'i32', 'i32:16' (divisible by 16), or a "
-                 "literal such as 1024 binding a tl.constexpr");
+                 "literal such as 1024 binding a tl.constexpr")
+      ->allow_extra_args(false);
   app.add_option("-D,--define", flags.defines,
-                 "Bind a constexpr parameter or module-level constant: NAME=VALUE");
+                 "Bind a constexpr parameter or module-level constant: NAME=VALUE")
+      ->allow_extra_args(false);
   app.add_option("--num-warps", flags.numWarps, "Warps per program (block = 32 x num-warps)")
       ->check(CLI::IsMember({1u, 2u, 4u, 8u, 16u, 32u}))
       ->capture_default_str();
