@@ -1,7 +1,6 @@
-#include "codegen/LowerToLLVM.h"
-
 #include "analysis/AxisInfo.h"
 #include "codegen/Distribution.h"
+#include "codegen/KernelLowering.h"
 #include "codegen/NVPTXTarget.h"
 #include "codegen/SharedMemory.h"
 #include "codegen/SharedTile.h"
@@ -20,252 +19,7 @@
 #include <unordered_map>
 
 namespace tilec::codegen {
-namespace {
-
-using tir::DType;
-using tir::OpCode;
-using tir::Operation;
-using tir::ScalarKind;
-using Values = std::vector<llvm::Value *>;
-
-constexpr double kLog2E = 1.4426950408889634;
-
-class KernelLowering {
-public:
-  KernelLowering(const tir::Function &function, llvm::Module &module, const TargetOptions &options)
-      : function_(function), module_(module), context_(module.getContext()), options_(options),
-        builder_(context_), prologue_(context_), axisInfo_(function) {}
-
-  llvm::Function *run();
-  void setSharedMemory(llvm::GlobalVariable *buffer) { sharedMemory_ = buffer; }
-
-private:
-  const tir::Function &function_;
-  llvm::Module &module_;
-  llvm::LLVMContext &context_;
-  const TargetOptions &options_;
-  llvm::IRBuilder<> builder_;
-  /// Inserts at the end of the entry block, whose values dominate the whole kernel: thread
-  /// indices are computed there once.
-  llvm::IRBuilder<> prologue_;
-  analysis::AxisInfoAnalysis axisInfo_;
-  llvm::Function *kernel_ = nullptr;
-  std::unordered_map<const tir::Value *, Values> values_;
-  llvm::Value *laneId_ = nullptr, *warpId_ = nullptr, *threadId_ = nullptr;
-  /// Per root layout and root dimension: the thread's lane and warp index along it.
-  std::map<std::string, std::pair<Values, Values>> threadIndices_;
-  llvm::GlobalVariable *sharedMemory_ = nullptr;
-  /// Whether shared memory may hold data some thread still reads: the next writer must wait at
-  /// a barrier first. Barriers are emitted only then (and between a write and its reads).
-  bool sharedInUse_ = false;
-
-  //===--------------------------------------------------------------------===//
-  // Errors, types, values
-  //===--------------------------------------------------------------------===//
-
-  [[noreturn]] void unsupported(const Operation &op, const std::string &what) const {
-    std::string message = what + " is not supported yet by the GPU backend";
-    if (options_.sources)
-      options_.sources->error(op.loc(), message);
-    std::ostringstream os;
-    os << op.loc().line << ":" << op.loc().col << ": error: " << message;
-    throw CompileError(os.str());
-  }
-
-  llvm::Type *scalarType(const DType &type) {
-    switch (type.kind) {
-    case ScalarKind::I1:
-      return builder_.getInt1Ty();
-    case ScalarKind::I8:
-    case ScalarKind::U8:
-    case ScalarKind::F8E4M3:
-    case ScalarKind::F8E5M2:
-      return builder_.getInt8Ty();
-    case ScalarKind::I16:
-    case ScalarKind::U16:
-      return builder_.getInt16Ty();
-    case ScalarKind::I32:
-    case ScalarKind::U32:
-      return builder_.getInt32Ty();
-    case ScalarKind::I64:
-    case ScalarKind::U64:
-      return builder_.getInt64Ty();
-    case ScalarKind::F16:
-      return builder_.getHalfTy();
-    case ScalarKind::BF16:
-      return builder_.getBFloatTy();
-    case ScalarKind::F32:
-      return builder_.getFloatTy();
-    case ScalarKind::F64:
-      return builder_.getDoubleTy();
-    case ScalarKind::Ptr:
-      return llvm::PointerType::get(context_, 1);
-    }
-    return nullptr;
-  }
-
-  /// The type an element has in memory (booleans are bytes).
-  llvm::Type *memoryType(const DType &type) {
-    if (type.isBool())
-      return builder_.getInt8Ty();
-    return scalarType(type);
-  }
-
-  static bool isFp8(const DType &type) {
-    return type.kind == ScalarKind::F8E4M3 || type.kind == ScalarKind::F8E5M2;
-  }
-
-  Values &get(const tir::Value *v) {
-    auto it = values_.find(v);
-    if (it == values_.end())
-      throw std::logic_error("TIR value lowered before its definition");
-    return it->second;
-  }
-
-  unsigned numElementsOf(const tir::Type &type) {
-    if (type.isScalar())
-      return 1;
-    return distributionOf(type).numElements();
-  }
-
-  llvm::Value *intrinsic(llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Type *> types,
-                         llvm::ArrayRef<llvm::Value *> args) {
-    llvm::Function *callee = llvm::Intrinsic::getDeclaration(&module_, id, types);
-    return builder_.CreateCall(callee, args);
-  }
-
-  llvm::Value *libdevice(const std::string &name, llvm::Type *type,
-                         llvm::ArrayRef<llvm::Value *> args) {
-    std::vector<llvm::Type *> params(args.size(), type);
-    llvm::FunctionCallee callee =
-        module_.getOrInsertFunction(name, llvm::FunctionType::get(type, params, false));
-    return builder_.CreateCall(callee, args);
-  }
-
-  //===--------------------------------------------------------------------===//
-  // Thread indices and coordinates
-  //===--------------------------------------------------------------------===//
-
-  const std::pair<Values, Values> &threadIndicesFor(const gpu::LayoutPtr &root) {
-    std::string key = root->str();
-    auto it = threadIndices_.find(key);
-    if (it != threadIndices_.end())
-      return it->second;
-    unsigned rank = root->rank();
-    Values lanes(rank), warps(rank);
-    llvm::Value *lane = laneId_, *warp = warpId_;
-    for (unsigned r : root->order) {
-      unsigned tpw = root->threadsPerWarp[r], wpc = root->warpsPerCTA[r];
-      lanes[r] = prologue_.CreateAnd(lane, tpw - 1);
-      lane = prologue_.CreateLShr(lane, llvm::Log2_32(tpw));
-      warps[r] = prologue_.CreateAnd(warp, wpc - 1);
-      warp = prologue_.CreateLShr(warp, llvm::Log2_32(wpc));
-    }
-    return threadIndices_[key] = {lanes, warps};
-  }
-
-  /// The thread's first coordinate along dimension d of `dist`, computed once in the prologue.
-  llvm::Value *threadBase(const Distribution &dist, unsigned d) {
-    const auto &[lanes, warps] = threadIndicesFor(dist.root);
-    unsigned r = dist.rootDim[d];
-    std::string key = dist.root->str() + "/base" + std::to_string(r);
-    auto it = threadIndices_.find(key);
-    if (it != threadIndices_.end())
-      return it->second.first[0];
-    llvm::Value *base = prologue_.CreateAdd(
-        prologue_.CreateMul(lanes[r], prologue_.getInt32(dist.spt(d))),
-        prologue_.CreateMul(warps[r], prologue_.getInt32(dist.spt(d) * dist.tpw(d))), "", true,
-        true);
-    threadIndices_[key] = {Values{base}, Values{}};
-    return base;
-  }
-
-  /// The coordinate along d of the thread's element with per-dimension index k.
-  llvm::Value *coordinate(const Distribution &dist, unsigned d, unsigned k) {
-    llvm::Value *c = builder_.CreateAdd(threadBase(dist, d),
-                                        builder_.getInt32(static_cast<uint32_t>(dist.offset(d, k))),
-                                        "", true, true);
-    if (dist.wraps(d))
-      c = builder_.CreateAnd(c, builder_.getInt32(static_cast<uint32_t>(dist.shape[d] - 1)));
-    return c;
-  }
-
-  /// The row-major linear index of the thread's element `element` in the whole tensor.
-  llvm::Value *linearCoordinate(const Distribution &dist, unsigned element) {
-    std::vector<unsigned> index = dist.multiIndex(element);
-    llvm::Value *linear = builder_.getInt32(0);
-    for (unsigned d = 0; d < dist.rank(); ++d)
-      linear = builder_.CreateAdd(
-          builder_.CreateMul(linear, builder_.getInt32(static_cast<uint32_t>(dist.shape[d]))),
-          coordinate(dist, d, index[d]));
-    return linear;
-  }
-
-  llvm::Value *sharedElementPointer(llvm::Type *type, llvm::Value *index) {
-    return builder_.CreateGEP(type, sharedMemory_, index);
-  }
-
-  void barrier() { intrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
-
-  /// Called before writing shared memory: waits for the readers of its previous contents.
-  void beginSharedWrite() {
-    if (sharedInUse_)
-      barrier();
-  }
-
-  /// Whether `block` (nested regions included) uses shared memory.
-  static bool usesSharedMemory(const tir::Block &block) {
-    bool uses = false;
-    tir::walk(const_cast<tir::Block &>(block),
-              [&](Operation &op) { uses |= sharedMemoryBytes(op) > 0; });
-    return uses;
-  }
-
-  llvm::Value *sharedTileAddress(const SharedTilePlan &plan, unsigned byteOffset,
-                                 llvm::Type *memType, const Values &coords);
-  void writeSharedTile(const SharedTilePlan &plan, unsigned byteOffset, const Distribution &dist,
-                       const Values &values, const DType &elem);
-  Values readSharedVector(const SharedTilePlan &plan, unsigned byteOffset, const Values &coords,
-                          unsigned vec, const DType &elem);
-  Values readSharedTile(const SharedTilePlan &plan, unsigned byteOffset, const Distribution &dist,
-                        const DType &elem);
-  llvm::Value *toSharedElement(llvm::Value *v, const DType &elem);
-  llvm::Value *fromSharedElement(llvm::Value *v, const DType &elem);
-
-  //===--------------------------------------------------------------------===//
-  // Lowering
-  //===--------------------------------------------------------------------===//
-
-  void lowerBlock(const tir::Block &block);
-  void lowerOp(const Operation &op);
-  void lowerElementwise(const Operation &op);
-  llvm::Value *lowerElement(const Operation &op, const Values &operands);
-  llvm::Value *lowerCast(const Operation &op, llvm::Value *v, const DType &from, const DType &to);
-  llvm::Value *lowerMath(const Operation &op, llvm::Value *x, const DType &type);
-  void lowerBroadcast(const Operation &op);
-  void lowerExpandDims(const Operation &op);
-  void lowerConvertLayout(const Operation &op);
-  void lowerTrans(const Operation &op);
-  void lowerReshape(const Operation &op);
-  void lowerDot(const Operation &op);
-  void lowerLoad(const Operation &op);
-  void lowerStore(const Operation &op);
-  void lowerReduce(const Operation &op);
-  void lowerAtomicRMW(const Operation &op);
-  llvm::Value *ownsElement(const Distribution &dist, unsigned element);
-  bool hasUses(const tir::Value *value);
-  void lowerFor(const Operation &op);
-  void lowerIf(const Operation &op);
-  void lowerWhile(const Operation &op);
-
-  unsigned accessVectorWidth(const Operation &op, const Distribution *dist);
-  Values loadGroup(const Operation &op, llvm::Value *ptr, unsigned vec, const DType &elem,
-                   llvm::Value *pred, const Values &others);
-  void storeGroup(const Operation &op, llvm::Value *ptr, const Values &vals, const DType &elem,
-                  llvm::Value *pred);
-  llvm::Value *combine(const std::string &kind, const DType &type, llvm::Value *a, llvm::Value *b);
-  llvm::Value *shuffleXor(llvm::Value *v, unsigned laneMask);
-};
+namespace detail {
 
 llvm::Function *KernelLowering::run() {
   std::vector<llvm::Type *> params;
@@ -414,13 +168,13 @@ void KernelLowering::lowerOp(const Operation &op) {
   case OpCode::AtomicRMW:
     return lowerAtomicRMW(op);
   case OpCode::AtomicCAS:
-    return unsupported(op, "'atomic_cas'");
+    return lowerAtomicCAS(op);
   case OpCode::ArgReduce:
-    return unsupported(op, "'arg_reduce' (argmax/argmin)");
+    return lowerArgReduce(op);
   case OpCode::Print:
-    return unsupported(op, "'print' (device_print)");
+    return lowerPrint(op);
   case OpCode::Assert:
-    return unsupported(op, "'assert' (device_assert)");
+    return lowerAssert(op);
   default:
     break;
   }
@@ -651,6 +405,18 @@ llvm::Value *KernelLowering::lowerCast(const Operation &op, llvm::Value *v, cons
     if (!v->getType()->isFloatTy() && !v->getType()->isDoubleTy())
       v = builder_.CreateFPExt(v, builder_.getFloatTy());
     auto id = to.isSigned() ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
+    // PTX converts to 16 bits at least: to 8 bits, saturate to 16 and keep the low byte, as
+    // Triton does (the interpreter agrees), instead of clamping to the 8-bit range.
+    if (to.bits() == 8) {
+      // cvt.rzi saturates in hardware; llvm.fpto*i.sat would add an explicit clamp.
+      bool isDouble = v->getType()->isDoubleTy();
+      std::string cvt = std::string("cvt.rzi.") + (to.isSigned() ? "s16" : "u16") +
+                        (isDouble ? ".f64" : ".f32") + " $0, $1;";
+      llvm::Type *i16 = builder_.getInt16Ty();
+      auto *asmType = llvm::FunctionType::get(i16, {v->getType()}, false);
+      auto *cvtAsm = llvm::InlineAsm::get(asmType, cvt, isDouble ? "=h,d" : "=h,f", false);
+      return builder_.CreateTrunc(builder_.CreateCall(cvtAsm, {v}), target);
+    }
     return intrinsic(id, {target, v->getType()}, {v});
   }
   // float -> float; fp16 <-> bf16 through fp32.
@@ -865,7 +631,8 @@ void KernelLowering::lowerReshape(const Operation &op) {
   Values results;
   for (unsigned e = 0; e < dst.numElements(); ++e)
     results.push_back(fromSharedElement(
-        builder_.CreateLoad(memType, sharedTileAddress(flat, 0, memType, {linearCoordinate(dst, e)})),
+        builder_.CreateLoad(memType,
+                            sharedTileAddress(flat, 0, memType, {linearCoordinate(dst, e)})),
         from.elem));
   values_[op.result()] = results;
   sharedInUse_ = true;
@@ -1269,99 +1036,6 @@ void KernelLowering::lowerStore(const Operation &op) {
   }
 }
 
-/// Whether this thread is the one that performs side effects for its element `element`: layouts
-/// that wrap or are slices give copies of an element to several threads, and an atomic must
-/// happen once.
-llvm::Value *KernelLowering::ownsElement(const Distribution &dist, unsigned element) {
-  llvm::Value *owner = builder_.getTrue();
-  std::vector<unsigned> index = dist.multiIndex(element);
-  for (unsigned d = 0; d < dist.rank(); ++d) {
-    if (!dist.wraps(d))
-      continue;
-    llvm::Value *unwrapped = builder_.CreateAdd(
-        threadBase(dist, d), builder_.getInt32(static_cast<uint32_t>(dist.offset(d, index[d]))));
-    owner = builder_.CreateAnd(
-        owner,
-        builder_.CreateICmpULT(unwrapped, builder_.getInt32(static_cast<uint32_t>(dist.shape[d]))));
-  }
-  const auto &[lanes, warps] = threadIndicesFor(dist.root);
-  for (unsigned r : dist.removedRootDims) {
-    owner = builder_.CreateAnd(owner, builder_.CreateICmpEQ(lanes[r], builder_.getInt32(0)));
-    owner = builder_.CreateAnd(owner, builder_.CreateICmpEQ(warps[r], builder_.getInt32(0)));
-  }
-  return owner;
-}
-
-bool KernelLowering::hasUses(const tir::Value *value) {
-  bool used = false;
-  tir::walk(const_cast<tir::Function &>(function_), [&](Operation &user) {
-    for (const tir::Value *v : user.operands())
-      used |= v == value;
-  });
-  return used;
-}
-
-void KernelLowering::lowerAtomicRMW(const Operation &op) {
-  const tir::Type &type = op.operand(1)->type();
-  const DType &elem = type.elem;
-  const std::string &kind = op.strAttr("kind");
-  unsigned bits = elem.bits();
-  if (bits != 32 && bits != 64)
-    unsupported(op, "'atomic_rmw' on " + elem.str());
-  // atom.<op>.<type> as PTX spells it.
-  std::string suffix;
-  if (kind == "add")
-    suffix = elem.isFloat() ? "add.f" + std::to_string(bits) : "add.u" + std::to_string(bits);
-  else if ((kind == "max" || kind == "min") && elem.isInteger())
-    suffix = kind + (elem.isSigned() ? ".s" : ".u") + std::to_string(bits);
-  else if (kind == "xchg")
-    suffix = "exch.b" + std::to_string(bits);
-  else if ((kind == "and" || kind == "or" || kind == "xor") && elem.isInteger())
-    suffix = kind + ".b" + std::to_string(bits);
-  else
-    unsupported(op, "'atomic_rmw' " + kind + " on " + elem.str());
-
-  std::optional<Distribution> dist;
-  if (type.isTensor())
-    dist = distributionOf(type);
-  bool replicated = !dist;
-  if (dist) {
-    replicated = !dist->removedRootDims.empty();
-    for (unsigned d = 0; d < dist->rank(); ++d)
-      replicated |= dist->wraps(d);
-  }
-  // Only one copy of each element performs the atomic; the others would have to receive its
-  // result, which is not implemented.
-  if (replicated && op.numResults() == 1 && hasUses(op.result()))
-    unsupported(op, "using the result of an 'atomic_rmw' whose elements several threads hold");
-
-  unsigned n = dist ? dist->numElements() : 1;
-  const Values &ptrs = get(op.operand(0));
-  const Values &vals = get(op.operand(1));
-  const Values *masks = op.numOperands() > 2 ? &get(op.operand(2)) : nullptr;
-  llvm::Type *wordType = builder_.getIntNTy(bits);
-  const char *constraint = bits == 64 ? "l" : "r";
-  std::string ptx = "mov.b" + std::to_string(bits) + " $0, 0;\n\t@$3 atom.global.gpu.acq_rel." +
-                    suffix + " $0, [ $1 + 0 ], $2;";
-  std::string constraints = std::string("=") + constraint + ",l," + constraint + ",b";
-  auto *asmType = llvm::FunctionType::get(
-      wordType, {ptrs[0]->getType(), wordType, builder_.getInt1Ty()}, false);
-  auto *atom = llvm::InlineAsm::get(asmType, ptx, constraints, true);
-  Values results;
-  for (unsigned e = 0; e < n; ++e) {
-    llvm::Value *pred = masks ? (*masks)[e] : builder_.getTrue();
-    if (dist)
-      pred = builder_.CreateAnd(pred, ownsElement(*dist, e));
-    else
-      pred = builder_.CreateAnd(pred, builder_.CreateICmpEQ(threadId_, builder_.getInt32(0)));
-    llvm::Value *old = builder_.CreateCall(
-        asmType, atom, {ptrs[e], builder_.CreateBitCast(vals[e], wordType), pred});
-    results.push_back(builder_.CreateBitCast(old, scalarType(elem)));
-  }
-  if (op.numResults() == 1)
-    values_[op.result()] = results;
-}
-
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//
@@ -1629,7 +1303,7 @@ void KernelLowering::lowerWhile(const Operation &op) {
   builder_.SetInsertPoint(exit);
 }
 
-} // namespace
+} // namespace detail
 
 std::unique_ptr<llvm::Module> lowerToLLVM(const tir::Module &module, llvm::LLVMContext &context,
                                           const TargetOptions &options,
@@ -1651,7 +1325,7 @@ std::unique_ptr<llvm::Module> lowerToLLVM(const tir::Module &module, llvm::LLVMC
     shared->setAlignment(llvm::Align(16));
   }
   for (const auto &function : module.functions) {
-    KernelLowering lowering(*function, *llvmModule, options);
+    detail::KernelLowering lowering(*function, *llvmModule, options);
     lowering.setSharedMemory(shared);
     lowering.run();
     if (kernels)

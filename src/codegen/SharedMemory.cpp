@@ -4,6 +4,7 @@
 #include "codegen/SharedTile.h"
 
 #include <algorithm>
+#include <set>
 
 namespace tilec::codegen {
 
@@ -25,7 +26,45 @@ unsigned distinctWarpsAlongAxis(const tir::Operation &reduce) {
   return static_cast<unsigned>(std::min<int64_t>(dist.wpc(axis), warps));
 }
 
+bool atomicResultIsReplicated(const Distribution &dist) {
+  if (!dist.removedRootDims.empty())
+    return true;
+  for (unsigned d = 0; d < dist.rank(); ++d)
+    if (dist.wraps(d))
+      return true;
+  return false;
+}
+
+/// Slots of a reduction's partial results: one per result element and warp along the axis.
+static int64_t reductionSlots(const tir::Operation &op) {
+  const tir::Type &result = op.result()->type();
+  return (result.isScalar() ? 1 : result.numElements()) * distinctWarpsAlongAxis(op);
+}
+
+unsigned argReduceIndexOffset(const tir::Operation &argReduce) {
+  int64_t bytes = reductionSlots(argReduce) * elementBytes(argReduce.operand(0)->type().elem);
+  return static_cast<unsigned>((bytes + 7) / 8 * 8);
+}
+
+/// Bytes the broadcast of an atomic's result takes, when several threads hold its elements.
+static unsigned atomicResultBytes(const tir::Operation &op) {
+  if (op.numResults() != 1)
+    return 0;
+  const tir::Type &type = op.result()->type();
+  if (type.isTensor() && (!type.layout || !atomicResultIsReplicated(distributionOf(type))))
+    return 0;
+  return static_cast<unsigned>((type.isScalar() ? 1 : type.numElements()) *
+                               elementBytes(type.elem));
+}
+
 unsigned sharedMemoryBytes(const tir::Operation &op) {
+  if (op.code() == OpCode::AtomicRMW || op.code() == OpCode::AtomicCAS)
+    return atomicResultBytes(op);
+  if (op.code() == OpCode::ArgReduce && op.operand(0)->type().layout) {
+    if (distinctWarpsAlongAxis(op) <= 1)
+      return 0;
+    return argReduceIndexOffset(op) + static_cast<unsigned>(reductionSlots(op) * 4);
+  }
   if (op.code() == OpCode::Reduce && op.operand(0)->type().layout) {
     unsigned warps = distinctWarpsAlongAxis(op);
     if (warps <= 1)
@@ -47,9 +86,19 @@ unsigned sharedMemoryBytes(const tir::Operation &op) {
 }
 
 unsigned sharedMemoryBytes(const tir::Function &function) {
+  // An atomic's result is broadcast only when something uses it.
+  std::set<const tir::Value *> used;
+  tir::walk(const_cast<tir::Function &>(function), [&](tir::Operation &op) {
+    for (const tir::Value *v : op.operands())
+      used.insert(v);
+  });
   unsigned bytes = 0;
-  tir::walk(const_cast<tir::Function &>(function),
-            [&](tir::Operation &op) { bytes = std::max(bytes, sharedMemoryBytes(op)); });
+  tir::walk(const_cast<tir::Function &>(function), [&](tir::Operation &op) {
+    bool atomic = op.code() == OpCode::AtomicRMW || op.code() == OpCode::AtomicCAS;
+    if (atomic && (op.numResults() != 1 || !used.count(op.result())))
+      return;
+    bytes = std::max(bytes, sharedMemoryBytes(op));
+  });
   return (bytes + 15) / 16 * 16;
 }
 

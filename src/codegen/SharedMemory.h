@@ -3,6 +3,7 @@
 // one buffer). The lowering and the metadata ask the same function, so they agree.
 #pragma once
 
+#include "codegen/Distribution.h"
 #include "tir/IR.h"
 
 namespace tilec::codegen {
@@ -15,5 +16,12 @@ unsigned sharedMemoryBytes(const tir::Function &function);
 /// Number of warps along the reduced axis that hold distinct partial results of `reduce`
 /// (1 when the reduction finishes within a warp).
 unsigned distinctWarpsAlongAxis(const tir::Operation &reduce);
+
+/// Whether several threads hold copies of some element of `dist` (it wraps or is a slice): the
+/// result of an atomic on it is broadcast from its owner through shared memory.
+bool atomicResultIsReplicated(const Distribution &dist);
+
+/// Bytes at which an argmin/argmax's index slots start (its value slots come first).
+unsigned argReduceIndexOffset(const tir::Operation &argReduce);
 
 } // namespace tilec::codegen

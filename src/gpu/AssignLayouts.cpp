@@ -70,7 +70,8 @@ LayoutPtr wantedOperandLayout(const Operation &op, unsigned i) {
     return permuteLayout(layoutOf(op.result()), inversePermutation(op));
   case OpCode::Dot:
     return i == 2 ? layoutOf(op.result()) : nullptr;
-  case OpCode::Reduce: {
+  case OpCode::Reduce:
+  case OpCode::ArgReduce: {
     LayoutPtr result = layoutOf(op.result());
     if (result && result->kind == LayoutKind::Slice &&
         result->dim == static_cast<unsigned>(op.intAttr("axis")))
@@ -101,12 +102,12 @@ LayoutPtr impliedResultLayout(const Operation &op, unsigned r) {
     return nullptr;
   }
   case OpCode::Reduce:
+  case OpCode::ArgReduce:
     if (LayoutPtr operand = layoutOf(op.operand(0)))
       return makeSlice(static_cast<unsigned>(op.intAttr("axis")), operand);
     return nullptr;
   case OpCode::Trans:
-    return permuteLayout(layoutOf(op.operand(0)),
-                         std::get<std::vector<int64_t>>(op.attr("order")));
+    return permuteLayout(layoutOf(op.operand(0)), std::get<std::vector<int64_t>>(op.attr("order")));
   default:
     return nullptr;
   }
@@ -273,7 +274,8 @@ private:
   void legalize(Operation &op) {
     for (unsigned r = 0; r < op.numRegions(); ++r)
       legalizeBlock(op.region(r).block());
-    if (op.code() == OpCode::Reduce && op.result()->type().isTensor()) {
+    if ((op.code() == OpCode::Reduce || op.code() == OpCode::ArgReduce) &&
+        op.result()->type().isTensor()) {
       retypeResult(op, 0, impliedResultLayout(op, 0));
       return;
     }

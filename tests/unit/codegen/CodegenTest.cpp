@@ -318,21 +318,24 @@ TEST_CASE("atomic add of fp32 and i32 tensors", "[codegen]") {
 
 TEST_CASE("an op the backend cannot lower yet is a located error", "[codegen]") {
   tir::Module m;
-  tir::Function *f = m.addFunction("print_kernel", SourceLoc{1, 1, 1});
+  tir::Function *f = m.addFunction("half_atomic_kernel", SourceLoc{1, 1, 1});
+  tir::Value *ptr = f->body().addArgument(tir::Type(ptrTo(tir::ScalarKind::F16)));
   tir::Builder b(f->body());
   b.setLoc(SourceLoc{1, 7, 5});
-  tir::Operation *print = b.create(tir::OpCode::Print, {b.programId(0)}, {});
-  print->setAttr("prefix", std::string("pid"));
+  tir::Value *one = b.floatConstant(1.0, tir::Type(tir::DType::scalar(tir::ScalarKind::F16)));
+  tir::Operation *atomic = b.create(tir::OpCode::AtomicRMW, {ptr, one},
+                                    {tir::Type(tir::DType::scalar(tir::ScalarKind::F16))});
+  atomic->setAttr("kind", std::string("add"));
   b.create(tir::OpCode::Return, {}, {});
   gpu::runLayoutPasses(*f);
   llvm::LLVMContext context;
   try {
     codegen::lowerToLLVM(m, context, codegen::TargetOptions{});
-    FAIL("lowering a print succeeded");
+    FAIL("lowering an fp16 atomic succeeded");
   } catch (const CompileError &error) {
     std::string message = error.what();
     CHECK(message.find("7:5: error:") == 0);
-    CHECK(contains(message, "'print'"));
+    CHECK(contains(message, "'atomic_rmw' on f16"));
     CHECK(contains(message, "not supported yet"));
   }
 }
@@ -504,21 +507,20 @@ TEST_CASE("dot (FMA): fp32, fp16, bf16, int8, tf32 lower and pass ptxas", "[code
     const char *precision;
     const char *expect;
   };
-  for (const Case &k : {Case{tir::ScalarKind::F32, tir::ScalarKind::F32, "ieee", "fma.rn.f32"},
-                        Case{tir::ScalarKind::F16, tir::ScalarKind::F32, "ieee", "fma.rn.f32"},
-                        Case{tir::ScalarKind::BF16, tir::ScalarKind::F32, "ieee", "fma.rn.f32"},
-                        Case{tir::ScalarKind::F16, tir::ScalarKind::F16, "ieee", "fma.rn.f16"},
-                        Case{tir::ScalarKind::I8, tir::ScalarKind::I32, "ieee", "mad.lo.s32"},
-                        Case{tir::ScalarKind::F32, tir::ScalarKind::F32, "tf32",
-                             "cvt.rna.tf32.f32"},
-                        Case{tir::ScalarKind::F32, tir::ScalarKind::F32, "tf32x3",
-                             "cvt.rna.tf32.f32"}}) {
+  for (const Case &k :
+       {Case{tir::ScalarKind::F32, tir::ScalarKind::F32, "ieee", "fma.rn.f32"},
+        Case{tir::ScalarKind::F16, tir::ScalarKind::F32, "ieee", "fma.rn.f32"},
+        Case{tir::ScalarKind::BF16, tir::ScalarKind::F32, "ieee", "fma.rn.f32"},
+        Case{tir::ScalarKind::F16, tir::ScalarKind::F16, "ieee", "fma.rn.f16"},
+        Case{tir::ScalarKind::I8, tir::ScalarKind::I32, "ieee", "mad.lo.s32"},
+        Case{tir::ScalarKind::F32, tir::ScalarKind::F32, "tf32", "cvt.rna.tf32.f32"},
+        Case{tir::ScalarKind::F32, tir::ScalarKind::F32, "tf32x3", "cvt.rna.tf32.f32"}}) {
     for (const char *arch : {"sm_90a", "sm_80"}) {
       tir::Module m;
       dotKernel(m, k.in, k.acc, 64, 64, 32, k.precision);
       Compiled c = compile(m, arch);
-      INFO(tir::DType::scalar(k.in).str() << " -> " << tir::DType::scalar(k.acc).str() << " "
-                                          << k.precision << " " << arch);
+      INFO(tir::DType::scalar(k.in).str()
+           << " -> " << tir::DType::scalar(k.acc).str() << " " << k.precision << " " << arch);
       INFO(c.ptx);
       CHECK(contains(c.ptx, k.expect));
       // One barrier after staging the operands, two around the conversion of the result (4x8

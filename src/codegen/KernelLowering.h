@@ -1,0 +1,296 @@
+// The lowering of one laid-out TIR function to an LLVM kernel: the state it keeps and the
+// helpers the lowering of each op shares. Internal to the codegen library; its methods are
+// defined in LowerToLLVM.cpp and in the Lower*.cpp files next to it, one group of ops each.
+#pragma once
+
+#include "analysis/AxisInfo.h"
+#include "codegen/Distribution.h"
+#include "codegen/LowerToLLVM.h"
+#include "codegen/SharedMemory.h"
+#include "codegen/SharedTile.h"
+#include "codegen/TargetOptions.h"
+#include "frontend/SourceManager.h"
+
+#include <functional>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace tilec::codegen::detail {
+
+using tir::DType;
+using tir::OpCode;
+using tir::Operation;
+using tir::ScalarKind;
+using Values = std::vector<llvm::Value *>;
+
+constexpr double kLog2E = 1.4426950408889634;
+
+class KernelLowering {
+public:
+  KernelLowering(const tir::Function &function, llvm::Module &module, const TargetOptions &options)
+      : function_(function), module_(module), context_(module.getContext()), options_(options),
+        builder_(context_), prologue_(context_), axisInfo_(function) {}
+
+  llvm::Function *run();
+  void setSharedMemory(llvm::GlobalVariable *buffer) { sharedMemory_ = buffer; }
+
+private:
+  const tir::Function &function_;
+  llvm::Module &module_;
+  llvm::LLVMContext &context_;
+  const TargetOptions &options_;
+  llvm::IRBuilder<> builder_;
+  /// Inserts at the end of the entry block, whose values dominate the whole kernel: thread
+  /// indices are computed there once.
+  llvm::IRBuilder<> prologue_;
+  analysis::AxisInfoAnalysis axisInfo_;
+  llvm::Function *kernel_ = nullptr;
+  std::unordered_map<const tir::Value *, Values> values_;
+  llvm::Value *laneId_ = nullptr, *warpId_ = nullptr, *threadId_ = nullptr;
+  /// Per root layout and root dimension: the thread's lane and warp index along it.
+  std::map<std::string, std::pair<Values, Values>> threadIndices_;
+  llvm::GlobalVariable *sharedMemory_ = nullptr;
+  /// Whether shared memory may hold data some thread still reads: the next writer must wait at
+  /// a barrier first. Barriers are emitted only then (and between a write and its reads).
+  bool sharedInUse_ = false;
+
+  //===--------------------------------------------------------------------===//
+  // Errors, types, values
+  //===--------------------------------------------------------------------===//
+
+  [[noreturn]] void unsupported(const Operation &op, const std::string &what) const {
+    std::string message = what + " is not supported yet by the GPU backend";
+    if (options_.sources)
+      options_.sources->error(op.loc(), message);
+    std::ostringstream os;
+    os << op.loc().line << ":" << op.loc().col << ": error: " << message;
+    throw CompileError(os.str());
+  }
+
+  llvm::Type *scalarType(const DType &type) {
+    switch (type.kind) {
+    case ScalarKind::I1:
+      return builder_.getInt1Ty();
+    case ScalarKind::I8:
+    case ScalarKind::U8:
+    case ScalarKind::F8E4M3:
+    case ScalarKind::F8E5M2:
+      return builder_.getInt8Ty();
+    case ScalarKind::I16:
+    case ScalarKind::U16:
+      return builder_.getInt16Ty();
+    case ScalarKind::I32:
+    case ScalarKind::U32:
+      return builder_.getInt32Ty();
+    case ScalarKind::I64:
+    case ScalarKind::U64:
+      return builder_.getInt64Ty();
+    case ScalarKind::F16:
+      return builder_.getHalfTy();
+    case ScalarKind::BF16:
+      return builder_.getBFloatTy();
+    case ScalarKind::F32:
+      return builder_.getFloatTy();
+    case ScalarKind::F64:
+      return builder_.getDoubleTy();
+    case ScalarKind::Ptr:
+      return llvm::PointerType::get(context_, 1);
+    }
+    return nullptr;
+  }
+
+  /// The type an element has in memory (booleans are bytes).
+  llvm::Type *memoryType(const DType &type) {
+    if (type.isBool())
+      return builder_.getInt8Ty();
+    return scalarType(type);
+  }
+
+  static bool isFp8(const DType &type) {
+    return type.kind == ScalarKind::F8E4M3 || type.kind == ScalarKind::F8E5M2;
+  }
+
+  Values &get(const tir::Value *v) {
+    auto it = values_.find(v);
+    if (it == values_.end())
+      throw std::logic_error("TIR value lowered before its definition");
+    return it->second;
+  }
+
+  unsigned numElementsOf(const tir::Type &type) {
+    if (type.isScalar())
+      return 1;
+    return distributionOf(type).numElements();
+  }
+
+  llvm::Value *intrinsic(llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Type *> types,
+                         llvm::ArrayRef<llvm::Value *> args) {
+    llvm::Function *callee = llvm::Intrinsic::getDeclaration(&module_, id, types);
+    return builder_.CreateCall(callee, args);
+  }
+
+  llvm::Value *libdevice(const std::string &name, llvm::Type *type,
+                         llvm::ArrayRef<llvm::Value *> args) {
+    std::vector<llvm::Type *> params(args.size(), type);
+    llvm::FunctionCallee callee =
+        module_.getOrInsertFunction(name, llvm::FunctionType::get(type, params, false));
+    return builder_.CreateCall(callee, args);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Thread indices and coordinates
+  //===--------------------------------------------------------------------===//
+
+  const std::pair<Values, Values> &threadIndicesFor(const gpu::LayoutPtr &root) {
+    std::string key = root->str();
+    auto it = threadIndices_.find(key);
+    if (it != threadIndices_.end())
+      return it->second;
+    unsigned rank = root->rank();
+    Values lanes(rank), warps(rank);
+    llvm::Value *lane = laneId_, *warp = warpId_;
+    for (unsigned r : root->order) {
+      unsigned tpw = root->threadsPerWarp[r], wpc = root->warpsPerCTA[r];
+      lanes[r] = prologue_.CreateAnd(lane, tpw - 1);
+      lane = prologue_.CreateLShr(lane, llvm::Log2_32(tpw));
+      warps[r] = prologue_.CreateAnd(warp, wpc - 1);
+      warp = prologue_.CreateLShr(warp, llvm::Log2_32(wpc));
+    }
+    return threadIndices_[key] = {lanes, warps};
+  }
+
+  /// The thread's first coordinate along dimension d of `dist`, computed once in the prologue.
+  llvm::Value *threadBase(const Distribution &dist, unsigned d) {
+    const auto &[lanes, warps] = threadIndicesFor(dist.root);
+    unsigned r = dist.rootDim[d];
+    std::string key = dist.root->str() + "/base" + std::to_string(r);
+    auto it = threadIndices_.find(key);
+    if (it != threadIndices_.end())
+      return it->second.first[0];
+    llvm::Value *base = prologue_.CreateAdd(
+        prologue_.CreateMul(lanes[r], prologue_.getInt32(dist.spt(d))),
+        prologue_.CreateMul(warps[r], prologue_.getInt32(dist.spt(d) * dist.tpw(d))), "", true,
+        true);
+    threadIndices_[key] = {Values{base}, Values{}};
+    return base;
+  }
+
+  /// The coordinate along d of the thread's element with per-dimension index k.
+  llvm::Value *coordinate(const Distribution &dist, unsigned d, unsigned k) {
+    llvm::Value *c = builder_.CreateAdd(threadBase(dist, d),
+                                        builder_.getInt32(static_cast<uint32_t>(dist.offset(d, k))),
+                                        "", true, true);
+    if (dist.wraps(d))
+      c = builder_.CreateAnd(c, builder_.getInt32(static_cast<uint32_t>(dist.shape[d] - 1)));
+    return c;
+  }
+
+  /// The row-major linear index of the thread's element `element` in the whole tensor.
+  llvm::Value *linearCoordinate(const Distribution &dist, unsigned element) {
+    std::vector<unsigned> index = dist.multiIndex(element);
+    llvm::Value *linear = builder_.getInt32(0);
+    for (unsigned d = 0; d < dist.rank(); ++d)
+      linear = builder_.CreateAdd(
+          builder_.CreateMul(linear, builder_.getInt32(static_cast<uint32_t>(dist.shape[d]))),
+          coordinate(dist, d, index[d]));
+    return linear;
+  }
+
+  llvm::Value *sharedElementPointer(llvm::Type *type, llvm::Value *index) {
+    return builder_.CreateGEP(type, sharedMemory_, index);
+  }
+
+  void barrier() { intrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
+
+  /// Called before writing shared memory: waits for the readers of its previous contents.
+  void beginSharedWrite() {
+    if (sharedInUse_)
+      barrier();
+  }
+
+  /// Whether `block` (nested regions included) uses shared memory.
+  static bool usesSharedMemory(const tir::Block &block) {
+    bool uses = false;
+    tir::walk(const_cast<tir::Block &>(block),
+              [&](Operation &op) { uses |= sharedMemoryBytes(op) > 0; });
+    return uses;
+  }
+
+  llvm::Value *sharedTileAddress(const SharedTilePlan &plan, unsigned byteOffset,
+                                 llvm::Type *memType, const Values &coords);
+  void writeSharedTile(const SharedTilePlan &plan, unsigned byteOffset, const Distribution &dist,
+                       const Values &values, const DType &elem);
+  Values readSharedVector(const SharedTilePlan &plan, unsigned byteOffset, const Values &coords,
+                          unsigned vec, const DType &elem);
+  Values readSharedTile(const SharedTilePlan &plan, unsigned byteOffset, const Distribution &dist,
+                        const DType &elem);
+  llvm::Value *toSharedElement(llvm::Value *v, const DType &elem);
+  llvm::Value *fromSharedElement(llvm::Value *v, const DType &elem);
+
+  //===--------------------------------------------------------------------===//
+  // Lowering
+  //===--------------------------------------------------------------------===//
+
+  void lowerBlock(const tir::Block &block);
+  void lowerOp(const Operation &op);
+  void lowerElementwise(const Operation &op);
+  llvm::Value *lowerElement(const Operation &op, const Values &operands);
+  llvm::Value *lowerCast(const Operation &op, llvm::Value *v, const DType &from, const DType &to);
+  llvm::Value *lowerMath(const Operation &op, llvm::Value *x, const DType &type);
+  void lowerBroadcast(const Operation &op);
+  void lowerExpandDims(const Operation &op);
+  void lowerConvertLayout(const Operation &op);
+  void lowerTrans(const Operation &op);
+  void lowerReshape(const Operation &op);
+  void lowerDot(const Operation &op);
+  void lowerLoad(const Operation &op);
+  void lowerStore(const Operation &op);
+  void lowerReduce(const Operation &op);
+  void lowerArgReduce(const Operation &op);
+  void lowerAtomicRMW(const Operation &op);
+  void lowerAtomicCAS(const Operation &op);
+  void lowerPrint(const Operation &op);
+  void lowerAssert(const Operation &op);
+  llvm::Value *ownsElement(const Distribution &dist, unsigned element);
+  bool hasUses(const tir::Value *value);
+
+  /// Atomics (LowerAtomics.cpp).
+  std::optional<Distribution> distributionIfTensor(const tir::Type &type);
+  static bool isReplicated(const std::optional<Distribution> &dist);
+  llvm::Value *ownsResultOf(const std::optional<Distribution> &dist, unsigned element);
+  llvm::Value *atom(const std::string &suffix, unsigned bits, llvm::Value *ptr,
+                    llvm::ArrayRef<llvm::Value *> operands, llvm::Value *pred);
+  llvm::Value *floatMinMaxLoop(bool max, llvm::Value *ptr, llvm::Value *val, llvm::Value *pred);
+  Values broadcastFromOwners(const std::optional<Distribution> &dist, const Values &results,
+                             const DType &elem);
+
+  /// Argmax/argmin (LowerArgReduce.cpp): whether (vb, ib) beats (va, ia).
+  llvm::Value *argBetter(bool max, const DType &type, llvm::Value *va, llvm::Value *ia,
+                         llvm::Value *vb, llvm::Value *ib);
+
+  /// Print and assert (LowerDebug.cpp).
+  llvm::Value *globalString(const std::string &text, const std::string &name);
+  void ifThen(llvm::Value *cond, const std::function<void()> &body);
+  void lowerFor(const Operation &op);
+  void lowerIf(const Operation &op);
+  void lowerWhile(const Operation &op);
+
+  unsigned accessVectorWidth(const Operation &op, const Distribution *dist);
+  Values loadGroup(const Operation &op, llvm::Value *ptr, unsigned vec, const DType &elem,
+                   llvm::Value *pred, const Values &others);
+  void storeGroup(const Operation &op, llvm::Value *ptr, const Values &vals, const DType &elem,
+                  llvm::Value *pred);
+  llvm::Value *combine(const std::string &kind, const DType &type, llvm::Value *a, llvm::Value *b);
+  llvm::Value *shuffleXor(llvm::Value *v, unsigned laneMask);
+};
+
+} // namespace tilec::codegen::detail

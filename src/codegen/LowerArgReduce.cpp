@@ -1,0 +1,133 @@
+// argmax/argmin along one axis: (value, index) pairs combined within the thread, across the lanes
+// of a warp with shuffles and across warps through shared memory, as the sum/max/min reductions
+// are. The interpreter's semantics: the first index among equal extremes, NaNs ignored (an
+// all-NaN row gives index 0), the result an i32.
+#include "codegen/KernelLowering.h"
+
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+namespace tilec::codegen::detail {
+
+/// Whether (vb, ib) wins over (va, ia): a number beats a NaN; a strictly better number wins; of
+/// equal numbers (+0 and -0 are equal), or of two NaNs, the smaller index wins.
+llvm::Value *KernelLowering::argBetter(bool max, const DType &type, llvm::Value *va,
+                                       llvm::Value *ia, llvm::Value *vb, llvm::Value *ib) {
+  llvm::Value *earlier = builder_.CreateICmpSLT(ib, ia);
+  if (type.isFloat()) {
+    llvm::Value *aNaN = builder_.CreateFCmpUNO(va, va);
+    llvm::Value *bNumber = builder_.CreateFCmpORD(vb, vb);
+    llvm::Value *strictly = max ? builder_.CreateFCmpOGT(vb, va) : builder_.CreateFCmpOLT(vb, va);
+    llvm::Value *tie = builder_.CreateAnd(builder_.CreateFCmpOEQ(vb, va), earlier);
+    llvm::Value *beatsNumber =
+        builder_.CreateOr(aNaN, builder_.CreateOr(strictly, tie)); // when b is a number
+    return builder_.CreateSelect(bNumber, beatsNumber, builder_.CreateAnd(aNaN, earlier));
+  }
+  bool isSigned = type.isSigned();
+  auto pred = max ? (isSigned ? llvm::CmpInst::ICMP_SGT : llvm::CmpInst::ICMP_UGT)
+                  : (isSigned ? llvm::CmpInst::ICMP_SLT : llvm::CmpInst::ICMP_ULT);
+  llvm::Value *strictly = builder_.CreateICmp(pred, vb, va);
+  llvm::Value *tie = builder_.CreateAnd(builder_.CreateICmpEQ(vb, va), earlier);
+  return builder_.CreateOr(strictly, tie);
+}
+
+void KernelLowering::lowerArgReduce(const Operation &op) {
+  const tir::Type &in = op.operand(0)->type();
+  const tir::Type &out = op.result()->type();
+  const std::string &kind = op.strAttr("kind");
+  if (kind != "argmax" && kind != "argmin")
+    unsupported(op, "arg reduction kind '" + kind + "'");
+  if (in.isScalar())
+    unsupported(op, "'arg_reduce' of a scalar");
+  if (isFp8(in.elem) || in.elem.isPointer())
+    unsupported(op, "'arg_reduce' on " + in.elem.str());
+  bool max = kind == "argmax";
+  unsigned axis = static_cast<unsigned>(op.intAttr("axis"));
+  Distribution dist = distributionOf(in);
+  std::optional<Distribution> resultDist = distributionIfTensor(out);
+  const Values &input = get(op.operand(0));
+  DType elem = in.elem;
+  if (elem.isBool()) // false < true
+    elem = DType::scalar(ScalarKind::U8);
+  auto valueOf = [&](llvm::Value *v) {
+    return in.elem.isBool() ? builder_.CreateZExt(v, builder_.getInt8Ty()) : v;
+  };
+  unsigned numResults = resultDist ? resultDist->numElements() : 1;
+  Values values(numResults, nullptr), indices(numResults, nullptr);
+  auto merge = [&](unsigned r, llvm::Value *v, llvm::Value *i) {
+    if (!values[r]) {
+      values[r] = v;
+      indices[r] = i;
+      return;
+    }
+    llvm::Value *takeNew = argBetter(max, elem, values[r], indices[r], v, i);
+    values[r] = builder_.CreateSelect(takeNew, v, values[r]);
+    indices[r] = builder_.CreateSelect(takeNew, i, indices[r]);
+  };
+
+  // 1. Within the thread (copies of an element, when the layout wraps, are counted once).
+  unsigned inThread =
+      static_cast<unsigned>(std::min<int64_t>(dist.elemsPerThread[axis], dist.shape[axis]));
+  for (unsigned e = 0; e < dist.numElements(); ++e) {
+    std::vector<unsigned> index = dist.multiIndex(e);
+    if (index[axis] >= inThread)
+      continue;
+    llvm::Value *position = coordinate(dist, axis, index[axis]);
+    index.erase(index.begin() + axis);
+    merge(resultDist ? resultDist->linearIndex(index) : 0, valueOf(input[e]), position);
+  }
+
+  // 2. Across the lanes of a warp that hold distinct elements along the axis.
+  unsigned rootAxis = dist.rootDim[axis];
+  unsigned laneStride = 1;
+  for (unsigned r : dist.root->order) {
+    if (r == rootAxis)
+      break;
+    laneStride *= dist.root->threadsPerWarp[r];
+  }
+  int64_t distinctLanes =
+      std::min<int64_t>(dist.tpw(axis), std::max<int64_t>(1, dist.shape[axis] / dist.spt(axis)));
+  for (int64_t step = 1; step < distinctLanes; step *= 2) {
+    unsigned mask = static_cast<unsigned>(step) * laneStride;
+    for (unsigned r = 0; r < numResults; ++r)
+      merge(r, shuffleXor(values[r], mask), shuffleXor(indices[r], mask));
+  }
+
+  // 3. Across warps, through shared memory: values, then indices, each at slot (result element,
+  //    warp along the axis).
+  unsigned warps = distinctWarpsAlongAxis(op);
+  if (warps > 1) {
+    llvm::Type *memType = scalarType(elem);
+    llvm::Type *indexType = builder_.getInt32Ty();
+    llvm::Value *indexBase = builder_.CreateGEP(builder_.getInt8Ty(), sharedMemory_,
+                                                builder_.getInt32(argReduceIndexOffset(op)));
+    llvm::Value *warpAlongAxis = builder_.CreateAnd(threadIndicesFor(dist.root).second[rootAxis],
+                                                    builder_.getInt32(warps - 1));
+    Values slots(numResults);
+    for (unsigned r = 0; r < numResults; ++r) {
+      llvm::Value *linear = resultDist ? linearCoordinate(*resultDist, r) : builder_.getInt32(0);
+      slots[r] = builder_.CreateMul(linear, builder_.getInt32(warps));
+    }
+    beginSharedWrite();
+    for (unsigned r = 0; r < numResults; ++r) {
+      llvm::Value *slot = builder_.CreateAdd(slots[r], warpAlongAxis);
+      builder_.CreateStore(values[r], sharedElementPointer(memType, slot));
+      builder_.CreateStore(indices[r], builder_.CreateGEP(indexType, indexBase, slot));
+    }
+    barrier();
+    for (unsigned r = 0; r < numResults; ++r) {
+      values[r] = indices[r] = nullptr;
+      for (unsigned w = 0; w < warps; ++w) {
+        llvm::Value *slot = builder_.CreateAdd(slots[r], builder_.getInt32(w));
+        llvm::Value *v = builder_.CreateLoad(memType, sharedElementPointer(memType, slot));
+        llvm::Value *i =
+            builder_.CreateLoad(indexType, builder_.CreateGEP(indexType, indexBase, slot));
+        merge(r, v, i);
+      }
+    }
+    sharedInUse_ = true;
+  }
+  // All-NaN rows keep the smallest index, 0.
+  values_[op.result()] = indices;
+}
+
+} // namespace tilec::codegen::detail

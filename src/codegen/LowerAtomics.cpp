@@ -1,0 +1,212 @@
+// Atomics: atom.global for read-modify-write and compare-and-swap, a CAS loop for float max/min,
+// and the broadcast of an atomic's result to every thread that holds a copy of its element.
+#include "codegen/KernelLowering.h"
+
+#include <llvm/IR/InlineAsm.h>
+
+namespace tilec::codegen::detail {
+
+/// Whether this thread is the one that performs side effects for its element `element`: layouts
+/// that wrap or are slices give copies of an element to several threads, and an atomic must
+/// happen once.
+llvm::Value *KernelLowering::ownsElement(const Distribution &dist, unsigned element) {
+  llvm::Value *owner = builder_.getTrue();
+  std::vector<unsigned> index = dist.multiIndex(element);
+  for (unsigned d = 0; d < dist.rank(); ++d) {
+    if (!dist.wraps(d))
+      continue;
+    llvm::Value *unwrapped = builder_.CreateAdd(
+        threadBase(dist, d), builder_.getInt32(static_cast<uint32_t>(dist.offset(d, index[d]))));
+    owner = builder_.CreateAnd(
+        owner,
+        builder_.CreateICmpULT(unwrapped, builder_.getInt32(static_cast<uint32_t>(dist.shape[d]))));
+  }
+  const auto &[lanes, warps] = threadIndicesFor(dist.root);
+  for (unsigned r : dist.removedRootDims) {
+    owner = builder_.CreateAnd(owner, builder_.CreateICmpEQ(lanes[r], builder_.getInt32(0)));
+    owner = builder_.CreateAnd(owner, builder_.CreateICmpEQ(warps[r], builder_.getInt32(0)));
+  }
+  return owner;
+}
+
+bool KernelLowering::hasUses(const tir::Value *value) {
+  bool used = false;
+  tir::walk(const_cast<tir::Function &>(function_), [&](Operation &user) {
+    for (const tir::Value *v : user.operands())
+      used |= v == value;
+  });
+  return used;
+}
+
+std::optional<Distribution> KernelLowering::distributionIfTensor(const tir::Type &type) {
+  if (type.isTensor())
+    return distributionOf(type);
+  return std::nullopt;
+}
+
+bool KernelLowering::isReplicated(const std::optional<Distribution> &dist) {
+  return !dist || atomicResultIsReplicated(*dist);
+}
+
+/// The thread that performs the atomic on element `element`: its owner, or thread 0 for a scalar.
+llvm::Value *KernelLowering::ownsResultOf(const std::optional<Distribution> &dist,
+                                          unsigned element) {
+  if (dist)
+    return ownsElement(*dist, element);
+  return builder_.CreateICmpEQ(threadId_, builder_.getInt32(0));
+}
+
+/// `@pred atom.global.gpu.acq_rel.<suffix> old, [ptr], operands...` returning the old word (0
+/// where pred is false), as Triton emits it.
+llvm::Value *KernelLowering::atom(const std::string &suffix, unsigned bits, llvm::Value *ptr,
+                                  llvm::ArrayRef<llvm::Value *> operands, llvm::Value *pred) {
+  llvm::Type *wordType = builder_.getIntNTy(bits);
+  const char *constraint = bits == 64 ? "l" : "r";
+  std::string ptx = "mov.b" + std::to_string(bits) + " $0, 0;\n\t@$" +
+                    std::to_string(operands.size() + 2) + " atom.global.gpu.acq_rel." + suffix +
+                    " $0, [ $1 + 0 ]";
+  std::string constraints = std::string("=") + constraint + ",l";
+  std::vector<llvm::Type *> types{ptr->getType()};
+  std::vector<llvm::Value *> args{ptr};
+  for (unsigned i = 0; i < operands.size(); ++i) {
+    ptx += ", $" + std::to_string(i + 2);
+    constraints += std::string(",") + constraint;
+    types.push_back(wordType);
+    args.push_back(builder_.CreateBitCast(operands[i], wordType));
+  }
+  ptx += ";";
+  constraints += ",b";
+  types.push_back(builder_.getInt1Ty());
+  args.push_back(pred);
+  auto *asmType = llvm::FunctionType::get(wordType, types, false);
+  return builder_.CreateCall(asmType, llvm::InlineAsm::get(asmType, ptx, constraints, true), args);
+}
+
+/// Float atomic max/min with exactly the semantics of max.f32/min.f32 (a NaN operand yields the
+/// other, +0 > -0), which no atom instruction has: a compare-and-swap loop on the bits. Returns
+/// the old value as an integer word (0 where pred is false).
+llvm::Value *KernelLowering::floatMinMaxLoop(bool max, llvm::Value *ptr, llvm::Value *val,
+                                             llvm::Value *pred) {
+  llvm::Type *floatType = val->getType();
+  unsigned bits = static_cast<unsigned>(floatType->getPrimitiveSizeInBits());
+  llvm::Type *wordType = builder_.getIntNTy(bits);
+  llvm::BasicBlock *entry = builder_.GetInsertBlock();
+  llvm::BasicBlock *start = llvm::BasicBlock::Create(context_, "fminmax.start", kernel_);
+  llvm::BasicBlock *loop = llvm::BasicBlock::Create(context_, "fminmax.loop", kernel_);
+  llvm::BasicBlock *cas = llvm::BasicBlock::Create(context_, "fminmax.cas", kernel_);
+  llvm::BasicBlock *done = llvm::BasicBlock::Create(context_, "fminmax.done", kernel_);
+  builder_.CreateCondBr(pred, start, done);
+
+  builder_.SetInsertPoint(start);
+  llvm::LoadInst *first = builder_.CreateLoad(wordType, ptr);
+  first->setVolatile(true);
+  builder_.CreateBr(loop);
+
+  builder_.SetInsertPoint(loop);
+  llvm::PHINode *old = builder_.CreatePHI(wordType, 2);
+  old->addIncoming(first, start);
+  llvm::Value *combined = intrinsic(max ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum,
+                                    {floatType}, {builder_.CreateBitCast(old, floatType), val});
+  llvm::Value *desired = builder_.CreateBitCast(combined, wordType);
+  builder_.CreateCondBr(builder_.CreateICmpEQ(desired, old), done, cas);
+
+  builder_.SetInsertPoint(cas);
+  llvm::Value *seen =
+      atom("cas.b" + std::to_string(bits), bits, ptr, {old, desired}, builder_.getTrue());
+  old->addIncoming(seen, cas);
+  builder_.CreateCondBr(builder_.CreateICmpEQ(seen, old), done, loop);
+
+  builder_.SetInsertPoint(done);
+  llvm::PHINode *result = builder_.CreatePHI(wordType, 3);
+  result->addIncoming(llvm::ConstantInt::get(wordType, 0), entry);
+  result->addIncoming(old, loop);
+  result->addIncoming(old, cas);
+  return result;
+}
+
+/// The owners of the elements of an atomic's result write them to shared memory (slot: the
+/// element's row-major index); every thread that holds a copy reads it back.
+Values KernelLowering::broadcastFromOwners(const std::optional<Distribution> &dist,
+                                           const Values &results, const DType &elem) {
+  llvm::Type *memType = memoryType(elem);
+  Values slots;
+  for (unsigned e = 0; e < results.size(); ++e)
+    slots.push_back(dist ? linearCoordinate(*dist, e) : builder_.getInt32(0));
+  beginSharedWrite();
+  for (unsigned e = 0; e < results.size(); ++e) {
+    llvm::Value *owner = ownsResultOf(dist, e);
+    ifThen(owner,
+           [&] { builder_.CreateStore(results[e], sharedElementPointer(memType, slots[e])); });
+  }
+  barrier();
+  Values broadcast;
+  for (unsigned e = 0; e < results.size(); ++e)
+    broadcast.push_back(builder_.CreateLoad(memType, sharedElementPointer(memType, slots[e])));
+  sharedInUse_ = true;
+  return broadcast;
+}
+
+void KernelLowering::lowerAtomicRMW(const Operation &op) {
+  const tir::Type &type = op.operand(1)->type();
+  const DType &elem = type.elem;
+  const std::string &kind = op.strAttr("kind");
+  unsigned bits = elem.bits();
+  if (bits != 32 && bits != 64)
+    unsupported(op, "'atomic_rmw' on " + elem.str());
+  // atom.<op>.<type> as PTX spells it; float max/min have none.
+  std::string suffix;
+  bool floatMinMax = (kind == "max" || kind == "min") && elem.isFloat();
+  if (kind == "add")
+    suffix = elem.isFloat() ? "add.f" + std::to_string(bits) : "add.u" + std::to_string(bits);
+  else if ((kind == "max" || kind == "min") && elem.isInteger())
+    suffix = kind + (elem.isSigned() ? ".s" : ".u") + std::to_string(bits);
+  else if (kind == "xchg")
+    suffix = "exch.b" + std::to_string(bits);
+  else if ((kind == "and" || kind == "or" || kind == "xor") && elem.isInteger())
+    suffix = kind + ".b" + std::to_string(bits);
+  else if (!floatMinMax)
+    unsupported(op, "'atomic_rmw' " + kind + " on " + elem.str());
+
+  std::optional<Distribution> dist = distributionIfTensor(type);
+  unsigned n = dist ? dist->numElements() : 1;
+  const Values &ptrs = get(op.operand(0));
+  const Values &vals = get(op.operand(1));
+  const Values *masks = op.numOperands() > 2 ? &get(op.operand(2)) : nullptr;
+  Values results;
+  for (unsigned e = 0; e < n; ++e) {
+    llvm::Value *pred = masks ? (*masks)[e] : builder_.getTrue();
+    pred = builder_.CreateAnd(pred, ownsResultOf(dist, e));
+    llvm::Value *old = floatMinMax ? floatMinMaxLoop(kind == "max", ptrs[e], vals[e], pred)
+                                   : atom(suffix, bits, ptrs[e], {vals[e]}, pred);
+    results.push_back(builder_.CreateBitCast(old, scalarType(elem)));
+  }
+  if (op.numResults() == 1 && isReplicated(dist) && hasUses(op.result()))
+    results = broadcastFromOwners(dist, results, elem);
+  if (op.numResults() == 1)
+    values_[op.result()] = results;
+}
+
+void KernelLowering::lowerAtomicCAS(const Operation &op) {
+  const tir::Type &type = op.operand(2)->type();
+  const DType &elem = type.elem;
+  unsigned bits = elem.bits();
+  if (bits != 32 && bits != 64)
+    unsupported(op, "'atomic_cas' on " + elem.str());
+  std::optional<Distribution> dist = distributionIfTensor(type);
+  unsigned n = dist ? dist->numElements() : 1;
+  const Values &ptrs = get(op.operand(0));
+  const Values &cmps = get(op.operand(1));
+  const Values &vals = get(op.operand(2));
+  Values results;
+  for (unsigned e = 0; e < n; ++e) {
+    llvm::Value *old = atom("cas.b" + std::to_string(bits), bits, ptrs[e], {cmps[e], vals[e]},
+                            ownsResultOf(dist, e));
+    results.push_back(builder_.CreateBitCast(old, scalarType(elem)));
+  }
+  if (op.numResults() == 1 && isReplicated(dist) && hasUses(op.result()))
+    results = broadcastFromOwners(dist, results, elem);
+  if (op.numResults() == 1)
+    values_[op.result()] = results;
+}
+
+} // namespace tilec::codegen::detail
