@@ -398,6 +398,19 @@ llvm::Value *KernelLowering::lowerCast(const Operation &op, llvm::Value *v, cons
   if (from.isInteger() && to.isInteger())
     return from.isSigned() ? builder_.CreateSExtOrTrunc(v, target)
                            : builder_.CreateZExtOrTrunc(v, target);
+  if (from.isInteger() && from.bits() == 8 && (target->isFloatTy() || target->isHalfTy())) {
+    // cvt reads an 8-bit source from a 32-bit register (PTX allows wider operands for cvt): a
+    // byte extracted from a loaded word converts in bfe + cvt, without the 16-bit detour LLVM
+    // takes for i8. Exact either way.
+    bool isFloat = target->isFloatTy();
+    std::string cvt = std::string("cvt.rn.") + (isFloat ? "f32." : "f16.") +
+                      (from.isSigned() ? "s8" : "u8") + " $0, $1;";
+    llvm::Value *word = from.isSigned() ? builder_.CreateSExt(v, builder_.getInt32Ty())
+                                        : builder_.CreateZExt(v, builder_.getInt32Ty());
+    auto *asmType = llvm::FunctionType::get(target, {builder_.getInt32Ty()}, false);
+    auto *cvtAsm = llvm::InlineAsm::get(asmType, cvt, isFloat ? "=f,r" : "=h,r", false);
+    return builder_.CreateCall(cvtAsm, {word});
+  }
   if (from.isInteger())
     return from.isSigned() ? builder_.CreateSIToFP(v, target) : builder_.CreateUIToFP(v, target);
   if (to.isInteger()) {
@@ -412,9 +425,11 @@ llvm::Value *KernelLowering::lowerCast(const Operation &op, llvm::Value *v, cons
       bool isDouble = v->getType()->isDoubleTy();
       std::string cvt = std::string("cvt.rzi.") + (to.isSigned() ? "s16" : "u16") +
                         (isDouble ? ".f64" : ".f32") + " $0, $1;";
-      llvm::Type *i16 = builder_.getInt16Ty();
-      auto *asmType = llvm::FunctionType::get(i16, {v->getType()}, false);
-      auto *cvtAsm = llvm::InlineAsm::get(asmType, cvt, isDouble ? "=h,d" : "=h,f", false);
+      // A 32-bit destination register (zero- or sign-extended 16-bit result) spares the
+      // cvt.u32.u16 before the bytes are packed into a word.
+      llvm::Type *i32 = builder_.getInt32Ty();
+      auto *asmType = llvm::FunctionType::get(i32, {v->getType()}, false);
+      auto *cvtAsm = llvm::InlineAsm::get(asmType, cvt, isDouble ? "=r,d" : "=r,f", false);
       return builder_.CreateTrunc(builder_.CreateCall(cvtAsm, {v}), target);
     }
     return intrinsic(id, {target, v->getType()}, {v});
