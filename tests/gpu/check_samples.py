@@ -92,10 +92,10 @@ def view2d(flat, rows: int, cols: int, ld: int):
     return flat.as_strided((rows, cols), (ld, 1))
 
 
-def written(like, rows: int, cols: int, ld: int, value):
-    """The expected content of a padded output: `value` in the matrix, NaN in the padding (which
-    neither kernel writes; fresh outputs start as NaN)."""
-    out = torch.full(like.shape, float("nan"), dtype=torch.float64, device=like.device)
+def written(like, rows: int, cols: int, ld: int, value, padding=float("nan")):
+    """The expected content of a padded output: `value` in the matrix, `padding` elsewhere (which
+    neither kernel writes; fresh outputs start as NaN, atomic accumulators as 0)."""
+    out = torch.full(like.shape, padding, dtype=torch.float64, device=like.device)
     view2d(out, rows, cols, ld).copy_(value)
     return out
 
@@ -341,7 +341,8 @@ def lowbit_reference(t, s):
     # (fp16 products on the CPU are computed in fp32 and rounded: the same value.)
     w = ((t["q"] - t["z"][rows]).to(torch.float16).float() * scales.float()).to(torch.float16)
     a = view2d(t["a"], m, k, d["ld_a"]).double()
-    return {"c": written(t["c"], m, n, d["ld_c"], a @ w.double())}
+    # C is an atomic accumulator, zeroed (padding included) before each run.
+    return {"c": written(t["c"], m, n, d["ld_c"], a @ w.double(), padding=0.0)}
 
 
 # --- flash_attention.tl: Q, K, V, Out [B, H, L, D] fp16 contiguous, Lse [B, H, M] fp32; D = 48
