@@ -23,6 +23,20 @@ Providers (--providers, default tilec,triton,torch):
           exact size (padded matrices are strided views of an exact-size buffer), so that with
           PYTORCH_NO_CUDA_MEMORY_CACHING=1 memcheck sees any access past a buffer's end.
 
+Against tilec's CPU interpreter, on two machines too:
+  check_samples.py --compile path/to/tilec --ptx-dir DIR --interp
+      also draws every entry's inputs on the CPU (its `small` shape, seed 0), runs `tilec run` on
+      them and saves DIR/interp/<entry>/: in_<param>.bin (every pointer argument as the kernel
+      starts: outputs NaN-filled, or zeroed for atomics), out_<param>.bin (the interpreter's
+      outputs) and run.json (arguments, grid, dtypes, which buffers are outputs, the command).
+      An @triton.autotune entry runs from a copy of its file without the decorator, its config's
+      constexprs bound with -D (`tilec run` runs one specialisation);
+  check_samples.py --ptx-dir DIR --against-interp           (the GPU machine: CuPy, PyTorch)
+      loads those buffers, runs tilec's PTX once and compares each output with the interpreter's
+      (the entry's tolerance: bit-exact where the table says so). With --dry-run, on the CPU: the
+      saved inputs against inputs(), the interpreter's outputs against the fp64 references, and
+      the loading and comparing code on the interpreter's outputs themselves.
+
 --dry-run needs only a CPU PyTorch: it builds every entry's inputs, checks its arguments against
 the metadata (count, types, alignment and divisibility promises), computes its grid and reference.
 
@@ -812,6 +826,268 @@ def dry_run(sample: Sample, ptx_dir: str, sanitizer: bool) -> bool:
     return True
 
 
+# --- the CPU interpreter: `tilec run` on the same inputs (--interp), the GPU against it
+# (--against-interp) ---------------------------------------------------------------------------
+# --compile TILEC --ptx-dir DIR --interp writes, for every entry, DIR/interp/<entry>/: in_<param>.bin
+# (each pointer argument's buffer as the kernel starts: inputs, and outputs NaN-filled, zeroed or
+# copied as fresh_outputs makes them), out_<param>.bin (the interpreter's output buffers after the
+# run, raw) and run.json (arguments, grid, dtypes, which buffers are outputs, the command). Each
+# entry's `small` shape. The inputs are drawn once, on this machine, and saved: the GPU machine
+# loads the bytes, so its PyTorch's random numbers (another version) do not matter.
+# --ptx-dir DIR --against-interp (the GPU machine) loads them, runs tilec's PTX once and compares
+# each output with the interpreter's, with the entry's tolerance (bit-exact where the table says).
+
+
+def interp_size(sample: Sample):
+    return sample.small if sample.small is not None else sample.size
+
+
+def storage_elements(tensor) -> int:
+    if hasattr(tensor, "untyped_storage"):
+        return tensor.untyped_storage().nbytes() // tensor.element_size()
+    return tensor.storage().size()
+
+
+def interp_source(sample: Sample, directory: str) -> str:
+    """The .tl file to give `tilec run`. `tilec run` runs one TIR function, and an
+    @triton.autotune kernel compiles to one per config: for those, a copy of the file without the
+    kernel's autotune decorator (blank lines in its place, so that line numbers hold); the chosen
+    config's constexprs are then bound with -D."""
+    path = os.path.join(REPO_ROOT, sample.source)
+    if sample.variant is None:
+        return path
+    import ast
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    lines = text.split("\n")
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef) and node.name == sample.kernel:
+            for decorator in node.decorator_list:
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if isinstance(target, ast.Attribute) and target.attr == "autotune":
+                    # The '@' sits on the decorator's first line: blanked with it.
+                    for i in range(decorator.lineno - 1, decorator.end_lineno):
+                        lines[i] = ""
+    copy = os.path.join(directory, "source.tl")
+    with open(copy, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    return copy
+
+
+def write_interp(sample: Sample, tilec: str, ptx_dir: str) -> Callable[[], Optional[str]]:
+    """Prepares DIR/interp/<entry>/ (inputs, run.json) and returns a function that runs the
+    interpreter there: None if it ran, else why not (printed by the caller)."""
+    size = interp_size(sample)
+    directory = os.path.join(ptx_dir, "interp", sample.name)
+    os.makedirs(directory, exist_ok=True)
+    for name in os.listdir(directory):
+        os.remove(os.path.join(directory, name))
+    with open(kernel_metadata(sample, ptx_dir)) as f:
+        info = next(k for k in json.load(f)["kernels"] if k["name"] == sample.kernel)
+    constexprs = {c["name"]: bench.parse_constexpr(c["value"]) for c in info.get("constexprs", [])}
+    torch.manual_seed(0)
+    tensors = sample.inputs(size)
+    ours = fresh_outputs(sample, tensors)
+    values = sample.args(ours, size)
+    if len(values) != len(info["params"]):
+        raise TypeError(f"{len(values)} arguments for {len(info['params'])} parameters")
+    keys = {id(tensor): key for key, tensor in ours.items()}
+    grid = tuple(sample.grid(constexprs, size))
+    args, command_args, dumps = [], [], []
+    for param, value in zip(info["params"], values):
+        name, kind = param["name"], param["type"]
+        if kind.startswith("*"):
+            key = keys.get(id(value))
+            if key is None:
+                raise ValueError(f"{name}: not one of the entry's tensors")
+            if value.storage_offset() or not value.is_contiguous() \
+                    or value.numel() != storage_elements(value):
+                raise ValueError(f"{name}: a view (offset {value.storage_offset()}) into a "
+                                 f"storage of {storage_elements(value)} elements; `tilec run` "
+                                 f"takes whole buffers")
+            dtype = str(value.dtype).replace("torch.", "")
+            if dtype not in bench.TilecKernel.TORCH_DTYPES[kind[1:]]:
+                raise TypeError(f"{name}: {dtype} for {kind}")
+            buffer = f"in_{name}.bin"
+            with open(os.path.join(directory, buffer), "wb") as f:
+                f.write(value.contiguous().cpu().numpy().tobytes())
+            output = f"out_{name}.bin" if key in sample.outputs else None
+            if output:
+                dumps += ["--dump", f"{name}={os.path.join(directory, output)}"]
+            args.append({"param": name, "type": kind, "key": key, "dtype": dtype,
+                         "shape": list(value.shape), "numel": value.numel(),
+                         "input": buffer, "output": output})
+            command_args.append(f"{name}=file:{os.path.join(directory, buffer)}")
+        else:
+            if isinstance(value, float) != kind.startswith("fp"):
+                raise TypeError(f"{name}: {value!r} for {kind}")
+            args.append({"param": name, "type": kind, "value": value})
+            command_args.append(f"{name}={value!r}")
+    missing = set(sample.outputs) - {a.get("key") for a in args if a.get("output")}
+    if missing:
+        raise ValueError(f"outputs {sorted(missing)} are not arguments")
+    flags = list(sample.tilec_flags)
+    signature = sample.signature
+    if sample.variant is not None:  # the chosen config: its constexprs and warps
+        flags = ["--num-warps", str(info["num_warps"])]
+        for name, value in constexprs.items():
+            flags += ["-D", f"{name}={value}"]
+    command = ([tilec, "run", interp_source(sample, directory)] + command_args
+               + ["-k", sample.kernel, "-s", signature] + flags
+               + ["--grid", ",".join(map(str, grid))] + dumps)
+    with open(os.path.join(directory, "run.json"), "w") as f:
+        json.dump({"entry": sample.name, "source": sample.source, "kernel": sample.kernel,
+                   "variant": sample.variant, "size": size, "grid": grid,
+                   "constexprs": {k: repr(v) for k, v in constexprs.items()},
+                   "outputs": list(sample.outputs), "args": args, "command": command}, f,
+                  indent=1)
+
+    def run() -> Optional[str]:
+        import subprocess
+        try:
+            result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                    text=True, timeout=600)
+        except subprocess.TimeoutExpired:
+            return "the interpreter ran past 600 s"
+        if result.returncode:
+            return f"tilec run exit {result.returncode}: {result.stderr.strip()}"
+        for a in args:
+            if a.get("output"):
+                path = os.path.join(directory, a["output"])
+                expected = a["numel"] * torch.tensor([], dtype=getattr(torch, a["dtype"])).element_size()
+                if not os.path.exists(path) or os.path.getsize(path) != expected:
+                    return f"{a['output']}: missing or not {expected} bytes"
+        return None
+
+    return run
+
+
+def make_interp(selected: Sequence[Sample], tilec: str, ptx_dir: str) -> int:
+    """--compile TILEC --interp: every entry's inputs and the interpreter's outputs (see above)."""
+    from concurrent.futures import ThreadPoolExecutor
+    global torch, DEVICE
+    import torch as torch_module
+    torch, DEVICE = torch_module, "cpu"
+    runs = {}
+    failed = []
+    for s in selected:
+        try:
+            runs[s.name] = write_interp(s, tilec, ptx_dir)
+        except Exception as error:
+            print(f"SKIP      {s.name}: {type(error).__name__}: {error}", flush=True)
+            failed.append(s.name)
+    started = {}
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        for name, run in runs.items():
+            started[name] = (time.perf_counter(), pool.submit(run))
+        for name, (start, future) in started.items():
+            problem = future.result()
+            directory = os.path.join(ptx_dir, "interp", name)
+            size = sum(os.path.getsize(os.path.join(directory, f)) for f in os.listdir(directory))
+            if problem:
+                failed.append(name)
+                print(f"FAIL      {name}: {problem}", flush=True)
+            else:
+                print(f"ok        {name}: {size / 1e6:.2f} MB", flush=True)
+    total = sum(os.path.getsize(os.path.join(root, f))
+                for root, _, files in os.walk(os.path.join(ptx_dir, "interp")) for f in files)
+    print(f"check_samples.py --interp: {len(selected) - len(failed)} of {len(selected)} entries "
+          f"ran on the interpreter ({total / 1e6:.1f} MB in {os.path.join(ptx_dir, 'interp')})"
+          + (f"; failed: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+def load_buffer(directory: str, name: str, a: Dict[str, Any]):
+    import numpy
+    data = numpy.fromfile(os.path.join(directory, name), dtype=numpy.dtype(a["dtype"]))
+    if data.size != a["numel"]:
+        raise ValueError(f"{name}: {data.size} elements, expected {a['numel']}")
+    return torch.from_numpy(data.copy())
+
+
+def against_interp(sample: Sample, ptx_dir: str, dry_run: bool, verbose: bool) -> bool:
+    """Loads DIR/interp/<entry>/, runs tilec's PTX once on those inputs (under --dry-run: checks
+    the arguments against the metadata and takes the interpreter's outputs as the GPU's, which
+    tests the loading and comparing) and compares each output with the interpreter's."""
+    directory = os.path.join(ptx_dir, "interp", sample.name)
+    tols = ", ".join(f"{key} {sample.tolerance(key)}" for key in sample.outputs) or "no output"
+    label = f"{sample.name} ({tols})"
+    try:
+        with open(os.path.join(directory, "run.json")) as f:
+            run = json.load(f)
+        buffers, values = {}, []
+        for a in run["args"]:
+            if "input" in a:
+                if a["key"] not in buffers:
+                    buffers[a["key"]] = load_buffer(directory, a["input"], a).to(DEVICE)
+                values.append(buffers[a["key"]])
+            else:
+                values.append(a["value"])
+        grid = tuple(run["grid"])
+        metadata = kernel_metadata(sample, ptx_dir)
+        if dry_run:
+            with open(metadata) as f:
+                info = next(k for k in json.load(f)["kernels"] if k["name"] == sample.kernel)
+            if [p["name"] for p in info["params"]] != [a["param"] for a in run["args"]]:
+                raise TypeError("the saved arguments are not the metadata's parameters")
+            for param, value in zip(info["params"], values):
+                if param["type"].startswith("*"):
+                    dtype = str(value.dtype).replace("torch.", "")
+                    if dtype not in bench.TilecKernel.TORCH_DTYPES[param["type"][1:]]:
+                        raise TypeError(f"{param['name']}: {value.dtype} for {param['type']}")
+                elif param.get("divisibility") and value % param["divisibility"]:
+                    raise ValueError(f"{param['name']}: {value} not divisible")
+            # The saved inputs are what this machine's inputs() draws (the same seed), byte for
+            # byte; the interpreter's outputs are within the entry's tolerance of its reference.
+            torch.manual_seed(0)
+            tensors = sample.inputs(run["size"] if not isinstance(run["size"], list)
+                                    else tuple(run["size"]))
+            fresh = fresh_outputs(sample, tensors)
+            for a in run["args"]:
+                if "input" in a:
+                    problem, _ = compare(buffers[a["key"]], fresh[a["key"]], EXACT)
+                    if problem:
+                        raise ValueError(f"saved input {a['key']} is not inputs()': {problem}")
+            if sample.reference:
+                size = run["size"] if not isinstance(run["size"], list) else tuple(run["size"])
+                for key, value in sample.reference(tensors, size).items():
+                    got = next(load_buffer(directory, a["output"], a) for a in run["args"]
+                               if a.get("output") and a["key"] == key)
+                    problem, _ = compare(got, value, sample.tolerance(key))
+                    if problem:
+                        raise ValueError(f"the interpreter's {key} vs torch: {problem}")
+            for a in run["args"]:
+                if a.get("output"):
+                    buffers[a["key"]].copy_(load_buffer(directory, a["output"], a))
+        else:
+            tilec = bench.TilecKernel(os.path.join(ptx_dir, sample.ptx + ".ptx"), metadata,
+                                      sample.kernel)
+            tilec.launcher(values, grid)()
+            torch.cuda.synchronize()
+        errors, worst = [], 0.0
+        for a in run["args"]:
+            if not a.get("output"):
+                continue
+            expected = load_buffer(directory, a["output"], a)
+            problem, difference = compare(buffers[a["key"]], expected, sample.tolerance(a["key"]))
+            worst = max(worst, difference)
+            if problem:
+                errors.append(f"vs interpreter {a['key']}: {problem}")
+    except Exception as error:
+        if verbose:
+            traceback.print_exc()
+        print(f"FAIL      {label}: {type(error).__name__}: {error}", flush=True)
+        return False
+    detail = f"grid {grid}, size {run['size']}: vs interpreter max abs diff {worst:g}"
+    if not sample.outputs:
+        detail = f"grid {grid}, size {run['size']}: ran (no output to compare)"
+    if errors:
+        print(f"MISMATCH  {label}: {'; '.join(errors)} [{detail}]", flush=True)
+        return False
+    print(f"ok        {label}: {detail}", flush=True)
+    return True
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -825,6 +1101,13 @@ def main(argv=None) -> int:
     parser.add_argument("--list", action="store_true", help="list the entries and exit")
     parser.add_argument("--dry-run", action="store_true",
                         help="on the CPU: check every entry's arguments against the metadata")
+    parser.add_argument("--interp", action="store_true",
+                        help="with --compile: also run every entry on tilec's CPU interpreter "
+                             "(its small shape) and save inputs and outputs in DIR/interp")
+    parser.add_argument("--against-interp", action="store_true",
+                        help="compare tilec's PTX on the GPU with the interpreter's outputs "
+                             "saved by --compile TILEC --interp (with --dry-run: on the CPU, "
+                             "the saved outputs against themselves)")
     parser.add_argument("--verbose", action="store_true", help="print tracebacks of failures")
     args = parser.parse_args(argv)
 
@@ -842,14 +1125,29 @@ def main(argv=None) -> int:
     if args.compile:
         # Autotune entries share one PTX (every config): compile each PTX once.
         unique = list({s.ptx: s for s in selected}.values())
-        return bench.compile_with_tilec(args.compile, unique, args.ptx_dir)
+        status = bench.compile_with_tilec(args.compile, unique, args.ptx_dir)
+        if status or not args.interp:
+            return status
+        return make_interp(selected, os.path.abspath(args.compile), args.ptx_dir)
+    if args.interp:
+        parser.error("--interp goes with --compile TILEC")
     providers = [p for p in args.providers.split(",") if p]
+    if args.against_interp:
+        providers = ["tilec"]  # neither Triton nor the references: the interpreter's outputs
     if "tilec" not in providers or set(providers) - {"tilec", "triton", "torch"}:
         parser.error("--providers: tilec, optionally with triton and/or torch")
 
     global torch, triton, DEVICE
     import torch as torch_module
     torch = torch_module
+    if args.against_interp and args.dry_run:
+        DEVICE = "cpu"
+        failed = [s.name for s in selected
+                  if not against_interp(s, args.ptx_dir, True, args.verbose)]
+        print(f"check_samples.py --against-interp --dry-run: {len(selected) - len(failed)} of "
+              f"{len(selected)} entries loaded and compared (saved inputs = inputs(); "
+              f"interpreter vs torch reference; its outputs with themselves)" + (f"; failed: {', '.join(failed)}" if failed else ""))
+        return 1 if failed else 0
     if args.dry_run:
         DEVICE = "cpu"
         failed = [s.name for s in selected if not dry_run(s, args.ptx_dir, providers == ["tilec"])]
@@ -870,6 +1168,12 @@ def main(argv=None) -> int:
         return 77
     print(f"GPU: {torch.cuda.get_device_name()}; {versions}; providers {','.join(providers)}; "
           f"PTX from {os.path.abspath(args.ptx_dir)}", flush=True)
+    if args.against_interp:
+        failed = [s.name for s in selected
+                  if not against_interp(s, args.ptx_dir, False, args.verbose)]
+        print(f"check_samples.py: {len(selected) - len(failed)} of {len(selected)} kernels match "
+              f"the interpreter" + (f"; failed: {', '.join(failed)}" if failed else ""))
+        return 1 if failed else 0
     failed = [s.name for s in selected if not check(s, args.ptx_dir, providers, args.verbose)]
     against = " and ".join(p if p == "torch" else "Triton" for p in providers if p != "tilec")
     what = f"match {against}" if against else "ran (no comparison)"

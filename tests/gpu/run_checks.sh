@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # On the GPU machine, from the repository root: every sample kernel of tests/gpu/check_samples.py
 #   1. check     tilec's PTX against Triton (and the PyTorch references), same .tl, same inputs;
-#   2. memcheck  compute-sanitizer --tool memcheck on tilec's kernels alone (--providers tilec);
-#   3. racecheck compute-sanitizer --tool racecheck, the same.
-# Each step logs to OUT_DIR/<step>.log; stdout has one line per kernel (step 1), the failing
+#   2. interp    tilec's PTX against tilec's CPU interpreter (--against-interp), on the inputs and
+#                interpreter outputs that `--compile build/tilec --interp` saved in PTX_CHECK_DIR/interp;
+#   3. memcheck  compute-sanitizer --tool memcheck on tilec's kernels alone (--providers tilec);
+#   4. racecheck compute-sanitizer --tool racecheck, the same.
+# Each step logs to OUT_DIR/<step>.log; stdout has one line per kernel (steps 1, 2), the failing
 # kernels and the sanitizer's summary (steps 2, 3), and one summary line per step.
 # Exit status: 0 if every step passed, 1 otherwise.
 #
 # usage: tests/gpu/run_checks.sh OUT_DIR PTX_CHECK_DIR
-#   PTX_CHECK_DIR is what `python3 tests/gpu/check_samples.py --compile build/tilec --ptx-dir DIR`
-#   wrote on the machine with the compiler.
-# environment: STEPS (default "check memcheck racecheck"), KERNELS (a subset, space-separated),
+#   PTX_CHECK_DIR is what `python3 tests/gpu/check_samples.py --compile build/tilec --ptx-dir DIR
+#   --interp` wrote on the machine with the compiler (without --interp, there is no DIR/interp and
+#   the interp step fails).
+# environment: STEPS (default "check interp memcheck racecheck"), KERNELS (a subset, space-separated),
 #   COMPUTE_SANITIZER (default: compute-sanitizer on PATH, else /usr/local/cuda/bin's),
-#   CHECK_TIMEOUT / SANITIZER_TIMEOUT (seconds per step; default 360 / 300).
+#   CHECK_TIMEOUT / SANITIZER_TIMEOUT (seconds per step; default 360 / 300; interp: CHECK_TIMEOUT).
 set -u
 
 if [ $# -ne 2 ]; then
@@ -22,7 +25,7 @@ fi
 out=$1
 ptx=$2
 mkdir -p "$out"
-steps=${STEPS:-check memcheck racecheck}
+steps=${STEPS:-check interp memcheck racecheck}
 script=tests/gpu/check_samples.py
 kernels=()
 if [ -n "${KERNELS:-}" ]; then
@@ -41,8 +44,10 @@ kernel_lines() {
 }
 
 step_check() {
-  local log=$out/check.log
-  timeout "${CHECK_TIMEOUT:-360}" python3 "$script" --ptx-dir "$ptx" "${kernels[@]}" > "$log" 2>&1
+  local step=${1:-check} log=$out/${1:-check}.log
+  local extra=()
+  [ "$step" = interp ] && extra=(--against-interp)
+  timeout "${CHECK_TIMEOUT:-360}" python3 "$script" --ptx-dir "$ptx" "${extra[@]}" "${kernels[@]}" > "$log" 2>&1
   local rc=$?
   head -n 1 "$log" | cut -c1-300  # the GPU and the versions
   kernel_lines "$log"
@@ -50,7 +55,7 @@ step_check() {
   summary=$(grep -E '^check_samples.py: ' "$log" | tail -n 1)
   [ $rc -eq 124 ] && summary="timed out after ${CHECK_TIMEOUT:-360} s"
   [ -z "$summary" ] && summary="exit status $rc (see $log)"
-  record check $rc "$summary"
+  record "$step" $rc "$summary"
 }
 
 # compute-sanitizer on tilec's kernels alone. PyTorch's caching allocator is off so that every
@@ -93,7 +98,8 @@ record() {
 for step in $steps; do
   start=$(date +%s)
   case $step in
-    check) step_check ;;
+    check) step_check check ;;
+    interp) step_check interp ;;
     memcheck | racecheck) step_sanitizer "$step" ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac
