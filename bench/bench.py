@@ -8,8 +8,9 @@ For every kernel of the KERNELS table and every size:
           constexprs and num_warps of the metadata, so both compile the same specialization;
   torch   the PyTorch equivalent.
 The three outputs are compared before anything is timed; then each provider is timed with
-triton.testing.do_bench (median, L2 flushed between runs) or, with --timer cudagraph, with
-triton.testing.do_bench_cudagraph (no launch overhead at all).
+triton.testing.do_bench_cudagraph (the default: kernel time, no launch overhead) or, with
+--timer do_bench, with triton.testing.do_bench (median, L2 flushed between runs, launch
+overhead included: CuPy's Python launch path for tilec, Triton's own launcher for Triton).
 
 Prints one table (GB/s per provider, tilec/Triton ratio, the GPU) and writes it as markdown and
 CSV (--out). Exit status 1 if any result disagreed or any provider failed.
@@ -648,8 +649,12 @@ def main(argv=None) -> int:
                         help="comma-separated sizes instead of each entry's, e.g. 2**20,98432")
     parser.add_argument("--providers", default=",".join(PROVIDERS),
                         help=f"comma-separated subset of {','.join(PROVIDERS)}")
-    parser.add_argument("--timer", choices=["do_bench", "cudagraph"], default="do_bench",
-                        help="triton.testing.do_bench (default) or do_bench_cudagraph")
+    # CUDA graphs by default: the table compares the compiled kernels, and with plain do_bench
+    # the smallest sizes (a few microseconds) measure the launchers instead: CuPy's Python path
+    # for tilec's PTX against Triton's C launcher.
+    parser.add_argument("--timer", choices=["do_bench", "cudagraph"], default="cudagraph",
+                        help="triton.testing.do_bench_cudagraph (default: kernel time, no launch "
+                             "overhead) or do_bench (launch overhead included)")
     parser.add_argument("--warmup", type=int, default=25, help="do_bench warm-up, ms")
     parser.add_argument("--rep", type=int, default=100, help="do_bench repetition time, ms")
     parser.add_argument("--list", action="store_true", help="list the KERNELS entries and exit")
