@@ -22,6 +22,8 @@ void addRunFlags(CLI::App &app, RunFlags &flags) {
                                         "NAME=PATH")
       ->allow_extra_args(false);
   app.add_flag("--print", flags.print, "Print the buffers after the run");
+  app.add_option("--config", flags.config,
+                 "For an @triton.autotune kernel: which config to run (0-based, in source order)");
   app.add_option("--print-limit", flags.printLimit, "Elements printed per buffer")
       ->capture_default_str();
 }
@@ -64,11 +66,24 @@ int runCommand(const CompileOptions &options, const RunFlags &flags, SourceManag
     return 1;
   }
   std::unique_ptr<tir::Module> module = compileToTIR(options, sources, err);
-  if (module->functions.size() != 1) {
+  if (module->functions.size() != 1 && options.kernels.empty()) {
     err << "error: the file has several kernels with signatures; pick one with -k and -s\n";
     return 1;
   }
-  const tir::Function &kernel = *module->functions[0];
+  // An @triton.autotune kernel compiles to one function per config: --config picks one.
+  size_t chosen = 0;
+  if (module->functions.size() > 1 || flags.config >= 0) {
+    if (flags.config < 0 || static_cast<size_t>(flags.config) >= module->functions.size()) {
+      err << "error: '" << options.kernels[0].name << "' is autotuned: its "
+          << module->functions.size() << " configs compiled to";
+      for (const auto &f : module->functions)
+        err << " " << f->name();
+      err << "; pick one with --config 0.." << module->functions.size() - 1 << "\n";
+      return 1;
+    }
+    chosen = static_cast<size_t>(flags.config);
+  }
+  const tir::Function &kernel = *module->functions[chosen];
 
   interp::LaunchOptions launch;
   launch.printStream = &out;

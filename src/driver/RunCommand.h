@@ -25,6 +25,7 @@ struct RunFlags {
   std::vector<std::string> args;
   std::vector<std::string> dumps; // NAME=PATH: write a buffer after the run
   bool print = false;
+  int config = -1; // autotune config to run; -1: the kernel must not be autotuned
   unsigned printLimit = 16;
 };
 
