@@ -591,13 +591,14 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       CallArgs pair{{x, y}, {}, loc};
       return callBuiltin(SemaValue::ofBuiltin(fn == "maximum" ? "py.max" : "py.min"), pair);
     }
-    // Reuse the operator path for promotion and broadcasting, then swap the opcode.
-    SemaValue sum = binaryOp(ast::BinaryOperator::Add, x, y, loc);
-    tir::Operation *add = sum.value->definingOp();
-    tir::Value *lhs = add->operand(0), *rhs = add->operand(1);
-    if (lhs->type().elem.isPointer() || rhs->type().elem.isPointer())
-      error(loc, display + " is not defined on pointers");
-    add->parentBlock()->remove(add);
+    for (const SemaValue *v : {&x, &y}) {
+      if (!v->isTensor() && !v->isConstexprNumber())
+        error(loc, display + " needs numbers or tensors, not " + v->describe());
+      if (v->isTensor() && v->value->type().elem.isPointer())
+        error(loc, display + " is not defined on pointers");
+    }
+    // Promoted and broadcast like the operands of an arithmetic operator.
+    auto [lhs, rhs] = convertAndBroadcast(x, y, operandType(x, y, false, loc), loc);
     return SemaValue::ofTensor(
         builder_.binary(fn == "maximum" ? OpCode::Maximum : OpCode::Minimum, lhs, rhs));
   }
@@ -615,13 +616,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
         error(loc, "tl.where's values have different pointer types");
       t = x.value->type().elem;
     } else {
-      DType xt = xLit ? materialize(x, loc)->type().elem : x.value->type().elem;
-      DType yt = yLit ? materialize(y, loc)->type().elem : y.value->type().elem;
-      std::string why;
-      auto common = computationType(xt, xLit, yt, yLit, false, why);
-      if (!common)
-        error(loc, why);
-      t = *common;
+      t = operandType(x, y, false, loc);
     }
     tir::Value *xv = materialize(x, loc, t), *yv = materialize(y, loc, t);
     std::vector<int64_t> shape = broadcastShape(cond->type(), xv->type(), loc);

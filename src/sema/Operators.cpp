@@ -211,6 +211,27 @@ static SemaValue foldBinary(const Specializer &s, ast::BinaryOperator op, const 
 // Binary operators
 //===----------------------------------------------------------------------===//
 
+DType Specializer::operandType(const SemaValue &lhs, const SemaValue &rhs, bool divOrMod,
+                               SourceLoc loc) {
+  bool lhsLiteral = !lhs.isTensor(), rhsLiteral = !rhs.isTensor();
+  DType lt = lhsLiteral ? literalType(lhs) : lhs.value->type().elem;
+  DType rt = rhsLiteral ? literalType(rhs) : rhs.value->type().elem;
+  std::string why;
+  auto common = computationType(lt, lhsLiteral, rt, rhsLiteral, divOrMod, why);
+  if (!common)
+    error(loc, why);
+  return *common;
+}
+
+std::pair<tir::Value *, tir::Value *>
+Specializer::convertAndBroadcast(const SemaValue &lhs, const SemaValue &rhs, DType type,
+                                 SourceLoc loc) {
+  tir::Value *a = materialize(lhs, loc, type);
+  tir::Value *b = materialize(rhs, loc, type);
+  std::vector<int64_t> shape = broadcastShape(a->type(), b->type(), loc);
+  return {broadcastTo(a, shape, loc), broadcastTo(b, shape, loc)};
+}
+
 SemaValue Specializer::binaryOp(ast::BinaryOperator op, const SemaValue &lhs, const SemaValue &rhs,
                                 SourceLoc loc) {
   using BO = ast::BinaryOperator;
@@ -259,11 +280,7 @@ SemaValue Specializer::binaryOp(ast::BinaryOperator op, const SemaValue &lhs, co
   }
 
   bool divOrMod = op == BO::Div || op == BO::FloorDiv || op == BO::Mod;
-  std::string why;
-  auto common = computationType(lt, lhsLiteral, rt, rhsLiteral, divOrMod, why);
-  if (!common)
-    error(loc, why);
-  DType t = *common;
+  DType t = operandType(lhs, rhs, divOrMod, loc);
   OpCode code;
   switch (op) {
   case BO::Add: code = OpCode::Add; break;
@@ -296,11 +313,7 @@ SemaValue Specializer::binaryOp(ast::BinaryOperator op, const SemaValue &lhs, co
                    "' needs integer operands, got " + lt.tritonName() + " and " + rt.tritonName());
   if ((code == OpCode::Shl || code == OpCode::Shr) && t.isBool())
     error(loc, "cannot shift boolean values");
-  tir::Value *a = materialize(lhs, loc, t);
-  tir::Value *b = materialize(rhs, loc, t);
-  std::vector<int64_t> shape = broadcastShape(a->type(), b->type(), loc);
-  a = broadcastTo(a, shape, loc);
-  b = broadcastTo(b, shape, loc);
+  auto [a, b] = convertAndBroadcast(lhs, rhs, t, loc);
   return SemaValue::ofTensor(builder_.binary(code, a, b));
 }
 
@@ -354,26 +367,17 @@ SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
     if (!v->isTensor() && !v->isConstexprNumber())
       error(loc, std::string("cannot compare with '") + ast::spelling(op) + "': " + v->describe());
 
-  bool lhsLiteral = !lhs.isTensor(), rhsLiteral = !rhs.isTensor();
-  DType lt = lhsLiteral ? literalType(lhs) : lhs.value->type().elem;
-  DType rt = rhsLiteral ? literalType(rhs) : rhs.value->type().elem;
+  DType lt = lhs.isTensor() ? lhs.value->type().elem : literalType(lhs);
+  DType rt = rhs.isTensor() ? rhs.value->type().elem : literalType(rhs);
   DType t;
   if (lt.isPointer() || rt.isPointer()) {
     if (lt != rt)
       error(loc, "cannot compare " + lt.tritonName() + " with " + rt.tritonName());
     t = lt;
   } else {
-    std::string why;
-    auto common = computationType(lt, lhsLiteral, rt, rhsLiteral, false, why);
-    if (!common)
-      error(loc, why);
-    t = *common;
+    t = operandType(lhs, rhs, false, loc);
   }
-  tir::Value *a = materialize(lhs, loc, t);
-  tir::Value *b = materialize(rhs, loc, t);
-  std::vector<int64_t> shape = broadcastShape(a->type(), b->type(), loc);
-  a = broadcastTo(a, shape, loc);
-  b = broadcastTo(b, shape, loc);
+  auto [a, b] = convertAndBroadcast(lhs, rhs, t, loc);
   const char *predicate = op == CO::Lt ? "lt" : op == CO::Le ? "le" : op == CO::Gt ? "gt"
                           : op == CO::Ge ? "ge" : op == CO::Eq ? "eq" : "ne";
   return SemaValue::ofTensor(builder_.cmp(predicate, a, b));

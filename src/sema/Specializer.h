@@ -54,6 +54,14 @@ public:
   /// The shape two operands broadcast to.
   std::vector<int64_t> broadcastShape(const tir::Type &a, const tir::Type &b, SourceLoc loc);
 
+  /// The type two numeric operands are computed in, by Triton's promotion rules (a Python literal
+  /// takes part only when it is of a higher kind than the tensor); an error when there is none.
+  tir::DType operandType(const SemaValue &lhs, const SemaValue &rhs, bool divOrMod, SourceLoc loc);
+  /// Both operands converted to `type` and broadcast to their common shape.
+  std::pair<tir::Value *, tir::Value *> convertAndBroadcast(const SemaValue &lhs,
+                                                            const SemaValue &rhs, tir::DType type,
+                                                            SourceLoc loc);
+
   SemaValue binaryOp(ast::BinaryOperator op, const SemaValue &lhs, const SemaValue &rhs,
                      SourceLoc loc);
   SemaValue compareOp(ast::CompareOperator op, const SemaValue &lhs, const SemaValue &rhs,
