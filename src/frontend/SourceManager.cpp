@@ -6,6 +6,8 @@
 
 namespace tilec {
 
+SourceManager::SourceManager() : stream_(&std::cerr) {}
+
 uint32_t SourceManager::addFile(std::string name, std::string text) {
   auto file = std::make_unique<SourceFile>();
   file->name = std::move(name);
@@ -22,10 +24,9 @@ uint32_t SourceManager::loadFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::string message = "error: cannot open '" + path + "': no such file or not readable";
-    bool print = stream_ || !streamSet_;
-    if (print)
-      out() << message << "\n";
-    throw CompileError(message, print);
+    if (stream_)
+      *stream_ << message << "\n";
+    throw CompileError(message, stream_ != nullptr);
   }
   std::ostringstream text;
   text << in.rdbuf();
@@ -69,24 +70,21 @@ std::string SourceManager::format(SourceLoc loc, const std::string &severity,
   return os.str();
 }
 
-std::ostream &SourceManager::out() const { return stream_ ? *stream_ : std::cerr; }
-
 void SourceManager::error(SourceLoc loc, const std::string &message) const {
   std::string text = format(loc, "error", message);
-  bool print = stream_ || !streamSet_;
-  if (print)
-    out() << text << std::flush;
-  throw CompileError(text, print);
+  if (stream_)
+    *stream_ << text << std::flush;
+  throw CompileError(text, stream_ != nullptr);
 }
 
 void SourceManager::warning(SourceLoc loc, const std::string &message) const {
-  if (stream_ || !streamSet_)
-    out() << format(loc, "warning", message);
+  if (stream_)
+    *stream_ << format(loc, "warning", message);
 }
 
 void SourceManager::note(SourceLoc loc, const std::string &message) const {
-  if (stream_ || !streamSet_)
-    out() << format(loc, "note", message);
+  if (stream_)
+    *stream_ << format(loc, "note", message);
 }
 
 } // namespace tilec

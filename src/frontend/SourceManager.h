@@ -71,16 +71,13 @@ public:
 
   /// Where diagnostics go; stderr unless a test redirects them. Null silences printing
   /// (the message is still carried by CompileError).
-  void setDiagnosticStream(std::ostream *stream) {
-    stream_ = stream;
-    streamSet_ = true;
-  }
+  void setDiagnosticStream(std::ostream *stream) { stream_ = stream; }
+
+  SourceManager();
 
 private:
   std::vector<std::unique_ptr<SourceFile>> files_;
-  std::ostream *stream_ = nullptr;
-  bool streamSet_ = false;
-  std::ostream &out() const;
+  std::ostream *stream_; // std::cerr unless set; null prints nothing
 };
 
 } // namespace tilec
