@@ -85,6 +85,26 @@ class Bench:
     rtol: float = 0.0
 
 
+def transpose_bench(name: str, source: str, unit_strides: Sequence[str]) -> Bench:
+    """A seed transpose_kernel(x, y, M, N, 4 strides, bm, bn) on an n x n fp16 matrix, its two unit
+    strides (named `unit_strides`, 6th and 8th parameters) bound to 1."""
+    return Bench(
+        name=name,
+        source=source,
+        kernel="transpose_kernel",
+        ptx=name,
+        sizes=[1024, 2000, 3008, 4096],
+        inputs=lambda n: {"x": randn(n * n, "float16"), "y": empty(n * n, "float16")},
+        outputs=["y"],
+        args=lambda t, n: [t["x"], t["y"], n, n, n, n],
+        grid=lambda meta, n: (cdiv(n, meta["bm"]), cdiv(n, meta["bn"])),
+        torch=lambda t, n: t["y"].view(n, n).copy_(t["x"].view(n, n).t()),
+        bytes=lambda n: 2 * 2 * n * n,
+        signature="*fp16:16,*fp16:16,i32:16,i32:16,i32:16,1,i32:16,1,64,64",
+        constexprs={unit_strides[0]: 1, unit_strides[1]: 1, "bm": 64, "bn": 64},
+    )
+
+
 KERNELS: List[Bench] = [
     Bench(
         name="vector_add",
@@ -153,36 +173,9 @@ KERNELS: List[Bench] = [
     ),
     # The seed's two fp16 transposes of an n x n matrix: tl.trans, and the stride trick. The unit
     # strides are bound to 1 in the signature, as Triton's JIT specialises them.
-    Bench(
-        name="transpose",
-        source="samples/transpose.tl",
-        kernel="transpose_kernel",
-        ptx="transpose",
-        sizes=[1024, 2000, 3008, 4096],
-        inputs=lambda n: {"x": randn(n * n, "float16"), "y": empty(n * n, "float16")},
-        outputs=["y"],
-        args=lambda t, n: [t["x"], t["y"], n, n, n, n],
-        grid=lambda meta, n: (cdiv(n, meta["bm"]), cdiv(n, meta["bn"])),
-        torch=lambda t, n: t["y"].view(n, n).copy_(t["x"].view(n, n).t()),
-        bytes=lambda n: 2 * 2 * n * n,
-        signature="*fp16:16,*fp16:16,i32:16,i32:16,i32:16,1,i32:16,1,64,64",
-        constexprs={"stride_xn": 1, "stride_ym": 1, "bm": 64, "bn": 64},
-    ),
-    Bench(
-        name="transpose_strides",
-        source="samples/transpose_strides.tl",
-        kernel="transpose_kernel",
-        ptx="transpose_strides",
-        sizes=[1024, 2000, 3008, 4096],
-        inputs=lambda n: {"x": randn(n * n, "float16"), "y": empty(n * n, "float16")},
-        outputs=["y"],
-        args=lambda t, n: [t["x"], t["y"], n, n, n, n],
-        grid=lambda meta, n: (cdiv(n, meta["bm"]), cdiv(n, meta["bn"])),
-        torch=lambda t, n: t["y"].view(n, n).copy_(t["x"].view(n, n).t()),
-        bytes=lambda n: 2 * 2 * n * n,
-        signature="*fp16:16,*fp16:16,i32:16,i32:16,i32:16,1,i32:16,1,64,64",
-        constexprs={"col_stride_x": 1, "col_stride_y": 1, "bm": 64, "bn": 64},
-    ),
+    transpose_bench("transpose", "samples/transpose.tl", ("stride_xn", "stride_ym")),
+    transpose_bench("transpose_strides", "samples/transpose_strides.tl",
+                    ("col_stride_x", "col_stride_y")),
     # Row-wise kernels over 4096 rows; the size is the row length (a multiple of 16).
     Bench(
         name="softmax",
