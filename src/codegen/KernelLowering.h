@@ -252,6 +252,7 @@ private:
   void lowerTrans(const Operation &op);
   void lowerReshape(const Operation &op);
   void lowerDot(const Operation &op);
+  void lowerDotMma(const Operation &op); // LowerDotMma.cpp
   void lowerLoad(const Operation &op);
   void lowerStore(const Operation &op);
   void lowerReduce(const Operation &op);

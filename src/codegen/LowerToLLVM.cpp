@@ -5,6 +5,7 @@
 #include "codegen/SharedMemory.h"
 #include "codegen/SharedTile.h"
 #include "frontend/SourceManager.h"
+#include "gpu/Mma.h"
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InlineAsm.h>
@@ -664,6 +665,8 @@ void KernelLowering::lowerReshape(const Operation &op) {
 /// Triton does); "tf32" rounds the fp32 operands to tf32 first (cvt.rna.tf32.f32, what tensor
 /// cores see), "tf32x3" adds the products of the low parts as well.
 void KernelLowering::lowerDot(const Operation &op) {
+  if (gpu::isMmaV2Dot(op))
+    return lowerDotMma(op);
   const tir::Type &aType = op.operand(0)->type(), &bType = op.operand(1)->type();
   const tir::Type &accType = op.operand(2)->type();
   const DType &in = aType.elem, &out = accType.elem;

@@ -2,6 +2,7 @@
 
 #include "codegen/Distribution.h"
 #include "codegen/SharedTile.h"
+#include "gpu/Mma.h"
 
 #include <algorithm>
 #include <set>
@@ -81,7 +82,7 @@ unsigned sharedMemoryBytes(const tir::Operation &op) {
     return static_cast<unsigned>(type.numElements() * elementBytes(type.elem));
   }
   if (op.code() == OpCode::Dot && op.operand(2)->type().layout)
-    return dotPlans(op).bytes();
+    return gpu::isMmaV2Dot(op) ? mmaDotPlans(op).bytes() : dotPlans(op).bytes();
   return 0;
 }
 

@@ -18,6 +18,13 @@ unsigned SharedTilePlan::bytes() const {
   return static_cast<unsigned>(numRows() * rowStride() * elemBytes);
 }
 
+static unsigned llvmLog2(unsigned powerOfTwo) {
+  unsigned log = 0;
+  while ((1u << log) < powerOfTwo)
+    ++log;
+  return log;
+}
+
 static unsigned largestPowerOfTwoDividing(unsigned n, unsigned limit) {
   unsigned v = 1;
   while (v * 2 <= limit && n % (v * 2) == 0)
@@ -164,6 +171,39 @@ DotPlans dotPlans(const tir::Operation &dot) {
         planSharedTile(operand.shape, sharedElementBytes(operand.elem), {&writer, &reader});
   }
   plans.offsetB = (plans.operands[0].bytes() + 15) / 16 * 16;
+  return plans;
+}
+
+SharedTilePlan mmaOperandPlan(const tir::Type &operand) {
+  SharedTilePlan plan;
+  plan.shape = operand.shape;
+  plan.elemBytes = sharedElementBytes(operand.elem);
+  plan.fastDim = distributionOf(operand).order[0];
+  plan.unit = 16 / plan.elemBytes;
+  int64_t rowBytes = plan.rowLength() * plan.elemBytes;
+  unsigned unitsPerRow = static_cast<unsigned>(std::max<int64_t>(1, rowBytes / 16));
+  unsigned perPhase = static_cast<unsigned>(std::max<int64_t>(1, 128 / rowBytes));
+  unsigned maxPhase = std::min(8u, unitsPerRow);
+  plan.swizzleShift = llvmLog2(perPhase);
+  plan.swizzleMask = maxPhase - 1;
+  return plan;
+}
+
+bool mmaTakesAFromRegisters(const tir::Type &a, const gpu::Layout &acc) {
+  unsigned warpsN = 0;
+  if (!a.layout || !gpu::isMmaV2AccumulatorLayout(acc, nullptr, &warpsN) || warpsN != 1)
+    return false;
+  return sharedElementBytes(a.elem) == 2 && *a.layout == acc;
+}
+
+MmaDotPlans mmaDotPlans(const tir::Operation &dot) {
+  MmaDotPlans plans;
+  plans.aInRegisters =
+      mmaTakesAFromRegisters(dot.operand(0)->type(), *dot.operand(2)->type().layout);
+  if (!plans.aInRegisters)
+    plans.operands[0] = mmaOperandPlan(dot.operand(0)->type());
+  plans.operands[1] = mmaOperandPlan(dot.operand(1)->type());
+  plans.offsetB = plans.aInRegisters ? 0 : (plans.operands[0].bytes() + 127) / 128 * 128;
   return plans;
 }
 

@@ -67,4 +67,26 @@ struct DotPlans {
 };
 DotPlans dotPlans(const tir::Operation &dot);
 
+/// The shared tile an mma.sync operand is staged in: rows along the operand layout's fastest
+/// dimension, in 16-byte units, XOR-swizzled as Triton's swizzled shared layouts for mma
+/// operands (perPhase = 128 bytes / row bytes, maxPhase = units per row, up to 8) so that the
+/// eight 16-byte row addresses of each ldmatrix phase, and 16-byte stores along rows, fall in
+/// distinct banks.
+SharedTilePlan mmaOperandPlan(const tir::Type &operand);
+
+/// An mma.sync dot stages a (unless it takes a from registers) at offset 0 and b at `offsetB`.
+struct MmaDotPlans {
+  bool aInRegisters = false;
+  SharedTilePlan operands[2];
+  unsigned offsetB = 0;
+  unsigned bytes() const { return offsetB + operands[1].bytes(); }
+};
+MmaDotPlans mmaDotPlans(const tir::Operation &dot);
+
+/// Whether an mma.sync dot with accumulator layout `acc` can take its operand a, of type `a`,
+/// from the registers that hold it: a is 16-bit and laid out as the accumulator, with all warps
+/// along M (so that each thread holds whole rows of a, as the A fragments need them). Attention's
+/// second product meets this, the softmax of the first product's accumulator as its a.
+bool mmaTakesAFromRegisters(const tir::Type &a, const gpu::Layout &acc);
+
 } // namespace tilec::codegen

@@ -148,10 +148,13 @@ CompileResult compile(const CompileOptions &options, SourceManager &sources, std
     return result;
   }
 
-  // 4. GPU layouts: coalesced layouts for memory operations from the axis analysis, layouts for
-  //    every other tensor, and conversions only where producer and consumer disagree.
+  // 4. GPU layouts: coalesced layouts for memory operations from the axis analysis, tensor-core
+  //    accumulator layouts for the dots mma.sync computes, layouts for every other tensor, and
+  //    conversions only where producer and consumer disagree.
   PassRunner passes(*module, options, log);
   passes.run("coalesce", gpu::runCoalesce);
+  passes.run("accelerate-matmul",
+             [&](tir::Function &f) { gpu::runAccelerateMatmul(f, options.arch); });
   passes.run("assign-layouts", gpu::runAssignLayouts);
   passes.run("remove-redundant-conversions", gpu::runRemoveRedundantConversions);
   passes.run("cse", tir::runCSE);

@@ -155,10 +155,18 @@ public:
   void run() {
     // An FMA dot's result is an anchor, like a memory access: its layout decides how many
     // multiply-adds each operand read feeds.
+    bool tensorCores = false;
     tir::walk(function_, [&](Operation &op) {
+      tensorCores |= op.code() == OpCode::Dot && layoutOf(op.result());
       if (op.code() == OpCode::Dot)
         set(op.result(), dotFmaLayout(op.result()->type().shape, function_.numWarps));
     });
+    // A tensor-core accumulator keeps its layout through the loop that carries it and the
+    // arithmetic on it (attention's rescaling, softmax statistics): one forward sweep first lets
+    // the mma layout reach them before the stores' layouts flow back, so that the conversion to
+    // the store's layout happens once, after the loop, as in Triton.
+    if (tensorCores)
+      forward(function_.body());
     while (true) {
       propagate();
       Value *unassigned = firstUnassigned();

@@ -161,4 +161,22 @@ LayoutPtr dotFmaLayout(const std::vector<int64_t> &shape, unsigned numWarps) {
   return blockedWithSizePerThread(shape, numWarps, spt, {1, 0});
 }
 
+LayoutPtr mmaV2AccumulatorLayout(unsigned warpsM, unsigned warpsN) {
+  return makeBlocked({1, 2}, {8, 4}, {warpsM, warpsN}, {1, 0});
+}
+
+bool isMmaV2AccumulatorLayout(const Layout &layout, unsigned *warpsM, unsigned *warpsN) {
+  if (layout.kind != LayoutKind::Blocked || layout.rank() != 2)
+    return false;
+  if (layout.sizePerThread != std::vector<unsigned>{1, 2} ||
+      layout.threadsPerWarp != std::vector<unsigned>{8, 4} ||
+      layout.order != std::vector<unsigned>{1, 0})
+    return false;
+  if (warpsM)
+    *warpsM = layout.warpsPerCTA[0];
+  if (warpsN)
+    *warpsN = layout.warpsPerCTA[1];
+  return true;
+}
+
 } // namespace tilec::gpu

@@ -61,6 +61,20 @@ LayoutPtr defaultBlockedLayout(const std::vector<int64_t> &shape, unsigned numWa
 /// dimension order[i], each thread keeps its elements. Null for other layouts.
 LayoutPtr permuteLayout(const LayoutPtr &layout, const std::vector<int64_t> &order);
 
+/// The layout of an mma.sync accumulator (Triton's NVIDIA MMA layout, version 2) for a warp grid of
+/// warpsM x warpsN over the [M, N] tile, written as the blocked layout it is:
+/// sizePerThread [1, 2], threadsPerWarp [8, 4], warpsPerCTA [warpsM, warpsN], order [1, 0].
+/// A thread holds, per 16x8 instruction tile, the two column pairs of rows g and g + 8*warpsM
+/// (g = lane / 4): the m16n8 fragment of the instruction whose rows "g" and "g + 8" are those
+/// rows. Which matrix rows an instruction covers is the lowering's choice as long as the operand
+/// fragments are loaded for the same rows, so every pass that knows blocked layouts (elementwise
+/// ops, reductions, conversions, stores) handles accumulators without a new layout kind.
+LayoutPtr mmaV2AccumulatorLayout(unsigned warpsM, unsigned warpsN);
+
+/// Whether `layout` is an mma.sync accumulator layout; sets the warp grid if so.
+bool isMmaV2AccumulatorLayout(const Layout &layout, unsigned *warpsM = nullptr,
+                              unsigned *warpsN = nullptr);
+
 /// The layout of an FMA dot's [M, N] result: each thread holds a block of about
 /// M*N/threads elements, as square as the shape allows (more multiply-adds per operand read).
 LayoutPtr dotFmaLayout(const std::vector<int64_t> &shape, unsigned numWarps);

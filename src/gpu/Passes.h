@@ -2,6 +2,8 @@
 //
 //   runCoalesce                  each load/store gets the blocked layout that lets a thread access
 //                                the widest vector the axis info allows (Coalesce.cpp);
+//   runAccelerateMatmul          each dot an mma.sync instruction can compute gets the mma
+//                                accumulator layout and engine = "mma_v2" (AccelerateMatmul.cpp);
 //   runAssignLayouts             every other tensor gets a layout, propagated from its users and
 //                                producers; disagreements become convert_layout
 //                                (AssignLayouts.cpp);
@@ -14,9 +16,12 @@
 
 #include "tir/IR.h"
 
+#include <string>
+
 namespace tilec::gpu {
 
 void runCoalesce(tir::Function &function);
+void runAccelerateMatmul(tir::Function &function, const std::string &arch);
 void runAssignLayouts(tir::Function &function);
 void runRemoveRedundantConversions(tir::Function &function);
 

@@ -406,6 +406,74 @@ def swizzle_reference(t, s):
     return {"z": z}
 
 
+def mma_sample(name, kernel, in_dtype, out_dtype, tol, trans="NN", blocks=(64, 64, 32),
+               num_warps=4, size=(300, 208, 150)):
+    """tests/gpu/mma_gemm.tl: C = A @ B on the tensor cores, for one operand type. `trans` says
+    which operand is stored transposed (TN: A is K x M in memory, NT: B is N x K), which moves the
+    operand's contiguous dimension and so the ldmatrix variant the lowering picks. The unit strides
+    are bound to 1, as Triton's JIT specialises them; C's rows are not padded (N % 16 == 0), so
+    integer outputs have no padding to compare."""
+    short = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "int8": "i8",
+             "int32": "i32"}
+    a_t, b_t = trans[0] == "T", trans[1] == "T"
+    # stride_am, stride_ak, stride_bk, stride_bn
+    strides = ["1" if a_t else "i32:16", "i32:16" if a_t else "1",
+               "1" if b_t else "i32:16", "i32:16" if b_t else "1"]
+    bm, bn, bk = blocks
+    signature = (f"*{short[in_dtype]}:16,*{short[in_dtype]}:16,*{short[out_dtype]}:16,i32,i32,i32,"
+                 + ",".join(strides) + f",i32:16,1,{bm},{bn},{bk}")
+
+    def inputs(s):
+        m, n, k = s
+        a = padded(k, m, round_up(m, 16), in_dtype) if a_t else padded(m, k, round_up(k, 16), in_dtype)
+        b = padded(n, k, round_up(k, 16), in_dtype) if b_t else padded(k, n, round_up(n, 16), in_dtype)
+        return {"a": a, "b": b, "c": empty(m * n, out_dtype)}
+
+    def args(t, s):
+        m, n, k = s
+        runtime = [round_up(m, 16) if a_t else round_up(k, 16),
+                   round_up(k, 16) if b_t else round_up(n, 16)]
+        return [t["a"], t["b"], t["c"], m, n, k] + runtime + [n]
+
+    def reference(t, s):
+        m, n, k = s
+        a = (view2d(t["a"], k, m, round_up(m, 16)).t() if a_t
+             else view2d(t["a"], m, k, round_up(k, 16))).double()
+        b = (view2d(t["b"], n, k, round_up(k, 16)).t() if b_t
+             else view2d(t["b"], k, n, round_up(n, 16))).double()
+        return {"c": (a @ b).flatten()}
+
+    return Sample(name=name, source="tests/gpu/mma_gemm.tl", kernel=kernel, ptx=name,
+                  signature=signature, tilec_flags=("--num-warps", str(num_warps)), size=size,
+                  small=(70, 48, 53), inputs=inputs, outputs=["c"], args=args,
+                  grid=lambda meta, s: (cdiv(s[0], meta["BLOCK_M"]), cdiv(s[1], meta["BLOCK_N"])),
+                  tol=tol, reference=reference)
+
+
+# Tensor-core dots against Triton's (wgmma or mma on the same GPU): fp16/bf16 products are exact in
+# fp32 on both sides, only the summation order differs; bf16 outputs... are fp32 here. tf32 rounds
+# each input to 10 mantissa bits (Triton and tilec may round differently); tf32x3 recovers fp32
+# accuracy; int8 is exact.
+DOT_BF16_OUT_F32 = Tol(scale=1e-3)
+DOT_TF32X3 = Tol(scale=1e-5)
+
+MMA_SAMPLES = [
+    mma_sample("mma_f16_f32_nn", "gemm_f32acc", "float16", "float32", DOT_F16_OUT_F32),
+    mma_sample("mma_f16_f32_tn", "gemm_f32acc", "float16", "float32", DOT_F16_OUT_F32, "TN"),
+    mma_sample("mma_f16_f32_nt", "gemm_f32acc", "float16", "float32", DOT_F16_OUT_F32, "NT"),
+    mma_sample("mma_f16_f32_128x256", "gemm_f32acc", "float16", "float16", DOT_F16_OUT_F16,
+               blocks=(128, 256, 64), num_warps=8, size=(300, 528, 200)),
+    mma_sample("mma_bf16_f32_nn", "gemm_f32acc", "bfloat16", "float32", DOT_BF16_OUT_F32),
+    mma_sample("mma_bf16_f32_tn", "gemm_f32acc", "bfloat16", "float32", DOT_BF16_OUT_F32, "TN"),
+    mma_sample("mma_f16_f16acc_nn", "gemm_f16acc", "float16", "float16", DOT_F16_OUT_F16),
+    mma_sample("mma_tf32_nn", "gemm_f32acc", "float32", "float32", DOT_TF32),
+    mma_sample("mma_tf32_tt", "gemm_f32acc", "float32", "float32", DOT_TF32, "TT"),
+    mma_sample("mma_tf32x3_nn", "gemm_tf32x3", "float32", "float32", DOT_TF32X3),
+    mma_sample("mma_i8_i32_nn", "gemm_i32acc", "int8", "int32", EXACT),
+    mma_sample("mma_i8_i32_nt", "gemm_i32acc", "int8", "int32", EXACT, "NT", blocks=(64, 64, 64)),
+]
+
+
 GROUPED_SIG = "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32,i32:16,i32,i32:16,i32"
 TILED_AUTOTUNE_SIG = "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32,i32:16,i32,i32:16,i32,i32:16,i32"
 
@@ -623,6 +691,7 @@ SAMPLES: List[Sample] = [
         tol=DOT_F16_OUT_F16, tols={"lse": Tol(atol=1e-4, rtol=1e-5)},
         reference=flash_reference),
 
+] + MMA_SAMPLES + [
     # --- samples/vector_add_autotune.tl: one config (BLOCK_SIZE 4096, 8 warps, 2 stages).
     Sample(
         name="vector_add_autotune__3", source="samples/vector_add_autotune.tl",

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""tl.dot on the tensor cores: tilec against Triton, same .tl source, same constexprs, num_warps and
+num_stages, in one process (TFLOP/s, and the ratio).
+
+Two steps, on two machines (as bench.py):
+  bench_tensor_cores.py --compile path/to/tilec --ptx-dir DIR [--arch sm_80]
+      compiles every configuration with tilec into DIR (the machine with the compiler);
+  bench_tensor_cores.py --ptx-dir DIR
+      on the GPU machine: checks each tilec kernel against Triton and an fp32 PyTorch reference,
+      then times both with triton.testing.do_bench_cudagraph (median) and prints the table.
+
+Rows: bench/kernels/matmul.tl (the tutorial's GEMM) in fp16 and bf16, M=N=K 512..8192 and LLM
+shapes M = 16/64/128 with N = K = 4096/8192, over the tutorial's configs; the seeds' flash attention
+(samples/flash_attention.tl) at B4 H16 L 1024..16384, D 64 and 128.
+"""
+
+import argparse
+import itertools
+import json
+import os
+import subprocess
+import sys
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO_ROOT, "bench"))
+
+GEMM_SOURCE = "bench/kernels/matmul.tl"
+FLASH_SOURCE = "samples/flash_attention.tl"
+# (BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages): the tutorial's CUDA configs.
+GEMM_CONFIGS = [(128, 256, 64, 8, 8, 3), (64, 256, 32, 8, 4, 4), (128, 128, 32, 8, 4, 4),
+                (128, 64, 32, 8, 4, 4), (64, 128, 32, 8, 4, 4), (128, 32, 32, 8, 4, 4),
+                (64, 32, 32, 8, 2, 5), (32, 64, 32, 8, 2, 5)]
+SQUARE = [512, 1024, 2048, 4096, 8192]
+LLM = [(m, nk, nk) for m in (16, 64, 128) for nk in (4096, 8192)]
+# (BLOCK_M, BLOCK_N, num_warps, num_stages) for flash attention; BLOCK_K is the head dimension.
+FLASH_CONFIGS = [(128, 64, 8, 3), (64, 64, 4, 3)]
+FLASH_LENGTHS = [1024, 4096, 16384]
+SHORT = {"float16": "fp16", "bfloat16": "bf16"}
+
+
+def gemm_name(dtype, config):
+    bm, bn, bk, group, warps, stages = config
+    return f"gemm_{SHORT[dtype]}_{bm}x{bn}x{bk}_w{warps}_s{stages}"
+
+
+def gemm_signature(dtype, config):
+    bm, bn, bk, group, _, _ = config
+    t = SHORT[dtype]
+    # As Triton's JIT specialises: sizes and leading dimensions divisible by 16, unit strides 1.
+    return (f"*{t}:16,*{t}:16,*{t}:16,i32:16,i32:16,i32:16,i32:16,1,i32:16,1,i32:16,1,"
+            f"{bm},{bn},{bk},{group}")
+
+
+def flash_name(d, config):
+    bm, bn, warps, stages = config
+    return f"flash_d{d}_{bm}x{bn}_w{warps}_s{stages}"
+
+
+def flash_signature(d, config):
+    bm, bn, _, _ = config
+    strides = "i32:16,i32:16,i32:16,1"
+    return ("*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp32:16," + ",".join([strides] * 4) +
+            ",i32:16,i32:16,1,i32,i32:16,i32:16,i32:16,i32:16,fp32," + f"{bm},{bn},{d}")
+
+
+def entries():
+    for dtype, config in itertools.product(SHORT, GEMM_CONFIGS):
+        yield gemm_name(dtype, config), GEMM_SOURCE, "matmul_kernel", gemm_signature(dtype, config), config[4], config[5]
+    for d, config in itertools.product((64, 128), FLASH_CONFIGS):
+        yield flash_name(d, config), FLASH_SOURCE, "flash_attention_kernel", flash_signature(d, config), config[2], config[3]
+
+
+def compile_all(tilec, ptx_dir, arch):
+    os.makedirs(ptx_dir, exist_ok=True)
+    failed = 0
+    for name, source, kernel, signature, warps, stages in entries():
+        command = [os.path.abspath(tilec), source, "-k", kernel, "-s", signature, "--num-warps",
+                   str(warps), "--num-stages", str(stages), "--arch", arch,
+                   "-o", os.path.join(os.path.abspath(ptx_dir), name + ".ptx")]
+        if subprocess.call(command, cwd=REPO_ROOT) != 0:
+            print(f"bench_tensor_cores.py: tilec failed on {name}", file=sys.stderr)
+            failed += 1
+    return 1 if failed else 0
+
+
+def run(ptx_dir, quick):
+    import torch
+    import triton
+    import bench
+
+    bench.torch = torch
+    bench.triton = triton
+    import cupy
+    import numpy
+    bench.cupy, bench.numpy = cupy, numpy
+    print(f"GPU {torch.cuda.get_device_name()}, Triton {triton.__version__}, "
+          f"PyTorch {torch.__version__}", flush=True)
+
+    def timed(fn):
+        return triton.testing.do_bench_cudagraph(fn, rep=100 if quick else 300, return_mode="median")
+
+    def kernel_pair(name, source, kernel_name):
+        tilec = bench.TilecKernel(os.path.join(ptx_dir, name + ".ptx"),
+                                  os.path.join(ptx_dir, name + ".json"), kernel_name)
+        return tilec, bench.triton_kernel(source, kernel_name)
+
+    rows = []
+
+    def row(kind, name, shape, flops, tilec_fn, triton_fn, check):
+        try:
+            error = check()
+        except Exception as exc:  # a failed launch is a failed row, not a failed table
+            error = f"{type(exc).__name__}: {exc}"
+        t_ms = timed(tilec_fn)
+        r_ms = timed(triton_fn)
+        tf_t, tf_r = flops / t_ms * 1e-9, flops / r_ms * 1e-9
+        rows.append((kind, name, shape, tf_t, tf_r, tf_t / tf_r, error or "ok"))
+        print(f"{kind:5} {name:34} {shape:20} tilec {tf_t:7.1f} TFLOP/s  triton {tf_r:7.1f}  "
+              f"ratio {tf_t / tf_r:5.3f}  {error or 'ok'}", flush=True)
+
+    # GEMMs
+    shapes = [(s, s, s) for s in SQUARE] + LLM
+    if quick:
+        shapes = [(4096, 4096, 4096), (16, 4096, 4096)]
+    for dtype, config in itertools.product(SHORT, GEMM_CONFIGS if not quick else GEMM_CONFIGS[:1]):
+        name = gemm_name(dtype, config)
+        tilec, tri = kernel_pair(name, GEMM_SOURCE, "matmul_kernel")
+        bm, bn, bk, group, warps, stages = config
+        for m, n, k in shapes:
+            torch_dtype = getattr(torch, dtype)
+            a = torch.randn(m, k, device="cuda").to(torch_dtype)
+            b = torch.randn(k, n, device="cuda").to(torch_dtype)
+            c_tilec = torch.empty(m, n, device="cuda", dtype=torch_dtype)
+            c_triton = torch.empty_like(c_tilec)
+            grid = (triton.cdiv(m, bm) * triton.cdiv(n, bn),)
+            launch = tilec.launcher([a, b, c_tilec, m, n, k, k, n, n], grid)
+
+            def tri_launch(c=c_triton):
+                tri[grid](a, b, c, m, n, k, k, 1, n, 1, n, 1, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+                          GROUP_M=group, num_warps=warps, num_stages=stages)
+
+            def check():
+                c_tilec.fill_(float("nan"))
+                launch()
+                tri_launch()
+                torch.cuda.synchronize()
+                ref = (a.float() @ b.float())
+                scale = ref.abs().max().item()
+                err_t = (c_tilec.float() - ref).abs().max().item()
+                err_r = (c_triton.float() - ref).abs().max().item()
+                bound = (1e-2 if dtype == "float16" else 3e-2) * scale
+                if not err_t <= bound:
+                    return f"MISMATCH max err {err_t:g} (Triton {err_r:g}, scale {scale:g})"
+                return None
+
+            row("gemm", name, f"{m}x{n}x{k}", 2.0 * m * n * k, launch, tri_launch, check)
+            del a, b, c_tilec, c_triton
+    # Flash attention (non-causal): 4 * B * H * L * L * D flops.
+    for d, config in itertools.product((64, 128), FLASH_CONFIGS):
+        name = flash_name(d, config)
+        tilec, tri = kernel_pair(name, FLASH_SOURCE, "flash_attention_kernel")
+        bm, bn, warps, stages = config
+        for length in (FLASH_LENGTHS if not quick else [4096]):
+            batch, heads = 4, 16
+            q, k, v = (torch.randn(batch, heads, length, d, device="cuda", dtype=torch.float16)
+                       for _ in range(3))
+            out_t, out_r = torch.empty_like(q), torch.empty_like(q)
+            lse_t = torch.empty(batch, heads, length, device="cuda")
+            lse_r = torch.empty_like(lse_t)
+            scale = d ** -0.5
+            grid = (triton.cdiv(length, bm), heads, batch)
+
+            def args(out, lse):
+                return ([q, k, v, out, lse] + list(q.stride()) + list(k.stride()) + list(v.stride())
+                        + list(out.stride()) + list(lse.stride()) + [batch, heads, length, length, d,
+                                                                     scale])
+
+            # tilec's signature binds the unit strides to 1: they are not run-time arguments.
+            tilec_args = [q, k, v, out_t, lse_t]
+            for t in (q, k, v, out_t):
+                tilec_args += list(t.stride()[:3])
+            tilec_args += list(lse_t.stride()[:2]) + [batch, heads, length, length, d, scale]
+            launch = tilec.launcher(tilec_args, grid)
+
+            def tri_launch():
+                tri[grid](*args(out_r, lse_r), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=d, num_warps=warps,
+                          num_stages=stages)
+
+            def check():
+                out_t.fill_(float("nan"))
+                launch()
+                tri_launch()
+                torch.cuda.synchronize()
+                err = (out_t.float() - out_r.float()).abs().max().item()
+                if not err <= 1e-2:
+                    return f"MISMATCH vs Triton: max err {err:g}"
+                return None
+
+            row("flash", name, f"B4H16L{length}D{d}", 4.0 * batch * heads * length * length * d,
+                launch, tri_launch, check)
+            del q, k, v, out_t, out_r, lse_t, lse_r
+    print()
+    print("| kind | config | shape | tilec TFLOP/s | Triton TFLOP/s | tilec/Triton | check |")
+    print("|---|---|---|---|---|---|---|")
+    for kind, name, shape, t, r, ratio, status in rows:
+        print(f"| {kind} | {name} | {shape} | {t:.1f} | {r:.1f} | {ratio:.3f} | {status} |")
+    bad = [r for r in rows if r[6] != "ok"]
+    return 1 if bad else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--compile", metavar="TILEC", help="compile the kernels with this tilec")
+    parser.add_argument("--ptx-dir", required=True)
+    parser.add_argument("--arch", default="sm_80", help="tilec's --arch (default sm_80: mma.sync)")
+    parser.add_argument("--quick", action="store_true", help="a few rows only")
+    options = parser.parse_args()
+    if options.compile:
+        return compile_all(options.compile, options.ptx_dir, options.arch)
+    return run(options.ptx_dir, options.quick)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

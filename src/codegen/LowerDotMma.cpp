@@ -1,0 +1,256 @@
+// `dot` on the tensor cores: mma.sync.aligned.m16n8kK (sm_80 and up), for the dots
+// AccelerateMatmul marked engine = "mma_v2".
+//
+// The accumulator is in the mma layout (gpu/Layout.h): a thread holds, for instruction tile
+// (mi, ni), the elements (2mi, 2ni), (2mi, 2ni+1), (2mi+1, 2ni), (2mi+1, 2ni+1) of its own
+// per-dimension numbering, i.e. the c0..c3 fragment of an instruction whose rows "g" and "g+8"
+// (g = lane / 4) are the rows the thread holds. The operands are staged in swizzled shared tiles
+// (SharedTile.h: mmaOperandPlan) and read as A and B fragments for exactly those rows and columns:
+// with ldmatrix where an 8x8 matrix of 16-bit pairs is one 16-byte row of the tile (.trans for
+// 16-bit operands stored the other way), with single loads otherwise. A chained dot's a can stay
+// in registers (mmaTakesAFromRegisters): the accumulator fragments of the first product are the A
+// fragments of the second.
+#include "codegen/KernelLowering.h"
+#include "gpu/Mma.h"
+
+#include <llvm/IR/InlineAsm.h>
+
+namespace tilec::codegen::detail {
+namespace {
+
+llvm::Intrinsic::ID mmaIntrinsic(const DType &in, const DType &out) {
+  switch (in.kind) {
+  case ScalarKind::F16:
+    return out.kind == ScalarKind::F16 ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f16_f16
+                                       : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32;
+  case ScalarKind::BF16:
+    return llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16;
+  case ScalarKind::F32:
+    return llvm::Intrinsic::nvvm_mma_m16n8k8_row_col_tf32;
+  default:
+    return llvm::Intrinsic::nvvm_mma_m16n8k32_row_col_s8;
+  }
+}
+
+} // namespace
+
+void KernelLowering::lowerDotMma(const Operation &op) {
+  const tir::Type &aType = op.operand(0)->type(), &bType = op.operand(1)->type();
+  const tir::Type &accType = op.operand(2)->type();
+  const DType &in = aType.elem, &out = accType.elem;
+  const gpu::MmaV2Instruction instr = *gpu::mmaV2InstructionFor(op);
+  const bool splitTf32 = op.hasAttr("input_precision") &&
+                         op.strAttr("input_precision") == "tf32x3";
+  const unsigned kI = instr.k, perReg = instr.elemsPerRegister();
+  const MmaDotPlans plans = mmaDotPlans(op);
+  const Distribution acc = distributionOf(accType);
+  const Distribution aDist = distributionOf(aType), bDist = distributionOf(bType);
+  const unsigned tilesM = acc.elemsPerThread[0] / 2, tilesN = acc.elemsPerThread[1] / 2;
+  const unsigned kSteps = static_cast<unsigned>(aType.shape[1] / kI);
+
+  // 1. Stage the operands in shared memory.
+  beginSharedWrite();
+  if (!plans.aInRegisters)
+    writeSharedTile(plans.operands[0], 0, aDist, get(op.operand(0)), in);
+  writeSharedTile(plans.operands[1], plans.offsetB, bDist, get(op.operand(1)), in);
+  barrier();
+  sharedInUse_ = true;
+
+  // 2. Where the thread's instruction tiles are: mBase[i] is the matrix row of instruction row 0
+  //    of the thread's row i (its rows are mBase + g), nBase[ni] the column of instruction
+  //    column 0 of tile ni (instruction column c is nBase + c).
+  llvm::Type *i32 = builder_.getInt32Ty();
+  llvm::Value *g = builder_.CreateLShr(laneId_, 2), *q = builder_.CreateAnd(laneId_, 3);
+  llvm::Value *lane8 = builder_.CreateAnd(laneId_, 7), *matrix = builder_.CreateLShr(laneId_, 3);
+  llvm::Value *matrixOdd = builder_.CreateICmpNE(builder_.CreateAnd(matrix, 1), builder_.getInt32(0));
+  llvm::Value *matrixHigh = builder_.CreateICmpUGE(matrix, builder_.getInt32(2));
+  Values mBase, nBase;
+  for (unsigned i = 0; i < 2 * tilesM; ++i)
+    mBase.push_back(builder_.CreateSub(coordinate(acc, 0, i), g));
+  for (unsigned ni = 0; ni < tilesN; ++ni)
+    nBase.push_back(builder_.CreateSub(coordinate(acc, 1, 2 * ni), builder_.CreateShl(q, 1)));
+  auto add = [&](llvm::Value *v, unsigned c) {
+    return c ? builder_.CreateAdd(v, builder_.getInt32(c)) : v;
+  };
+
+  llvm::Type *memType = scalarType(in);
+  auto pack = [&](const Values &elements) -> llvm::Value * {
+    if (elements.size() == 1)
+      return builder_.CreateBitCast(elements[0], i32);
+    llvm::Value *vector = llvm::UndefValue::get(
+        llvm::FixedVectorType::get(elements[0]->getType(), static_cast<unsigned>(elements.size())));
+    for (unsigned e = 0; e < elements.size(); ++e)
+      vector = builder_.CreateInsertElement(vector, elements[e], e);
+    return builder_.CreateBitCast(vector, i32);
+  };
+  auto ldmatrix = [&](const SharedTilePlan &plan, unsigned offset, const Values &coords,
+                      bool trans, bool x4) {
+    llvm::Intrinsic::ID id =
+        x4 ? (trans ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16
+                    : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16)
+           : (trans ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_trans_b16
+                    : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_b16);
+    llvm::Value *address = sharedTileAddress(plan, offset, memType, coords);
+    llvm::Value *loaded = intrinsic(id, {address->getType()}, {address}); // overloaded on the pointer
+    Values regs;
+    for (unsigned r = 0; r < (x4 ? 4u : 2u); ++r)
+      regs.push_back(builder_.CreateExtractValue(loaded, r));
+    return regs;
+  };
+  auto loadElements = [&](const SharedTilePlan &plan, unsigned offset, llvm::Value *row,
+                          llvm::Value *col, bool alongCol) {
+    Values elements;
+    for (unsigned e = 0; e < perReg; ++e)
+      elements.push_back(readSharedVector(plan, offset,
+                                          {alongCol ? row : add(row, e), alongCol ? add(col, e) : col},
+                                          1, in)[0]);
+    return pack(elements);
+  };
+
+  // 3. A fragments of instruction row tile mi at K step s: a_r holds rows g + 8*(r%2) and the
+  //    perReg consecutive k from (r/2)*kI/2 + q*perReg.
+  const SharedTilePlan &aPlan = plans.operands[0];
+  auto aFragment = [&](unsigned mi, unsigned s) -> Values {
+    Values regs;
+    if (plans.aInRegisters) {
+      const Values &a = get(op.operand(0));
+      for (unsigned r = 0; r < 4; ++r) {
+        Values elements;
+        for (unsigned e = 0; e < perReg; ++e)
+          elements.push_back(
+              a[aDist.linearIndex({2 * mi + r % 2, (s * kI + (r / 2) * (kI / 2)) / 4 + e})]);
+        regs.push_back(pack(elements));
+      }
+      return regs;
+    }
+    unsigned k0 = s * kI;
+    if (aPlan.fastDim == 1) { // rows of A along K: each 8x8 matrix is 8 rows of 16 bytes
+      llvm::Value *row = builder_.CreateAdd(
+          builder_.CreateSelect(matrixOdd, mBase[2 * mi + 1], mBase[2 * mi]), lane8);
+      llvm::Value *k = builder_.CreateSelect(matrixHigh, builder_.getInt32(k0 + kI / 2),
+                                             builder_.getInt32(k0));
+      return ldmatrix(aPlan, 0, {row, k}, false, true);
+    }
+    if (instr.elemBits == 16) { // rows of A along M: transposed 8x8 matrices
+      llvm::Value *row = builder_.CreateSelect(matrixOdd, mBase[2 * mi + 1], mBase[2 * mi]);
+      llvm::Value *k = builder_.CreateAdd(
+          builder_.CreateSelect(matrixHigh, builder_.getInt32(k0 + 8), builder_.getInt32(k0)),
+          lane8);
+      return ldmatrix(aPlan, 0, {row, k}, true, true);
+    }
+    for (unsigned r = 0; r < 4; ++r)
+      regs.push_back(loadElements(aPlan, 0, builder_.CreateAdd(mBase[2 * mi + r % 2], g),
+                                  add(builder_.CreateMul(q, builder_.getInt32(perReg)),
+                                      k0 + (r / 2) * (kI / 2)),
+                                  true));
+    return regs;
+  };
+
+  // 4. B fragments of instruction column tiles ni (and ni + 1 when `pair`) at K step s: b_r holds
+  //    column g and the perReg consecutive k from r*kI/2 + q*perReg.
+  const SharedTilePlan &bPlan = plans.operands[1];
+  auto bFragments = [&](unsigned ni, unsigned s, bool pair) -> Values {
+    unsigned k0 = s * kI;
+    llvm::Value *tileBase =
+        pair ? builder_.CreateSelect(matrixHigh, nBase[ni + 1], nBase[ni]) : nBase[ni];
+    if (bPlan.fastDim == 0) { // rows of B along K: each 8x8 matrix is 8 columns of 16 bytes
+      llvm::Value *k = builder_.CreateSelect(matrixOdd, builder_.getInt32(k0 + kI / 2),
+                                             builder_.getInt32(k0));
+      return ldmatrix(bPlan, plans.offsetB, {k, builder_.CreateAdd(tileBase, lane8)}, false, pair);
+    }
+    if (instr.elemBits == 16) { // rows of B along N: transposed 8x8 matrices
+      llvm::Value *k = builder_.CreateAdd(
+          builder_.CreateSelect(matrixOdd, builder_.getInt32(k0 + 8), builder_.getInt32(k0)),
+          lane8);
+      return ldmatrix(bPlan, plans.offsetB, {k, tileBase}, true, pair);
+    }
+    Values regs;
+    for (unsigned t = 0; t < (pair ? 2u : 1u); ++t)
+      for (unsigned r = 0; r < 2; ++r)
+        regs.push_back(loadElements(bPlan, plans.offsetB,
+                                    add(builder_.CreateMul(q, builder_.getInt32(perReg)),
+                                        k0 + r * (kI / 2)),
+                                    builder_.CreateAdd(nBase[ni + t], g), false));
+    return regs;
+  };
+
+  // 5. The products. tf32x3 splits each fp32 operand into a tf32 high part and the tf32 of the
+  //    rest, and adds the two cross products before the main one (as Triton).
+  auto roundTf32 = [&](llvm::Value *bits) {
+    auto *type = llvm::FunctionType::get(i32, {builder_.getFloatTy()}, false);
+    auto *cvt = llvm::InlineAsm::get(type, "cvt.rna.tf32.f32 $0, $1;", "=r,f", false);
+    return builder_.CreateCall(type, cvt, {builder_.CreateBitCast(bits, builder_.getFloatTy())});
+  };
+  auto split = [&](const Values &regs, Values &high, Values &low) {
+    for (llvm::Value *reg : regs) {
+      llvm::Value *h = roundTf32(reg);
+      high.push_back(h);
+      low.push_back(roundTf32(builder_.CreateBitCast(
+          builder_.CreateFSub(builder_.CreateBitCast(reg, builder_.getFloatTy()),
+                              builder_.CreateBitCast(h, builder_.getFloatTy())),
+          i32)));
+    }
+  };
+  llvm::Function *mma = llvm::Intrinsic::getDeclaration(&module_, mmaIntrinsic(in, out));
+  llvm::FunctionType *mmaType = mma->getFunctionType();
+  Values result = get(op.operand(2));
+  bool packedAcc = out.kind == ScalarKind::F16;
+  auto multiply = [&](const Values &aRegs, const Values &bRegs, unsigned mi, unsigned ni) {
+    unsigned c[4] = {acc.linearIndex({2 * mi, 2 * ni}), acc.linearIndex({2 * mi, 2 * ni + 1}),
+                     acc.linearIndex({2 * mi + 1, 2 * ni}),
+                     acc.linearIndex({2 * mi + 1, 2 * ni + 1})};
+    std::vector<llvm::Value *> args(aRegs.begin(), aRegs.end());
+    args.insert(args.end(), bRegs.begin(), bRegs.end());
+    if (packedAcc) {
+      args.push_back(pack({result[c[0]], result[c[1]]}));
+      args.push_back(pack({result[c[2]], result[c[3]]}));
+    } else {
+      for (unsigned e : c)
+        args.push_back(result[e]);
+    }
+    for (unsigned i = 0; i < args.size(); ++i)
+      if (args[i]->getType() != mmaType->getParamType(i))
+        args[i] = builder_.CreateBitCast(args[i], mmaType->getParamType(i));
+    llvm::Value *d = builder_.CreateCall(mma, args);
+    if (packedAcc) {
+      for (unsigned half = 0; half < 2; ++half) {
+        llvm::Value *pair = builder_.CreateBitCast(
+            builder_.CreateExtractValue(d, half), llvm::FixedVectorType::get(scalarType(out), 2));
+        result[c[2 * half]] = builder_.CreateExtractElement(pair, uint64_t(0));
+        result[c[2 * half + 1]] = builder_.CreateExtractElement(pair, uint64_t(1));
+      }
+      return;
+    }
+    for (unsigned e = 0; e < 4; ++e)
+      result[c[e]] = builder_.CreateExtractValue(d, e);
+  };
+
+  for (unsigned s = 0; s < kSteps; ++s) {
+    std::vector<Values> aRegs(tilesM), bRegs(tilesN);
+    for (unsigned mi = 0; mi < tilesM; ++mi)
+      aRegs[mi] = aFragment(mi, s);
+    for (unsigned ni = 0; ni < tilesN; ni += 2) {
+      bool pair = ni + 1 < tilesN;
+      Values regs = bFragments(ni, s, pair);
+      bRegs[ni] = {regs[0], regs[1]};
+      if (pair)
+        bRegs[ni + 1] = {regs[2], regs[3]};
+    }
+    for (unsigned mi = 0; mi < tilesM; ++mi)
+      for (unsigned ni = 0; ni < tilesN; ++ni) {
+        if (!splitTf32) {
+          multiply(aRegs[mi], bRegs[ni], mi, ni);
+          continue;
+        }
+        Values aHigh, aLow, bHigh, bLow;
+        split(aRegs[mi], aHigh, aLow);
+        split(bRegs[ni], bHigh, bLow);
+        multiply(aLow, bHigh, mi, ni);
+        multiply(aHigh, bLow, mi, ni);
+        multiply(aHigh, bHigh, mi, ni);
+      }
+  }
+  values_[op.result()] = result;
+}
+
+} // namespace tilec::codegen::detail

@@ -1,0 +1,167 @@
+// AccelerateMatmul: moves each `dot` the tensor cores can compute onto mma.sync.
+//
+// As Triton's pass of that name, it asks one question per dot (does an mma.sync instruction take
+// these operand types, and does the [M, N] tile split over the program's warps in whole
+// 16x8 instruction tiles?) and answers by giving the dot's result the mma accumulator layout
+// (Layout.h: mmaV2AccumulatorLayout) and the attribute engine = "mma_v2". Layout assignment then
+// spreads that layout to the accumulator's loop-carried values and converts where needed; the
+// operands keep the layouts their producers give them and the lowering stages them through
+// swizzled shared memory (or, for a chained dot's A, takes them straight from registers).
+//
+// Warps tile the [M, N] tile as in Triton's warpsPerTileV2: a dot that feeds or is fed by
+// another dot (attention's two products) puts every warp along M, so that the first product's
+// rows stay in the warps that multiply them again; others split the dimension with more
+// instruction tiles per warp, N first on ties.
+#include "gpu/Layout.h"
+#include "gpu/Mma.h"
+#include "gpu/PassUtils.h"
+#include "gpu/Passes.h"
+
+#include <cctype>
+#include <map>
+#include <set>
+
+namespace tilec::gpu {
+
+using tir::OpCode;
+using tir::Operation;
+using tir::ScalarKind;
+using tir::Value;
+
+unsigned smVersion(const std::string &arch) {
+  unsigned version = 0;
+  for (char c : arch)
+    if (std::isdigit(static_cast<unsigned char>(c)))
+      version = version * 10 + static_cast<unsigned>(c - '0');
+  return version;
+}
+
+std::optional<MmaV2Instruction> mmaV2InstructionFor(const Operation &dot) {
+  const tir::DType &in = dot.operand(0)->type().elem, &out = dot.operand(2)->type().elem;
+  if (dot.operand(1)->type().elem != in)
+    return std::nullopt;
+  std::string precision =
+      dot.hasAttr("input_precision") ? dot.strAttr("input_precision") : std::string("ieee");
+  switch (in.kind) {
+  case ScalarKind::F16:
+    if (out.kind == ScalarKind::F32 || out.kind == ScalarKind::F16)
+      return MmaV2Instruction{16, 16};
+    return std::nullopt;
+  case ScalarKind::BF16:
+    if (out.kind == ScalarKind::F32)
+      return MmaV2Instruction{16, 16};
+    return std::nullopt;
+  case ScalarKind::F32:
+    if (out.kind == ScalarKind::F32 && (precision == "tf32" || precision == "tf32x3"))
+      return MmaV2Instruction{8, 32};
+    return std::nullopt;
+  case ScalarKind::I8:
+    if (out.kind == ScalarKind::I32)
+      return MmaV2Instruction{32, 8};
+    return std::nullopt;
+  default:
+    return std::nullopt;
+  }
+}
+
+bool isMmaV2Dot(const Operation &dot) {
+  return dot.code() == OpCode::Dot && dot.hasAttr("engine") && dot.strAttr("engine") == "mma_v2";
+}
+
+namespace {
+
+/// Which operations use each value (TIR keeps no use lists).
+std::map<const Value *, std::vector<Operation *>> usersOf(tir::Function &function) {
+  std::map<const Value *, std::vector<Operation *>> users;
+  tir::walk(function, [&](Operation &op) {
+    for (Value *operand : op.operands())
+      users[operand].push_back(&op);
+  });
+  return users;
+}
+
+/// Whether another dot multiplies what `dot` computes, or computed what it multiplies: walks
+/// through the ops of dot's block (not through memory, not into loops) backward from its
+/// operands and forward from its result.
+bool hasChainedDot(Operation &dot, const std::map<const Value *, std::vector<Operation *>> &users) {
+  auto reaches = [&](std::vector<Operation *> work, bool forward) {
+    std::set<const Operation *> seen{&dot};
+    while (!work.empty()) {
+      Operation *op = work.back();
+      work.pop_back();
+      if (!op || op->parentBlock() != dot.parentBlock() || !seen.insert(op).second)
+        continue;
+      if (op->code() == OpCode::Dot)
+        return true;
+      if (op->code() == OpCode::Load || op->numRegions() > 0)
+        continue;
+      if (!forward) {
+        for (Value *operand : op->operands())
+          work.push_back(operand->definingOp());
+        continue;
+      }
+      for (unsigned r = 0; r < op->numResults(); ++r)
+        if (auto it = users.find(op->result(r)); it != users.end())
+          work.insert(work.end(), it->second.begin(), it->second.end());
+    }
+    return false;
+  };
+  std::vector<Operation *> producers{dot.operand(0)->definingOp(), dot.operand(1)->definingOp()};
+  std::vector<Operation *> consumers;
+  if (auto it = users.find(dot.result()); it != users.end())
+    consumers = it->second;
+  return reaches(producers, false) || reaches(consumers, true);
+}
+
+/// The warp grid over an [M, N] tile of 16x8 instruction tiles, or {0, 0} when the warps cannot
+/// all get whole instruction tiles.
+std::pair<unsigned, unsigned> warpsPerTile(int64_t m, int64_t n, unsigned numWarps, bool chained) {
+  auto fitsM = [&](unsigned warpsM) { return m % (16 * int64_t(warpsM)) == 0; };
+  auto fitsN = [&](unsigned warpsN) { return n % (8 * int64_t(warpsN)) == 0; };
+  if (chained && fitsM(numWarps))
+    return {numWarps, 1};
+  unsigned warpsM = 1, warpsN = 1;
+  while (warpsM * warpsN < numWarps) {
+    int64_t tilesM = m / (16 * warpsM), tilesN = n / (8 * warpsN);
+    if (tilesM >= tilesN && tilesM >= 2 && fitsM(warpsM * 2))
+      warpsM *= 2;
+    else if (fitsN(warpsN * 2))
+      warpsN *= 2;
+    else if (fitsM(warpsM * 2))
+      warpsM *= 2;
+    else
+      return {0, 0};
+  }
+  return {warpsM, warpsN};
+}
+
+} // namespace
+
+void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
+  if (smVersion(arch) < 80)
+    return;
+  auto users = usersOf(function);
+  std::vector<Operation *> dots;
+  tir::walk(function, [&](Operation &op) {
+    if (op.code() == OpCode::Dot && !layoutOf(op.result()))
+      dots.push_back(&op);
+  });
+  for (Operation *dot : dots) {
+    std::optional<MmaV2Instruction> instruction = mmaV2InstructionFor(*dot);
+    if (!instruction)
+      continue;
+    const std::vector<int64_t> &shape = dot->result()->type().shape;
+    int64_t k = dot->operand(0)->type().shape[1];
+    if (shape.size() != 2 || k % instruction->k != 0)
+      continue;
+    auto [warpsM, warpsN] =
+        warpsPerTile(shape[0], shape[1], function.numWarps, hasChainedDot(*dot, users));
+    if (warpsM == 0)
+      continue;
+    dot->setAttr("engine", std::string("mma_v2"));
+    dot->result()->setType(
+        dot->result()->type().withLayout(mmaV2AccumulatorLayout(warpsM, warpsN)));
+  }
+}
+
+} // namespace tilec::gpu
