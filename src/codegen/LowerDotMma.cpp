@@ -39,8 +39,7 @@ void KernelLowering::lowerDotMma(const Operation &op) {
   const tir::Type &accType = op.operand(2)->type();
   const DType &in = aType.elem, &out = accType.elem;
   const gpu::MmaV2Instruction instr = *gpu::mmaV2InstructionFor(op);
-  const bool splitTf32 = op.hasAttr("input_precision") &&
-                         op.strAttr("input_precision") == "tf32x3";
+  const bool splitTf32 = op.hasAttr("input_precision") && op.strAttr("input_precision") == "tf32x3";
   const unsigned kI = instr.k, perReg = instr.elemsPerRegister();
   const MmaDotPlans plans = mmaDotPlans(op);
   const Distribution acc = distributionOf(accType);
@@ -62,7 +61,8 @@ void KernelLowering::lowerDotMma(const Operation &op) {
   llvm::Type *i32 = builder_.getInt32Ty();
   llvm::Value *g = builder_.CreateLShr(laneId_, 2), *q = builder_.CreateAnd(laneId_, 3);
   llvm::Value *lane8 = builder_.CreateAnd(laneId_, 7), *matrix = builder_.CreateLShr(laneId_, 3);
-  llvm::Value *matrixOdd = builder_.CreateICmpNE(builder_.CreateAnd(matrix, 1), builder_.getInt32(0));
+  llvm::Value *matrixOdd =
+      builder_.CreateICmpNE(builder_.CreateAnd(matrix, 1), builder_.getInt32(0));
   llvm::Value *matrixHigh = builder_.CreateICmpUGE(matrix, builder_.getInt32(2));
   Values mBase, nBase;
   for (unsigned i = 0; i < 2 * tilesM; ++i)
@@ -83,15 +83,16 @@ void KernelLowering::lowerDotMma(const Operation &op) {
       vector = builder_.CreateInsertElement(vector, elements[e], e);
     return builder_.CreateBitCast(vector, i32);
   };
-  auto ldmatrix = [&](const SharedTilePlan &plan, unsigned offset, const Values &coords,
-                      bool trans, bool x4) {
+  auto ldmatrix = [&](const SharedTilePlan &plan, unsigned offset, const Values &coords, bool trans,
+                      bool x4) {
     llvm::Intrinsic::ID id =
         x4 ? (trans ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16
                     : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16)
            : (trans ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_trans_b16
                     : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_b16);
     llvm::Value *address = sharedTileAddress(plan, offset, memType, coords);
-    llvm::Value *loaded = intrinsic(id, {address->getType()}, {address}); // overloaded on the pointer
+    llvm::Value *loaded =
+        intrinsic(id, {address->getType()}, {address}); // overloaded on the pointer
     Values regs;
     for (unsigned r = 0; r < (x4 ? 4u : 2u); ++r)
       regs.push_back(builder_.CreateExtractValue(loaded, r));
@@ -101,9 +102,8 @@ void KernelLowering::lowerDotMma(const Operation &op) {
                           llvm::Value *col, bool alongCol) {
     Values elements;
     for (unsigned e = 0; e < perReg; ++e)
-      elements.push_back(readSharedVector(plan, offset,
-                                          {alongCol ? row : add(row, e), alongCol ? add(col, e) : col},
-                                          1, in)[0]);
+      elements.push_back(readSharedVector(
+          plan, offset, {alongCol ? row : add(row, e), alongCol ? add(col, e) : col}, 1, in)[0]);
     return pack(elements);
   };
 
@@ -127,8 +127,8 @@ void KernelLowering::lowerDotMma(const Operation &op) {
     if (aPlan.fastDim == 1) { // rows of A along K: each 8x8 matrix is 8 rows of 16 bytes
       llvm::Value *row = builder_.CreateAdd(
           builder_.CreateSelect(matrixOdd, mBase[2 * mi + 1], mBase[2 * mi]), lane8);
-      llvm::Value *k = builder_.CreateSelect(matrixHigh, builder_.getInt32(k0 + kI / 2),
-                                             builder_.getInt32(k0));
+      llvm::Value *k =
+          builder_.CreateSelect(matrixHigh, builder_.getInt32(k0 + kI / 2), builder_.getInt32(k0));
       return ldmatrix(aPlan, 0, {row, k}, false, true);
     }
     if (instr.elemBits == 16) { // rows of A along M: transposed 8x8 matrices
@@ -139,10 +139,9 @@ void KernelLowering::lowerDotMma(const Operation &op) {
       return ldmatrix(aPlan, 0, {row, k}, true, true);
     }
     for (unsigned r = 0; r < 4; ++r)
-      regs.push_back(loadElements(aPlan, 0, builder_.CreateAdd(mBase[2 * mi + r % 2], g),
-                                  add(builder_.CreateMul(q, builder_.getInt32(perReg)),
-                                      k0 + (r / 2) * (kI / 2)),
-                                  true));
+      regs.push_back(loadElements(
+          aPlan, 0, builder_.CreateAdd(mBase[2 * mi + r % 2], g),
+          add(builder_.CreateMul(q, builder_.getInt32(perReg)), k0 + (r / 2) * (kI / 2)), true));
     return regs;
   };
 
@@ -154,8 +153,8 @@ void KernelLowering::lowerDotMma(const Operation &op) {
     llvm::Value *tileBase =
         pair ? builder_.CreateSelect(matrixHigh, nBase[ni + 1], nBase[ni]) : nBase[ni];
     if (bPlan.fastDim == 0) { // rows of B along K: each 8x8 matrix is 8 columns of 16 bytes
-      llvm::Value *k = builder_.CreateSelect(matrixOdd, builder_.getInt32(k0 + kI / 2),
-                                             builder_.getInt32(k0));
+      llvm::Value *k =
+          builder_.CreateSelect(matrixOdd, builder_.getInt32(k0 + kI / 2), builder_.getInt32(k0));
       return ldmatrix(bPlan, plans.offsetB, {k, builder_.CreateAdd(tileBase, lane8)}, false, pair);
     }
     if (instr.elemBits == 16) { // rows of B along N: transposed 8x8 matrices
@@ -167,10 +166,10 @@ void KernelLowering::lowerDotMma(const Operation &op) {
     Values regs;
     for (unsigned t = 0; t < (pair ? 2u : 1u); ++t)
       for (unsigned r = 0; r < 2; ++r)
-        regs.push_back(loadElements(bPlan, plans.offsetB,
-                                    add(builder_.CreateMul(q, builder_.getInt32(perReg)),
-                                        k0 + r * (kI / 2)),
-                                    builder_.CreateAdd(nBase[ni + t], g), false));
+        regs.push_back(
+            loadElements(bPlan, plans.offsetB,
+                         add(builder_.CreateMul(q, builder_.getInt32(perReg)), k0 + r * (kI / 2)),
+                         builder_.CreateAdd(nBase[ni + t], g), false));
     return regs;
   };
 
@@ -214,8 +213,8 @@ void KernelLowering::lowerDotMma(const Operation &op) {
     llvm::Value *d = builder_.CreateCall(mma, args);
     if (packedAcc) {
       for (unsigned half = 0; half < 2; ++half) {
-        llvm::Value *pair = builder_.CreateBitCast(
-            builder_.CreateExtractValue(d, half), llvm::FixedVectorType::get(scalarType(out), 2));
+        llvm::Value *pair = builder_.CreateBitCast(builder_.CreateExtractValue(d, half),
+                                                   llvm::FixedVectorType::get(scalarType(out), 2));
         result[c[2 * half]] = builder_.CreateExtractElement(pair, uint64_t(0));
         result[c[2 * half + 1]] = builder_.CreateExtractElement(pair, uint64_t(1));
       }

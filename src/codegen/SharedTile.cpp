@@ -165,8 +165,7 @@ DotPlans dotPlans(const tir::Operation &dot) {
   for (unsigned i = 0; i < 2; ++i) {
     const tir::Type &operand = dot.operand(i)->type();
     Distribution writer = distributionOf(operand);
-    Distribution reader =
-        distributionOf(operand.withLayout(dotOperandLayout(*acc.layout, i, k)));
+    Distribution reader = distributionOf(operand.withLayout(dotOperandLayout(*acc.layout, i, k)));
     plans.operands[i] =
         planSharedTile(operand.shape, sharedElementBytes(operand.elem), {&writer, &reader});
   }

@@ -14,14 +14,13 @@
 #include "tir/Printer.h"
 #include "tir/Verifier.h"
 
+#include <algorithm>
+#include <functional>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_os_ostream.h>
 #include <llvm/Support/raw_ostream.h>
-
-#include <algorithm>
-#include <functional>
 #include <ostream>
 
 namespace tilec::driver {
