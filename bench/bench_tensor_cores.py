@@ -97,7 +97,7 @@ def run(ptx_dir, quick):
           f"PyTorch {torch.__version__}", flush=True)
 
     def timed(fn):
-        return triton.testing.do_bench_cudagraph(fn, rep=100 if quick else 300, return_mode="median")
+        return triton.testing.do_bench_cudagraph(fn, rep=50 if quick else 100, return_mode="median")
 
     def kernel_pair(name, source, kernel_name):
         tilec = bench.TilecKernel(os.path.join(ptx_dir, name + ".ptx"),
