@@ -225,13 +225,16 @@ private:
     return uses;
   }
 
-  llvm::Value *sharedTileAddress(const SharedTilePlan &plan, unsigned byteOffset,
-                                 llvm::Type *memType, const Values &coords);
-  void writeSharedTile(const SharedTilePlan &plan, unsigned byteOffset, const Distribution &dist,
+  /// The shared-memory byte `byteOffset` (the scratch area conversions, reductions and dots
+  /// share starts at 0; pipeline buffers follow it).
+  llvm::Value *sharedAt(unsigned byteOffset);
+  llvm::Value *sharedTileAddress(const SharedTilePlan &plan, llvm::Value *base, llvm::Type *memType,
+                                 const Values &coords);
+  void writeSharedTile(const SharedTilePlan &plan, llvm::Value *base, const Distribution &dist,
                        const Values &values, const DType &elem);
-  Values readSharedVector(const SharedTilePlan &plan, unsigned byteOffset, const Values &coords,
+  Values readSharedVector(const SharedTilePlan &plan, llvm::Value *base, const Values &coords,
                           unsigned vec, const DType &elem);
-  Values readSharedTile(const SharedTilePlan &plan, unsigned byteOffset, const Distribution &dist,
+  Values readSharedTile(const SharedTilePlan &plan, llvm::Value *base, const Distribution &dist,
                         const DType &elem);
   llvm::Value *toSharedElement(llvm::Value *v, const DType &elem);
   llvm::Value *fromSharedElement(llvm::Value *v, const DType &elem);
@@ -252,7 +255,15 @@ private:
   void lowerTrans(const Operation &op);
   void lowerReshape(const Operation &op);
   void lowerDot(const Operation &op);
-  void lowerDotMma(const Operation &op); // LowerDotMma.cpp
+  /// LowerDotMma.cpp. With onlyA, stages a and keeps its A fragments in hoistedA_ (called before
+  /// the loop of a dot whose a is loop-invariant); the dot then uses them.
+  void lowerDotMma(const Operation &op, bool onlyA = false);
+  std::map<const Operation *, std::vector<Values>> hoistedA_;
+  /// The software pipeline's ops (LowerPipeline.cpp).
+  llvm::Value *pipelineSlot(const Operation &op);
+  void lowerAsyncCopy(const Operation &op);
+  void lowerAsyncWait(const Operation &op);
+  void lowerLocalLoad(const Operation &op);
   void lowerLoad(const Operation &op);
   void lowerStore(const Operation &op);
   void lowerReduce(const Operation &op);

@@ -34,7 +34,7 @@ llvm::Intrinsic::ID mmaIntrinsic(const DType &in, const DType &out) {
 
 } // namespace
 
-void KernelLowering::lowerDotMma(const Operation &op) {
+void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
   const tir::Type &aType = op.operand(0)->type(), &bType = op.operand(1)->type();
   const tir::Type &accType = op.operand(2)->type();
   const DType &in = aType.elem, &out = accType.elem;
@@ -47,13 +47,27 @@ void KernelLowering::lowerDotMma(const Operation &op) {
   const unsigned tilesM = acc.elemsPerThread[0] / 2, tilesN = acc.elemsPerThread[1] / 2;
   const unsigned kSteps = static_cast<unsigned>(aType.shape[1] / kI);
 
-  // 1. Stage the operands in shared memory.
-  beginSharedWrite();
-  if (!plans.aInRegisters)
-    writeSharedTile(plans.operands[0], 0, aDist, get(op.operand(0)), in);
-  writeSharedTile(plans.operands[1], plans.offsetB, bDist, get(op.operand(1)), in);
-  barrier();
-  sharedInUse_ = true;
+  // 1. Stage in shared memory the operands that are not there yet (pipelined operands are read
+  //    from their buffer's slot).
+  auto hoisted = hoistedA_.find(&op);
+  const bool aHoisted = hoisted != hoistedA_.end();
+  const bool stageA = plans.staged(0) && !aHoisted, stageB = plans.staged(1) && !onlyA;
+  llvm::Value *bases[2] = {nullptr, nullptr};
+  for (unsigned i = 0; i < (onlyA ? 1u : 2u); ++i) {
+    if (plans.inBuffer[i])
+      bases[i] = pipelineSlot(*bufferedTile(op.operand(i)));
+    else if (plans.staged(i))
+      bases[i] = sharedAt(plans.offsets[i]);
+  }
+  if (stageA || stageB) {
+    beginSharedWrite();
+    if (stageA)
+      writeSharedTile(plans.operands[0], bases[0], aDist, get(op.operand(0)), in);
+    if (stageB)
+      writeSharedTile(plans.operands[1], bases[1], bDist, get(op.operand(1)), in);
+    barrier();
+    sharedInUse_ = true;
+  }
 
   // 2. Where the thread's instruction tiles are: mBase[i] is the matrix row of instruction row 0
   //    of the thread's row i (its rows are mBase + g), nBase[ni] the column of instruction
@@ -83,14 +97,14 @@ void KernelLowering::lowerDotMma(const Operation &op) {
       vector = builder_.CreateInsertElement(vector, elements[e], e);
     return builder_.CreateBitCast(vector, i32);
   };
-  auto ldmatrix = [&](const SharedTilePlan &plan, unsigned offset, const Values &coords, bool trans,
-                      bool x4) {
+  auto ldmatrix = [&](const SharedTilePlan &plan, llvm::Value *base, const Values &coords,
+                      bool trans, bool x4) {
     llvm::Intrinsic::ID id =
         x4 ? (trans ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16
                     : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16)
            : (trans ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_trans_b16
                     : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_b16);
-    llvm::Value *address = sharedTileAddress(plan, offset, memType, coords);
+    llvm::Value *address = sharedTileAddress(plan, base, memType, coords);
     llvm::Value *loaded =
         intrinsic(id, {address->getType()}, {address}); // overloaded on the pointer
     Values regs;
@@ -98,12 +112,12 @@ void KernelLowering::lowerDotMma(const Operation &op) {
       regs.push_back(builder_.CreateExtractValue(loaded, r));
     return regs;
   };
-  auto loadElements = [&](const SharedTilePlan &plan, unsigned offset, llvm::Value *row,
+  auto loadElements = [&](const SharedTilePlan &plan, llvm::Value *base, llvm::Value *row,
                           llvm::Value *col, bool alongCol) {
     Values elements;
     for (unsigned e = 0; e < perReg; ++e)
       elements.push_back(readSharedVector(
-          plan, offset, {alongCol ? row : add(row, e), alongCol ? add(col, e) : col}, 1, in)[0]);
+          plan, base, {alongCol ? row : add(row, e), alongCol ? add(col, e) : col}, 1, in)[0]);
     return pack(elements);
   };
 
@@ -129,18 +143,18 @@ void KernelLowering::lowerDotMma(const Operation &op) {
           builder_.CreateSelect(matrixOdd, mBase[2 * mi + 1], mBase[2 * mi]), lane8);
       llvm::Value *k =
           builder_.CreateSelect(matrixHigh, builder_.getInt32(k0 + kI / 2), builder_.getInt32(k0));
-      return ldmatrix(aPlan, 0, {row, k}, false, true);
+      return ldmatrix(aPlan, bases[0], {row, k}, false, true);
     }
     if (instr.elemBits == 16) { // rows of A along M: transposed 8x8 matrices
       llvm::Value *row = builder_.CreateSelect(matrixOdd, mBase[2 * mi + 1], mBase[2 * mi]);
       llvm::Value *k = builder_.CreateAdd(
           builder_.CreateSelect(matrixHigh, builder_.getInt32(k0 + 8), builder_.getInt32(k0)),
           lane8);
-      return ldmatrix(aPlan, 0, {row, k}, true, true);
+      return ldmatrix(aPlan, bases[0], {row, k}, true, true);
     }
     for (unsigned r = 0; r < 4; ++r)
       regs.push_back(loadElements(
-          aPlan, 0, builder_.CreateAdd(mBase[2 * mi + r % 2], g),
+          aPlan, bases[0], builder_.CreateAdd(mBase[2 * mi + r % 2], g),
           add(builder_.CreateMul(q, builder_.getInt32(perReg)), k0 + (r / 2) * (kI / 2)), true));
     return regs;
   };
@@ -155,19 +169,19 @@ void KernelLowering::lowerDotMma(const Operation &op) {
     if (bPlan.fastDim == 0) { // rows of B along K: each 8x8 matrix is 8 columns of 16 bytes
       llvm::Value *k =
           builder_.CreateSelect(matrixOdd, builder_.getInt32(k0 + kI / 2), builder_.getInt32(k0));
-      return ldmatrix(bPlan, plans.offsetB, {k, builder_.CreateAdd(tileBase, lane8)}, false, pair);
+      return ldmatrix(bPlan, bases[1], {k, builder_.CreateAdd(tileBase, lane8)}, false, pair);
     }
     if (instr.elemBits == 16) { // rows of B along N: transposed 8x8 matrices
       llvm::Value *k = builder_.CreateAdd(
           builder_.CreateSelect(matrixOdd, builder_.getInt32(k0 + 8), builder_.getInt32(k0)),
           lane8);
-      return ldmatrix(bPlan, plans.offsetB, {k, tileBase}, true, pair);
+      return ldmatrix(bPlan, bases[1], {k, tileBase}, true, pair);
     }
     Values regs;
     for (unsigned t = 0; t < (pair ? 2u : 1u); ++t)
       for (unsigned r = 0; r < 2; ++r)
         regs.push_back(
-            loadElements(bPlan, plans.offsetB,
+            loadElements(bPlan, bases[1],
                          add(builder_.CreateMul(q, builder_.getInt32(perReg)), k0 + r * (kI / 2)),
                          builder_.CreateAdd(nBase[ni + t], g), false));
     return regs;
@@ -192,7 +206,7 @@ void KernelLowering::lowerDotMma(const Operation &op) {
   };
   llvm::Function *mma = llvm::Intrinsic::getDeclaration(&module_, mmaIntrinsic(in, out));
   llvm::FunctionType *mmaType = mma->getFunctionType();
-  Values result = get(op.operand(2));
+  Values result = onlyA ? Values{} : get(op.operand(2));
   bool packedAcc = out.kind == ScalarKind::F16;
   auto multiply = [&](const Values &aRegs, const Values &bRegs, unsigned mi, unsigned ni) {
     unsigned c[4] = {acc.linearIndex({2 * mi, 2 * ni}), acc.linearIndex({2 * mi, 2 * ni + 1}),
@@ -224,10 +238,17 @@ void KernelLowering::lowerDotMma(const Operation &op) {
       result[c[e]] = builder_.CreateExtractValue(d, e);
   };
 
+  if (onlyA) {
+    std::vector<Values> &fragments = hoistedA_[&op];
+    for (unsigned s = 0; s < kSteps; ++s)
+      for (unsigned mi = 0; mi < tilesM; ++mi)
+        fragments.push_back(aFragment(mi, s));
+    return;
+  }
   for (unsigned s = 0; s < kSteps; ++s) {
     std::vector<Values> aRegs(tilesM), bRegs(tilesN);
     for (unsigned mi = 0; mi < tilesM; ++mi)
-      aRegs[mi] = aFragment(mi, s);
+      aRegs[mi] = aHoisted ? hoisted->second[s * tilesM + mi] : aFragment(mi, s);
     for (unsigned ni = 0; ni < tilesN; ni += 2) {
       bool pair = ni + 1 < tilesN;
       Values regs = bFragments(ni, s, pair);

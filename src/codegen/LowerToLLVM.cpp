@@ -148,6 +148,15 @@ void KernelLowering::lowerOp(const Operation &op) {
     return lowerReshape(op);
   case OpCode::Dot:
     return lowerDot(op);
+  case OpCode::AsyncCopy:
+    return lowerAsyncCopy(op);
+  case OpCode::AsyncCommit:
+    intrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+    return;
+  case OpCode::AsyncWait:
+    return lowerAsyncWait(op);
+  case OpCode::LocalLoad:
+    return lowerLocalLoad(op);
   case OpCode::Load:
     return lowerLoad(op);
   case OpCode::Store:
@@ -495,7 +504,7 @@ llvm::Value *KernelLowering::fromSharedElement(llvm::Value *v, const DType &elem
 
 /// The address of the element at `coords` of a tile laid out by `plan` at `byteOffset` of the
 /// shared buffer (SharedTile.h gives the formula).
-llvm::Value *KernelLowering::sharedTileAddress(const SharedTilePlan &plan, unsigned byteOffset,
+llvm::Value *KernelLowering::sharedTileAddress(const SharedTilePlan &plan, llvm::Value *base,
                                                llvm::Type *memType, const Values &coords) {
   llvm::Value *row = builder_.getInt32(0);
   for (unsigned d = 0; d < plan.shape.size(); ++d)
@@ -516,13 +525,16 @@ llvm::Value *KernelLowering::sharedTileAddress(const SharedTilePlan &plan, unsig
       builder_.CreateMul(row, builder_.getInt32(static_cast<uint32_t>(plan.rowStride())), "", true,
                          true),
       f, "", true, true);
-  llvm::Value *base = sharedMemory_;
-  if (byteOffset)
-    base = builder_.CreateConstInBoundsGEP1_32(builder_.getInt8Ty(), base, byteOffset);
   return builder_.CreateInBoundsGEP(memType, base, index);
 }
 
-void KernelLowering::writeSharedTile(const SharedTilePlan &plan, unsigned byteOffset,
+llvm::Value *KernelLowering::sharedAt(unsigned byteOffset) {
+  if (!byteOffset)
+    return sharedMemory_;
+  return builder_.CreateConstInBoundsGEP1_32(builder_.getInt8Ty(), sharedMemory_, byteOffset);
+}
+
+void KernelLowering::writeSharedTile(const SharedTilePlan &plan, llvm::Value *base,
                                      const Distribution &dist, const Values &values,
                                      const DType &elem) {
   llvm::Type *memType = builder_.getIntNTy(plan.elemBytes * 8);
@@ -549,20 +561,19 @@ void KernelLowering::writeSharedTile(const SharedTilePlan &plan, unsigned byteOf
             packed, toSharedElement(values[dist.linearIndex(at)], elem), j);
       }
     }
-    builder_.CreateAlignedStore(packed, sharedTileAddress(plan, byteOffset, memType, coords),
+    builder_.CreateAlignedStore(packed, sharedTileAddress(plan, base, memType, coords),
                                 llvm::Align(vec * plan.elemBytes));
   }
 }
 
-Values KernelLowering::readSharedVector(const SharedTilePlan &plan, unsigned byteOffset,
+Values KernelLowering::readSharedVector(const SharedTilePlan &plan, llvm::Value *base,
                                         const Values &coords, unsigned vec, const DType &elem) {
   llvm::Type *memType = builder_.getIntNTy(plan.elemBytes * 8);
   if (!elem.isPointer() && !elem.isBool())
     memType = scalarType(elem);
   llvm::Type *type = vec == 1 ? memType : llvm::FixedVectorType::get(memType, vec);
-  llvm::Value *loaded =
-      builder_.CreateAlignedLoad(type, sharedTileAddress(plan, byteOffset, memType, coords),
-                                 llvm::Align(vec * plan.elemBytes));
+  llvm::Value *loaded = builder_.CreateAlignedLoad(
+      type, sharedTileAddress(plan, base, memType, coords), llvm::Align(vec * plan.elemBytes));
   Values elements;
   for (unsigned j = 0; j < vec; ++j)
     elements.push_back(
@@ -570,7 +581,7 @@ Values KernelLowering::readSharedVector(const SharedTilePlan &plan, unsigned byt
   return elements;
 }
 
-Values KernelLowering::readSharedTile(const SharedTilePlan &plan, unsigned byteOffset,
+Values KernelLowering::readSharedTile(const SharedTilePlan &plan, llvm::Value *base,
                                       const Distribution &dist, const DType &elem) {
   unsigned vec = plan.vectorWidth(dist);
   unsigned fast = plan.fastDim;
@@ -582,7 +593,7 @@ Values KernelLowering::readSharedTile(const SharedTilePlan &plan, unsigned byteO
     Values coords;
     for (unsigned d = 0; d < dist.rank(); ++d)
       coords.push_back(coordinate(dist, d, index[d]));
-    Values loaded = readSharedVector(plan, byteOffset, coords, vec, elem);
+    Values loaded = readSharedVector(plan, base, coords, vec, elem);
     for (unsigned j = 0; j < vec; ++j) {
       std::vector<unsigned> at = index;
       at[fast] += j;
@@ -604,9 +615,9 @@ void KernelLowering::lowerConvertLayout(const Operation &op) {
   Distribution src = distributionOf(from), dst = distributionOf(to);
   SharedTilePlan plan = conversionPlan(from, to);
   beginSharedWrite();
-  writeSharedTile(plan, 0, src, get(op.operand(0)), from.elem);
+  writeSharedTile(plan, sharedAt(0), src, get(op.operand(0)), from.elem);
   barrier();
-  values_[op.result()] = readSharedTile(plan, 0, dst, from.elem);
+  values_[op.result()] = readSharedTile(plan, sharedAt(0), dst, from.elem);
   sharedInUse_ = true;
 }
 
@@ -617,6 +628,10 @@ void KernelLowering::lowerTrans(const Operation &op) {
   Distribution src = distributionOf(op.operand(0)->type());
   Distribution dst = distributionOf(op.result()->type());
   const Values &input = get(op.operand(0));
+  if (input.empty()) { // a pipelined tile that only tensor-core dots read, from its slot
+    values_[op.result()] = {};
+    return;
+  }
   Values results;
   for (unsigned e = 0; e < dst.numElements(); ++e) {
     std::vector<unsigned> index = dst.multiIndex(e), from(index.size());
@@ -642,13 +657,13 @@ void KernelLowering::lowerReshape(const Operation &op) {
   beginSharedWrite();
   for (unsigned e = 0; e < src.numElements(); ++e)
     builder_.CreateStore(toSharedElement(input[e], from.elem),
-                         sharedTileAddress(flat, 0, memType, {linearCoordinate(src, e)}));
+                         sharedTileAddress(flat, sharedAt(0), memType, {linearCoordinate(src, e)}));
   barrier();
   Values results;
   for (unsigned e = 0; e < dst.numElements(); ++e)
     results.push_back(fromSharedElement(
-        builder_.CreateLoad(memType,
-                            sharedTileAddress(flat, 0, memType, {linearCoordinate(dst, e)})),
+        builder_.CreateLoad(
+            memType, sharedTileAddress(flat, sharedAt(0), memType, {linearCoordinate(dst, e)})),
         from.elem));
   values_[op.result()] = results;
   sharedInUse_ = true;
@@ -686,8 +701,9 @@ void KernelLowering::lowerDot(const Operation &op) {
   Distribution accDist = distributionOf(accType);
   int64_t k = aType.shape[1];
   beginSharedWrite();
-  writeSharedTile(plans.operands[0], 0, distributionOf(aType), get(op.operand(0)), in);
-  writeSharedTile(plans.operands[1], plans.offsetB, distributionOf(bType), get(op.operand(1)), in);
+  writeSharedTile(plans.operands[0], sharedAt(0), distributionOf(aType), get(op.operand(0)), in);
+  writeSharedTile(plans.operands[1], sharedAt(plans.offsetB), distributionOf(bType),
+                  get(op.operand(1)), in);
   barrier();
   sharedInUse_ = true;
 
@@ -751,13 +767,14 @@ void KernelLowering::lowerDot(const Operation &op) {
       llvm::Value *kCoord = builder_.getInt32(static_cast<uint32_t>(k0 + kk));
       if (!aAlongK || kk % vecA == 0)
         for (unsigned i = 0; i < elemsM; i += aAlongK ? 1 : vecA) {
-          Values loaded = readSharedVector(aPlan, 0, {rows[i], kCoord}, vecA, in);
+          Values loaded = readSharedVector(aPlan, sharedAt(0), {rows[i], kCoord}, vecA, in);
           for (unsigned j = 0; j < vecA; ++j)
             aValues[aAlongK ? i : i + j][aAlongK ? kk + j : kk] = promote(loaded[j]);
         }
       if (!bAlongK || kk % vecB == 0)
         for (unsigned n = 0; n < elemsN; n += bAlongK ? 1 : vecB) {
-          Values loaded = readSharedVector(bPlan, plans.offsetB, {kCoord, cols[n]}, vecB, in);
+          Values loaded =
+              readSharedVector(bPlan, sharedAt(plans.offsetB), {kCoord, cols[n]}, vecB, in);
           for (unsigned j = 0; j < vecB; ++j)
             bValues[bAlongK ? kk + j : kk][bAlongK ? n : n + j] = promote(loaded[j]);
         }
@@ -1197,6 +1214,18 @@ void KernelLowering::lowerFor(const Operation &op) {
   llvm::Value *step = get(op.operand(2))[0];
   const DType &ivType = op.operand(0)->type().elem;
   unsigned numIters = op.numOperands() - 3;
+
+  // A tensor-core dot whose a is loop-invariant (attention's q) reads its A fragments once, here,
+  // instead of staging a through shared memory in every iteration.
+  for (const auto &inner : body.ops()) {
+    if (!gpu::isMmaV2Dot(*inner) || !mmaDotPlans(*inner).staged(0))
+      continue;
+    const tir::Value *a = inner->operand(0);
+    bool invariant =
+        a->isBlockArgument() ? a->ownerBlock() != &body : a->definingOp()->parentBlock() != &body;
+    if (invariant)
+      lowerDotMma(*inner, /*onlyA=*/true);
+  }
 
   llvm::BasicBlock *preheader = builder_.GetInsertBlock();
   llvm::BasicBlock *header = llvm::BasicBlock::Create(context_, "for.header", kernel_);

@@ -100,7 +100,44 @@ unsigned sharedMemoryBytes(const tir::Function &function) {
       return;
     bytes = std::max(bytes, sharedMemoryBytes(op));
   });
+  if (!function.pipelineBuffers.empty()) {
+    unsigned last = static_cast<unsigned>(function.pipelineBuffers.size()) - 1;
+    bytes = std::max(bytes,
+                     pipelineBufferOffset(function, last) +
+                         function.pipelineBuffers[last].stages * pipelineSlotBytes(function, last));
+  }
   return (bytes + 15) / 16 * 16;
+}
+
+/// The scratch area the ops of pipelined loops use. The pipeline buffers are live only around
+/// those loops (from the prologue's copies to the wait after the loop, which synchronises), so
+/// the scratch of every other op (the epilogue's conversion of the accumulator, typically) may
+/// overlap them.
+static unsigned pipelinedLoopScratchBytes(const tir::Function &function) {
+  unsigned bytes = 0;
+  tir::walk(const_cast<tir::Function &>(function), [&](tir::Operation &loop) {
+    if (loop.code() != OpCode::For)
+      return;
+    bool pipelined = false;
+    for (const auto &op : loop.region(0).block().ops())
+      pipelined |= op->code() == OpCode::AsyncCopy;
+    if (!pipelined)
+      return;
+    tir::walk(loop.region(0).block(),
+              [&](tir::Operation &op) { bytes = std::max(bytes, sharedMemoryBytes(op)); });
+  });
+  return bytes;
+}
+
+unsigned pipelineSlotBytes(const tir::Function &function, unsigned buffer) {
+  return (mmaOperandPlan(function.pipelineBuffers.at(buffer).tile).bytes() + 127) / 128 * 128;
+}
+
+unsigned pipelineBufferOffset(const tir::Function &function, unsigned buffer) {
+  unsigned offset = (pipelinedLoopScratchBytes(function) + 127) / 128 * 128;
+  for (unsigned b = 0; b < buffer; ++b)
+    offset += function.pipelineBuffers[b].stages * pipelineSlotBytes(function, b);
+  return offset;
 }
 
 } // namespace tilec::codegen

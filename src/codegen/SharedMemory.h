@@ -10,8 +10,14 @@ namespace tilec::codegen {
 
 /// Bytes of shared memory one operation uses (0 for most).
 unsigned sharedMemoryBytes(const tir::Operation &op);
-/// Bytes of shared memory `function` needs, a multiple of 16.
+/// Bytes of shared memory `function` needs, a multiple of 16: the scratch area the ops above share
+/// (they run one after another, separated by barriers), then the pipeline buffers.
 unsigned sharedMemoryBytes(const tir::Function &function);
+
+/// Bytes of one slot of pipeline buffer `buffer` (Function::pipelineBuffers), and where the
+/// buffer starts: after the scratch area and the buffers before it, 128-byte aligned.
+unsigned pipelineSlotBytes(const tir::Function &function, unsigned buffer);
+unsigned pipelineBufferOffset(const tir::Function &function, unsigned buffer);
 
 /// Number of warps along the reduced axis that hold distinct partial results of `reduce`
 /// (1 when the reduction finishes within a warp).

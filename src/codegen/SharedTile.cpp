@@ -195,14 +195,29 @@ bool mmaTakesAFromRegisters(const tir::Type &a, const gpu::Layout &acc) {
   return sharedElementBytes(a.elem) == 2 && *a.layout == acc;
 }
 
+const tir::Operation *bufferedTile(const tir::Value *operand) {
+  const tir::Operation *producer = operand->definingOp();
+  if (producer && producer->code() == tir::OpCode::Trans)
+    producer = producer->operand(0)->definingOp();
+  if (!producer || producer->code() != tir::OpCode::LocalLoad)
+    return nullptr;
+  return producer;
+}
+
 MmaDotPlans mmaDotPlans(const tir::Operation &dot) {
   MmaDotPlans plans;
   plans.aInRegisters =
       mmaTakesAFromRegisters(dot.operand(0)->type(), *dot.operand(2)->type().layout);
-  if (!plans.aInRegisters)
-    plans.operands[0] = mmaOperandPlan(dot.operand(0)->type());
-  plans.operands[1] = mmaOperandPlan(dot.operand(1)->type());
-  plans.offsetB = plans.aInRegisters ? 0 : (plans.operands[0].bytes() + 127) / 128 * 128;
+  for (unsigned i = 0; i < 2; ++i) {
+    plans.inBuffer[i] = bufferedTile(dot.operand(i)) != nullptr;
+    if (i == 0 && plans.aInRegisters)
+      continue;
+    plans.operands[i] = mmaOperandPlan(dot.operand(i)->type());
+    if (!plans.staged(i))
+      continue;
+    plans.offsets[i] = (plans.stagedBytes + 127) / 128 * 128;
+    plans.stagedBytes = plans.offsets[i] + plans.operands[i].bytes();
+  }
   return plans;
 }
 

@@ -74,12 +74,22 @@ DotPlans dotPlans(const tir::Operation &dot);
 /// distinct banks.
 SharedTilePlan mmaOperandPlan(const tir::Type &operand);
 
-/// An mma.sync dot stages a (unless it takes a from registers) at offset 0 and b at `offsetB`.
+/// The local_load whose pipeline slot holds `operand`: the operand itself, or its transpose (a
+/// slot read along the other dimension is the same memory under mmaOperandPlan of the transposed
+/// type: the plan depends on the row length and the fast dimension only). Null otherwise.
+const tir::Operation *bufferedTile(const tir::Value *operand);
+
+/// Where an mma.sync dot reads its operands: a from registers (aInRegisters), an operand a
+/// local_load gives from a pipeline buffer (inBuffer), or else staged in the scratch area at
+/// `offsets[i]`; the plans are mmaOperandPlan's for all of them.
 struct MmaDotPlans {
   bool aInRegisters = false;
+  bool inBuffer[2] = {false, false};
   SharedTilePlan operands[2];
-  unsigned offsetB = 0;
-  unsigned bytes() const { return offsetB + operands[1].bytes(); }
+  unsigned offsets[2] = {0, 0};
+  unsigned stagedBytes = 0;
+  bool staged(unsigned i) const { return !inBuffer[i] && !(i == 0 && aInRegisters); }
+  unsigned bytes() const { return stagedBytes; }
 };
 MmaDotPlans mmaDotPlans(const tir::Operation &dot);
 

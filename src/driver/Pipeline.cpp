@@ -158,6 +158,10 @@ CompileResult compile(const CompileOptions &options, SourceManager &sources, std
   passes.run("remove-redundant-conversions", gpu::runRemoveRedundantConversions);
   passes.run("cse", tir::runCSE);
   passes.run("dce", tir::runDCE);
+  // 4b. Software pipelining (num_stages): the tiles tensor-core dots read in loops are copied
+  //     into shared memory (cp.async) iterations ahead of their use.
+  passes.run("software-pipelining", gpu::runSoftwarePipelining);
+  passes.run("dce", tir::runDCE);
   if (options.emit == EmitKind::Tgir) {
     result.output = tir::print(*module);
     return result;

@@ -24,6 +24,9 @@ void runCoalesce(tir::Function &function);
 void runAccelerateMatmul(tir::Function &function, const std::string &arch);
 void runAssignLayouts(tir::Function &function);
 void runRemoveRedundantConversions(tir::Function &function);
+/// Loads feeding tensor-core dots in loops become cp.async copies num_stages - 1 iterations ahead
+/// into rings of shared-memory slots (SoftwarePipeliner.cpp). Runs after the layout passes.
+void runSoftwarePipelining(tir::Function &function);
 
 /// The three in order.
 void runLayoutPasses(tir::Function &function);

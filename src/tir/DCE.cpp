@@ -11,6 +11,9 @@ bool hasSideEffects(const Operation &op) {
   case OpCode::AtomicCAS:
   case OpCode::Print:
   case OpCode::Assert:
+  case OpCode::AsyncCopy:
+  case OpCode::AsyncCommit:
+  case OpCode::AsyncWait:
   case OpCode::Return:
   case OpCode::Yield:
   case OpCode::Condition:

@@ -100,6 +100,11 @@ class Function;
   X(Condition, "condition") /* terminator of while's before region: cond, args... */               \
   X(Yield, "yield")    /* terminator of for/if/while bodies */                                     \
   X(Return, "return")  /* terminator of a kernel */                                                \
+  /* software pipelining (SoftwarePipeliner.cpp): rings of shared tiles filled by cp.async */      \
+  X(AsyncCopy, "async_copy")     /* ptr, slot i32, pred i1 [, mask]; attrs buffer, vec */          \
+  X(AsyncCommit, "async_commit") /* closes the group of copies issued since the last */            \
+  X(AsyncWait, "async_wait")     /* attr pending: at most that many groups in flight */            \
+  X(LocalLoad, "local_load")     /* slot i32; attr buffer: the tile in that slot */                \
   /* debugging */                                                                                  \
   X(Print, "print")    /* attr prefix; values */                                                   \
   X(Assert, "assert")  /* cond; attr message */
@@ -280,7 +285,15 @@ public:
   Block &body() { return body_; }
   const Block &body() const { return body_; }
 
+  /// A ring of `stages` shared-memory copies of a tile of `tile`'s shape, element type and layout,
+  /// filled by async_copy and read by local_load (SoftwarePipeliner.cpp).
+  struct PipelineBuffer {
+    Type tile;
+    unsigned stages = 2;
+  };
+
   std::vector<ParamInfo> params;          // one per body argument, in order
+  std::vector<PipelineBuffer> pipelineBuffers;
   std::vector<ConstexprBinding> constexprs; // in source order
   unsigned numWarps = 4;
   unsigned numStages = 3;

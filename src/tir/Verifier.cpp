@@ -197,6 +197,20 @@ private:
       if (op.numOperands() >= 2 && !op.operand(1)->type().elem.isBool())
         fail(op, "mask must be i1");
       return;
+    case OpCode::AsyncCopy:
+      expectOperands(op, 3, 4);
+      if (!op.operand(0)->type().elem.isPointer())
+        return fail(op, "copies through a non-pointer");
+      if (!op.operand(1)->type().isScalar() || !op.operand(2)->type().elem.isBool())
+        fail(op, "slot must be a scalar and pred an i1");
+      return;
+    case OpCode::LocalLoad:
+      expectOperands(op, 1, 1);
+      return;
+    case OpCode::AsyncCommit:
+    case OpCode::AsyncWait:
+      expectOperands(op, 0, 0);
+      return;
     case OpCode::Store:
       expectOperands(op, 2, 3);
       if (!op.operand(0)->type().elem.isPointer())
@@ -222,6 +236,8 @@ private:
 
 } // namespace
 
-std::string verify(const Function &function) { return Verifier().run(function); }
+std::string verify(const Function &function) {
+  return Verifier().run(function);
+}
 
 } // namespace tilec::tir

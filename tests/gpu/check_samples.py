@@ -407,7 +407,7 @@ def swizzle_reference(t, s):
 
 
 def mma_sample(name, kernel, in_dtype, out_dtype, tol, trans="NN", blocks=(64, 64, 32),
-               num_warps=4, size=(300, 208, 150)):
+               num_warps=4, stages=3, size=(300, 208, 144)):
     """tests/gpu/mma_gemm.tl: C = A @ B on the tensor cores, for one operand type. `trans` says
     which operand is stored transposed (TN: A is K x M in memory, NT: B is N x K), which moves the
     operand's contiguous dimension and so the ldmatrix variant the lowering picks. The unit strides
@@ -420,7 +420,9 @@ def mma_sample(name, kernel, in_dtype, out_dtype, tol, trans="NN", blocks=(64, 6
     strides = ["1" if a_t else "i32:16", "i32:16" if a_t else "1",
                "1" if b_t else "i32:16", "i32:16" if b_t else "1"]
     bm, bn, bk = blocks
-    signature = (f"*{short[in_dtype]}:16,*{short[in_dtype]}:16,*{short[out_dtype]}:16,i32,i32,i32,"
+    # K is promised divisible by 16 (as Triton specialises it): the K masks are then constant over
+    # a 16-byte vector, so that the loads along K are pipelined (cp.async) with a masked last tile.
+    signature = (f"*{short[in_dtype]}:16,*{short[in_dtype]}:16,*{short[out_dtype]}:16,i32,i32,i32:16,"
                  + ",".join(strides) + f",i32:16,1,{bm},{bn},{bk}")
 
     def inputs(s):
@@ -444,8 +446,9 @@ def mma_sample(name, kernel, in_dtype, out_dtype, tol, trans="NN", blocks=(64, 6
         return {"c": (a @ b).flatten()}
 
     return Sample(name=name, source="tests/gpu/mma_gemm.tl", kernel=kernel, ptx=name,
-                  signature=signature, tilec_flags=("--num-warps", str(num_warps)), size=size,
-                  small=(70, 48, 53), inputs=inputs, outputs=["c"], args=args,
+                  signature=signature, size=size,
+                  tilec_flags=("--num-warps", str(num_warps), "--num-stages", str(stages)),
+                  small=(70, 48, 48), inputs=inputs, outputs=["c"], args=args,
                   grid=lambda meta, s: (cdiv(s[0], meta["BLOCK_M"]), cdiv(s[1], meta["BLOCK_N"])),
                   tol=tol, reference=reference)
 
@@ -462,7 +465,12 @@ MMA_SAMPLES = [
     mma_sample("mma_f16_f32_tn", "gemm_f32acc", "float16", "float32", DOT_F16_OUT_F32, "TN"),
     mma_sample("mma_f16_f32_nt", "gemm_f32acc", "float16", "float32", DOT_F16_OUT_F32, "NT"),
     mma_sample("mma_f16_f32_128x256", "gemm_f32acc", "float16", "float16", DOT_F16_OUT_F16,
-               blocks=(128, 256, 64), num_warps=8, size=(300, 528, 200)),
+               blocks=(128, 256, 64), num_warps=8, size=(300, 528, 208)),
+    # Two and four pipeline stages (the others have tilec's and Triton's default, 3).
+    mma_sample("mma_f16_f32_nn_s2", "gemm_f32acc", "float16", "float32", DOT_F16_OUT_F32,
+               stages=2),
+    mma_sample("mma_f16_f32_nn_s4", "gemm_f32acc", "float16", "float32", DOT_F16_OUT_F32,
+               stages=4),
     mma_sample("mma_bf16_f32_nn", "gemm_f32acc", "bfloat16", "float32", DOT_BF16_OUT_F32),
     mma_sample("mma_bf16_f32_tn", "gemm_f32acc", "bfloat16", "float32", DOT_BF16_OUT_F32, "TN"),
     mma_sample("mma_f16_f16acc_nn", "gemm_f16acc", "float16", "float16", DOT_F16_OUT_F16),

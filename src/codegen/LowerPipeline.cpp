@@ -1,0 +1,95 @@
+// The software pipeline's ops (gpu/SoftwarePipeliner.cpp): cp.async copies of a load's tile into
+// a slot of a shared-memory ring buffer, their commit and wait groups, and local_load.
+//
+// A slot holds the tile as mmaOperandPlan lays it out (SharedTile.h), the layout the tensor-core
+// dot reads with ldmatrix; an async_copy writes each thread's vectors of the load's layout there,
+// 4, 8 or 16 bytes per cp.async, with a source size of 0 where the mask (or the predicate that the
+// iteration exists) is off, which zero-fills.
+#include "codegen/KernelLowering.h"
+#include "gpu/Mma.h"
+
+namespace tilec::codegen::detail {
+
+llvm::Value *KernelLowering::pipelineSlot(const Operation &op) {
+  unsigned buffer = static_cast<unsigned>(op.intAttr("buffer"));
+  unsigned slotBytes = pipelineSlotBytes(function_, buffer);
+  llvm::Value *offset = builder_.CreateAdd(
+      builder_.getInt32(pipelineBufferOffset(function_, buffer)),
+      builder_.CreateMul(get(op.operand(op.code() == OpCode::AsyncCopy ? 1 : 0))[0],
+                         builder_.getInt32(slotBytes)));
+  return builder_.CreateInBoundsGEP(builder_.getInt8Ty(), sharedMemory_, offset);
+}
+
+void KernelLowering::lowerAsyncCopy(const Operation &op) {
+  const tir::Type &ptrType = op.operand(0)->type();
+  const DType elem = ptrType.elem.pointeeType();
+  const tir::Type tile = ptrType.withElem(elem);
+  const SharedTilePlan plan = mmaOperandPlan(tile);
+  const Distribution dist = distributionOf(ptrType);
+  const unsigned vec = static_cast<unsigned>(op.intAttr("vec"));
+  const unsigned bytes = vec * std::max(1u, elem.bytes());
+  const Values &pointers = get(op.operand(0));
+  llvm::Value *pred = get(op.operand(2))[0];
+  const Values *mask = op.numOperands() > 3 ? &get(op.operand(3)) : nullptr;
+  // The buffers overlap the scratch area of the ops outside pipelined loops: their last readers
+  // must be done before the first copy lands.
+  if (sharedInUse_) {
+    barrier();
+    sharedInUse_ = false;
+  }
+  llvm::Value *base = pipelineSlot(op);
+  llvm::Intrinsic::ID id = bytes == 16  ? llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s
+                           : bytes == 8 ? llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8_s
+                                        : llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4_s;
+  unsigned fast = dist.order[0];
+  for (unsigned e = 0; e < dist.numElements(); ++e) {
+    std::vector<unsigned> index = dist.multiIndex(e);
+    if (index[fast] % vec != 0)
+      continue;
+    Values coords;
+    for (unsigned d = 0; d < dist.rank(); ++d)
+      coords.push_back(coordinate(dist, d, index[d]));
+    llvm::Value *dst = sharedTileAddress(plan, base, scalarType(elem), coords);
+    llvm::Value *on = mask ? builder_.CreateAnd(pred, (*mask)[e]) : pred;
+    llvm::Value *size = builder_.CreateSelect(on, builder_.getInt32(bytes), builder_.getInt32(0));
+    intrinsic(id, {}, {dst, pointers[e], size});
+  }
+}
+
+void KernelLowering::lowerAsyncWait(const Operation &op) {
+  intrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
+            {builder_.getInt32(static_cast<uint32_t>(op.intAttr("pending")))});
+  // Every thread's copies landed; the slot the next copies overwrite is no longer read.
+  barrier();
+}
+
+void KernelLowering::lowerLocalLoad(const Operation &op) {
+  // The tensor-core dot reads its operand straight from the slot (LowerDotMma.cpp); any other
+  // user gets the tile in registers, in the layout of the load it replaced.
+  // (A transpose of the tile that only such dots read is read from the slot too.)
+  bool onlyDots = true;
+  tir::walk(const_cast<tir::Function &>(function_), [&](Operation &user) {
+    for (tir::Value *operand : user.operands()) {
+      if (operand != op.result() || gpu::isMmaV2Dot(user))
+        continue;
+      if (user.code() == OpCode::Trans) {
+        tir::walk(const_cast<tir::Function &>(function_), [&](Operation &next) {
+          for (tir::Value *v : next.operands())
+            if (v == user.result() && !gpu::isMmaV2Dot(next))
+              onlyDots = false;
+        });
+        continue;
+      }
+      onlyDots = false;
+    }
+  });
+  if (onlyDots) {
+    values_[op.result()] = {};
+    return;
+  }
+  const tir::Type &type = op.result()->type();
+  values_[op.result()] =
+      readSharedTile(mmaOperandPlan(type), pipelineSlot(op), distributionOf(type), type.elem);
+}
+
+} // namespace tilec::codegen::detail

@@ -1,0 +1,334 @@
+// Software pipelining of the loads that feed tensor-core dots (Triton's pipeliner, num_stages).
+//
+// In a `for` loop, a load whose tile goes straight (or through tl.trans) into an mma.sync dot
+// becomes an async_copy (cp.async) into a ring of `num_stages` shared-memory slots, issued
+// num_stages - 1 iterations ahead of the dot that reads it:
+//
+//   prologue   for s in 0 .. S-2: async_copy(tile of iteration s) -> slot s; async_commit
+//   loop i     async_wait(pending = S-2)            the copies of iteration i have landed
+//              a = local_load(slot i % S)           the dot reads it from shared memory
+//              ... the loop body ...
+//              async_copy(tile of iteration i+S-1) -> slot (i+S-1) % S; async_commit
+//   after      async_wait(pending = 0)
+//
+// The copies of a future iteration need its pointers and masks: the ops that compute them from
+// the induction variable and loop-carried values (the load slice) are cloned with the induction
+// variable advanced, and the loop-carried values they need are carried a second time, S-1
+// iterations ahead, as extra iteration arguments. Copies of iterations past the end are predicated
+// off (cp.async with a source size of 0 zero-fills); masked-off elements zero-fill likewise, so a
+// load qualifies only when its `other` is absent or zero. async_wait also synchronises the
+// program's threads (bar.sync), so that every thread's copies are visible and the slot the next
+// copies overwrite (read by the previous iteration) is no longer being read.
+//
+// A loop is left alone (and the loads stay synchronous, which is always correct) when the step is
+// not a positive constant, the slice has loads, stores or nested loops, or a load's accesses are
+// narrower than 4 bytes (cp.async's smallest copy; the vector is also limited to the run of equal
+// mask values, since a copy is all or nothing). num_stages = 1 means no pipelining.
+#include "analysis/AxisInfo.h"
+#include "gpu/Mma.h"
+#include "gpu/PassUtils.h"
+#include "gpu/Passes.h"
+#include "tir/Builder.h"
+#include "tir/Passes.h"
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace tilec::gpu {
+namespace {
+
+using tir::Block;
+using tir::Builder;
+using tir::OpCode;
+using tir::Operation;
+using tir::Type;
+using tir::Value;
+
+/// Whether `value` is a constant zero (int or float), the fill cp.async gives masked elements.
+bool isZeroConstant(const Value *value) {
+  const Operation *def = value->definingOp();
+  if (!def || def->code() != OpCode::Constant)
+    return false;
+  const tir::Attribute &a = def->attr("value");
+  if (auto *i = std::get_if<int64_t>(&a))
+    return *i == 0;
+  if (auto *d = std::get_if<double>(&a))
+    return *d == 0.0 && !std::signbit(*d);
+  if (auto *b = std::get_if<bool>(&a))
+    return !*b;
+  return false;
+}
+
+std::optional<int64_t> constantInt(const Value *value) {
+  const Operation *def = value->definingOp();
+  if (!def || def->code() != OpCode::Constant)
+    return std::nullopt;
+  if (auto *i = std::get_if<int64_t>(&def->attr("value")))
+    return *i;
+  return std::nullopt;
+}
+
+class LoopPipeliner {
+public:
+  LoopPipeliner(tir::Function &function, Operation &loop, unsigned stages,
+                const analysis::AxisInfoAnalysis &axis)
+      : function_(function), loop_(loop), body_(loop.region(0).block()), stages_(stages),
+        axis_(axis) {}
+
+  void run() {
+    findCandidates();
+    if (candidates_.empty() || !buildSlice())
+      return;
+    std::optional<int64_t> step = constantInt(loop_.operand(2));
+    if (!step || *step <= 0)
+      return;
+    rewrite();
+  }
+
+private:
+  tir::Function &function_;
+  Operation &loop_;
+  Block &body_;
+  unsigned stages_;
+  const analysis::AxisInfoAnalysis &axis_;
+  struct Candidate {
+    Operation *load;
+    unsigned vec;
+    unsigned buffer = 0;
+  };
+  std::vector<Candidate> candidates_;
+  std::vector<std::unique_ptr<Operation>> removed_;
+  std::set<const Operation *> slice_;
+  /// Iteration arguments (body argument index >= 1) the slice reads, in order.
+  std::vector<unsigned> carried_;
+
+  /// Loads in the loop body whose only user is an mma.sync dot of the same body, as its a or b.
+  void findCandidates() {
+    std::map<const Value *, std::vector<Operation *>> users;
+    tir::walk(function_, [&](Operation &op) {
+      for (Value *operand : op.operands())
+        users[operand].push_back(&op);
+    });
+    for (auto &opPtr : body_.ops()) {
+      Operation &load = *opPtr;
+      if (load.code() != OpCode::Load || !load.result()->type().isTensor() ||
+          load.result()->type().rank() != 2)
+        continue;
+      // The dot may take the tile transposed (attention's tl.trans(k)): the slot is read along
+      // the other dimension.
+      std::vector<Operation *> uses = users[load.result()];
+      const Value *operand = load.result();
+      if (uses.size() == 1 && uses[0]->code() == OpCode::Trans &&
+          uses[0]->parentBlock() == &body_) {
+        operand = uses[0]->result();
+        uses = users[operand];
+      }
+      if (uses.size() != 1 || !isMmaV2Dot(*uses[0]) || uses[0]->parentBlock() != &body_ ||
+          uses[0]->operand(2) == operand)
+        continue;
+      if (load.numOperands() == 3 && !isZeroConstant(load.operand(2)))
+        continue;
+      const tir::Type &type = load.result()->type();
+      if (!type.layout || type.layout->kind != LayoutKind::Blocked)
+        continue;
+      unsigned fastest = type.layout->order[0];
+      unsigned vec = std::min(type.layout->sizePerThread[fastest],
+                              axis_.vectorWidth(load.operand(0), fastest));
+      // One cp.async copies a vector or zero-fills all of it: the mask must not change inside.
+      if (load.numOperands() >= 2)
+        vec = std::min(vec, axis_.maskConstancy(load.operand(1), fastest));
+      unsigned bytes = std::max(1u, type.elem.bytes());
+      while (vec > 1 && vec * bytes > 16)
+        vec /= 2;
+      if (vec * bytes < 4)
+        continue;
+      candidates_.push_back({&load, vec});
+    }
+  }
+
+  /// The ops of the body that compute the candidates' pointers and masks, closed over the
+  /// loop-carried values they read (with what the loop yields for them). False when the slice
+  /// cannot be cloned into another iteration.
+  bool buildSlice() {
+    std::vector<Value *> work;
+    for (const Candidate &c : candidates_)
+      for (unsigned i = 0; i < 2 && i < c.load->numOperands(); ++i)
+        work.push_back(c.load->operand(i));
+    std::set<unsigned> carried;
+    while (!work.empty()) {
+      Value *v = work.back();
+      work.pop_back();
+      if (v->isBlockArgument()) {
+        if (v->ownerBlock() != &body_ || v->index() == 0 || !carried.insert(v->index()).second)
+          continue;
+        work.push_back(body_.terminator()->operand(v->index() - 1));
+        continue;
+      }
+      Operation *op = v->definingOp();
+      if (op->parentBlock() != &body_ || slice_.count(op))
+        continue;
+      if (op->numRegions() > 0 || op->code() == OpCode::Load || tir::hasSideEffects(*op) ||
+          op->code() == OpCode::Dot || op->code() == OpCode::LocalLoad)
+        return false;
+      slice_.insert(op);
+      for (Value *operand : op->operands())
+        work.push_back(operand);
+    }
+    carried_.assign(carried.begin(), carried.end());
+    return true;
+  }
+
+  /// Clones the slice at `builder`, the induction variable bound to `iv` and the carried values to
+  /// `state`; returns the mapping from the body's values to the clones.
+  std::map<const Value *, Value *> cloneSlice(Builder &builder, Value *iv,
+                                              const std::vector<Value *> &state) {
+    std::map<const Value *, Value *> map;
+    map[body_.argument(0)] = iv;
+    for (size_t i = 0; i < carried_.size(); ++i)
+      map[body_.argument(carried_[i])] = state[i];
+    auto mapped = [&](Value *v) {
+      auto it = map.find(v);
+      return it == map.end() ? v : it->second;
+    };
+    for (auto &opPtr : body_.ops()) {
+      Operation &op = *opPtr;
+      if (!slice_.count(&op))
+        continue;
+      std::vector<Value *> operands;
+      for (Value *operand : op.operands())
+        operands.push_back(mapped(operand));
+      std::vector<Type> types;
+      for (unsigned r = 0; r < op.numResults(); ++r)
+        types.push_back(op.result(r)->type());
+      builder.setLoc(op.loc());
+      Operation *clone = builder.create(op.code(), operands, types);
+      for (const auto &[key, value] : op.attrs())
+        clone->setAttr(key, value);
+      for (unsigned r = 0; r < op.numResults(); ++r)
+        map[op.result(r)] = clone->result(r);
+    }
+    return map;
+  }
+
+  /// The copies of one future iteration (induction variable `iv`) into `slot`, and their commit.
+  void issueCopies(Builder &builder, const std::map<const Value *, Value *> &map, Value *iv,
+                   Value *slot) {
+    auto mapped = [&](Value *v) {
+      auto it = map.find(v);
+      return it == map.end() ? v : it->second;
+    };
+    Value *inRange = builder.cmp("lt", iv, loop_.operand(1));
+    for (const Candidate &c : candidates_) {
+      std::vector<Value *> operands{mapped(c.load->operand(0)), slot, inRange};
+      if (c.load->numOperands() >= 2)
+        operands.push_back(mapped(c.load->operand(1)));
+      builder.setLoc(c.load->loc());
+      Operation *copy = builder.create(OpCode::AsyncCopy, operands, {});
+      copy->setAttr("buffer", int64_t(c.buffer));
+      copy->setAttr("vec", int64_t(c.vec));
+    }
+    builder.create(OpCode::AsyncCommit, {}, {});
+  }
+
+  void rewrite() {
+    for (Candidate &c : candidates_) {
+      c.buffer = static_cast<unsigned>(function_.pipelineBuffers.size());
+      function_.pipelineBuffers.push_back({c.load->result()->type(), stages_});
+    }
+    Value *lb = loop_.operand(0), *step = loop_.operand(2);
+    const Type &ivType = lb->type();
+    auto constant = [&](Builder &b, int64_t v) { return b.intConstant(v, ivType); };
+    Type i32(tir::DType::scalar(tir::ScalarKind::I32));
+
+    // Prologue: iterations 0 .. S-2 into slots 0 .. S-2.
+    Builder before;
+    before.setInsertionPoint(&loop_);
+    before.setLoc(loop_.loc());
+    std::vector<Value *> state;
+    for (unsigned index : carried_)
+      state.push_back(loop_.operand(3 + index - 1));
+    for (unsigned s = 0; s + 1 < stages_; ++s) {
+      Value *iv =
+          before.binary(OpCode::Add, lb, before.binary(OpCode::Mul, constant(before, s), step));
+      auto map = cloneSlice(before, iv, state);
+      issueCopies(before, map, iv, before.intConstant(s, i32));
+      for (size_t i = 0; i < carried_.size(); ++i) {
+        Value *next = body_.terminator()->operand(carried_[i] - 1);
+        state[i] = map.count(next) ? map.at(next) : next;
+      }
+    }
+
+    // The ahead-of-time state travels as extra iteration arguments.
+    std::vector<Value *> ahead;
+    for (size_t i = 0; i < carried_.size(); ++i) {
+      loop_.addOperand(state[i]);
+      ahead.push_back(body_.addArgument(state[i]->type()));
+      loop_.addResult(state[i]->type());
+    }
+
+    // Top of the body: wait for this iteration's tiles; its slot.
+    Builder top;
+    top.setInsertionPoint(body_.ops().front().get());
+    top.setLoc(loop_.loc());
+    Operation *wait = top.create(OpCode::AsyncWait, {}, {});
+    wait->setAttr("pending", int64_t(stages_ - 2));
+    Value *iteration =
+        top.binary(OpCode::Div, top.binary(OpCode::Sub, body_.argument(0), lb), step);
+    Value *iteration32 = ivType == i32 ? iteration : top.cast(iteration, i32.elem);
+    Value *slot = top.binary(OpCode::Rem, iteration32, top.intConstant(stages_, i32));
+    for (Candidate &c : candidates_) {
+      Builder at;
+      at.setInsertionPoint(c.load);
+      at.setLoc(c.load->loc());
+      Operation *read = at.create(OpCode::LocalLoad, {slot}, {c.load->result()->type()});
+      read->setAttr("buffer", int64_t(c.buffer));
+      replaceAllUses(function_, c.load->result(), read->result());
+      removed_.push_back(body_.remove(c.load)); // kept: the copies below read its operands
+    }
+
+    // Bottom of the body: the copies of iteration i + S - 1.
+    Operation *yield = body_.terminator();
+    Builder bottom;
+    bottom.setInsertionPoint(yield);
+    bottom.setLoc(loop_.loc());
+    Value *iv = bottom.binary(OpCode::Add, body_.argument(0),
+                              bottom.binary(OpCode::Mul, constant(bottom, stages_ - 1), step));
+    auto map = cloneSlice(bottom, iv, ahead);
+    Value *nextSlot = bottom.binary(
+        OpCode::Rem, bottom.binary(OpCode::Add, iteration32, bottom.intConstant(stages_ - 1, i32)),
+        bottom.intConstant(stages_, i32));
+    issueCopies(bottom, map, iv, nextSlot);
+    for (size_t i = 0; i < carried_.size(); ++i) {
+      Value *next = yield->operand(carried_[i] - 1);
+      yield->addOperand(map.count(next) ? map.at(next) : next);
+    }
+
+    // After the loop: no copy may still be writing shared memory.
+    Block *outer = loop_.parentBlock();
+    Builder after;
+    after.setInsertionPoint(std::next(outer->find(&loop_))->get());
+    Operation *drain = after.create(OpCode::AsyncWait, {}, {});
+    drain->setAttr("pending", int64_t(0));
+  }
+};
+
+} // namespace
+
+void runSoftwarePipelining(tir::Function &function) {
+  if (function.numStages < 2)
+    return;
+  std::vector<Operation *> loops;
+  tir::walk(function, [&](Operation &op) {
+    if (op.code() == OpCode::For)
+      loops.push_back(&op);
+  });
+  if (loops.empty())
+    return;
+  analysis::AxisInfoAnalysis axis(function);
+  for (Operation *loop : loops)
+    LoopPipeliner(function, *loop, function.numStages, axis).run();
+}
+
+} // namespace tilec::gpu
