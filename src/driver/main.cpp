@@ -8,7 +8,6 @@
 #include "driver/RunCommand.h"
 
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -66,8 +65,9 @@ struct CommonFlags {
 };
 
 void addCommonFlags(CLI::App &app, CommonFlags &flags) {
-  app.add_option("file", flags.input, "Kernel source file (a Python module with @triton.jit "
-                                      "functions)")
+  app.add_option("file", flags.input,
+                 "Kernel source file (a Python module with @triton.jit "
+                 "functions)")
       ->required();
   app.add_option("-k,--kernel", flags.kernels,
                  "Kernel to compile; repeat with one -s each for several kernels")
@@ -84,7 +84,8 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
       ->check(CLI::IsMember({1u, 2u, 4u, 8u, 16u, 32u}))
       ->capture_default_str();
   app.add_option("--num-stages", flags.numStages,
-                 "Software pipelining depth for loops (recorded; pipelining is not implemented yet)")
+                 "Software pipelining depth: loads feeding tensor-core dots in loops are copied "
+                 "(cp.async) num-stages - 1 iterations ahead; 1 turns it off")
       ->check(CLI::Range(1u, 8u))
       ->capture_default_str();
 }
@@ -95,9 +96,8 @@ bool toOptions(const CommonFlags &flags, CompileOptions &options) {
   options.numWarps = flags.numWarps;
   options.numStages = flags.numStages;
   if (flags.kernels.size() != flags.signatures.size()) {
-    std::cerr << "error: give one -s/--signature for each -k/--kernel (got "
-              << flags.kernels.size() << " kernels and " << flags.signatures.size()
-              << " signatures)\n";
+    std::cerr << "error: give one -s/--signature for each -k/--kernel (got " << flags.kernels.size()
+              << " kernels and " << flags.signatures.size() << " signatures)\n";
     return false;
   }
   for (size_t i = 0; i < flags.kernels.size(); ++i)
@@ -140,7 +140,10 @@ int main(int argc, char **argv) {
                  "PTX and metadata embedded and a typed launcher per kernel")
       ->check(CLI::IsMember({"ast", "tir", "tgir", "llvm", "ptx", "header"}))
       ->capture_default_str();
-  app.add_option("--arch", arch, "GPU architecture: sm_80, sm_86, sm_89, sm_90 or sm_90a")
+  app.add_option(
+         "--arch", arch,
+         "GPU architecture: sm_80, sm_86, sm_89, sm_90 or sm_90a (tl.dot on mma.sync tensor "
+         "cores on all of them)")
       ->check(CLI::IsMember({"sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"}))
       ->capture_default_str();
   app.add_flag("--print-after-all", printAfterAll, "Print the IR after every pass to stderr");
@@ -195,15 +198,14 @@ int main(int argc, char **argv) {
         output = replaceExtension(baseName(flags.input), ".h");
       tilec::SourceManager sources;
       tilec::driver::CompileResult result = tilec::driver::compile(options, sources, std::cerr);
-      std::string header =
-          tilec::driver::emitHeader(result.output, result.metadata, flags.input);
+      std::string header = tilec::driver::emitHeader(result.output, result.metadata, flags.input);
       if (!metadataPath.empty() && !writeOutput(metadataPath, result.metadata))
         return 1;
       return writeOutput(output, header) ? 0 : 1;
     }
     if (output.empty())
-      output = options.emit == EmitKind::Ptx ? replaceExtension(baseName(flags.input), ".ptx")
-                                             : "-";
+      output =
+          options.emit == EmitKind::Ptx ? replaceExtension(baseName(flags.input), ".ptx") : "-";
     tilec::SourceManager sources;
     tilec::driver::CompileResult result = tilec::driver::compile(options, sources, std::cerr);
     if (options.emit == EmitKind::Ptx && output != "-") {
