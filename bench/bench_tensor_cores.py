@@ -18,6 +18,7 @@ import argparse
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -83,7 +84,7 @@ def compile_all(tilec, ptx_dir, arch):
     return 1 if failed else 0
 
 
-def run(ptx_dir, quick):
+def run(ptx_dir, quick, only):
     import torch
     import triton
     import bench
@@ -124,6 +125,8 @@ def run(ptx_dir, quick):
         shapes = [(4096, 4096, 4096), (16, 4096, 4096)]
     for dtype, config in itertools.product(SHORT, GEMM_CONFIGS if not quick else GEMM_CONFIGS[:1]):
         name = gemm_name(dtype, config)
+        if only and not re.search(only, name):
+            continue
         tilec, tri = kernel_pair(name, GEMM_SOURCE, "matmul_kernel")
         bm, bn, bk, group, warps, stages = config
         for m, n, k in shapes:
@@ -158,6 +161,8 @@ def run(ptx_dir, quick):
     # Flash attention (non-causal): 4 * B * H * L * L * D flops.
     for d, config in itertools.product((64, 128), FLASH_CONFIGS):
         name = flash_name(d, config)
+        if only and not re.search(only, name):
+            continue
         tilec, tri = kernel_pair(name, FLASH_SOURCE, "flash_attention_kernel")
         bm, bn, warps, stages = config
         for length in (FLASH_LENGTHS if not quick else [4096]):
@@ -214,10 +219,11 @@ def main():
     parser.add_argument("--ptx-dir", required=True)
     parser.add_argument("--arch", default="sm_80", help="tilec's --arch (default sm_80: mma.sync)")
     parser.add_argument("--quick", action="store_true", help="a few rows only")
+    parser.add_argument("--only", metavar="REGEX", help="only the configurations whose name matches")
     options = parser.parse_args()
     if options.compile:
         return compile_all(options.compile, options.ptx_dir, options.arch)
-    return run(options.ptx_dir, options.quick)
+    return run(options.ptx_dir, options.quick, options.only)
 
 
 if __name__ == "__main__":
