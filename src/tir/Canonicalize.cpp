@@ -82,9 +82,49 @@ private:
         replace(op, result);
         continue; // the dead original is left for DCE
       }
-      if (Value *same = identity(op))
+      if (Value *same = identity(op)) {
         replace(op, same);
+        continue;
+      }
+      if (Value *fused = addIntoDot(block, it, op))
+        replace(op, fused);
     }
+  }
+
+  // x + dot(a, b) -> dot(a, b, x), as Triton's combine patterns: a dot whose accumulator is zero
+  // and whose only user is an add accumulates into the add's other operand instead (attention's
+  // o * alpha + dot(p, v), `acc += tl.dot(a, b)`). The sum is then formed in the dot's order, as
+  // Triton forms it.
+  Value *addIntoDot(Block &block, Block::OpList::iterator at, const Operation &op) {
+    if (op.code() != OpCode::Add || op.numResults() != 1 || !op.result()->type().isTensor())
+      return nullptr;
+    for (unsigned i = 0; i < 2; ++i) {
+      Value *product = op.operand(i), *other = op.operand(1 - i);
+      Operation *dot = product->definingOp();
+      if (!dot || dot->code() != OpCode::Dot || dot->parentBlock() != &block ||
+          product->type() != op.result()->type() || other->type() != op.result()->type())
+        continue;
+      auto zero = constantOf(dot->operand(2));
+      if (!zero || (zero->isFloat ? zero->f != 0.0 : zero->i != 0) || usesOf(product) != 1)
+        continue;
+      auto fused = std::make_unique<Operation>(OpCode::Dot, dot->loc());
+      fused->setOperands({dot->operand(0), dot->operand(1), other});
+      for (const auto &[key, value] : dot->attrs())
+        fused->setAttr(key, value);
+      Value *result = fused->addResult(op.result()->type());
+      block.insert(at, std::move(fused));
+      return result; // the dead add and dot are left for DCE
+    }
+    return nullptr;
+  }
+
+  unsigned usesOf(const Value *value) {
+    unsigned uses = 0;
+    walk(function_.body(), [&](Operation &user) {
+      for (const Value *operand : user.operands())
+        uses += operand == value;
+    });
+    return uses;
   }
 
   std::optional<Constant> fold(const Operation &op) {
