@@ -228,6 +228,21 @@ private:
   /// The shared-memory byte `byteOffset` (the scratch area conversions, reductions and dots
   /// share starts at 0; pipeline buffers follow it).
   llvm::Value *sharedAt(unsigned byteOffset);
+  /// Calls `fn` for each of the thread's vectors of `vec` consecutive elements along `fastDim`:
+  /// its first element's number and per-dimension index, and that element's coordinates.
+  void forEachVector(const Distribution &dist, unsigned fastDim, unsigned vec,
+                     const std::function<void(unsigned element, const std::vector<unsigned> &index,
+                                              const Values &coords)> &fn) {
+    for (unsigned e = 0; e < dist.numElements(); ++e) {
+      std::vector<unsigned> index = dist.multiIndex(e);
+      if (index[fastDim] % vec != 0)
+        continue;
+      Values coords;
+      for (unsigned d = 0; d < dist.rank(); ++d)
+        coords.push_back(coordinate(dist, d, index[d]));
+      fn(e, index, coords);
+    }
+  }
   llvm::Value *sharedTileAddress(const SharedTilePlan &plan, llvm::Value *base, llvm::Type *memType,
                                  const Values &coords);
   void writeSharedTile(const SharedTilePlan &plan, llvm::Value *base, const Distribution &dist,

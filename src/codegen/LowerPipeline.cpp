@@ -41,19 +41,14 @@ void KernelLowering::lowerAsyncCopy(const Operation &op) {
   llvm::Intrinsic::ID id = bytes == 16  ? llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s
                            : bytes == 8 ? llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8_s
                                         : llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4_s;
-  unsigned fast = dist.order[0];
-  for (unsigned e = 0; e < dist.numElements(); ++e) {
-    std::vector<unsigned> index = dist.multiIndex(e);
-    if (index[fast] % vec != 0)
-      continue;
-    Values coords;
-    for (unsigned d = 0; d < dist.rank(); ++d)
-      coords.push_back(coordinate(dist, d, index[d]));
-    llvm::Value *dst = sharedTileAddress(plan, base, scalarType(elem), coords);
-    llvm::Value *on = mask ? builder_.CreateAnd(pred, (*mask)[e]) : pred;
-    llvm::Value *size = builder_.CreateSelect(on, builder_.getInt32(bytes), builder_.getInt32(0));
-    intrinsic(id, {}, {dst, pointers[e], size});
-  }
+  forEachVector(dist, dist.order[0], vec,
+                [&](unsigned e, const std::vector<unsigned> &, const Values &coords) {
+                  llvm::Value *dst = sharedTileAddress(plan, base, scalarType(elem), coords);
+                  llvm::Value *on = mask ? builder_.CreateAnd(pred, (*mask)[e]) : pred;
+                  llvm::Value *size =
+                      builder_.CreateSelect(on, builder_.getInt32(bytes), builder_.getInt32(0));
+                  intrinsic(id, {}, {dst, pointers[e], size});
+                });
 }
 
 void KernelLowering::lowerAsyncWait(const Operation &op) {

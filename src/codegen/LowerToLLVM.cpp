@@ -542,28 +542,23 @@ void KernelLowering::writeSharedTile(const SharedTilePlan &plan, llvm::Value *ba
     memType = scalarType(elem);
   unsigned vec = plan.vectorWidth(dist);
   unsigned fast = plan.fastDim;
-  for (unsigned e = 0; e < dist.numElements(); ++e) {
-    std::vector<unsigned> index = dist.multiIndex(e);
-    if (index[fast] % vec != 0)
-      continue;
-    Values coords;
-    for (unsigned d = 0; d < dist.rank(); ++d)
-      coords.push_back(coordinate(dist, d, index[d]));
-    llvm::Value *packed = nullptr;
-    if (vec == 1) {
-      packed = toSharedElement(values[e], elem);
-    } else {
-      packed = llvm::UndefValue::get(llvm::FixedVectorType::get(memType, vec));
-      for (unsigned j = 0; j < vec; ++j) {
-        std::vector<unsigned> at = index;
-        at[fast] += j;
-        packed = builder_.CreateInsertElement(
-            packed, toSharedElement(values[dist.linearIndex(at)], elem), j);
-      }
-    }
-    builder_.CreateAlignedStore(packed, sharedTileAddress(plan, base, memType, coords),
-                                llvm::Align(vec * plan.elemBytes));
-  }
+  forEachVector(
+      dist, fast, vec, [&](unsigned e, const std::vector<unsigned> &index, const Values &coords) {
+        llvm::Value *packed = nullptr;
+        if (vec == 1) {
+          packed = toSharedElement(values[e], elem);
+        } else {
+          packed = llvm::UndefValue::get(llvm::FixedVectorType::get(memType, vec));
+          for (unsigned j = 0; j < vec; ++j) {
+            std::vector<unsigned> at = index;
+            at[fast] += j;
+            packed = builder_.CreateInsertElement(
+                packed, toSharedElement(values[dist.linearIndex(at)], elem), j);
+          }
+        }
+        builder_.CreateAlignedStore(packed, sharedTileAddress(plan, base, memType, coords),
+                                    llvm::Align(vec * plan.elemBytes));
+      });
 }
 
 Values KernelLowering::readSharedVector(const SharedTilePlan &plan, llvm::Value *base,
@@ -586,20 +581,15 @@ Values KernelLowering::readSharedTile(const SharedTilePlan &plan, llvm::Value *b
   unsigned vec = plan.vectorWidth(dist);
   unsigned fast = plan.fastDim;
   Values results(dist.numElements());
-  for (unsigned e = 0; e < dist.numElements(); ++e) {
-    std::vector<unsigned> index = dist.multiIndex(e);
-    if (index[fast] % vec != 0)
-      continue;
-    Values coords;
-    for (unsigned d = 0; d < dist.rank(); ++d)
-      coords.push_back(coordinate(dist, d, index[d]));
-    Values loaded = readSharedVector(plan, base, coords, vec, elem);
-    for (unsigned j = 0; j < vec; ++j) {
-      std::vector<unsigned> at = index;
-      at[fast] += j;
-      results[dist.linearIndex(at)] = loaded[j];
-    }
-  }
+  forEachVector(dist, fast, vec,
+                [&](unsigned, const std::vector<unsigned> &index, const Values &coords) {
+                  Values loaded = readSharedVector(plan, base, coords, vec, elem);
+                  for (unsigned j = 0; j < vec; ++j) {
+                    std::vector<unsigned> at = index;
+                    at[fast] += j;
+                    results[dist.linearIndex(at)] = loaded[j];
+                  }
+                });
   return results;
 }
 

@@ -147,7 +147,7 @@ private:
         if (!foldableFloat(t) || (from.isFloat() && !foldableFloat(from)))
           return std::nullopt;
         r.isFloat = true;
-        double x = c->isFloat ? c->f
+        double x = c->isFloat          ? c->f
                    : from.isUnsigned() ? static_cast<double>(static_cast<uint64_t>(c->i))
                                        : static_cast<double>(c->i);
         r.f = roundTo(x, t);
@@ -184,13 +184,26 @@ private:
         r.isFloat = true;
         double x = a->f, y = b->f;
         switch (op.code()) {
-        case OpCode::Add: r.f = x + y; break;
-        case OpCode::Sub: r.f = x - y; break;
-        case OpCode::Mul: r.f = x * y; break;
-        case OpCode::Div: r.f = x / y; break;
-        case OpCode::Maximum: r.f = std::fmax(x, y); break;
-        case OpCode::Minimum: r.f = std::fmin(x, y); break;
-        default: return std::nullopt;
+        case OpCode::Add:
+          r.f = x + y;
+          break;
+        case OpCode::Sub:
+          r.f = x - y;
+          break;
+        case OpCode::Mul:
+          r.f = x * y;
+          break;
+        case OpCode::Div:
+          r.f = x / y;
+          break;
+        case OpCode::Maximum:
+          r.f = std::fmax(x, y);
+          break;
+        case OpCode::Minimum:
+          r.f = std::fmin(x, y);
+          break;
+        default:
+          return std::nullopt;
         }
         r.f = roundTo(r.f, t);
         return r;
@@ -200,9 +213,15 @@ private:
       uint64_t ux = static_cast<uint64_t>(a->i), uy = static_cast<uint64_t>(b->i);
       bool u = t.isUnsigned();
       switch (op.code()) {
-      case OpCode::Add: r.i = static_cast<int64_t>(ux + uy); break;
-      case OpCode::Sub: r.i = static_cast<int64_t>(ux - uy); break;
-      case OpCode::Mul: r.i = static_cast<int64_t>(ux * uy); break;
+      case OpCode::Add:
+        r.i = static_cast<int64_t>(ux + uy);
+        break;
+      case OpCode::Sub:
+        r.i = static_cast<int64_t>(ux - uy);
+        break;
+      case OpCode::Mul:
+        r.i = static_cast<int64_t>(ux * uy);
+        break;
       case OpCode::Div:
       case OpCode::Rem:
         if (b->i == 0 || (!u && a->i == INT64_MIN && b->i == -1))
@@ -212,12 +231,23 @@ private:
         else
           r.i = op.code() == OpCode::Div ? a->i / b->i : a->i % b->i;
         break;
-      case OpCode::And: r.i = a->i & b->i; break;
-      case OpCode::Or: r.i = a->i | b->i; break;
-      case OpCode::Xor: r.i = a->i ^ b->i; break;
-      case OpCode::Maximum: r.i = u ? static_cast<int64_t>(std::max(ux, uy)) : std::max(a->i, b->i); break;
-      case OpCode::Minimum: r.i = u ? static_cast<int64_t>(std::min(ux, uy)) : std::min(a->i, b->i); break;
-      default: return std::nullopt;
+      case OpCode::And:
+        r.i = a->i & b->i;
+        break;
+      case OpCode::Or:
+        r.i = a->i | b->i;
+        break;
+      case OpCode::Xor:
+        r.i = a->i ^ b->i;
+        break;
+      case OpCode::Maximum:
+        r.i = u ? static_cast<int64_t>(std::max(ux, uy)) : std::max(a->i, b->i);
+        break;
+      case OpCode::Minimum:
+        r.i = u ? static_cast<int64_t>(std::min(ux, uy)) : std::min(a->i, b->i);
+        break;
+      default:
+        return std::nullopt;
       }
       r.i = wrap(r.i, t);
       return r;
@@ -256,6 +286,8 @@ private:
 
 } // namespace
 
-void runCanonicalize(Function &function) { Canonicalizer(function).run(); }
+void runCanonicalize(Function &function) {
+  Canonicalizer(function).run();
+}
 
 } // namespace tilec::tir
