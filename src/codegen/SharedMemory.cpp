@@ -3,7 +3,10 @@
 #include "codegen/Distribution.h"
 #include "codegen/SharedTile.h"
 
+#include "frontend/SourceManager.h"
+
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 
 namespace tilec::codegen {
@@ -85,21 +88,87 @@ unsigned sharedMemoryBytes(const tir::Operation &op) {
   return 0;
 }
 
-unsigned sharedMemoryBytes(const tir::Function &function) {
+/// The operation of `function` that needs the most shared memory (null when none needs any),
+/// and how much.
+static const tir::Operation *largestSharedMemoryUser(const tir::Function &function,
+                                                     unsigned &bytes) {
   // An atomic's result is broadcast only when something uses it.
   std::set<const tir::Value *> used;
   tir::walk(const_cast<tir::Function &>(function), [&](tir::Operation &op) {
     for (const tir::Value *v : op.operands())
       used.insert(v);
   });
-  unsigned bytes = 0;
+  bytes = 0;
+  const tir::Operation *largest = nullptr;
   tir::walk(const_cast<tir::Function &>(function), [&](tir::Operation &op) {
     bool atomic = op.code() == OpCode::AtomicRMW || op.code() == OpCode::AtomicCAS;
     if (atomic && (op.numResults() != 1 || !used.count(op.result())))
       return;
-    bytes = std::max(bytes, sharedMemoryBytes(op));
+    unsigned opBytes = sharedMemoryBytes(op);
+    if (opBytes > bytes) {
+      bytes = opBytes;
+      largest = &op;
+    }
   });
+  return largest;
+}
+
+unsigned sharedMemoryBytes(const tir::Function &function) {
+  unsigned bytes = 0;
+  largestSharedMemoryUser(function, bytes);
   return (bytes + 15) / 16 * 16;
+}
+
+unsigned maxSharedMemoryPerBlock(const std::string &arch) {
+  unsigned sm = 0;
+  if (arch.rfind("sm_", 0) == 0)
+    sm = static_cast<unsigned>(std::strtoul(arch.c_str() + 3, nullptr, 10));
+  // The opt-in maximum of the CUDA programming guide's table of compute capabilities, which a
+  // launcher gets with cudaFuncAttributeMaxDynamicSharedMemorySize (Triton's does the same).
+  if (sm >= 120)
+    return 101376; // 99 KiB
+  if (sm >= 90)
+    return 232448; // 227 KiB (sm_90, sm_100)
+  if (sm == 80 || sm == 87)
+    return 166912; // 163 KiB
+  if (sm >= 86)
+    return 101376; // 99 KiB (sm_86, sm_89)
+  if (sm == 75)
+    return 65536;
+  if (sm >= 70)
+    return 98304;
+  return 49152;
+}
+
+void checkSharedMemoryLimit(const tir::Function &function, const TargetOptions &options) {
+  unsigned bytes = 0;
+  const tir::Operation *largest = largestSharedMemoryUser(function, bytes);
+  unsigned limit = maxSharedMemoryPerBlock(options.arch);
+  if (!largest || (bytes + 15) / 16 * 16 <= limit)
+    return;
+  // Named as the user wrote it where possible; the type without its layout, which says little.
+  std::string what;
+  switch (largest->code()) {
+  case OpCode::ConvertLayout:
+    what = "the layout conversion (convert_layout) of " +
+           largest->operand(0)->type().withLayout(nullptr).str();
+    break;
+  case OpCode::Dot:
+    what = "tl.dot into " + largest->result()->type().withLayout(nullptr).str();
+    break;
+  default:
+    what = "'" + std::string(largest->name()) + "' of " +
+           largest->operand(0)->type().withLayout(nullptr).str();
+    break;
+  }
+  std::string message = what + " needs " +
+                        std::to_string(bytes) + " bytes of shared memory, more than the " +
+                        std::to_string(limit) + " bytes a block can use on " + options.arch +
+                        "; use smaller blocks";
+  if (options.sources)
+    options.sources->error(largest->loc(), message);
+  throw CompileError(std::to_string(largest->loc().line) + ":" +
+                     std::to_string(largest->loc().col) + ": error: " + message);
 }
 
 } // namespace tilec::codegen

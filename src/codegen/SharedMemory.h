@@ -4,6 +4,7 @@
 #pragma once
 
 #include "codegen/Distribution.h"
+#include "codegen/TargetOptions.h"
 #include "tir/IR.h"
 
 namespace tilec::codegen {
@@ -12,6 +13,12 @@ namespace tilec::codegen {
 unsigned sharedMemoryBytes(const tir::Operation &op);
 /// Bytes of shared memory `function` needs, a multiple of 16.
 unsigned sharedMemoryBytes(const tir::Function &function);
+
+/// The most shared memory one block can use on `arch` ("sm_90a"), opting in to the maximum.
+unsigned maxSharedMemoryPerBlock(const std::string &arch);
+/// Reports a located error at the operation that needs the most shared memory when `function`
+/// needs more than its target allows (ptxas or the launch would fail later, less clearly).
+void checkSharedMemoryLimit(const tir::Function &function, const TargetOptions &options);
 
 /// Number of warps along the reduced axis that hold distinct partial results of `reduce`
 /// (1 when the reduction finishes within a warp).

@@ -91,7 +91,24 @@ std::vector<int64_t> Specializer::broadcastShape(const Type &a, const Type &b, S
                      std::to_string(sb[d]));
     }
   }
+  checkTensorSize(out, loc);
   return out;
+}
+
+void Specializer::checkTensorSize(const std::vector<int64_t> &shape, SourceLoc loc) const {
+  // Multiplied with a check on every step: a product of absurd dimensions must not wrap.
+  int64_t elements = 1;
+  for (int64_t d : shape) {
+    if (d > kMaxTensorElements || elements * d > kMaxTensorElements) {
+      std::string text;
+      for (int64_t e : shape)
+        text += (text.empty() ? "" : ", ") + std::to_string(e);
+      error(loc, "a tensor of shape [" + text + "] has more than " +
+                     std::to_string(kMaxTensorElements) +
+                     " elements, Triton's limit (TRITON_MAX_TENSOR_NUMEL)");
+    }
+    elements *= d;
+  }
 }
 
 tir::Value *Specializer::broadcastTo(tir::Value *v, const std::vector<int64_t> &shape,
