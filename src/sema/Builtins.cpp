@@ -323,10 +323,16 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     const SemaValue &v = args.positional[0];
     if (name == "py.bool")
       return SemaValue::ofBool(*constexprTruth(v));
-    if (name == "py.int")
+    if (name == "py.int") {
+      // Python's int() of a float has unbounded range; ours stops at int64 (and NaN has none).
+      if (v.kind == Kind::Float && !(std::fabs(v.floatValue) < 9223372036854775808.0))
+        error(loc, "int() of " + v.describe() + " does not fit in 64-bit integers");
       return SemaValue::ofInt(v.kind == Kind::Float ? static_cast<int64_t>(v.floatValue)
                               : v.kind == Kind::Bool ? v.boolValue
                                                      : v.intValue);
+    }
+    if (v.kind == Kind::Int && v.intValue == std::numeric_limits<int64_t>::min())
+      error(loc, "abs() of the smallest 64-bit integer does not fit in 64-bit integers");
     return v.kind == Kind::Float ? SemaValue::ofFloat(std::fabs(v.floatValue))
                                  : SemaValue::ofInt(std::llabs(v.intValue));
   }

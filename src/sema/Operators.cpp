@@ -42,7 +42,12 @@ tir::Value *Specializer::materialize(const SemaValue &v, SourceLoc loc, std::opt
                                            : static_cast<double>(v.intValue);
   if (t.isFloat())
     return builder_.floatConstant(asDouble, Type(t));
-  int64_t asInt = v.kind == Kind::Float  ? static_cast<int64_t>(std::trunc(v.floatValue))
+  // A float beyond int64 (or NaN) has no integer value; converting it would be undefined.
+  if (v.kind == Kind::Float && !t.isBool() &&
+      !(std::fabs(v.floatValue) < 9223372036854775808.0))
+    error(loc, "cannot convert " + v.describe() + " to " + t.str());
+  int64_t asInt = v.kind == Kind::Float && !t.isBool()
+                      ? static_cast<int64_t>(std::trunc(v.floatValue))
                   : v.kind == Kind::Bool ? (v.boolValue ? 1 : 0)
                                          : v.intValue;
   if (t.isBool())
