@@ -345,7 +345,14 @@ void Specializer::specialize(const ast::Stmt &kernel,
 // Statements
 //===----------------------------------------------------------------------===//
 
+Specializer::NestingGuard::NestingGuard(Specializer &s, SourceLoc loc) : s(s) {
+  if (++s.nestingDepth_ > kMaxNestingDepth)
+    s.error(loc, "expressions and blocks nest too deeply through inlined calls (more than " +
+                     std::to_string(kMaxNestingDepth) + " levels)");
+}
+
 void Specializer::execBlock(const ast::StmtList &stmts) {
+  NestingGuard guard(*this, stmts.empty() ? builder_.loc() : stmts.front()->loc);
   for (const ast::StmtPtr &stmt : stmts) {
     if (returnValue_)
       return;
@@ -842,6 +849,7 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
 //===----------------------------------------------------------------------===//
 
 SemaValue Specializer::eval(const ast::Expr &expr) {
+  NestingGuard guard(*this, expr.loc);
   switch (expr.kind) {
   case ast::ExprKind::Name:
     return lookup(expr.name, expr.loc);

@@ -116,6 +116,17 @@ private:
   static constexpr int64_t kMaxExpansions = int64_t(1) << 16;
   static constexpr size_t kMaxOperations = size_t(1) << 18;
   int64_t expansions_ = 0;
+
+  // How deeply eval and execBlock recurse. The parser bounds each function's nesting, but inlined
+  // calls nest one function's expressions inside another's: 60 helpers of 3000 nested unary
+  // minus signs each overflowed the stack. kMaxNestingDepth stays well within 8 MB.
+  static constexpr unsigned kMaxNestingDepth = 6000;
+  unsigned nestingDepth_ = 0;
+  struct NestingGuard {
+    NestingGuard(Specializer &s, SourceLoc loc);
+    ~NestingGuard() { --s.nestingDepth_; }
+    Specializer &s;
+  };
   /// Counts one unrolled body or inlined call at `loc` against the budgets above.
   void countExpansion(SourceLoc loc, const char *what);
 
