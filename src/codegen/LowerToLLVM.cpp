@@ -1350,8 +1350,10 @@ std::unique_ptr<llvm::Module> lowerToLLVM(const tir::Module &module, llvm::LLVMC
   llvmModule->setTargetTriple(kNVPTXTriple);
   llvmModule->setDataLayout(machine->createDataLayout());
   bool needsShared = false;
-  for (const auto &function : module.functions)
+  for (const auto &function : module.functions) {
+    checkSharedMemoryLimit(*function, options);
     needsShared |= sharedMemoryBytes(*function) > 0;
+  }
   llvm::GlobalVariable *shared = nullptr;
   if (needsShared) {
     // Dynamic shared memory, as Triton's global_smem: sized at launch.

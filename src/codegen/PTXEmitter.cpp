@@ -60,6 +60,9 @@ std::unique_ptr<llvm::TargetMachine> createNVPTXTargetMachine(const TargetOption
   llvm::TargetOptions targetOptions;
   // Triton fuses a*b+c into fma by default (enable_fp_fusion=True); so do we, for the same
   // results and the same speed. Without it NVPTX emits mul.rn/add.rn, which ptxas may not fuse.
+  // As in Triton, the lowering emits plain fmul/fadd and this option alone decides contraction:
+  // which multiply of a chain fuses is the backend's rule, never ours (codegen/fp_contraction.tl
+  // checks the PTX against llc's on the same IR).
   targetOptions.AllowFPOpFusion =
       options.fpFusion ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
   auto level = options.optLevel == 0   ? llvm::CodeGenOptLevel::None

@@ -4,7 +4,10 @@
 #include "codegen/SharedTile.h"
 #include "gpu/Mma.h"
 
+#include "frontend/SourceManager.h"
+
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 
 namespace tilec::codegen {
@@ -86,26 +89,55 @@ unsigned sharedMemoryBytes(const tir::Operation &op) {
   return 0;
 }
 
-unsigned sharedMemoryBytes(const tir::Function &function) {
+/// The operation of `function` that needs the most shared memory (null when none needs any),
+/// and how much.
+static const tir::Operation *largestSharedMemoryUser(const tir::Function &function,
+                                                     unsigned &bytes) {
   // An atomic's result is broadcast only when something uses it.
   std::set<const tir::Value *> used;
   tir::walk(const_cast<tir::Function &>(function), [&](tir::Operation &op) {
     for (const tir::Value *v : op.operands())
       used.insert(v);
   });
-  unsigned bytes = 0;
+  bytes = 0;
+  const tir::Operation *largest = nullptr;
   tir::walk(const_cast<tir::Function &>(function), [&](tir::Operation &op) {
     bool atomic = op.code() == OpCode::AtomicRMW || op.code() == OpCode::AtomicCAS;
     if (atomic && (op.numResults() != 1 || !used.count(op.result())))
       return;
-    bytes = std::max(bytes, sharedMemoryBytes(op));
+    unsigned opBytes = sharedMemoryBytes(op);
+    if (opBytes > bytes) {
+      bytes = opBytes;
+      largest = &op;
+    }
   });
-  if (!function.pipelineBuffers.empty()) {
-    unsigned last = static_cast<unsigned>(function.pipelineBuffers.size()) - 1;
-    bytes = std::max(bytes,
-                     pipelineBufferOffset(function, last) +
-                         function.pipelineBuffers[last].stages * pipelineSlotBytes(function, last));
-  }
+  return largest;
+}
+
+/// The first async copy of pipeline buffer `buffer`: where the diagnostics point.
+static const tir::Operation *firstCopyInto(const tir::Function &function, unsigned buffer) {
+  const tir::Operation *first = nullptr;
+  tir::walk(const_cast<tir::Function &>(function), [&](tir::Operation &op) {
+    if (!first && op.code() == OpCode::AsyncCopy &&
+        static_cast<unsigned>(op.intAttr("buffer")) == buffer)
+      first = &op;
+  });
+  return first;
+}
+
+/// Where the pipeline buffers end (0 without any).
+static unsigned pipelineBuffersEnd(const tir::Function &function) {
+  if (function.pipelineBuffers.empty())
+    return 0;
+  unsigned last = static_cast<unsigned>(function.pipelineBuffers.size()) - 1;
+  return pipelineBufferOffset(function, last) +
+         function.pipelineBuffers[last].stages * pipelineSlotBytes(function, last);
+}
+
+unsigned sharedMemoryBytes(const tir::Function &function) {
+  unsigned bytes = 0;
+  largestSharedMemoryUser(function, bytes);
+  bytes = std::max(bytes, pipelineBuffersEnd(function));
   return (bytes + 15) / 16 * 16;
 }
 
@@ -138,6 +170,68 @@ unsigned pipelineBufferOffset(const tir::Function &function, unsigned buffer) {
   for (unsigned b = 0; b < buffer; ++b)
     offset += function.pipelineBuffers[b].stages * pipelineSlotBytes(function, b);
   return offset;
+}
+
+unsigned maxSharedMemoryPerBlock(const std::string &arch) {
+  unsigned sm = 0;
+  if (arch.rfind("sm_", 0) == 0)
+    sm = static_cast<unsigned>(std::strtoul(arch.c_str() + 3, nullptr, 10));
+  // The opt-in maximum of the CUDA programming guide's table of compute capabilities, which a
+  // launcher gets with cudaFuncAttributeMaxDynamicSharedMemorySize (Triton's does the same).
+  if (sm >= 120)
+    return 101376; // 99 KiB
+  if (sm >= 90)
+    return 232448; // 227 KiB (sm_90, sm_100)
+  if (sm == 80 || sm == 87)
+    return 166912; // 163 KiB
+  if (sm >= 86)
+    return 101376; // 99 KiB (sm_86, sm_89)
+  if (sm == 75)
+    return 65536;
+  if (sm >= 70)
+    return 98304;
+  return 49152;
+}
+
+void checkSharedMemoryLimit(const tir::Function &function, const TargetOptions &options) {
+  unsigned bytes = 0;
+  const tir::Operation *largest = largestSharedMemoryUser(function, bytes);
+  unsigned limit = maxSharedMemoryPerBlock(options.arch);
+  unsigned pipelined = pipelineBuffersEnd(function);
+  if (pipelined > bytes) {
+    bytes = pipelined;
+    largest = firstCopyInto(function, 0);
+  }
+  if (!largest || (bytes + 15) / 16 * 16 <= limit)
+    return;
+  // Named as the user wrote it where possible; the type without its layout, which says little.
+  std::string what;
+  switch (largest->code()) {
+  case OpCode::ConvertLayout:
+    what = "the layout conversion (convert_layout) of " +
+           largest->operand(0)->type().withLayout(nullptr).str();
+    break;
+  case OpCode::Dot:
+    what = "tl.dot into " + largest->result()->type().withLayout(nullptr).str();
+    break;
+  case OpCode::AsyncCopy:
+    what = "the software pipeline of this loop's loads (" +
+           std::to_string(function.pipelineBuffers.size()) + " tiles, num_stages " +
+           std::to_string(function.pipelineBuffers[0].stages) + ")";
+    break;
+  default:
+    what = "'" + std::string(largest->name()) + "' of " +
+           largest->operand(0)->type().withLayout(nullptr).str();
+    break;
+  }
+  std::string message = what + " needs " +
+                        std::to_string(bytes) + " bytes of shared memory, more than the " +
+                        std::to_string(limit) + " bytes a block can use on " + options.arch +
+                        "; use smaller blocks";
+  if (options.sources)
+    options.sources->error(largest->loc(), message);
+  throw CompileError(std::to_string(largest->loc().line) + ":" +
+                     std::to_string(largest->loc().col) + ": error: " + message);
 }
 
 } // namespace tilec::codegen

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "codegen/Distribution.h"
+#include "codegen/TargetOptions.h"
 #include "tir/IR.h"
 
 namespace tilec::codegen {
@@ -18,6 +19,11 @@ unsigned sharedMemoryBytes(const tir::Function &function);
 /// buffer starts: after the scratch area and the buffers before it, 128-byte aligned.
 unsigned pipelineSlotBytes(const tir::Function &function, unsigned buffer);
 unsigned pipelineBufferOffset(const tir::Function &function, unsigned buffer);
+/// The most shared memory one block can use on `arch` ("sm_90a"), opting in to the maximum.
+unsigned maxSharedMemoryPerBlock(const std::string &arch);
+/// Reports a located error at the operation that needs the most shared memory when `function`
+/// needs more than its target allows (ptxas or the launch would fail later, less clearly).
+void checkSharedMemoryLimit(const tir::Function &function, const TargetOptions &options);
 
 /// Number of warps along the reduced axis that hold distinct partial results of `reduce`
 /// (1 when the reduction finishes within a warp).

@@ -23,19 +23,7 @@ using tir::OpCode;
 using tir::Operation;
 using tir::Value;
 
-/// Ops whose tensor operands and tensor results all share one layout.
-bool sharesOneLayout(const Operation &op) {
-  switch (op.code()) {
-  case OpCode::Load:
-  case OpCode::Store:
-  case OpCode::AtomicRMW:
-  case OpCode::AtomicCAS:
-  case OpCode::Broadcast:
-    return true;
-  default:
-    return tir::isElementwise(op.code());
-  }
-}
+bool sharesOneLayout(const Operation &op) { return tir::sharesOneLayout(op.code()); }
 
 /// The inverse of a trans's order: operand dimension d is result dimension inverse[d].
 std::vector<int64_t> inversePermutation(const Operation &trans) {

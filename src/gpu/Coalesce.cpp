@@ -2,8 +2,9 @@
 // holds, along the most contiguous dimension, as many consecutive elements as one vector
 // instruction can access (axis info's vectorWidth: 4 x fp32, 8 x fp16 for 16-byte aligned
 // contiguous pointers), and neighbouring threads hold neighbouring vectors, so that a warp reads
-// whole cache lines. The operands are converted to that layout here; AssignLayouts then gives
-// their producers the same layout, which makes most of those conversions vanish.
+// whole cache lines. The operands are converted to that layout here, and the results back for
+// their users; AssignLayouts then gives producers and users the same layout, which makes most of
+// those conversions vanish.
 #include "analysis/AxisInfo.h"
 #include "gpu/Layout.h"
 #include "gpu/PassUtils.h"
@@ -65,9 +66,20 @@ void runCoalesce(tir::Function &function) {
       if (operand->type().isTensor() && !sameLayout(layoutOf(operand), layout))
         op->setOperand(i, insertConvert(operand, layout, op));
     }
-    for (unsigned r = 0; r < op->numResults(); ++r)
-      if (op->result(r)->type().isTensor())
-        op->result(r)->setType(op->result(r)->type().withLayout(layout));
+    // The result is converted back to the layout it had (none yet) for its users, as Triton's
+    // coalescing does: an elementwise user must not see one operand laid out and another not,
+    // or two loads' different layouts. AssignLayouts propagates the layout through these
+    // conversions and RemoveRedundantConversions drops those that end up converting nothing.
+    for (unsigned r = 0; r < op->numResults(); ++r) {
+      tir::Value *result = op->result(r);
+      if (!result->type().isTensor())
+        continue;
+      LayoutPtr old = layoutOf(result);
+      result->setType(result->type().withLayout(layout));
+      Operation *next = std::next(op->parentBlock()->find(op))->get();
+      tir::Value *converted = insertConvert(result, old, next);
+      replaceAllUses(function, result, converted, converted->definingOp());
+    }
   }
 }
 } // namespace tilec::gpu

@@ -114,6 +114,7 @@ std::vector<int64_t> constShape(Specializer &s, const SemaValue &v, SourceLoc lo
   for (int64_t d : shape)
     if (d <= 0 || (d & (d - 1)) != 0)
       s.error(loc, "tensor dimensions must be powers of two, got " + std::to_string(d));
+  s.checkTensorSize(shape, loc);
   return shape;
 }
 
@@ -322,10 +323,16 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     const SemaValue &v = args.positional[0];
     if (name == "py.bool")
       return SemaValue::ofBool(*constexprTruth(v));
-    if (name == "py.int")
+    if (name == "py.int") {
+      // Python's int() of a float has unbounded range; ours stops at int64 (and NaN has none).
+      if (v.kind == Kind::Float && !(std::fabs(v.floatValue) < 9223372036854775808.0))
+        error(loc, "int() of " + v.describe() + " does not fit in 64-bit integers");
       return SemaValue::ofInt(v.kind == Kind::Float ? static_cast<int64_t>(v.floatValue)
                               : v.kind == Kind::Bool ? v.boolValue
                                                      : v.intValue);
+    }
+    if (v.kind == Kind::Int && v.intValue == std::numeric_limits<int64_t>::min())
+      error(loc, "abs() of the smallest 64-bit integer does not fit in 64-bit integers");
     return v.kind == Kind::Float ? SemaValue::ofFloat(std::fabs(v.floatValue))
                                  : SemaValue::ofInt(std::llabs(v.intValue));
   }
@@ -416,11 +423,17 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     auto a = bindArgs(*this, display, {"start", "end"}, 2, args);
     int64_t start = constInt(*this, *a.values[0], loc, "tl.arange's start");
     int64_t end = constInt(*this, *a.values[1], loc, "tl.arange's end");
-    int64_t n = end - start;
-    if (n <= 0 || (n & (n - 1)) != 0)
+    // Bounds far outside int32 would overflow the length computed from them.
+    bool fitsInt32 = start >= std::numeric_limits<int32_t>::min() &&
+                     start <= std::numeric_limits<int32_t>::max() &&
+                     end >= std::numeric_limits<int32_t>::min() &&
+                     end <= std::numeric_limits<int32_t>::max();
+    int64_t n = fitsInt32 ? end - start : 0;
+    if (fitsInt32 && (n <= 0 || (n & (n - 1)) != 0))
       error(loc, "tl.arange's range must have a power-of-two length, got " + std::to_string(n));
-    if (start < std::numeric_limits<int32_t>::min() || end > std::numeric_limits<int32_t>::max())
+    if (!fitsInt32)
       error(loc, "tl.arange's bounds must fit in int32");
+    checkTensorSize({n}, loc);
     return SemaValue::ofTensor(builder_.makeRange(start, end));
   }
   if (fn == "zeros" || fn == "full") {
@@ -986,6 +999,7 @@ SemaValue Specializer::dot(CallArgs &args) {
     error(loc, "tl.dot's max_num_imprecise_acc is not supported yet");
 
   std::vector<int64_t> shape = {m, n};
+  checkTensorSize(shape, loc);
   tir::Value *acc;
   if (const SemaValue *c = a.get(2)) {
     acc = toValue(*c, loc, "tl.dot's acc");

@@ -42,7 +42,12 @@ tir::Value *Specializer::materialize(const SemaValue &v, SourceLoc loc, std::opt
                                            : static_cast<double>(v.intValue);
   if (t.isFloat())
     return builder_.floatConstant(asDouble, Type(t));
-  int64_t asInt = v.kind == Kind::Float  ? static_cast<int64_t>(std::trunc(v.floatValue))
+  // A float beyond int64 (or NaN) has no integer value; converting it would be undefined.
+  if (v.kind == Kind::Float && !t.isBool() &&
+      !(std::fabs(v.floatValue) < 9223372036854775808.0))
+    error(loc, "cannot convert " + v.describe() + " to " + t.str());
+  int64_t asInt = v.kind == Kind::Float && !t.isBool()
+                      ? static_cast<int64_t>(std::trunc(v.floatValue))
                   : v.kind == Kind::Bool ? (v.boolValue ? 1 : 0)
                                          : v.intValue;
   if (t.isBool())
@@ -91,7 +96,24 @@ std::vector<int64_t> Specializer::broadcastShape(const Type &a, const Type &b, S
                      std::to_string(sb[d]));
     }
   }
+  checkTensorSize(out, loc);
   return out;
+}
+
+void Specializer::checkTensorSize(const std::vector<int64_t> &shape, SourceLoc loc) const {
+  // Multiplied with a check on every step: a product of absurd dimensions must not wrap.
+  int64_t elements = 1;
+  for (int64_t d : shape) {
+    if (d > kMaxTensorElements || elements * d > kMaxTensorElements) {
+      std::string text;
+      for (int64_t e : shape)
+        text += (text.empty() ? "" : ", ") + std::to_string(e);
+      error(loc, "a tensor of shape [" + text + "] has more than " +
+                     std::to_string(kMaxTensorElements) +
+                     " elements, Triton's limit (TRITON_MAX_TENSOR_NUMEL)");
+    }
+    elements *= d;
+  }
 }
 
 tir::Value *Specializer::broadcastTo(tir::Value *v, const std::vector<int64_t> &shape,
@@ -132,6 +154,28 @@ static int64_t floorDiv(int64_t a, int64_t b) {
   return q;
 }
 
+/// Python's integers have no bounds, tilec's constexprs 64 bits: a result beyond them is an error
+/// rather than a wrapped (or undefined) value.
+static SemaValue checkedInt(const Specializer &s, bool overflowed, int64_t value, SourceLoc loc) {
+  if (overflowed)
+    s.error(loc, "this constant expression overflows 64-bit integers");
+  return SemaValue::ofInt(value);
+}
+
+/// x ** y for y >= 0, by squaring, so that a huge exponent takes 64 steps at most.
+static SemaValue foldIntPower(const Specializer &s, int64_t x, int64_t y, SourceLoc loc) {
+  int64_t result = 1;
+  bool overflowed = false;
+  while (y > 0 && !overflowed) {
+    if (y & 1)
+      overflowed |= __builtin_mul_overflow(result, x, &result);
+    y >>= 1;
+    if (y > 0)
+      overflowed |= __builtin_mul_overflow(x, x, &x);
+  }
+  return checkedInt(s, overflowed, result, loc);
+}
+
 static SemaValue foldBinary(const Specializer &s, ast::BinaryOperator op, const SemaValue &a,
                             const SemaValue &b, SourceLoc loc) {
   using BO = ast::BinaryOperator;
@@ -145,11 +189,20 @@ static SemaValue foldBinary(const Specializer &s, ast::BinaryOperator op, const 
     return SemaValue::ofBool(r);
   }
   if (ints) {
-    int64_t x = asInt(a), y = asInt(b);
+    int64_t x = asInt(a), y = asInt(b), r = 0;
     switch (op) {
-    case BO::Add: return SemaValue::ofInt(x + y);
-    case BO::Sub: return SemaValue::ofInt(x - y);
-    case BO::Mul: return SemaValue::ofInt(x * y);
+    case BO::Add: {
+      bool overflowed = __builtin_add_overflow(x, y, &r);
+      return checkedInt(s, overflowed, r, loc);
+    }
+    case BO::Sub: {
+      bool overflowed = __builtin_sub_overflow(x, y, &r);
+      return checkedInt(s, overflowed, r, loc);
+    }
+    case BO::Mul: {
+      bool overflowed = __builtin_mul_overflow(x, y, &r);
+      return checkedInt(s, overflowed, r, loc);
+    }
     case BO::Div:
       if (y == 0)
         s.error(loc, "division by zero");
@@ -157,21 +210,30 @@ static SemaValue foldBinary(const Specializer &s, ast::BinaryOperator op, const 
     case BO::FloorDiv:
       if (y == 0)
         s.error(loc, "integer division by zero");
+      checkedInt(s, x == std::numeric_limits<int64_t>::min() && y == -1, 0, loc);
       return SemaValue::ofInt(floorDiv(x, y));
     case BO::Mod:
       if (y == 0)
         s.error(loc, "integer modulo by zero");
+      if (y == -1) // x % -1 is 0, but x / -1 overflows for the smallest x
+        return SemaValue::ofInt(0);
       return SemaValue::ofInt(x - floorDiv(x, y) * y);
-    case BO::Pow: {
+    case BO::Pow:
       if (y < 0)
         return SemaValue::ofFloat(std::pow(static_cast<double>(x), static_cast<double>(y)));
-      int64_t r = 1;
-      for (int64_t i = 0; i < y; ++i)
-        r *= x;
-      return SemaValue::ofInt(r);
-    }
-    case BO::LShift: return SemaValue::ofInt(static_cast<int64_t>(static_cast<uint64_t>(x) << y));
-    case BO::RShift: return SemaValue::ofInt(x >> y);
+      return foldIntPower(s, x, y, loc);
+    case BO::LShift:
+      if (y < 0)
+        s.error(loc, "negative shift count");
+      if (y >= 64)
+        return checkedInt(s, x != 0, 0, loc);
+      // Shifted back, the value must come out unchanged: no bit (nor the sign) was lost.
+      r = static_cast<int64_t>(static_cast<uint64_t>(x) << y);
+      return checkedInt(s, (r >> y) != x, r, loc);
+    case BO::RShift:
+      if (y < 0)
+        s.error(loc, "negative shift count");
+      return SemaValue::ofInt(y >= 64 ? (x < 0 ? -1 : 0) : x >> y);
     case BO::BitAnd: return SemaValue::ofInt(x & y);
     case BO::BitOr: return SemaValue::ofInt(x | y);
     case BO::BitXor: return SemaValue::ofInt(x ^ y);
@@ -397,9 +459,13 @@ SemaValue Specializer::unaryOp(ast::UnaryOperator op, const SemaValue &operand, 
   }
   if (operand.isConstexprNumber()) {
     switch (op) {
-    case UO::Neg:
-      return operand.kind == Kind::Float ? SemaValue::ofFloat(-operand.floatValue)
-                                         : SemaValue::ofInt(-asInt(operand));
+    case UO::Neg: {
+      if (operand.kind == Kind::Float)
+        return SemaValue::ofFloat(-operand.floatValue);
+      int64_t negated = 0;
+      bool overflowed = __builtin_sub_overflow(int64_t(0), asInt(operand), &negated);
+      return checkedInt(*this, overflowed, negated, loc);
+    }
     case UO::Pos:
       return operand.kind == Kind::Bool ? SemaValue::ofInt(asInt(operand)) : operand;
     case UO::Invert:

@@ -36,10 +36,17 @@ bool parseSignatureType(const std::string &name, tir::ScalarKind &kind) {
 bool parseHint(const std::string &text, unsigned &hint) {
   if (text.empty())
     return false;
-  for (char c : text)
+  // Digit by digit, stopping past 2^30: any number of digits must neither throw (std::stoul
+  // did, out of range) nor wrap into a small power of two (a cast to unsigned did).
+  uint64_t value = 0;
+  for (char c : text) {
     if (!std::isdigit(static_cast<unsigned char>(c)))
       return false;
-  hint = static_cast<unsigned>(std::stoul(text));
+    value = value * 10 + static_cast<uint64_t>(c - '0');
+    if (value > (uint64_t(1) << 30))
+      return false;
+  }
+  hint = static_cast<unsigned>(value);
   return hint != 0 && (hint & (hint - 1)) == 0;
 }
 

@@ -345,7 +345,14 @@ void Specializer::specialize(const ast::Stmt &kernel,
 // Statements
 //===----------------------------------------------------------------------===//
 
+Specializer::NestingGuard::NestingGuard(Specializer &s, SourceLoc loc) : s(s) {
+  if (++s.nestingDepth_ > kMaxNestingDepth)
+    s.error(loc, "expressions and blocks nest too deeply through inlined calls (more than " +
+                     std::to_string(kMaxNestingDepth) + " levels)");
+}
+
 void Specializer::execBlock(const ast::StmtList &stmts) {
+  NestingGuard guard(*this, stmts.empty() ? builder_.loc() : stmts.front()->loc);
   for (const ast::StmtPtr &stmt : stmts) {
     if (returnValue_)
       return;
@@ -609,8 +616,18 @@ void Specializer::execIf(const ast::Stmt &stmt) {
     bind(merged[i], SemaValue::ofTensor(ifOp->addResult(thenValues[i]->type())));
 }
 
+void Specializer::countExpansion(SourceLoc loc, const char *what) {
+  if (++expansions_ > kMaxExpansions)
+    error(loc, std::string(what) + " expands the kernel past " + std::to_string(kMaxExpansions) +
+                   " unrolled loop bodies and inlined calls, tilec's limit");
+  if (builder_.numCreated() > kMaxOperations)
+    error(loc, std::string(what) + " expands the kernel past " + std::to_string(kMaxOperations) +
+                   " operations, tilec's limit");
+}
+
 void Specializer::execStaticFor(const ast::Stmt &stmt, const std::vector<int64_t> &values) {
   for (int64_t v : values) {
+    countExpansion(stmt.iter->loc, "this tl.static_range");
     assign(*stmt.targets[0], SemaValue::ofInt(v));
     execBlock(stmt.body);
     if (returnValue_)
@@ -650,10 +667,20 @@ void Specializer::execFor(const ast::Stmt &stmt) {
       error(iter.loc, "tl.static_range needs constexpr integer bounds");
     if (step.intValue == 0)
       error(iter.loc, "range() step must not be zero");
+    // The trip count and the values in 128 bits: bounds and step are any int64.
+    __int128 span = static_cast<__int128>(ub.intValue) - lb.intValue;
+    __int128 trips = step.intValue > 0
+                         ? (span > 0 ? (span + step.intValue - 1) / step.intValue : 0)
+                         : (span < 0 ? (span + step.intValue + 1) / step.intValue : 0);
+    if (trips > kMaxStaticRangeIterations)
+      error(iter.loc, "tl.static_range unrolls " +
+                          std::to_string(static_cast<unsigned long long>(trips)) +
+                          " iterations, more than the " +
+                          std::to_string(kMaxStaticRangeIterations) +
+                          " tilec allows; use range or tl.range for a run-time loop");
     std::vector<int64_t> values;
-    for (int64_t v = lb.intValue; step.intValue > 0 ? v < ub.intValue : v > ub.intValue;
-         v += step.intValue)
-      values.push_back(v);
+    for (__int128 i = 0; i < trips; ++i)
+      values.push_back(static_cast<int64_t>(lb.intValue + i * step.intValue));
     execStaticFor(stmt, values);
     return;
   }
@@ -822,6 +849,7 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
 //===----------------------------------------------------------------------===//
 
 SemaValue Specializer::eval(const ast::Expr &expr) {
+  NestingGuard guard(*this, expr.loc);
   switch (expr.kind) {
   case ast::ExprKind::Name:
     return lookup(expr.name, expr.loc);
@@ -1015,6 +1043,7 @@ SemaValue Specializer::callJitFunction(const ast::Stmt &def, CallArgs &args) {
 SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
   if (callDepth_ >= 64)
     error(args.loc, "calls nested too deeply (recursion is not supported in kernels)");
+  countExpansion(args.loc, "this call");
   // Bind arguments to parameters the way Python does.
   Scope scope;
   std::vector<bool> bound(def.params.size(), false);

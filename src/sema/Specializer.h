@@ -53,6 +53,10 @@ public:
   tir::Value *broadcastTo(tir::Value *v, const std::vector<int64_t> &shape, SourceLoc loc);
   /// The shape two operands broadcast to.
   std::vector<int64_t> broadcastShape(const tir::Type &a, const tir::Type &b, SourceLoc loc);
+  /// Triton's TRITON_MAX_TENSOR_NUMEL: no tensor has more elements.
+  static constexpr int64_t kMaxTensorElements = int64_t(1) << 20;
+  /// Errors at `loc` when a tensor of `shape` would have more than kMaxTensorElements elements.
+  void checkTensorSize(const std::vector<int64_t> &shape, SourceLoc loc) const;
 
   /// The type two numeric operands are computed in, by Triton's promotion rules (a Python literal
   /// takes part only when it is of a higher kind than the tensor); an error when there is none.
@@ -103,6 +107,28 @@ private:
   };
   std::vector<Scope> scopes_;
   unsigned callDepth_ = 0;
+
+  // What compile-time unrolling and inlining may expand a kernel to, so that an absurd trip count
+  // or a fan-out of helper calls is an error in bounded time and memory rather than minutes and
+  // gigabytes: iterations of one tl.static_range, loop bodies and calls expanded in all, and
+  // operations built.
+  static constexpr int64_t kMaxStaticRangeIterations = 4096;
+  static constexpr int64_t kMaxExpansions = int64_t(1) << 16;
+  static constexpr size_t kMaxOperations = size_t(1) << 18;
+  int64_t expansions_ = 0;
+
+  // How deeply eval and execBlock recurse. The parser bounds each function's nesting, but inlined
+  // calls nest one function's expressions inside another's: 60 helpers of 3000 nested unary
+  // minus signs each overflowed the stack. kMaxNestingDepth stays well within 8 MB.
+  static constexpr unsigned kMaxNestingDepth = 6000;
+  unsigned nestingDepth_ = 0;
+  struct NestingGuard {
+    NestingGuard(Specializer &s, SourceLoc loc);
+    ~NestingGuard() { --s.nestingDepth_; }
+    Specializer &s;
+  };
+  /// Counts one unrolled body or inlined call at `loc` against the budgets above.
+  void countExpansion(SourceLoc loc, const char *what);
 
   // Set by `return` inside a helper function.
   std::optional<SemaValue> returnValue_;

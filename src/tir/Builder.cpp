@@ -4,6 +4,7 @@ namespace tilec::tir {
 
 Operation *Builder::create(OpCode code, std::vector<Value *> operands,
                            std::vector<Type> resultTypes) {
+  ++numCreated_;
   auto op = std::make_unique<Operation>(code, loc_);
   op->setOperands(std::move(operands));
   for (Type &t : resultTypes)

@@ -22,6 +22,9 @@ public:
   }
   Block *block() const { return block_; }
 
+  /// How many operations this builder has created: sema bounds what unrolling and inlining make.
+  size_t numCreated() const { return numCreated_; }
+
   void setLoc(SourceLoc loc) { loc_ = loc; }
   SourceLoc loc() const { return loc_; }
 
@@ -51,6 +54,7 @@ private:
   Block *block_ = nullptr;
   Block::OpList::iterator pos_;
   SourceLoc loc_;
+  size_t numCreated_ = 0;
 };
 
 } // namespace tilec::tir

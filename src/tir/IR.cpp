@@ -55,6 +55,19 @@ bool isElementwise(OpCode code) {
   }
 }
 
+bool sharesOneLayout(OpCode code) {
+  switch (code) {
+  case OpCode::Load:
+  case OpCode::Store:
+  case OpCode::AtomicRMW:
+  case OpCode::AtomicCAS:
+  case OpCode::Broadcast:
+    return true;
+  default:
+    return isElementwise(code);
+  }
+}
+
 bool isTerminator(OpCode code) {
   return code == OpCode::Yield || code == OpCode::Return || code == OpCode::Condition;
 }

@@ -118,6 +118,9 @@ enum class OpCode {
 const char *opName(OpCode code);
 bool isElementwise(OpCode code);
 bool isTerminator(OpCode code);
+/// Ops whose tensor operands and tensor results all have one layout once laid out: elementwise
+/// ops, broadcast and the memory accesses. The verifier holds every pass to it.
+bool sharesOneLayout(OpCode code);
 
 //===----------------------------------------------------------------------===//
 // Attributes

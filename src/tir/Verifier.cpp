@@ -62,6 +62,7 @@ private:
       for (unsigned r = 0; r < op.numResults(); ++r)
         checkLayout(op, op.result(r)->type());
       verifyOp(op);
+      checkOneLayout(op);
       OpCode inner = op.code() == OpCode::While ? OpCode::Condition : OpCode::Yield;
       for (unsigned r = 0; r < op.numRegions(); ++r) {
         OpCode expected = (op.code() == OpCode::While && r == 1) ? OpCode::Yield : inner;
@@ -78,6 +79,32 @@ private:
       os << "block does not end in '" << opName(terminator) << "'";
       error_ = os.str();
     }
+  }
+
+  /// Ops that share one layout must agree on it after every pass, not only after the last: a
+  /// pass that lays out some of their values (coalescing gives memory accesses theirs) converts
+  /// back for the others, so that a disagreement the lowering would miscompile cannot hide.
+  void checkOneLayout(const Operation &op) {
+    if (!sharesOneLayout(op.code()))
+      return;
+    const Type *first = nullptr;
+    auto check = [&](const Value *v) {
+      const Type &t = v->type();
+      if (!t.isTensor())
+        return;
+      if (!first) {
+        first = &t;
+        return;
+      }
+      bool same =
+          first->layout && t.layout ? *first->layout == *t.layout : first->layout == t.layout;
+      if (!same)
+        fail(op, "operands and results differ in layout: " + first->str() + " and " + t.str());
+    };
+    for (const Value *v : op.operands())
+      check(v);
+    for (unsigned r = 0; r < op.numResults(); ++r)
+      check(op.result(r));
   }
 
   void expectOperands(const Operation &op, unsigned min, unsigned max) {
@@ -171,8 +198,8 @@ private:
       expectOperands(op, 3, 3);
       if (!op.operand(0)->type().elem.isBool())
         fail(op, "condition must be i1");
-      if (op.operand(1)->type() != op.result()->type() ||
-          op.operand(2)->type() != op.result()->type())
+      if (!op.operand(1)->type().sameShapeAndElem(op.result()->type()) ||
+          !op.operand(2)->type().sameShapeAndElem(op.result()->type()))
         fail(op, "values must have the result's type");
       return;
     case OpCode::AddPtr:

@@ -1,6 +1,7 @@
 # lit configuration for tilec's FileCheck tests. Each test is a .tl kernel file (or a .test script)
 # whose RUN lines invoke %tilec and pipe into FileCheck.
 import os
+import sys
 
 import lit.formats
 
@@ -13,6 +14,7 @@ config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in", "CMakeLists.txt
 
 config.substitutions.append(("%tilec", config.tilec_path))
 config.substitutions.append(("%samples", os.path.join(config.tilec_source_dir, "samples")))
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])

@@ -1,3 +1,4 @@
+#include "gpu/Layout.h"
 #include "tir/Builder.h"
 #include "tir/Printer.h"
 #include "tir/Verifier.h"
@@ -78,4 +79,24 @@ TEST_CASE("a load whose result is not the pointee type is rejected", "[verifier]
   b.createValue(OpCode::Load, {p}, Type(f32));
   b.create(OpCode::Return, {}, {});
   CHECK(verify(*f).find("pointee") != std::string::npos);
+}
+
+TEST_CASE("ops that share one layout must agree on it", "[verifier]") {
+  auto f = std::make_unique<Function>("k", tilec::SourceLoc{});
+  Builder b(f->body());
+  Value *r = b.makeRange(0, 128);
+  Value *laidOut =
+      b.createValue(OpCode::ConvertLayout, {r},
+                    r->type().withLayout(tilec::gpu::defaultBlockedLayout({128}, 4, 4)));
+  Value *sum = b.createValue(OpCode::Add, {laidOut, r}, r->type());
+  b.create(OpCode::Return, {}, {});
+  // One operand laid out, the other and the result not: the state coalescing used to leave.
+  CHECK(verify(*f).find("differ in layout") != std::string::npos);
+
+  // All three in one layout verify; two different blocked layouts do not.
+  r->setType(laidOut->type());
+  sum->setType(laidOut->type());
+  CHECK(verify(*f).empty());
+  r->setType(r->type().withLayout(tilec::gpu::defaultBlockedLayout({128}, 4, 1)));
+  CHECK(verify(*f).find("differ in layout") != std::string::npos);
 }
