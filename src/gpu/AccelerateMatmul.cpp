@@ -159,8 +159,14 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
     if (warpsM == 0)
       continue;
     dot->setAttr("engine", std::string("mma_v2"));
-    dot->result()->setType(
-        dot->result()->type().withLayout(mmaV2AccumulatorLayout(warpsM, warpsN)));
+    // As Coalesce does for memory accesses: the result takes the layout and is converted back to
+    // the layout it had (none yet) for its users; AssignLayouts carries the layout on through the
+    // conversion, RemoveRedundantConversions drops it.
+    Value *result = dot->result();
+    result->setType(result->type().withLayout(mmaV2AccumulatorLayout(warpsM, warpsN)));
+    Operation *next = std::next(dot->parentBlock()->find(dot))->get();
+    Value *converted = insertConvert(result, nullptr, next);
+    replaceAllUses(function, result, converted, converted->definingOp());
   }
 }
 
