@@ -132,6 +132,8 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
   if (module == "triton") {
     if (attr == "language")
       return SemaValue::ofModule("triton.language");
+    if (attr == "__version__")
+      return SemaValue::ofString(kTritonVersion);
     if (attr == "cdiv" || attr == "next_power_of_2")
       return moduleAttribute("triton.language", attr, loc);
     return SemaValue::ofBuiltin("triton." + attr); // jit, autotune, Config, heuristics...
@@ -141,7 +143,7 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
     auto dt = dtypeNames().find(attr);
     if (dt != dtypeNames().end())
       return SemaValue::ofDType(DType::scalar(dt->second));
-    if (attr == "math" || attr == "core" || attr == "standard")
+    if (attr == "math" || attr == "core" || attr == "standard" || attr == "extra")
       return SemaValue::ofModule("triton.language." + attr);
     if (attr == "float8e4m3fn")
       return SemaValue::ofDType(DType::scalar(ScalarKind::F8E4M3));
@@ -158,7 +160,16 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
         attr == "clamp" || attr == "ravel" || attr == "flip" || attr == "interleave" ||
         attr == "inline_asm_elementwise" || attr == "xor_sum" || attr == "sort")
       return SemaValue::ofBuiltin("tl." + attr);
+    // Older Triton had libdevice's functions in tl.math (tl.math.tanh).
+    if (module == "triton.language.math" && tir::findLibdeviceFunction(attr))
+      return SemaValue::ofBuiltin("libdevice." + attr);
     error(loc, "tl." + attr + " is not supported yet");
+  }
+  if (module == "triton.language.extra.libdevice" ||
+      module == "triton.language.extra.cuda.libdevice") {
+    if (tir::findLibdeviceFunction(attr))
+      return SemaValue::ofBuiltin("libdevice." + attr);
+    error(loc, "libdevice." + attr + " is not supported yet");
   }
   return SemaValue::ofModule(module + "." + attr);
 }
@@ -227,6 +238,47 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
 //===----------------------------------------------------------------------===//
 // Calls
 //===----------------------------------------------------------------------===//
+
+SemaValue Specializer::callLibdevice(const tir::LibdeviceFunction &fn, CallArgs &args) {
+  SourceLoc loc = args.loc;
+  std::string display = std::string("libdevice.") + fn.name;
+  if (!args.keywords.empty())
+    error(loc, display + " takes positional arguments only");
+  if (args.positional.size() != fn.arity)
+    error(loc, display + " takes " + std::to_string(fn.arity) + " argument" +
+                   (fn.arity == 1 ? "" : "s") + " but " + std::to_string(args.positional.size()) +
+                   " were given");
+  // libdevice has fp32 and fp64 functions: fp16 and bf16 are computed in fp32, as Triton's math
+  // functions do, and the result stays fp32.
+  ScalarKind kind = ScalarKind::F32;
+  for (const SemaValue &v : args.positional) {
+    if (v.isConstexprNumber())
+      continue;
+    if (!v.isTensor())
+      error(loc, display + " needs numbers or tensors, not " + v.describe());
+    DType t = v.value->type().elem;
+    if (!t.isFloat())
+      error(loc, display + " needs floating-point arguments, got " + t.tritonName() +
+                     " (convert it with .to(tl.float32))");
+    if (t.kind == ScalarKind::F64)
+      kind = ScalarKind::F64;
+  }
+  if (kind == ScalarKind::F64 && !fn.fp64)
+    error(loc, display + " exists for fp32 only");
+  DType type = DType::scalar(kind);
+  std::vector<tir::Value *> operands;
+  std::vector<int64_t> shape;
+  for (const SemaValue &v : args.positional) {
+    operands.push_back(v.isTensor() ? castTo(v.value, type) : materialize(v, loc, type));
+    shape = broadcastShape(Type(type, shape), operands.back()->type(), loc);
+  }
+  for (tir::Value *&v : operands)
+    v = broadcastTo(v, shape, loc);
+  DType result = fn.returnsInt ? DType::scalar(ScalarKind::I32) : type;
+  tir::Value *r = builder_.createValue(OpCode::Libdevice, operands, Type(result, shape));
+  r->definingOp()->setAttr("fn", std::string(fn.name));
+  return SemaValue::ofTensor(r);
+}
 
 SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   const std::string &name = callee.name;
@@ -347,6 +399,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (name == "py.isinstance")
     error(loc, "isinstance() is not supported yet in kernels");
 
+  if (name.rfind("libdevice.", 0) == 0)
+    return callLibdevice(*tir::findLibdeviceFunction(name.substr(10)), args);
   if (name.rfind("tl.", 0) != 0)
     error(loc, "'" + name + "' cannot be called in a kernel");
   std::string fn = name.substr(3);

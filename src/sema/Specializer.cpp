@@ -6,6 +6,7 @@
 #include "tir/Verifier.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -123,7 +124,7 @@ Specializer::Specializer(const ast::Module &module, const SourceManager &sources
     : module_(module), sources_(sources), function_(function), builder_(function.body()) {
   // The stdlib first: the user's `from triton.language import cdiv` resolves into it.
   collectStdlib(stdlib);
-  collectGlobals();
+  collectGlobals(module_.body);
 }
 
 void Specializer::collectStdlib(const std::vector<const ast::Module *> &stdlib) {
@@ -155,47 +156,108 @@ bool Specializer::isStdlibFunction(const ast::Stmt &def) const {
   return it != stdlibFunctions_.end() && it->second == &def;
 }
 
-void Specializer::collectGlobals() {
-  for (const ast::StmtPtr &stmt : module_.body) {
+/// The names a module-level statement list binds (imports, functions, assignments), through
+/// nested `if` and `try` statements.
+static void collectModuleNames(const ast::StmtList &stmts, std::set<std::string> &out) {
+  for (const ast::StmtPtr &stmt : stmts) {
+    switch (stmt->kind) {
+    case ast::StmtKind::Import:
+      for (const ast::ImportAlias &alias : stmt->names)
+        out.insert(alias.asName.empty() ? alias.name.substr(0, alias.name.find('.'))
+                                        : alias.asName);
+      break;
+    case ast::StmtKind::ImportFrom:
+      for (const ast::ImportAlias &alias : stmt->names)
+        out.insert(alias.asName.empty() ? alias.name : alias.asName);
+      break;
+    case ast::StmtKind::FunctionDef:
+      out.insert(stmt->name);
+      break;
+    case ast::StmtKind::Assign:
+    case ast::StmtKind::AnnAssign:
+      if (stmt->targets.size() == 1 && stmt->targets[0]->kind == ast::ExprKind::Name)
+        out.insert(stmt->targets[0]->name);
+      break;
+    case ast::StmtKind::If:
+    case ast::StmtKind::Unsupported:
+      collectModuleNames(stmt->body, out);
+      collectModuleNames(stmt->orelse, out);
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std::string> *only) {
+  auto wanted = [&](const std::string &name) { return !only || only->count(name); };
+  // A later definition replaces whatever bound the name before, a conditional one included.
+  auto define = [&](const std::string &name, const SemaValue &value) {
+    globals_[name] = value;
+    pendingGlobals_.erase(name);
+    conditionalGlobals_.erase(name);
+  };
+  for (const ast::StmtPtr &stmt : stmts) {
     switch (stmt->kind) {
     case ast::StmtKind::Import:
       for (const ast::ImportAlias &alias : stmt->names) {
         if (!alias.asName.empty()) {
-          globals_[alias.asName] = SemaValue::ofModule(alias.name);
+          if (wanted(alias.asName))
+            define(alias.asName, SemaValue::ofModule(alias.name));
           continue;
         }
         // `import triton.language` binds `triton`.
-        globals_[alias.name.substr(0, alias.name.find('.'))] =
-            SemaValue::ofModule(alias.name.substr(0, alias.name.find('.')));
+        std::string root = alias.name.substr(0, alias.name.find('.'));
+        if (wanted(root))
+          define(root, SemaValue::ofModule(root));
       }
       break;
     case ast::StmtKind::ImportFrom:
       for (const ast::ImportAlias &alias : stmt->names) {
         std::string bound = alias.asName.empty() ? alias.name : alias.asName;
-        globals_[bound] = moduleAttribute(stmt->module, alias.name, alias.loc);
+        if (wanted(bound))
+          define(bound, moduleAttribute(stmt->module, alias.name, alias.loc));
       }
       break;
     case ast::StmtKind::FunctionDef: {
+      if (!wanted(stmt->name))
+        break;
       bool jit = std::any_of(stmt->decorators.begin(), stmt->decorators.end(),
                              [](const ast::ExprPtr &d) { return isJitDecorator(*d); });
-      if (jit) {
-        globals_[stmt->name] = SemaValue::ofJitFunction(stmt.get());
-      } else {
-        globals_[stmt->name] = SemaValue::ofBuiltin("pyfunc:" + stmt->name);
-      }
-      pendingGlobals_.erase(stmt->name);
+      define(stmt->name, jit ? SemaValue::ofJitFunction(stmt.get())
+                             : SemaValue::ofBuiltin("pyfunc:" + stmt->name));
       break;
     }
     case ast::StmtKind::Assign:
-      if (stmt->targets.size() == 1 && stmt->targets[0]->kind == ast::ExprKind::Name) {
-        pendingGlobals_[stmt->targets[0]->name] = stmt->value.get();
-        globals_.erase(stmt->targets[0]->name);
+    case ast::StmtKind::AnnAssign:
+      if (stmt->targets.size() == 1 && stmt->targets[0]->kind == ast::ExprKind::Name &&
+          stmt->value && wanted(stmt->targets[0]->name)) {
+        const std::string &name = stmt->targets[0]->name;
+        globals_.erase(name);
+        conditionalGlobals_.erase(name);
+        pendingGlobals_[name] = stmt->value.get();
       }
       break;
-    case ast::StmtKind::AnnAssign:
-      if (stmt->value && stmt->targets[0]->kind == ast::ExprKind::Name) {
-        pendingGlobals_[stmt->targets[0]->name] = stmt->value.get();
-        globals_.erase(stmt->targets[0]->name);
+    case ast::StmtKind::If: {
+      std::set<std::string> names;
+      collectModuleNames(stmt->body, names);
+      collectModuleNames(stmt->orelse, names);
+      for (const std::string &name : names) {
+        if (!wanted(name))
+          continue;
+        globals_.erase(name);
+        pendingGlobals_.erase(name);
+        conditionalGlobals_[name] = stmt.get();
+      }
+      break;
+    }
+    case ast::StmtKind::Unsupported:
+      // `try: from triton.language.extra.libdevice import rsqrt` / `except ...: <fallback>`:
+      // the try block's imports succeed on the Triton that tilec implements (3.6), so its names
+      // are those of the try block (and its `else`). Other compound statements bind nothing.
+      if (stmt->name == "try statement") {
+        collectGlobals(stmt->body, only);
+        collectGlobals(stmt->orelse, only);
       }
       break;
     default:
@@ -204,11 +266,90 @@ void Specializer::collectGlobals() {
   }
 }
 
+void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name, SourceLoc use) {
+  std::set<std::string> owned;
+  for (const auto &[n, owner] : conditionalGlobals_)
+    if (owner == &stmt)
+      owned.insert(n);
+  std::optional<bool> truth;
+  try {
+    scopes_.push_back(Scope{});
+    SemaValue cond = eval(*stmt.test);
+    scopes_.pop_back();
+    truth = constexprTruth(cond);
+    if (!truth)
+      error(stmt.test->loc, "this module-level condition is not a compile-time constant");
+  } catch (const CompileError &e) {
+    std::string message = "'" + name + "' is defined under that module-level 'if', used here";
+    sources_.note(use, message);
+    throw CompileError(std::string(e.what()) + sources_.format(use, "note", message), e.reported());
+  }
+  for (const std::string &n : owned)
+    conditionalGlobals_.erase(n);
+  collectGlobals(*truth ? stmt.body : stmt.orelse, &owned);
+}
+
+SemaValue Specializer::compareVersion(const CallArgs &args) {
+  if (args.positional.size() != 3 || !args.keywords.empty())
+    error(args.loc, "compare_version takes three arguments: a package, an operator.* comparison "
+                    "and a version string");
+  const SemaValue &package = args.positional[0], &op = args.positional[1],
+                  &target = args.positional[2];
+  if (package.kind != SemaValue::Kind::String || target.kind != SemaValue::Kind::String)
+    error(args.loc, "compare_version needs a package name and a version as strings");
+  if (package.name != "triton")
+    error(args.loc, "tilec cannot know the version of '" + package.name +
+                        "'; it only knows triton's (3.6.0)");
+  static const std::map<std::string, ast::CompareOperator> ops = {
+      {"operator.lt", ast::CompareOperator::Lt}, {"operator.le", ast::CompareOperator::Le},
+      {"operator.eq", ast::CompareOperator::Eq}, {"operator.ne", ast::CompareOperator::Ne},
+      {"operator.ge", ast::CompareOperator::Ge}, {"operator.gt", ast::CompareOperator::Gt}};
+  auto it = op.kind == SemaValue::Kind::Module ? ops.find(op.name) : ops.end();
+  if (it == ops.end())
+    error(args.loc, "compare_version's comparison must be one of operator.lt, le, eq, ne, ge, gt");
+  // Release segments compared numerically; a suffix (rc1, .dev0, +local) is ignored.
+  auto parse = [](const std::string &text) {
+    std::vector<int64_t> parts;
+    size_t i = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+      int64_t v = 0;
+      while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
+        v = v * 10 + (text[i++] - '0');
+      parts.push_back(v);
+      if (i < text.size() && text[i] == '.')
+        ++i;
+    }
+    parts.resize(std::max<size_t>(parts.size(), 3), 0);
+    return parts;
+  };
+  std::vector<int64_t> have = parse(kTritonVersion), want = parse(target.name);
+  size_t n = std::max(have.size(), want.size());
+  have.resize(n, 0);
+  want.resize(n, 0);
+  int c = have < want ? -1 : have > want ? 1 : 0;
+  switch (it->second) {
+  case ast::CompareOperator::Lt:
+    return SemaValue::ofBool(c < 0);
+  case ast::CompareOperator::Le:
+    return SemaValue::ofBool(c <= 0);
+  case ast::CompareOperator::Eq:
+    return SemaValue::ofBool(c == 0);
+  case ast::CompareOperator::Ne:
+    return SemaValue::ofBool(c != 0);
+  case ast::CompareOperator::Ge:
+    return SemaValue::ofBool(c >= 0);
+  default:
+    return SemaValue::ofBool(c > 0);
+  }
+}
+
 bool Specializer::overrideGlobal(const std::string &name, const SemaValue &value) {
-  bool known = globals_.count(name) || pendingGlobals_.count(name);
+  bool known =
+      globals_.count(name) || pendingGlobals_.count(name) || conditionalGlobals_.count(name);
   if (!known)
     return false;
   pendingGlobals_.erase(name);
+  conditionalGlobals_.erase(name);
   globals_[name] = value;
   return true;
 }
@@ -252,6 +393,11 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
     globals_[name] = value;
     pendingGlobals_.erase(name);
     return value;
+  }
+  auto conditional = conditionalGlobals_.find(name);
+  if (conditional != conditionalGlobals_.end()) {
+    resolveModuleIf(*conditional->second, name, loc);
+    return lookup(name, loc);
   }
   // Python builtins that kernels may use.
   static const std::set<std::string> pyBuiltins = {"range", "min", "max", "float", "int", "bool",
@@ -988,6 +1134,13 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
       args.positional.insert(args.positional.begin(), callee.elems[0]);
     return callJitFunction(*callee.function, args);
   }
+  // The project's own compare_version, imported from its utils or defined in the file.
+  auto endsWith = [](const std::string &s, const std::string &tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  if ((callee.kind == SemaValue::Kind::Builtin && callee.name == "pyfunc:compare_version") ||
+      (callee.kind == SemaValue::Kind::Module && endsWith(callee.name, ".compare_version")))
+    return compareVersion(args);
   if (callee.kind == SemaValue::Kind::Builtin)
     return callBuiltin(callee, args);
   error(expr.operands[0]->loc, callee.describe() + " is not callable in a kernel");

@@ -8,13 +8,18 @@
 #include "frontend/AST.h"
 #include "sema/SemaValue.h"
 #include "tir/Builder.h"
+#include "tir/Libdevice.h"
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace tilec::sema {
+
+/// The Triton version tilec implements: module-level version checks see it.
+inline constexpr const char *kTritonVersion = "3.6.0";
 
 /// Arguments of a call after evaluation.
 struct CallArgs {
@@ -71,6 +76,8 @@ public:
   std::optional<bool> constexprTruth(const SemaValue &v) const;
 
   SemaValue callBuiltin(const SemaValue &callee, CallArgs &args);
+  /// A call of libdevice.NAME (triton.language.extra.libdevice): fp32/fp64 operands.
+  SemaValue callLibdevice(const tir::LibdeviceFunction &fn, CallArgs &args);
   /// tl.dot (Builtins.cpp).
   SemaValue dot(CallArgs &args);
   /// Looks up `attr` of a module ("triton.language" . "load").
@@ -89,6 +96,10 @@ private:
   std::map<std::string, SemaValue> globals_;
   std::map<std::string, const ast::Expr *> pendingGlobals_;
   std::vector<std::string> globalsBeingEvaluated_;
+  // Names bound by a module-level `if` (`if compare_version("triton", ...):`): the condition is
+  // evaluated when a kernel first uses one of them, so that a condition tilec cannot evaluate is
+  // an error only for the kernels that depend on it.
+  std::map<std::string, const ast::Stmt *> conditionalGlobals_;
 
   // The standard library: its functions by name, and the names its own code sees (its imports
   // and functions). `inStdlib_` is set while a stdlib function's body or defaults are evaluated,
@@ -109,7 +120,13 @@ private:
   // >0 while inside a run-time (IR) loop or if: `return` is not allowed there.
   unsigned runtimeControlFlowDepth_ = 0;
 
-  void collectGlobals();
+  /// Binds the module-level names that `stmts` define; with `only`, just those names.
+  void collectGlobals(const ast::StmtList &stmts, const std::set<std::string> *only = nullptr);
+  /// Evaluates the module-level `if` that binds `name` and binds the names of the branch taken.
+  void resolveModuleIf(const ast::Stmt &stmt, const std::string &name, SourceLoc use);
+  /// compare_version("triton", operator.ge, "3.0.0"), the helper of Liger-Kernel and others:
+  /// tilec compiles for Triton 3.6.0.
+  SemaValue compareVersion(const CallArgs &args);
   void collectStdlib(const std::vector<const ast::Module *> &stdlib);
   bool isStdlibFunction(const ast::Stmt &def) const;
   SemaValue inlineJitFunction(const ast::Stmt &def, CallArgs &args);

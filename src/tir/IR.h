@@ -82,6 +82,7 @@ class Function;
   X(Ceil, "ceil")                                                                                  \
   X(Erf, "erf")                                                                                    \
   X(Fma, "fma")                                                                                    \
+  X(Libdevice, "libdevice") /* attr fn (tir/Libdevice.h); 1-3 fp32/fp64 operands of one type */   \
   /* memory */                                                                                     \
   X(Load, "load")      /* ptr [, mask [, other]]; attr has_mask, has_other */                      \
   X(Store, "store")    /* ptr, value [, mask] */                                                   \

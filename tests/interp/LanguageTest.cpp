@@ -1,0 +1,185 @@
+// Language features that real kernels (Liger-Kernel, unsloth) rely on, compiled by tilec from the
+// .tl files in kernels/ and run on the interpreter against references written here in C++.
+#include "SeedKernelTestUtil.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <map>
+
+using namespace tilec;
+using namespace tilec::seedtest;
+using interp::HostBuffer;
+using interp::KernelArg;
+using tir::DType;
+using tir::ScalarKind;
+
+namespace {
+
+const DType f32 = DType::scalar(ScalarKind::F32);
+const DType f64 = DType::scalar(ScalarKind::F64);
+const DType i32 = DType::scalar(ScalarKind::I32);
+
+std::string kernelPath(const std::string &name) {
+  return std::string(TILEC_LANGUAGE_KERNELS_DIR) + "/" + name + ".tl";
+}
+
+} // namespace
+
+TEST_CASE("module level: try/except imports, version ifs, libdevice", "[language]") {
+  const int64_t n = 300;
+  auto module =
+      compile(kernelPath("module_level"), "gelu_tanh_rsqrt", "*fp32:16,*fp32:16,*fp32:16,i32,128");
+  HostBuffer x(f32, n), y(f32, n), z(f32, n);
+  for (int64_t i = 0; i < n; ++i)
+    x.setDouble(i, (i - 150) / 37.0);
+  launch(
+      *module->functions.at(0),
+      {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::pointer(z), KernelArg::integer(n)},
+      cdiv(n, 128));
+  std::vector<double> wantY(n), wantZ(n);
+  for (int64_t i = 0; i < n; ++i) {
+    double v = x.getDouble(i);
+    wantY[i] = 0.5 * v * (1 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+    // SCALE is 2.0: the `else` of `if compare_version("triton", operator.lt, "3.0.0")`.
+    wantZ[i] = 2.0 / std::sqrt(std::fabs(v) + 1.0);
+  }
+  CHECK(worst(y, wantY, 1e-6, 1e-5) <= 1);
+  CHECK(worst(z, wantZ, 0, 1e-6) <= 1);
+}
+
+TEST_CASE("module level: libdevice through tl.extra.cuda.libdevice and tl.math", "[language]") {
+  const int64_t n = 200;
+  auto module =
+      compile(kernelPath("module_level"), "libdevice_spellings", "*fp32:16,*fp32:16,i32,64");
+  HostBuffer x(f32, n), y(f32, n);
+  for (int64_t i = 0; i < n; ++i)
+    x.setDouble(i, (i - 100) / 51.0);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::integer(n)}, cdiv(n, 64));
+  std::vector<double> want(n);
+  for (int64_t i = 0; i < n; ++i) {
+    double v = x.getDouble(i);
+    // erfinv by bisection on erf: independent of the interpreter's series.
+    double lo = -6, hi = 6;
+    for (int k = 0; k < 200; ++k) {
+      double mid = (lo + hi) / 2;
+      (std::erf(mid) < v * 0.5 ? lo : hi) = mid;
+    }
+    want[i] = lo + std::atan2(v, 2.0) + std::log1p(std::fabs(v));
+  }
+  CHECK(worst(y, want, 1e-6, 1e-5) <= 1);
+}
+
+TEST_CASE("module level: an if that tilec cannot evaluate only fails the kernels that use it",
+          "[language]") {
+  std::string error;
+  CHECK(tryCompile(kernelPath("module_level"), "gelu_tanh_rsqrt",
+                   "*fp32:16,*fp32:16,*fp32:16,i32,128", error));
+  CHECK_FALSE(tryCompile(kernelPath("module_level"), "uses_hopper_flag", "*fp32", error));
+  CHECK_THAT(error, Catch::Contains("'ON_HOPPER' is defined under that module-level 'if'"));
+}
+
+TEST_CASE("libdevice functions on fp32 and fp64 match the C library", "[language]") {
+  struct Case {
+    const char *name;
+    unsigned arity;
+    std::function<double(double, double, double)> ref;
+    double lo, hi; // the inputs' range
+    bool fp64 = true;
+  };
+  const std::vector<Case> cases = {
+      {"rsqrt", 1, [](double a, double, double) { return 1 / std::sqrt(a); }, 0.1, 9},
+      {"sqrt", 1, [](double a, double, double) { return std::sqrt(a); }, 0, 9},
+      {"tanh", 1, [](double a, double, double) { return std::tanh(a); }, -4, 4},
+      {"exp", 1, [](double a, double, double) { return std::exp(a); }, -4, 4},
+      {"exp2", 1, [](double a, double, double) { return std::exp2(a); }, -4, 4},
+      {"log", 1, [](double a, double, double) { return std::log(a); }, 0.1, 9},
+      {"log2", 1, [](double a, double, double) { return std::log2(a); }, 0.1, 9},
+      {"log1p", 1, [](double a, double, double) { return std::log1p(a); }, -0.5, 9},
+      {"expm1", 1, [](double a, double, double) { return std::expm1(a); }, -2, 2},
+      {"pow", 2, [](double a, double b, double) { return std::pow(a, b); }, 0.1, 3},
+      {"erf", 1, [](double a, double, double) { return std::erf(a); }, -3, 3},
+      {"erfinv", 1, [](double a, double, double) { return a; }, -0.9, 0.9}, // checked below
+      {"sin", 1, [](double a, double, double) { return std::sin(a); }, -4, 4},
+      {"cos", 1, [](double a, double, double) { return std::cos(a); }, -4, 4},
+      {"tan", 1, [](double a, double, double) { return std::tan(a); }, -1.2, 1.2},
+      {"asin", 1, [](double a, double, double) { return std::asin(a); }, -1, 1},
+      {"acos", 1, [](double a, double, double) { return std::acos(a); }, -1, 1},
+      {"atan", 1, [](double a, double, double) { return std::atan(a); }, -9, 9},
+      {"atan2", 2, [](double a, double b, double) { return std::atan2(a, b); }, -3, 3},
+      {"sinh", 1, [](double a, double, double) { return std::sinh(a); }, -3, 3},
+      {"cosh", 1, [](double a, double, double) { return std::cosh(a); }, -3, 3},
+      {"asinh", 1, [](double a, double, double) { return std::asinh(a); }, -9, 9},
+      {"acosh", 1, [](double a, double, double) { return std::acosh(a); }, 1, 9},
+      {"atanh", 1, [](double a, double, double) { return std::atanh(a); }, -0.9, 0.9},
+      {"floor", 1, [](double a, double, double) { return std::floor(a); }, -4, 4},
+      {"ceil", 1, [](double a, double, double) { return std::ceil(a); }, -4, 4},
+      {"round", 1, [](double a, double, double) { return std::round(a); }, -4, 4},
+      {"rint", 1, [](double a, double, double) { return std::nearbyint(a); }, -4, 4},
+      {"trunc", 1, [](double a, double, double) { return std::trunc(a); }, -4, 4},
+      {"fmod", 2, [](double a, double b, double) { return std::fmod(a, b); }, 0.5, 9},
+      {"isnan", 1, [](double a, double, double) { return std::isnan(a) ? 1.0 : 0.0; }, -4, 4},
+      {"isinf", 1, [](double a, double, double) { return std::isinf(a) ? 1.0 : 0.0; }, -4, 4},
+      {"signbit", 1, [](double a, double, double) { return std::signbit(a) ? 1.0 : 0.0; }, -4, 4},
+      {"fast_expf", 1, [](double a, double, double) { return std::exp(a); }, -4, 4, false},
+      {"fast_logf", 1, [](double a, double, double) { return std::log(a); }, 0.1, 9, false},
+      {"div_rn", 2, [](double a, double b, double) { return a / b; }, 0.5, 9},
+      {"fma", 3, [](double a, double b, double c) { return a * b + c; }, -4, 4},
+  };
+  const int64_t n = 100;
+  const char *args[] = {"a", "a, b", "a, b, c"};
+  for (const Case &c : cases) {
+    for (bool isDouble : {false, true}) {
+      if (isDouble && !c.fp64)
+        continue;
+      INFO("libdevice." << c.name << (isDouble ? " fp64" : " fp32"));
+      std::string path = std::string("language_test_libdevice_") + c.name + ".tl";
+      std::ofstream(path)
+          << "import triton\nimport triton.language as tl\n"
+             "from triton.language.extra import libdevice\n\n\n@triton.jit\n"
+             "def k(a_ptr, b_ptr, c_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+             "    offs = tl.arange(0, BLOCK)\n"
+             "    m = offs < n\n"
+             "    a = tl.load(a_ptr + offs, mask=m, other=1.0)\n"
+             "    b = tl.load(b_ptr + offs, mask=m, other=1.0)\n"
+             "    c = tl.load(c_ptr + offs, mask=m, other=1.0)\n"
+             "    r = libdevice."
+          << c.name << "(" << args[c.arity - 1]
+          << ")\n"
+             "    tl.store(out_ptr + offs, r.to(out_ptr.dtype.element_ty), mask=m)\n";
+      const char *t = isDouble ? "*fp64" : "*fp32";
+      auto module = compile(path, "k", std::string(t) + "," + t + "," + t + "," + t + ",i32,128");
+      std::remove(path.c_str());
+      DType type = isDouble ? f64 : f32;
+      HostBuffer a(type, n), b(type, n), cc(type, n), out(type, n);
+      for (int64_t i = 0; i < n; ++i) {
+        a.setDouble(i, c.lo + (c.hi - c.lo) * i / (n - 1));
+        b.setDouble(i, c.lo + (c.hi - c.lo) * ((i * 37) % n) / (n - 1));
+        cc.setDouble(i, c.lo + (c.hi - c.lo) * ((i * 11) % n) / (n - 1));
+      }
+      if (std::string(c.name) == "isnan" || std::string(c.name) == "isinf") {
+        a.setDouble(3, NAN);
+        a.setDouble(4, INFINITY);
+        a.setDouble(5, -INFINITY);
+      }
+      launch(*module->functions.at(0),
+             {KernelArg::pointer(a), KernelArg::pointer(b), KernelArg::pointer(cc),
+              KernelArg::pointer(out), KernelArg::integer(n)},
+             1);
+      std::vector<double> want(n);
+      for (int64_t i = 0; i < n; ++i)
+        want[i] = c.ref(a.getDouble(i), b.getDouble(i), cc.getDouble(i));
+      if (std::string(c.name) == "erfinv") {
+        // erf(erfinv(x)) == x.
+        for (int64_t i = 0; i < n; ++i)
+          out.setDouble(i, std::erf(out.getDouble(i)));
+      }
+      double rtol = isDouble ? 1e-13 : 2e-6;
+      CHECK(worst(out, want, rtol, rtol) <= 1);
+    }
+  }
+  // Rounding of halfway cases: round away from zero, rint to even.
+  (void)i32;
+}
