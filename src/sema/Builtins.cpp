@@ -100,6 +100,9 @@ int64_t constInt(Specializer &s, const SemaValue &v, SourceLoc loc, const std::s
 DType constDType(Specializer &s, const SemaValue &v, SourceLoc loc, const std::string &what) {
   if (v.kind == Kind::DType)
     return v.dtype;
+  if (v.kind == Kind::String)
+    s.error(loc, what + " must be a dtype, not the string '" + v.name + "' (dtypes are spelled " +
+                     kDTypeSpellings + ")");
   s.error(loc, what + " must be a dtype such as tl.float32, not " + v.describe());
 }
 

@@ -1224,7 +1224,20 @@ SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
 // Entry point
 //===----------------------------------------------------------------------===//
 
+static bool isIdentifier(const std::string &text) {
+  if (text.empty() || !(std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_'))
+    return false;
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+/// A constexpr value written in a signature or a -D: True/False/None, a number, a dtype, a
+/// quoted string ("mean" or 'mean'), or a bare word, which is a string (reduction=mean).
 static std::optional<SemaValue> parseConstexprLiteral(const std::string &text) {
+  if (text.size() >= 2 && (text.front() == '"' || text.front() == '\'') &&
+      text.back() == text.front())
+    return SemaValue::ofString(text.substr(1, text.size() - 2));
   if (text == "True" || text == "False")
     return SemaValue::ofBool(text == "True");
   if (text == "None")
@@ -1251,7 +1264,40 @@ static std::optional<SemaValue> parseConstexprLiteral(const std::string &text) {
   if (tir::parseDType(name, kind) || (name == "fp8e4nv" && (kind = ScalarKind::F8E4M3, true)) ||
       (name == "fp8e5" && (kind = ScalarKind::F8E5M2, true)))
     return SemaValue::ofDType(DType::scalar(kind));
-  return std::nullopt;
+  // `tl.X` must be a dtype; any other bare word is a string.
+  if (name != text || !isIdentifier(text))
+    return std::nullopt;
+  return SemaValue::ofString(text);
+}
+
+/// Whether a parameter's default is a dtype (`DTYPE: tl.constexpr = tl.float32`), in which case
+/// a string for it is a misspelt dtype rather than a string.
+static bool defaultIsDType(const ast::Param &param) {
+  if (!param.defaultValue)
+    return false;
+  std::string name = dottedName(*param.defaultValue);
+  for (const char *prefix : {"tl.", "triton.language."})
+    if (name.rfind(prefix, 0) == 0) {
+      ScalarKind kind;
+      return tir::parseDType(name.substr(std::string(prefix).size()), kind);
+    }
+  return false;
+}
+
+/// The value of constexpr `param` written as `text` (a signature entry or a -D); reports an
+/// error naming the accepted spellings when it cannot be read.
+static SemaValue constexprArgument(const SourceManager &sources, const ast::Param &param,
+                                   const std::string &text, const std::string &what) {
+  auto value = parseConstexprLiteral(text);
+  if (!value)
+    sources.error(param.loc, what + " for parameter '" + param.name +
+                                 "' is not a number, True/False/None, a string or a dtype (" +
+                                 kDTypeSpellings + ")");
+  if (value->kind == SemaValue::Kind::String && defaultIsDType(param) && text.front() != '"' &&
+      text.front() != '\'')
+    sources.error(param.loc, what + " for parameter '" + param.name +
+                                 "' is not a dtype: " + "dtypes are spelled " + kDTypeSpellings);
+  return *value;
 }
 
 tir::Function &specializeKernel(const ast::Module &module, const SourceManager &sources,
@@ -1296,11 +1342,8 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
     auto define = defines.find(param.name);
     if (i >= entries->size()) {
       if (define != defines.end()) {
-        auto value = parseConstexprLiteral(define->second);
-        if (!value)
-          sources.error(param.loc, "cannot read -D " + param.name + "=" + define->second +
-                                       " as a number, True/False/None or a dtype");
-        constexprArgs[param.name] = *value;
+        constexprArgs[param.name] = constexprArgument(sources, param, define->second,
+                                                      "-D " + param.name + "=" + define->second);
         if (request.usedDefines)
           request.usedDefines->push_back(param.name);
         defines.erase(define);
@@ -1318,12 +1361,15 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       sources.error(param.loc, "parameter '" + param.name +
                                    "' is given both in the signature and with -D");
     if (entry.kind == SignatureEntry::Kind::Constant) {
-      auto value = parseConstexprLiteral(entry.constant);
-      if (!value)
-        sources.error(param.loc, "signature entry '" + entry.text + "' for parameter '" +
-                                     param.name +
-                                     "' is neither a type nor a number, True/False/None or dtype");
-      constexprArgs[param.name] = *value;
+      constexprArgs[param.name] =
+          constexprArgument(sources, param, entry.constant, "signature entry '" + entry.text + "'");
+      continue;
+    }
+    // `fp16` for a constexpr is the dtype, as `tl.float16` is. An integer type is taken for a
+    // dtype only where the default is one: `i32` for BLOCK is more likely a forgotten value.
+    if (isConstexpr && entry.kind == SignatureEntry::Kind::Scalar && entry.hint == 0 &&
+        (entry.type.isFloat() || defaultIsDType(param))) {
+      constexprArgs[param.name] = SemaValue::ofDType(entry.type);
       continue;
     }
     if (isConstexpr)
@@ -1351,7 +1397,8 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
     auto value = parseConstexprLiteral(text);
     if (!value)
       sources.error(fileLoc, "cannot read -D " + name + "=" + text +
-                                 " as a number, True/False/None or a dtype");
+                                 " as a number, True/False/None, a string or a dtype (" +
+                                 kDTypeSpellings + ")");
     if (specializer.overrideGlobal(name, *value) && request.usedDefines)
       request.usedDefines->push_back(name);
   }

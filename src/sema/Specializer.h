@@ -20,6 +20,11 @@ namespace tilec::sema {
 
 /// The Triton version tilec implements: module-level version checks see it.
 inline constexpr const char *kTritonVersion = "3.6.0";
+/// The dtype spellings a signature or -D accepts, for error messages.
+inline constexpr const char *kDTypeSpellings =
+    "fp16/float16/tl.float16, bf16/bfloat16/tl.bfloat16, fp32/float32/tl.float32, "
+    "fp64/float64/tl.float64, fp8e4nv/fp8e5, i1/int1, i8/int8 ... i64/int64, u8/uint8 ... "
+    "u64/uint64";
 
 /// Arguments of a call after evaluation.
 struct CallArgs {

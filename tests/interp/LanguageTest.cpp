@@ -183,3 +183,68 @@ TEST_CASE("libdevice functions on fp32 and fp64 match the C library", "[language
   // Rounding of halfway cases: round away from zero, rint to even.
   (void)i32;
 }
+
+TEST_CASE("string constexprs: defaults, signature entries, == in a constexpr if", "[language]") {
+  const int64_t n = 100;
+  HostBuffer x(f32, n);
+  for (int64_t i = 0; i < n; ++i)
+    x.setDouble(i, (i % 7) - 2.5);
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i)
+    sum += x.getDouble(i);
+  // The default ("mean"), then "sum" quoted and bare, then "none".
+  for (const char *reduction : {"", ",\"sum\"", ",sum", ",'none'"}) {
+    INFO("reduction entry: " << reduction);
+    auto module = compile(kernelPath("constexpr_strings"), "reduce_loss",
+                          std::string("*fp32:16,*fp32:16,i32") + reduction);
+    HostBuffer y(f32, n);
+    launch(*module->functions.at(0),
+           {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::integer(n)}, 1);
+    std::string r = reduction;
+    if (r.empty())
+      CHECK(y.getDouble(0) == Approx(sum / n));
+    else if (r.find("sum") != std::string::npos)
+      CHECK(y.getDouble(0) == Approx(sum));
+    else
+      for (int64_t i = 0; i < n; ++i)
+        CHECK(y.getDouble(i) == x.getDouble(i));
+  }
+  std::string error;
+  CHECK_FALSE(tryCompile(kernelPath("constexpr_strings"), "reduce_loss",
+                         "*fp32:16,*fp32:16,i32,max", error));
+  CHECK_THAT(error, Catch::Contains("reduction must be mean, sum or none"));
+}
+
+TEST_CASE("dtype constexprs under Triton's spellings", "[language]") {
+  const int64_t n = 3;
+  HostBuffer x(f32, n);
+  x.setDouble(0, 1.1);
+  x.setDouble(1, -3.3);
+  x.setDouble(2, 1000.7);
+  // bf16 keeps 8 significant bits, fp16 11: the round trip shows which one was used.
+  const std::vector<double> bf16 = {1.1015625, -3.296875, 1000.0};
+  const std::vector<double> fp16 = {1.099609375, -3.30078125, 1000.5};
+  const std::vector<std::pair<const char *, const std::vector<double> *>> spellings = {
+      {"bf16", &bf16},
+      {"bfloat16", &bf16},
+      {"tl.bfloat16", &bf16},
+      {"fp16", &fp16},
+      {"float16", &fp16},
+      {"tl.float16", &fp16},
+      {"triton.language.float16", &fp16}};
+  for (const auto &[spelling, want] : spellings) {
+    INFO("dtype spelled " << spelling);
+    auto module = compile(kernelPath("constexpr_strings"), "round_trip",
+                          std::string("*fp32:16,*fp32:16,i32,") + spelling);
+    HostBuffer y(f32, n);
+    launch(*module->functions.at(0),
+           {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::integer(n)}, 1);
+    for (int64_t i = 0; i < n; ++i)
+      CHECK(y.getDouble(i) == (*want)[i]);
+  }
+  std::string error;
+  CHECK_FALSE(tryCompile(kernelPath("constexpr_strings"), "round_trip",
+                         "*fp32:16,*fp32:16,i32,bf61", error));
+  CHECK_THAT(error, Catch::Contains("is not a dtype: dtypes are spelled") &&
+                        Catch::Contains("bf16/bfloat16/tl.bfloat16"));
+}
