@@ -491,12 +491,28 @@ void Specializer::specialize(const ast::Stmt &kernel,
 // Statements
 //===----------------------------------------------------------------------===//
 
-void Specializer::execBlock(const ast::StmtList &stmts) {
-  for (const ast::StmtPtr &stmt : stmts) {
+void Specializer::execBlock(const ast::StmtList &stmts, size_t from) {
+  for (size_t i = from; i < stmts.size(); ++i) {
     if (returnValue_)
       return;
-    exec(*stmt);
+    // What follows this statement, for an `if` with a `return` on a run-time condition, which
+    // runs it inside its branches (see execReturningIf).
+    continuations_.push_back({&stmts, i + 1});
+    exec(*stmts[i]);
+    continuations_.pop_back();
   }
+}
+
+static bool containsReturn(const ast::StmtList &stmts) {
+  for (const ast::StmtPtr &stmt : stmts) {
+    if (stmt->kind == ast::StmtKind::Return)
+      return true;
+    if (stmt->kind == ast::StmtKind::FunctionDef)
+      continue;
+    if (containsReturn(stmt->body) || containsReturn(stmt->orelse))
+      return true;
+  }
+  return false;
 }
 
 void Specializer::exec(const ast::Stmt &stmt) {
@@ -673,6 +689,10 @@ void Specializer::execIf(const ast::Stmt &stmt) {
   if (!condValue->type().isScalar())
     error(stmt.test->loc, "an 'if' condition must be a scalar, not " + cond.describe());
   condValue = castTo(condValue, DType::scalar(ScalarKind::I1));
+  if (containsReturn(stmt.body) || containsReturn(stmt.orelse)) {
+    execReturningIf(stmt, condValue);
+    return;
+  }
 
   std::vector<std::string> assigned;
   collectAssigned(stmt.body, assigned);
@@ -755,14 +775,136 @@ void Specializer::execIf(const ast::Stmt &stmt) {
     bind(merged[i], SemaValue::ofTensor(ifOp->addResult(thenValues[i]->type())));
 }
 
+/// Walks the values two paths return, in one fixed order: `collect` gathers the run-time values
+/// each path must yield, `rebuild` puts the if's results back in their place.
+static void collectReturned(const SemaValue &t, const SemaValue &e,
+                            std::vector<std::pair<SemaValue, SemaValue>> &out) {
+  if (t.kind == SemaValue::Kind::Tuple && e.kind == SemaValue::Kind::Tuple &&
+      t.elems.size() == e.elems.size()) {
+    for (size_t i = 0; i < t.elems.size(); ++i)
+      collectReturned(t.elems[i], e.elems[i], out);
+    return;
+  }
+  if (!t.isTensor() && !e.isTensor() && t.kind == e.kind && t.repr() == e.repr())
+    return; // the same constant on both paths
+  out.push_back({t, e});
+}
+
+static SemaValue rebuildReturned(const SemaValue &t, const SemaValue &e,
+                                 const std::vector<tir::Value *> &results, size_t &next) {
+  if (t.kind == SemaValue::Kind::Tuple && e.kind == SemaValue::Kind::Tuple &&
+      t.elems.size() == e.elems.size()) {
+    std::vector<SemaValue> elems;
+    for (size_t i = 0; i < t.elems.size(); ++i)
+      elems.push_back(rebuildReturned(t.elems[i], e.elems[i], results, next));
+    return SemaValue::ofTuple(std::move(elems));
+  }
+  if (!t.isTensor() && !e.isTensor() && t.kind == e.kind && t.repr() == e.repr())
+    return t;
+  return SemaValue::ofTensor(results.at(next++));
+}
+
+void Specializer::execReturningIf(const ast::Stmt &stmt, tir::Value *cond) {
+  // Triton allows `return` under a run-time `if`, but not in a loop.
+  if (runtimeControlFlowDepth_ > 0 || staticLoopDepth_ > 0)
+    error(stmt.loc, "an 'if' on a run-time condition that returns is not supported inside a "
+                    "loop (Triton does not support it either)");
+  // The statements after the `if`, up to the end of the function, run on each path that does
+  // not return: they become part of both branches (they are duplicated when neither returns).
+  const std::vector<Continuation> rest = continuations_;
+  auto runPath = [&](const ast::StmtList &body) -> SemaValue {
+    // A returning `if` inside the branch runs what follows this one, too.
+    continuations_ = rest;
+    execBlock(body);
+    for (size_t k = rest.size(); k-- > 0 && !returnValue_;) {
+      continuations_.assign(rest.begin(), rest.begin() + static_cast<long>(k));
+      execBlock(*rest[k].stmts, rest[k].next);
+    }
+    SemaValue result = returnValue_ ? *returnValue_ : SemaValue::none();
+    returnValue_.reset();
+    return result;
+  };
+
+  tir::Operation *ifOp = builder_.create(OpCode::If, {cond}, {});
+  tir::Block &thenBlock = ifOp->addRegion().block();
+  tir::Block &elseBlock = ifOp->addRegion().block();
+  std::map<std::string, SemaValue> before = scopes_.back().names;
+  builder_.setInsertionPointToEnd(thenBlock);
+  SemaValue thenResult = runPath(stmt.body);
+  scopes_.back().names = before;
+  builder_.setInsertionPointToEnd(elseBlock);
+  SemaValue elseResult = runPath(stmt.orelse);
+  scopes_.back().names = before;
+  continuations_ = rest;
+
+  std::vector<std::pair<SemaValue, SemaValue>> pairs;
+  collectReturned(thenResult, elseResult, pairs);
+  std::vector<tir::Value *> thenValues, elseValues;
+  for (const auto &[tv, ev] : pairs) {
+    if (tv.isNone() || ev.isNone())
+      error(stmt.loc, "this 'if' returns " + tv.describe() + " on one path and " + ev.describe() +
+                          " on the other");
+    if (!tv.isTensor() && !tv.isConstexprNumber())
+      error(stmt.loc, "this 'if' returns " + tv.describe() + " on one path and " + ev.describe() +
+                          " on the other");
+    if (!ev.isTensor() && !ev.isConstexprNumber())
+      error(stmt.loc, "this 'if' returns " + tv.describe() + " on one path and " + ev.describe() +
+                          " on the other");
+    // The type both paths return: a tensor side wins, two constants take their promoted type.
+    tir::Value *tval = tv.isTensor() ? tv.value : nullptr;
+    tir::Value *evalue = ev.isTensor() ? ev.value : nullptr;
+    std::string why;
+    if (!tval && !evalue) {
+      builder_.setInsertionPointToEnd(thenBlock);
+      tval = materialize(tv, stmt.loc);
+      builder_.setInsertionPointToEnd(elseBlock);
+      evalue = materialize(ev, stmt.loc);
+      auto common = computationType(tval->type().elem, true, evalue->type().elem, true, false, why);
+      if (!common)
+        error(stmt.loc, "the two paths of this 'if' return values of incompatible types");
+      builder_.setInsertionPointToEnd(thenBlock);
+      tval = castTo(tval, *common);
+      builder_.setInsertionPointToEnd(elseBlock);
+      evalue = castTo(evalue, *common);
+    } else if (!tval) {
+      builder_.setInsertionPointToEnd(thenBlock);
+      tval = broadcastTo(materialize(tv, stmt.loc, evalue->type().elem), evalue->type().shape,
+                         stmt.loc);
+    } else if (!evalue) {
+      builder_.setInsertionPointToEnd(elseBlock);
+      evalue =
+          broadcastTo(materialize(ev, stmt.loc, tval->type().elem), tval->type().shape, stmt.loc);
+    }
+    if (!tval->type().sameShapeAndElem(evalue->type()))
+      error(stmt.loc, "this 'if' returns " + tval->type().str() + " on one path and " +
+                          evalue->type().str() + " on the other");
+    thenValues.push_back(tval);
+    elseValues.push_back(evalue);
+  }
+  builder_.setInsertionPointToEnd(thenBlock);
+  builder_.create(OpCode::Yield, thenValues, {});
+  builder_.setInsertionPointToEnd(elseBlock);
+  builder_.create(OpCode::Yield, elseValues, {});
+  builder_.setInsertionPointToEnd(*ifOp->parentBlock());
+  std::vector<tir::Value *> results;
+  for (tir::Value *v : thenValues)
+    results.push_back(ifOp->addResult(v->type()));
+  size_t next = 0;
+  // The function has returned on every path: what follows ran inside the branches.
+  returnValue_ = rebuildReturned(thenResult, elseResult, results, next);
+}
+
 void Specializer::execStaticFor(const ast::Stmt &stmt, const std::vector<int64_t> &values) {
+  ++staticLoopDepth_;
   for (int64_t v : values) {
     assign(*stmt.targets[0], SemaValue::ofInt(v));
     execBlock(stmt.body);
     if (returnValue_)
-      return;
+      break;
   }
-  execBlock(stmt.orelse);
+  --staticLoopDepth_;
+  if (!returnValue_)
+    execBlock(stmt.orelse);
 }
 
 void Specializer::execFor(const ast::Stmt &stmt) {
@@ -1205,8 +1347,12 @@ SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
   // Inline the body in a fresh scope.
   scopes_.push_back(std::move(scope));
   ++callDepth_;
-  unsigned savedDepth = runtimeControlFlowDepth_;
+  unsigned savedDepth = runtimeControlFlowDepth_, savedStaticDepth = staticLoopDepth_;
   runtimeControlFlowDepth_ = 0;
+  staticLoopDepth_ = 0;
+  // A helper's `return` ends the helper: what follows its call is not its continuation.
+  std::vector<Continuation> savedContinuations = std::move(continuations_);
+  continuations_.clear();
   std::optional<SemaValue> savedReturn = std::move(returnValue_);
   returnValue_.reset();
   SourceLoc savedLoc = builder_.loc();
@@ -1214,6 +1360,8 @@ SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
   SemaValue result = returnValue_ ? *returnValue_ : SemaValue::none();
   returnValue_ = std::move(savedReturn);
   runtimeControlFlowDepth_ = savedDepth;
+  staticLoopDepth_ = savedStaticDepth;
+  continuations_ = std::move(savedContinuations);
   --callDepth_;
   scopes_.pop_back();
   builder_.setLoc(savedLoc);

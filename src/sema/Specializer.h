@@ -122,8 +122,18 @@ private:
 
   // Set by `return` inside a helper function.
   std::optional<SemaValue> returnValue_;
-  // >0 while inside a run-time (IR) loop or if: `return` is not allowed there.
+  // >0 while inside a run-time (IR) loop or an `if` without `return`: `return` is not allowed
+  // there (an `if` with a `return` is built by execReturningIf).
   unsigned runtimeControlFlowDepth_ = 0;
+  // >0 inside a tl.static_range loop, where a run-time `if` cannot return either.
+  unsigned staticLoopDepth_ = 0;
+  // The statements that follow the one being executed, innermost last, up to the end of the
+  // function: an `if` that returns on a run-time condition runs them inside its branches.
+  struct Continuation {
+    const ast::StmtList *stmts;
+    size_t next;
+  };
+  std::vector<Continuation> continuations_;
 
   /// Binds the module-level names that `stmts` define; with `only`, just those names.
   void collectGlobals(const ast::StmtList &stmts, const std::set<std::string> *only = nullptr);
@@ -140,10 +150,11 @@ private:
   void bind(const std::string &name, const SemaValue &value);
 
   // Statements
-  void execBlock(const ast::StmtList &stmts);
+  void execBlock(const ast::StmtList &stmts, size_t from = 0);
   void exec(const ast::Stmt &stmt);
   void execAssign(const ast::Stmt &stmt);
   void execIf(const ast::Stmt &stmt);
+  void execReturningIf(const ast::Stmt &stmt, tir::Value *cond);
   void execFor(const ast::Stmt &stmt);
   void execWhile(const ast::Stmt &stmt);
   void execStaticFor(const ast::Stmt &stmt, const std::vector<int64_t> &values);

@@ -248,3 +248,43 @@ TEST_CASE("dtype constexprs under Triton's spellings", "[language]") {
   CHECK_THAT(error, Catch::Contains("is not a dtype: dtypes are spelled") &&
                         Catch::Contains("bf16/bfloat16/tl.bfloat16"));
 }
+
+TEST_CASE("return under run-time conditions: early exit in a kernel", "[language]") {
+  const int64_t rows = 5, cols = 37;
+  auto module = compile(kernelPath("early_return"), "early_exit", "*fp32:16,*fp32:16,i32,i32,64");
+  HostBuffer x(f32, rows * cols), y(f32, (rows + 1) * cols);
+  for (int64_t i = 0; i < rows * cols; ++i)
+    x.setDouble(i, ((i * 7) % 11) - (i / cols % 2 ? 8.0 : 2.0)); // odd rows sum below zero
+  y.fill(42);
+  // More programs than rows: the extra ones must return before touching memory.
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::integer(rows),
+          KernelArg::integer(cols)},
+         rows + 3);
+  std::vector<double> want((rows + 1) * cols, 42.0);
+  for (int64_t r = 0; r < rows; ++r) {
+    double s = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      s += x.getDouble(r * cols + c);
+    for (int64_t c = 0; c < cols; ++c)
+      want[r * cols + c] = s < 0 ? -x.getDouble(r * cols + c) : 2 * x.getDouble(r * cols + c);
+  }
+  CHECK(worst(y, want, 0, 0) <= 1);
+}
+
+TEST_CASE("return under run-time conditions: values from if/else in nested helpers", "[language]") {
+  const std::vector<double> in = {-4, 10, 200, 40, -3, 100, 25.5, 101};
+  const int64_t n = static_cast<int64_t>(in.size());
+  auto module = compile(kernelPath("early_return"), "scalar_helpers", "*fp32:16,*fp32:16,i32");
+  HostBuffer x(f32, n), y(f32, n);
+  for (int64_t i = 0; i < n; ++i)
+    x.setDouble(i, in[i]);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::integer(n)}, n);
+  for (int64_t i = 0; i < n; ++i) {
+    double v = in[i];
+    double c = v < -3 ? -3 : v > 100 ? v * 0.5 : v * 2;
+    INFO("x = " << v);
+    CHECK(y.getDouble(i) == (c > 50 ? c - 1 : c + 1));
+  }
+}
