@@ -56,6 +56,8 @@ struct CompiledOp {
   AtomicKind atomicKind = AtomicKind::Add;
   DotPrecision dotPrecision = DotPrecision::IEEE;
   const tir::LibdeviceFunction *libdevice = nullptr;
+  bool scanProduct = false;
+  bool scanReverse = false;
   /// The value of a `constant` (a scalar of the result's element type).
   Tensor constant;
   /// Set once a constant or make_range has filled its slot in this launch.
@@ -405,6 +407,16 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
     if (op.result()->type().numElements() != intAttr("end") - intAttr("start"))
       compileError(op, "the result does not have end - start elements");
     break;
+  case OpCode::Scan:
+    expectOperands(1, 1);
+    compiled.axis = intAttr("axis");
+    if (compiled.axis < 0 || compiled.axis >= static_cast<int64_t>(op.operand(0)->type().rank()))
+      compileError(op, "axis out of range");
+    if (stringAttr("kind") != "sum" && stringAttr("kind") != "prod")
+      compileError(op, "unknown kind '" + op.strAttr("kind") + "'");
+    compiled.scanProduct = op.strAttr("kind") == "prod";
+    compiled.scanReverse = op.hasAttr("reverse") && op.boolAttr("reverse");
+    break;
   case OpCode::Libdevice:
     compiled.libdevice = tir::findLibdeviceFunction(stringAttr("fn"));
     if (!compiled.libdevice)
@@ -704,6 +716,8 @@ void Machine::execOp(CompiledOp &op) {
   case OpCode::Reduce:
   case OpCode::ArgReduce:
     return execReduce(op, *out);
+  case OpCode::Scan:
+    return evalScan(op.scanProduct, op.scanReverse, op.axis, slot(op.operands[0]), *out, *this);
   case OpCode::For:
     return execFor(op);
   case OpCode::If:

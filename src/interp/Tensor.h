@@ -180,6 +180,11 @@ void evalCast(const Tensor &in, Tensor &out);
 /// Reinterprets the bits of non-pointer dtypes of the same width.
 void evalBitcast(const Tensor &in, Tensor &out, const ErrorReporter &errors);
 
+/// An inclusive running sum or product along `axis` (from the end when `reverse`); `out` has the
+/// operand's type. Integers wrap at their width, fp16/bf16 round after each step.
+void evalScan(bool product, bool reverse, int64_t axis, const Tensor &in, Tensor &out,
+              const ErrorReporter &errors);
+
 enum class ReduceKind : uint8_t { Sum, Max, Min, ArgMax, ArgMin };
 bool parseReduceKind(const std::string &text, ReduceKind &out);
 /// Reduces `in` along `axis` into `out` (which already has the result type: `in`'s shape without

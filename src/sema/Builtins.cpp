@@ -155,13 +155,13 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
     // Functions Triton writes in its own language come from tilec's stdlib.
     if (const ast::Stmt *def = stdlibFunction(attr))
       return SemaValue::ofJitFunction(def);
-    if (attr == "make_block_ptr" ||
-        attr == "advance" || attr == "permute" || attr == "join" || attr == "split" ||
-        attr == "cumsum" || attr == "associative_scan" || attr == "reduce" || attr == "dtype" ||
-        attr == "tensor" || attr == "pointer_type" || attr == "umulhi" || attr == "rand" ||
-        attr == "randn" || attr == "histogram" || attr == "div_rn" || attr == "fdiv" ||
-        attr == "clamp" || attr == "ravel" || attr == "flip" || attr == "interleave" ||
-        attr == "inline_asm_elementwise" || attr == "xor_sum" || attr == "sort")
+    if (attr == "make_block_ptr" || attr == "advance" || attr == "permute" || attr == "join" ||
+        attr == "split" || attr == "cumsum" || attr == "cumprod" || attr == "associative_scan" ||
+        attr == "reduce" || attr == "dtype" || attr == "tensor" || attr == "pointer_type" ||
+        attr == "umulhi" || attr == "rand" || attr == "randn" || attr == "histogram" ||
+        attr == "div_rn" || attr == "fdiv" || attr == "clamp" || attr == "ravel" ||
+        attr == "flip" || attr == "interleave" || attr == "inline_asm_elementwise" ||
+        attr == "xor_sum" || attr == "sort")
       return SemaValue::ofBuiltin("tl." + attr);
     // Older Triton had libdevice's functions in tl.math (tl.math.tanh).
     if (module == "triton.language.math" && tir::findLibdeviceFunction(attr))
@@ -827,6 +827,42 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   }
   if (fn == "dot")
     return dot(args);
+
+  // --- Scans ----------------------------------------------------------------------------------
+  if (fn == "cumsum" || fn == "cumprod") {
+    BoundArgs a = fn == "cumsum"
+                      ? bindArgs(*this, display, {"input", "axis", "reverse", "dtype"}, 1, args)
+                      : bindArgs(*this, display, {"input", "axis", "reverse"}, 1, args);
+    tir::Value *v = tensorArg(*a.values[0], display);
+    DType t = v->type().elem;
+    if (t.isPointer())
+      error(loc, display + " of pointers is not supported");
+    if (v->type().isScalar())
+      error(loc, display + " needs a tensor, not a scalar");
+    // As Triton: bf16 is scanned in fp32; cumsum also widens narrow integers to 32 bits.
+    if (fn == "cumsum" && a.get(3))
+      t = constDType(*this, *a.get(3), loc, "dtype");
+    else if (t.kind == ScalarKind::BF16)
+      t = DType::scalar(ScalarKind::F32);
+    else if (fn == "cumsum" && (t.isBool() || (t.isInteger() && t.bits() < 32)))
+      t = DType::scalar(t.isSigned() ? ScalarKind::I32 : ScalarKind::U32);
+    v = castTo(v, t);
+    int64_t rank = v->type().rank();
+    int64_t axis = a.get(1) ? constInt(*this, *a.get(1), loc, "axis") : 0;
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis >= rank)
+      error(loc, display + "'s axis " + std::to_string(axis) + " is out of range for rank " +
+                     std::to_string(rank));
+    bool reverse = a.get(2) && constexprTruth(*a.get(2)).value_or(false);
+    if (a.get(2) && !constexprTruth(*a.get(2)))
+      error(loc, display + "'s reverse must be a constant");
+    tir::Operation *op = builder_.create(OpCode::Scan, {v}, {v->type()});
+    op->setAttr("kind", std::string(fn == "cumsum" ? "sum" : "prod"));
+    op->setAttr("axis", axis);
+    op->setAttr("reverse", reverse);
+    return SemaValue::ofTensor(op->result());
+  }
 
   // --- Reductions -----------------------------------------------------------------------------
   if (fn == "sum" || fn == "max" || fn == "min" || fn == "argmax" || fn == "argmin") {

@@ -94,6 +94,7 @@ class Function;
   /* reductions */                                                                                 \
   X(Reduce, "reduce")  /* attr kind: sum max min; attr axis; one operand */                        \
   X(ArgReduce, "arg_reduce") /* attr kind: argmax argmin; attr axis; result i32 */                 \
+  X(Scan, "scan")      /* attr kind: sum prod; attr axis; attr reverse; inclusive, operand's type */  \
   /* control flow */                                                                               \
   X(For, "for")        /* lb, ub, step, inits...; region(iv, iters...) -> results */               \
   X(If, "if")          /* cond; then region, else region -> results */                             \

@@ -189,6 +189,21 @@ private:
       if (op.operand(0)->type().shape != op.result()->type().shape)
         fail(op, "changes shape");
       return;
+    case OpCode::Scan: {
+      expectOperands(op, 1, 1);
+      if (op.numOperands() != 1)
+        return;
+      const Type &t = op.operand(0)->type();
+      if (!t.sameShapeAndElem(op.result()->type()))
+        return fail(op, "result must have the operand's shape and type");
+      if (!op.hasAttr("kind") || !op.hasAttr("axis") || !op.hasAttr("reverse"))
+        return fail(op, "needs attributes kind, axis and reverse");
+      if (op.strAttr("kind") != "sum" && op.strAttr("kind") != "prod")
+        return fail(op, "kind must be sum or prod");
+      if (op.intAttr("axis") < 0 || op.intAttr("axis") >= static_cast<int64_t>(t.rank()))
+        fail(op, "axis out of range");
+      return;
+    }
     case OpCode::Libdevice: {
       const LibdeviceFunction *fn =
           op.hasAttr("fn") ? findLibdeviceFunction(op.strAttr("fn")) : nullptr;

@@ -288,3 +288,47 @@ TEST_CASE("return under run-time conditions: values from if/else in nested helpe
     CHECK(y.getDouble(i) == (c > 50 ? c - 1 : c + 1));
   }
 }
+
+TEST_CASE("tl.cumsum and tl.cumprod along an axis, reversed, on the interpreter", "[language]") {
+  const int64_t m = 4, n = 8;
+  auto module = compile(kernelPath("scans"), "scan_rows", "*fp32,*fp32,*fp32,*fp32,4,8");
+  HostBuffer x(f32, m * n), sums(f32, m * n), rsums(f32, m * n), prods(f32, m * n);
+  for (int64_t i = 0; i < m * n; ++i)
+    x.setDouble(i, 0.5 + (i * 5 % 7) * 0.25);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(sums), KernelArg::pointer(rsums),
+          KernelArg::pointer(prods)},
+         1);
+  std::vector<double> wantSum(m * n), wantRsum(m * n), wantProd(m * n);
+  for (int64_t r = 0; r < m; ++r) {
+    float s = 0, p = 1;
+    for (int64_t c = 0; c < n; ++c) {
+      s += static_cast<float>(x.getDouble(r * n + c));
+      p *= static_cast<float>(x.getDouble(r * n + c));
+      wantSum[r * n + c] = s;
+      wantProd[r * n + c] = p;
+    }
+  }
+  for (int64_t c = 0; c < n; ++c) {
+    float s = 0;
+    for (int64_t r = m - 1; r >= 0; --r) {
+      s += static_cast<float>(x.getDouble(r * n + c));
+      wantRsum[r * n + c] = s;
+    }
+  }
+  CHECK(worst(sums, wantSum, 0, 0) <= 1);
+  CHECK(worst(rsums, wantRsum, 0, 0) <= 1);
+  CHECK(worst(prods, wantProd, 0, 0) <= 1);
+
+  auto ints = compile(kernelPath("scans"), "scan_int8", "*i8,*i32,16");
+  HostBuffer bytes(DType::scalar(ScalarKind::I8), 16), out(i32, 16);
+  int64_t running = 0;
+  std::vector<double> want(16);
+  for (int64_t i = 0; i < 16; ++i) {
+    bytes.setInt(i, 100 - i); // sums past 127: no int8 wrap-around
+    running += 100 - i;
+    want[i] = static_cast<double>(running);
+  }
+  launch(*ints->functions.at(0), {KernelArg::pointer(bytes), KernelArg::pointer(out)}, 1);
+  CHECK(worst(out, want, 0, 0) <= 1);
+}
