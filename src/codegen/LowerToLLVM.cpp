@@ -6,6 +6,7 @@
 #include "codegen/SharedTile.h"
 #include "frontend/SourceManager.h"
 #include "gpu/Mma.h"
+#include "tir/Libdevice.h"
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InlineAsm.h>
@@ -322,6 +323,16 @@ llvm::Value *KernelLowering::lowerElement(const Operation &op, const Values &arg
       return isSigned ? intrinsic(llvm::Intrinsic::abs, {a->getType()}, {a, builder_.getFalse()})
                       : a;
     return intrinsic(llvm::Intrinsic::fabs, {a->getType()}, {a});
+  case OpCode::Libdevice: {
+    // Sema has converted the operands to fp32 or fp64, the types libdevice has.
+    const tir::LibdeviceFunction *fn = tir::findLibdeviceFunction(op.strAttr("fn"));
+    const char *symbol = type.kind == ScalarKind::F64 ? fn->fp64 : fn->fp32;
+    std::vector<llvm::Type *> params(args.size(), a->getType());
+    llvm::Type *result = fn->returnsInt ? builder_.getInt32Ty() : a->getType();
+    llvm::FunctionCallee callee =
+        module_.getOrInsertFunction(symbol, llvm::FunctionType::get(result, params, false));
+    return builder_.CreateCall(callee, args);
+  }
   case OpCode::Fma:
     if (!isFloat)
       return builder_.CreateAdd(builder_.CreateMul(a, b), args[2]);

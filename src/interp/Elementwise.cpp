@@ -6,6 +6,7 @@
 // has more than twice their precision plus two bits).
 #include "interp/Numerics.h"
 #include "interp/Tensor.h"
+#include "tir/Libdevice.h"
 
 #include <cmath>
 #include <limits>
@@ -418,6 +419,159 @@ void evalFma(const Tensor &a, const Tensor &b, const Tensor &c, Tensor &out,
   default:
     failUndefined(OpCode::Fma, a.dtype(), errors);
   }
+}
+
+/// The inverse error function, which the C library lacks: Giles' single-precision approximation
+/// refined by Newton steps on erf to double precision.
+double erfinv(double x) {
+  if (std::isnan(x) || x < -1 || x > 1)
+    return std::numeric_limits<double>::quiet_NaN();
+  if (x == 1 || x == -1)
+    return std::copysign(std::numeric_limits<double>::infinity(), x);
+  double w = -std::log((1.0 - x) * (1.0 + x)), p;
+  if (w < 5.0) {
+    w -= 2.5;
+    p = 2.81022636e-08;
+    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                     -0.00417768164, 0.246640727, 1.50140941})
+      p = c + p * w;
+  } else {
+    w = std::sqrt(w) - 3.0;
+    p = -0.000200214257;
+    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                     0.00943887047, 1.00167406, 2.83297682})
+      p = c + p * w;
+  }
+  double y = p * x;
+  const double twoOverSqrtPi = 1.1283791670955126;
+  for (int i = 0; i < 3; ++i) {
+    double slope = twoOverSqrtPi * std::exp(-y * y);
+    if (slope == 0)
+      break;
+    y -= (std::erf(y) - x) / slope;
+  }
+  return y;
+}
+
+/// One libdevice function on one lane, with the C library's function of the lane's type.
+template <typename F> double libdeviceLane(const std::string &fn, const F *x) {
+  F a = x[0], b = x[1], c = x[2];
+  if (fn == "rsqrt")
+    return F(1) / std::sqrt(a);
+  if (fn == "sqrt")
+    return std::sqrt(a);
+  if (fn == "cbrt")
+    return std::cbrt(a);
+  if (fn == "tanh")
+    return std::tanh(a);
+  if (fn == "exp" || fn == "fast_expf")
+    return std::exp(a);
+  if (fn == "exp2")
+    return std::exp2(a);
+  if (fn == "exp10")
+    return std::pow(F(10), a);
+  if (fn == "expm1")
+    return std::expm1(a);
+  if (fn == "log" || fn == "fast_logf")
+    return std::log(a);
+  if (fn == "log2")
+    return std::log2(a);
+  if (fn == "log10")
+    return std::log10(a);
+  if (fn == "log1p")
+    return std::log1p(a);
+  if (fn == "pow")
+    return std::pow(a, b);
+  if (fn == "erf")
+    return std::erf(a);
+  if (fn == "erfc")
+    return std::erfc(a);
+  if (fn == "erfinv")
+    return erfinv(static_cast<double>(a));
+  if (fn == "sin")
+    return std::sin(a);
+  if (fn == "cos")
+    return std::cos(a);
+  if (fn == "tan")
+    return std::tan(a);
+  if (fn == "asin")
+    return std::asin(a);
+  if (fn == "acos")
+    return std::acos(a);
+  if (fn == "atan")
+    return std::atan(a);
+  if (fn == "atan2")
+    return std::atan2(a, b);
+  if (fn == "sinh")
+    return std::sinh(a);
+  if (fn == "cosh")
+    return std::cosh(a);
+  if (fn == "asinh")
+    return std::asinh(a);
+  if (fn == "acosh")
+    return std::acosh(a);
+  if (fn == "atanh")
+    return std::atanh(a);
+  if (fn == "floor")
+    return std::floor(a);
+  if (fn == "ceil")
+    return std::ceil(a);
+  if (fn == "round")
+    return std::round(a); // halfway cases away from zero, as __nv_roundf
+  if (fn == "rint" || fn == "nearbyint")
+    return std::nearbyint(a); // halfway cases to even in the default rounding mode
+  if (fn == "trunc")
+    return std::trunc(a);
+  if (fn == "fabs")
+    return std::fabs(a);
+  if (fn == "fmod")
+    return std::fmod(a, b);
+  if (fn == "fmin")
+    return std::fmin(a, b);
+  if (fn == "fmax")
+    return std::fmax(a, b);
+  if (fn == "hypot")
+    return std::hypot(a, b);
+  if (fn == "copysign")
+    return std::copysign(a, b);
+  if (fn == "isnan")
+    return std::isnan(a) ? 1 : 0;
+  if (fn == "isinf")
+    return std::isinf(a) ? 1 : 0;
+  if (fn == "signbit")
+    return std::signbit(a) ? 1 : 0;
+  if (fn == "div_rn")
+    return a / b;
+  if (fn == "fma")
+    return std::fma(a, b, c);
+  throw std::logic_error("libdevice function '" + fn + "' has no interpreter implementation");
+}
+
+void evalLibdevice(const tir::LibdeviceFunction &fn, const std::vector<const Tensor *> &operands,
+                   Tensor &out, const ErrorReporter &errors) {
+  const int64_t n = out.numElements();
+  const LaneKind kind = operands[0]->laneKind();
+  if (kind != LaneKind::Float && kind != LaneKind::Double)
+    errors.fail(std::string("libdevice.") + fn.name + " is not defined on " +
+                operands[0]->dtype().str());
+  const std::string name = fn.name;
+  auto run = [&](auto tag) {
+    using F = decltype(tag);
+    F lane[3] = {0, 0, 0};
+    for (int64_t i = 0; i < n; ++i) {
+      for (size_t k = 0; k < operands.size(); ++k)
+        lane[k] = operands[k]->lanes<F>()[i];
+      double r = libdeviceLane<F>(name, lane);
+      if (fn.returnsInt)
+        out.lanes<int64_t>()[i] = static_cast<int64_t>(r);
+      else
+        out.lanes<F>()[i] = static_cast<F>(r);
+    }
+  };
+  if (kind == LaneKind::Float)
+    run(float{});
+  else
+    run(double{});
 }
 
 void evalSelect(const Tensor &cond, const Tensor &ifTrue, const Tensor &ifFalse, Tensor &out) {

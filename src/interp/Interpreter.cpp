@@ -55,6 +55,9 @@ struct CompiledOp {
   ReduceKind reduceKind = ReduceKind::Sum;
   AtomicKind atomicKind = AtomicKind::Add;
   DotPrecision dotPrecision = DotPrecision::IEEE;
+  const tir::LibdeviceFunction *libdevice = nullptr;
+  bool scanProduct = false;
+  bool scanReverse = false;
   /// The value of a `constant` (a scalar of the result's element type).
   Tensor constant;
   /// Set once a constant or make_range has filled its slot in this launch.
@@ -377,7 +380,8 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
     tir::DType resultElement = op.result()->type().elem;
     for (unsigned i = 0; i < op.numOperands(); ++i) {
       tir::DType expected = resultElement;
-      if (op.code() == OpCode::Cmp)
+      // Comparisons and libdevice's isnan/isinf/signbit give another type than their operands'.
+      if (op.code() == OpCode::Cmp || op.code() == OpCode::Libdevice)
         expected = elementOf(0);
       else if (op.code() == OpCode::Select && i == 0)
         expected = tir::DType::scalar(ScalarKind::I1);
@@ -402,6 +406,22 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
   case OpCode::MakeRange:
     if (op.result()->type().numElements() != intAttr("end") - intAttr("start"))
       compileError(op, "the result does not have end - start elements");
+    break;
+  case OpCode::Scan:
+    expectOperands(1, 1);
+    compiled.axis = intAttr("axis");
+    if (compiled.axis < 0 || compiled.axis >= static_cast<int64_t>(op.operand(0)->type().rank()))
+      compileError(op, "axis out of range");
+    if (stringAttr("kind") != "sum" && stringAttr("kind") != "prod")
+      compileError(op, "unknown kind '" + op.strAttr("kind") + "'");
+    compiled.scanProduct = op.strAttr("kind") == "prod";
+    compiled.scanReverse = op.hasAttr("reverse") && op.boolAttr("reverse");
+    break;
+  case OpCode::Libdevice:
+    compiled.libdevice = tir::findLibdeviceFunction(stringAttr("fn"));
+    if (!compiled.libdevice)
+      compileError(op, "unknown libdevice function '" + op.strAttr("fn") + "'");
+    expectOperands(compiled.libdevice->arity, compiled.libdevice->arity);
     break;
   case OpCode::Cmp:
     if (!parseCmpPredicate(stringAttr("predicate"), compiled.predicate))
@@ -696,6 +716,8 @@ void Machine::execOp(CompiledOp &op) {
   case OpCode::Reduce:
   case OpCode::ArgReduce:
     return execReduce(op, *out);
+  case OpCode::Scan:
+    return evalScan(op.scanProduct, op.scanReverse, op.axis, slot(op.operands[0]), *out, *this);
   case OpCode::For:
     return execFor(op);
   case OpCode::If:
@@ -742,6 +764,15 @@ void Machine::execElementwise(CompiledOp &op, Tensor &out) {
   }
   case OpCode::Fma:
     return evalFma(operand(0), operand(1), operand(2), out, *this);
+  case OpCode::Libdevice: {
+    // Sized first: operandWithLanes resizing scratch would move the tensors already taken.
+    if (op.scratch.size() < op.operands.size())
+      op.scratch.resize(op.operands.size());
+    std::vector<const Tensor *> args;
+    for (unsigned i = 0; i < op.operands.size(); ++i)
+      args.push_back(&operand(i));
+    return evalLibdevice(*op.libdevice, args, out, *this);
+  }
   default:
     break;
   }

@@ -199,3 +199,60 @@ void evalReduce(ReduceKind kind, int64_t axis, const Tensor &in, Tensor &out,
 }
 
 } // namespace tilec::interp
+
+namespace tilec::interp {
+
+void evalScan(bool product, bool reverse, int64_t axis, const Tensor &in, Tensor &out,
+              const ErrorReporter &errors) {
+  const std::vector<int64_t> &dims = in.shape();
+  if (axis < 0 || axis >= static_cast<int64_t>(dims.size()))
+    errors.fail("scan axis " + std::to_string(axis) + " is out of range for a rank-" +
+                std::to_string(dims.size()) + " operand");
+  int64_t outer = 1, length = dims[axis], inner = 1;
+  for (int64_t d = 0; d < static_cast<int64_t>(dims.size()); ++d) {
+    if (d < axis)
+      outer *= dims[d];
+    else if (d > axis)
+      inner *= dims[d];
+  }
+  const ScalarKind kind = in.dtype().kind;
+  // Element k of the line through (o, i), counted from the end when reversed.
+  auto index = [&](int64_t o, int64_t k, int64_t i) {
+    int64_t along = reverse ? length - 1 - k : k;
+    return (o * length + along) * inner + i;
+  };
+  auto scan = [&](auto tag, auto combine) {
+    using T = decltype(tag);
+    const T *x = in.lanes<T>();
+    T *r = out.lanes<T>();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        T acc = x[index(o, 0, i)];
+        r[index(o, 0, i)] = acc;
+        for (int64_t k = 1; k < length; ++k) {
+          acc = combine(acc, x[index(o, k, i)]);
+          r[index(o, k, i)] = acc;
+        }
+      }
+  };
+  switch (in.laneKind()) {
+  case LaneKind::Int: {
+    auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+    return scan(int64_t{}, [&](int64_t a, int64_t b) {
+      return wrapInteger(product ? u(a) * u(b) : u(a) + u(b), kind);
+    });
+  }
+  case LaneKind::Float:
+    // fp16 and bf16 round after every step, as each step of the GPU scan does.
+    return scan(float{}, [&](float a, float b) {
+      float v = product ? a * b : a + b;
+      return kind == ScalarKind::F32 ? v : static_cast<float>(roundToFloatType(v, kind));
+    });
+  case LaneKind::Double:
+    return scan(double{}, [&](double a, double b) { return product ? a * b : a + b; });
+  case LaneKind::Ptr:
+    errors.fail("cannot scan pointers");
+  }
+}
+
+} // namespace tilec::interp

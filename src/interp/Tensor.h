@@ -10,6 +10,7 @@
 #pragma once
 
 #include "tir/IR.h"
+#include "tir/Libdevice.h"
 
 #include <cstdint>
 #include <cstring>
@@ -168,6 +169,9 @@ void evalCmp(CmpPredicate predicate, const Tensor &lhs, const Tensor &rhs, Tenso
 void evalUnary(tir::OpCode code, const Tensor &operand, Tensor &out, const ErrorReporter &errors);
 void evalFma(const Tensor &a, const Tensor &b, const Tensor &c, Tensor &out,
              const ErrorReporter &errors);
+/// A libdevice function (tir/Libdevice.h) on fp32 or fp64 operands, with the C library.
+void evalLibdevice(const tir::LibdeviceFunction &fn, const std::vector<const Tensor *> &operands,
+                   Tensor &out, const ErrorReporter &errors);
 /// `cond` may have one lane, which then selects for every lane.
 void evalSelect(const Tensor &cond, const Tensor &ifTrue, const Tensor &ifFalse, Tensor &out);
 
@@ -175,6 +179,11 @@ void evalSelect(const Tensor &cond, const Tensor &ifTrue, const Tensor &ifFalse,
 void evalCast(const Tensor &in, Tensor &out);
 /// Reinterprets the bits of non-pointer dtypes of the same width.
 void evalBitcast(const Tensor &in, Tensor &out, const ErrorReporter &errors);
+
+/// An inclusive running sum or product along `axis` (from the end when `reverse`); `out` has the
+/// operand's type. Integers wrap at their width, fp16/bf16 round after each step.
+void evalScan(bool product, bool reverse, int64_t axis, const Tensor &in, Tensor &out,
+              const ErrorReporter &errors);
 
 enum class ReduceKind : uint8_t { Sum, Max, Min, ArgMax, ArgMin };
 bool parseReduceKind(const std::string &text, ReduceKind &out);

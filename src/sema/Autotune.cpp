@@ -104,6 +104,10 @@ private:
                                     peek() == '.' || peek() == '_'))
       ++pos_;
     std::string value = text_->substr(start, pos_ - start);
+    if (value == "lambda" && allowLambdas_) {
+      skipExpression();
+      return kRuntimeHeuristic;
+    }
     if (value.empty() || value == "lambda")
       sources_.error(loc_, std::string(what) +
                                ": values must be constants; a lambda of the kernel's arguments "
@@ -116,6 +120,33 @@ private:
     return value;
   }
 
+  /// Skips the rest of an expression (a lambda's parameters and body): up to a ',' or '}' outside
+  /// brackets and strings.
+  void skipExpression() {
+    int depth = 0;
+    while (pos_ < text_->size()) {
+      char c = (*text_)[pos_];
+      if (c == '\'' || c == '"') {
+        size_t end = text_->find(c, pos_ + 1);
+        pos_ = end == std::string::npos ? text_->size() : end + 1;
+        continue;
+      }
+      if (depth == 0 && (c == ',' || c == '}'))
+        return;
+      if (c == '(' || c == '[' || c == '{')
+        ++depth;
+      else if (c == ')' || c == ']' || c == '}')
+        --depth;
+      ++pos_;
+    }
+  }
+
+public:
+  /// The value read for a lambda where lambdas are allowed (@triton.heuristics).
+  static constexpr const char *kRuntimeHeuristic = "<lambda>";
+  bool allowLambdas_ = false;
+
+private:
   const SourceManager &sources_;
   SourceLoc loc_;
   const std::string *text_ = nullptr;
@@ -145,8 +176,14 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
       if (decorator->operands.size() != 2 ||
           decorator->operands[1]->kind != ast::ExprKind::Unsupported)
         sources.error(decorator->loc, "@triton.heuristics takes one dict: {'NAME': value, ...}");
-      auto entries = DictReader(sources, decorator->operands[1]->loc).read("@triton.heuristics");
-      heuristics.insert(heuristics.end(), entries.begin(), entries.end());
+      DictReader reader(sources, decorator->operands[1]->loc);
+      reader.allowLambdas_ = true;
+      // A lambda of the kernel's arguments cannot be evaluated ahead of time: its name must be
+      // bound like any constexpr, in the signature or with -D (Triton's AOT compiler asks the
+      // same), so it is left out here.
+      for (auto &entry : reader.read("@triton.heuristics"))
+        if (entry.second != DictReader::kRuntimeHeuristic)
+          heuristics.push_back(entry);
       continue;
     }
     if (name != "autotune")

@@ -10,8 +10,11 @@
 // config's values bound like -D and its num_warps/num_stages); the runtime times the variants for
 // each value of the key and keeps the fastest (runtime/README.md).
 //
-// Ahead of time there are no argument values, so @triton.heuristics values must be constants
-// (a lambda of the arguments cannot be evaluated here and is reported as an error that says so).
+// Ahead of time there are no argument values: a @triton.heuristics value that is a constant binds
+// its name in every variant, one that is a lambda of the arguments is left out, so that its name
+// is bound like any constexpr (in the signature or with -D). prune_configs_by, restore_value,
+// reset_to_zero and the other run-time options of @triton.autotune are accepted and ignored: every
+// config is compiled.
 #pragma once
 
 #include "frontend/AST.h"

@@ -100,6 +100,9 @@ int64_t constInt(Specializer &s, const SemaValue &v, SourceLoc loc, const std::s
 DType constDType(Specializer &s, const SemaValue &v, SourceLoc loc, const std::string &what) {
   if (v.kind == Kind::DType)
     return v.dtype;
+  if (v.kind == Kind::String)
+    s.error(loc, what + " must be a dtype, not the string '" + v.name + "' (dtypes are spelled " +
+                     kDTypeSpellings + ")");
   s.error(loc, what + " must be a dtype such as tl.float32, not " + v.describe());
 }
 
@@ -133,6 +136,8 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
   if (module == "triton") {
     if (attr == "language")
       return SemaValue::ofModule("triton.language");
+    if (attr == "__version__")
+      return SemaValue::ofString(kTritonVersion);
     if (attr == "cdiv" || attr == "next_power_of_2")
       return moduleAttribute("triton.language", attr, loc);
     return SemaValue::ofBuiltin("triton." + attr); // jit, autotune, Config, heuristics...
@@ -142,7 +147,7 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
     auto dt = dtypeNames().find(attr);
     if (dt != dtypeNames().end())
       return SemaValue::ofDType(DType::scalar(dt->second));
-    if (attr == "math" || attr == "core" || attr == "standard")
+    if (attr == "math" || attr == "core" || attr == "standard" || attr == "extra")
       return SemaValue::ofModule("triton.language." + attr);
     if (attr == "float8e4m3fn")
       return SemaValue::ofDType(DType::scalar(ScalarKind::F8E4M3));
@@ -151,15 +156,24 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
     // Functions Triton writes in its own language come from tilec's stdlib.
     if (const ast::Stmt *def = stdlibFunction(attr))
       return SemaValue::ofJitFunction(def);
-    if (attr == "make_block_ptr" ||
-        attr == "advance" || attr == "permute" || attr == "join" || attr == "split" ||
-        attr == "cumsum" || attr == "associative_scan" || attr == "reduce" || attr == "dtype" ||
-        attr == "tensor" || attr == "pointer_type" || attr == "umulhi" || attr == "rand" ||
-        attr == "randn" || attr == "histogram" || attr == "div_rn" || attr == "fdiv" ||
-        attr == "clamp" || attr == "ravel" || attr == "flip" || attr == "interleave" ||
-        attr == "inline_asm_elementwise" || attr == "xor_sum" || attr == "sort")
+    if (attr == "make_block_ptr" || attr == "advance" || attr == "permute" || attr == "join" ||
+        attr == "split" || attr == "cumsum" || attr == "cumprod" || attr == "associative_scan" ||
+        attr == "reduce" || attr == "dtype" || attr == "tensor" || attr == "pointer_type" ||
+        attr == "umulhi" || attr == "rand" || attr == "randn" || attr == "histogram" ||
+        attr == "div_rn" || attr == "fdiv" || attr == "clamp" || attr == "ravel" ||
+        attr == "flip" || attr == "interleave" || attr == "inline_asm_elementwise" ||
+        attr == "xor_sum" || attr == "sort")
       return SemaValue::ofBuiltin("tl." + attr);
+    // Older Triton had libdevice's functions in tl.math (tl.math.tanh).
+    if (module == "triton.language.math" && tir::findLibdeviceFunction(attr))
+      return SemaValue::ofBuiltin("libdevice." + attr);
     error(loc, "tl." + attr + " is not supported yet");
+  }
+  if (module == "triton.language.extra.libdevice" ||
+      module == "triton.language.extra.cuda.libdevice") {
+    if (tir::findLibdeviceFunction(attr))
+      return SemaValue::ofBuiltin("libdevice." + attr);
+    error(loc, "libdevice." + attr + " is not supported yet");
   }
   return SemaValue::ofModule(module + "." + attr);
 }
@@ -228,6 +242,47 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
 //===----------------------------------------------------------------------===//
 // Calls
 //===----------------------------------------------------------------------===//
+
+SemaValue Specializer::callLibdevice(const tir::LibdeviceFunction &fn, CallArgs &args) {
+  SourceLoc loc = args.loc;
+  std::string display = std::string("libdevice.") + fn.name;
+  if (!args.keywords.empty())
+    error(loc, display + " takes positional arguments only");
+  if (args.positional.size() != fn.arity)
+    error(loc, display + " takes " + std::to_string(fn.arity) + " argument" +
+                   (fn.arity == 1 ? "" : "s") + " but " + std::to_string(args.positional.size()) +
+                   " were given");
+  // libdevice has fp32 and fp64 functions: fp16 and bf16 are computed in fp32, as Triton's math
+  // functions do, and the result stays fp32.
+  ScalarKind kind = ScalarKind::F32;
+  for (const SemaValue &v : args.positional) {
+    if (v.isConstexprNumber())
+      continue;
+    if (!v.isTensor())
+      error(loc, display + " needs numbers or tensors, not " + v.describe());
+    DType t = v.value->type().elem;
+    if (!t.isFloat())
+      error(loc, display + " needs floating-point arguments, got " + t.tritonName() +
+                     " (convert it with .to(tl.float32))");
+    if (t.kind == ScalarKind::F64)
+      kind = ScalarKind::F64;
+  }
+  if (kind == ScalarKind::F64 && !fn.fp64)
+    error(loc, display + " exists for fp32 only");
+  DType type = DType::scalar(kind);
+  std::vector<tir::Value *> operands;
+  std::vector<int64_t> shape;
+  for (const SemaValue &v : args.positional) {
+    operands.push_back(v.isTensor() ? castTo(v.value, type) : materialize(v, loc, type));
+    shape = broadcastShape(Type(type, shape), operands.back()->type(), loc);
+  }
+  for (tir::Value *&v : operands)
+    v = broadcastTo(v, shape, loc);
+  DType result = fn.returnsInt ? DType::scalar(ScalarKind::I32) : type;
+  tir::Value *r = builder_.createValue(OpCode::Libdevice, operands, Type(result, shape));
+  r->definingOp()->setAttr("fn", std::string(fn.name));
+  return SemaValue::ofTensor(r);
+}
 
 SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   const std::string &name = callee.name;
@@ -354,6 +409,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (name == "py.isinstance")
     error(loc, "isinstance() is not supported yet in kernels");
 
+  if (name.rfind("libdevice.", 0) == 0)
+    return callLibdevice(*tir::findLibdeviceFunction(name.substr(10)), args);
   if (name.rfind("tl.", 0) != 0)
     error(loc, "'" + name + "' cannot be called in a kernel");
   std::string fn = name.substr(3);
@@ -783,6 +840,42 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   }
   if (fn == "dot")
     return dot(args);
+
+  // --- Scans ----------------------------------------------------------------------------------
+  if (fn == "cumsum" || fn == "cumprod") {
+    BoundArgs a = fn == "cumsum"
+                      ? bindArgs(*this, display, {"input", "axis", "reverse", "dtype"}, 1, args)
+                      : bindArgs(*this, display, {"input", "axis", "reverse"}, 1, args);
+    tir::Value *v = tensorArg(*a.values[0], display);
+    DType t = v->type().elem;
+    if (t.isPointer())
+      error(loc, display + " of pointers is not supported");
+    if (v->type().isScalar())
+      error(loc, display + " needs a tensor, not a scalar");
+    // As Triton: bf16 is scanned in fp32; cumsum also widens narrow integers to 32 bits.
+    if (fn == "cumsum" && a.get(3))
+      t = constDType(*this, *a.get(3), loc, "dtype");
+    else if (t.kind == ScalarKind::BF16)
+      t = DType::scalar(ScalarKind::F32);
+    else if (fn == "cumsum" && (t.isBool() || (t.isInteger() && t.bits() < 32)))
+      t = DType::scalar(t.isSigned() ? ScalarKind::I32 : ScalarKind::U32);
+    v = castTo(v, t);
+    int64_t rank = v->type().rank();
+    int64_t axis = a.get(1) ? constInt(*this, *a.get(1), loc, "axis") : 0;
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis >= rank)
+      error(loc, display + "'s axis " + std::to_string(axis) + " is out of range for rank " +
+                     std::to_string(rank));
+    bool reverse = a.get(2) && constexprTruth(*a.get(2)).value_or(false);
+    if (a.get(2) && !constexprTruth(*a.get(2)))
+      error(loc, display + "'s reverse must be a constant");
+    tir::Operation *op = builder_.create(OpCode::Scan, {v}, {v->type()});
+    op->setAttr("kind", std::string(fn == "cumsum" ? "sum" : "prod"));
+    op->setAttr("axis", axis);
+    op->setAttr("reverse", reverse);
+    return SemaValue::ofTensor(op->result());
+  }
 
   // --- Reductions -----------------------------------------------------------------------------
   if (fn == "sum" || fn == "max" || fn == "min" || fn == "argmax" || fn == "argmin") {

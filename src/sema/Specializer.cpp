@@ -6,6 +6,7 @@
 #include "tir/Verifier.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -123,7 +124,7 @@ Specializer::Specializer(const ast::Module &module, const SourceManager &sources
     : module_(module), sources_(sources), function_(function), builder_(function.body()) {
   // The stdlib first: the user's `from triton.language import cdiv` resolves into it.
   collectStdlib(stdlib);
-  collectGlobals();
+  collectGlobals(module_.body);
 }
 
 void Specializer::collectStdlib(const std::vector<const ast::Module *> &stdlib) {
@@ -155,47 +156,108 @@ bool Specializer::isStdlibFunction(const ast::Stmt &def) const {
   return it != stdlibFunctions_.end() && it->second == &def;
 }
 
-void Specializer::collectGlobals() {
-  for (const ast::StmtPtr &stmt : module_.body) {
+/// The names a module-level statement list binds (imports, functions, assignments), through
+/// nested `if` and `try` statements.
+static void collectModuleNames(const ast::StmtList &stmts, std::set<std::string> &out) {
+  for (const ast::StmtPtr &stmt : stmts) {
+    switch (stmt->kind) {
+    case ast::StmtKind::Import:
+      for (const ast::ImportAlias &alias : stmt->names)
+        out.insert(alias.asName.empty() ? alias.name.substr(0, alias.name.find('.'))
+                                        : alias.asName);
+      break;
+    case ast::StmtKind::ImportFrom:
+      for (const ast::ImportAlias &alias : stmt->names)
+        out.insert(alias.asName.empty() ? alias.name : alias.asName);
+      break;
+    case ast::StmtKind::FunctionDef:
+      out.insert(stmt->name);
+      break;
+    case ast::StmtKind::Assign:
+    case ast::StmtKind::AnnAssign:
+      if (stmt->targets.size() == 1 && stmt->targets[0]->kind == ast::ExprKind::Name)
+        out.insert(stmt->targets[0]->name);
+      break;
+    case ast::StmtKind::If:
+    case ast::StmtKind::Unsupported:
+      collectModuleNames(stmt->body, out);
+      collectModuleNames(stmt->orelse, out);
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std::string> *only) {
+  auto wanted = [&](const std::string &name) { return !only || only->count(name); };
+  // A later definition replaces whatever bound the name before, a conditional one included.
+  auto define = [&](const std::string &name, const SemaValue &value) {
+    globals_[name] = value;
+    pendingGlobals_.erase(name);
+    conditionalGlobals_.erase(name);
+  };
+  for (const ast::StmtPtr &stmt : stmts) {
     switch (stmt->kind) {
     case ast::StmtKind::Import:
       for (const ast::ImportAlias &alias : stmt->names) {
         if (!alias.asName.empty()) {
-          globals_[alias.asName] = SemaValue::ofModule(alias.name);
+          if (wanted(alias.asName))
+            define(alias.asName, SemaValue::ofModule(alias.name));
           continue;
         }
         // `import triton.language` binds `triton`.
-        globals_[alias.name.substr(0, alias.name.find('.'))] =
-            SemaValue::ofModule(alias.name.substr(0, alias.name.find('.')));
+        std::string root = alias.name.substr(0, alias.name.find('.'));
+        if (wanted(root))
+          define(root, SemaValue::ofModule(root));
       }
       break;
     case ast::StmtKind::ImportFrom:
       for (const ast::ImportAlias &alias : stmt->names) {
         std::string bound = alias.asName.empty() ? alias.name : alias.asName;
-        globals_[bound] = moduleAttribute(stmt->module, alias.name, alias.loc);
+        if (wanted(bound))
+          define(bound, moduleAttribute(stmt->module, alias.name, alias.loc));
       }
       break;
     case ast::StmtKind::FunctionDef: {
+      if (!wanted(stmt->name))
+        break;
       bool jit = std::any_of(stmt->decorators.begin(), stmt->decorators.end(),
                              [](const ast::ExprPtr &d) { return isJitDecorator(*d); });
-      if (jit) {
-        globals_[stmt->name] = SemaValue::ofJitFunction(stmt.get());
-      } else {
-        globals_[stmt->name] = SemaValue::ofBuiltin("pyfunc:" + stmt->name);
-      }
-      pendingGlobals_.erase(stmt->name);
+      define(stmt->name, jit ? SemaValue::ofJitFunction(stmt.get())
+                             : SemaValue::ofBuiltin("pyfunc:" + stmt->name));
       break;
     }
     case ast::StmtKind::Assign:
-      if (stmt->targets.size() == 1 && stmt->targets[0]->kind == ast::ExprKind::Name) {
-        pendingGlobals_[stmt->targets[0]->name] = stmt->value.get();
-        globals_.erase(stmt->targets[0]->name);
+    case ast::StmtKind::AnnAssign:
+      if (stmt->targets.size() == 1 && stmt->targets[0]->kind == ast::ExprKind::Name &&
+          stmt->value && wanted(stmt->targets[0]->name)) {
+        const std::string &name = stmt->targets[0]->name;
+        globals_.erase(name);
+        conditionalGlobals_.erase(name);
+        pendingGlobals_[name] = stmt->value.get();
       }
       break;
-    case ast::StmtKind::AnnAssign:
-      if (stmt->value && stmt->targets[0]->kind == ast::ExprKind::Name) {
-        pendingGlobals_[stmt->targets[0]->name] = stmt->value.get();
-        globals_.erase(stmt->targets[0]->name);
+    case ast::StmtKind::If: {
+      std::set<std::string> names;
+      collectModuleNames(stmt->body, names);
+      collectModuleNames(stmt->orelse, names);
+      for (const std::string &name : names) {
+        if (!wanted(name))
+          continue;
+        globals_.erase(name);
+        pendingGlobals_.erase(name);
+        conditionalGlobals_[name] = stmt.get();
+      }
+      break;
+    }
+    case ast::StmtKind::Unsupported:
+      // `try: from triton.language.extra.libdevice import rsqrt` / `except ...: <fallback>`:
+      // the try block's imports succeed on the Triton that tilec implements (3.6), so its names
+      // are those of the try block (and its `else`). Other compound statements bind nothing.
+      if (stmt->name == "try statement") {
+        collectGlobals(stmt->body, only);
+        collectGlobals(stmt->orelse, only);
       }
       break;
     default:
@@ -204,11 +266,90 @@ void Specializer::collectGlobals() {
   }
 }
 
+void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name, SourceLoc use) {
+  std::set<std::string> owned;
+  for (const auto &[n, owner] : conditionalGlobals_)
+    if (owner == &stmt)
+      owned.insert(n);
+  std::optional<bool> truth;
+  try {
+    scopes_.push_back(Scope{});
+    SemaValue cond = eval(*stmt.test);
+    scopes_.pop_back();
+    truth = constexprTruth(cond);
+    if (!truth)
+      error(stmt.test->loc, "this module-level condition is not a compile-time constant");
+  } catch (const CompileError &e) {
+    std::string message = "'" + name + "' is defined under that module-level 'if', used here";
+    sources_.note(use, message);
+    throw CompileError(std::string(e.what()) + sources_.format(use, "note", message), e.reported());
+  }
+  for (const std::string &n : owned)
+    conditionalGlobals_.erase(n);
+  collectGlobals(*truth ? stmt.body : stmt.orelse, &owned);
+}
+
+SemaValue Specializer::compareVersion(const CallArgs &args) {
+  if (args.positional.size() != 3 || !args.keywords.empty())
+    error(args.loc, "compare_version takes three arguments: a package, an operator.* comparison "
+                    "and a version string");
+  const SemaValue &package = args.positional[0], &op = args.positional[1],
+                  &target = args.positional[2];
+  if (package.kind != SemaValue::Kind::String || target.kind != SemaValue::Kind::String)
+    error(args.loc, "compare_version needs a package name and a version as strings");
+  if (package.name != "triton")
+    error(args.loc, "tilec cannot know the version of '" + package.name +
+                        "'; it only knows triton's (3.6.0)");
+  static const std::map<std::string, ast::CompareOperator> ops = {
+      {"operator.lt", ast::CompareOperator::Lt}, {"operator.le", ast::CompareOperator::Le},
+      {"operator.eq", ast::CompareOperator::Eq}, {"operator.ne", ast::CompareOperator::Ne},
+      {"operator.ge", ast::CompareOperator::Ge}, {"operator.gt", ast::CompareOperator::Gt}};
+  auto it = op.kind == SemaValue::Kind::Module ? ops.find(op.name) : ops.end();
+  if (it == ops.end())
+    error(args.loc, "compare_version's comparison must be one of operator.lt, le, eq, ne, ge, gt");
+  // Release segments compared numerically; a suffix (rc1, .dev0, +local) is ignored.
+  auto parse = [](const std::string &text) {
+    std::vector<int64_t> parts;
+    size_t i = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+      int64_t v = 0;
+      while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
+        v = v * 10 + (text[i++] - '0');
+      parts.push_back(v);
+      if (i < text.size() && text[i] == '.')
+        ++i;
+    }
+    parts.resize(std::max<size_t>(parts.size(), 3), 0);
+    return parts;
+  };
+  std::vector<int64_t> have = parse(kTritonVersion), want = parse(target.name);
+  size_t n = std::max(have.size(), want.size());
+  have.resize(n, 0);
+  want.resize(n, 0);
+  int c = have < want ? -1 : have > want ? 1 : 0;
+  switch (it->second) {
+  case ast::CompareOperator::Lt:
+    return SemaValue::ofBool(c < 0);
+  case ast::CompareOperator::Le:
+    return SemaValue::ofBool(c <= 0);
+  case ast::CompareOperator::Eq:
+    return SemaValue::ofBool(c == 0);
+  case ast::CompareOperator::Ne:
+    return SemaValue::ofBool(c != 0);
+  case ast::CompareOperator::Ge:
+    return SemaValue::ofBool(c >= 0);
+  default:
+    return SemaValue::ofBool(c > 0);
+  }
+}
+
 bool Specializer::overrideGlobal(const std::string &name, const SemaValue &value) {
-  bool known = globals_.count(name) || pendingGlobals_.count(name);
+  bool known =
+      globals_.count(name) || pendingGlobals_.count(name) || conditionalGlobals_.count(name);
   if (!known)
     return false;
   pendingGlobals_.erase(name);
+  conditionalGlobals_.erase(name);
   globals_[name] = value;
   return true;
 }
@@ -252,6 +393,11 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
     globals_[name] = value;
     pendingGlobals_.erase(name);
     return value;
+  }
+  auto conditional = conditionalGlobals_.find(name);
+  if (conditional != conditionalGlobals_.end()) {
+    resolveModuleIf(*conditional->second, name, loc);
+    return lookup(name, loc);
   }
   // Python builtins that kernels may use.
   static const std::set<std::string> pyBuiltins = {"range", "min", "max", "float", "int", "bool",
@@ -351,13 +497,29 @@ Specializer::NestingGuard::NestingGuard(Specializer &s, SourceLoc loc) : s(s) {
                      std::to_string(kMaxNestingDepth) + " levels)");
 }
 
-void Specializer::execBlock(const ast::StmtList &stmts) {
+void Specializer::execBlock(const ast::StmtList &stmts, size_t from) {
   NestingGuard guard(*this, stmts.empty() ? builder_.loc() : stmts.front()->loc);
-  for (const ast::StmtPtr &stmt : stmts) {
+  for (size_t i = from; i < stmts.size(); ++i) {
     if (returnValue_)
       return;
-    exec(*stmt);
+    // What follows this statement, for an `if` with a `return` on a run-time condition, which
+    // runs it inside its branches (see execReturningIf).
+    continuations_.push_back({&stmts, i + 1});
+    exec(*stmts[i]);
+    continuations_.pop_back();
   }
+}
+
+static bool containsReturn(const ast::StmtList &stmts) {
+  for (const ast::StmtPtr &stmt : stmts) {
+    if (stmt->kind == ast::StmtKind::Return)
+      return true;
+    if (stmt->kind == ast::StmtKind::FunctionDef)
+      continue;
+    if (containsReturn(stmt->body) || containsReturn(stmt->orelse))
+      return true;
+  }
+  return false;
 }
 
 void Specializer::exec(const ast::Stmt &stmt) {
@@ -534,6 +696,10 @@ void Specializer::execIf(const ast::Stmt &stmt) {
   if (!condValue->type().isScalar())
     error(stmt.test->loc, "an 'if' condition must be a scalar, not " + cond.describe());
   condValue = castTo(condValue, DType::scalar(ScalarKind::I1));
+  if (containsReturn(stmt.body) || containsReturn(stmt.orelse)) {
+    execReturningIf(stmt, condValue);
+    return;
+  }
 
   std::vector<std::string> assigned;
   collectAssigned(stmt.body, assigned);
@@ -625,15 +791,137 @@ void Specializer::countExpansion(SourceLoc loc, const char *what) {
                    " operations, tilec's limit");
 }
 
+/// Walks the values two paths return, in one fixed order: `collect` gathers the run-time values
+/// each path must yield, `rebuild` puts the if's results back in their place.
+static void collectReturned(const SemaValue &t, const SemaValue &e,
+                            std::vector<std::pair<SemaValue, SemaValue>> &out) {
+  if (t.kind == SemaValue::Kind::Tuple && e.kind == SemaValue::Kind::Tuple &&
+      t.elems.size() == e.elems.size()) {
+    for (size_t i = 0; i < t.elems.size(); ++i)
+      collectReturned(t.elems[i], e.elems[i], out);
+    return;
+  }
+  if (!t.isTensor() && !e.isTensor() && t.kind == e.kind && t.repr() == e.repr())
+    return; // the same constant on both paths
+  out.push_back({t, e});
+}
+
+static SemaValue rebuildReturned(const SemaValue &t, const SemaValue &e,
+                                 const std::vector<tir::Value *> &results, size_t &next) {
+  if (t.kind == SemaValue::Kind::Tuple && e.kind == SemaValue::Kind::Tuple &&
+      t.elems.size() == e.elems.size()) {
+    std::vector<SemaValue> elems;
+    for (size_t i = 0; i < t.elems.size(); ++i)
+      elems.push_back(rebuildReturned(t.elems[i], e.elems[i], results, next));
+    return SemaValue::ofTuple(std::move(elems));
+  }
+  if (!t.isTensor() && !e.isTensor() && t.kind == e.kind && t.repr() == e.repr())
+    return t;
+  return SemaValue::ofTensor(results.at(next++));
+}
+
+void Specializer::execReturningIf(const ast::Stmt &stmt, tir::Value *cond) {
+  // Triton allows `return` under a run-time `if`, but not in a loop.
+  if (runtimeControlFlowDepth_ > 0 || staticLoopDepth_ > 0)
+    error(stmt.loc, "an 'if' on a run-time condition that returns is not supported inside a "
+                    "loop (Triton does not support it either)");
+  // The statements after the `if`, up to the end of the function, run on each path that does
+  // not return: they become part of both branches (they are duplicated when neither returns).
+  const std::vector<Continuation> rest = continuations_;
+  auto runPath = [&](const ast::StmtList &body) -> SemaValue {
+    // A returning `if` inside the branch runs what follows this one, too.
+    continuations_ = rest;
+    execBlock(body);
+    for (size_t k = rest.size(); k-- > 0 && !returnValue_;) {
+      continuations_.assign(rest.begin(), rest.begin() + static_cast<long>(k));
+      execBlock(*rest[k].stmts, rest[k].next);
+    }
+    SemaValue result = returnValue_ ? *returnValue_ : SemaValue::none();
+    returnValue_.reset();
+    return result;
+  };
+
+  tir::Operation *ifOp = builder_.create(OpCode::If, {cond}, {});
+  tir::Block &thenBlock = ifOp->addRegion().block();
+  tir::Block &elseBlock = ifOp->addRegion().block();
+  std::map<std::string, SemaValue> before = scopes_.back().names;
+  builder_.setInsertionPointToEnd(thenBlock);
+  SemaValue thenResult = runPath(stmt.body);
+  scopes_.back().names = before;
+  builder_.setInsertionPointToEnd(elseBlock);
+  SemaValue elseResult = runPath(stmt.orelse);
+  scopes_.back().names = before;
+  continuations_ = rest;
+
+  std::vector<std::pair<SemaValue, SemaValue>> pairs;
+  collectReturned(thenResult, elseResult, pairs);
+  std::vector<tir::Value *> thenValues, elseValues;
+  for (const auto &[tv, ev] : pairs) {
+    if (tv.isNone() || ev.isNone())
+      error(stmt.loc, "this 'if' returns " + tv.describe() + " on one path and " + ev.describe() +
+                          " on the other");
+    if (!tv.isTensor() && !tv.isConstexprNumber())
+      error(stmt.loc, "this 'if' returns " + tv.describe() + " on one path and " + ev.describe() +
+                          " on the other");
+    if (!ev.isTensor() && !ev.isConstexprNumber())
+      error(stmt.loc, "this 'if' returns " + tv.describe() + " on one path and " + ev.describe() +
+                          " on the other");
+    // The type both paths return: a tensor side wins, two constants take their promoted type.
+    tir::Value *tval = tv.isTensor() ? tv.value : nullptr;
+    tir::Value *evalue = ev.isTensor() ? ev.value : nullptr;
+    std::string why;
+    if (!tval && !evalue) {
+      builder_.setInsertionPointToEnd(thenBlock);
+      tval = materialize(tv, stmt.loc);
+      builder_.setInsertionPointToEnd(elseBlock);
+      evalue = materialize(ev, stmt.loc);
+      auto common = computationType(tval->type().elem, true, evalue->type().elem, true, false, why);
+      if (!common)
+        error(stmt.loc, "the two paths of this 'if' return values of incompatible types");
+      builder_.setInsertionPointToEnd(thenBlock);
+      tval = castTo(tval, *common);
+      builder_.setInsertionPointToEnd(elseBlock);
+      evalue = castTo(evalue, *common);
+    } else if (!tval) {
+      builder_.setInsertionPointToEnd(thenBlock);
+      tval = broadcastTo(materialize(tv, stmt.loc, evalue->type().elem), evalue->type().shape,
+                         stmt.loc);
+    } else if (!evalue) {
+      builder_.setInsertionPointToEnd(elseBlock);
+      evalue =
+          broadcastTo(materialize(ev, stmt.loc, tval->type().elem), tval->type().shape, stmt.loc);
+    }
+    if (!tval->type().sameShapeAndElem(evalue->type()))
+      error(stmt.loc, "this 'if' returns " + tval->type().str() + " on one path and " +
+                          evalue->type().str() + " on the other");
+    thenValues.push_back(tval);
+    elseValues.push_back(evalue);
+  }
+  builder_.setInsertionPointToEnd(thenBlock);
+  builder_.create(OpCode::Yield, thenValues, {});
+  builder_.setInsertionPointToEnd(elseBlock);
+  builder_.create(OpCode::Yield, elseValues, {});
+  builder_.setInsertionPointToEnd(*ifOp->parentBlock());
+  std::vector<tir::Value *> results;
+  for (tir::Value *v : thenValues)
+    results.push_back(ifOp->addResult(v->type()));
+  size_t next = 0;
+  // The function has returned on every path: what follows ran inside the branches.
+  returnValue_ = rebuildReturned(thenResult, elseResult, results, next);
+}
+
 void Specializer::execStaticFor(const ast::Stmt &stmt, const std::vector<int64_t> &values) {
+  ++staticLoopDepth_;
   for (int64_t v : values) {
     countExpansion(stmt.iter->loc, "this tl.static_range");
     assign(*stmt.targets[0], SemaValue::ofInt(v));
     execBlock(stmt.body);
     if (returnValue_)
-      return;
+      break;
   }
-  execBlock(stmt.orelse);
+  --staticLoopDepth_;
+  if (!returnValue_)
+    execBlock(stmt.orelse);
 }
 
 void Specializer::execFor(const ast::Stmt &stmt) {
@@ -1016,6 +1304,13 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
       args.positional.insert(args.positional.begin(), callee.elems[0]);
     return callJitFunction(*callee.function, args);
   }
+  // The project's own compare_version, imported from its utils or defined in the file.
+  auto endsWith = [](const std::string &s, const std::string &tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  if ((callee.kind == SemaValue::Kind::Builtin && callee.name == "pyfunc:compare_version") ||
+      (callee.kind == SemaValue::Kind::Module && endsWith(callee.name, ".compare_version")))
+    return compareVersion(args);
   if (callee.kind == SemaValue::Kind::Builtin)
     return callBuiltin(callee, args);
   error(expr.operands[0]->loc, callee.describe() + " is not callable in a kernel");
@@ -1081,8 +1376,12 @@ SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
   // Inline the body in a fresh scope.
   scopes_.push_back(std::move(scope));
   ++callDepth_;
-  unsigned savedDepth = runtimeControlFlowDepth_;
+  unsigned savedDepth = runtimeControlFlowDepth_, savedStaticDepth = staticLoopDepth_;
   runtimeControlFlowDepth_ = 0;
+  staticLoopDepth_ = 0;
+  // A helper's `return` ends the helper: what follows its call is not its continuation.
+  std::vector<Continuation> savedContinuations = std::move(continuations_);
+  continuations_.clear();
   std::optional<SemaValue> savedReturn = std::move(returnValue_);
   returnValue_.reset();
   SourceLoc savedLoc = builder_.loc();
@@ -1090,6 +1389,8 @@ SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
   SemaValue result = returnValue_ ? *returnValue_ : SemaValue::none();
   returnValue_ = std::move(savedReturn);
   runtimeControlFlowDepth_ = savedDepth;
+  staticLoopDepth_ = savedStaticDepth;
+  continuations_ = std::move(savedContinuations);
   --callDepth_;
   scopes_.pop_back();
   builder_.setLoc(savedLoc);
@@ -1100,7 +1401,20 @@ SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
 // Entry point
 //===----------------------------------------------------------------------===//
 
+static bool isIdentifier(const std::string &text) {
+  if (text.empty() || !(std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_'))
+    return false;
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+/// A constexpr value written in a signature or a -D: True/False/None, a number, a dtype, a
+/// quoted string ("mean" or 'mean'), or a bare word, which is a string (reduction=mean).
 static std::optional<SemaValue> parseConstexprLiteral(const std::string &text) {
+  if (text.size() >= 2 && (text.front() == '"' || text.front() == '\'') &&
+      text.back() == text.front())
+    return SemaValue::ofString(text.substr(1, text.size() - 2));
   if (text == "True" || text == "False")
     return SemaValue::ofBool(text == "True");
   if (text == "None")
@@ -1127,7 +1441,40 @@ static std::optional<SemaValue> parseConstexprLiteral(const std::string &text) {
   if (tir::parseDType(name, kind) || (name == "fp8e4nv" && (kind = ScalarKind::F8E4M3, true)) ||
       (name == "fp8e5" && (kind = ScalarKind::F8E5M2, true)))
     return SemaValue::ofDType(DType::scalar(kind));
-  return std::nullopt;
+  // `tl.X` must be a dtype; any other bare word is a string.
+  if (name != text || !isIdentifier(text))
+    return std::nullopt;
+  return SemaValue::ofString(text);
+}
+
+/// Whether a parameter's default is a dtype (`DTYPE: tl.constexpr = tl.float32`), in which case
+/// a string for it is a misspelt dtype rather than a string.
+static bool defaultIsDType(const ast::Param &param) {
+  if (!param.defaultValue)
+    return false;
+  std::string name = dottedName(*param.defaultValue);
+  for (const char *prefix : {"tl.", "triton.language."})
+    if (name.rfind(prefix, 0) == 0) {
+      ScalarKind kind;
+      return tir::parseDType(name.substr(std::string(prefix).size()), kind);
+    }
+  return false;
+}
+
+/// The value of constexpr `param` written as `text` (a signature entry or a -D); reports an
+/// error naming the accepted spellings when it cannot be read.
+static SemaValue constexprArgument(const SourceManager &sources, const ast::Param &param,
+                                   const std::string &text, const std::string &what) {
+  auto value = parseConstexprLiteral(text);
+  if (!value)
+    sources.error(param.loc, what + " for parameter '" + param.name +
+                                 "' is not a number, True/False/None, a string or a dtype (" +
+                                 kDTypeSpellings + ")");
+  if (value->kind == SemaValue::Kind::String && defaultIsDType(param) && text.front() != '"' &&
+      text.front() != '\'')
+    sources.error(param.loc, what + " for parameter '" + param.name +
+                                 "' is not a dtype: " + "dtypes are spelled " + kDTypeSpellings);
+  return *value;
 }
 
 tir::Function &specializeKernel(const ast::Module &module, const SourceManager &sources,
@@ -1172,11 +1519,8 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
     auto define = defines.find(param.name);
     if (i >= entries->size()) {
       if (define != defines.end()) {
-        auto value = parseConstexprLiteral(define->second);
-        if (!value)
-          sources.error(param.loc, "cannot read -D " + param.name + "=" + define->second +
-                                       " as a number, True/False/None or a dtype");
-        constexprArgs[param.name] = *value;
+        constexprArgs[param.name] = constexprArgument(sources, param, define->second,
+                                                      "-D " + param.name + "=" + define->second);
         if (request.usedDefines)
           request.usedDefines->push_back(param.name);
         defines.erase(define);
@@ -1194,12 +1538,15 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       sources.error(param.loc, "parameter '" + param.name +
                                    "' is given both in the signature and with -D");
     if (entry.kind == SignatureEntry::Kind::Constant) {
-      auto value = parseConstexprLiteral(entry.constant);
-      if (!value)
-        sources.error(param.loc, "signature entry '" + entry.text + "' for parameter '" +
-                                     param.name +
-                                     "' is neither a type nor a number, True/False/None or dtype");
-      constexprArgs[param.name] = *value;
+      constexprArgs[param.name] =
+          constexprArgument(sources, param, entry.constant, "signature entry '" + entry.text + "'");
+      continue;
+    }
+    // `fp16` for a constexpr is the dtype, as `tl.float16` is. An integer type is taken for a
+    // dtype only where the default is one: `i32` for BLOCK is more likely a forgotten value.
+    if (isConstexpr && entry.kind == SignatureEntry::Kind::Scalar && entry.hint == 0 &&
+        (entry.type.isFloat() || defaultIsDType(param))) {
+      constexprArgs[param.name] = SemaValue::ofDType(entry.type);
       continue;
     }
     if (isConstexpr)
@@ -1227,7 +1574,8 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
     auto value = parseConstexprLiteral(text);
     if (!value)
       sources.error(fileLoc, "cannot read -D " + name + "=" + text +
-                                 " as a number, True/False/None or a dtype");
+                                 " as a number, True/False/None, a string or a dtype (" +
+                                 kDTypeSpellings + ")");
     if (specializer.overrideGlobal(name, *value) && request.usedDefines)
       request.usedDefines->push_back(name);
   }

@@ -8,13 +8,23 @@
 #include "frontend/AST.h"
 #include "sema/SemaValue.h"
 #include "tir/Builder.h"
+#include "tir/Libdevice.h"
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace tilec::sema {
+
+/// The Triton version tilec implements: module-level version checks see it.
+inline constexpr const char *kTritonVersion = "3.6.0";
+/// The dtype spellings a signature or -D accepts, for error messages.
+inline constexpr const char *kDTypeSpellings =
+    "fp16/float16/tl.float16, bf16/bfloat16/tl.bfloat16, fp32/float32/tl.float32, "
+    "fp64/float64/tl.float64, fp8e4nv/fp8e5, i1/int1, i8/int8 ... i64/int64, u8/uint8 ... "
+    "u64/uint64";
 
 /// Arguments of a call after evaluation.
 struct CallArgs {
@@ -75,6 +85,8 @@ public:
   std::optional<bool> constexprTruth(const SemaValue &v) const;
 
   SemaValue callBuiltin(const SemaValue &callee, CallArgs &args);
+  /// A call of libdevice.NAME (triton.language.extra.libdevice): fp32/fp64 operands.
+  SemaValue callLibdevice(const tir::LibdeviceFunction &fn, CallArgs &args);
   /// tl.dot (Builtins.cpp).
   SemaValue dot(CallArgs &args);
   /// Looks up `attr` of a module ("triton.language" . "load").
@@ -93,6 +105,10 @@ private:
   std::map<std::string, SemaValue> globals_;
   std::map<std::string, const ast::Expr *> pendingGlobals_;
   std::vector<std::string> globalsBeingEvaluated_;
+  // Names bound by a module-level `if` (`if compare_version("triton", ...):`): the condition is
+  // evaluated when a kernel first uses one of them, so that a condition tilec cannot evaluate is
+  // an error only for the kernels that depend on it.
+  std::map<std::string, const ast::Stmt *> conditionalGlobals_;
 
   // The standard library: its functions by name, and the names its own code sees (its imports
   // and functions). `inStdlib_` is set while a stdlib function's body or defaults are evaluated,
@@ -132,10 +148,26 @@ private:
 
   // Set by `return` inside a helper function.
   std::optional<SemaValue> returnValue_;
-  // >0 while inside a run-time (IR) loop or if: `return` is not allowed there.
+  // >0 while inside a run-time (IR) loop or an `if` without `return`: `return` is not allowed
+  // there (an `if` with a `return` is built by execReturningIf).
   unsigned runtimeControlFlowDepth_ = 0;
+  // >0 inside a tl.static_range loop, where a run-time `if` cannot return either.
+  unsigned staticLoopDepth_ = 0;
+  // The statements that follow the one being executed, innermost last, up to the end of the
+  // function: an `if` that returns on a run-time condition runs them inside its branches.
+  struct Continuation {
+    const ast::StmtList *stmts;
+    size_t next;
+  };
+  std::vector<Continuation> continuations_;
 
-  void collectGlobals();
+  /// Binds the module-level names that `stmts` define; with `only`, just those names.
+  void collectGlobals(const ast::StmtList &stmts, const std::set<std::string> *only = nullptr);
+  /// Evaluates the module-level `if` that binds `name` and binds the names of the branch taken.
+  void resolveModuleIf(const ast::Stmt &stmt, const std::string &name, SourceLoc use);
+  /// compare_version("triton", operator.ge, "3.0.0"), the helper of Liger-Kernel and others:
+  /// tilec compiles for Triton 3.6.0.
+  SemaValue compareVersion(const CallArgs &args);
   void collectStdlib(const std::vector<const ast::Module *> &stdlib);
   bool isStdlibFunction(const ast::Stmt &def) const;
   SemaValue inlineJitFunction(const ast::Stmt &def, CallArgs &args);
@@ -144,10 +176,11 @@ private:
   void bind(const std::string &name, const SemaValue &value);
 
   // Statements
-  void execBlock(const ast::StmtList &stmts);
+  void execBlock(const ast::StmtList &stmts, size_t from = 0);
   void exec(const ast::Stmt &stmt);
   void execAssign(const ast::Stmt &stmt);
   void execIf(const ast::Stmt &stmt);
+  void execReturningIf(const ast::Stmt &stmt, tir::Value *cond);
   void execFor(const ast::Stmt &stmt);
   void execWhile(const ast::Stmt &stmt);
   void execStaticFor(const ast::Stmt &stmt, const std::vector<int64_t> &values);

@@ -49,6 +49,7 @@ bool isElementwise(OpCode code) {
   case OpCode::Ceil:
   case OpCode::Erf:
   case OpCode::Fma:
+  case OpCode::Libdevice:
     return true;
   default:
     return false;

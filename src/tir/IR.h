@@ -82,6 +82,7 @@ class Function;
   X(Ceil, "ceil")                                                                                  \
   X(Erf, "erf")                                                                                    \
   X(Fma, "fma")                                                                                    \
+  X(Libdevice, "libdevice") /* attr fn (tir/Libdevice.h); 1-3 fp32/fp64 operands of one type */   \
   /* memory */                                                                                     \
   X(Load, "load")      /* ptr [, mask [, other]]; attr has_mask, has_other */                      \
   X(Store, "store")    /* ptr, value [, mask] */                                                   \
@@ -93,6 +94,7 @@ class Function;
   /* reductions */                                                                                 \
   X(Reduce, "reduce")  /* attr kind: sum max min; attr axis; one operand */                        \
   X(ArgReduce, "arg_reduce") /* attr kind: argmax argmin; attr axis; result i32 */                 \
+  X(Scan, "scan")      /* attr kind: sum prod; attr axis; attr reverse; inclusive, operand's type */  \
   /* control flow */                                                                               \
   X(For, "for")        /* lb, ub, step, inits...; region(iv, iters...) -> results */               \
   X(If, "if")          /* cond; then region, else region -> results */                             \

@@ -1,6 +1,7 @@
 #include "tir/Verifier.h"
 
 #include "gpu/Layout.h"
+#include "tir/Libdevice.h"
 #include "tir/Printer.h"
 
 #include <set>
@@ -215,6 +216,42 @@ private:
       if (op.operand(0)->type().shape != op.result()->type().shape)
         fail(op, "changes shape");
       return;
+    case OpCode::Scan: {
+      expectOperands(op, 1, 1);
+      if (op.numOperands() != 1)
+        return;
+      const Type &t = op.operand(0)->type();
+      if (!t.sameShapeAndElem(op.result()->type()))
+        return fail(op, "result must have the operand's shape and type");
+      if (!op.hasAttr("kind") || !op.hasAttr("axis") || !op.hasAttr("reverse"))
+        return fail(op, "needs attributes kind, axis and reverse");
+      if (op.strAttr("kind") != "sum" && op.strAttr("kind") != "prod")
+        return fail(op, "kind must be sum or prod");
+      if (op.intAttr("axis") < 0 || op.intAttr("axis") >= static_cast<int64_t>(t.rank()))
+        fail(op, "axis out of range");
+      return;
+    }
+    case OpCode::Libdevice: {
+      const LibdeviceFunction *fn =
+          op.hasAttr("fn") ? findLibdeviceFunction(op.strAttr("fn")) : nullptr;
+      if (!fn)
+        return fail(op, "names no libdevice function");
+      if (op.numOperands() != fn->arity)
+        return expectOperands(op, fn->arity, fn->arity);
+      for (Value *v : op.operands()) {
+        if (v->type().elem != op.operand(0)->type().elem)
+          return fail(op, "operands differ in type");
+        if (v->type().shape != op.result()->type().shape)
+          return fail(op, "operand shape differs from the result's");
+      }
+      ScalarKind k = op.operand(0)->type().elem.kind;
+      if (k != ScalarKind::F32 && !(k == ScalarKind::F64 && fn->fp64))
+        return fail(op, "operands must be fp32 (or fp64 where libdevice has it)");
+      if (fn->returnsInt ? op.result()->type().elem.kind != ScalarKind::I32
+                         : op.result()->type().elem != op.operand(0)->type().elem)
+        fail(op, "result type does not match the function's");
+      return;
+    }
     case OpCode::Load:
       expectOperands(op, 1, 3);
       if (!op.operand(0)->type().elem.isPointer())

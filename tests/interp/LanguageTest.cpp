@@ -1,0 +1,334 @@
+// Language features that real kernels (Liger-Kernel, unsloth) rely on, compiled by tilec from the
+// .tl files in kernels/ and run on the interpreter against references written here in C++.
+#include "SeedKernelTestUtil.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <map>
+
+using namespace tilec;
+using namespace tilec::seedtest;
+using interp::HostBuffer;
+using interp::KernelArg;
+using tir::DType;
+using tir::ScalarKind;
+
+namespace {
+
+const DType f32 = DType::scalar(ScalarKind::F32);
+const DType f64 = DType::scalar(ScalarKind::F64);
+const DType i32 = DType::scalar(ScalarKind::I32);
+
+std::string kernelPath(const std::string &name) {
+  return std::string(TILEC_LANGUAGE_KERNELS_DIR) + "/" + name + ".tl";
+}
+
+} // namespace
+
+TEST_CASE("module level: try/except imports, version ifs, libdevice", "[language]") {
+  const int64_t n = 300;
+  auto module =
+      compile(kernelPath("module_level"), "gelu_tanh_rsqrt", "*fp32:16,*fp32:16,*fp32:16,i32,128");
+  HostBuffer x(f32, n), y(f32, n), z(f32, n);
+  for (int64_t i = 0; i < n; ++i)
+    x.setDouble(i, (i - 150) / 37.0);
+  launch(
+      *module->functions.at(0),
+      {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::pointer(z), KernelArg::integer(n)},
+      cdiv(n, 128));
+  std::vector<double> wantY(n), wantZ(n);
+  for (int64_t i = 0; i < n; ++i) {
+    double v = x.getDouble(i);
+    wantY[i] = 0.5 * v * (1 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+    // SCALE is 2.0: the `else` of `if compare_version("triton", operator.lt, "3.0.0")`.
+    wantZ[i] = 2.0 / std::sqrt(std::fabs(v) + 1.0);
+  }
+  CHECK(worst(y, wantY, 1e-6, 1e-5) <= 1);
+  CHECK(worst(z, wantZ, 0, 1e-6) <= 1);
+}
+
+TEST_CASE("module level: libdevice through tl.extra.cuda.libdevice and tl.math", "[language]") {
+  const int64_t n = 200;
+  auto module =
+      compile(kernelPath("module_level"), "libdevice_spellings", "*fp32:16,*fp32:16,i32,64");
+  HostBuffer x(f32, n), y(f32, n);
+  for (int64_t i = 0; i < n; ++i)
+    x.setDouble(i, (i - 100) / 51.0);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::integer(n)}, cdiv(n, 64));
+  std::vector<double> want(n);
+  for (int64_t i = 0; i < n; ++i) {
+    double v = x.getDouble(i);
+    // erfinv by bisection on erf: independent of the interpreter's series.
+    double lo = -6, hi = 6;
+    for (int k = 0; k < 200; ++k) {
+      double mid = (lo + hi) / 2;
+      (std::erf(mid) < v * 0.5 ? lo : hi) = mid;
+    }
+    want[i] = lo + std::atan2(v, 2.0) + std::log1p(std::fabs(v));
+  }
+  CHECK(worst(y, want, 1e-6, 1e-5) <= 1);
+}
+
+TEST_CASE("module level: an if that tilec cannot evaluate only fails the kernels that use it",
+          "[language]") {
+  std::string error;
+  CHECK(tryCompile(kernelPath("module_level"), "gelu_tanh_rsqrt",
+                   "*fp32:16,*fp32:16,*fp32:16,i32,128", error));
+  CHECK_FALSE(tryCompile(kernelPath("module_level"), "uses_hopper_flag", "*fp32", error));
+  CHECK_THAT(error, Catch::Contains("'ON_HOPPER' is defined under that module-level 'if'"));
+}
+
+TEST_CASE("libdevice functions on fp32 and fp64 match the C library", "[language]") {
+  struct Case {
+    const char *name;
+    unsigned arity;
+    std::function<double(double, double, double)> ref;
+    double lo, hi; // the inputs' range
+    bool fp64 = true;
+  };
+  const std::vector<Case> cases = {
+      {"rsqrt", 1, [](double a, double, double) { return 1 / std::sqrt(a); }, 0.1, 9},
+      {"sqrt", 1, [](double a, double, double) { return std::sqrt(a); }, 0, 9},
+      {"tanh", 1, [](double a, double, double) { return std::tanh(a); }, -4, 4},
+      {"exp", 1, [](double a, double, double) { return std::exp(a); }, -4, 4},
+      {"exp2", 1, [](double a, double, double) { return std::exp2(a); }, -4, 4},
+      {"log", 1, [](double a, double, double) { return std::log(a); }, 0.1, 9},
+      {"log2", 1, [](double a, double, double) { return std::log2(a); }, 0.1, 9},
+      {"log1p", 1, [](double a, double, double) { return std::log1p(a); }, -0.5, 9},
+      {"expm1", 1, [](double a, double, double) { return std::expm1(a); }, -2, 2},
+      {"pow", 2, [](double a, double b, double) { return std::pow(a, b); }, 0.1, 3},
+      {"erf", 1, [](double a, double, double) { return std::erf(a); }, -3, 3},
+      {"erfinv", 1, [](double a, double, double) { return a; }, -0.9, 0.9}, // checked below
+      {"sin", 1, [](double a, double, double) { return std::sin(a); }, -4, 4},
+      {"cos", 1, [](double a, double, double) { return std::cos(a); }, -4, 4},
+      {"tan", 1, [](double a, double, double) { return std::tan(a); }, -1.2, 1.2},
+      {"asin", 1, [](double a, double, double) { return std::asin(a); }, -1, 1},
+      {"acos", 1, [](double a, double, double) { return std::acos(a); }, -1, 1},
+      {"atan", 1, [](double a, double, double) { return std::atan(a); }, -9, 9},
+      {"atan2", 2, [](double a, double b, double) { return std::atan2(a, b); }, -3, 3},
+      {"sinh", 1, [](double a, double, double) { return std::sinh(a); }, -3, 3},
+      {"cosh", 1, [](double a, double, double) { return std::cosh(a); }, -3, 3},
+      {"asinh", 1, [](double a, double, double) { return std::asinh(a); }, -9, 9},
+      {"acosh", 1, [](double a, double, double) { return std::acosh(a); }, 1, 9},
+      {"atanh", 1, [](double a, double, double) { return std::atanh(a); }, -0.9, 0.9},
+      {"floor", 1, [](double a, double, double) { return std::floor(a); }, -4, 4},
+      {"ceil", 1, [](double a, double, double) { return std::ceil(a); }, -4, 4},
+      {"round", 1, [](double a, double, double) { return std::round(a); }, -4, 4},
+      {"rint", 1, [](double a, double, double) { return std::nearbyint(a); }, -4, 4},
+      {"trunc", 1, [](double a, double, double) { return std::trunc(a); }, -4, 4},
+      {"fmod", 2, [](double a, double b, double) { return std::fmod(a, b); }, 0.5, 9},
+      {"isnan", 1, [](double a, double, double) { return std::isnan(a) ? 1.0 : 0.0; }, -4, 4},
+      {"isinf", 1, [](double a, double, double) { return std::isinf(a) ? 1.0 : 0.0; }, -4, 4},
+      {"signbit", 1, [](double a, double, double) { return std::signbit(a) ? 1.0 : 0.0; }, -4, 4},
+      {"fast_expf", 1, [](double a, double, double) { return std::exp(a); }, -4, 4, false},
+      {"fast_logf", 1, [](double a, double, double) { return std::log(a); }, 0.1, 9, false},
+      {"div_rn", 2, [](double a, double b, double) { return a / b; }, 0.5, 9},
+      {"fma", 3, [](double a, double b, double c) { return a * b + c; }, -4, 4},
+  };
+  const int64_t n = 100;
+  const char *args[] = {"a", "a, b", "a, b, c"};
+  for (const Case &c : cases) {
+    for (bool isDouble : {false, true}) {
+      if (isDouble && !c.fp64)
+        continue;
+      INFO("libdevice." << c.name << (isDouble ? " fp64" : " fp32"));
+      std::string path = std::string("language_test_libdevice_") + c.name + ".tl";
+      std::ofstream(path)
+          << "import triton\nimport triton.language as tl\n"
+             "from triton.language.extra import libdevice\n\n\n@triton.jit\n"
+             "def k(a_ptr, b_ptr, c_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+             "    offs = tl.arange(0, BLOCK)\n"
+             "    m = offs < n\n"
+             "    a = tl.load(a_ptr + offs, mask=m, other=1.0)\n"
+             "    b = tl.load(b_ptr + offs, mask=m, other=1.0)\n"
+             "    c = tl.load(c_ptr + offs, mask=m, other=1.0)\n"
+             "    r = libdevice."
+          << c.name << "(" << args[c.arity - 1]
+          << ")\n"
+             "    tl.store(out_ptr + offs, r.to(out_ptr.dtype.element_ty), mask=m)\n";
+      const char *t = isDouble ? "*fp64" : "*fp32";
+      auto module = compile(path, "k", std::string(t) + "," + t + "," + t + "," + t + ",i32,128");
+      std::remove(path.c_str());
+      DType type = isDouble ? f64 : f32;
+      HostBuffer a(type, n), b(type, n), cc(type, n), out(type, n);
+      for (int64_t i = 0; i < n; ++i) {
+        a.setDouble(i, c.lo + (c.hi - c.lo) * i / (n - 1));
+        b.setDouble(i, c.lo + (c.hi - c.lo) * ((i * 37) % n) / (n - 1));
+        cc.setDouble(i, c.lo + (c.hi - c.lo) * ((i * 11) % n) / (n - 1));
+      }
+      if (std::string(c.name) == "isnan" || std::string(c.name) == "isinf") {
+        a.setDouble(3, NAN);
+        a.setDouble(4, INFINITY);
+        a.setDouble(5, -INFINITY);
+      }
+      launch(*module->functions.at(0),
+             {KernelArg::pointer(a), KernelArg::pointer(b), KernelArg::pointer(cc),
+              KernelArg::pointer(out), KernelArg::integer(n)},
+             1);
+      std::vector<double> want(n);
+      for (int64_t i = 0; i < n; ++i)
+        want[i] = c.ref(a.getDouble(i), b.getDouble(i), cc.getDouble(i));
+      if (std::string(c.name) == "erfinv") {
+        // erf(erfinv(x)) == x.
+        for (int64_t i = 0; i < n; ++i)
+          out.setDouble(i, std::erf(out.getDouble(i)));
+      }
+      double rtol = isDouble ? 1e-13 : 2e-6;
+      CHECK(worst(out, want, rtol, rtol) <= 1);
+    }
+  }
+  // Rounding of halfway cases: round away from zero, rint to even.
+  (void)i32;
+}
+
+TEST_CASE("string constexprs: defaults, signature entries, == in a constexpr if", "[language]") {
+  const int64_t n = 100;
+  HostBuffer x(f32, n);
+  for (int64_t i = 0; i < n; ++i)
+    x.setDouble(i, (i % 7) - 2.5);
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i)
+    sum += x.getDouble(i);
+  // The default ("mean"), then "sum" quoted and bare, then "none".
+  for (const char *reduction : {"", ",\"sum\"", ",sum", ",'none'"}) {
+    INFO("reduction entry: " << reduction);
+    auto module = compile(kernelPath("constexpr_strings"), "reduce_loss",
+                          std::string("*fp32:16,*fp32:16,i32") + reduction);
+    HostBuffer y(f32, n);
+    launch(*module->functions.at(0),
+           {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::integer(n)}, 1);
+    std::string r = reduction;
+    if (r.empty())
+      CHECK(y.getDouble(0) == Approx(sum / n));
+    else if (r.find("sum") != std::string::npos)
+      CHECK(y.getDouble(0) == Approx(sum));
+    else
+      for (int64_t i = 0; i < n; ++i)
+        CHECK(y.getDouble(i) == x.getDouble(i));
+  }
+  std::string error;
+  CHECK_FALSE(tryCompile(kernelPath("constexpr_strings"), "reduce_loss",
+                         "*fp32:16,*fp32:16,i32,max", error));
+  CHECK_THAT(error, Catch::Contains("reduction must be mean, sum or none"));
+}
+
+TEST_CASE("dtype constexprs under Triton's spellings", "[language]") {
+  const int64_t n = 3;
+  HostBuffer x(f32, n);
+  x.setDouble(0, 1.1);
+  x.setDouble(1, -3.3);
+  x.setDouble(2, 1000.7);
+  // bf16 keeps 8 significant bits, fp16 11: the round trip shows which one was used.
+  const std::vector<double> bf16 = {1.1015625, -3.296875, 1000.0};
+  const std::vector<double> fp16 = {1.099609375, -3.30078125, 1000.5};
+  const std::vector<std::pair<const char *, const std::vector<double> *>> spellings = {
+      {"bf16", &bf16},
+      {"bfloat16", &bf16},
+      {"tl.bfloat16", &bf16},
+      {"fp16", &fp16},
+      {"float16", &fp16},
+      {"tl.float16", &fp16},
+      {"triton.language.float16", &fp16}};
+  for (const auto &[spelling, want] : spellings) {
+    INFO("dtype spelled " << spelling);
+    auto module = compile(kernelPath("constexpr_strings"), "round_trip",
+                          std::string("*fp32:16,*fp32:16,i32,") + spelling);
+    HostBuffer y(f32, n);
+    launch(*module->functions.at(0),
+           {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::integer(n)}, 1);
+    for (int64_t i = 0; i < n; ++i)
+      CHECK(y.getDouble(i) == (*want)[i]);
+  }
+  std::string error;
+  CHECK_FALSE(tryCompile(kernelPath("constexpr_strings"), "round_trip",
+                         "*fp32:16,*fp32:16,i32,bf61", error));
+  CHECK_THAT(error, Catch::Contains("is not a dtype: dtypes are spelled") &&
+                        Catch::Contains("bf16/bfloat16/tl.bfloat16"));
+}
+
+TEST_CASE("return under run-time conditions: early exit in a kernel", "[language]") {
+  const int64_t rows = 5, cols = 37;
+  auto module = compile(kernelPath("early_return"), "early_exit", "*fp32:16,*fp32:16,i32,i32,64");
+  HostBuffer x(f32, rows * cols), y(f32, (rows + 1) * cols);
+  for (int64_t i = 0; i < rows * cols; ++i)
+    x.setDouble(i, ((i * 7) % 11) - (i / cols % 2 ? 8.0 : 2.0)); // odd rows sum below zero
+  y.fill(42);
+  // More programs than rows: the extra ones must return before touching memory.
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::integer(rows),
+          KernelArg::integer(cols)},
+         rows + 3);
+  std::vector<double> want((rows + 1) * cols, 42.0);
+  for (int64_t r = 0; r < rows; ++r) {
+    double s = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      s += x.getDouble(r * cols + c);
+    for (int64_t c = 0; c < cols; ++c)
+      want[r * cols + c] = s < 0 ? -x.getDouble(r * cols + c) : 2 * x.getDouble(r * cols + c);
+  }
+  CHECK(worst(y, want, 0, 0) <= 1);
+}
+
+TEST_CASE("return under run-time conditions: values from if/else in nested helpers", "[language]") {
+  const std::vector<double> in = {-4, 10, 200, 40, -3, 100, 25.5, 101};
+  const int64_t n = static_cast<int64_t>(in.size());
+  auto module = compile(kernelPath("early_return"), "scalar_helpers", "*fp32:16,*fp32:16,i32");
+  HostBuffer x(f32, n), y(f32, n);
+  for (int64_t i = 0; i < n; ++i)
+    x.setDouble(i, in[i]);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::integer(n)}, n);
+  for (int64_t i = 0; i < n; ++i) {
+    double v = in[i];
+    double c = v < -3 ? -3 : v > 100 ? v * 0.5 : v * 2;
+    INFO("x = " << v);
+    CHECK(y.getDouble(i) == (c > 50 ? c - 1 : c + 1));
+  }
+}
+
+TEST_CASE("tl.cumsum and tl.cumprod along an axis, reversed, on the interpreter", "[language]") {
+  const int64_t m = 4, n = 8;
+  auto module = compile(kernelPath("scans"), "scan_rows", "*fp32,*fp32,*fp32,*fp32,4,8");
+  HostBuffer x(f32, m * n), sums(f32, m * n), rsums(f32, m * n), prods(f32, m * n);
+  for (int64_t i = 0; i < m * n; ++i)
+    x.setDouble(i, 0.5 + (i * 5 % 7) * 0.25);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(sums), KernelArg::pointer(rsums),
+          KernelArg::pointer(prods)},
+         1);
+  std::vector<double> wantSum(m * n), wantRsum(m * n), wantProd(m * n);
+  for (int64_t r = 0; r < m; ++r) {
+    float s = 0, p = 1;
+    for (int64_t c = 0; c < n; ++c) {
+      s += static_cast<float>(x.getDouble(r * n + c));
+      p *= static_cast<float>(x.getDouble(r * n + c));
+      wantSum[r * n + c] = s;
+      wantProd[r * n + c] = p;
+    }
+  }
+  for (int64_t c = 0; c < n; ++c) {
+    float s = 0;
+    for (int64_t r = m - 1; r >= 0; --r) {
+      s += static_cast<float>(x.getDouble(r * n + c));
+      wantRsum[r * n + c] = s;
+    }
+  }
+  CHECK(worst(sums, wantSum, 0, 0) <= 1);
+  CHECK(worst(rsums, wantRsum, 0, 0) <= 1);
+  CHECK(worst(prods, wantProd, 0, 0) <= 1);
+
+  auto ints = compile(kernelPath("scans"), "scan_int8", "*i8,*i32,16");
+  HostBuffer bytes(DType::scalar(ScalarKind::I8), 16), out(i32, 16);
+  int64_t running = 0;
+  std::vector<double> want(16);
+  for (int64_t i = 0; i < 16; ++i) {
+    bytes.setInt(i, 100 - i); // sums past 127: no int8 wrap-around
+    running += 100 - i;
+    want[i] = static_cast<double>(running);
+  }
+  launch(*ints->functions.at(0), {KernelArg::pointer(bytes), KernelArg::pointer(out)}, 1);
+  CHECK(worst(out, want, 0, 0) <= 1);
+}
