@@ -987,7 +987,7 @@ def write_interp(sample: Sample, tilec: str, ptx_dir: str) -> Callable[[], Optio
                 raise TypeError(f"{name}: {dtype} for {kind}")
             buffer = f"in_{name}.bin"
             with open(os.path.join(directory, buffer), "wb") as f:
-                f.write(value.contiguous().cpu().numpy().tobytes())
+                f.write(raw_bytes(value))
             output = f"out_{name}.bin" if key in sample.outputs else None
             if output:
                 dumps += ["--dump", f"{name}={os.path.join(directory, output)}"]
@@ -1074,12 +1074,23 @@ def make_interp(selected: Sequence[Sample], tilec: str, ptx_dir: str) -> int:
     return 1 if failed else 0
 
 
+def raw_bytes(tensor) -> bytes:
+    """The tensor's bytes; bfloat16 (which numpy lacks) through its 16-bit pattern."""
+    tensor = tensor.contiguous().cpu()
+    if tensor.dtype == torch.bfloat16:
+        tensor = tensor.view(torch.int16)
+    return tensor.numpy().tobytes()
+
+
 def load_buffer(directory: str, name: str, a: Dict[str, Any]):
     import numpy
-    data = numpy.fromfile(os.path.join(directory, name), dtype=numpy.dtype(a["dtype"]))
+    bf16 = a["dtype"] == "bfloat16"
+    data = numpy.fromfile(os.path.join(directory, name),
+                          dtype=numpy.int16 if bf16 else numpy.dtype(a["dtype"]))
     if data.size != a["numel"]:
         raise ValueError(f"{name}: {data.size} elements, expected {a['numel']}")
-    return torch.from_numpy(data.copy())
+    tensor = torch.from_numpy(data.copy())
+    return tensor.view(torch.bfloat16) if bf16 else tensor
 
 
 def against_interp(sample: Sample, ptx_dir: str, dry_run: bool, verbose: bool) -> bool:
