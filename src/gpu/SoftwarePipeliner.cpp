@@ -23,7 +23,8 @@
 // A loop is left alone (and the loads stay synchronous, which is always correct) when the step is
 // not a positive constant, the slice has loads, stores or nested loops, or a load's accesses are
 // narrower than 4 bytes (cp.async's smallest copy; the vector is also limited to the run of equal
-// mask values, since a copy is all or nothing). num_stages = 1 means no pipelining.
+// mask values, since a copy is all or nothing). num_stages = 1 means no pipelining; a loop's
+// tl.range(..., num_stages=N) overrides the kernel's num_stages.
 #include "analysis/AxisInfo.h"
 #include "gpu/Mma.h"
 #include "gpu/PassUtils.h"
@@ -317,18 +318,21 @@ private:
 } // namespace
 
 void runSoftwarePipelining(tir::Function &function) {
-  if (function.numStages < 2)
-    return;
-  std::vector<Operation *> loops;
+  // tl.range(..., num_stages=N) overrides the kernel's num_stages for its loop.
+  std::vector<std::pair<Operation *, unsigned>> loops;
   tir::walk(function, [&](Operation &op) {
-    if (op.code() == OpCode::For)
-      loops.push_back(&op);
+    if (op.code() != OpCode::For)
+      return;
+    unsigned stages = op.hasAttr("num_stages") ? static_cast<unsigned>(op.intAttr("num_stages"))
+                                               : function.numStages;
+    if (stages >= 2)
+      loops.push_back({&op, stages});
   });
   if (loops.empty())
     return;
   analysis::AxisInfoAnalysis axis(function);
-  for (Operation *loop : loops)
-    LoopPipeliner(function, *loop, function.numStages, axis).run();
+  for (auto [loop, stages] : loops)
+    LoopPipeliner(function, *loop, stages, axis).run();
 }
 
 } // namespace tilec::gpu

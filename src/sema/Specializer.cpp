@@ -937,11 +937,19 @@ void Specializer::execFor(const ast::Stmt &stmt) {
   std::vector<SemaValue> bounds;
   for (size_t i = 1; i < iter.operands.size(); ++i)
     bounds.push_back(eval(*iter.operands[i]));
+  std::optional<int64_t> loopStages;
   for (const ast::Keyword &kw : iter.keywords) {
-    // tl.range's tuning hints (num_stages, loop_unroll_factor, ...) do not change semantics.
+    // tl.range's tuning hints (num_stages, loop_unroll_factor, ...) do not change semantics;
+    // num_stages is kept for the software pipeliner (the kernel's num_stages otherwise).
     if (kw.name != "num_stages" && kw.name != "loop_unroll_factor" && kw.name != "flatten" &&
         kw.name != "disallow_acc_multi_buffer" && kw.name != "warp_specialize")
       error(kw.loc, "unexpected argument '" + kw.name + "' to " + callee.name.substr(3) + "()");
+    if (kw.name != "num_stages")
+      continue;
+    SemaValue stages = eval(*kw.value);
+    if (stages.kind != SemaValue::Kind::Int || stages.intValue < 1 || stages.intValue > 8)
+      error(kw.loc, "num_stages must be a constexpr integer from 1 to 8");
+    loopStages = stages.intValue;
   }
   if (bounds.empty() || bounds.size() > 3)
     error(iter.loc, "range() takes 1 to 3 arguments");
@@ -1022,6 +1030,8 @@ void Specializer::execFor(const ast::Stmt &stmt) {
     std::vector<tir::Value *> operands = {lbV, ubV, stepV};
     operands.insert(operands.end(), inits.begin(), inits.end());
     tir::Operation *forOp = builder_.create(OpCode::For, operands, {});
+    if (loopStages)
+      forOp->setAttr("num_stages", *loopStages);
     tir::Block &body = forOp->addRegion().block();
     tir::Value *iv = body.addArgument(Type(ivType));
     bind(ivName, SemaValue::ofTensor(iv));
