@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
+#include <string>
 #include <set>
 
 namespace tilec::codegen {
@@ -148,8 +150,17 @@ unsigned sharedElementBytes(const tir::DType &type) {
 }
 
 SharedTilePlan conversionPlan(const tir::Type &from, const tir::Type &to) {
+  // The planner simulates every candidate's bank accesses, and the shared-memory accounting, the
+  // metadata and the lowering all ask for the same conversions: plan each one once per process.
+  static std::mutex mutex;
+  static std::map<std::string, SharedTilePlan> plans;
+  std::string key = from.str() + " -> " + to.str();
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = plans.find(key);
+  if (it != plans.end())
+    return it->second;
   Distribution src = distributionOf(from), dst = distributionOf(to);
-  return planSharedTile(from.shape, sharedElementBytes(from.elem), {&src, &dst});
+  return plans[key] = planSharedTile(from.shape, sharedElementBytes(from.elem), {&src, &dst});
 }
 
 gpu::LayoutPtr dotOperandLayout(const gpu::Layout &acc, unsigned operand, int64_t k) {
