@@ -686,6 +686,36 @@ Specializer::liveBindings(const std::vector<std::string> &names) {
 // are materialised; tensors must already have the type).
 static bool sameType(const tir::Value *v, const Type &t) { return v->type().sameShapeAndElem(t); }
 
+std::pair<tir::Value *, tir::Value *>
+Specializer::branchValues(const SemaValue &tv, const SemaValue &ev, tir::Block &thenBlock,
+                          tir::Block &elseBlock, SourceLoc loc) {
+  // A tensor side wins (the other side is materialised and broadcast to it in its own block);
+  // two constants take their promoted type.
+  tir::Value *tval = tv.isTensor() ? tv.value : nullptr;
+  tir::Value *evalue = ev.isTensor() ? ev.value : nullptr;
+  if (!tval && !evalue) {
+    builder_.setInsertionPointToEnd(thenBlock);
+    tval = materialize(tv, loc);
+    builder_.setInsertionPointToEnd(elseBlock);
+    evalue = materialize(ev, loc);
+    std::string why;
+    auto common = computationType(tval->type().elem, true, evalue->type().elem, true, false, why);
+    if (!common)
+      error(loc, "the two paths of this 'if' give values of incompatible types");
+    builder_.setInsertionPointToEnd(thenBlock);
+    tval = castTo(tval, *common);
+    builder_.setInsertionPointToEnd(elseBlock);
+    evalue = castTo(evalue, *common);
+  } else if (!tval) {
+    builder_.setInsertionPointToEnd(thenBlock);
+    tval = broadcastTo(materialize(tv, loc, evalue->type().elem), evalue->type().shape, loc);
+  } else if (!evalue) {
+    builder_.setInsertionPointToEnd(elseBlock);
+    evalue = broadcastTo(materialize(ev, loc, tval->type().elem), tval->type().shape, loc);
+  }
+  return {tval, evalue};
+}
+
 void Specializer::execIf(const ast::Stmt &stmt) {
   SemaValue cond = eval(*stmt.test);
   if (auto truth = constexprTruth(cond)) {
@@ -741,34 +771,13 @@ void Specializer::execIf(const ast::Stmt &stmt) {
                             ev.describe() + " on the other");
     }
     // Decide the merged type: a tensor side wins; two constants take their promoted type.
-    std::string why;
     if (tv.isTensor() && ev.isTensor()) {
       if (!tv.value->type().sameShapeAndElem(ev.value->type()))
         error(stmt.loc, "'" + name + "' has type " + tv.value->type().str() +
                             " on one path of the if and " + ev.value->type().str() +
                             " on the other");
     }
-    tir::Value *tval = tv.isTensor() ? tv.value : nullptr;
-    tir::Value *evalue = ev.isTensor() ? ev.value : nullptr;
-    if (!tval && !evalue) {
-      builder_.setInsertionPointToEnd(thenBlock);
-      tval = materialize(tv, stmt.loc);
-      builder_.setInsertionPointToEnd(elseBlock);
-      evalue = materialize(ev, stmt.loc);
-      auto common = computationType(tval->type().elem, true, evalue->type().elem, true, false, why);
-      builder_.setInsertionPointToEnd(thenBlock);
-      tval = castTo(tval, *common);
-      builder_.setInsertionPointToEnd(elseBlock);
-      evalue = castTo(evalue, *common);
-    } else if (!tval) {
-      builder_.setInsertionPointToEnd(thenBlock);
-      tval = broadcastTo(materialize(tv, stmt.loc, evalue->type().elem), evalue->type().shape,
-                         stmt.loc);
-    } else if (!evalue) {
-      builder_.setInsertionPointToEnd(elseBlock);
-      evalue = broadcastTo(materialize(ev, stmt.loc, tval->type().elem), tval->type().shape,
-                           stmt.loc);
-    }
+    auto [tval, evalue] = branchValues(tv, ev, thenBlock, elseBlock, stmt.loc);
     merged.push_back(name);
     thenValues.push_back(tval);
     elseValues.push_back(evalue);
@@ -867,30 +876,7 @@ void Specializer::execReturningIf(const ast::Stmt &stmt, tir::Value *cond) {
       error(stmt.loc, "this 'if' returns " + tv.describe() + " on one path and " + ev.describe() +
                           " on the other");
     // The type both paths return: a tensor side wins, two constants take their promoted type.
-    tir::Value *tval = tv.isTensor() ? tv.value : nullptr;
-    tir::Value *evalue = ev.isTensor() ? ev.value : nullptr;
-    std::string why;
-    if (!tval && !evalue) {
-      builder_.setInsertionPointToEnd(thenBlock);
-      tval = materialize(tv, stmt.loc);
-      builder_.setInsertionPointToEnd(elseBlock);
-      evalue = materialize(ev, stmt.loc);
-      auto common = computationType(tval->type().elem, true, evalue->type().elem, true, false, why);
-      if (!common)
-        error(stmt.loc, "the two paths of this 'if' return values of incompatible types");
-      builder_.setInsertionPointToEnd(thenBlock);
-      tval = castTo(tval, *common);
-      builder_.setInsertionPointToEnd(elseBlock);
-      evalue = castTo(evalue, *common);
-    } else if (!tval) {
-      builder_.setInsertionPointToEnd(thenBlock);
-      tval = broadcastTo(materialize(tv, stmt.loc, evalue->type().elem), evalue->type().shape,
-                         stmt.loc);
-    } else if (!evalue) {
-      builder_.setInsertionPointToEnd(elseBlock);
-      evalue =
-          broadcastTo(materialize(ev, stmt.loc, tval->type().elem), tval->type().shape, stmt.loc);
-    }
+    auto [tval, evalue] = branchValues(tv, ev, thenBlock, elseBlock, stmt.loc);
     if (!tval->type().sameShapeAndElem(evalue->type()))
       error(stmt.loc, "this 'if' returns " + tval->type().str() + " on one path and " +
                           evalue->type().str() + " on the other");

@@ -72,9 +72,8 @@ public:
   /// takes part only when it is of a higher kind than the tensor); an error when there is none.
   tir::DType operandType(const SemaValue &lhs, const SemaValue &rhs, bool divOrMod, SourceLoc loc);
   /// Both operands converted to `type` and broadcast to their common shape.
-  std::pair<tir::Value *, tir::Value *> convertAndBroadcast(const SemaValue &lhs,
-                                                            const SemaValue &rhs, tir::DType type,
-                                                            SourceLoc loc);
+  std::pair<tir::Value *, tir::Value *>
+  convertAndBroadcast(const SemaValue &lhs, const SemaValue &rhs, tir::DType type, SourceLoc loc);
 
   SemaValue binaryOp(ast::BinaryOperator op, const SemaValue &lhs, const SemaValue &rhs,
                      SourceLoc loc);
@@ -179,7 +178,12 @@ private:
   void execBlock(const ast::StmtList &stmts, size_t from = 0);
   void exec(const ast::Stmt &stmt);
   void execAssign(const ast::Stmt &stmt);
+  /// The values an `if`'s two paths give for one result, made to agree in type (each in its block).
+  std::pair<tir::Value *, tir::Value *> branchValues(const SemaValue &tv, const SemaValue &ev,
+                                                     tir::Block &thenBlock, tir::Block &elseBlock,
+                                                     SourceLoc loc);
   void execIf(const ast::Stmt &stmt);
+
   void execReturningIf(const ast::Stmt &stmt, tir::Value *cond);
   void execFor(const ast::Stmt &stmt);
   void execWhile(const ast::Stmt &stmt);
@@ -194,7 +198,8 @@ private:
 
   // Control flow support
   std::vector<std::string> carriedNames(const ast::StmtList &body) const;
-  std::vector<std::pair<std::string, SemaValue>> liveBindings(const std::vector<std::string> &names);
+  std::vector<std::pair<std::string, SemaValue>>
+  liveBindings(const std::vector<std::string> &names);
 };
 
 /// Returns the dotted name of an expression such as `triton.language.float32`, or "" if it is not
