@@ -2,6 +2,7 @@
 
 #include "codegen/NVPTXTarget.h"
 #include "frontend/SourceManager.h"
+#include "gpu/Arch.h"
 
 #include <cstdlib>
 #include <llvm/Analysis/CGSCCPassManager.h>
@@ -48,9 +49,7 @@ static std::string ptxFeatureFor(unsigned sm) {
 std::unique_ptr<llvm::TargetMachine> createNVPTXTargetMachine(const TargetOptions &options) {
   initializeNVPTX();
   const std::string &arch = options.arch;
-  unsigned sm = 0;
-  if (arch.rfind("sm_", 0) == 0)
-    sm = static_cast<unsigned>(std::strtoul(arch.c_str() + 3, nullptr, 10));
+  unsigned sm = gpu::smVersion(arch);
   if (sm < 50)
     throw CompileError("error: unknown GPU architecture '" + arch + "' (expected sm_XY)");
   std::string error;

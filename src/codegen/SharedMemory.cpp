@@ -2,12 +2,12 @@
 
 #include "codegen/Distribution.h"
 #include "codegen/SharedTile.h"
+#include "gpu/Arch.h"
 #include "gpu/Mma.h"
 
 #include "frontend/SourceManager.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <set>
 
 namespace tilec::codegen {
@@ -173,9 +173,7 @@ unsigned pipelineBufferOffset(const tir::Function &function, unsigned buffer) {
 }
 
 unsigned maxSharedMemoryPerBlock(const std::string &arch) {
-  unsigned sm = 0;
-  if (arch.rfind("sm_", 0) == 0)
-    sm = static_cast<unsigned>(std::strtoul(arch.c_str() + 3, nullptr, 10));
+  unsigned sm = gpu::smVersion(arch);
   // The opt-in maximum of the CUDA programming guide's table of compute capabilities, which a
   // launcher gets with cudaFuncAttributeMaxDynamicSharedMemorySize (Triton's does the same).
   if (sm >= 120)

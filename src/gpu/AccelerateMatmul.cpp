@@ -12,12 +12,12 @@
 // another dot (attention's two products) puts every warp along M, so that the first product's
 // rows stay in the warps that multiply them again; others split the dimension with more
 // instruction tiles per warp, N first on ties.
+#include "gpu/Arch.h"
 #include "gpu/Layout.h"
 #include "gpu/Mma.h"
 #include "gpu/PassUtils.h"
 #include "gpu/Passes.h"
 
-#include <cctype>
 #include <map>
 #include <set>
 
@@ -27,14 +27,6 @@ using tir::OpCode;
 using tir::Operation;
 using tir::ScalarKind;
 using tir::Value;
-
-unsigned smVersion(const std::string &arch) {
-  unsigned version = 0;
-  for (char c : arch)
-    if (std::isdigit(static_cast<unsigned char>(c)))
-      version = version * 10 + static_cast<unsigned>(c - '0');
-  return version;
-}
 
 std::optional<MmaV2Instruction> mmaV2InstructionFor(const Operation &dot) {
   const tir::DType &in = dot.operand(0)->type().elem, &out = dot.operand(2)->type().elem;
@@ -69,16 +61,6 @@ bool isMmaV2Dot(const Operation &dot) {
 }
 
 namespace {
-
-/// Which operations use each value (TIR keeps no use lists).
-std::map<const Value *, std::vector<Operation *>> usersOf(tir::Function &function) {
-  std::map<const Value *, std::vector<Operation *>> users;
-  tir::walk(function, [&](Operation &op) {
-    for (Value *operand : op.operands())
-      users[operand].push_back(&op);
-  });
-  return users;
-}
 
 /// Whether another dot multiplies what `dot` computes, or computed what it multiplies: walks
 /// through the ops of dot's block (not through memory, not into loops) backward from its
@@ -162,11 +144,7 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
     // As Coalesce does for memory accesses: the result takes the layout and is converted back to
     // the layout it had (none yet) for its users; AssignLayouts carries the layout on through the
     // conversion, RemoveRedundantConversions drops it.
-    Value *result = dot->result();
-    result->setType(result->type().withLayout(mmaV2AccumulatorLayout(warpsM, warpsN)));
-    Operation *next = std::next(dot->parentBlock()->find(dot))->get();
-    Value *converted = insertConvert(result, nullptr, next);
-    replaceAllUses(function, result, converted, converted->definingOp());
+    retypeResult(function, *dot, 0, mmaV2AccumulatorLayout(warpsM, warpsN));
   }
 }
 

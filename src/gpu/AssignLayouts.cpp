@@ -23,7 +23,9 @@ using tir::OpCode;
 using tir::Operation;
 using tir::Value;
 
-bool sharesOneLayout(const Operation &op) { return tir::sharesOneLayout(op.code()); }
+bool sharesOneLayout(const Operation &op) {
+  return tir::sharesOneLayout(op.code());
+}
 
 /// The inverse of a trans's order: operand dimension d is result dimension inverse[d].
 std::vector<int64_t> inversePermutation(const Operation &trans) {
@@ -239,17 +241,8 @@ private:
     return found;
   }
 
-  /// Gives result `r` of `op` layout `wanted`, converting back to its old layout for its users.
   void retypeResult(Operation &op, unsigned r, const LayoutPtr &wanted) {
-    Value *result = op.result(r);
-    LayoutPtr old = layoutOf(result);
-    if (sameLayout(old, wanted))
-      return;
-    result->setType(result->type().withLayout(wanted));
-    Block *block = op.parentBlock();
-    Operation *next = std::next(block->find(&op))->get();
-    Value *converted = insertConvert(result, old, next);
-    replaceAllUses(function_, result, converted, converted->definingOp());
+    gpu::retypeResult(function_, op, r, wanted);
   }
 
   void convertOperand(Operation &op, unsigned i, const LayoutPtr &wanted) {

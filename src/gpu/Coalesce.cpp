@@ -70,16 +70,9 @@ void runCoalesce(tir::Function &function) {
     // coalescing does: an elementwise user must not see one operand laid out and another not,
     // or two loads' different layouts. AssignLayouts propagates the layout through these
     // conversions and RemoveRedundantConversions drops those that end up converting nothing.
-    for (unsigned r = 0; r < op->numResults(); ++r) {
-      tir::Value *result = op->result(r);
-      if (!result->type().isTensor())
-        continue;
-      LayoutPtr old = layoutOf(result);
-      result->setType(result->type().withLayout(layout));
-      Operation *next = std::next(op->parentBlock()->find(op))->get();
-      tir::Value *converted = insertConvert(result, old, next);
-      replaceAllUses(function, result, converted, converted->definingOp());
-    }
+    for (unsigned r = 0; r < op->numResults(); ++r)
+      if (op->result(r)->type().isTensor())
+        retypeResult(function, *op, r, layout);
   }
 }
 } // namespace tilec::gpu

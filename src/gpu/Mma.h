@@ -18,9 +18,6 @@ struct MmaV2Instruction {
   unsigned elemsPerRegister() const { return 32 / elemBits; }
 };
 
-/// The SM version number of an arch name: "sm_90a" -> 90, "sm_80" -> 80 (0 if unreadable).
-unsigned smVersion(const std::string &arch);
-
 /// The mma.sync instruction for `dot`'s operand and accumulator types and input precision, or
 /// none when only the FMA path computes it (fp32 "ieee", fp64, mixed or odd types).
 std::optional<MmaV2Instruction> mmaV2InstructionFor(const tir::Operation &dot);

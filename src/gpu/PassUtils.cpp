@@ -20,6 +20,26 @@ void replaceAllUses(tir::Function &function, tir::Value *from, tir::Value *to,
   });
 }
 
+void retypeResult(tir::Function &function, Operation &op, unsigned r, const LayoutPtr &wanted) {
+  tir::Value *result = op.result(r);
+  LayoutPtr old = layoutOf(result);
+  if (sameLayout(old, wanted))
+    return;
+  result->setType(result->type().withLayout(wanted));
+  Operation *next = std::next(op.parentBlock()->find(&op))->get();
+  tir::Value *converted = insertConvert(result, old, next);
+  replaceAllUses(function, result, converted, converted->definingOp());
+}
+
+std::map<const tir::Value *, std::vector<Operation *>> usersOf(tir::Function &function) {
+  std::map<const tir::Value *, std::vector<Operation *>> users;
+  tir::walk(function, [&](Operation &op) {
+    for (tir::Value *operand : op.operands())
+      users[operand].push_back(&op);
+  });
+  return users;
+}
+
 static bool isPure(const Operation &op) {
   switch (op.code()) {
   case OpCode::Constant:

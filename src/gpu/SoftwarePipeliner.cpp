@@ -71,6 +71,12 @@ std::optional<int64_t> constantInt(const Value *value) {
   return std::nullopt;
 }
 
+/// The clone of `value` in `map`, or `value` itself (defined outside the cloned slice).
+Value *mappedValue(const std::map<const Value *, Value *> &map, Value *value) {
+  auto it = map.find(value);
+  return it == map.end() ? value : it->second;
+}
+
 class LoopPipeliner {
 public:
   LoopPipeliner(tir::Function &function, Operation &loop, unsigned stages,
@@ -107,11 +113,7 @@ private:
 
   /// Loads in the loop body whose only user is an mma.sync dot of the same body, as its a or b.
   void findCandidates() {
-    std::map<const Value *, std::vector<Operation *>> users;
-    tir::walk(function_, [&](Operation &op) {
-      for (Value *operand : op.operands())
-        users[operand].push_back(&op);
-    });
+    std::map<const Value *, std::vector<Operation *>> users = usersOf(function_);
     for (auto &opPtr : body_.ops()) {
       Operation &load = *opPtr;
       if (load.code() != OpCode::Load || !load.result()->type().isTensor() ||
@@ -189,17 +191,13 @@ private:
     map[body_.argument(0)] = iv;
     for (size_t i = 0; i < carried_.size(); ++i)
       map[body_.argument(carried_[i])] = state[i];
-    auto mapped = [&](Value *v) {
-      auto it = map.find(v);
-      return it == map.end() ? v : it->second;
-    };
     for (auto &opPtr : body_.ops()) {
       Operation &op = *opPtr;
       if (!slice_.count(&op))
         continue;
       std::vector<Value *> operands;
       for (Value *operand : op.operands())
-        operands.push_back(mapped(operand));
+        operands.push_back(mappedValue(map, operand));
       std::vector<Type> types;
       for (unsigned r = 0; r < op.numResults(); ++r)
         types.push_back(op.result(r)->type());
@@ -216,15 +214,11 @@ private:
   /// The copies of one future iteration (induction variable `iv`) into `slot`, and their commit.
   void issueCopies(Builder &builder, const std::map<const Value *, Value *> &map, Value *iv,
                    Value *slot) {
-    auto mapped = [&](Value *v) {
-      auto it = map.find(v);
-      return it == map.end() ? v : it->second;
-    };
     Value *inRange = builder.cmp("lt", iv, loop_.operand(1));
     for (const Candidate &c : candidates_) {
-      std::vector<Value *> operands{mapped(c.load->operand(0)), slot, inRange};
+      std::vector<Value *> operands{mappedValue(map, c.load->operand(0)), slot, inRange};
       if (c.load->numOperands() >= 2)
-        operands.push_back(mapped(c.load->operand(1)));
+        operands.push_back(mappedValue(map, c.load->operand(1)));
       builder.setLoc(c.load->loc());
       Operation *copy = builder.create(OpCode::AsyncCopy, operands, {});
       copy->setAttr("buffer", int64_t(c.buffer));
@@ -256,8 +250,7 @@ private:
       auto map = cloneSlice(before, iv, state);
       issueCopies(before, map, iv, before.intConstant(s, i32));
       for (size_t i = 0; i < carried_.size(); ++i) {
-        Value *next = body_.terminator()->operand(carried_[i] - 1);
-        state[i] = map.count(next) ? map.at(next) : next;
+        state[i] = mappedValue(map, body_.terminator()->operand(carried_[i] - 1));
       }
     }
 
@@ -302,8 +295,7 @@ private:
         bottom.intConstant(stages_, i32));
     issueCopies(bottom, map, iv, nextSlot);
     for (size_t i = 0; i < carried_.size(); ++i) {
-      Value *next = yield->operand(carried_[i] - 1);
-      yield->addOperand(map.count(next) ? map.at(next) : next);
+      yield->addOperand(mappedValue(map, yield->operand(carried_[i] - 1)));
     }
 
     // After the loop: no copy may still be writing shared memory.
