@@ -270,6 +270,8 @@ private:
   void lowerTrans(const Operation &op);
   void lowerReshape(const Operation &op);
   void lowerDot(const Operation &op);
+  /// An fp32 value rounded to tf32 (cvt.rna.tf32.f32: what the tensor cores see), as fp32.
+  llvm::Value *roundToTf32(llvm::Value *value);
   /// LowerDotMma.cpp. With onlyA, stages a and keeps its A fragments in hoistedA_ (called before
   /// the loop of a dot whose a is loop-invariant); the dot then uses them.
   void lowerDotMma(const Operation &op, bool onlyA = false);

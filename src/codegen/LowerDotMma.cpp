@@ -13,8 +13,6 @@
 #include "codegen/KernelLowering.h"
 #include "gpu/Mma.h"
 
-#include <llvm/IR/InlineAsm.h>
-
 namespace tilec::codegen::detail {
 namespace {
 
@@ -189,19 +187,12 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
 
   // 5. The products. tf32x3 splits each fp32 operand into a tf32 high part and the tf32 of the
   //    rest, and adds the two cross products before the main one (as Triton).
-  auto roundTf32 = [&](llvm::Value *bits) {
-    auto *type = llvm::FunctionType::get(i32, {builder_.getFloatTy()}, false);
-    auto *cvt = llvm::InlineAsm::get(type, "cvt.rna.tf32.f32 $0, $1;", "=r,f", false);
-    return builder_.CreateCall(type, cvt, {builder_.CreateBitCast(bits, builder_.getFloatTy())});
-  };
   auto split = [&](const Values &regs, Values &high, Values &low) {
     for (llvm::Value *reg : regs) {
-      llvm::Value *h = roundTf32(reg);
-      high.push_back(h);
-      low.push_back(roundTf32(builder_.CreateBitCast(
-          builder_.CreateFSub(builder_.CreateBitCast(reg, builder_.getFloatTy()),
-                              builder_.CreateBitCast(h, builder_.getFloatTy())),
-          i32)));
+      llvm::Value *x = builder_.CreateBitCast(reg, builder_.getFloatTy());
+      llvm::Value *h = roundToTf32(x);
+      high.push_back(builder_.CreateBitCast(h, i32));
+      low.push_back(builder_.CreateBitCast(roundToTf32(builder_.CreateFSub(x, h)), i32));
     }
   };
   llvm::Function *mma = llvm::Intrinsic::getDeclaration(&module_, mmaIntrinsic(in, out));
@@ -256,18 +247,23 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
       if (pair)
         bRegs[ni + 1] = {regs[2], regs[3]};
     }
+    if (!splitTf32) {
+      for (unsigned mi = 0; mi < tilesM; ++mi)
+        for (unsigned ni = 0; ni < tilesN; ++ni)
+          multiply(aRegs[mi], bRegs[ni], mi, ni);
+      continue;
+    }
+    // Each fragment split once per K step, not once per product it takes part in.
+    std::vector<Values> aHigh(tilesM), aLow(tilesM), bHigh(tilesN), bLow(tilesN);
+    for (unsigned mi = 0; mi < tilesM; ++mi)
+      split(aRegs[mi], aHigh[mi], aLow[mi]);
+    for (unsigned ni = 0; ni < tilesN; ++ni)
+      split(bRegs[ni], bHigh[ni], bLow[ni]);
     for (unsigned mi = 0; mi < tilesM; ++mi)
       for (unsigned ni = 0; ni < tilesN; ++ni) {
-        if (!splitTf32) {
-          multiply(aRegs[mi], bRegs[ni], mi, ni);
-          continue;
-        }
-        Values aHigh, aLow, bHigh, bLow;
-        split(aRegs[mi], aHigh, aLow);
-        split(bRegs[ni], bHigh, bLow);
-        multiply(aLow, bHigh, mi, ni);
-        multiply(aHigh, bLow, mi, ni);
-        multiply(aHigh, bHigh, mi, ni);
+        multiply(aLow[mi], bHigh[ni], mi, ni);
+        multiply(aHigh[mi], bLow[ni], mi, ni);
+        multiply(aHigh[mi], bHigh[ni], mi, ni);
       }
   }
   values_[op.result()] = result;

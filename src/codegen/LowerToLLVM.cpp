@@ -680,6 +680,12 @@ void KernelLowering::lowerReshape(const Operation &op) {
 /// accumulator elements. Products are computed in the accumulator's type (operands converted as
 /// Triton does); "tf32" rounds the fp32 operands to tf32 first (cvt.rna.tf32.f32, what tensor
 /// cores see), "tf32x3" adds the products of the low parts as well.
+llvm::Value *KernelLowering::roundToTf32(llvm::Value *value) {
+  auto *type = llvm::FunctionType::get(builder_.getInt32Ty(), {builder_.getFloatTy()}, false);
+  auto *cvt = llvm::InlineAsm::get(type, "cvt.rna.tf32.f32 $0, $1;", "=r,f", false);
+  return builder_.CreateBitCast(builder_.CreateCall(type, cvt, {value}), builder_.getFloatTy());
+}
+
 void KernelLowering::lowerDot(const Operation &op) {
   if (gpu::isMmaV2Dot(op))
     return lowerDotMma(op);
@@ -722,11 +728,6 @@ void KernelLowering::lowerDot(const Operation &op) {
     cols.push_back(coordinate(accDist, 1, j));
 
   llvm::Type *accElem = scalarType(out);
-  auto roundTf32 = [&](llvm::Value *v) {
-    auto *type = llvm::FunctionType::get(builder_.getInt32Ty(), {builder_.getFloatTy()}, false);
-    auto *cvt = llvm::InlineAsm::get(type, "cvt.rna.tf32.f32 $0, $1;", "=r,f", false);
-    return builder_.CreateBitCast(builder_.CreateCall(type, cvt, {v}), builder_.getFloatTy());
-  };
   // An operand value in the accumulator's type: {value} or, for tf32x3, {high, low}.
   auto promote = [&](llvm::Value *v) -> Values {
     if (!in.isFloat())
@@ -741,10 +742,10 @@ void KernelLowering::lowerDot(const Operation &op) {
     }
     if (!tf32)
       return {v};
-    llvm::Value *high = roundTf32(v);
+    llvm::Value *high = roundToTf32(v);
     if (precision == "tf32")
       return {high};
-    return {high, roundTf32(builder_.CreateFSub(v, high))};
+    return {high, roundToTf32(builder_.CreateFSub(v, high))};
   };
   auto multiplyAdd = [&](const Values &a, const Values &b, llvm::Value *acc) {
     if (!out.isFloat())
