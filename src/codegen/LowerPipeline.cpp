@@ -65,17 +65,11 @@ void KernelLowering::lowerLocalLoad(const Operation &op) {
   bool onlyDots = true;
   tir::walk(const_cast<tir::Function &>(function_), [&](Operation &user) {
     for (tir::Value *operand : user.operands()) {
-      if (operand != op.result() || gpu::isMmaV2Dot(user))
+      bool direct = operand == op.result();
+      if (!direct && bufferedTile(operand) != &op)
         continue;
-      if (user.code() == OpCode::Trans) {
-        tir::walk(const_cast<tir::Function &>(function_), [&](Operation &next) {
-          for (tir::Value *v : next.operands())
-            if (v == user.result() && !gpu::isMmaV2Dot(next))
-              onlyDots = false;
-        });
-        continue;
-      }
-      onlyDots = false;
+      bool transposes = direct && user.code() == OpCode::Trans;
+      onlyDots &= gpu::isMmaV2Dot(user) || transposes;
     }
   });
   if (onlyDots) {

@@ -1,10 +1,11 @@
 #include "codegen/SharedTile.h"
 
 #include <algorithm>
+#include <llvm/Support/MathExtras.h>
 #include <map>
 #include <mutex>
-#include <string>
 #include <set>
+#include <string>
 
 namespace tilec::codegen {
 
@@ -18,13 +19,6 @@ int64_t SharedTilePlan::numRows() const {
 
 unsigned SharedTilePlan::bytes() const {
   return static_cast<unsigned>(numRows() * rowStride() * elemBytes);
-}
-
-static unsigned llvmLog2(unsigned powerOfTwo) {
-  unsigned log = 0;
-  while ((1u << log) < powerOfTwo)
-    ++log;
-  return log;
 }
 
 static unsigned largestPowerOfTwoDividing(unsigned n, unsigned limit) {
@@ -194,7 +188,7 @@ SharedTilePlan mmaOperandPlan(const tir::Type &operand) {
   unsigned unitsPerRow = static_cast<unsigned>(std::max<int64_t>(1, rowBytes / 16));
   unsigned perPhase = static_cast<unsigned>(std::max<int64_t>(1, 128 / rowBytes));
   unsigned maxPhase = std::min(8u, unitsPerRow);
-  plan.swizzleShift = llvmLog2(perPhase);
+  plan.swizzleShift = llvm::Log2_32(perPhase);
   plan.swizzleMask = maxPhase - 1;
   return plan;
 }
