@@ -26,17 +26,8 @@ BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
 JOBS=${JOBS:-2}
 
 if ((BUILD)); then
-  missing=()
-  for p in clang-19 libclang-rt-19-dev; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  if ((${#missing[@]})); then
-    echo "fuzz: installing ${missing[*]}"
-    SUDO=""
-    [ "$(id -u)" -eq 0 ] || SUDO=sudo
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-  fi
+  source scripts/install-missing.sh
+  install_missing fuzz clang-19 libclang-rt-19-dev
   CC=clang-19 CXX=clang++-19 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DTILEC_FUZZ=ON -DTILEC_BUILD_TESTS=OFF >/dev/null
   cmake --build "$BUILD_DIR" -j "$JOBS" --target "${TARGETS[@]/#/tilec_fuzz_}"

@@ -13,17 +13,8 @@ PACKAGES=(cmake ninja-build g++ python3 default-jre-headless
           llvm-19-dev llvm-19-tools antlr4 libantlr4-runtime-dev
           libcli11-dev catch2 nlohmann-json3-dev)
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}"
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+source scripts/install-missing.sh
+install_missing setup "${PACKAGES[@]}"
 
 if [ ! -e /usr/local/cuda/bin/ptxas ] && ! command -v ptxas >/dev/null; then
   echo "setup: note: no CUDA toolkit found (/usr/local/cuda); the runtime, the GPU samples and the"
