@@ -276,6 +276,23 @@ private:
   /// the loop of a dot whose a is loop-invariant); the dot then uses them.
   void lowerDotMma(const Operation &op, bool onlyA = false);
   std::map<const Operation *, std::vector<Values>> hoistedA_;
+  /// The A fragment (four 32-bit registers) of instruction row tile mi at K step s (of kI) of a
+  /// tensor-core dot whose a is in registers in its accumulator's layout (mmaDotPlans:
+  /// aInRegisters): rows g and g + 8, k from s*kI + q*perRegister (+ kI/2).
+  Values mmaAFragmentFromRegisters(const Operation &op, unsigned mi, unsigned s, unsigned kI);
+  /// `elements` (32 bits together) packed into one i32 register.
+  llvm::Value *packRegister(const Values &elements);
+  /// LowerDotWgmma.cpp.
+  void lowerDotWgmma(const Operation &op);
+  /// fence.proxy.async.shared::cta: makes this thread's generic-proxy writes to shared memory
+  /// visible to wgmma's (async proxy) reads after the next barrier.
+  void fenceProxyAsync();
+  bool hasWgmmaDots_ = false;
+
+public:
+  static bool hasWgmmaDots(const tir::Function &function);
+
+private:
   /// The software pipeline's ops (LowerPipeline.cpp).
   llvm::Value *pipelineSlot(const Operation &op);
   void lowerAsyncCopy(const Operation &op);

@@ -32,6 +32,35 @@ llvm::Intrinsic::ID mmaIntrinsic(const DType &in, const DType &out) {
 
 } // namespace
 
+llvm::Value *KernelLowering::packRegister(const Values &elements) {
+  llvm::Type *i32 = builder_.getInt32Ty();
+  if (elements.size() == 1)
+    return builder_.CreateBitCast(elements[0], i32);
+  llvm::Value *vector = llvm::UndefValue::get(
+      llvm::FixedVectorType::get(elements[0]->getType(), static_cast<unsigned>(elements.size())));
+  for (unsigned e = 0; e < elements.size(); ++e)
+    vector = builder_.CreateInsertElement(vector, elements[e], e);
+  return builder_.CreateBitCast(vector, i32);
+}
+
+Values KernelLowering::mmaAFragmentFromRegisters(const Operation &op, unsigned mi, unsigned s,
+                                                 unsigned kI) {
+  const tir::Type &aType = op.operand(0)->type();
+  const Distribution aDist = distributionOf(aType);
+  const unsigned perReg = 32 / (sharedElementBytes(aType.elem) * 8);
+  const Values &a = get(op.operand(0));
+  // Column c of the accumulator layout is the thread's element (c / 8) * 2 + c % 2 along N.
+  Values regs;
+  for (unsigned r = 0; r < 4; ++r) {
+    Values elements;
+    for (unsigned e = 0; e < perReg; ++e)
+      elements.push_back(
+          a[aDist.linearIndex({2 * mi + r % 2, (s * kI + (r / 2) * (kI / 2)) / 4 + e})]);
+    regs.push_back(packRegister(elements));
+  }
+  return regs;
+}
+
 void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
   const tir::Type &aType = op.operand(0)->type(), &bType = op.operand(1)->type();
   const tir::Type &accType = op.operand(2)->type();
@@ -86,15 +115,7 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
   };
 
   llvm::Type *memType = scalarType(in);
-  auto pack = [&](const Values &elements) -> llvm::Value * {
-    if (elements.size() == 1)
-      return builder_.CreateBitCast(elements[0], i32);
-    llvm::Value *vector = llvm::UndefValue::get(
-        llvm::FixedVectorType::get(elements[0]->getType(), static_cast<unsigned>(elements.size())));
-    for (unsigned e = 0; e < elements.size(); ++e)
-      vector = builder_.CreateInsertElement(vector, elements[e], e);
-    return builder_.CreateBitCast(vector, i32);
-  };
+  auto pack = [&](const Values &elements) { return packRegister(elements); };
   auto ldmatrix = [&](const SharedTilePlan &plan, llvm::Value *base, const Values &coords,
                       bool trans, bool x4) {
     llvm::Intrinsic::ID id =
@@ -124,17 +145,8 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
   const SharedTilePlan &aPlan = plans.operands[0];
   auto aFragment = [&](unsigned mi, unsigned s) -> Values {
     Values regs;
-    if (plans.aInRegisters) {
-      const Values &a = get(op.operand(0));
-      for (unsigned r = 0; r < 4; ++r) {
-        Values elements;
-        for (unsigned e = 0; e < perReg; ++e)
-          elements.push_back(
-              a[aDist.linearIndex({2 * mi + r % 2, (s * kI + (r / 2) * (kI / 2)) / 4 + e})]);
-        regs.push_back(pack(elements));
-      }
-      return regs;
-    }
+    if (plans.aInRegisters)
+      return mmaAFragmentFromRegisters(op, mi, s, kI);
     unsigned k0 = s * kI;
     if (aPlan.fastDim == 1) { // rows of A along K: each 8x8 matrix is 8 rows of 16 bytes
       llvm::Value *row = builder_.CreateAdd(

@@ -1,8 +1,9 @@
 // The software pipeline's ops (gpu/SoftwarePipeliner.cpp): cp.async copies of a load's tile into
 // a slot of a shared-memory ring buffer, their commit and wait groups, and local_load.
 //
-// A slot holds the tile as mmaOperandPlan lays it out (SharedTile.h), the layout the tensor-core
-// dot reads with ldmatrix; an async_copy writes each thread's vectors of the load's layout there,
+// A slot holds the tile as the dot that reads it wants it (SharedTile.h, pipelineSlotPlan): for
+// mma.sync as mmaOperandPlan lays it out, read with ldmatrix; for wgmma in an NVMMA layout, read
+// by the instruction itself. An async_copy writes each thread's vectors of the load's layout there,
 // 4, 8 or 16 bytes per cp.async, with a source size of 0 where the mask (or the predicate that the
 // iteration exists) is off, which zero-fills.
 #include "codegen/KernelLowering.h"
@@ -24,7 +25,8 @@ void KernelLowering::lowerAsyncCopy(const Operation &op) {
   const tir::Type &ptrType = op.operand(0)->type();
   const DType elem = ptrType.elem.pointeeType();
   const tir::Type tile = ptrType.withElem(elem);
-  const SharedTilePlan plan = mmaOperandPlan(tile);
+  const SharedTilePlan plan =
+      pipelineSlotPlan(function_, static_cast<unsigned>(op.intAttr("buffer")));
   const Distribution dist = distributionOf(ptrType);
   const unsigned vec = static_cast<unsigned>(op.intAttr("vec"));
   const unsigned bytes = vec * std::max(1u, elem.bytes());
@@ -54,6 +56,10 @@ void KernelLowering::lowerAsyncCopy(const Operation &op) {
 void KernelLowering::lowerAsyncWait(const Operation &op) {
   intrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
             {builder_.getInt32(static_cast<uint32_t>(op.intAttr("pending")))});
+  // wgmma reads shared memory through the async proxy: the copies, written through the generic
+  // one, must be made visible to it.
+  if (hasWgmmaDots_)
+    fenceProxyAsync();
   // Every thread's copies landed; the slot the next copies overwrite is no longer read.
   barrier();
 }
@@ -69,7 +75,7 @@ void KernelLowering::lowerLocalLoad(const Operation &op) {
       if (!direct && bufferedTile(operand) != &op)
         continue;
       bool transposes = direct && user.code() == OpCode::Trans;
-      onlyDots &= gpu::isMmaV2Dot(user) || transposes;
+      onlyDots &= gpu::isTensorCoreDot(user) || transposes;
     }
   });
   if (onlyDots) {
@@ -78,7 +84,8 @@ void KernelLowering::lowerLocalLoad(const Operation &op) {
   }
   const tir::Type &type = op.result()->type();
   values_[op.result()] =
-      readSharedTile(mmaOperandPlan(type), pipelineSlot(op), distributionOf(type), type.elem);
+      readSharedTile(pipelineSlotPlan(function_, static_cast<unsigned>(op.intAttr("buffer"))),
+                     pipelineSlot(op), distributionOf(type), type.elem);
 }
 
 } // namespace tilec::codegen::detail

@@ -58,6 +58,7 @@ llvm::Function *KernelLowering::run() {
   annotate("maxntidy", 1);
   annotate("maxntidz", 1);
   kernel_->addFnAttr("tilec-shared-memory-bytes", std::to_string(sharedMemoryBytes(function_)));
+  hasWgmmaDots_ = hasWgmmaDots(function_);
 
   llvm::BasicBlock *entry = llvm::BasicBlock::Create(context_, "entry", kernel_);
   llvm::BasicBlock *start = llvm::BasicBlock::Create(context_, "body", kernel_);
@@ -516,7 +517,23 @@ llvm::Value *KernelLowering::fromSharedElement(llvm::Value *v, const DType &elem
 /// The address of the element at `coords` of a tile laid out by `plan` at `byteOffset` of the
 /// shared buffer (SharedTile.h gives the formula).
 llvm::Value *KernelLowering::sharedTileAddress(const SharedTilePlan &plan, llvm::Value *base,
-                                               llvm::Type *memType, const Values &coords) {
+                                               llvm::Type *memType, const Values &at) {
+  Values coords = at;
+  if (plan.wgmmaWarpsM) { // SharedTile.h: wgmmaRow
+    unsigned log2Warps = llvm::Log2_32(plan.wgmmaWarpsM);
+    llvm::Value *r = coords[0];
+    auto bits = [&](unsigned shift, uint32_t mask) {
+      return builder_.CreateAnd(builder_.CreateLShr(r, shift), builder_.getInt32(mask));
+    };
+    llvm::Value *g = builder_.CreateAnd(r, builder_.getInt32(7));
+    llvm::Value *w = bits(3, plan.wgmmaWarpsM - 1);
+    llvm::Value *i = builder_.CreateLShr(r, 3 + log2Warps);
+    llvm::Value *permuted = builder_.CreateOr(
+        builder_.CreateOr(g, builder_.CreateShl(builder_.CreateAnd(i, builder_.getInt32(1)), 3)),
+        builder_.CreateOr(builder_.CreateShl(w, 4),
+                          builder_.CreateShl(builder_.CreateLShr(i, 1), 4 + log2Warps)));
+    coords[0] = permuted;
+  }
   llvm::Value *row = builder_.getInt32(0);
   for (unsigned d = 0; d < plan.shape.size(); ++d)
     if (d != plan.fastDim)
@@ -524,6 +541,14 @@ llvm::Value *KernelLowering::sharedTileAddress(const SharedTilePlan &plan, llvm:
           builder_.CreateMul(row, builder_.getInt32(static_cast<uint32_t>(plan.shape[d]))),
           coords[d], "", true, true);
   llvm::Value *f = coords[plan.fastDim];
+  llvm::Value *blockStart = nullptr;
+  if (plan.blockLength) {
+    uint32_t length = static_cast<uint32_t>(plan.blockLength);
+    blockStart = builder_.CreateMul(
+        builder_.CreateUDiv(f, builder_.getInt32(length)),
+        builder_.getInt32(static_cast<uint32_t>(plan.numRows() * plan.blockLength)));
+    f = builder_.CreateURem(f, builder_.getInt32(length));
+  }
   if (plan.swizzleMask) {
     unsigned log2Unit = llvm::Log2_32(plan.unit);
     llvm::Value *unit = builder_.CreateLShr(f, log2Unit);
@@ -536,6 +561,8 @@ llvm::Value *KernelLowering::sharedTileAddress(const SharedTilePlan &plan, llvm:
       builder_.CreateMul(row, builder_.getInt32(static_cast<uint32_t>(plan.rowStride())), "", true,
                          true),
       f, "", true, true);
+  if (blockStart)
+    index = builder_.CreateAdd(index, blockStart, "", true, true);
   return builder_.CreateInBoundsGEP(memType, base, index);
 }
 
@@ -689,6 +716,8 @@ llvm::Value *KernelLowering::roundToTf32(llvm::Value *value) {
 void KernelLowering::lowerDot(const Operation &op) {
   if (gpu::isMmaV2Dot(op))
     return lowerDotMma(op);
+  if (gpu::isWgmmaDot(op))
+    return lowerDotWgmma(op);
   const tir::Type &aType = op.operand(0)->type(), &bType = op.operand(1)->type();
   const tir::Type &accType = op.operand(2)->type();
   const DType &in = aType.elem, &out = accType.elem;
@@ -1220,7 +1249,7 @@ void KernelLowering::lowerFor(const Operation &op) {
   // A tensor-core dot whose a is loop-invariant (attention's q) reads its A fragments once, here,
   // instead of staging a through shared memory in every iteration.
   for (const auto &inner : body.ops()) {
-    if (!gpu::isMmaV2Dot(*inner) || !mmaDotPlans(*inner).staged(0))
+    if (!gpu::isTensorCoreDot(*inner) || !mmaDotPlans(*inner).staged(0))
       continue;
     const tir::Value *a = inner->operand(0);
     bool invariant =
@@ -1361,10 +1390,11 @@ std::unique_ptr<llvm::Module> lowerToLLVM(const tir::Module &module, llvm::LLVMC
   std::unique_ptr<llvm::TargetMachine> machine = createNVPTXTargetMachine(options);
   llvmModule->setTargetTriple(kNVPTXTriple);
   llvmModule->setDataLayout(machine->createDataLayout());
-  bool needsShared = false;
+  bool needsShared = false, nvmmaTiles = false;
   for (const auto &function : module.functions) {
     checkSharedMemoryLimit(*function, options);
     needsShared |= sharedMemoryBytes(*function) > 0;
+    nvmmaTiles |= detail::KernelLowering::hasWgmmaDots(*function);
   }
   llvm::GlobalVariable *shared = nullptr;
   if (needsShared) {
@@ -1373,7 +1403,8 @@ std::unique_ptr<llvm::Module> lowerToLLVM(const tir::Module &module, llvm::LLVMC
     shared = new llvm::GlobalVariable(*llvmModule, type, false, llvm::GlobalValue::ExternalLinkage,
                                       nullptr, "global_smem", nullptr,
                                       llvm::GlobalValue::NotThreadLocal, 3);
-    shared->setAlignment(llvm::Align(16));
+    // wgmma's tiles are placed at multiples of 1024 bytes from here (SharedTile.h).
+    shared->setAlignment(llvm::Align(nvmmaTiles ? 1024 : 16));
   }
   for (const auto &function : module.functions) {
     detail::KernelLowering lowering(*function, *llvmModule, options);

@@ -2,10 +2,9 @@
 
 #include "codegen/Distribution.h"
 #include "codegen/SharedTile.h"
+#include "frontend/SourceManager.h"
 #include "gpu/Arch.h"
 #include "gpu/Mma.h"
-
-#include "frontend/SourceManager.h"
 
 #include <algorithm>
 #include <set>
@@ -85,7 +84,7 @@ unsigned sharedMemoryBytes(const tir::Operation &op) {
     return static_cast<unsigned>(type.numElements() * elementBytes(type.elem));
   }
   if (op.code() == OpCode::Dot && op.operand(2)->type().layout)
-    return gpu::isMmaV2Dot(op) ? mmaDotPlans(op).bytes() : dotPlans(op).bytes();
+    return gpu::isTensorCoreDot(op) ? mmaDotPlans(op).bytes() : dotPlans(op).bytes();
   return 0;
 }
 
@@ -161,14 +160,27 @@ static unsigned pipelinedLoopScratchBytes(const tir::Function &function) {
   return bytes;
 }
 
+/// Slots start at multiples of 128 bytes, or of 1024 for wgmma's NVMMA tiles (the hardware
+/// swizzles shared-memory address bits 4-6 with bits 7-9).
+static unsigned slotAlignment(const tir::Function &function, unsigned buffer) {
+  return function.pipelineBuffers.at(buffer).wgmmaOperand < 0 ? 128 : 1024;
+}
+
+static unsigned alignTo(unsigned bytes, unsigned alignment) {
+  return (bytes + alignment - 1) / alignment * alignment;
+}
+
 unsigned pipelineSlotBytes(const tir::Function &function, unsigned buffer) {
-  return (mmaOperandPlan(function.pipelineBuffers.at(buffer).tile).bytes() + 127) / 128 * 128;
+  return alignTo(pipelineSlotPlan(function, buffer).bytes(), slotAlignment(function, buffer));
 }
 
 unsigned pipelineBufferOffset(const tir::Function &function, unsigned buffer) {
-  unsigned offset = (pipelinedLoopScratchBytes(function) + 127) / 128 * 128;
-  for (unsigned b = 0; b < buffer; ++b)
-    offset += function.pipelineBuffers[b].stages * pipelineSlotBytes(function, b);
+  unsigned offset = pipelinedLoopScratchBytes(function);
+  for (unsigned b = 0; b <= buffer; ++b) {
+    offset = alignTo(offset, slotAlignment(function, b));
+    if (b < buffer)
+      offset += function.pipelineBuffers[b].stages * pipelineSlotBytes(function, b);
+  }
   return offset;
 }
 
@@ -222,10 +234,9 @@ void checkSharedMemoryLimit(const tir::Function &function, const TargetOptions &
            largest->operand(0)->type().withLayout(nullptr).str();
     break;
   }
-  std::string message = what + " needs " +
-                        std::to_string(bytes) + " bytes of shared memory, more than the " +
-                        std::to_string(limit) + " bytes a block can use on " + options.arch +
-                        "; use smaller blocks";
+  std::string message = what + " needs " + std::to_string(bytes) +
+                        " bytes of shared memory, more than the " + std::to_string(limit) +
+                        " bytes a block can use on " + options.arch + "; use smaller blocks";
   if (options.sources)
     options.sources->error(largest->loc(), message);
   throw CompileError(std::to_string(largest->loc().line) + ":" +

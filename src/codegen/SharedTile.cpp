@@ -1,5 +1,7 @@
 #include "codegen/SharedTile.h"
 
+#include "gpu/Mma.h"
+
 #include <algorithm>
 #include <llvm/Support/MathExtras.h>
 #include <map>
@@ -18,6 +20,9 @@ int64_t SharedTilePlan::numRows() const {
 }
 
 unsigned SharedTilePlan::bytes() const {
+  if (blockLength) // whole blocks of numRows rows
+    return static_cast<unsigned>((rowLength() + blockLength - 1) / blockLength * blockLength *
+                                 numRows() * elemBytes);
   return static_cast<unsigned>(numRows() * rowStride() * elemBytes);
 }
 
@@ -48,11 +53,25 @@ int64_t SharedTilePlan::row(const std::vector<int64_t> &coords) const {
   return r;
 }
 
-int64_t SharedTilePlan::offset(const std::vector<int64_t> &coords) const {
+int64_t wgmmaRow(int64_t r, unsigned warpsM) {
+  unsigned log2Warps = llvm::Log2_32(warpsM);
+  int64_t g = r & 7, w = (r >> 3) & (warpsM - 1), i = r >> (3 + log2Warps);
+  return g | (i & 1) << 3 | w << 4 | (i >> 1) << (4 + log2Warps);
+}
+
+int64_t SharedTilePlan::offset(const std::vector<int64_t> &at) const {
+  std::vector<int64_t> coords = at;
+  if (wgmmaWarpsM)
+    coords[0] = wgmmaRow(coords[0], wgmmaWarpsM);
   int64_t r = row(coords);
   int64_t f = coords[fastDim];
+  int64_t block = 0;
+  if (blockLength) {
+    block = f / blockLength;
+    f %= blockLength;
+  }
   int64_t u = (f / unit) ^ ((r >> swizzleShift) & swizzleMask);
-  return r * rowStride() + u * unit + f % unit;
+  return block * numRows() * blockLength + r * rowStride() + u * unit + f % unit;
 }
 
 unsigned SharedTilePlan::wavefronts(const Distribution &dist) const {
@@ -193,6 +212,38 @@ SharedTilePlan mmaOperandPlan(const tir::Type &operand) {
   return plan;
 }
 
+SharedTilePlan wgmmaOperandPlan(const tir::Type &operand, unsigned operandIndex, unsigned warpsM) {
+  SharedTilePlan plan;
+  plan.shape = operand.shape;
+  plan.elemBytes = sharedElementBytes(operand.elem);
+  plan.fastDim = distributionOf(operand).order[0];
+  plan.unit = 16 / plan.elemBytes;
+  int64_t rowBytes = plan.rowLength() * plan.elemBytes;
+  int64_t swizzleBytes = std::min<int64_t>(128, rowBytes);
+  plan.blockLength = swizzleBytes / plan.elemBytes;
+  // 128-byte swizzling XORs the 16-byte unit with the row mod 8, 64-byte with (row / 2) mod 4,
+  // 32-byte with (row / 4) mod 2: bits 4.. of the byte address with bits 7.. of it.
+  plan.swizzleMask = static_cast<unsigned>(swizzleBytes / 16 - 1);
+  plan.swizzleShift = llvm::Log2_32(static_cast<unsigned>(128 / swizzleBytes));
+  if (operandIndex == 0)
+    plan.wgmmaWarpsM = warpsM;
+  return plan;
+}
+
+SharedTilePlan tensorCoreOperandPlan(const tir::Operation &dot, unsigned operandIndex,
+                                     const tir::Type &operand) {
+  if (!gpu::isWgmmaDot(dot))
+    return mmaOperandPlan(operand);
+  return wgmmaOperandPlan(operand, operandIndex, dot.operand(2)->type().layout->warpsPerCTA[0]);
+}
+
+SharedTilePlan pipelineSlotPlan(const tir::Function &function, unsigned buffer) {
+  const tir::Function::PipelineBuffer &b = function.pipelineBuffers.at(buffer);
+  if (b.wgmmaOperand < 0)
+    return mmaOperandPlan(b.tile);
+  return wgmmaOperandPlan(b.tile, static_cast<unsigned>(b.wgmmaOperand), function.numWarps);
+}
+
 bool mmaTakesAFromRegisters(const tir::Type &a, const gpu::Layout &acc) {
   unsigned warpsN = 0;
   if (!a.layout || !gpu::isMmaV2AccumulatorLayout(acc, nullptr, &warpsN) || warpsN != 1)
@@ -217,10 +268,13 @@ MmaDotPlans mmaDotPlans(const tir::Operation &dot) {
     plans.inBuffer[i] = bufferedTile(dot.operand(i)) != nullptr;
     if (i == 0 && plans.aInRegisters)
       continue;
-    plans.operands[i] = mmaOperandPlan(dot.operand(i)->type());
+    plans.operands[i] = tensorCoreOperandPlan(dot, i, dot.operand(i)->type());
     if (!plans.staged(i))
       continue;
-    plans.offsets[i] = (plans.stagedBytes + 127) / 128 * 128;
+    // NVMMA tiles start at a multiple of their swizzle pattern's 1024 bytes (the hardware
+    // swizzles address bits, not tile offsets).
+    unsigned align = gpu::isWgmmaDot(dot) ? 1024 : 128;
+    plans.offsets[i] = (plans.stagedBytes + align - 1) / align * align;
     plans.stagedBytes = plans.offsets[i] + plans.operands[i].bytes();
   }
   return plans;

@@ -6,10 +6,15 @@
 // elements are grouped in units of `unit` consecutive elements (up to 16 bytes, the widest vector
 // any accessor uses), and unit u of row r is stored at unit position
 //   u ^ ((r >> swizzleShift) & swizzleMask)
-// so that accessors that walk across rows (a transpose) hit distinct banks. Every accessor reads
-// or writes whole vectors of its consecutive elements along F; the planner picks F, the padding
-// and the swizzle that give the fewest shared-memory wavefronts for the accessors' warp 0,
-// simulated at compile time.
+// so that accessors that walk across rows (a transpose) hit distinct banks.
+//
+// wgmma reads its operands from tiles in the NVMMA layouts (Triton's name; the PTX ISA's
+// canonical layouts with 32/64/128-byte swizzling): the fast dimension is cut into blocks of the
+// swizzle width, each block stored whole (all rows of it) before the next, its rows one swizzle
+// width apart; and a's rows are stored in the order the instructions compute them (wgmmaRow). Every
+// accessor reads or writes whole vectors of its consecutive elements along F; the planner picks F,
+// the padding and the swizzle that give the fewest shared-memory wavefronts for the accessors' warp
+// 0, simulated at compile time.
 #pragma once
 
 #include "codegen/Distribution.h"
@@ -28,9 +33,15 @@ struct SharedTilePlan {
   unsigned pad = 0;  // elements added to each row
   unsigned swizzleShift = 0;
   unsigned swizzleMask = 0;
+  /// Elements of a block along F (NVMMA layouts); 0: rows are not cut into blocks.
+  int64_t blockLength = 0;
+  /// wgmma's a: dimension 0 (M) coordinate r is stored at wgmmaRow(r, wgmmaWarpsM); 0: as is.
+  unsigned wgmmaWarpsM = 0;
 
   int64_t rowLength() const { return shape[fastDim]; }
-  int64_t rowStride() const { return rowLength() + pad; }
+  int64_t rowStride() const { return blockLength ? blockLength : rowLength() + pad; }
+  /// Bytes between a block's rows (the swizzle width), for NVMMA layouts.
+  unsigned swizzleBytes() const { return static_cast<unsigned>(blockLength * elemBytes); }
   int64_t numRows() const;
   unsigned bytes() const;
 
@@ -43,6 +54,14 @@ struct SharedTilePlan {
   /// Shared-memory wavefronts all of `dist`'s vector accesses take, for warp 0.
   unsigned wavefronts(const Distribution &dist) const;
 };
+
+/// The row of a wgmma accumulator where row r of a program's [M, N] mma accumulator
+/// (Layout.h, warpsM x 1 warps) is computed: a warpgroup's m64 instruction gives warp w (of 4) the
+/// rows 16w + g and 16w + 8 + g (g = lane / 4); the accumulator layout gives warp w the rows
+/// 8w + g + 8*warpsM*i. Row r = g + 8w + 8*warpsM*i goes to instruction i / 2, warpgroup w / 4,
+/// that warpgroup's row 16 (w % 4) + 8 (i % 2) + g: instruction blocks of 64 rows ordered by
+/// (i / 2, w / 4).
+int64_t wgmmaRow(int64_t r, unsigned warpsM);
 
 /// The plan for a tile of `shape` with elements of `elemBytes` bytes, written and read by the
 /// threads of `accessors` (all distributions of that shape).
@@ -74,6 +93,20 @@ DotPlans dotPlans(const tir::Operation &dot);
 /// distinct banks.
 SharedTilePlan mmaOperandPlan(const tir::Type &operand);
 
+/// The NVMMA shared tile a wgmma operand is read from: rows along the operand layout's fastest
+/// dimension, cut into blocks of 128 bytes (or the whole row when it is 32 or 64 bytes), each
+/// block swizzled as its width says (16-byte unit u of row r at u ^ (r / (128 / width)) % (width
+/// / 16)); for a (operand 0), the rows in wgmmaRow order for `warpsM` warps.
+SharedTilePlan wgmmaOperandPlan(const tir::Type &operand, unsigned operandIndex, unsigned warpsM);
+
+/// The plan of the tile a tensor-core dot reads as operand `operandIndex` (mmaOperandPlan or
+/// wgmmaOperandPlan, as the dot's engine says).
+SharedTilePlan tensorCoreOperandPlan(const tir::Operation &dot, unsigned operandIndex,
+                                     const tir::Type &operand);
+
+/// The plan of a slot of pipeline buffer `buffer` of `function`.
+SharedTilePlan pipelineSlotPlan(const tir::Function &function, unsigned buffer);
+
 /// The local_load whose pipeline slot holds `operand`: the operand itself, or its transpose (a
 /// slot read along the other dimension is the same memory under mmaOperandPlan of the transposed
 /// type: the plan depends on the row length and the fast dimension only). Null otherwise.
@@ -81,7 +114,7 @@ const tir::Operation *bufferedTile(const tir::Value *operand);
 
 /// Where an mma.sync dot reads its operands: a from registers (aInRegisters), an operand a
 /// local_load gives from a pipeline buffer (inBuffer), or else staged in the scratch area at
-/// `offsets[i]`; the plans are mmaOperandPlan's for all of them.
+/// `offsets[i]`; the plans are tensorCoreOperandPlan's for all of them.
 struct MmaDotPlans {
   bool aInRegisters = false;
   bool inBuffer[2] = {false, false};
@@ -93,7 +126,7 @@ struct MmaDotPlans {
 };
 MmaDotPlans mmaDotPlans(const tir::Operation &dot);
 
-/// Whether an mma.sync dot with accumulator layout `acc` can take its operand a, of type `a`,
+/// Whether a tensor-core dot with accumulator layout `acc` can take its operand a, of type `a`,
 /// from the registers that hold it: a is 16-bit and laid out as the accumulator, with all warps
 /// along M (so that each thread holds whole rows of a, as the A fragments need them). Attention's
 /// second product meets this, the softmax of the first product's accumulator as its a.

@@ -1,14 +1,19 @@
-// AccelerateMatmul: moves each `dot` the tensor cores can compute onto mma.sync.
+// AccelerateMatmul: moves each `dot` the tensor cores can compute onto wgmma (sm_90a) or mma.sync.
 //
-// As Triton's pass of that name, it asks one question per dot (does an mma.sync instruction take
-// these operand types, and does the [M, N] tile split over the program's warps in whole
-// 16x8 instruction tiles?) and answers by giving the dot's result the mma accumulator layout
-// (Layout.h: mmaV2AccumulatorLayout) and the attribute engine = "mma_v2". Layout assignment then
+// As Triton's pass of that name, it asks one question per dot (does a wgmma, else an mma.sync,
+// instruction take these operand types, and does the [M, N] tile split over the program's warps
+// in whole instruction tiles?) and answers by giving the dot's result the mma accumulator layout
+// (Layout.h: mmaV2AccumulatorLayout) and the attribute engine = "wgmma" or "mma_v2". Both engines
+// share that layout: a wgmma accumulator has the per-warp fragments of mma.sync's, and which
+// matrix rows a warpgroup's instruction covers is the lowering's choice (it stores a's rows in
+// shared memory in that order: SharedTile.h, wgmmaOperandPlan). Layout assignment then
 // spreads that layout to the accumulator's loop-carried values and converts where needed; the
 // operands keep the layouts their producers give them and the lowering stages them through
 // swizzled shared memory (or, for a chained dot's A, takes them straight from registers).
 //
-// Warps tile the [M, N] tile as in Triton's warpsPerTileV2: a dot that feeds or is fed by
+// wgmma puts every warp along M (a warpgroup's four warps split an instruction's 64 rows); the
+// pass keeps mma.sync where that does not fit. mma.sync's warps tile [M, N] as Triton's
+// warpsPerTileV2: a dot that feeds or is fed by
 // another dot (attention's two products) puts every warp along M, so that the first product's
 // rows stay in the warps that multiply them again; others split the dimension with more
 // instruction tiles per warp, N first on ties.
@@ -18,6 +23,7 @@
 #include "gpu/PassUtils.h"
 #include "gpu/Passes.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -58,6 +64,56 @@ std::optional<MmaV2Instruction> mmaV2InstructionFor(const Operation &dot) {
 
 bool isMmaV2Dot(const Operation &dot) {
   return dot.code() == OpCode::Dot && dot.hasAttr("engine") && dot.strAttr("engine") == "mma_v2";
+}
+
+bool hasWgmma(const std::string &arch) {
+  return arch == "sm_90a";
+}
+
+std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsigned numWarps) {
+  const tir::DType &in = dot.operand(0)->type().elem, &out = dot.operand(2)->type().elem;
+  if (dot.operand(1)->type().elem != in)
+    return std::nullopt;
+  bool types = (in.kind == ScalarKind::F16 &&
+                (out.kind == ScalarKind::F32 || out.kind == ScalarKind::F16)) ||
+               (in.kind == ScalarKind::BF16 && out.kind == ScalarKind::F32);
+  if (!types)
+    return std::nullopt;
+  const std::vector<int64_t> &shape = dot.result()->type().shape;
+  if (shape.size() != 2 || numWarps % 4 != 0)
+    return std::nullopt;
+  int64_t m = shape[0], n = shape[1], k = dot.operand(0)->type().shape[1];
+  if (m % (16 * int64_t(numWarps)) != 0 || n % 8 != 0 || k % 16 != 0)
+    return std::nullopt;
+  // The NVMMA shared layouts swizzle rows of 32, 64 or 128 bytes; the operands' contiguous
+  // dimension is not known until layouts are assigned, so both of b's dimensions and a's K must
+  // fit (a's M always does: a multiple of 64 elements).
+  auto swizzles = [](int64_t elements) {
+    int64_t bytes = elements * 2;
+    return bytes == 32 || bytes == 64 || bytes % 128 == 0;
+  };
+  if (!swizzles(k) || !swizzles(n))
+    return std::nullopt;
+  // a's rows are stored in the order the instructions compute them; a tile transposed on its way
+  // to the dot would need that order along its other dimension.
+  const Value *a = dot.operand(0);
+  while (a->definingOp() && a->definingOp()->code() == OpCode::ConvertLayout)
+    a = a->definingOp()->operand(0);
+  if (a->definingOp() && a->definingOp()->code() == OpCode::Trans)
+    return std::nullopt;
+  WgmmaInstruction instruction;
+  instruction.n = static_cast<unsigned>(std::min<int64_t>(n, 256));
+  while (n % instruction.n != 0)
+    instruction.n -= 8;
+  return instruction;
+}
+
+bool isWgmmaDot(const Operation &dot) {
+  return dot.code() == OpCode::Dot && dot.hasAttr("engine") && dot.strAttr("engine") == "wgmma";
+}
+
+bool isTensorCoreDot(const Operation &dot) {
+  return isMmaV2Dot(dot) || isWgmmaDot(dot);
 }
 
 namespace {
@@ -129,6 +185,11 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
       dots.push_back(&op);
   });
   for (Operation *dot : dots) {
+    if (hasWgmma(arch) && wgmmaInstructionFor(*dot, function.numWarps)) {
+      dot->setAttr("engine", std::string("wgmma"));
+      retypeResult(function, *dot, 0, mmaV2AccumulatorLayout(function.numWarps, 1));
+      continue;
+    }
     std::optional<MmaV2Instruction> instruction = mmaV2InstructionFor(*dot);
     if (!instruction)
       continue;

@@ -1,6 +1,6 @@
-// What the tensor cores can do for a `dot`: the mma.sync (Ampere-class, sm_80 and up) instruction
-// shapes per operand type. AccelerateMatmul asks it which dots to move to the tensor cores; the
-// lowering asks it which instruction to emit.
+// What the tensor cores can do for a `dot`: the mma.sync (Ampere-class, sm_80 and up) and the
+// wgmma (Hopper, sm_90a) instruction shapes per operand type. AccelerateMatmul asks it which dots
+// to move to the tensor cores; the lowering asks it which instruction to emit.
 #pragma once
 
 #include "tir/IR.h"
@@ -22,7 +22,32 @@ struct MmaV2Instruction {
 /// none when only the FMA path computes it (fp32 "ieee", fp64, mixed or odd types).
 std::optional<MmaV2Instruction> mmaV2InstructionFor(const tir::Operation &dot);
 
-/// Whether AccelerateMatmul put `dot` on the tensor cores (its `engine` attribute).
+/// Whether AccelerateMatmul put `dot` on mma.sync (its `engine` attribute is "mma_v2").
 bool isMmaV2Dot(const tir::Operation &dot);
+
+/// One wgmma.mma_async.sync.aligned.m64nNkK instruction: a warpgroup (4 warps) multiplies 64 rows
+/// of a (from shared memory or registers) by n columns of b (shared memory) over k.
+struct WgmmaInstruction {
+  unsigned n = 8;
+  unsigned k = 16;
+  unsigned elemBits = 16;
+};
+
+/// Whether `arch` has wgmma (sm_90a: the instructions are specific to that target).
+bool hasWgmma(const std::string &arch);
+
+/// The wgmma instruction for `dot` in a program of `numWarps` warps, or none when only mma.sync
+/// (or the FMA path) computes it: the operand types (fp16 or bf16 into fp32, fp16 into fp16), a
+/// tile whose M splits over the warps in whole 16-row groups with a multiple of 4 warps (every
+/// warp along M), N a multiple of 8, and operand tiles whose rows (along their contiguous
+/// dimension) are 32, 64 or a multiple of 128 bytes (the NVMMA shared layouts' swizzle widths).
+std::optional<WgmmaInstruction> wgmmaInstructionFor(const tir::Operation &dot, unsigned numWarps);
+
+/// Whether AccelerateMatmul put `dot` on wgmma (engine "wgmma").
+bool isWgmmaDot(const tir::Operation &dot);
+
+/// Whether `dot` runs on the tensor cores (either engine): its operands go through shared memory
+/// tiles the software pipeliner may fill.
+bool isTensorCoreDot(const tir::Operation &dot);
 
 } // namespace tilec::gpu

@@ -1,6 +1,6 @@
 // Software pipelining of the loads that feed tensor-core dots (Triton's pipeliner, num_stages).
 //
-// In a `for` loop, a load whose tile goes straight (or through tl.trans) into an mma.sync dot
+// In a `for` loop, a load whose tile goes straight (or through tl.trans) into a tensor-core dot
 // becomes an async_copy (cp.async) into a ring of `num_stages` shared-memory slots, issued
 // num_stages - 1 iterations ahead of the dot that reads it:
 //
@@ -103,6 +103,8 @@ private:
   struct Candidate {
     Operation *load;
     unsigned vec;
+    /// The operand of a wgmma dot the tile is (0: a, 1: b), -1 for an mma.sync dot.
+    int wgmmaOperand = -1;
     unsigned buffer = 0;
   };
   std::vector<Candidate> candidates_;
@@ -111,7 +113,7 @@ private:
   /// Iteration arguments (body argument index >= 1) the slice reads, in order.
   std::vector<unsigned> carried_;
 
-  /// Loads in the loop body whose only user is an mma.sync dot of the same body, as its a or b.
+  /// Loads in the loop body whose only user is a tensor-core dot of the same body, as its a or b.
   void findCandidates() {
     std::map<const Value *, std::vector<Operation *>> users = usersOf(function_);
     for (auto &opPtr : body_.ops()) {
@@ -128,7 +130,7 @@ private:
         operand = uses[0]->result();
         uses = users[operand];
       }
-      if (uses.size() != 1 || !isMmaV2Dot(*uses[0]) || uses[0]->parentBlock() != &body_ ||
+      if (uses.size() != 1 || !isTensorCoreDot(*uses[0]) || uses[0]->parentBlock() != &body_ ||
           uses[0]->operand(2) == operand)
         continue;
       if (load.numOperands() == 3 && !isZeroConstant(load.operand(2)))
@@ -147,7 +149,10 @@ private:
         vec /= 2;
       if (vec * bytes < 4)
         continue;
-      candidates_.push_back({&load, vec});
+      int wgmmaOperand = -1;
+      if (isWgmmaDot(*uses[0]))
+        wgmmaOperand = uses[0]->operand(0) == operand ? 0 : 1;
+      candidates_.push_back({&load, vec, wgmmaOperand});
     }
   }
 
@@ -230,7 +235,7 @@ private:
   void rewrite() {
     for (Candidate &c : candidates_) {
       c.buffer = static_cast<unsigned>(function_.pipelineBuffers.size());
-      function_.pipelineBuffers.push_back({c.load->result()->type(), stages_});
+      function_.pipelineBuffers.push_back({c.load->result()->type(), stages_, c.wgmmaOperand});
     }
     Value *lb = loop_.operand(0), *step = loop_.operand(2);
     const Type &ivType = lb->type();

@@ -295,6 +295,9 @@ public:
   struct PipelineBuffer {
     Type tile;
     unsigned stages = 2;
+    /// The operand (0: a, 1: b) of the wgmma dot that reads the tile, -1 for an mma.sync dot:
+    /// the two engines read differently laid out tiles (codegen/SharedTile.h).
+    int wgmmaOperand = -1;
   };
 
   std::vector<ParamInfo> params;          // one per body argument, in order

@@ -1,0 +1,277 @@
+// `dot` on Hopper's tensor cores: wgmma.mma_async (sm_90a), for the dots AccelerateMatmul marked
+// engine = "wgmma".
+//
+// A warpgroup (four consecutive warps) multiplies 64 rows of a by n columns of b per instruction,
+// reading b, and a unless it is in registers, from shared memory through matrix descriptors. The
+// accumulator keeps mma.sync's layout (gpu/Layout.h, every warp along M): a thread's per-warp
+// fragments are the same, and the rows an instruction covers are the ones wgmmaRow
+// (SharedTile.h) stores at its 64 rows of a's tile, so that warp w of the warpgroup gets exactly
+// the rows the layout gives it. Operands come from a pipeline slot, from registers (a chained
+// dot's a, or a loop-invariant a read into fragments before the loop), or are staged here; every
+// tile is in an NVMMA layout (wgmmaOperandPlan).
+//
+// The instructions of a dot form one wgmma group, waited for before the dot's result is used
+// (wgmma.wait_group 0, the accumulators tied through it so that nothing reads them earlier);
+// the software pipeline's copies of the next tiles run meanwhile.
+#include "codegen/KernelLowering.h"
+#include "gpu/Mma.h"
+
+#include <llvm/IR/InlineAsm.h>
+#include <sstream>
+
+namespace tilec::codegen::detail {
+
+bool KernelLowering::hasWgmmaDots(const tir::Function &function) {
+  bool found = false;
+  tir::walk(const_cast<tir::Function &>(function),
+            [&](Operation &op) { found |= gpu::isWgmmaDot(op); });
+  return found;
+}
+
+void KernelLowering::fenceProxyAsync() {
+  auto *type = llvm::FunctionType::get(builder_.getVoidTy(), false);
+  builder_.CreateCall(
+      type, llvm::InlineAsm::get(type, "fence.proxy.async.shared::cta;", "~{memory}", true));
+}
+
+namespace {
+
+const char *wgmmaTypeName(const DType &type) {
+  switch (type.kind) {
+  case ScalarKind::F16:
+    return "f16";
+  case ScalarKind::BF16:
+    return "bf16";
+  default:
+    return "f32";
+  }
+}
+
+/// The descriptor's swizzle mode field for a swizzle width in bytes.
+uint64_t swizzleMode(unsigned swizzleBytes) {
+  switch (swizzleBytes) {
+  case 128:
+    return 1;
+  case 64:
+    return 2;
+  default:
+    return 3; // 32 bytes
+  }
+}
+
+} // namespace
+
+void KernelLowering::lowerDotWgmma(const Operation &op) {
+  const tir::Type &aType = op.operand(0)->type(), &accType = op.operand(2)->type();
+  const DType &in = aType.elem, &out = accType.elem;
+  const gpu::WgmmaInstruction instr = *gpu::wgmmaInstructionFor(op, function_.numWarps);
+  const MmaDotPlans plans = mmaDotPlans(op);
+  const Distribution acc = distributionOf(accType);
+  const unsigned warpsM = accType.layout->warpsPerCTA[0];
+  const unsigned blocksM = acc.elemsPerThread[0] / 2; // instructions along M per warpgroup
+  const unsigned tilesN = static_cast<unsigned>(accType.shape[1] / instr.n);
+  const unsigned kSteps = static_cast<unsigned>(aType.shape[1] / instr.k);
+  const bool packedAcc = out.kind == ScalarKind::F16;
+  const unsigned accRegs = instr.n / (packedAcc ? 4 : 2); // per thread and instruction
+  llvm::Type *i32 = builder_.getInt32Ty(), *i64 = builder_.getInt64Ty();
+
+  // 1. Operands: a pipeline slot, registers, or staged here.
+  auto hoisted = hoistedA_.find(&op);
+  const bool aHoisted = hoisted != hoistedA_.end();
+  const bool aInRegisters = plans.aInRegisters || aHoisted;
+  llvm::Value *bases[2] = {nullptr, nullptr};
+  bool staging = false;
+  for (unsigned i = 0; i < 2; ++i) {
+    if (i == 0 && aInRegisters)
+      continue;
+    if (plans.inBuffer[i]) {
+      bases[i] = pipelineSlot(*bufferedTile(op.operand(i)));
+      continue;
+    }
+    bases[i] = sharedAt(plans.offsets[i]);
+    if (!staging)
+      beginSharedWrite();
+    staging = true;
+    writeSharedTile(plans.operands[i], bases[i], distributionOf(op.operand(i)->type()),
+                    get(op.operand(i)), in);
+  }
+  if (staging) {
+    fenceProxyAsync();
+    barrier();
+    sharedInUse_ = true;
+  }
+
+  // 2. Matrix descriptors (PTX ISA, "matrix descriptor"): the tile's address >> 4 in bits 0-13,
+  //    the leading byte offset (between blocks along the fast dimension) >> 4 in bits 16-29, the
+  //    stride byte offset (between groups of 8 rows) >> 4 in bits 32-45, the swizzle mode in
+  //    bits 62-63. An instruction's sub-tile starts at row `row`, element `fast` of its row.
+  auto descriptor = [&](const SharedTilePlan &plan, llvm::Value *base, llvm::Value *row,
+                        llvm::Value *fast) {
+    const uint32_t length = static_cast<uint32_t>(plan.blockLength);
+    llvm::Value *element = builder_.CreateAdd(
+        builder_.CreateAdd(
+            builder_.CreateMul(builder_.CreateUDiv(fast, builder_.getInt32(length)),
+                               builder_.getInt32(static_cast<uint32_t>(plan.numRows() * length))),
+            builder_.CreateMul(row, builder_.getInt32(length))),
+        builder_.CreateURem(fast, builder_.getInt32(length)));
+    llvm::Value *address =
+        builder_.CreateAdd(builder_.CreateTrunc(builder_.CreatePtrToInt(base, i64), i32),
+                           builder_.CreateMul(element, builder_.getInt32(plan.elemBytes)));
+    uint64_t leading = uint64_t(plan.swizzleBytes()) * plan.numRows();
+    uint64_t stride = 8 * uint64_t(plan.swizzleBytes());
+    uint64_t fixed = ((leading >> 4) & 0x3FFF) << 16 | ((stride >> 4) & 0x3FFF) << 32 |
+                     swizzleMode(plan.swizzleBytes()) << 62;
+    llvm::Value *start = builder_.CreateZExt(
+        builder_.CreateAnd(builder_.CreateLShr(address, 4), builder_.getInt32(0x3FFF)), i64);
+    return builder_.CreateOr(start, builder_.getInt64(fixed));
+  };
+  auto constant = [&](unsigned v) { return builder_.getInt32(v); };
+  // The first of a's rows the warpgroup's instruction mi computes (wgmmaRow's order).
+  llvm::Value *warpGroup = builder_.CreateLShr(warpId_, 2);
+  auto aRowsStart = [&](unsigned mi) {
+    return builder_.CreateMul(builder_.CreateAdd(warpGroup, constant(mi * (warpsM / 4))),
+                              constant(64));
+  };
+  const SharedTilePlan &aPlan = plans.operands[0], &bPlan = plans.operands[1];
+  const bool transA = !aInRegisters && aPlan.fastDim == 0;
+  const bool transB = bPlan.fastDim == 1;
+  auto aDescriptor = [&](unsigned mi, unsigned s) {
+    llvm::Value *m = aRowsStart(mi), *k = constant(s * instr.k);
+    return transA ? descriptor(aPlan, bases[0], k, m) : descriptor(aPlan, bases[0], m, k);
+  };
+  auto bDescriptor = [&](unsigned ni, unsigned s) {
+    llvm::Value *n = constant(ni * instr.n), *k = constant(s * instr.k);
+    return transB ? descriptor(bPlan, bases[1], k, n) : descriptor(bPlan, bases[1], n, k);
+  };
+
+  // 3. The instruction, as inline assembly: the accumulators are outputs tied to inputs.
+  std::ostringstream ptx;
+  ptx << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << accRegs + (aInRegisters ? 5 : 2) << ", 0;\n"
+      << "wgmma.mma_async.sync.aligned.m64n" << instr.n << "k" << instr.k << "."
+      << (packedAcc ? "f16" : "f32") << "." << wgmmaTypeName(in) << "." << wgmmaTypeName(in)
+      << " {";
+  for (unsigned r = 0; r < accRegs; ++r)
+    ptx << (r ? ", " : "") << "$" << r;
+  ptx << "}, ";
+  unsigned next = accRegs;
+  if (aInRegisters) {
+    ptx << "{$" << next << ", $" << next + 1 << ", $" << next + 2 << ", $" << next + 3 << "}, ";
+    next += 4;
+  } else {
+    ptx << "$" << next++ << ", ";
+  }
+  ptx << "$" << next << ", p, 1, 1, ";
+  if (!aInRegisters)
+    ptx << (transA ? 1 : 0) << ", ";
+  ptx << (transB ? 1 : 0) << ";\n}";
+  std::string constraints;
+  const char *accConstraint = packedAcc ? "=r" : "=f";
+  for (unsigned r = 0; r < accRegs; ++r)
+    constraints += std::string(r ? "," : "") + accConstraint;
+  constraints += aInRegisters ? ",r,r,r,r" : ",l";
+  constraints += ",l,r";
+  for (unsigned r = 0; r < accRegs; ++r)
+    constraints += "," + std::to_string(r);
+  llvm::Type *accElement = packedAcc ? i32 : builder_.getFloatTy();
+  std::vector<llvm::Type *> resultTypes(accRegs, accElement);
+  llvm::StructType *resultType = llvm::StructType::get(context_, resultTypes);
+  std::vector<llvm::Type *> argTypes;
+  for (unsigned i = 0; i < (aInRegisters ? 4u : 1u); ++i)
+    argTypes.push_back(aInRegisters ? i32 : i64);
+  argTypes.push_back(i64);
+  argTypes.push_back(i32);
+  argTypes.insert(argTypes.end(), resultTypes.begin(), resultTypes.end());
+  auto *asmType = llvm::FunctionType::get(resultType, argTypes, false);
+  auto *wgmma = llvm::InlineAsm::get(asmType, ptx.str(), constraints, true);
+
+  // Register r of instruction (mi, ni) holds row 16w + g + 8 * ((r % 4) / 2) of the warpgroup's
+  // rows and column ni * n + 8 * (r / 4) + 2q + r % 2: the thread's elements (2mi + (r%4)/2,
+  // 2 (ni * n / 8 + r / 4) + r % 2) in the accumulator layout. A packed fp16 register holds
+  // two neighbours along N.
+  Values result = get(op.operand(2));
+  auto element = [&](unsigned mi, unsigned ni, unsigned r) {
+    return acc.linearIndex({2 * mi + (r % 4) / 2, 2 * (ni * instr.n / 8 + r / 4) + r % 2});
+  };
+  auto accumulatorRegister = [&](unsigned mi, unsigned ni, unsigned reg) -> llvm::Value * {
+    if (!packedAcc)
+      return result[element(mi, ni, reg)];
+    return packRegister({result[element(mi, ni, 2 * reg)], result[element(mi, ni, 2 * reg + 1)]});
+  };
+  auto setAccumulatorRegister = [&](unsigned mi, unsigned ni, unsigned reg, llvm::Value *value) {
+    if (!packedAcc) {
+      result[element(mi, ni, reg)] = value;
+      return;
+    }
+    llvm::Value *pair =
+        builder_.CreateBitCast(value, llvm::FixedVectorType::get(builder_.getHalfTy(), 2));
+    result[element(mi, ni, 2 * reg)] = builder_.CreateExtractElement(pair, uint64_t(0));
+    result[element(mi, ni, 2 * reg + 1)] = builder_.CreateExtractElement(pair, uint64_t(1));
+  };
+
+  auto voidAsm = [&](const char *text) {
+    auto *type = llvm::FunctionType::get(builder_.getVoidTy(), false);
+    builder_.CreateCall(type, llvm::InlineAsm::get(type, text, "~{memory}", true));
+  };
+  voidAsm("wgmma.fence.sync.aligned;");
+  for (unsigned mi = 0; mi < blocksM; ++mi)
+    for (unsigned ni = 0; ni < tilesN; ++ni) {
+      std::vector<llvm::Value *> accumulators;
+      for (unsigned r = 0; r < accRegs; ++r)
+        accumulators.push_back(accumulatorRegister(mi, ni, r));
+      for (unsigned s = 0; s < kSteps; ++s) {
+        std::vector<llvm::Value *> args;
+        if (aHoisted) {
+          const Values &regs = hoisted->second[s * blocksM + mi];
+          args.assign(regs.begin(), regs.end());
+        } else if (aInRegisters) {
+          Values regs = mmaAFragmentFromRegisters(op, mi, s, instr.k);
+          args.assign(regs.begin(), regs.end());
+        } else {
+          args.push_back(aDescriptor(mi, s));
+        }
+        for (llvm::Value *&arg : args)
+          if (arg->getType() != argTypes[0])
+            arg = builder_.CreateBitCast(arg, argTypes[0]);
+        // Registers written since the last fence may not be read by wgmma without one (ptxas
+        // would insert it, warning).
+        if (aInRegisters)
+          voidAsm("wgmma.fence.sync.aligned;");
+        args.push_back(bDescriptor(ni, s));
+        args.push_back(builder_.getInt32(1)); // scale-d: d = a * b + d
+        args.insert(args.end(), accumulators.begin(), accumulators.end());
+        llvm::Value *d = builder_.CreateCall(asmType, wgmma, args);
+        for (unsigned r = 0; r < accRegs; ++r)
+          accumulators[r] = builder_.CreateExtractValue(d, r);
+      }
+      for (unsigned r = 0; r < accRegs; ++r)
+        setAccumulatorRegister(mi, ni, r, accumulators[r]);
+    }
+  voidAsm("wgmma.commit_group.sync.aligned;");
+
+  // 4. Wait for the group; the accumulators pass through the wait so that their uses follow it.
+  std::vector<llvm::Value *> all;
+  for (unsigned mi = 0; mi < blocksM; ++mi)
+    for (unsigned ni = 0; ni < tilesN; ++ni)
+      for (unsigned r = 0; r < accRegs; ++r)
+        all.push_back(accumulatorRegister(mi, ni, r));
+  std::string waitConstraints;
+  for (unsigned r = 0; r < all.size(); ++r)
+    waitConstraints += std::string(r ? "," : "") + accConstraint;
+  for (unsigned r = 0; r < all.size(); ++r)
+    waitConstraints += "," + std::to_string(r);
+  std::vector<llvm::Type *> waitTypes(all.size(), accElement);
+  llvm::StructType *waitResult = llvm::StructType::get(context_, waitTypes);
+  auto *waitType = llvm::FunctionType::get(waitResult, waitTypes, false);
+  llvm::Value *waited = builder_.CreateCall(
+      waitType,
+      llvm::InlineAsm::get(waitType, "wgmma.wait_group.sync.aligned 0;", waitConstraints, true),
+      all);
+  unsigned index = 0;
+  for (unsigned mi = 0; mi < blocksM; ++mi)
+    for (unsigned ni = 0; ni < tilesN; ++ni)
+      for (unsigned r = 0; r < accRegs; ++r)
+        setAccumulatorRegister(mi, ni, r, builder_.CreateExtractValue(waited, index++));
+  values_[op.result()] = result;
+}
+
+} // namespace tilec::codegen::detail
