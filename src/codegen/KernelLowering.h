@@ -284,6 +284,11 @@ private:
   llvm::Value *packRegister(const Values &elements);
   /// LowerDotWgmma.cpp.
   void lowerDotWgmma(const Operation &op);
+  /// Whether a wgmma dot is left in flight across its loop's iterations (see LowerDotWgmma.cpp);
+  /// sets the index of the loop-carried value its result is.
+  bool wgmmaStaysInFlight(const Operation &dot, unsigned *carriedIndex = nullptr);
+  /// wgmma.wait_group `pending`, the accumulators tied through it: the values to use after it.
+  Values waitForWgmma(const Values &accumulators, unsigned pending);
   /// fence.proxy.async.shared::cta: makes this thread's generic-proxy writes to shared memory
   /// visible to wgmma's (async proxy) reads after the next barrier.
   void fenceProxyAsync();

@@ -12,7 +12,11 @@
 //
 // The instructions of a dot form one wgmma group, waited for before the dot's result is used
 // (wgmma.wait_group 0, the accumulators tied through it so that nothing reads them earlier);
-// the software pipeline's copies of the next tiles run meanwhile.
+// the software pipeline's copies of the next tiles run meanwhile. The GEMM's dot in a pipelined
+// loop (both operands from pipeline slots, the accumulator carried straight from one iteration's
+// dot to the next's) stays in flight instead (wgmmaStaysInFlight): each iteration waits only for
+// the previous iteration's group (wait_group 1), then synchronises the warpgroups before the
+// copies that overwrite that group's slots; the loop's exit waits for the last group.
 #include "codegen/KernelLowering.h"
 #include "gpu/Mma.h"
 
@@ -32,6 +36,58 @@ void KernelLowering::fenceProxyAsync() {
   auto *type = llvm::FunctionType::get(builder_.getVoidTy(), false);
   builder_.CreateCall(
       type, llvm::InlineAsm::get(type, "fence.proxy.async.shared::cta;", "~{memory}", true));
+}
+
+bool KernelLowering::wgmmaStaysInFlight(const Operation &dot, unsigned *carriedIndex) {
+  const tir::Block *body = dot.parentBlock();
+  const Operation *loop = body ? body->parentOp() : nullptr;
+  if (!loop || loop->code() != OpCode::For)
+    return false;
+  MmaDotPlans plans = mmaDotPlans(dot);
+  if (!plans.inBuffer[0] || !plans.inBuffer[1])
+    return false;
+  // The result goes only to the yield, and what the loop carries it as only into this dot's
+  // accumulator: no instruction but the next wgmma touches the registers in flight.
+  const Operation *yield = body->terminator();
+  unsigned uses = 0, index = 0;
+  for (unsigned i = 0; i < yield->numOperands(); ++i)
+    if (yield->operand(i) == dot.result()) {
+      ++uses;
+      index = i;
+    }
+  if (uses != 1 || dot.operand(2) != body->argument(index + 1))
+    return false;
+  bool onlyUses = true;
+  tir::walk(const_cast<tir::Block &>(*body), [&](Operation &op) {
+    for (unsigned i = 0; i < op.numOperands(); ++i) {
+      bool isAcc = &op == &dot && i == 2;
+      if ((op.operand(i) == dot.result() && &op != yield) ||
+          (op.operand(i) == body->argument(index + 1) && !isAcc))
+        onlyUses = false;
+    }
+  });
+  if (carriedIndex)
+    *carriedIndex = index;
+  return onlyUses;
+}
+
+Values KernelLowering::waitForWgmma(const Values &accumulators, unsigned pending) {
+  llvm::Type *type = accumulators[0]->getType();
+  const char *constraint = type->isFloatTy() ? "=f" : type->isHalfTy() ? "=h" : "=r";
+  std::string constraints;
+  for (unsigned r = 0; r < accumulators.size(); ++r)
+    constraints += std::string(r ? "," : "") + constraint;
+  for (unsigned r = 0; r < accumulators.size(); ++r)
+    constraints += "," + std::to_string(r);
+  std::vector<llvm::Type *> types(accumulators.size(), type);
+  auto *asmType = llvm::FunctionType::get(llvm::StructType::get(context_, types), types, false);
+  std::string text = "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";";
+  llvm::Value *waited = builder_.CreateCall(
+      asmType, llvm::InlineAsm::get(asmType, text, constraints, true), accumulators);
+  Values result;
+  for (unsigned r = 0; r < accumulators.size(); ++r)
+    result.push_back(builder_.CreateExtractValue(waited, r));
+  return result;
 }
 
 namespace {
@@ -249,28 +305,27 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
   voidAsm("wgmma.commit_group.sync.aligned;");
 
   // 4. Wait for the group; the accumulators pass through the wait so that their uses follow it.
+  //    A dot left in flight waits for the previous iteration's group instead, whose slots the
+  //    copies after it overwrite once every warpgroup is done with them.
+  if (wgmmaStaysInFlight(op)) {
+    auto *type = llvm::FunctionType::get(builder_.getVoidTy(), false);
+    builder_.CreateCall(
+        type, llvm::InlineAsm::get(type, "wgmma.wait_group.sync.aligned 1;", "~{memory}", true));
+    barrier();
+    values_[op.result()] = result;
+    return;
+  }
   std::vector<llvm::Value *> all;
   for (unsigned mi = 0; mi < blocksM; ++mi)
     for (unsigned ni = 0; ni < tilesN; ++ni)
       for (unsigned r = 0; r < accRegs; ++r)
         all.push_back(accumulatorRegister(mi, ni, r));
-  std::string waitConstraints;
-  for (unsigned r = 0; r < all.size(); ++r)
-    waitConstraints += std::string(r ? "," : "") + accConstraint;
-  for (unsigned r = 0; r < all.size(); ++r)
-    waitConstraints += "," + std::to_string(r);
-  std::vector<llvm::Type *> waitTypes(all.size(), accElement);
-  llvm::StructType *waitResult = llvm::StructType::get(context_, waitTypes);
-  auto *waitType = llvm::FunctionType::get(waitResult, waitTypes, false);
-  llvm::Value *waited = builder_.CreateCall(
-      waitType,
-      llvm::InlineAsm::get(waitType, "wgmma.wait_group.sync.aligned 0;", waitConstraints, true),
-      all);
+  Values waited = waitForWgmma(all, 0);
   unsigned index = 0;
   for (unsigned mi = 0; mi < blocksM; ++mi)
     for (unsigned ni = 0; ni < tilesN; ++ni)
       for (unsigned r = 0; r < accRegs; ++r)
-        setAccumulatorRegister(mi, ni, r, builder_.CreateExtractValue(waited, index++));
+        setAccumulatorRegister(mi, ni, r, waited[index++]);
   values_[op.result()] = result;
 }
 

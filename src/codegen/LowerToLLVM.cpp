@@ -1307,6 +1307,12 @@ void KernelLowering::lowerFor(const Operation &op) {
   }
   builder_.CreateBr(header);
   builder_.SetInsertPoint(exit);
+  // A wgmma group left in flight by the last iteration completes before its result is used.
+  for (const auto &inner : body.ops()) {
+    unsigned carried = 0;
+    if (gpu::isWgmmaDot(*inner) && wgmmaStaysInFlight(*inner, &carried))
+      values_[op.result(carried)] = waitForWgmma(get(op.result(carried)), 0);
+  }
 }
 
 void KernelLowering::lowerIf(const Operation &op) {
