@@ -287,6 +287,9 @@ private:
   /// Whether a wgmma dot is left in flight across its loop's iterations (see LowerDotWgmma.cpp);
   /// sets the index of the loop-carried value its result is.
   bool wgmmaStaysInFlight(const Operation &dot, unsigned *carriedIndex = nullptr);
+  /// The earlier wgmma dot of the loop body whose wait completes `dot`'s group in the next
+  /// iteration, when `dot` is left in flight that way (see LowerDotWgmma.cpp); null otherwise.
+  const Operation *wgmmaDeferredTo(const Operation &dot, unsigned *carriedIndex = nullptr);
   /// wgmma.wait_group `pending`, the accumulators tied through it: the values to use after it.
   Values waitForWgmma(const Values &accumulators, unsigned pending);
   /// fence.proxy.async.shared::cta: makes this thread's generic-proxy writes to shared memory

@@ -17,10 +17,14 @@
 // dot to the next's) stays in flight instead (wgmmaStaysInFlight): each iteration waits only for
 // the previous iteration's group (wait_group 1), then synchronises the warpgroups before the
 // copies that overwrite that group's slots; the loop's exit waits for the last group.
+// Attention's second product is left in flight too (wgmmaDeferredTo): its accumulator is next
+// used after the next iteration's first product, whose wait then covers both groups, so the
+// product of P and V overlaps the next Q K^T.
 #include "codegen/KernelLowering.h"
 #include "gpu/Mma.h"
 
 #include <llvm/IR/InlineAsm.h>
+#include <map>
 #include <sstream>
 
 namespace tilec::codegen::detail {
@@ -69,6 +73,61 @@ bool KernelLowering::wgmmaStaysInFlight(const Operation &dot, unsigned *carriedI
   if (carriedIndex)
     *carriedIndex = index;
   return onlyUses;
+}
+
+/// The op of `body` that contains `op` (op itself when it is in body).
+static const Operation *topLevelIn(const tir::Block &body, const Operation *op) {
+  while (op && op->parentBlock() != &body)
+    op = op->parentBlock() ? op->parentBlock()->parentOp() : nullptr;
+  return op;
+}
+
+const Operation *KernelLowering::wgmmaDeferredTo(const Operation &dot, unsigned *carriedIndex) {
+  const tir::Block *body = dot.parentBlock();
+  const Operation *loop = body ? body->parentOp() : nullptr;
+  if (!loop || loop->code() != OpCode::For || wgmmaStaysInFlight(dot))
+    return nullptr;
+  // Nothing the group reads may change before the wait: its operands are in pipeline slots
+  // (released by a barrier after the wait) or registers, not in the scratch area.
+  MmaDotPlans plans = mmaDotPlans(dot);
+  for (unsigned i = 0; i < 2; ++i)
+    if (plans.staged(i) && !(i == 0 && hoistedA_.count(&dot)))
+      return nullptr;
+  const Operation *yield = body->terminator();
+  unsigned uses = 0, index = 0;
+  for (unsigned i = 0; i < yield->numOperands(); ++i)
+    if (yield->operand(i) == dot.result()) {
+      ++uses;
+      index = i;
+    }
+  if (uses != 1)
+    return nullptr;
+  // The absorbing dot: the first wgmma dot of the body before `dot`, and every user of the
+  // carried value (and of the result, but the yield) after it.
+  std::map<const Operation *, unsigned> position;
+  const Operation *absorber = nullptr;
+  for (const auto &op : body->ops()) {
+    position[op.get()] = static_cast<unsigned>(position.size());
+    if (!absorber && gpu::isWgmmaDot(*op) && op.get() != &dot)
+      absorber = op.get();
+  }
+  if (!absorber || position[absorber] > position[&dot] || wgmmaStaysInFlight(*absorber))
+    return nullptr;
+  const tir::Value *carried = body->argument(index + 1);
+  bool after = true;
+  tir::walk(const_cast<tir::Block &>(*body), [&](Operation &op) {
+    for (const tir::Value *operand : op.operands()) {
+      if (operand != carried && !(operand == dot.result() && &op != yield))
+        continue;
+      if (operand == dot.result() || position[topLevelIn(*body, &op)] <= position[absorber])
+        after = false;
+    }
+  });
+  if (!after)
+    return nullptr;
+  if (carriedIndex)
+    *carriedIndex = index;
+  return absorber;
 }
 
 Values KernelLowering::waitForWgmma(const Values &accumulators, unsigned pending) {
@@ -307,6 +366,11 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
   // 4. Wait for the group; the accumulators pass through the wait so that their uses follow it.
   //    A dot left in flight waits for the previous iteration's group instead, whose slots the
   //    copies after it overwrite once every warpgroup is done with them.
+  // A deferred group is waited for by its absorber, next iteration (below).
+  if (wgmmaDeferredTo(op)) {
+    values_[op.result()] = result;
+    return;
+  }
   if (wgmmaStaysInFlight(op)) {
     auto *type = llvm::FunctionType::get(builder_.getVoidTy(), false);
     builder_.CreateCall(
@@ -320,6 +384,19 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
     for (unsigned ni = 0; ni < tilesN; ++ni)
       for (unsigned r = 0; r < accRegs; ++r)
         all.push_back(accumulatorRegister(mi, ni, r));
+  // The groups deferred to this dot (the previous iteration's) complete with this wait: their
+  // carried accumulators pass through it too.
+  std::vector<std::pair<const tir::Value *, unsigned>> absorbed;
+  if (const tir::Block *body = op.parentBlock(); body && body->parentOp())
+    for (const auto &other : body->ops()) {
+      unsigned carried = 0;
+      if (gpu::isWgmmaDot(*other) && wgmmaDeferredTo(*other, &carried) == &op) {
+        const tir::Value *argument = body->argument(carried + 1);
+        absorbed.push_back({argument, static_cast<unsigned>(all.size())});
+        const Values &values = get(argument);
+        all.insert(all.end(), values.begin(), values.end());
+      }
+    }
   Values waited = waitForWgmma(all, 0);
   unsigned index = 0;
   for (unsigned mi = 0; mi < blocksM; ++mi)
@@ -327,6 +404,15 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
       for (unsigned r = 0; r < accRegs; ++r)
         setAccumulatorRegister(mi, ni, r, waited[index++]);
   values_[op.result()] = result;
+  for (auto [argument, first] : absorbed) {
+    Values &values = values_[argument];
+    for (unsigned e = 0; e < values.size(); ++e)
+      values[e] = waited[first + e];
+  }
+  // The next write to shared memory (the copies into the slots those groups read) waits for
+  // every warpgroup to get here.
+  if (!absorbed.empty())
+    sharedInUse_ = true;
 }
 
 } // namespace tilec::codegen::detail

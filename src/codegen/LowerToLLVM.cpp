@@ -1310,7 +1310,8 @@ void KernelLowering::lowerFor(const Operation &op) {
   // A wgmma group left in flight by the last iteration completes before its result is used.
   for (const auto &inner : body.ops()) {
     unsigned carried = 0;
-    if (gpu::isWgmmaDot(*inner) && wgmmaStaysInFlight(*inner, &carried))
+    if (gpu::isWgmmaDot(*inner) &&
+        (wgmmaStaysInFlight(*inner, &carried) || wgmmaDeferredTo(*inner, &carried)))
       values_[op.result(carried)] = waitForWgmma(get(op.result(carried)), 0);
   }
 }
