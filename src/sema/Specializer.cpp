@@ -75,6 +75,8 @@ std::string SemaValue::describe() const {
     return "module '" + name + "'";
   case Kind::JitFunction:
     return "the @triton.jit function '" + function->name + "'";
+  case Kind::BlockPtr:
+    return "a block pointer";
   case Kind::Builtin:
     return "the function '" + name + "'";
   case Kind::Slice:
@@ -760,6 +762,15 @@ void Specializer::execIf(const ast::Stmt &stmt) {
       continue; // defined on one path only: not visible after the if (as in Triton)
     }
     const SemaValue &tv = t->second, &ev = e->second;
+    if (tv.kind == SemaValue::Kind::BlockPtr || ev.kind == SemaValue::Kind::BlockPtr) {
+      if (sameBlockPointer(tv, ev)) {
+        bind(name, tv);
+        continue;
+      }
+      error(stmt.loc, "'" + name +
+                          "' is a different block pointer on each path of this if: "
+                          "not supported yet");
+    }
     bool tConst = tv.isConstexprNumber(), eConst = ev.isConstexprNumber();
     if (!tv.isTensor() && !ev.isTensor()) {
       if (tv.repr() == ev.repr() && tv.kind == ev.kind) {
@@ -810,7 +821,10 @@ static void collectReturned(const SemaValue &t, const SemaValue &e,
       collectReturned(t.elems[i], e.elems[i], out);
     return;
   }
-  if (!t.isTensor() && !e.isTensor() && t.kind == e.kind && t.repr() == e.repr())
+  if (Specializer::sameBlockPointer(t, e))
+    return;
+  if (!t.isTensor() && !e.isTensor() && t.kind == e.kind && t.kind != SemaValue::Kind::BlockPtr &&
+      t.repr() == e.repr())
     return; // the same constant on both paths
   out.push_back({t, e});
 }
@@ -824,7 +838,10 @@ static SemaValue rebuildReturned(const SemaValue &t, const SemaValue &e,
       elems.push_back(rebuildReturned(t.elems[i], e.elems[i], results, next));
     return SemaValue::ofTuple(std::move(elems));
   }
-  if (!t.isTensor() && !e.isTensor() && t.kind == e.kind && t.repr() == e.repr())
+  if (Specializer::sameBlockPointer(t, e))
+    return t;
+  if (!t.isTensor() && !e.isTensor() && t.kind == e.kind && t.kind != SemaValue::Kind::BlockPtr &&
+      t.repr() == e.repr())
     return t;
   return SemaValue::ofTensor(results.at(next++));
 }
@@ -989,6 +1006,7 @@ void Specializer::execFor(const ast::Stmt &stmt) {
   for (const std::string &name : carriedNames(stmt.body))
     if (name != ivName)
       carried.push_back(name);
+  std::vector<CarriedBlockPointer> blockPointers = splitCarriedBlockPointers(carried);
   std::map<std::string, SemaValue> before = scopes_.back().names;
 
   // The initial type of each carried value. A constexpr number's type may need to change to what
@@ -1023,12 +1041,14 @@ void Specializer::execFor(const ast::Stmt &stmt) {
     bind(ivName, SemaValue::ofTensor(iv));
     for (size_t i = 0; i < carried.size(); ++i)
       bind(carried[i], SemaValue::ofTensor(body.addArgument(inits[i]->type())));
+    rebuildCarriedBlockPointers(blockPointers);
 
     tir::Block *outer = forOp->parentBlock();
     builder_.setInsertionPointToEnd(body);
     ++runtimeControlFlowDepth_;
     execBlock(stmt.body);
     --runtimeControlFlowDepth_;
+    exposeCarriedBlockPointers(blockPointers, stmt.loc);
 
     // Yield the new values; find carried values whose type changed.
     bool retry = false;
@@ -1062,6 +1082,7 @@ void Specializer::execFor(const ast::Stmt &stmt) {
     scopes_.back().names = before;
     for (size_t i = 0; i < carried.size(); ++i)
       bind(carried[i], SemaValue::ofTensor(forOp->addResult(yields[i]->type())));
+    rebuildCarriedBlockPointers(blockPointers);
     return;
   }
   error(stmt.loc, "could not settle the types of the loop-carried variables");
@@ -1071,6 +1092,7 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
   if (!stmt.orelse.empty())
     error(stmt.loc, "'while ... else' is not supported in kernels");
   std::vector<std::string> carried = carriedNames(stmt.body);
+  std::vector<CarriedBlockPointer> blockPointers = splitCarriedBlockPointers(carried);
   std::map<std::string, SemaValue> before = scopes_.back().names;
   std::vector<tir::Value *> inits;
   for (const std::string &name : carried) {
@@ -1092,6 +1114,7 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
     beforeArgs.push_back(beforeBlock.addArgument(inits[i]->type()));
     bind(carried[i], SemaValue::ofTensor(beforeArgs.back()));
   }
+  rebuildCarriedBlockPointers(blockPointers);
   builder_.setInsertionPointToEnd(beforeBlock);
   ++runtimeControlFlowDepth_;
   SemaValue cond = eval(*stmt.test);
@@ -1108,9 +1131,11 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
   // The body.
   for (size_t i = 0; i < carried.size(); ++i)
     bind(carried[i], SemaValue::ofTensor(afterBlock.addArgument(inits[i]->type())));
+  rebuildCarriedBlockPointers(blockPointers);
   builder_.setInsertionPointToEnd(afterBlock);
   execBlock(stmt.body);
   --runtimeControlFlowDepth_;
+  exposeCarriedBlockPointers(blockPointers, stmt.loc);
   std::vector<tir::Value *> yields;
   for (size_t i = 0; i < carried.size(); ++i) {
     SemaValue now = scopes_.back().names.at(carried[i]);
@@ -1126,6 +1151,7 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
   scopes_.back().names = before;
   for (size_t i = 0; i < carried.size(); ++i)
     bind(carried[i], SemaValue::ofTensor(whileOp->addResult(inits[i]->type())));
+  rebuildCarriedBlockPointers(blockPointers);
 }
 
 //===----------------------------------------------------------------------===//

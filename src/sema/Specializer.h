@@ -94,6 +94,16 @@ public:
   /// The standard library's @triton.jit function `name`, or null.
   const ast::Stmt *stdlibFunction(const std::string &name) const;
 
+  // Block pointers (BlockPointers.cpp).
+  SemaValue makeBlockPointer(CallArgs &args);
+  SemaValue advanceBlockPointer(CallArgs &args);
+  SemaValue loadBlockPointer(const SemaValue &blockPtr, const SemaValue *boundaryCheck,
+                             const SemaValue *padding, SourceLoc loc);
+  void storeBlockPointer(const SemaValue &blockPtr, const SemaValue &value,
+                         const SemaValue *boundaryCheck, SourceLoc loc);
+  /// Whether two block pointers are made of the same values.
+  static bool sameBlockPointer(const SemaValue &a, const SemaValue &b);
+
 private:
   const ast::Module &module_;
   const SourceManager &sources_;
@@ -198,6 +208,30 @@ private:
 
   // Control flow support
   std::vector<std::string> carriedNames(const ast::StmtList &body) const;
+
+  // Block pointers (BlockPointers.cpp).
+  /// boundary_check's dimensions, checked and sorted.
+  std::vector<int64_t> boundaryCheckDims(const SemaValue *boundaryCheck, size_t rank,
+                                         SourceLoc loc);
+  /// The block's pointer tensor and, when `checked` names dimensions, its in-bounds mask.
+  std::pair<tir::Value *, tir::Value *> blockPointerAddresses(const SemaValue &blockPtr,
+                                                              const std::vector<int64_t> &checked,
+                                                              SourceLoc loc);
+  /// A block pointer that a run-time loop reassigns: its offsets travel as hidden loop-carried
+  /// names, the rest of it stays what it was before the loop.
+  struct CarriedBlockPointer {
+    std::string name;
+    SemaValue before;
+    std::vector<std::string> hidden;
+  };
+  /// Replaces the block pointers among `carried` by their hidden offset names (bound to the
+  /// current offsets).
+  std::vector<CarriedBlockPointer> splitCarriedBlockPointers(std::vector<std::string> &carried);
+  /// Binds each block pointer's name to the block pointer its hidden names now give.
+  void rebuildCarriedBlockPointers(const std::vector<CarriedBlockPointer> &pointers);
+  /// Binds the hidden names to the offsets each block pointer's name now has (an error when more
+  /// than its offsets changed).
+  void exposeCarriedBlockPointers(const std::vector<CarriedBlockPointer> &pointers, SourceLoc loc);
   std::vector<std::pair<std::string, SemaValue>>
   liveBindings(const std::vector<std::string> &names);
 };
