@@ -11,7 +11,9 @@
 // The strides are splatted to each dimension's expanded index before the product, so that the
 // axis analysis sees a unit stride's contiguity and the others' divisibility, and loads stay
 // vectorised. In a run-time loop only the offsets of a block pointer are carried (tl.advance
-// changes nothing else), each as a hidden loop-carried name.
+// changes nothing else), each as a hidden loop-carried name, so that the base, shape and strides
+// keep what the axis analysis knows of them; a loop that changes more is built again carrying all
+// of it. After a run-time `if`, the parts that differ between the two paths are the if's results.
 #include "sema/Specializer.h"
 #include "sema/TypeRules.h"
 
@@ -237,8 +239,10 @@ Specializer::blockPointerAddresses(const SemaValue &blockPtr, const std::vector<
       continue;
     tir::Value *zero = builder_.splat(materialize(SemaValue::ofInt(0), loc, kI64), shape);
     tir::Value *extent = builder_.splat(blockPtr.elems[kShape].elems[d].value, shape);
-    tir::Value *inside = builder_.binary(OpCode::And, builder_.cmp("ge", index, zero),
-                                         builder_.cmp("lt", index, extent));
+    // One statement each: the order of the ops must not depend on argument evaluation order.
+    tir::Value *aboveZero = builder_.cmp("ge", index, zero);
+    tir::Value *belowExtent = builder_.cmp("lt", index, extent);
+    tir::Value *inside = builder_.binary(OpCode::And, aboveZero, belowExtent);
     inside = broadcastTo(inside, block, loc);
     mask = mask ? builder_.binary(OpCode::And, mask, inside) : inside;
   }
@@ -311,11 +315,47 @@ bool Specializer::sameBlockPointer(const SemaValue &a, const SemaValue &b) {
 }
 
 //===----------------------------------------------------------------------===//
-// Block pointers in run-time loops
+// Block pointers in run-time control flow
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// The run-time values of a block pointer, as (part, dimension) pairs: the offsets only, or with
+/// `whole` the base, shape, strides and offsets.
+std::vector<std::pair<size_t, size_t>> components(const SemaValue &blockPtr, bool whole) {
+  std::vector<std::pair<size_t, size_t>> out;
+  if (whole)
+    out.push_back({kBase, 0});
+  for (size_t p : {kShape, kStrides, kOffsets}) {
+    if (!whole && p != kOffsets)
+      continue;
+    for (size_t d = 0; d < rankOf(blockPtr); ++d)
+      out.push_back({p, d});
+  }
+  return out;
+}
+
+SemaValue &component(SemaValue &blockPtr, std::pair<size_t, size_t> at) {
+  return at.first == kBase ? blockPtr.elems[kBase] : blockPtr.elems[at.first].elems[at.second];
+}
+
+const SemaValue &component(const SemaValue &blockPtr, std::pair<size_t, size_t> at) {
+  return at.first == kBase ? blockPtr.elems[kBase] : blockPtr.elems[at.first].elems[at.second];
+}
+
+/// Whether two block pointers have the same block shape, order and element type: what no
+/// run-time value can carry.
+bool sameStaticPart(const SemaValue &a, const SemaValue &b) {
+  return a.kind == Kind::BlockPtr && b.kind == Kind::BlockPtr &&
+         a.elems[kBlockShape].repr() == b.elems[kBlockShape].repr() &&
+         a.elems[kOrder].repr() == b.elems[kOrder].repr() &&
+         a.elems[kBase].value->type().elem == b.elems[kBase].value->type().elem;
+}
+
+} // namespace
+
 std::vector<Specializer::CarriedBlockPointer>
-Specializer::splitCarriedBlockPointers(std::vector<std::string> &carried) {
+Specializer::splitCarriedBlockPointers(std::vector<std::string> &carried, const ast::Stmt &loop) {
   std::vector<CarriedBlockPointer> out;
   std::vector<std::string> names;
   for (const std::string &name : carried) {
@@ -324,11 +364,12 @@ Specializer::splitCarriedBlockPointers(std::vector<std::string> &carried) {
       names.push_back(name);
       continue;
     }
-    CarriedBlockPointer c{name, v, {}};
-    for (size_t d = 0; d < rankOf(v); ++d) {
+    bool whole = wholeBlockPointers_.count({&loop, name}) != 0;
+    CarriedBlockPointer c{name, v, whole, {}};
+    for (auto at : components(v, whole)) {
       // Not an identifier: no kernel can name it.
-      c.hidden.push_back(name + "#offset" + std::to_string(d));
-      bind(c.hidden.back(), v.elems[kOffsets].elems[d]);
+      c.hidden.push_back(name + "#" + std::to_string(at.first) + "." + std::to_string(at.second));
+      bind(c.hidden.back(), component(v, at));
       names.push_back(c.hidden.back());
     }
     out.push_back(std::move(c));
@@ -340,33 +381,66 @@ Specializer::splitCarriedBlockPointers(std::vector<std::string> &carried) {
 void Specializer::rebuildCarriedBlockPointers(const std::vector<CarriedBlockPointer> &pointers) {
   for (const CarriedBlockPointer &c : pointers) {
     SemaValue v = c.before;
-    for (size_t d = 0; d < c.hidden.size(); ++d)
-      v.elems[kOffsets].elems[d] = scopes_.back().names.at(c.hidden[d]);
+    auto parts = components(v, c.whole);
+    for (size_t i = 0; i < parts.size(); ++i)
+      component(v, parts[i]) = scopes_.back().names.at(c.hidden[i]);
     bind(c.name, v);
   }
 }
 
-void Specializer::exposeCarriedBlockPointers(const std::vector<CarriedBlockPointer> &pointers,
-                                             SourceLoc loc) {
+bool Specializer::exposeCarriedBlockPointers(const std::vector<CarriedBlockPointer> &pointers,
+                                             const ast::Stmt &loop) {
+  bool settled = true;
   for (const CarriedBlockPointer &c : pointers) {
     const SemaValue &now = scopes_.back().names.at(c.name);
-    bool sameRest = now.kind == Kind::BlockPtr &&
-                    now.elems[kBlockShape].repr() == c.before.elems[kBlockShape].repr() &&
-                    now.elems[kOrder].repr() == c.before.elems[kOrder].repr() &&
-                    now.elems[kBase].value == c.before.elems[kBase].value;
-    for (size_t p : {kShape, kStrides})
-      for (size_t d = 0; sameRest && d < c.hidden.size(); ++d)
-        sameRest = now.elems[p].elems[d].value == c.before.elems[p].elems[d].value;
     if (now.kind != Kind::BlockPtr)
-      error(loc, "'" + c.name + "' is a block pointer before the loop and " + now.describe() +
-                     " after an iteration");
-    if (!sameRest)
-      error(loc, "the block pointer '" + c.name +
-                     "' gets another base, shape, strides or block shape in this loop: not "
-                     "supported yet (only tl.advance may change a block pointer in a loop)");
-    for (size_t d = 0; d < c.hidden.size(); ++d)
-      bind(c.hidden[d], now.elems[kOffsets].elems[d]);
+      error(loop.loc, "'" + c.name + "' is a block pointer before the loop and " + now.describe() +
+                          " after an iteration");
+    if (!sameStaticPart(now, c.before))
+      error(loop.loc, "the block pointer '" + c.name +
+                          "' gets another block shape, order or element type in this loop");
+    if (!c.whole) {
+      // Only the offsets travel: anything else that changed needs the loop built again with
+      // the whole block pointer carried.
+      SemaValue rest = now;
+      for (size_t d = 0; d < rankOf(rest); ++d)
+        rest.elems[kOffsets].elems[d] = c.before.elems[kOffsets].elems[d];
+      if (!sameBlockPointer(rest, c.before)) {
+        wholeBlockPointers_.insert({&loop, c.name});
+        settled = false;
+        continue;
+      }
+    }
+    auto parts = components(now, c.whole);
+    for (size_t i = 0; i < parts.size(); ++i)
+      bind(c.hidden[i], component(now, parts[i]));
   }
+  return settled;
+}
+
+std::vector<Specializer::MergedBlockPointer>
+Specializer::mergeBlockPointers(const std::string &name, const SemaValue &thenValue,
+                                const SemaValue &elseValue, SourceLoc loc) {
+  if (!sameStaticPart(thenValue, elseValue))
+    error(loc,
+          "'" + name + "' is " + thenValue.describe() + " on one path of this if and " +
+              elseValue.describe() + " on the other" +
+              (thenValue.kind == elseValue.kind ? " (another block shape, order or type)" : ""));
+  std::vector<MergedBlockPointer> out;
+  for (auto at : components(thenValue, true))
+    if (component(thenValue, at).value != component(elseValue, at).value)
+      out.push_back(
+          {at.first, at.second, component(thenValue, at).value, component(elseValue, at).value});
+  return out;
+}
+
+SemaValue Specializer::mergedBlockPointer(const SemaValue &thenValue,
+                                          const std::vector<MergedBlockPointer> &merged,
+                                          const std::vector<tir::Value *> &results) {
+  SemaValue v = thenValue;
+  for (size_t i = 0; i < merged.size(); ++i)
+    component(v, {merged[i].part, merged[i].dim}) = SemaValue::ofTensor(results[i]);
+  return v;
 }
 
 } // namespace tilec::sema

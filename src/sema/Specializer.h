@@ -217,21 +217,40 @@ private:
   std::pair<tir::Value *, tir::Value *> blockPointerAddresses(const SemaValue &blockPtr,
                                                               const std::vector<int64_t> &checked,
                                                               SourceLoc loc);
-  /// A block pointer that a run-time loop reassigns: its offsets travel as hidden loop-carried
-  /// names, the rest of it stays what it was before the loop.
+  /// A block pointer that a run-time loop reassigns: its offsets (or, when the loop changes more
+  /// than its offsets, all its run-time parts) travel as hidden loop-carried names.
   struct CarriedBlockPointer {
     std::string name;
     SemaValue before;
+    bool whole;
     std::vector<std::string> hidden;
   };
-  /// Replaces the block pointers among `carried` by their hidden offset names (bound to the
-  /// current offsets).
-  std::vector<CarriedBlockPointer> splitCarriedBlockPointers(std::vector<std::string> &carried);
+  /// The loops (and names) whose block pointers change more than their offsets.
+  std::set<std::pair<const ast::Stmt *, std::string>> wholeBlockPointers_;
+  /// Replaces the block pointers among `carried` by their hidden names (bound to their current
+  /// parts).
+  std::vector<CarriedBlockPointer> splitCarriedBlockPointers(std::vector<std::string> &carried,
+                                                             const ast::Stmt &loop);
   /// Binds each block pointer's name to the block pointer its hidden names now give.
   void rebuildCarriedBlockPointers(const std::vector<CarriedBlockPointer> &pointers);
-  /// Binds the hidden names to the offsets each block pointer's name now has (an error when more
-  /// than its offsets changed).
-  void exposeCarriedBlockPointers(const std::vector<CarriedBlockPointer> &pointers, SourceLoc loc);
+  /// Binds the hidden names to the parts each block pointer's name now has. False when a block
+  /// pointer changed more than its offsets: the loop must be built again, carrying all of it.
+  bool exposeCarriedBlockPointers(const std::vector<CarriedBlockPointer> &pointers,
+                                  const ast::Stmt &loop);
+  /// A run-time part of a block pointer that differs between the two paths of an `if`.
+  struct MergedBlockPointer {
+    size_t part, dim;
+    tir::Value *thenValue, *elseValue;
+  };
+  /// The parts in which two block pointers (the values of `name` after each path of an `if`)
+  /// differ; an error when they differ in what only compile time knows.
+  std::vector<MergedBlockPointer> mergeBlockPointers(const std::string &name,
+                                                     const SemaValue &thenValue,
+                                                     const SemaValue &elseValue, SourceLoc loc);
+  /// The block pointer after the `if`: `thenValue` with the merged parts taken from `results`.
+  SemaValue mergedBlockPointer(const SemaValue &thenValue,
+                               const std::vector<MergedBlockPointer> &merged,
+                               const std::vector<tir::Value *> &results);
   std::vector<std::pair<std::string, SemaValue>>
   liveBindings(const std::vector<std::string> &names);
 };

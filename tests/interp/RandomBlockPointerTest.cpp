@@ -44,8 +44,10 @@ Words4 philox(unsigned width, Words4 c, uint64_t k0, uint64_t k1, int rounds = 1
   for (int r = 0; r < rounds; ++r) {
     unsigned __int128 pa = static_cast<unsigned __int128>(mulA) * c.w[0];
     unsigned __int128 pb = static_cast<unsigned __int128>(mulB) * c.w[2];
-    uint64_t hiA = static_cast<uint64_t>(pa >> width) & mask, loA = static_cast<uint64_t>(pa) & mask;
-    uint64_t hiB = static_cast<uint64_t>(pb >> width) & mask, loB = static_cast<uint64_t>(pb) & mask;
+    uint64_t hiA = static_cast<uint64_t>(pa >> width) & mask,
+             loA = static_cast<uint64_t>(pa) & mask;
+    uint64_t hiB = static_cast<uint64_t>(pb >> width) & mask,
+             loB = static_cast<uint64_t>(pb) & mask;
     c = {{hiB ^ c.w[1] ^ k0, loB, hiA ^ c.w[3] ^ k1, loA}};
     k0 = (k0 + weylA) & mask;
     k1 = (k1 + weylB) & mask;
@@ -77,8 +79,8 @@ TEST_CASE("the reference Philox gives the published known answers", "[random]") 
   CHECK(zero.w[1] == 0xe169c58du);
   CHECK(zero.w[2] == 0xbc57ac4cu);
   CHECK(zero.w[3] == 0x9b00dbd8u);
-  Words4 pi = philox(32, {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}}, 0xa4093822,
-                     0x299f31d0);
+  Words4 pi =
+      philox(32, {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}}, 0xa4093822, 0x299f31d0);
   CHECK(pi.w[0] == 0xd16cfe09u);
   CHECK(pi.w[3] == 0x24126ea1u);
   Words4 wide = philox(64, {{0, 0, 0, 0}}, 0, 0);
@@ -92,8 +94,7 @@ TEST_CASE("tl.randint4x gives Philox-4x32-10's four words, keyed like Triton", "
   for (int64_t seed : {int64_t(42), int64_t(-7), int64_t(0x7fffffff)}) {
     HostBuffer out(i32, 4 * n);
     launch(*module->functions.at(0),
-           {KernelArg::pointer(out), KernelArg::integer(seed), KernelArg::integer(n)},
-           cdiv(n, 64));
+           {KernelArg::pointer(out), KernelArg::integer(seed), KernelArg::integer(n)}, cdiv(n, 64));
     int64_t wrong = 0;
     for (int64_t i = 0; i < n; ++i) {
       Words4 want = philox32(seed, static_cast<uint32_t>(i));
@@ -115,8 +116,7 @@ TEST_CASE("tl.randint on 2-D offsets with a 64-bit seed", "[random]") {
          cdiv(m, 8), cdiv(n, 16));
   int64_t wrong = 0;
   for (int64_t i = 0; i < m * n; ++i)
-    wrong += static_cast<uint64_t>(out.getInt(i)) !=
-             philox32(seed, static_cast<uint32_t>(i)).w[0];
+    wrong += static_cast<uint64_t>(out.getInt(i)) != philox32(seed, static_cast<uint32_t>(i)).w[0];
   CHECK(wrong == 0);
 }
 
@@ -129,8 +129,8 @@ TEST_CASE("tl.randint on 64-bit offsets runs Philox-4x64", "[random]") {
   int64_t wrong = 0;
   for (int64_t i = 0; i < n; ++i) {
     // The whole (sign-extended) seed is the first key word; the second is 0.
-    Words4 want = philox(64, {{uint64_t(i) + (uint64_t(1) << 32), 0, 0, 0}},
-                         static_cast<uint64_t>(seed), 0);
+    Words4 want =
+        philox(64, {{uint64_t(i) + (uint64_t(1) << 32), 0, 0, 0}}, static_cast<uint64_t>(seed), 0);
     wrong += static_cast<uint64_t>(out.getInt(i)) != want.w[0];
   }
   CHECK(wrong == 0);
@@ -316,4 +316,28 @@ TEST_CASE("block pointers: the GEMM pattern (A and B advanced along K)", "[block
         want[i * n + j] += a.getDouble(i * k + p) * b.getDouble(p * n + j);
   // Small multiples of 1/32: exact in fp32.
   CHECK(worst(c, want, 0, 0) == 0);
+}
+
+TEST_CASE("block pointers: while loops, loops that rebuild them, run-time ifs", "[block_ptr]") {
+  auto module = compile(kernelPath("block_ptr"), "control_flow", "*fp32,*fp32,i32,8");
+  for (int64_t n : {int64_t(5), int64_t(21)}) {
+    HostBuffer x(f32, n), out(f32, n);
+    for (int64_t i = 0; i < n; ++i)
+      x.setDouble(i, i * i % 7);
+    out.fill(-1);
+    launch(*module->functions.at(0),
+           {KernelArg::pointer(x), KernelArg::pointer(out), KernelArg::integer(n)}, 1);
+    std::vector<double> acc(8, 0.0);
+    for (int64_t i = 0; i < n; ++i) // the while loop: every element, folded onto the block
+      acc[i % 8] += x.getDouble(i);
+    for (int64_t j = 0; j < 3; ++j) // the for loop: x[j .. j + 8) within n - j elements
+      for (int64_t e = 0; e < 8 && j + e < n; ++e)
+        acc[e] += x.getDouble(j + e);
+    std::vector<double> want(n, -1);
+    int64_t start = n > 5 ? 1 : 0;
+    for (int64_t e = 0; e < 8 && start + e < n; ++e)
+      want[start + e] = acc[e];
+    INFO("n = " << n);
+    CHECK(worst(out, want, 0, 0) == 0);
+  }
 }
