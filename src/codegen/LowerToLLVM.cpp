@@ -267,6 +267,14 @@ llvm::Value *KernelLowering::lowerElement(const Operation &op, const Values &arg
     return builder_.CreateShl(a, b);
   case OpCode::Shr:
     return isSigned ? builder_.CreateAShr(a, b) : builder_.CreateLShr(a, b);
+  case OpCode::MulHi: {
+    // zext, mul, lshr, trunc: the NVPTX backend selects mul.hi.u32 / mul.hi.u64 from it.
+    unsigned bits = a->getType()->getScalarSizeInBits();
+    llvm::Type *wide = builder_.getIntNTy(2 * bits);
+    llvm::Value *product =
+        builder_.CreateMul(builder_.CreateZExt(a, wide), builder_.CreateZExt(b, wide));
+    return builder_.CreateTrunc(builder_.CreateLShr(product, bits), a->getType());
+  }
   case OpCode::Maximum:
   case OpCode::Minimum: {
     bool max = op.code() == OpCode::Maximum;

@@ -191,6 +191,13 @@ void intBinary(OpCode code, const Tensor &a, const Tensor &b, Tensor &out,
         return amount >= bits ? int64_t(0) : static_cast<int64_t>(u(x) >> amount);
       }
     });
+  case OpCode::MulHi:
+    // Both operands read as unsigned, whatever their signedness (tl.umulhi).
+    return mapBinary<int64_t, int64_t>(a, b, out, [=](int64_t x, int64_t y) {
+      unsigned __int128 product = static_cast<unsigned __int128>(u(x) & wrap.mask) *
+                                  static_cast<unsigned __int128>(u(y) & wrap.mask);
+      return wrap(static_cast<uint64_t>(product >> bits));
+    });
   case OpCode::Maximum:
     if constexpr (Signed)
       return mapBinary<int64_t, int64_t>(a, b, out,

@@ -30,7 +30,7 @@ const std::set<std::string> &supportedTl() {
       "max_constancy", "constexpr", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg",
       "atomic_and", "atomic_or", "atomic_xor", "atomic_cas", "range", "static_range",
       "static_range", "to", "debug_barrier", "dot", "trans", "permute", "reshape", "view",
-      "next_power_of_2"};
+      "next_power_of_2", "umulhi", "to_tensor", "make_block_ptr", "advance"};
   return names;
 }
 
@@ -156,10 +156,10 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
     // Functions Triton writes in its own language come from tilec's stdlib.
     if (const ast::Stmt *def = stdlibFunction(attr))
       return SemaValue::ofJitFunction(def);
-    if (attr == "make_block_ptr" || attr == "advance" || attr == "permute" || attr == "join" ||
+    if (attr == "permute" || attr == "join" ||
         attr == "split" || attr == "cumsum" || attr == "cumprod" || attr == "associative_scan" ||
         attr == "reduce" || attr == "dtype" || attr == "tensor" || attr == "pointer_type" ||
-        attr == "umulhi" || attr == "rand" || attr == "randn" || attr == "histogram" ||
+        attr == "histogram" ||
         attr == "div_rn" || attr == "fdiv" || attr == "clamp" || attr == "ravel" ||
         attr == "flip" || attr == "interleave" || attr == "inline_asm_elementwise" ||
         attr == "xor_sum" || attr == "sort")
@@ -519,13 +519,21 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
                       {"pointer", "mask", "other", "boundary_check", "padding_option",
                        "cache_modifier", "eviction_policy", "volatile"},
                       1, args);
+    if (a.values[0]->kind == Kind::BlockPtr) {
+      if (a.get(1) || a.get(2))
+        error(loc, "tl.load through a block pointer takes no mask or other: use boundary_check "
+                   "and padding_option");
+      return loadBlockPointer(*a.values[0], a.get(3), a.get(4), loc);
+    }
     tir::Value *ptr = tensorArg(*a.values[0], "tl.load's pointer");
     if (!ptr->type().elem.isPointer())
       error(loc, "tl.load needs a pointer, got " + a.values[0]->describe());
     if (ptr->type().elem.pointee == ScalarKind::I1)
       error(loc, "loading through a pointer to int1 is not supported yet");
-    if (a.get(3) && !(a.get(3)->kind == Kind::Tuple && a.get(3)->elems.empty()))
-      error(loc, "tl.load's boundary_check (block pointers) is not supported yet");
+    if ((a.get(3) && !(a.get(3)->kind == Kind::Tuple && a.get(3)->elems.empty())) ||
+        (a.get(4) && !(a.get(4)->kind == Kind::String && a.get(4)->name.empty())))
+      error(loc, "tl.load's boundary_check and padding_option need a block pointer "
+                 "(tl.make_block_ptr): a tensor of pointers has no bounds");
     tir::Value *mask = nullptr;
     if (const SemaValue *m = a.get(1)) {
       if (m->kind == Kind::Bool && m->boolValue) {
@@ -557,13 +565,20 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
                       {"pointer", "value", "mask", "boundary_check", "cache_modifier",
                        "eviction_policy"},
                       2, args);
+    if (a.values[0]->kind == Kind::BlockPtr) {
+      if (a.get(2))
+        error(loc, "tl.store through a block pointer takes no mask: use boundary_check");
+      storeBlockPointer(*a.values[0], *a.values[1], a.get(3), loc);
+      return SemaValue::none();
+    }
     tir::Value *ptr = tensorArg(*a.values[0], "tl.store's pointer");
     if (!ptr->type().elem.isPointer())
       error(loc, "tl.store needs a pointer, got " + a.values[0]->describe());
     if (ptr->type().elem.pointee == ScalarKind::I1)
       error(loc, "storing through a pointer to int1 is not supported yet");
     if (a.get(3) && !(a.get(3)->kind == Kind::Tuple && a.get(3)->elems.empty()))
-      error(loc, "tl.store's boundary_check (block pointers) is not supported yet");
+      error(loc, "tl.store's boundary_check needs a block pointer (tl.make_block_ptr): a tensor "
+                 "of pointers has no bounds");
     DType elem = ptr->type().elem.pointeeType();
     const SemaValue &val = *a.values[1];
     tir::Value *value = val.isTensor() ? castTo(val.value, elem) : materialize(val, loc, elem);
@@ -671,6 +686,28 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     auto [lhs, rhs] = convertAndBroadcast(x, y, operandType(x, y, false, loc), loc);
     return SemaValue::ofTensor(
         builder_.binary(fn == "maximum" ? OpCode::Maximum : OpCode::Minimum, lhs, rhs));
+  }
+  if (fn == "make_block_ptr")
+    return makeBlockPointer(args);
+  if (fn == "advance")
+    return advanceBlockPointer(args);
+  if (fn == "to_tensor") {
+    // A Python number becomes a scalar of its literal type (int32, uint32, int64, fp32, int1).
+    auto a = bindArgs(*this, display, {"x"}, 1, args);
+    return SemaValue::ofTensor(tensorArg(*a.values[0], display));
+  }
+  if (fn == "umulhi") {
+    auto a = bindArgs(*this, display, {"x", "y"}, 2, args);
+    const SemaValue &x = *a.values[0], &y = *a.values[1];
+    for (const SemaValue *v : {&x, &y})
+      if (!v->isTensor() && !v->isConstexprNumber())
+        error(loc, display + " needs integers or integer tensors, not " + v->describe());
+    // Promoted like an arithmetic operator; Triton accepts 32- and 64-bit integers only.
+    DType t = operandType(x, y, false, loc);
+    if (!t.isInteger() || (t.bits() != 32 && t.bits() != 64))
+      error(loc, display + " needs int32, uint32, int64 or uint64 operands, got " + t.tritonName());
+    auto [lhs, rhs] = convertAndBroadcast(x, y, t, loc);
+    return SemaValue::ofTensor(builder_.binary(OpCode::MulHi, lhs, rhs));
   }
   if (fn == "where") {
     auto a = bindArgs(*this, display, {"condition", "x", "y"}, 3, args);

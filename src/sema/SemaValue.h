@@ -29,6 +29,10 @@ struct SemaValue {
     Builtin,     // a function sema implements: "tl.load", "range", "min"...; with `self` for
                  // bound methods such as x.to (elems[0] is the receiver)
     Slice,       // `:` inside a subscript (only full slices are meaningful to Triton)
+    BlockPtr,    // tl.make_block_ptr's result: elems are the base (a pointer scalar), then
+                 // tuples of the shape and strides (int64 scalars), the offsets (int32
+                 // scalars), the block shape and the order (constexpr ints). Loads and stores
+                 // through it become pointer tensors and masks (BlockPointers.cpp).
   };
 
   Kind kind = Kind::None;

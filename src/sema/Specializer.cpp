@@ -75,6 +75,8 @@ std::string SemaValue::describe() const {
     return "module '" + name + "'";
   case Kind::JitFunction:
     return "the @triton.jit function '" + function->name + "'";
+  case Kind::BlockPtr:
+    return "a block pointer";
   case Kind::Builtin:
     return "the function '" + name + "'";
   case Kind::Slice:
@@ -754,12 +756,23 @@ void Specializer::execIf(const ast::Stmt &stmt) {
   scopes_.back().names = before;
   std::vector<std::string> merged;
   std::vector<tir::Value *> thenValues, elseValues;
+  struct BlockPointerMerge {
+    std::string name;
+    SemaValue thenValue;
+    std::vector<MergedBlockPointer> parts;
+  };
+  std::vector<BlockPointerMerge> blockPointers;
   for (const std::string &name : assigned) {
     auto t = afterThen.find(name), e = afterElse.find(name);
     if (t == afterThen.end() || e == afterElse.end()) {
       continue; // defined on one path only: not visible after the if (as in Triton)
     }
     const SemaValue &tv = t->second, &ev = e->second;
+    if (tv.kind == SemaValue::Kind::BlockPtr || ev.kind == SemaValue::Kind::BlockPtr) {
+      // The parts that differ flow out of the `if` after the other merged values.
+      blockPointers.push_back({name, tv, mergeBlockPointers(name, tv, ev, stmt.loc)});
+      continue;
+    }
     bool tConst = tv.isConstexprNumber(), eConst = ev.isConstexprNumber();
     if (!tv.isTensor() && !ev.isTensor()) {
       if (tv.repr() == ev.repr() && tv.kind == ev.kind) {
@@ -782,13 +795,28 @@ void Specializer::execIf(const ast::Stmt &stmt) {
     thenValues.push_back(tval);
     elseValues.push_back(evalue);
   }
+  for (const BlockPointerMerge &b : blockPointers)
+    for (const MergedBlockPointer &part : b.parts) {
+      thenValues.push_back(part.thenValue);
+      elseValues.push_back(part.elseValue);
+    }
   builder_.setInsertionPointToEnd(thenBlock);
   builder_.create(OpCode::Yield, thenValues, {});
   builder_.setInsertionPointToEnd(elseBlock);
   builder_.create(OpCode::Yield, elseValues, {});
   builder_.setInsertionPointToEnd(*ifOp->parentBlock());
+  std::vector<tir::Value *> results;
+  for (tir::Value *v : thenValues)
+    results.push_back(ifOp->addResult(v->type()));
   for (size_t i = 0; i < merged.size(); ++i)
-    bind(merged[i], SemaValue::ofTensor(ifOp->addResult(thenValues[i]->type())));
+    bind(merged[i], SemaValue::ofTensor(results[i]));
+  size_t next = merged.size();
+  for (const BlockPointerMerge &b : blockPointers) {
+    std::vector<tir::Value *> parts(results.begin() + static_cast<long>(next),
+                                    results.begin() + static_cast<long>(next + b.parts.size()));
+    bind(b.name, mergedBlockPointer(b.thenValue, b.parts, parts));
+    next += b.parts.size();
+  }
 }
 
 void Specializer::countExpansion(SourceLoc loc, const char *what) {
@@ -810,7 +838,10 @@ static void collectReturned(const SemaValue &t, const SemaValue &e,
       collectReturned(t.elems[i], e.elems[i], out);
     return;
   }
-  if (!t.isTensor() && !e.isTensor() && t.kind == e.kind && t.repr() == e.repr())
+  if (Specializer::sameBlockPointer(t, e))
+    return;
+  if (!t.isTensor() && !e.isTensor() && t.kind == e.kind && t.kind != SemaValue::Kind::BlockPtr &&
+      t.repr() == e.repr())
     return; // the same constant on both paths
   out.push_back({t, e});
 }
@@ -824,7 +855,10 @@ static SemaValue rebuildReturned(const SemaValue &t, const SemaValue &e,
       elems.push_back(rebuildReturned(t.elems[i], e.elems[i], results, next));
     return SemaValue::ofTuple(std::move(elems));
   }
-  if (!t.isTensor() && !e.isTensor() && t.kind == e.kind && t.repr() == e.repr())
+  if (Specializer::sameBlockPointer(t, e))
+    return t;
+  if (!t.isTensor() && !e.isTensor() && t.kind == e.kind && t.kind != SemaValue::Kind::BlockPtr &&
+      t.repr() == e.repr())
     return t;
   return SemaValue::ofTensor(results.at(next++));
 }
@@ -866,6 +900,9 @@ void Specializer::execReturningIf(const ast::Stmt &stmt, tir::Value *cond) {
   collectReturned(thenResult, elseResult, pairs);
   std::vector<tir::Value *> thenValues, elseValues;
   for (const auto &[tv, ev] : pairs) {
+    if (tv.kind == SemaValue::Kind::BlockPtr || ev.kind == SemaValue::Kind::BlockPtr)
+      error(stmt.loc, "returning a different block pointer on each path of an 'if' is not "
+                      "supported yet");
     if (tv.isNone() || ev.isNone())
       error(stmt.loc, "this 'if' returns " + tv.describe() + " on one path and " + ev.describe() +
                           " on the other");
@@ -989,6 +1026,7 @@ void Specializer::execFor(const ast::Stmt &stmt) {
   for (const std::string &name : carriedNames(stmt.body))
     if (name != ivName)
       carried.push_back(name);
+  std::vector<CarriedBlockPointer> blockPointers = splitCarriedBlockPointers(carried, stmt);
   std::map<std::string, SemaValue> before = scopes_.back().names;
 
   // The initial type of each carried value. A constexpr number's type may need to change to what
@@ -1023,12 +1061,20 @@ void Specializer::execFor(const ast::Stmt &stmt) {
     bind(ivName, SemaValue::ofTensor(iv));
     for (size_t i = 0; i < carried.size(); ++i)
       bind(carried[i], SemaValue::ofTensor(body.addArgument(inits[i]->type())));
+    rebuildCarriedBlockPointers(blockPointers);
 
     tir::Block *outer = forOp->parentBlock();
     builder_.setInsertionPointToEnd(body);
     ++runtimeControlFlowDepth_;
     execBlock(stmt.body);
     --runtimeControlFlowDepth_;
+    if (!exposeCarriedBlockPointers(blockPointers, stmt)) {
+      // A block pointer changed more than its offsets: build the loop again, carrying all of it.
+      outer->remove(forOp);
+      builder_.setInsertionPointToEnd(*outer);
+      scopes_.back().names = before;
+      return execFor(stmt);
+    }
 
     // Yield the new values; find carried values whose type changed.
     bool retry = false;
@@ -1062,6 +1108,7 @@ void Specializer::execFor(const ast::Stmt &stmt) {
     scopes_.back().names = before;
     for (size_t i = 0; i < carried.size(); ++i)
       bind(carried[i], SemaValue::ofTensor(forOp->addResult(yields[i]->type())));
+    rebuildCarriedBlockPointers(blockPointers);
     return;
   }
   error(stmt.loc, "could not settle the types of the loop-carried variables");
@@ -1071,6 +1118,7 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
   if (!stmt.orelse.empty())
     error(stmt.loc, "'while ... else' is not supported in kernels");
   std::vector<std::string> carried = carriedNames(stmt.body);
+  std::vector<CarriedBlockPointer> blockPointers = splitCarriedBlockPointers(carried, stmt);
   std::map<std::string, SemaValue> before = scopes_.back().names;
   std::vector<tir::Value *> inits;
   for (const std::string &name : carried) {
@@ -1092,6 +1140,7 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
     beforeArgs.push_back(beforeBlock.addArgument(inits[i]->type()));
     bind(carried[i], SemaValue::ofTensor(beforeArgs.back()));
   }
+  rebuildCarriedBlockPointers(blockPointers);
   builder_.setInsertionPointToEnd(beforeBlock);
   ++runtimeControlFlowDepth_;
   SemaValue cond = eval(*stmt.test);
@@ -1108,9 +1157,17 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
   // The body.
   for (size_t i = 0; i < carried.size(); ++i)
     bind(carried[i], SemaValue::ofTensor(afterBlock.addArgument(inits[i]->type())));
+  rebuildCarriedBlockPointers(blockPointers);
   builder_.setInsertionPointToEnd(afterBlock);
   execBlock(stmt.body);
   --runtimeControlFlowDepth_;
+  if (!exposeCarriedBlockPointers(blockPointers, stmt)) {
+    // A block pointer changed more than its offsets: build the loop again, carrying all of it.
+    outer->remove(whileOp);
+    builder_.setInsertionPointToEnd(*outer);
+    scopes_.back().names = before;
+    return execWhile(stmt);
+  }
   std::vector<tir::Value *> yields;
   for (size_t i = 0; i < carried.size(); ++i) {
     SemaValue now = scopes_.back().names.at(carried[i]);
@@ -1126,6 +1183,7 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
   scopes_.back().names = before;
   for (size_t i = 0; i < carried.size(); ++i)
     bind(carried[i], SemaValue::ofTensor(whileOp->addResult(inits[i]->type())));
+  rebuildCarriedBlockPointers(blockPointers);
 }
 
 //===----------------------------------------------------------------------===//

@@ -94,6 +94,16 @@ public:
   /// The standard library's @triton.jit function `name`, or null.
   const ast::Stmt *stdlibFunction(const std::string &name) const;
 
+  // Block pointers (BlockPointers.cpp).
+  SemaValue makeBlockPointer(CallArgs &args);
+  SemaValue advanceBlockPointer(CallArgs &args);
+  SemaValue loadBlockPointer(const SemaValue &blockPtr, const SemaValue *boundaryCheck,
+                             const SemaValue *padding, SourceLoc loc);
+  void storeBlockPointer(const SemaValue &blockPtr, const SemaValue &value,
+                         const SemaValue *boundaryCheck, SourceLoc loc);
+  /// Whether two block pointers are made of the same values.
+  static bool sameBlockPointer(const SemaValue &a, const SemaValue &b);
+
 private:
   const ast::Module &module_;
   const SourceManager &sources_;
@@ -198,6 +208,49 @@ private:
 
   // Control flow support
   std::vector<std::string> carriedNames(const ast::StmtList &body) const;
+
+  // Block pointers (BlockPointers.cpp).
+  /// boundary_check's dimensions, checked and sorted.
+  std::vector<int64_t> boundaryCheckDims(const SemaValue *boundaryCheck, size_t rank,
+                                         SourceLoc loc);
+  /// The block's pointer tensor and, when `checked` names dimensions, its in-bounds mask.
+  std::pair<tir::Value *, tir::Value *> blockPointerAddresses(const SemaValue &blockPtr,
+                                                              const std::vector<int64_t> &checked,
+                                                              SourceLoc loc);
+  /// A block pointer that a run-time loop reassigns: its offsets (or, when the loop changes more
+  /// than its offsets, all its run-time parts) travel as hidden loop-carried names.
+  struct CarriedBlockPointer {
+    std::string name;
+    SemaValue before;
+    bool whole;
+    std::vector<std::string> hidden;
+  };
+  /// The loops (and names) whose block pointers change more than their offsets.
+  std::set<std::pair<const ast::Stmt *, std::string>> wholeBlockPointers_;
+  /// Replaces the block pointers among `carried` by their hidden names (bound to their current
+  /// parts).
+  std::vector<CarriedBlockPointer> splitCarriedBlockPointers(std::vector<std::string> &carried,
+                                                             const ast::Stmt &loop);
+  /// Binds each block pointer's name to the block pointer its hidden names now give.
+  void rebuildCarriedBlockPointers(const std::vector<CarriedBlockPointer> &pointers);
+  /// Binds the hidden names to the parts each block pointer's name now has. False when a block
+  /// pointer changed more than its offsets: the loop must be built again, carrying all of it.
+  bool exposeCarriedBlockPointers(const std::vector<CarriedBlockPointer> &pointers,
+                                  const ast::Stmt &loop);
+  /// A run-time part of a block pointer that differs between the two paths of an `if`.
+  struct MergedBlockPointer {
+    size_t part, dim;
+    tir::Value *thenValue, *elseValue;
+  };
+  /// The parts in which two block pointers (the values of `name` after each path of an `if`)
+  /// differ; an error when they differ in what only compile time knows.
+  std::vector<MergedBlockPointer> mergeBlockPointers(const std::string &name,
+                                                     const SemaValue &thenValue,
+                                                     const SemaValue &elseValue, SourceLoc loc);
+  /// The block pointer after the `if`: `thenValue` with the merged parts taken from `results`.
+  SemaValue mergedBlockPointer(const SemaValue &thenValue,
+                               const std::vector<MergedBlockPointer> &merged,
+                               const std::vector<tir::Value *> &results);
   std::vector<std::pair<std::string, SemaValue>>
   liveBindings(const std::vector<std::string> &names);
 };

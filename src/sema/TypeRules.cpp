@@ -12,6 +12,9 @@ DType literalIntType(int64_t value, bool isUnsignedHuge) {
     return DType::scalar(ScalarKind::U64);
   if (value >= std::numeric_limits<int32_t>::min() && value <= std::numeric_limits<int32_t>::max())
     return DType::scalar(ScalarKind::I32);
+  // As Triton's to_tensor: [2^31, 2^32) is uint32 (0x9E3779B9 keeps a uint32 tensor uint32).
+  if (value >= 0 && value <= std::numeric_limits<uint32_t>::max())
+    return DType::scalar(ScalarKind::U32);
   return DType::scalar(ScalarKind::I64);
 }
 

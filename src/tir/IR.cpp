@@ -27,6 +27,7 @@ bool isElementwise(OpCode code) {
   case OpCode::Xor:
   case OpCode::Shl:
   case OpCode::Shr:
+  case OpCode::MulHi:
   case OpCode::Maximum:
   case OpCode::Minimum:
   case OpCode::Cmp:

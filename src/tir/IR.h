@@ -59,6 +59,7 @@ class Function;
   X(Xor, "xor")                                                                                    \
   X(Shl, "shl")                                                                                    \
   X(Shr, "shr")        /* arithmetic for signed, logical for unsigned */                           \
+  X(MulHi, "umulhi")   /* integers only: the high half of the unsigned double-width product */    \
   X(Maximum, "maximum") /* float: maxnum (a NaN operand yields the other) */                       \
   X(Minimum, "minimum")                                                                            \
   X(Cmp, "cmp")        /* attr predicate: eq ne lt le gt ge; result i1 of operand shape */         \

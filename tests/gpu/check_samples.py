@@ -51,6 +51,7 @@ import sys
 import tempfile
 import time
 import traceback
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
@@ -481,6 +482,208 @@ MMA_SAMPLES = [
     mma_sample("mma_i8_i32_nt", "gemm_i32acc", "int8", "int32", EXACT, "NT", blocks=(64, 64, 64)),
 ]
 
+# --- tests/gpu/random_block_ptr.tl: tl.rand & co. must give Triton's bits; block pointers with
+# boundary_check on shapes the blocks do not divide. The references compute Philox here, keyed as
+# Triton keys it (4x32: the seed as a uint64, low word first; 4x64: the seed, then 0).
+RAND_SEED = 1234
+RAND_SEED64 = 0x123456789  # above 2^32: Triton passes it as int64, its high word is key word 1
+PHILOX32 = (0xD2511F53, 0xCD9E8D57, 0x9E3779B9, 0xBB67AE85)  # multipliers A, B; key steps A, B
+PHILOX64 = (0xD2E7470EE14C6C93, 0xCA5A826395121157, 0x9E3779B97F4A7C15, 0xBB67AE8584CAA73B)
+
+
+def philox32_ref(seed: int, offsets):
+    """Philox-4x32-10 of the counters (offset, 0, 0, 0): four uint32 numpy arrays."""
+    import numpy as np
+    mask = np.uint64(0xFFFFFFFF)
+    mul_a, mul_b, step_a, step_b = (np.uint64(v) for v in PHILOX32)
+    key = seed % 2**64
+    k0, k1 = np.uint64(key & 0xFFFFFFFF), np.uint64(key >> 32)
+    c0 = np.asarray(offsets, dtype=np.int64).astype(np.uint64) & mask
+    c1 = c2 = c3 = np.zeros_like(c0)
+    shift = np.uint64(32)
+    for _ in range(10):
+        pa, pb = mul_a * c0, mul_b * c2  # 32 x 32 bits: exact in uint64
+        c0, c1, c2, c3 = ((pb >> shift) ^ c1 ^ k0) & mask, pb & mask, \
+            ((pa >> shift) ^ c3 ^ k1) & mask, pa & mask
+        k0, k1 = (k0 + step_a) & mask, (k1 + step_b) & mask
+    return [c.astype(np.uint32) for c in (c0, c1, c2, c3)]
+
+
+def philox64_first_ref(seed: int, offsets) -> List[int]:
+    """The first word of Philox-4x64-10 of the counters (offset, 0, 0, 0), as uint64 values."""
+    mask = 2**64 - 1
+    out = []
+    for offset in offsets:
+        c0, c1, c2, c3, k0, k1 = offset % 2**64, 0, 0, 0, seed % 2**64, 0
+        for _ in range(10):
+            pa, pb = PHILOX64[0] * c0, PHILOX64[1] * c2
+            c0, c1, c2, c3 = (pb >> 64) ^ c1 ^ k0, pb & mask, (pa >> 64) ^ c3 ^ k1, pa & mask
+            k0, k1 = (k0 + PHILOX64[2]) & mask, (k1 + PHILOX64[3]) & mask
+        out.append(c0)
+    return out
+
+
+def int32_words(values) -> List[int]:
+    """uint64 values as their low int32 words, then their high ones (two's complement)."""
+    words = [v & 0xFFFFFFFF for v in values] + [v >> 32 for v in values]
+    return [w - 2**32 if w >= 2**31 else w for w in words]
+
+
+def as_int32(words):
+    """uint32 numpy words as the int32 bit patterns the kernels store, in a float64 tensor."""
+    import numpy as np
+    return torch.from_numpy(words.view(np.int32).astype(np.float64))
+
+
+def uniform_ref(words):
+    """Triton's uint_to_uniform_float: the bits as int32, folded onto [0, 2^31), times a scale."""
+    import numpy as np
+    x = words.view(np.int32)
+    x = np.where(x < 0, ~x, x)  # -x - 1 without overflow
+    return x.astype(np.float32) * np.float32(4.6566127342e-10)
+
+
+def rand_distributions_reference(t, n):
+    import numpy as np
+    w = philox32_ref(RAND_SEED, range(n))
+    u1, u2 = uniform_ref(w[0]), uniform_ref(w[1])
+    # Box-Muller in fp64 from the same uniforms; the kernels use fp32 log/sqrt/cos (a few ulp).
+    radius = np.sqrt(-2.0 * np.log(np.maximum(np.float32(1.0e-7), u1).astype(np.float64)))
+    z = radius * np.cos(np.float32(6.283185307179586) * u2)
+    return {"u": torch.from_numpy(u1.astype(np.float64)), "z": torch.from_numpy(z),
+            "r": as_int32(w[0])}
+
+
+def block_ptr_padding_reference(t, s):
+    m, n = s
+    bm, bn = BLOCK_PTR_PADDING_BLOCK
+    rows, cols = (cdiv(m, bm) + 1) * bm, (cdiv(n, bn) + 1) * bn
+    r = torch.arange(rows)[:, None] - bm // 2
+    c = torch.arange(cols)[None, :] - bn // 2
+    inside = (r >= 0) & (r < m) & (c >= 0) & (c < n)
+    x = t["x"].double().cpu()
+    values = x[(r.clamp(0, m - 1) * n + c.clamp(0, n - 1))]
+    return {"zeros": torch.where(inside, values, torch.zeros(())).flatten(),
+            "nans": torch.where(inside, values, torch.full((), float("nan"))).flatten()}
+
+
+BLOCK_PTR_PADDING_BLOCK = (16, 32)
+
+
+def block_ptr_padding_inputs(s):
+    m, n = s
+    bm, bn = BLOCK_PTR_PADDING_BLOCK
+    cells = (cdiv(m, bm) + 1) * bm * (cdiv(n, bn) + 1) * bn
+    return {"x": randn(m * n), "zeros": empty(cells), "nans": empty(cells)}
+
+
+def block_ptr_copy_reference(t, s):
+    m, n = s
+    ldx, ldy = round_up(n, 16), round_up(n + 5, 16)
+    # 2 x + 1 in fp32, as the kernels compute it (x * 2 is exact: fused or not, one rounding).
+    value = view2d(t["x"], m, n, ldx).float() * 2 + 1
+    return {"y": written(t["y"], m, n, ldy, value.double())}
+
+
+# The GEMM of the tutorials with block pointers, C = A @ B with boundary_check on every edge: no
+# block size divides the shapes (GEMM_SIZE). The second entry promises N and K divisible by 16 (as
+# Triton's JIT specialises them), so that both tiles are pipelined with 16-byte cp.async into the
+# mma.sync dot, as for the pointer-tensor GEMMs.
+def unit_strides_bound(sample: Sample, **changes) -> Sample:
+    """A gemm_sample whose signature binds the unit strides to 1 (as Triton's JIT specialises
+    them): they leave the run-time arguments."""
+    gemm_args = sample.args
+    return dataclasses.replace(
+        sample, args=lambda t, s: [v for i, v in enumerate(gemm_args(t, s)) if i not in (7, 9, 11)],
+        **changes)
+
+
+BLOCK_PTR_GEMM = unit_strides_bound(gemm_sample(
+    "block_ptr_gemm_f16", "tests/gpu/random_block_ptr.tl", "block_ptr_gemm",
+    "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,1,i32:16,1,i32:16,1,64,64,32",
+    "float16", "float16", DOT_F16_OUT_F16))
+BLOCK_PTR_GEMM_PIPELINED = unit_strides_bound(
+    gemm_sample("block_ptr_gemm_f16_f32_pipelined", "tests/gpu/random_block_ptr.tl",
+                "block_ptr_gemm",
+                "*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32:16,i32:16,1,i32:16,1,i32:16,1,64,64,32",
+                "float16", "float32", DOT_F16_OUT_F32, size=(300, 208, 144)),
+    small=(70, 48, 48), tilec_flags=("--num-stages", "3"))
+
+RANDOM_BLOCK_PTR_SAMPLES = [
+    Sample(
+        name="rand_dropout", source="tests/gpu/random_block_ptr.tl", kernel="rand_dropout",
+        ptx="rand_dropout", signature="*fp32:16,*fp32:16,i32,fp32,i32,1024",
+        size=100003, small=3001,
+        inputs=lambda n: {"x": randn(n), "out": empty(n)}, outputs=["out"],
+        args=lambda t, n: [t["x"], t["out"], n, 0.25, RAND_SEED],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),),
+        note="bit-exact against Triton (the same Philox bits and the same division); no torch "
+             "reference: its division rounds differently from div.full.f32"),
+    Sample(
+        name="rand_bits", source="tests/gpu/random_block_ptr.tl", kernel="rand_bits",
+        ptx="rand_bits", signature="*i32:16,i32,i32,256", size=50001, small=2001,
+        inputs=lambda n: {"out": torch.zeros(4 * n, dtype=torch.int32).to(DEVICE)},
+        outputs=["out"],
+        args=lambda t, n: [t["out"], -7, n],  # a negative seed: sign-extended to 64 bits
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),),
+        reference=lambda t, n: {"out": torch.cat([as_int32(w) for w in philox32_ref(-7, range(n))])}),
+    Sample(
+        name="rand_distributions", source="tests/gpu/random_block_ptr.tl",
+        kernel="rand_distributions", ptx="rand_distributions",
+        signature="*fp32:16,*fp32:16,*i32:16,i32,i32,512", size=100003, small=3001,
+        inputs=lambda n: {"u": empty(n), "z": empty(n),
+                          "r": torch.zeros(n, dtype=torch.int32).to(DEVICE)},
+        outputs=["u", "z", "r"],
+        args=lambda t, n: [t["u"], t["z"], t["r"], RAND_SEED, n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),),
+        # tl.randn goes through log, sqrt and cos: a few fp32 ulp between implementations.
+        tols={"z": Tol(atol=2e-5, rtol=1e-5)},
+        reference=rand_distributions_reference),
+    Sample(
+        name="rand_grid_seed64", source="tests/gpu/random_block_ptr.tl", kernel="rand_grid_seed64",
+        ptx="rand_grid_seed64", signature="*i32:16,i64,i32,i32,32,64", size=(300, 500),
+        small=(37, 70),
+        inputs=lambda s: {"out": torch.zeros(s[0] * s[1], dtype=torch.int32).to(DEVICE)},
+        outputs=["out"],
+        args=lambda t, s: [t["out"], RAND_SEED64, s[0], s[1]],
+        grid=lambda meta, s: (cdiv(s[0], meta["BM"]), cdiv(s[1], meta["BN"])),
+        reference=lambda t, s: {"out": as_int32(philox32_ref(RAND_SEED64,
+                                                             range(s[0] * s[1]))[0])}),
+    Sample(
+        name="rand_wide_offsets", source="tests/gpu/random_block_ptr.tl",
+        kernel="rand_wide_offsets", ptx="rand_wide_offsets", signature="*i32:16,i32,i32,256",
+        size=20001, small=1001,
+        inputs=lambda n: {"out": torch.zeros(2 * n, dtype=torch.int32).to(DEVICE)},
+        outputs=["out"],
+        args=lambda t, n: [t["out"], RAND_SEED, n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),),
+        reference=lambda t, n: {"out": torch.tensor(int32_words(
+            philox64_first_ref(RAND_SEED, range(3000000000, 3000000000 + n))),
+            dtype=torch.float64)}),
+    Sample(
+        name="block_ptr_copy", source="tests/gpu/random_block_ptr.tl", kernel="block_ptr_copy",
+        ptx="block_ptr_copy", signature="*fp32:16,*fp32:16,i32,i32,i32:16,1,i32:16,1,32,64",
+        size=(300, 501), small=(37, 70),
+        inputs=lambda s: {"x": padded(s[0], s[1], round_up(s[1], 16)),
+                          "y": padded(s[0], s[1], round_up(s[1] + 5, 16), random=False)},
+        outputs=["y"],
+        args=lambda t, s: [t["x"], t["y"], s[0], s[1], round_up(s[1], 16),
+                           round_up(s[1] + 5, 16)],
+        grid=lambda meta, s: (cdiv(s[0], meta["BM"]), cdiv(s[1], meta["BN"])),
+        reference=block_ptr_copy_reference),
+    Sample(
+        name="block_ptr_padding", source="tests/gpu/random_block_ptr.tl",
+        kernel="block_ptr_padding", ptx="block_ptr_padding",
+        signature="*fp32:16,*fp32:16,*fp32:16,i32,i32,%d,%d" % BLOCK_PTR_PADDING_BLOCK,
+        size=(45, 70), small=(21, 33),
+        inputs=block_ptr_padding_inputs, outputs=["zeros", "nans"],
+        args=lambda t, s: [t["x"], t["zeros"], t["nans"], s[0], s[1]],
+        grid=lambda meta, s: (cdiv(s[0], meta["BM"]) + 1, cdiv(s[1], meta["BN"]) + 1),
+        reference=block_ptr_padding_reference),
+    BLOCK_PTR_GEMM,
+    BLOCK_PTR_GEMM_PIPELINED,
+]
+
 
 GROUPED_SIG = "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32,i32:16,i32,i32:16,i32"
 TILED_AUTOTUNE_SIG = "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32,i32:16,i32,i32:16,i32,i32:16,i32"
@@ -710,7 +913,7 @@ SAMPLES: List[Sample] = [
         args=lambda t, n: [t["x"], t["y"], t["output"], n],
         grid=lambda meta, n: (cdiv(n, meta["BLOCK_SIZE"]),),
         reference=lambda t, n: {"output": (t["x"] + t["y"]).double()}),
-]
+] + RANDOM_BLOCK_PTR_SAMPLES
 
 
 # --- running ---------------------------------------------------------------------------------
