@@ -120,20 +120,11 @@ TEST_CASE("tl.randint on 2-D offsets with a 64-bit seed", "[random]") {
   CHECK(wrong == 0);
 }
 
-TEST_CASE("tl.randint on 64-bit offsets runs Philox-4x64", "[random]") {
-  auto module = compile(kernelPath("random"), "wide_offsets", "*i64,i32,i32,64");
-  const int64_t n = 70, seed = -3;
-  HostBuffer out(i64, n);
-  launch(*module->functions.at(0),
-         {KernelArg::pointer(out), KernelArg::integer(seed), KernelArg::integer(n)}, cdiv(n, 64));
-  int64_t wrong = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    // The whole (sign-extended) seed is the first key word; the second is 0.
-    Words4 want =
-        philox(64, {{uint64_t(i) + (uint64_t(1) << 32), 0, 0, 0}}, static_cast<uint64_t>(seed), 0);
-    wrong += static_cast<uint64_t>(out.getInt(i)) != want.w[0];
-  }
-  CHECK(wrong == 0);
+TEST_CASE("tl.randint on 64-bit offsets (Philox-4x64) is not supported yet", "[random]") {
+  // Philox-4x64 matched the published known answers (above) but not Triton's bits on the GPU.
+  std::string error;
+  CHECK(!tryCompile(kernelPath("random"), "wide_offsets", "*i64,i32,i32,64", error));
+  CHECK(error.find("64-bit offsets (Philox-4x64) are not supported yet") != std::string::npos);
 }
 
 TEST_CASE("tl.rand and tl.randn: Triton's uniform conversion and Box-Muller", "[random]") {
