@@ -56,10 +56,8 @@ void KernelLowering::lowerAsyncCopy(const Operation &op) {
 void KernelLowering::lowerAsyncWait(const Operation &op) {
   intrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
             {builder_.getInt32(static_cast<uint32_t>(op.intAttr("pending")))});
-  // wgmma reads shared memory through the async proxy: the copies, written through the generic
-  // one, must be made visible to it.
-  if (hasWgmmaDots_)
-    fenceProxyAsync();
+  // No proxy fence for wgmma here: as in Triton (whose fence insertion fences only copies from
+  // registers to shared memory), cp.async's writes are visible to wgmma once waited for.
   // Every thread's copies landed; the slot the next copies overwrite is no longer read.
   barrier();
 }
