@@ -280,8 +280,9 @@ class TilecKernel:
         "bf16": ("bfloat16",),
         "fp32": ("float32",),
         "fp64": ("float64",),
-        "fp8e4nv": ("float8_e4m3fn",),
-        "fp8e5": ("float8_e5m2",),
+        # fp8 also as its raw bytes: PyTorch before 2.1 (Debian's CPU one) has no fp8 dtypes.
+        "fp8e4nv": ("float8_e4m3fn", "uint8"),
+        "fp8e5": ("float8_e5m2", "uint8"),
     }
 
     def __init__(self, ptx_path: str, metadata_path: str, name: str):

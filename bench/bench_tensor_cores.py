@@ -37,6 +37,9 @@ LLM = [(m, nk, nk) for m in (16, 64, 128) for nk in (4096, 8192)]
 FLASH_CONFIGS = [(128, 64, 8, 3), (64, 64, 4, 3)]
 FLASH_LENGTHS = [1024, 4096, 16384]
 SHORT = {"float16": "fp16", "bfloat16": "bf16"}
+# fp8 (e4m3) GEMMs, the tutorial's fp8 configs for Hopper: a is M x K, b is stored N x K (wgmma
+# reads fp8 tiles along K only, Triton's tutorial transposes b likewise), c is fp16. sm_90a only.
+FP8_CONFIGS = [(128, 256, 128, 8, 8, 3), (128, 128, 128, 8, 4, 4)]
 
 
 def gemm_name(dtype, config):
@@ -49,6 +52,17 @@ def gemm_signature(dtype, config):
     t = SHORT[dtype]
     # As Triton's JIT specialises: sizes and leading dimensions divisible by 16, unit strides 1.
     return (f"*{t}:16,*{t}:16,*{t}:16,i32:16,i32:16,i32:16,i32:16,1,i32:16,1,i32:16,1,"
+            f"{bm},{bn},{bk},{group}")
+
+
+def fp8_name(config):
+    bm, bn, bk, group, warps, stages = config
+    return f"gemm_fp8e4_{bm}x{bn}x{bk}_w{warps}_s{stages}"
+
+
+def fp8_signature(config):
+    bm, bn, bk, group, _, _ = config
+    return (f"*fp8e4nv:16,*fp8e4nv:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,1,1,i32:16,i32:16,1,"
             f"{bm},{bn},{bk},{group}")
 
 
@@ -74,7 +88,10 @@ def entries():
 def compile_all(tilec, ptx_dir, arch):
     os.makedirs(ptx_dir, exist_ok=True)
     failed = 0
-    for name, source, kernel, signature, warps, stages in entries():
+    fp8 = [] if arch != "sm_90a" else [
+        (fp8_name(c), GEMM_SOURCE, "matmul_kernel", fp8_signature(c), c[4], c[5])
+        for c in FP8_CONFIGS]
+    for name, source, kernel, signature, warps, stages in list(entries()) + fp8:
         command = [os.path.abspath(tilec), source, "-k", kernel, "-s", signature, "--num-warps",
                    str(warps), "--num-stages", str(stages), "--arch", arch,
                    "-o", os.path.join(os.path.abspath(ptx_dir), name + ".ptx")]
@@ -153,6 +170,41 @@ def run(ptx_dir, quick, only):
                 err_r = (c_triton.float() - ref).abs().max().item()
                 bound = (1e-2 if dtype == "float16" else 3e-2) * scale
                 if not err_t <= bound:
+                    return f"MISMATCH max err {err_t:g} (Triton {err_r:g}, scale {scale:g})"
+                return None
+
+            row("gemm", name, f"{m}x{n}x{k}", 2.0 * m * n * k, launch, tri_launch, check)
+            del a, b, c_tilec, c_triton
+    # fp8 GEMMs, where compiled (sm_90a).
+    for config in FP8_CONFIGS:
+        name = fp8_name(config)
+        if (only and not re.search(only, name)) or \
+                not os.path.exists(os.path.join(ptx_dir, name + ".ptx")):
+            continue
+        tilec, tri = kernel_pair(name, GEMM_SOURCE, "matmul_kernel")
+        bm, bn, bk, group, warps, stages = config
+        for m, n, k in shapes:
+            a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
+            b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn).t()  # K x N, K-major
+            c_tilec = torch.empty(m, n, device="cuda", dtype=torch.float16)
+            c_triton = torch.empty_like(c_tilec)
+            grid = (triton.cdiv(m, bm) * triton.cdiv(n, bn),)
+            launch = tilec.launcher([a, b, c_tilec, m, n, k, k, k, n], grid)
+
+            def tri_launch(c=c_triton):
+                tri[grid](a, b, c, m, n, k, k, 1, 1, k, n, 1, BLOCK_M=bm, BLOCK_N=bn,
+                          BLOCK_K=bk, GROUP_M=group, num_warps=warps, num_stages=stages)
+
+            def check():
+                c_tilec.fill_(float("nan"))
+                launch()
+                tri_launch()
+                torch.cuda.synchronize()
+                ref = a.float() @ b.float()
+                scale = ref.abs().max().item()
+                err_t = (c_tilec.float() - ref).abs().max().item()
+                err_r = (c_triton.float() - ref).abs().max().item()
+                if not err_t <= 1e-2 * scale:
                     return f"MISMATCH max err {err_t:g} (Triton {err_r:g}, scale {scale:g})"
                 return None
 

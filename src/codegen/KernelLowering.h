@@ -263,6 +263,8 @@ private:
   void lowerElementwise(const Operation &op);
   llvm::Value *lowerElement(const Operation &op, const Values &operands);
   llvm::Value *lowerCast(const Operation &op, llvm::Value *v, const DType &from, const DType &to);
+  llvm::Value *lowerFp8Cast(const Operation &op, llvm::Value *v, const DType &from,
+                            const DType &to);
   llvm::Value *lowerMath(const Operation &op, llvm::Value *x, const DType &type);
   void lowerBroadcast(const Operation &op);
   void lowerExpandDims(const Operation &op);

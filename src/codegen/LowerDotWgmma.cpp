@@ -157,6 +157,10 @@ const char *wgmmaTypeName(const DType &type) {
     return "f16";
   case ScalarKind::BF16:
     return "bf16";
+  case ScalarKind::F8E4M3:
+    return "e4m3";
+  case ScalarKind::F8E5M2:
+    return "e5m2";
   default:
     return "f32";
   }
@@ -179,7 +183,7 @@ uint64_t swizzleMode(unsigned swizzleBytes) {
 void KernelLowering::lowerDotWgmma(const Operation &op) {
   const tir::Type &aType = op.operand(0)->type(), &accType = op.operand(2)->type();
   const DType &in = aType.elem, &out = accType.elem;
-  const gpu::WgmmaInstruction instr = *gpu::wgmmaInstructionFor(op, function_.numWarps);
+  const gpu::WgmmaInstruction instr = gpu::wgmmaInstructionOf(op);
   const MmaDotPlans plans = mmaDotPlans(op);
   const Distribution acc = distributionOf(accType);
   const unsigned warpsM = accType.layout->warpsPerCTA[0];
@@ -250,6 +254,10 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
   const SharedTilePlan &aPlan = plans.operands[0], &bPlan = plans.operands[1];
   const bool transA = !aInRegisters && aPlan.fastDim == 0;
   const bool transB = bPlan.fastDim == 1;
+  // Only 16-bit operands have the transposed forms (AccelerateMatmul keeps others K-major).
+  const bool transposable = instr.elemBits == 16;
+  if (!transposable && (transA || transB))
+    unsupported(op, "wgmma on 8-bit operands that are not contiguous along K");
   auto aDescriptor = [&](unsigned mi, unsigned s) {
     llvm::Value *m = aRowsStart(mi), *k = constant(s * instr.k);
     return transA ? descriptor(aPlan, bases[0], k, m) : descriptor(aPlan, bases[0], m, k);
@@ -275,10 +283,13 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
   } else {
     ptx << "$" << next++ << ", ";
   }
-  ptx << "$" << next << ", p, 1, 1, ";
-  if (!aInRegisters)
-    ptx << (transA ? 1 : 0) << ", ";
-  ptx << (transB ? 1 : 0) << ";\n}";
+  ptx << "$" << next << ", p, 1, 1";
+  if (transposable) {
+    if (!aInRegisters)
+      ptx << ", " << (transA ? 1 : 0);
+    ptx << ", " << (transB ? 1 : 0);
+  }
+  ptx << ";\n}";
   std::string constraints;
   const char *accConstraint = packedAcc ? "=r" : "=f";
   for (unsigned r = 0; r < accRegs; ++r)

@@ -5,6 +5,7 @@
 #include "codegen/SharedMemory.h"
 #include "codegen/SharedTile.h"
 #include "frontend/SourceManager.h"
+#include "gpu/Arch.h"
 #include "gpu/Mma.h"
 #include "tir/Libdevice.h"
 
@@ -83,9 +84,7 @@ void KernelLowering::lowerOp(const Operation &op) {
   switch (op.code()) {
   case OpCode::Constant: {
     const tir::Type &type = op.result()->type();
-    if (isFp8(type.elem))
-      unsupported(op, "fp8 constants");
-    llvm::Type *llvmType = scalarType(type.elem);
+    llvm::Type *llvmType = isFp8(type.elem) ? builder_.getFloatTy() : scalarType(type.elem);
     const tir::Attribute &value = op.attr("value");
     llvm::Value *c = nullptr;
     if (llvmType->isFloatingPointTy()) {
@@ -108,6 +107,15 @@ void KernelLowering::lowerOp(const Operation &op) {
       c = llvm::ConstantInt::get(llvmType, static_cast<uint64_t>(i), true);
     } else {
       unsupported(op, "pointer constants");
+    }
+    if (isFp8(type.elem)) {
+      // Zero (masked loads' `other`) is the byte 0x00 / 0x80 on any target; other values go
+      // through the conversion (cvt, sm_89 and up).
+      auto *fp = llvm::cast<llvm::ConstantFP>(c);
+      if (fp->isZero())
+        c = builder_.getInt8(fp->isNegative() ? 0x80 : 0x00);
+      else
+        c = lowerCast(op, c, DType::scalar(ScalarKind::F32), type.elem);
     }
     values_[op.result()] = Values(numElementsOf(type), c);
     return;
@@ -223,8 +231,9 @@ llvm::Value *KernelLowering::lowerElement(const Operation &op, const Values &arg
   const DType &resultType = op.result()->type().elem;
   bool isFloat = type.isFloat();
   bool isSigned = type.isSigned();
-  if ((isFp8(type) || isFp8(resultType)) && op.code() != OpCode::Bitcast)
-    unsupported(op, "fp8 arithmetic and conversions");
+  if ((isFp8(type) || isFp8(resultType)) && op.code() != OpCode::Bitcast &&
+      op.code() != OpCode::Cast)
+    unsupported(op, "fp8 arithmetic");
   llvm::Value *a = args.empty() ? nullptr : args[0];
   llvm::Value *b = args.size() > 1 ? args[1] : nullptr;
   switch (op.code()) {
@@ -410,10 +419,42 @@ llvm::Value *KernelLowering::lowerMath(const Operation &op, llvm::Value *x, cons
   return narrow ? builder_.CreateFPTrunc(r, original) : r;
 }
 
+/// Conversions to and from fp8 (e4m3fn, e5m2), as Triton on sm_89 and up: to fp8 from fp32 with
+/// cvt.rn.satfinite (round to nearest even, saturating to the largest finite value, NaN kept);
+/// from fp8 to fp16 with cvt.rn.f16x2 (exact). Other types go through fp32 (exactly where it
+/// holds them, so that only the fp8 rounding rounds), and fp8 to fp8 through fp16.
+llvm::Value *KernelLowering::lowerFp8Cast(const Operation &op, llvm::Value *v, const DType &from,
+                                          const DType &to) {
+  if (gpu::smVersion(options_.arch) < 89)
+    unsupported(op, "fp8 conversions before sm_89 (no cvt for fp8 there)");
+  const DType f16 = DType::scalar(ScalarKind::F16), f32 = DType::scalar(ScalarKind::F32);
+  auto name = [](const DType &t) { return t.kind == ScalarKind::F8E4M3 ? "e4m3x2" : "e5m2x2"; };
+  llvm::Type *i16 = builder_.getInt16Ty(), *i32 = builder_.getInt32Ty();
+  if (isFp8(from)) {
+    auto *type = llvm::FunctionType::get(i32, {i16}, false);
+    std::string cvt = std::string("cvt.rn.f16x2.") + name(from) + " $0, $1;";
+    llvm::Value *pair = builder_.CreateCall(type, llvm::InlineAsm::get(type, cvt, "=r,h", false),
+                                            {builder_.CreateZExt(v, i16)});
+    llvm::Value *half =
+        builder_.CreateBitCast(builder_.CreateTrunc(pair, i16), builder_.getHalfTy());
+    return lowerCast(op, half, f16, to);
+  }
+  llvm::Value *single = lowerCast(op, v, from, f32);
+  // d = {a in the high byte, b in the low byte}: the value is b.
+  auto *type = llvm::FunctionType::get(i16, {builder_.getFloatTy(), builder_.getFloatTy()}, false);
+  std::string cvt = std::string("cvt.rn.satfinite.") + name(to) + ".f32 $0, $1, $2;";
+  llvm::Value *pair =
+      builder_.CreateCall(type, llvm::InlineAsm::get(type, cvt, "=h,f,f", false),
+                          {llvm::ConstantFP::get(builder_.getFloatTy(), 0.0), single});
+  return builder_.CreateTrunc(pair, builder_.getInt8Ty());
+}
+
 llvm::Value *KernelLowering::lowerCast(const Operation &op, llvm::Value *v, const DType &from,
                                        const DType &to) {
   if (from == to)
     return v;
+  if (isFp8(from) || isFp8(to))
+    return lowerFp8Cast(op, v, from, to);
   llvm::Type *target = scalarType(to);
   if (to.isPointer() || from.isPointer()) {
     if (to.isPointer() && from.isPointer())
@@ -1257,7 +1298,8 @@ void KernelLowering::lowerFor(const Operation &op) {
   // A tensor-core dot whose a is loop-invariant (attention's q) reads its A fragments once, here,
   // instead of staging a through shared memory in every iteration.
   for (const auto &inner : body.ops()) {
-    if (!gpu::isTensorCoreDot(*inner) || !mmaDotPlans(*inner).staged(0))
+    if (!gpu::isTensorCoreDot(*inner) || !mmaDotPlans(*inner).staged(0) ||
+        !gpu::mmaV2InstructionFor(*inner))
       continue;
     const tir::Value *a = inner->operand(0);
     bool invariant =

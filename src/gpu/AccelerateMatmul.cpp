@@ -70,29 +70,47 @@ bool hasWgmma(const std::string &arch) {
   return arch == "sm_90a";
 }
 
+/// The dimension along which the load that produces `operand` (through layout conversions) is
+/// contiguous, its layout's fastest dimension; -1 when it is not such a load.
+static int contiguousDim(const Value *operand) {
+  while (operand->definingOp() && operand->definingOp()->code() == OpCode::ConvertLayout)
+    operand = operand->definingOp()->operand(0);
+  const Operation *load = operand->definingOp();
+  if (!load || load->code() != OpCode::Load || !layoutOf(load->result()))
+    return -1;
+  return static_cast<int>(layoutOf(load->result())->order[0]);
+}
+
 std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsigned numWarps) {
   const tir::DType &in = dot.operand(0)->type().elem, &out = dot.operand(2)->type().elem;
   if (dot.operand(1)->type().elem != in)
     return std::nullopt;
+  const bool fp8 = in.kind == ScalarKind::F8E4M3 || in.kind == ScalarKind::F8E5M2;
   bool types = (in.kind == ScalarKind::F16 &&
                 (out.kind == ScalarKind::F32 || out.kind == ScalarKind::F16)) ||
-               (in.kind == ScalarKind::BF16 && out.kind == ScalarKind::F32);
+               (in.kind == ScalarKind::BF16 && out.kind == ScalarKind::F32) ||
+               (fp8 && out.kind == ScalarKind::F32);
   if (!types)
     return std::nullopt;
+  const unsigned elemBytes = fp8 ? 1 : 2, instructionK = fp8 ? 32 : 16;
   const std::vector<int64_t> &shape = dot.result()->type().shape;
   if (shape.size() != 2 || numWarps % 4 != 0)
     return std::nullopt;
   int64_t m = shape[0], n = shape[1], k = dot.operand(0)->type().shape[1];
-  if (m % (16 * int64_t(numWarps)) != 0 || n % 8 != 0 || k % 16 != 0)
+  if (m % (16 * int64_t(numWarps)) != 0 || n % 8 != 0 || k % instructionK != 0)
     return std::nullopt;
   // The NVMMA shared layouts swizzle rows of 32, 64 or 128 bytes; the operands' contiguous
   // dimension is not known until layouts are assigned, so both of b's dimensions and a's K must
   // fit (a's M always does: a multiple of 64 elements).
-  auto swizzles = [](int64_t elements) {
-    int64_t bytes = elements * 2;
+  auto swizzles = [&](int64_t elements) {
+    int64_t bytes = elements * elemBytes;
     return bytes == 32 || bytes == 64 || bytes % 128 == 0;
   };
   if (!swizzles(k) || !swizzles(n))
+    return std::nullopt;
+  // wgmma reads 8-bit operands along K only (no transposed form): a's and b's tiles must come
+  // from loads contiguous along K.
+  if (fp8 && (contiguousDim(dot.operand(0)) != 1 || contiguousDim(dot.operand(1)) != 0))
     return std::nullopt;
   // a's rows are stored in the order the instructions compute them; a tile transposed on its way
   // to the dot would need that order along its other dimension.
@@ -101,7 +119,16 @@ std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsign
     a = a->definingOp()->operand(0);
   if (a->definingOp() && a->definingOp()->code() == OpCode::Trans)
     return std::nullopt;
+  return wgmmaInstructionOf(dot);
+}
+
+WgmmaInstruction wgmmaInstructionOf(const Operation &dot) {
+  const tir::DType &in = dot.operand(0)->type().elem;
+  const bool fp8 = in.kind == ScalarKind::F8E4M3 || in.kind == ScalarKind::F8E5M2;
+  int64_t n = dot.result()->type().shape[1];
   WgmmaInstruction instruction;
+  instruction.k = fp8 ? 32 : 16;
+  instruction.elemBits = fp8 ? 8 : 16;
   instruction.n = static_cast<unsigned>(std::min<int64_t>(n, 256));
   while (n % instruction.n != 0)
     instruction.n -= 8;

@@ -37,11 +37,15 @@ struct WgmmaInstruction {
 bool hasWgmma(const std::string &arch);
 
 /// The wgmma instruction for `dot` in a program of `numWarps` warps, or none when only mma.sync
-/// (or the FMA path) computes it: the operand types (fp16 or bf16 into fp32, fp16 into fp16), a
+/// (or the FMA path) computes it: the operand types (fp16 or bf16 into fp32, fp16 into fp16, fp8
+/// e4m3/e5m2 into fp32 with both tiles loaded contiguous along K), a
 /// tile whose M splits over the warps in whole 16-row groups with a multiple of 4 warps (every
 /// warp along M), N a multiple of 8, and operand tiles whose rows (along their contiguous
 /// dimension) are 32, 64 or a multiple of 128 bytes (the NVMMA shared layouts' swizzle widths).
 std::optional<WgmmaInstruction> wgmmaInstructionFor(const tir::Operation &dot, unsigned numWarps);
+
+/// The instruction a dot AccelerateMatmul put on wgmma uses (from its types and shape alone).
+WgmmaInstruction wgmmaInstructionOf(const tir::Operation &dot);
 
 /// Whether AccelerateMatmul put `dot` on wgmma (engine "wgmma").
 bool isWgmmaDot(const tir::Operation &dot);

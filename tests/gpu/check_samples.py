@@ -489,6 +489,85 @@ MMA_SAMPLES = [
     mma_sample("mma_i8_i32_nt", "gemm_i32acc", "int8", "int32", EXACT, "NT", blocks=(64, 64, 64)),
 ]
 
+# fp8 GEMMs (wgmma on sm_90a reads fp8 tiles along K only: a is M x K and b is stored N x K).
+# The inputs are multiples of 1/4 in [-2, 2], exact in e4m3 and in e5m2, so that they can be made
+# as raw bytes where PyTorch has no fp8 dtypes (the CPU one that draws the interpreter's inputs).
+FP8_TORCH = {"e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2"}
+FP8_FORMAT = {"e4m3": (3, 7), "e5m2": (2, 15)}  # mantissa bits, exponent bias
+
+
+def fp8_encode(value: float, kind: str) -> int:
+    """The fp8 bits of a value exactly representable in `kind` (normal or zero)."""
+    mantissa_bits, bias = FP8_FORMAT[kind]
+    sign = 0x80 if value < 0 else 0
+    value = abs(value)
+    if value == 0:
+        return sign
+    exponent = math.floor(math.log2(value))
+    fraction = value / 2.0 ** exponent - 1.0
+    return sign | (exponent + bias) << mantissa_bits | round(fraction * 2 ** mantissa_bits)
+
+
+def fp8_decode(tensor, kind: str):
+    """fp8 elements (an fp8 tensor, or their bytes as uint8) as float64."""
+    if tensor.dtype != torch.uint8:
+        return tensor.double()
+    mantissa_bits, bias = FP8_FORMAT[kind]
+    bits = tensor.to(torch.int64)
+    exponent = (bits >> mantissa_bits) & ((1 << (7 - mantissa_bits)) - 1)
+    fraction = (bits & ((1 << mantissa_bits) - 1)).double() / 2 ** mantissa_bits
+    magnitude = torch.where(exponent == 0, fraction * 2.0 ** (1 - bias),
+                            (1 + fraction) * torch.pow(2.0, (exponent - bias).double()))
+    return torch.where((bits & 0x80) != 0, -magnitude, magnitude)
+
+
+def fp8_random(count: int, kind: str):
+    values = torch.randint(-8, 9, (count,), dtype=torch.int64).double() / 4
+    if hasattr(torch, FP8_TORCH[kind]):
+        return values.float().to(getattr(torch, FP8_TORCH[kind])).to(DEVICE)
+    return torch.tensor([fp8_encode(v, kind) for v in values.tolist()], dtype=torch.uint8)
+
+
+def fp8_gemm_sample(name, kind, blocks=(128, 128, 64), num_warps=4, size=(300, 208, 192)):
+    """C = A @ B (fp32) on fp8 inputs, B stored N x K (contiguous along K), masked edges."""
+    short = {"e4m3": "fp8e4nv", "e5m2": "fp8e5"}[kind]
+    bm, bn, bk = blocks
+    signature = (f"*{short}:16,*{short}:16,*fp32:16,i32,i32,i32:16,i32:16,1,1,i32:16,i32:16,1,"
+                 f"{bm},{bn},{bk}")
+
+    def inputs(s):
+        m, n, k = s
+        ld = round_up(k, 16)
+        return {"a": fp8_random(padded_size(m, k, ld), kind),
+                "b": fp8_random(padded_size(n, k, ld), kind), "c": empty(m * n, "float32")}
+
+    def args(t, s):
+        m, n, k = s
+        return [t["a"], t["b"], t["c"], m, n, k, round_up(k, 16), round_up(k, 16), n]
+
+    def reference(t, s):
+        m, n, k = s
+        ld = round_up(k, 16)
+        a = view2d(fp8_decode(t["a"], kind), m, k, ld)
+        b = view2d(fp8_decode(t["b"], kind), n, k, ld).t()
+        return {"c": (a @ b).flatten()}
+
+    return Sample(name=name, source="tests/gpu/mma_gemm.tl", kernel="gemm_f32acc", ptx=name,
+                  signature=signature, size=size,
+                  tilec_flags=("--num-warps", str(num_warps), "--num-stages", "3"),
+                  small=(70, 48, 96), inputs=inputs, outputs=["c"], args=args,
+                  grid=lambda meta, s: (cdiv(s[0], meta["BLOCK_M"]), cdiv(s[1], meta["BLOCK_N"])),
+                  # Products of multiples of 1/4 and their sums (|c| < 2^13) are exact in fp32.
+                  tol=EXACT, reference=reference)
+
+
+FP8_SAMPLES = [
+    fp8_gemm_sample("fp8_e4m3_gemm", "e4m3"),
+    fp8_gemm_sample("fp8_e5m2_gemm", "e5m2", blocks=(128, 64, 128)),
+    fp8_gemm_sample("fp8_e4m3_gemm_w8", "e4m3", blocks=(128, 256, 128), num_warps=8,
+                    size=(300, 528, 400)),
+]
+
 # --- tests/gpu/random_block_ptr.tl: tl.rand & co. must give Triton's bits; block pointers with
 # boundary_check on shapes the blocks do not divide. The references compute Philox here, keyed as
 # Triton keys it (the seed as a uint64, low word first). 64-bit offsets (Philox-4x64) are not
@@ -890,7 +969,7 @@ SAMPLES: List[Sample] = [
         args=lambda t, n: [t["x"], t["y"], t["output"], n],
         grid=lambda meta, n: (cdiv(n, meta["BLOCK_SIZE"]),),
         reference=lambda t, n: {"output": (t["x"] + t["y"]).double()}),
-] + RANDOM_BLOCK_PTR_SAMPLES
+] + RANDOM_BLOCK_PTR_SAMPLES + FP8_SAMPLES
 
 
 # --- running ---------------------------------------------------------------------------------
