@@ -807,6 +807,15 @@ SCAN_SAMPLES = [
         outputs=["joined", "inter", "a", "b", "flipped"],
         args=lambda t, s: [t["x"], t["y"], t["joined"], t["inter"], t["a"], t["b"], t["flipped"]],
         grid=lambda meta, s: (1,), reference=join_split_reference),
+    Sample(
+        name="permute_rank3", source="tests/gpu/scan_ops.tl", kernel="permute3",
+        ptx="permute_rank3", signature="*fp32,*fp32,*fp32,4,8,32", size=(4, 8, 32),
+        inputs=lambda s: {"x": randn(s[0] * s[1] * s[2]), "y": empty(s[0] * s[1] * s[2]),
+                          "t": empty(s[0] * s[1] * s[2])},
+        outputs=["y", "t"], args=lambda t, s: [t["x"], t["y"], t["t"]],
+        grid=lambda meta, s: (1,),
+        reference=lambda t, s: {"y": t["x"].double().view(s).permute(2, 0, 1).flatten(),
+                                "t": t["x"].double().view(s).permute(1, 2, 0).flatten()}),
 ]
 
 

@@ -245,3 +245,23 @@ TEST_CASE("tl.clamp with and without NaN propagation; tl.div_rn and tl.fdiv", "[
     }
   }
 }
+
+TEST_CASE("tl.permute and tl.trans of a rank-3 tensor in any order", "[language][shape]") {
+  const int64_t a = 2, b = 4, c = 8;
+  auto module = compile(scanOps(), "permute3", "*i32,*i32,*i32,2,4,8");
+  HostBuffer x(i32, a * b * c), y(i32, a * b * c), t(i32, a * b * c);
+  for (int64_t i = 0; i < a * b * c; ++i)
+    x.setInt(i, noise(i, 1000));
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::pointer(t)}, 1);
+  std::vector<double> wantY(a * b * c), wantT(a * b * c);
+  for (int64_t i = 0; i < a; ++i)
+    for (int64_t j = 0; j < b; ++j)
+      for (int64_t k = 0; k < c; ++k) {
+        double v = static_cast<double>(x.getInt((i * b + j) * c + k));
+        wantY[(k * a + i) * b + j] = v; // y[k, i, j] = x[i, j, k]
+        wantT[(j * c + k) * a + i] = v; // t[j, k, i] = x[i, j, k]
+      }
+  CHECK(worst(y, wantY, 0, 0) == 0);
+  CHECK(worst(t, wantT, 0, 0) == 0);
+}
