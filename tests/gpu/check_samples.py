@@ -663,7 +663,8 @@ RANDOM_BLOCK_PTR_SAMPLES = [
 
 
 # --- tests/gpu/scan_ops.tl: scans, reductions with combine functions, shape ops. One program of
-# the given (M, N) shape. Integer results are exact whatever the order; float scans combine in
+# the given (M, N) shape; pointers promised 16-byte aligned, as Triton's JIT specialises them, so
+# that both pick the same (vectorised) layout for the scanned tensor. Integer results are exact whatever the order; float scans combine in
 # Triton's order (thread runs, lane shuffles, warp totals) on both sides, so they should match
 # bit for bit, but are compared within a tolerance of the order's rounding.
 SCAN_F32 = Tol(atol=1e-5, scale=1e-5)
@@ -708,7 +709,7 @@ def scan_sample(name, kernel, dtype, shape, axis, reverse, num_warps=4, product=
 
     return Sample(
         name=name, source="tests/gpu/scan_ops.tl", kernel=kernel, ptx=name,
-        signature=f"*{short},*{short},{m},{n},{axis},{int(reverse)}",
+        signature=f"*{short}:16,*{short}:16,{m},{n},{axis},{int(reverse)}",
         tilec_flags=("--num-warps", str(num_warps)), size=shape,
         inputs=inputs, outputs=["y"], args=lambda t, s: [t["x"], t["y"]],
         grid=lambda meta, s: (1,),
@@ -731,7 +732,7 @@ def linear_scan_sample(name, shape, reverse, num_warps=4):
 
     return Sample(
         name=name, source="tests/gpu/scan_ops.tl", kernel="linear_scan", ptx=name,
-        signature=f"*fp32,*fp32,*fp32,{m},{n},{int(reverse)}",
+        signature=f"*fp32:16,*fp32:16,*fp32:16,{m},{n},{int(reverse)}",
         tilec_flags=("--num-warps", str(num_warps)), size=shape,
         inputs=lambda s: {"a": torch.rand(m * n).to(DEVICE) * 0.5 + 0.5, "b": randn(m * n),
                           "h": empty(m * n)},
@@ -759,7 +760,7 @@ def reduce_sample(name, shape, axis, num_warps=4):
 
     return Sample(
         name=name, source="tests/gpu/scan_ops.tl", kernel="user_reduce", ptx=name,
-        signature=f"*i32,*i32,*i32,*i32,*i32,{m},{n},{axis}",
+        signature=f"*i32:16,*i32:16,*i32:16,*i32:16,*i32:16,{m},{n},{axis}",
         tilec_flags=("--num-warps", str(num_warps)), size=shape,
         inputs=lambda s: {"x": randint(-20, 20, (m * n,), "int32"),
                           **{k: empty(lines, "int32") for k in ("sums", "maxes", "indices", "xors")}},
@@ -796,7 +797,7 @@ SCAN_SAMPLES = [
     reduce_sample("reduce_user_fn_axis0", (64, 32), 0),
     Sample(
         name="join_split_interleave_flip", source="tests/gpu/scan_ops.tl", kernel="join_split",
-        ptx="join_split_interleave_flip", signature="*i32,*i32,*i32,*i32,*i32,*i32,*i32,16,64",
+        ptx="join_split_interleave_flip", signature="*i32:16,*i32:16,*i32:16,*i32:16,*i32:16,*i32:16,*i32:16,16,64",
         size=(16, 64),
         inputs=lambda s: {"x": randint(-1000, 1000, (s[0] * s[1],), "int32"),
                           "y": randint(-1000, 1000, (s[0] * s[1],), "int32"),
@@ -809,7 +810,7 @@ SCAN_SAMPLES = [
         grid=lambda meta, s: (1,), reference=join_split_reference),
     Sample(
         name="permute_rank3", source="tests/gpu/scan_ops.tl", kernel="permute3",
-        ptx="permute_rank3", signature="*fp32,*fp32,*fp32,4,8,32", size=(4, 8, 32),
+        ptx="permute_rank3", signature="*fp32:16,*fp32:16,*fp32:16,4,8,32", size=(4, 8, 32),
         inputs=lambda s: {"x": randn(s[0] * s[1] * s[2]), "y": empty(s[0] * s[1] * s[2]),
                           "t": empty(s[0] * s[1] * s[2])},
         outputs=["y", "t"], args=lambda t, s: [t["x"], t["y"], t["t"]],
