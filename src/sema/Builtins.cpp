@@ -32,7 +32,7 @@ const std::set<std::string> &supportedTl() {
       "static_range", "to", "debug_barrier", "dot", "trans", "permute", "reshape", "view",
       "next_power_of_2", "umulhi", "to_tensor", "make_block_ptr", "advance", "cumsum", "cumprod",
       "associative_scan", "reduce", "xor_sum", "join", "split", "interleave", "flip", "clamp",
-      "div_rn", "fdiv"};
+      "div_rn", "fdiv", "sort", "topk"};
   return names;
 }
 
@@ -205,7 +205,8 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
     static const std::set<std::string> methods = {
         "to", "sum", "max", "min", "argmax", "argmin", "exp", "exp2", "log", "log2", "sqrt",
         "abs", "expand_dims", "broadcast_to", "reshape", "view", "trans", "permute", "cast",
-        "cumsum", "cumprod", "associative_scan", "reduce", "xor_sum", "split", "flip"};
+        "cumsum", "cumprod", "associative_scan", "reduce", "xor_sum", "split", "flip", "sort",
+        "topk"};
     if (methods.count(attr)) {
       SemaValue m = SemaValue::ofBuiltin("tl." + attr);
       m.elems.push_back(value);
@@ -922,7 +923,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (fn == "associative_scan" || fn == "reduce" || fn == "xor_sum")
     return callCombining(fn, args);
   if (fn == "join" || fn == "split" || fn == "interleave" || fn == "flip" || fn == "clamp" ||
-      fn == "div_rn" || fn == "fdiv")
+      fn == "div_rn" || fn == "fdiv" || fn == "sort" || fn == "topk")
     return callShapeOp(fn, args);
 
   // --- Reductions -----------------------------------------------------------------------------

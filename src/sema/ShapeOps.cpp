@@ -170,6 +170,100 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
     return SemaValue::ofTensor(y);
   }
 
+  if (fn == "sort" || fn == "topk") {
+    // As Triton's standard.sort_impl: the tensor viewed as a hypercube [2, 2, ..., 2], bitonic
+    // merges of compare-and-swap steps along its axes (each pairs an element with its partner
+    // through an xor-reduction), and for topk, halving by max before the last merges.
+    bool topk = fn == "topk";
+    auto a = topk ? bindShapeArgs(*this, display, {"x", "k", "dim"}, 2, args)
+                  : bindShapeArgs(*this, display, {"x", "dim", "descending"}, 1, args);
+    tir::Value *x = toValue(*a[0], loc, display.c_str());
+    const Type &t = x->type();
+    if (t.isScalar())
+      error(loc, display + " needs a tensor, not a scalar");
+    if (t.elem.isPointer())
+      error(loc, display + " of pointers is not supported");
+    const std::optional<SemaValue> &dimArg = a[topk ? 2 : 1];
+    int64_t dim = dimArg && !dimArg->isNone() ? constAxis(*dimArg, t.rank(), loc, display)
+                                              : static_cast<int64_t>(t.rank()) - 1;
+    if (dim != static_cast<int64_t>(t.rank()) - 1)
+      error(loc, display + ": only minor dimension is currently supported");
+    bool descending = topk || constFlag(a[2], loc, display + "'s descending");
+    auto log2 = [](int64_t n) {
+      unsigned l = 0;
+      while ((int64_t(1) << l) < n)
+        ++l;
+      return l;
+    };
+    unsigned logN = log2(t.shape.back());
+    unsigned logK = logN;
+    if (topk) {
+      int64_t k = a[1]->kind == Kind::Int ? a[1]->intValue : 0;
+      if (k <= 0 || (k & (k - 1)) != 0 || k > t.shape.back())
+        error(loc, display + "'s k must be a power of two no larger than the last dimension");
+      logK = log2(k);
+    }
+    if (logN == 0)
+      return SemaValue::ofTensor(x);
+    unsigned nDims = log2(t.numElements());
+    if (nDims > 16)
+      error(loc, display + " of more than 65536 elements is not supported yet");
+    DType intType = intOfWidth(t.elem.bits());
+    DType i32 = DType::scalar(ScalarKind::I32);
+    auto cube = [](unsigned n) { return std::vector<int64_t>(n, 2); };
+    // An i32 tensor of rank n, [1, ..., 2, ..., 1] with the 2 at the j-th axis from the end.
+    auto indicator = [&](unsigned n, unsigned j) {
+      std::vector<int64_t> shape(n, 1);
+      shape[n - 1 - j] = 2;
+      return b.createValue(OpCode::Reshape, {b.makeRange(0, 2)}, Type(i32, shape));
+    };
+    auto compareAndSwap = [&](tir::Value *h, tir::Value *flip, unsigned i) {
+      unsigned n = h->type().rank();
+      std::vector<int64_t> shape = h->type().shape;
+      tir::Value *ix =
+          h->type().elem == intType ? h : b.createValue(OpCode::Bitcast, {h}, Type(intType, shape));
+      unsigned axis = n - 1 - i;
+      std::vector<int64_t> reduced = shape;
+      reduced.erase(reduced.begin() + axis);
+      tir::Operation *pair = b.create(OpCode::Reduce, {ix}, {Type(intType, reduced)});
+      pair->setAttr("kind", std::string("xor"));
+      pair->setAttr("axis", static_cast<int64_t>(axis));
+      tir::Value *iy =
+          b.binary(OpCode::Xor, ix, b.broadcast(b.expandDims(pair->result(), axis), shape));
+      tir::Value *y = h->type().elem == intType
+                          ? iy
+                          : b.createValue(OpCode::Bitcast, {iy}, Type(h->type().elem, shape));
+      tir::Value *isRight = broadcastTo(indicator(n, i), shape, loc);
+      tir::Value *flipped = b.binary(OpCode::Xor, broadcastTo(flip, shape, loc), isRight);
+      tir::Value *greater = castTo(b.cmp("gt", h, y), i32);
+      tir::Value *swap = b.cmp("ne", greater, flipped);
+      return b.select(swap, y, h);
+    };
+    auto bitonicMerge = [&](tir::Value *h, unsigned stage, int order) {
+      unsigned n = h->type().rank();
+      tir::Value *flip = order == 2 ? indicator(n, stage) : b.intConstant(order, Type(i32));
+      for (unsigned i = 0; i < stage; ++i)
+        h = compareAndSwap(h, flip, stage - 1 - i);
+      return h;
+    };
+    tir::Value *h = b.createValue(OpCode::Reshape, {x}, Type(t.elem, cube(nDims)));
+    for (unsigned i = 1; i <= logK; ++i)
+      h = bitonicMerge(h, i, i < logN ? 2 : (descending ? 1 : 0));
+    for (unsigned i = logK + 1; i <= logN; ++i) {
+      unsigned n = h->type().rank();
+      unsigned axis = n - 1 - logK;
+      std::vector<int64_t> reduced = h->type().shape;
+      reduced.erase(reduced.begin() + axis);
+      tir::Operation *best = b.create(OpCode::Reduce, {h}, {Type(t.elem, reduced)});
+      best->setAttr("kind", std::string(descending ? "max" : "min"));
+      best->setAttr("axis", static_cast<int64_t>(axis));
+      h = bitonicMerge(best->result(), logK, i < logN ? 2 : (descending ? 1 : 0));
+    }
+    std::vector<int64_t> shape = t.shape;
+    shape.back() = int64_t(1) << logK;
+    return SemaValue::ofTensor(b.createValue(OpCode::Reshape, {h}, Type(t.elem, shape)));
+  }
+
   if (fn == "clamp") {
     auto a = bindShapeArgs(*this, display, {"x", "min", "max", "propagate_nan"}, 3, args);
     bool propagate = false;

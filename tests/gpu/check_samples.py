@@ -809,6 +809,27 @@ SCAN_SAMPLES = [
         args=lambda t, s: [t["x"], t["y"], t["joined"], t["inter"], t["a"], t["b"], t["flipped"]],
         grid=lambda meta, s: (1,), reference=join_split_reference),
     Sample(
+        name="sort_desc_topk", source="tests/gpu/scan_ops.tl", kernel="sort_rows",
+        ptx="sort_desc_topk", signature="*fp32:16,*fp32:16,*fp32:16,16,64,1,8", size=(16, 64),
+        inputs=lambda s: {"x": randn(s[0] * s[1]), "y": empty(s[0] * s[1]),
+                          "top": empty(s[0] * 8)},
+        outputs=["y", "top"], args=lambda t, s: [t["x"], t["y"], t["top"]],
+        grid=lambda meta, s: (1,),
+        reference=lambda t, s: {
+            "y": t["x"].double().view(s).sort(dim=1, descending=True).values.flatten(),
+            "top": t["x"].double().view(s).sort(dim=1, descending=True).values[:, :8].flatten()}),
+    Sample(
+        name="sort_asc_i32", source="tests/gpu/scan_ops.tl", kernel="sort_rows",
+        ptx="sort_asc_i32", signature="*i32:16,*i32:16,*i32:16,4,256,0,16", size=(4, 256),
+        tilec_flags=("--num-warps", "8"),
+        inputs=lambda s: {"x": randint(-100, 100, (s[0] * s[1],), "int32"),
+                          "y": empty(s[0] * s[1], "int32"), "top": empty(s[0] * 16, "int32")},
+        outputs=["y", "top"], args=lambda t, s: [t["x"], t["y"], t["top"]],
+        grid=lambda meta, s: (1,),
+        reference=lambda t, s: {
+            "y": t["x"].view(s).sort(dim=1).values.double().flatten(),
+            "top": t["x"].view(s).sort(dim=1, descending=True).values[:, :16].double().flatten()}),
+    Sample(
         name="permute_rank3", source="tests/gpu/scan_ops.tl", kernel="permute3",
         ptx="permute_rank3", signature="*fp32:16,*fp32:16,*fp32:16,4,8,32", size=(4, 8, 32),
         inputs=lambda s: {"x": randn(s[0] * s[1] * s[2]), "y": empty(s[0] * s[1] * s[2]),

@@ -3,6 +3,7 @@
 // references written here.
 #include "SeedKernelTestUtil.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -264,4 +265,31 @@ TEST_CASE("tl.permute and tl.trans of a rank-3 tensor in any order", "[language]
       }
   CHECK(worst(y, wantY, 0, 0) == 0);
   CHECK(worst(t, wantT, 0, 0) == 0);
+}
+
+TEST_CASE("tl.sort ascending and descending, tl.topk", "[language][sort]") {
+  const int64_t m = 4, n = 32, k = 8;
+  for (int descending = 0; descending < 2; ++descending) {
+    INFO("descending=" << descending);
+    auto module = compile(scanOps(), "sort_rows",
+                          "*fp32,*fp32,*fp32,4,32," + std::to_string(descending) + ",8");
+    HostBuffer x(f32, m * n), y(f32, m * n), top(f32, m * k);
+    for (int64_t i = 0; i < m * n; ++i)
+      x.setDouble(i, noise(i, 50) / 4.0); // repeated values too
+    launch(*module->functions.at(0),
+           {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::pointer(top)}, 1);
+    std::vector<double> want(m * n), wantTop(m * k);
+    for (int64_t r = 0; r < m; ++r) {
+      std::vector<double> row;
+      for (int64_t c = 0; c < n; ++c)
+        row.push_back(x.getDouble(r * n + c));
+      std::sort(row.begin(), row.end());
+      for (int64_t c = 0; c < n; ++c)
+        want[r * n + c] = descending ? row[n - 1 - c] : row[c];
+      for (int64_t c = 0; c < k; ++c)
+        wantTop[r * k + c] = row[n - 1 - c];
+    }
+    CHECK(worst(y, want, 0, 0) == 0);
+    CHECK(worst(top, wantTop, 0, 0) == 0);
+  }
 }
