@@ -347,6 +347,16 @@ private:
                   llvm::Value *pred);
   llvm::Value *combine(const std::string &kind, const DType &type, llvm::Value *a, llvm::Value *b);
   llvm::Value *shuffleXor(llvm::Value *v, unsigned laneMask);
+  llvm::Value *shuffleUpDown(llvm::Value *v, unsigned delta, bool up);
+  llvm::Value *shuffleIndex(llvm::Value *v, llvm::Value *lane);
+  llvm::Value *shuffle(llvm::Value *v, llvm::Intrinsic::ID id, llvm::Value *laneArg,
+                       unsigned clamp);
+
+  /// Scans (LowerScan.cpp) and the combine step of scans and reductions: the op's builtin kind
+  /// on one operand, or its combine region inlined on N scalars a side.
+  void lowerScan(const Operation &op);
+  Values combineValues(const Operation &op, const Values &lhs, const Values &rhs);
+  Values selectValues(llvm::Value *cond, const Values &ifTrue, const Values &ifFalse);
 };
 
 } // namespace tilec::codegen::detail

@@ -173,6 +173,8 @@ void KernelLowering::lowerOp(const Operation &op) {
     return lowerStore(op);
   case OpCode::Reduce:
     return lowerReduce(op);
+  case OpCode::Scan:
+    return lowerScan(op);
   case OpCode::For:
     return lowerFor(op);
   case OpCode::If:
@@ -245,7 +247,9 @@ llvm::Value *KernelLowering::lowerElement(const Operation &op, const Values &arg
     return isFloat ? builder_.CreateFMul(a, b) : builder_.CreateMul(a, b);
   case OpCode::Div:
     if (isFloat) {
-      if (type.kind == ScalarKind::F32) {
+      // div_rn and fdiv(ieee_rounding=True): correctly rounded, LLVM's fdiv (div.rn.f32).
+      bool rounded = op.hasAttr("rounding") && op.strAttr("rounding") == "rn";
+      if (type.kind == ScalarKind::F32 && !rounded) {
         // As Triton: fp32 true division is div.full.f32 (2 ulp, full range).
         auto *asmType =
             llvm::FunctionType::get(builder_.getFloatTy(), {a->getType(), b->getType()}, false);
@@ -1160,6 +1164,10 @@ llvm::Value *KernelLowering::combine(const std::string &kind, const DType &type,
   bool isFloat = type.isFloat();
   if (kind == "sum")
     return isFloat ? builder_.CreateFAdd(a, b) : builder_.CreateAdd(a, b);
+  if (kind == "prod")
+    return isFloat ? builder_.CreateFMul(a, b) : builder_.CreateMul(a, b);
+  if (kind == "xor")
+    return builder_.CreateXor(a, b);
   bool max = kind == "max";
   if (isFloat)
     return intrinsic(max ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum, {a->getType()},
@@ -1174,11 +1182,29 @@ llvm::Value *KernelLowering::combine(const std::string &kind, const DType &type,
 
 /// The value of `v` in the lane whose id is this lane's xor `laneMask` (shfl.sync.bfly).
 llvm::Value *KernelLowering::shuffleXor(llvm::Value *v, unsigned laneMask) {
+  return shuffle(v, llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, builder_.getInt32(laneMask), 0x1f);
+}
+
+/// The value of `v` in the lane `delta` below (up) or above this one (shfl.sync.up/down); a lane
+/// without such a neighbour gets its own value.
+llvm::Value *KernelLowering::shuffleUpDown(llvm::Value *v, unsigned delta, bool up) {
+  return up ? shuffle(v, llvm::Intrinsic::nvvm_shfl_sync_up_i32, builder_.getInt32(delta), 0)
+            : shuffle(v, llvm::Intrinsic::nvvm_shfl_sync_down_i32, builder_.getInt32(delta), 0x1f);
+}
+
+/// The value of `v` in lane `lane` (shfl.sync.idx).
+llvm::Value *KernelLowering::shuffleIndex(llvm::Value *v, llvm::Value *lane) {
+  return shuffle(v, llvm::Intrinsic::nvvm_shfl_sync_idx_i32, lane, 0x1f);
+}
+
+/// One shfl.sync of any scalar: floats as their bits, 64-bit values as two words, narrow values
+/// in the low bits of a word.
+llvm::Value *KernelLowering::shuffle(llvm::Value *v, llvm::Intrinsic::ID id, llvm::Value *laneArg,
+                                     unsigned clamp) {
   llvm::Type *type = v->getType();
   auto shuffle32 = [&](llvm::Value *word) {
-    return intrinsic(llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, {},
-                     {builder_.getInt32(0xffffffff), word, builder_.getInt32(laneMask),
-                      builder_.getInt32(0x1f)});
+    return intrinsic(id, {},
+                     {builder_.getInt32(0xffffffff), word, laneArg, builder_.getInt32(clamp)});
   };
   unsigned bits = static_cast<unsigned>(type->getPrimitiveSizeInBits());
   if (type->isFloatTy())
@@ -1207,31 +1233,39 @@ void KernelLowering::lowerReduce(const Operation &op) {
   const tir::Type &in = op.operand(0)->type();
   const tir::Type &out = op.result()->type();
   const std::string &kind = op.strAttr("kind");
-  if (kind != "sum" && kind != "max" && kind != "min")
+  if (kind != "sum" && kind != "max" && kind != "min" && kind != "xor" && kind != "combine")
     unsupported(op, "reduction kind '" + kind + "'");
   if (in.isScalar())
     unsupported(op, "reducing a scalar");
+  unsigned n = op.numOperands();
+  for (const tir::Value *v : op.operands())
+    if (isFp8(v->type().elem) || v->type().elem.isPointer())
+      unsupported(op, "reductions of " + v->type().elem.tritonName());
   unsigned axis = static_cast<unsigned>(op.intAttr("axis"));
   Distribution dist = distributionOf(in);
   std::optional<Distribution> resultDist;
   if (out.isTensor())
     resultDist = distributionOf(out);
-  const Values &input = get(op.operand(0));
-  const DType &elem = in.elem;
+  std::vector<const Values *> inputs;
+  for (const tir::Value *v : op.operands())
+    inputs.push_back(&get(v));
 
   // 1. Within the thread: elements that differ only along the axis (copies of the same element,
   //    when the layout wraps, are counted once).
   unsigned inThread =
       static_cast<unsigned>(std::min<int64_t>(dist.elemsPerThread[axis], dist.shape[axis]));
   unsigned numResults = resultDist ? resultDist->numElements() : 1;
-  Values acc(numResults, nullptr);
+  std::vector<Values> acc(numResults);
   for (unsigned e = 0; e < dist.numElements(); ++e) {
     std::vector<unsigned> index = dist.multiIndex(e);
     if (index[axis] >= inThread)
       continue;
     index.erase(index.begin() + axis);
     unsigned r = resultDist ? resultDist->linearIndex(index) : 0;
-    acc[r] = acc[r] ? combine(kind, elem, acc[r], input[e]) : input[e];
+    Values element;
+    for (const Values *input : inputs)
+      element.push_back((*input)[e]);
+    acc[r] = acc[r].empty() ? element : combineValues(op, acc[r], element);
   }
 
   // 2. Across the lanes of a warp that hold distinct elements along the axis.
@@ -1245,13 +1279,17 @@ void KernelLowering::lowerReduce(const Operation &op) {
   int64_t distinctLanes =
       std::min<int64_t>(dist.tpw(axis), std::max<int64_t>(1, dist.shape[axis] / dist.spt(axis)));
   for (int64_t step = 1; step < distinctLanes; step *= 2)
-    for (llvm::Value *&a : acc)
-      a = combine(kind, elem, a, shuffleXor(a, static_cast<unsigned>(step) * laneStride));
+    for (Values &a : acc) {
+      Values other;
+      for (llvm::Value *v : a)
+        other.push_back(shuffleXor(v, static_cast<unsigned>(step) * laneStride));
+      a = combineValues(op, a, other);
+    }
 
-  // 3. Across warps, through shared memory: slot (result element, warp along the axis).
+  // 3. Across warps, through shared memory: slot (result element, warp along the axis), one
+  //    array per operand.
   unsigned warps = distinctWarpsAlongAxis(op);
   if (warps > 1) {
-    llvm::Type *memType = memoryType(elem);
     llvm::Value *warpAlongAxis = builder_.CreateAnd(threadIndicesFor(dist.root).second[rootAxis],
                                                     builder_.getInt32(warps - 1));
     std::vector<llvm::Value *> slots(numResults);
@@ -1259,28 +1297,41 @@ void KernelLowering::lowerReduce(const Operation &op) {
       llvm::Value *linear = resultDist ? linearCoordinate(*resultDist, r) : builder_.getInt32(0);
       slots[r] = builder_.CreateMul(linear, builder_.getInt32(warps));
     }
+    auto slotPointer = [&](unsigned i, llvm::Value *slot) {
+      llvm::Type *memType = memoryType(op.operand(i)->type().elem);
+      if (n == 1)
+        return sharedElementPointer(memType, slot);
+      return builder_.CreateGEP(memType, sharedAt(reduceOperandOffset(op, i)), slot);
+    };
     beginSharedWrite();
-    for (unsigned r = 0; r < numResults; ++r) {
-      llvm::Value *v = elem.isBool() ? builder_.CreateZExt(acc[r], memType) : acc[r];
-      builder_.CreateStore(
-          v, sharedElementPointer(memType, builder_.CreateAdd(slots[r], warpAlongAxis)));
-    }
+    for (unsigned r = 0; r < numResults; ++r)
+      for (unsigned i = 0; i < n; ++i) {
+        llvm::Value *v = toSharedElement(acc[r][i], op.operand(i)->type().elem);
+        builder_.CreateStore(v, slotPointer(i, builder_.CreateAdd(slots[r], warpAlongAxis)));
+      }
     barrier();
     for (unsigned r = 0; r < numResults; ++r) {
-      llvm::Value *total = nullptr;
+      Values total;
       for (unsigned w = 0; w < warps; ++w) {
-        llvm::Value *v = builder_.CreateLoad(
-            memType,
-            sharedElementPointer(memType, builder_.CreateAdd(slots[r], builder_.getInt32(w))));
-        if (elem.isBool())
-          v = builder_.CreateICmpNE(v, llvm::ConstantInt::get(memType, 0));
-        total = total ? combine(kind, elem, total, v) : v;
+        Values partial;
+        for (unsigned i = 0; i < n; ++i) {
+          const DType &elem = op.operand(i)->type().elem;
+          llvm::Value *v = builder_.CreateLoad(
+              memoryType(elem), slotPointer(i, builder_.CreateAdd(slots[r], builder_.getInt32(w))));
+          partial.push_back(fromSharedElement(v, elem));
+        }
+        total = total.empty() ? partial : combineValues(op, total, partial);
       }
       acc[r] = total;
     }
     sharedInUse_ = true;
   }
-  values_[op.result()] = acc;
+  for (unsigned i = 0; i < n; ++i) {
+    Values result;
+    for (const Values &a : acc)
+      result.push_back(a[i]);
+    values_[op.result(i)] = result;
+  }
 }
 
 //===----------------------------------------------------------------------===//

@@ -44,6 +44,40 @@ static int64_t reductionSlots(const tir::Operation &op) {
   return (result.isScalar() ? 1 : result.numElements()) * distinctWarpsAlongAxis(op);
 }
 
+unsigned reduceOperandOffset(const tir::Operation &reduce, unsigned operand) {
+  int64_t offset = 0;
+  for (unsigned i = 0; i < operand; ++i)
+    offset += (reductionSlots(reduce) * elementBytes(reduce.operand(i)->type().elem) + 7) / 8 * 8;
+  return static_cast<unsigned>(offset);
+}
+
+ScanShape scanShape(const tir::Operation &scan) {
+  Distribution dist = distributionOf(scan.operand(0)->type());
+  unsigned axis = static_cast<unsigned>(scan.intAttr("axis"));
+  int64_t length = dist.shape[axis];
+  ScanShape s;
+  s.inThread = static_cast<unsigned>(std::min<int64_t>(dist.spt(axis), length));
+  s.lanes = static_cast<unsigned>(
+      std::min<int64_t>(dist.tpw(axis), std::max<int64_t>(1, length / dist.spt(axis))));
+  s.warps = distinctWarpsAlongAxis(scan);
+  s.chunks = dist.elemsPerThread[axis] / dist.spt(axis);
+  int64_t lines = 1;
+  for (unsigned d = 0; d < dist.rank(); ++d)
+    if (d != axis)
+      lines *= dist.shape[d];
+  s.lines = static_cast<unsigned>(lines);
+  return s;
+}
+
+unsigned scanOperandOffset(const tir::Operation &scan, unsigned operand) {
+  ScanShape s = scanShape(scan);
+  int64_t slots = int64_t(s.lines) * s.chunks * s.warps;
+  int64_t offset = 0;
+  for (unsigned i = 0; i < operand; ++i)
+    offset += (slots * elementBytes(scan.operand(i)->type().elem) + 7) / 8 * 8;
+  return static_cast<unsigned>(offset);
+}
+
 unsigned argReduceIndexOffset(const tir::Operation &argReduce) {
   int64_t bytes = reductionSlots(argReduce) * elementBytes(argReduce.operand(0)->type().elem);
   return static_cast<unsigned>((bytes + 7) / 8 * 8);
@@ -74,7 +108,17 @@ unsigned sharedMemoryBytes(const tir::Operation &op) {
       return 0;
     const tir::Type &result = op.result()->type();
     int64_t slots = result.isScalar() ? 1 : result.numElements();
-    return static_cast<unsigned>(slots * warps * elementBytes(result.elem));
+    if (op.numOperands() == 1)
+      return static_cast<unsigned>(slots * warps * elementBytes(result.elem));
+    unsigned last = op.numOperands() - 1;
+    return reduceOperandOffset(op, last) +
+           static_cast<unsigned>(slots * warps * elementBytes(op.operand(last)->type().elem));
+  }
+  if (op.code() == OpCode::Scan && op.operand(0)->type().layout) {
+    if (distinctWarpsAlongAxis(op) <= 1)
+      return 0;
+    // One slot per line, chunk and warp along the axis: each warp's chunk totals.
+    return scanOperandOffset(op, op.numOperands());
   }
   if (op.code() == OpCode::ConvertLayout && op.operand(0)->type().layout &&
       !(*op.operand(0)->type().layout == *op.result()->type().layout))

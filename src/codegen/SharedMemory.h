@@ -36,4 +36,17 @@ bool atomicResultIsReplicated(const Distribution &dist);
 /// Bytes at which an argmin/argmax's index slots start (its value slots come first).
 unsigned argReduceIndexOffset(const tir::Operation &argReduce);
 
+/// Where the partial results of operand `operand` of a reduction of several operands start.
+unsigned reduceOperandOffset(const tir::Operation &reduce, unsigned operand);
+
+/// How a scan's axis is spread (LowerScan.cpp): per thread, `chunks` runs of `inThread`
+/// consecutive distinct elements; `lanes` lanes and `warps` warps hold distinct runs; `lines`
+/// is the number of independent scans (the elements of the other dimensions).
+struct ScanShape {
+  unsigned inThread = 1, lanes = 1, warps = 1, chunks = 1, lines = 1;
+};
+ScanShape scanShape(const tir::Operation &scan);
+/// Where operand `operand`'s warp totals start in shared memory (operand N: the bytes needed).
+unsigned scanOperandOffset(const tir::Operation &scan, unsigned operand);
+
 } // namespace tilec::codegen

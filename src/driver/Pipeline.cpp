@@ -153,14 +153,6 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
   // 4. GPU layouts: coalesced layouts for memory operations from the axis analysis, tensor-core
   //    accumulator layouts for the dots mma.sync computes, layouts for every other tensor, and
   //    conversions only where producer and consumer disagree.
-  // Scans run on the interpreter only so far: a located error rather than wrong code.
-  for (const std::unique_ptr<tir::Function> &function : module->functions)
-    tir::walk(*function, [&](tir::Operation &op) {
-      if (op.code() == tir::OpCode::Scan)
-        sources.error(op.loc(), std::string("tl.") +
-                                    (op.strAttr("kind") == "sum" ? "cumsum" : "cumprod") +
-                                    " is not supported yet on the GPU (tilec run executes it)");
-    });
   PassRunner passes(*module, options, log);
   passes.run("coalesce", gpu::runCoalesce);
   passes.run("accelerate-matmul",

@@ -60,8 +60,19 @@ LayoutPtr wantedOperandLayout(const Operation &op, unsigned i) {
     return permuteLayout(layoutOf(op.result()), inversePermutation(op));
   case OpCode::Dot:
     return i == 2 ? layoutOf(op.result()) : nullptr;
+  case OpCode::Scan:
+    // A scan's operands and results share one layout.
+    for (unsigned r = 0; r < op.numResults(); ++r)
+      if (LayoutPtr l = layoutOf(op.result(r)))
+        return l;
+    for (const Value *v : op.operands())
+      if (LayoutPtr l = layoutOf(v))
+        return l;
+    return nullptr;
   case OpCode::Reduce:
   case OpCode::ArgReduce: {
+    if (i > 0 && layoutOf(op.operand(0)))
+      return layoutOf(op.operand(0));
     LayoutPtr result = layoutOf(op.result());
     if (result && result->kind == LayoutKind::Slice &&
         result->dim == static_cast<unsigned>(op.intAttr("axis")))
@@ -95,6 +106,11 @@ LayoutPtr impliedResultLayout(const Operation &op, unsigned r) {
   case OpCode::ArgReduce:
     if (LayoutPtr operand = layoutOf(op.operand(0)))
       return makeSlice(static_cast<unsigned>(op.intAttr("axis")), operand);
+    return nullptr;
+  case OpCode::Scan:
+    for (const Value *v : op.operands())
+      if (LayoutPtr l = layoutOf(v))
+        return l;
     return nullptr;
   case OpCode::Trans:
     return permuteLayout(layoutOf(op.operand(0)), std::get<std::vector<int64_t>>(op.attr("order")));
@@ -263,9 +279,21 @@ private:
   void legalize(Operation &op) {
     for (unsigned r = 0; r < op.numRegions(); ++r)
       legalizeBlock(op.region(r).block());
-    if ((op.code() == OpCode::Reduce || op.code() == OpCode::ArgReduce) &&
-        op.result()->type().isTensor()) {
-      retypeResult(op, 0, impliedResultLayout(op, 0));
+    if (op.code() == OpCode::Reduce || op.code() == OpCode::ArgReduce) {
+      // Every operand in the first one's layout, every result in the slice of it.
+      for (unsigned i = 1; i < op.numOperands(); ++i)
+        convertOperand(op, i, layoutOf(op.operand(0)));
+      for (unsigned r = 0; r < op.numResults(); ++r)
+        if (op.result(r)->type().isTensor())
+          retypeResult(op, r, impliedResultLayout(op, r));
+      return;
+    }
+    if (op.code() == OpCode::Scan) {
+      LayoutPtr target = layoutOf(op.operand(0));
+      for (unsigned i = 1; i < op.numOperands(); ++i)
+        convertOperand(op, i, target);
+      for (unsigned r = 0; r < op.numResults(); ++r)
+        retypeResult(op, r, target);
       return;
     }
     if (op.code() == OpCode::For || op.code() == OpCode::If || op.code() == OpCode::While)

@@ -246,6 +246,14 @@ private:
   void execAtomicRMW(CompiledOp &op, Tensor &out);
   void execAtomicCAS(CompiledOp &op, Tensor &out);
   void execReduce(CompiledOp &op, Tensor &out);
+  /// Scans and reductions whose combine function is a region (Combine.cpp's kind `combine`).
+  void execCombining(CompiledOp &op);
+  /// Runs `op`'s combine region on lanes of the operand tensors: lhs lane `l` of `lhs[i]` and
+  /// rhs lane `r` of `rhs[i]`; the results go to lane `o` of `out[i]`.
+  void combineLanes(CompiledOp &op, const std::vector<const Tensor *> &lhs, int64_t l,
+                    const std::vector<const Tensor *> &rhs, int64_t r,
+                    const std::vector<Tensor *> &out, int64_t o);
+  static void checkCombineRegion(const tir::Operation &op, CompiledOp &compiled);
   void execPrint(CompiledOp &op);
   void execAssert(CompiledOp &op);
 
@@ -408,12 +416,18 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
       compileError(op, "the result does not have end - start elements");
     break;
   case OpCode::Scan:
-    expectOperands(1, 1);
     compiled.axis = intAttr("axis");
-    if (compiled.axis < 0 || compiled.axis >= static_cast<int64_t>(op.operand(0)->type().rank()))
+    if (op.numOperands() == 0 || compiled.axis < 0 ||
+        compiled.axis >= static_cast<int64_t>(op.operand(0)->type().rank()))
       compileError(op, "axis out of range");
-    if (stringAttr("kind") != "sum" && stringAttr("kind") != "prod")
+    if (stringAttr("kind") == "combine") {
+      compiled.reduceKind = ReduceKind::Combine;
+      checkCombineRegion(op, compiled);
+    } else if (stringAttr("kind") != "sum" && stringAttr("kind") != "prod") {
       compileError(op, "unknown kind '" + op.strAttr("kind") + "'");
+    } else {
+      expectOperands(1, 1);
+    }
     compiled.scanProduct = op.strAttr("kind") == "prod";
     compiled.scanReverse = op.hasAttr("reverse") && op.boolAttr("reverse");
     break;
@@ -429,9 +443,17 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
     break;
   case OpCode::Reduce:
   case OpCode::ArgReduce: {
-    expectOperands(1, 1);
     if (!parseReduceKind(stringAttr("kind"), compiled.reduceKind))
       compileError(op, "unknown kind '" + op.strAttr("kind") + "'");
+    if (compiled.reduceKind == ReduceKind::Combine && op.code() == OpCode::Reduce) {
+      compiled.axis = intAttr("axis");
+      if (op.numOperands() == 0 || compiled.axis < 0 ||
+          compiled.axis >= static_cast<int64_t>(op.operand(0)->type().rank()))
+        compileError(op, "axis out of range");
+      checkCombineRegion(op, compiled);
+      break;
+    }
+    expectOperands(1, 1);
     bool isArg =
         compiled.reduceKind == ReduceKind::ArgMax || compiled.reduceKind == ReduceKind::ArgMin;
     if (isArg != (op.code() == OpCode::ArgReduce))
@@ -715,8 +737,12 @@ void Machine::execOp(CompiledOp &op) {
     return execAtomicCAS(op, *out);
   case OpCode::Reduce:
   case OpCode::ArgReduce:
+    if (op.reduceKind == ReduceKind::Combine)
+      return execCombining(op);
     return execReduce(op, *out);
   case OpCode::Scan:
+    if (op.reduceKind == ReduceKind::Combine)
+      return execCombining(op);
     return evalScan(op.scanProduct, op.scanReverse, op.axis, slot(op.operands[0]), *out, *this);
   case OpCode::For:
     return execFor(op);
@@ -1153,6 +1179,123 @@ void Machine::execReduce(CompiledOp &op, Tensor &out) {
   converted.reset(out.dtype(), in.shape());
   evalCast(in, converted);
   evalReduce(op.reduceKind, op.axis, converted, out, *this);
+}
+
+void Machine::checkCombineRegion(const tir::Operation &op, CompiledOp &compiled) {
+  unsigned n = op.numOperands();
+  if (op.numResults() != n || op.numRegions() != 1 || compiled.regions[0].args.size() != 2 * n)
+    compileError(op, "a combine needs N operands, N results and a region of 2N arguments");
+  const tir::Operation *yield = op.region(0).block().terminator();
+  if (!yield || yield->code() != OpCode::Yield || yield->numOperands() != n)
+    compileError(op, "the combine region must yield one value per operand");
+  for (unsigned i = 0; i < n; ++i) {
+    tir::DType t = op.operand(i)->type().elem;
+    if (op.operand(i)->type().shape != op.operand(0)->type().shape ||
+        op.result(i)->type().elem != t || yield->operand(i)->type().elem != t ||
+        op.region(0).block().argument(i)->type().elem != t ||
+        op.region(0).block().argument(i + n)->type().elem != t)
+      compileError(op, "operand " + std::to_string(i) +
+                           " does not match its result or combine arguments");
+  }
+}
+
+void Machine::combineLanes(CompiledOp &op, const std::vector<const Tensor *> &lhs, int64_t l,
+                           const std::vector<const Tensor *> &rhs, int64_t r,
+                           const std::vector<Tensor *> &out, int64_t o) {
+  CompiledBlock &region = op.regions[0];
+  size_t n = lhs.size();
+  auto copyLane = [](const Tensor &from, int64_t i, Tensor &to, int64_t j) {
+    size_t bytes = laneBytes(from.laneKind());
+    std::memcpy(to.lanes<unsigned char>() + j * bytes, from.lanes<unsigned char>() + i * bytes,
+                bytes);
+  };
+  for (size_t i = 0; i < n; ++i) {
+    copyLane(*lhs[i], l, slot(region.args[i]), 0);
+    copyLane(*rhs[i], r, slot(region.args[i + n]), 0);
+  }
+  CompiledOp *yield = execBlock(region);
+  for (size_t i = 0; i < n; ++i)
+    copyLane(slot(yield->operands[i]), 0, *out[i], o);
+  currentOp_ = op.op;
+}
+
+void Machine::execCombining(CompiledOp &op) {
+  const tir::Operation &ir = *op.op;
+  const size_t n = op.operands.size();
+  CompiledBlock &region = op.regions[0];
+  for (size_t i = 0; i < n; ++i) {
+    slot(region.args[i]).reset(ir.region(0).block().argument(static_cast<unsigned>(i))->type());
+    slot(region.args[i + n])
+        .reset(ir.region(0).block().argument(static_cast<unsigned>(i + n))->type());
+  }
+  const std::vector<int64_t> &dims = slot(op.operands[0]).shape();
+  int64_t outer = 1, length = dims[op.axis], inner = 1;
+  for (int64_t d = 0; d < static_cast<int64_t>(dims.size()); ++d) {
+    if (d < op.axis)
+      outer *= dims[d];
+    else if (d > op.axis)
+      inner *= dims[d];
+  }
+  std::vector<const Tensor *> in;
+  std::vector<Tensor *> out;
+  for (size_t i = 0; i < n; ++i) {
+    in.push_back(&slot(op.operands[i]));
+    out.push_back(&slot(op.results[i]));
+    out.back()->reset(ir.result(static_cast<unsigned>(i))->type());
+  }
+  std::vector<const Tensor *> outView(out.begin(), out.end());
+
+  if (op.code == OpCode::Scan) {
+    // Inclusive, in order along the axis (from its end when reversed): r[k] = f(r[k-1], x[k]).
+    bool reverse = ir.hasAttr("reverse") && ir.boolAttr("reverse");
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t j = 0; j < inner; ++j) {
+        int64_t previous = -1;
+        for (int64_t k = 0; k < length; ++k) {
+          int64_t along = reverse ? length - 1 - k : k;
+          int64_t index = (o * length + along) * inner + j;
+          if (previous < 0) {
+            for (size_t i = 0; i < n; ++i)
+              std::memcpy(out[i]->lanes<unsigned char>() + index * laneBytes(in[i]->laneKind()),
+                          in[i]->lanes<unsigned char>() + index * laneBytes(in[i]->laneKind()),
+                          laneBytes(in[i]->laneKind()));
+          } else {
+            combineLanes(op, outView, previous, in, index, out, index);
+          }
+          previous = index;
+        }
+      }
+    return;
+  }
+
+  // A reduction combines element r with element r + half, halving, as the built-in reductions
+  // and the GPU's butterfly shuffles do.
+  if (op.scratch.size() < n)
+    op.scratch.resize(n);
+  std::vector<Tensor *> work;
+  for (size_t i = 0; i < n; ++i) {
+    op.scratch[i].copyFrom(*in[i]);
+    work.push_back(&op.scratch[i]);
+  }
+  std::vector<const Tensor *> workView(work.begin(), work.end());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t m = length; m > 1;) {
+      int64_t half = (m + 1) / 2;
+      for (int64_t r = 0; r < m - half; ++r)
+        for (int64_t j = 0; j < inner; ++j) {
+          int64_t into = (o * length + r) * inner + j;
+          int64_t from = (o * length + r + half) * inner + j;
+          combineLanes(op, workView, into, workView, from, work, into);
+        }
+      m = half;
+    }
+    for (int64_t j = 0; j < inner; ++j)
+      for (size_t i = 0; i < n; ++i) {
+        size_t bytes = laneBytes(in[i]->laneKind());
+        std::memcpy(out[i]->lanes<unsigned char>() + (o * inner + j) * bytes,
+                    work[i]->lanes<unsigned char>() + (o * length * inner + j) * bytes, bytes);
+      }
+  }
 }
 
 void Machine::execPrint(CompiledOp &op) {

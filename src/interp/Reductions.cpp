@@ -127,6 +127,10 @@ void reduceIntegers(ReduceKind kind, const Tensor &in, Tensor &out, const Reduct
     return reducePairwise<int64_t>(
         in, out, shape, [=](int64_t a, int64_t b) { return static_cast<int64_t>(u(a) + u(b)); },
         [=](int64_t v) { return wrapInteger(u(v), resultKind); });
+  if (kind == ReduceKind::Xor)
+    return reducePairwise<int64_t>(
+        in, out, shape, [](int64_t a, int64_t b) { return a ^ b; },
+        [=](int64_t v) { return wrapInteger(u(v), resultKind); });
   bool isMax = kind == ReduceKind::Max;
   if (in.dtype().isSigned())
     return reducePairwise<int64_t>(
@@ -141,11 +145,11 @@ void reduceIntegers(ReduceKind kind, const Tensor &in, Tensor &out, const Reduct
 } // namespace
 
 bool parseReduceKind(const std::string &text, ReduceKind &out) {
-  static const std::pair<const char *, ReduceKind> table[] = {{"sum", ReduceKind::Sum},
-                                                              {"max", ReduceKind::Max},
-                                                              {"min", ReduceKind::Min},
-                                                              {"argmax", ReduceKind::ArgMax},
-                                                              {"argmin", ReduceKind::ArgMin}};
+  static const std::pair<const char *, ReduceKind> table[] = {
+      {"sum", ReduceKind::Sum},         {"max", ReduceKind::Max},
+      {"min", ReduceKind::Min},         {"xor", ReduceKind::Xor},
+      {"combine", ReduceKind::Combine}, {"argmax", ReduceKind::ArgMax},
+      {"argmin", ReduceKind::ArgMin}};
   for (const auto &[name, kind] : table) {
     if (text == name) {
       out = kind;
@@ -186,6 +190,10 @@ void evalReduce(ReduceKind kind, int64_t axis, const Tensor &in, Tensor &out,
       errors.fail("cannot reduce pointers");
     }
   }
+  if (kind == ReduceKind::Combine)
+    errors.fail("a reduction with a combine function has its own evaluation");
+  if (kind == ReduceKind::Xor && in.laneKind() != LaneKind::Int)
+    errors.fail("xor reduction of a non-integer operand");
   switch (in.laneKind()) {
   case LaneKind::Int:
     return reduceIntegers(kind, in, out, shape);

@@ -185,7 +185,7 @@ void evalBitcast(const Tensor &in, Tensor &out, const ErrorReporter &errors);
 void evalScan(bool product, bool reverse, int64_t axis, const Tensor &in, Tensor &out,
               const ErrorReporter &errors);
 
-enum class ReduceKind : uint8_t { Sum, Max, Min, ArgMax, ArgMin };
+enum class ReduceKind : uint8_t { Sum, Max, Min, Xor, ArgMax, ArgMin, Combine };
 bool parseReduceKind(const std::string &text, ReduceKind &out);
 /// Reduces `in` along `axis` into `out` (which already has the result type: `in`'s shape without
 /// the axis). Sum/Max/Min produce values, ArgMax/ArgMin i32 indices.

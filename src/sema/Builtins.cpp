@@ -30,7 +30,9 @@ const std::set<std::string> &supportedTl() {
       "max_constancy", "constexpr", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg",
       "atomic_and", "atomic_or", "atomic_xor", "atomic_cas", "range", "static_range",
       "static_range", "to", "debug_barrier", "dot", "trans", "permute", "reshape", "view",
-      "next_power_of_2", "umulhi", "to_tensor", "make_block_ptr", "advance"};
+      "next_power_of_2", "umulhi", "to_tensor", "make_block_ptr", "advance", "cumsum", "cumprod",
+      "associative_scan", "reduce", "xor_sum", "join", "split", "interleave", "flip", "clamp",
+      "div_rn", "fdiv", "sort", "topk"};
   return names;
 }
 
@@ -149,6 +151,8 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
       return SemaValue::ofDType(DType::scalar(dt->second));
     if (attr == "math" || attr == "core" || attr == "standard" || attr == "extra")
       return SemaValue::ofModule("triton.language." + attr);
+    if (attr == "PropagateNan") // tl.PropagateNan.ALL / .NONE, read by tl.clamp
+      return SemaValue::ofModule("triton.language.PropagateNan");
     if (attr == "float8e4m3fn")
       return SemaValue::ofDType(DType::scalar(ScalarKind::F8E4M3));
     if (supportedTl().count(attr))
@@ -200,7 +204,9 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
     }
     static const std::set<std::string> methods = {
         "to", "sum", "max", "min", "argmax", "argmin", "exp", "exp2", "log", "log2", "sqrt",
-        "abs", "expand_dims", "broadcast_to", "reshape", "view", "trans", "permute", "cast"};
+        "abs", "expand_dims", "broadcast_to", "reshape", "view", "trans", "permute", "cast",
+        "cumsum", "cumprod", "associative_scan", "reduce", "xor_sum", "split", "flip", "sort",
+        "topk"};
     if (methods.count(attr)) {
       SemaValue m = SemaValue::ofBuiltin("tl." + attr);
       m.elems.push_back(value);
@@ -913,6 +919,12 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     op->setAttr("reverse", reverse);
     return SemaValue::ofTensor(op->result());
   }
+
+  if (fn == "associative_scan" || fn == "reduce" || fn == "xor_sum")
+    return callCombining(fn, args);
+  if (fn == "join" || fn == "split" || fn == "interleave" || fn == "flip" || fn == "clamp" ||
+      fn == "div_rn" || fn == "fdiv" || fn == "sort" || fn == "topk")
+    return callShapeOp(fn, args);
 
   // --- Reductions -----------------------------------------------------------------------------
   if (fn == "sum" || fn == "max" || fn == "min" || fn == "argmax" || fn == "argmin") {

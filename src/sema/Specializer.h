@@ -88,6 +88,10 @@ public:
   SemaValue callLibdevice(const tir::LibdeviceFunction &fn, CallArgs &args);
   /// tl.dot (Builtins.cpp).
   SemaValue dot(CallArgs &args);
+  /// tl.associative_scan, tl.reduce and tl.xor_sum (Combine.cpp).
+  SemaValue callCombining(const std::string &fn, CallArgs &args);
+  /// tl.join, tl.split, tl.interleave, tl.flip, tl.clamp, tl.div_rn, tl.fdiv (ShapeOps.cpp).
+  SemaValue callShapeOp(const std::string &fn, CallArgs &args);
   /// Looks up `attr` of a module ("triton.language" . "load").
   SemaValue moduleAttribute(const std::string &module, const std::string &attr, SourceLoc loc);
   SemaValue valueAttribute(const SemaValue &value, const std::string &attr, SourceLoc loc);
@@ -205,6 +209,15 @@ private:
   SemaValue evalSubscript(const ast::Expr &expr);
   SemaValue evalConstantGlobal(const std::string &name, const ast::Expr &expr);
   SemaValue callJitFunction(const ast::Stmt &def, CallArgs &args);
+
+  // Scans and reductions with combine functions (Combine.cpp).
+  bool constFlag(const std::optional<SemaValue> &v, SourceLoc loc, const std::string &what);
+  int64_t constAxis(const SemaValue &v, unsigned rank, SourceLoc loc, const std::string &what);
+  void buildCombineRegion(tir::Operation &op, const SemaValue &fn,
+                          const std::vector<tir::DType> &types, SourceLoc loc,
+                          const std::string &what);
+  std::vector<tir::Value *> combinedOperands(const SemaValue &input, SourceLoc loc,
+                                             const std::string &what);
 
   // Control flow support
   std::vector<std::string> carriedNames(const ast::StmtList &body) const;

@@ -22,6 +22,17 @@ public:
   }
   Block *block() const { return block_; }
 
+  /// Where the builder inserts; saved around building an operation's region.
+  struct InsertPoint {
+    Block *block;
+    Block::OpList::iterator pos;
+  };
+  InsertPoint insertionPoint() const { return {block_, pos_}; }
+  void restoreInsertionPoint(InsertPoint ip) {
+    block_ = ip.block;
+    pos_ = ip.pos;
+  }
+
   /// How many operations this builder has created: sema bounds what unrolling and inlining make.
   size_t numCreated() const { return numCreated_; }
 

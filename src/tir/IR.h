@@ -93,9 +93,11 @@ class Function;
   X(Dot, "dot")        /* a [M,K], b [K,N], acc [M,N] -> acc + a@b; attr input_precision:       */ \
                        /* "ieee" | "tf32" | "tf32x3"; products accumulate in acc's type         */ \
   /* reductions */                                                                                 \
-  X(Reduce, "reduce")  /* attr kind: sum max min; attr axis; one operand */                        \
+  X(Reduce, "reduce")  /* attr kind: sum max min xor (one operand), or combine: N operands of */  \
+                       /* one shape, N results, a region (N lhs, N rhs scalars) -> yield N      */ \
   X(ArgReduce, "arg_reduce") /* attr kind: argmax argmin; attr axis; result i32 */                 \
-  X(Scan, "scan")      /* attr kind: sum prod; attr axis; attr reverse; inclusive, operand's type */  \
+  X(Scan, "scan")      /* attr kind: sum prod (one operand) or combine (as reduce); attr axis; */  \
+                       /* attr reverse; inclusive; results of the operands' types              */ \
   /* control flow */                                                                               \
   X(For, "for")        /* lb, ub, step, inits...; region(iv, iters...) -> results */               \
   X(If, "if")          /* cond; then region, else region -> results */                             \

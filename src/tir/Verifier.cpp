@@ -113,6 +113,62 @@ private:
       fail(op, "has " + std::to_string(op.numOperands()) + " operands");
   }
 
+  /// scan and reduce: N operands of one shape, N results of their types (without the axis for
+  /// a reduction); a builtin kind takes one operand, `combine` a region of 2N scalar arguments
+  /// (the left values, then the right ones) that yields N scalars of the operands' types.
+  void verifyScanOrReduce(const Operation &op) {
+    bool scan = op.code() == OpCode::Scan;
+    if (!op.hasAttr("kind") || !op.hasAttr("axis") || (scan && !op.hasAttr("reverse")))
+      return fail(op, scan ? "needs attributes kind, axis and reverse"
+                           : "needs attributes kind and axis");
+    if (op.numOperands() == 0 || op.numResults() != op.numOperands())
+      return fail(op, "needs as many results as operands");
+    const std::string &kind = op.strAttr("kind");
+    bool combine = kind == "combine";
+    bool builtin = scan ? kind == "sum" || kind == "prod"
+                        : kind == "sum" || kind == "max" || kind == "min" || kind == "xor";
+    if (!combine && !builtin)
+      return fail(op, "unknown kind '" + kind + "'");
+    if (!combine && (op.numOperands() != 1 || op.numRegions() != 0))
+      return fail(op, "kind '" + kind + "' takes one operand and no region");
+    const Type &first = op.operand(0)->type();
+    int64_t axis = op.intAttr("axis");
+    if (axis < 0 || axis >= static_cast<int64_t>(first.rank()))
+      return fail(op, "axis out of range");
+    for (unsigned i = 0; i < op.numOperands(); ++i) {
+      const Type &t = op.operand(i)->type();
+      if (t.shape != first.shape)
+        return fail(op, "operands differ in shape");
+      std::vector<int64_t> shape = t.shape;
+      if (!scan)
+        shape.erase(shape.begin() + axis);
+      const Type &r = op.result(i)->type();
+      if (r.shape != shape || (r.elem != t.elem && (scan || kind != "sum")))
+        return fail(op, "result " + std::to_string(i) + " does not match its operand");
+    }
+    if (!combine)
+      return;
+    if (op.numRegions() != 1)
+      return fail(op, "kind 'combine' needs one region");
+    const Block &body = op.region(0).block();
+    unsigned n = op.numOperands();
+    if (body.numArguments() != 2 * n)
+      return fail(op, "the combine region needs " + std::to_string(2 * n) + " arguments");
+    for (unsigned i = 0; i < 2 * n; ++i)
+      if (!body.argument(i)->type().isScalar() ||
+          body.argument(i)->type().elem != op.operand(i % n)->type().elem)
+        return fail(op, "combine argument " + std::to_string(i) +
+                            " is not a scalar of its operand's type");
+    const Operation *yield = body.terminator();
+    if (!yield || yield->code() != OpCode::Yield || yield->numOperands() != n)
+      return fail(op, "the combine region must yield " + std::to_string(n) + " values");
+    for (unsigned i = 0; i < n; ++i)
+      if (!yield->operand(i)->type().isScalar() ||
+          yield->operand(i)->type().elem != op.operand(i)->type().elem)
+        return fail(op, "combine result " + std::to_string(i) +
+                            " is not a scalar of its operand's type");
+  }
+
   void verifyOp(const Operation &op) {
     switch (op.code()) {
     case OpCode::Constant:
@@ -216,21 +272,9 @@ private:
       if (op.operand(0)->type().shape != op.result()->type().shape)
         fail(op, "changes shape");
       return;
-    case OpCode::Scan: {
-      expectOperands(op, 1, 1);
-      if (op.numOperands() != 1)
-        return;
-      const Type &t = op.operand(0)->type();
-      if (!t.sameShapeAndElem(op.result()->type()))
-        return fail(op, "result must have the operand's shape and type");
-      if (!op.hasAttr("kind") || !op.hasAttr("axis") || !op.hasAttr("reverse"))
-        return fail(op, "needs attributes kind, axis and reverse");
-      if (op.strAttr("kind") != "sum" && op.strAttr("kind") != "prod")
-        return fail(op, "kind must be sum or prod");
-      if (op.intAttr("axis") < 0 || op.intAttr("axis") >= static_cast<int64_t>(t.rank()))
-        fail(op, "axis out of range");
-      return;
-    }
+    case OpCode::Scan:
+    case OpCode::Reduce:
+      return verifyScanOrReduce(op);
     case OpCode::Libdevice: {
       const LibdeviceFunction *fn =
           op.hasAttr("fn") ? findLibdeviceFunction(op.strAttr("fn")) : nullptr;

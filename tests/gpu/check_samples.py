@@ -741,6 +741,185 @@ RANDOM_BLOCK_PTR_SAMPLES = [
 ]
 
 
+# --- tests/gpu/scan_ops.tl: scans, reductions with combine functions, shape ops. One program of
+# the given (M, N) shape; pointers promised 16-byte aligned, as Triton's JIT specialises them, so
+# that both pick the same (vectorised) layout for the scanned tensor. Integer results are exact whatever the order; float scans combine in
+# Triton's order (thread runs, lane shuffles, warp totals) on both sides, so they should match
+# bit for bit, but are compared within a tolerance of the order's rounding.
+SCAN_F32 = Tol(atol=1e-5, scale=1e-5)
+
+
+def _lines(x, axis):
+    """x (M x N) as lines along `axis`: rows for axis 1, columns for axis 0."""
+    return x if axis == 1 else x.t()
+
+
+def _scan_reference(x, axis, reverse, product):
+    x = x.double()
+    x = x.flip(axis) if reverse else x
+    y = x.cumprod(axis) if product else x.cumsum(axis)
+    return y.flip(axis) if reverse else y
+
+
+def scan_sample(name, kernel, dtype, shape, axis, reverse, num_warps=4, product=False):
+    short = {"float32": "fp32", "int32": "i32"}[dtype]
+    m, n = shape
+
+    def inputs(s):
+        if dtype == "int32":
+            x = randint(-3, 4, (m * n,), dtype) if product else randint(-1000, 1000, (m * n,), dtype)
+        else:
+            x = randn(m * n) * 0.05 + 1 if product else randn(m * n)
+        return {"x": x, "y": empty(m * n, dtype)}
+
+    def reference(t, s):
+        x = t["x"].view(m, n)
+        if dtype == "int32" and product:  # products wrap at 32 bits, as on the GPU
+            x64 = x.long()
+            x64 = x64.flip(axis) if reverse else x64
+            y = x64.clone()
+            for k in range(1, y.shape[axis]):
+                prev = y.narrow(axis, k - 1, 1)
+                cur = y.narrow(axis, k, 1)
+                cur.copy_(((prev * cur + 2**31) % 2**32) - 2**31)
+            y = y.flip(axis) if reverse else y
+            return {"y": y.double().flatten()}
+        return {"y": _scan_reference(x, axis, reverse, product).flatten()}
+
+    return Sample(
+        name=name, source="tests/gpu/scan_ops.tl", kernel=kernel, ptx=name,
+        signature=f"*{short}:16,*{short}:16,{m},{n},{axis},{int(reverse)}",
+        tilec_flags=("--num-warps", str(num_warps)), size=shape,
+        inputs=inputs, outputs=["y"], args=lambda t, s: [t["x"], t["y"]],
+        grid=lambda meta, s: (1,),
+        tol=EXACT if dtype == "int32" else (Tol(rtol=1e-5) if product else SCAN_F32),
+        reference=reference)
+
+
+def linear_scan_sample(name, shape, reverse, num_warps=4):
+    """h = a * h_prev + b along each row (Mamba's recurrence) as an associative_scan of pairs."""
+    m, n = shape
+
+    def reference(t, s):
+        a, b = t["a"].double().view(m, n), t["b"].double().view(m, n)
+        h = torch.zeros(m, n, dtype=torch.float64, device=a.device)
+        state = torch.zeros(m, dtype=torch.float64, device=a.device)
+        for k in (range(n - 1, -1, -1) if reverse else range(n)):
+            state = a[:, k] * state + b[:, k]
+            h[:, k] = state
+        return {"h": h.flatten()}
+
+    return Sample(
+        name=name, source="tests/gpu/scan_ops.tl", kernel="linear_scan", ptx=name,
+        signature=f"*fp32:16,*fp32:16,*fp32:16,{m},{n},{int(reverse)}",
+        tilec_flags=("--num-warps", str(num_warps)), size=shape,
+        inputs=lambda s: {"a": torch.rand(m * n).to(DEVICE) * 0.5 + 0.5, "b": randn(m * n),
+                          "h": empty(m * n)},
+        outputs=["h"], args=lambda t, s: [t["a"], t["b"], t["h"]], grid=lambda meta, s: (1,),
+        tol=Tol(atol=1e-5, rtol=1e-5), reference=reference)
+
+
+def reduce_sample(name, shape, axis, num_warps=4):
+    """tl.reduce with a user add (keep_dims), a 2-operand max-with-index (smaller index on ties:
+    the inputs have many), and tl.xor_sum, along `axis`."""
+    m, n = shape
+    lines = m if axis == 1 else n
+
+    def reference(t, s):
+        x = _lines(t["x"].view(m, n), axis).long()
+        best = x.max(dim=1).values
+        length = x.shape[1]
+        index = torch.arange(length, device=x.device).expand_as(x)
+        first = torch.where(x == best[:, None], index, length).min(dim=1).values
+        bits = x[:, 0].clone()
+        for k in range(1, length):
+            bits = bits ^ x[:, k]
+        return {"sums": x.sum(dim=1).double(), "maxes": best.double(),
+                "indices": first.double(), "xors": bits.double()}
+
+    return Sample(
+        name=name, source="tests/gpu/scan_ops.tl", kernel="user_reduce", ptx=name,
+        signature=f"*i32:16,*i32:16,*i32:16,*i32:16,*i32:16,{m},{n},{axis}",
+        tilec_flags=("--num-warps", str(num_warps)), size=shape,
+        inputs=lambda s: {"x": randint(-20, 20, (m * n,), "int32"),
+                          **{k: empty(lines, "int32") for k in ("sums", "maxes", "indices", "xors")}},
+        outputs=["sums", "maxes", "indices", "xors"],
+        args=lambda t, s: [t["x"], t["sums"], t["maxes"], t["indices"], t["xors"]],
+        grid=lambda meta, s: (1,), reference=reference)
+
+
+def join_split_reference(t, s):
+    m, n = s
+    x, y = t["x"].view(m, n).double(), t["y"].view(m, n).double()
+    joined = torch.stack([x, y], dim=-1).flatten()
+    return {"joined": joined, "inter": joined, "a": (x * 2).flatten(), "b": (y + 1).flatten(),
+            "flipped": x.flip(1).flatten()}
+
+
+SCAN_SAMPLES = [
+    scan_sample("scan_cumsum_i32_axis1", "cumsum_2d", "int32", (32, 128), 1, False),
+    scan_sample("scan_cumsum_i32_axis0_rev", "cumsum_2d", "int32", (64, 32), 0, True),
+    scan_sample("scan_cumsum_i32_axis0_8warps", "cumsum_2d", "int32", (256, 16), 0, False,
+                num_warps=8),
+    scan_sample("scan_cumsum_f32_axis0", "cumsum_2d", "float32", (64, 64), 0, False),
+    scan_sample("scan_cumsum_f32_axis1_rev", "cumsum_2d", "float32", (16, 256), 1, True,
+                num_warps=8),
+    scan_sample("scan_cumprod_f32_axis1", "cumprod_2d", "float32", (32, 64), 1, False,
+                product=True),
+    scan_sample("scan_cumprod_i32_axis0_rev", "cumprod_2d", "int32", (32, 16), 0, True,
+                product=True),
+    scan_sample("scan_user_add_i32_axis0_rev", "user_scan", "int32", (128, 8), 0, True),
+    scan_sample("scan_user_add_f32_axis1", "user_scan", "float32", (8, 512), 1, False),
+    linear_scan_sample("scan_linear_recurrence", (16, 128), False),
+    linear_scan_sample("scan_linear_recurrence_rev", (4, 512), True, num_warps=8),
+    reduce_sample("reduce_user_fn_axis1", (32, 64), 1),
+    reduce_sample("reduce_user_fn_axis0", (64, 32), 0),
+    Sample(
+        name="join_split_interleave_flip", source="tests/gpu/scan_ops.tl", kernel="join_split",
+        ptx="join_split_interleave_flip", signature="*i32:16,*i32:16,*i32:16,*i32:16,*i32:16,*i32:16,*i32:16,16,64",
+        size=(16, 64),
+        inputs=lambda s: {"x": randint(-1000, 1000, (s[0] * s[1],), "int32"),
+                          "y": randint(-1000, 1000, (s[0] * s[1],), "int32"),
+                          "joined": empty(2 * s[0] * s[1], "int32"),
+                          "inter": empty(2 * s[0] * s[1], "int32"),
+                          "a": empty(s[0] * s[1], "int32"), "b": empty(s[0] * s[1], "int32"),
+                          "flipped": empty(s[0] * s[1], "int32")},
+        outputs=["joined", "inter", "a", "b", "flipped"],
+        args=lambda t, s: [t["x"], t["y"], t["joined"], t["inter"], t["a"], t["b"], t["flipped"]],
+        grid=lambda meta, s: (1,), reference=join_split_reference),
+    Sample(
+        name="sort_desc_topk", source="tests/gpu/scan_ops.tl", kernel="sort_rows",
+        ptx="sort_desc_topk", signature="*fp32:16,*fp32:16,*fp32:16,16,64,1,8", size=(16, 64),
+        inputs=lambda s: {"x": randn(s[0] * s[1]), "y": empty(s[0] * s[1]),
+                          "top": empty(s[0] * 8)},
+        outputs=["y", "top"], args=lambda t, s: [t["x"], t["y"], t["top"]],
+        grid=lambda meta, s: (1,),
+        reference=lambda t, s: {
+            "y": t["x"].double().view(s).sort(dim=1, descending=True).values.flatten(),
+            "top": t["x"].double().view(s).sort(dim=1, descending=True).values[:, :8].flatten()}),
+    Sample(
+        name="sort_asc_i32", source="tests/gpu/scan_ops.tl", kernel="sort_rows",
+        ptx="sort_asc_i32", signature="*i32:16,*i32:16,*i32:16,4,256,0,16", size=(4, 256),
+        tilec_flags=("--num-warps", "8"),
+        inputs=lambda s: {"x": randint(-100, 100, (s[0] * s[1],), "int32"),
+                          "y": empty(s[0] * s[1], "int32"), "top": empty(s[0] * 16, "int32")},
+        outputs=["y", "top"], args=lambda t, s: [t["x"], t["y"], t["top"]],
+        grid=lambda meta, s: (1,),
+        reference=lambda t, s: {
+            "y": t["x"].view(s).sort(dim=1).values.double().flatten(),
+            "top": t["x"].view(s).sort(dim=1, descending=True).values[:, :16].double().flatten()}),
+    Sample(
+        name="permute_rank3", source="tests/gpu/scan_ops.tl", kernel="permute3",
+        ptx="permute_rank3", signature="*fp32:16,*fp32:16,*fp32:16,4,8,32", size=(4, 8, 32),
+        inputs=lambda s: {"x": randn(s[0] * s[1] * s[2]), "y": empty(s[0] * s[1] * s[2]),
+                          "t": empty(s[0] * s[1] * s[2])},
+        outputs=["y", "t"], args=lambda t, s: [t["x"], t["y"], t["t"]],
+        grid=lambda meta, s: (1,),
+        reference=lambda t, s: {"y": t["x"].double().view(s).permute(2, 0, 1).flatten(),
+                                "t": t["x"].double().view(s).permute(1, 2, 0).flatten()}),
+]
+
+
 GROUPED_SIG = "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32,i32:16,i32,i32:16,i32"
 TILED_AUTOTUNE_SIG = "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32,i32:16,i32,i32:16,i32,i32:16,i32"
 
@@ -958,7 +1137,7 @@ SAMPLES: List[Sample] = [
         tol=DOT_F16_OUT_F16, tols={"lse": Tol(atol=1e-4, rtol=1e-5)},
         reference=flash_reference),
 
-] + MMA_SAMPLES + [
+] + MMA_SAMPLES + SCAN_SAMPLES + [
     # --- samples/vector_add_autotune.tl: one config (BLOCK_SIZE 4096, 8 warps, 2 stages).
     Sample(
         name="vector_add_autotune__3", source="samples/vector_add_autotune.tl",

@@ -100,3 +100,47 @@ TEST_CASE("ops that share one layout must agree on it", "[verifier]") {
   r->setType(r->type().withLayout(tilec::gpu::defaultBlockedLayout({128}, 4, 1)));
   CHECK(verify(*f).find("differ in layout") != std::string::npos);
 }
+
+namespace {
+/// A scan or reduction of two f32/i32 operands of [8, 16] along axis 1 whose combine region
+/// yields `yields` values (the first ones of lhs + rhs) of the operands' types.
+std::unique_ptr<Function> makeCombine(OpCode code, unsigned yields, bool wrongType = false) {
+  auto f = std::make_unique<Function>("k", tilec::SourceLoc{});
+  Builder b(f->body());
+  Value *x = b.splat(b.floatConstant(1.0, Type(f32)), {8, 16});
+  Value *y = b.splat(b.intConstant(1, Type(i32)), {8, 16});
+  std::vector<Type> results = code == OpCode::Scan
+                                  ? std::vector<Type>{x->type(), y->type()}
+                                  : std::vector<Type>{Type(f32, {8}), Type(i32, {8})};
+  Operation *op = b.create(code, {x, y}, results);
+  op->setAttr("kind", std::string("combine"));
+  op->setAttr("axis", int64_t(1));
+  op->setAttr("reverse", false);
+  Block &body = op->addRegion().block();
+  std::vector<Value *> args;
+  for (DType t : {f32, i32, f32, i32})
+    args.push_back(body.addArgument(Type(t)));
+  Builder inner(body);
+  std::vector<Value *> yielded = {inner.binary(OpCode::Add, args[0], args[2]),
+                                  inner.binary(OpCode::Add, args[1], args[3])};
+  if (wrongType)
+    yielded[1] = inner.cast(yielded[1], f32);
+  yielded.resize(yields);
+  inner.create(OpCode::Yield, yielded, {});
+  b.create(OpCode::Return, {}, {});
+  return f;
+}
+} // namespace
+
+TEST_CASE("scans and reductions with a combine region", "[verifier]") {
+  for (OpCode code : {OpCode::Scan, OpCode::Reduce}) {
+    CHECK(verify(*makeCombine(code, 2)).empty());
+    CHECK(verify(*makeCombine(code, 1)).find("must yield 2 values") != std::string::npos);
+    CHECK(verify(*makeCombine(code, 2, true)).find("combine result 1 is not a scalar") !=
+          std::string::npos);
+  }
+  std::string text = print(*makeCombine(OpCode::Scan, 2));
+  INFO(text);
+  CHECK(text.find("{axis = 1, kind = \"combine\", reverse = false} : tensor<8x16xf32>, "
+                  "tensor<8x16xi32> {") != std::string::npos);
+}
