@@ -487,6 +487,15 @@ MMA_SAMPLES = [
     mma_sample("mma_tf32x3_nn", "gemm_tf32x3", "float32", "float32", DOT_TF32X3),
     mma_sample("mma_i8_i32_nn", "gemm_i32acc", "int8", "int32", EXACT),
     mma_sample("mma_i8_i32_nt", "gemm_i32acc", "int8", "int32", EXACT, "NT", blocks=(64, 64, 64)),
+    # wgmma shapes (sm_90a): operands staged from registers in every iteration (no pipeline),
+    # two n256 instructions per warpgroup and K step (fp16 accumulators: 128 registers), and an
+    # M-major a staged on 8 warps (its loads are masked along M: not pipelined).
+    mma_sample("wgmma_f16_staged", "gemm_f32acc", "float16", "float32", DOT_F16_OUT_F32,
+               stages=1),
+    mma_sample("wgmma_f16acc_64x512", "gemm_f16acc", "float16", "float16", DOT_F16_OUT_F16,
+               blocks=(64, 512, 32), size=(150, 1040, 112)),
+    mma_sample("wgmma_bf16_tn_w8", "gemm_f32acc", "bfloat16", "float32", DOT_BF16_OUT_F32, "TN",
+               blocks=(128, 128, 64), num_warps=8, size=(300, 272, 208)),
 ]
 
 # fp8 GEMMs (wgmma on sm_90a reads fp8 tiles along K only: a is M x K and b is stored N x K).
