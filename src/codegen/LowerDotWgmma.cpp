@@ -338,41 +338,49 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
     auto *type = llvm::FunctionType::get(builder_.getVoidTy(), false);
     builder_.CreateCall(type, llvm::InlineAsm::get(type, text, "~{memory}", true));
   };
+  // Every register the instructions read (A fragments, packed accumulators) is formed before the
+  // one fence: registers written between wgmma.fence and a wgmma would need another fence (ptxas
+  // inserts it, and warns).
+  std::vector<Values> aFragments(blocksM * kSteps);
+  for (unsigned mi = 0; mi < blocksM; ++mi)
+    for (unsigned s = 0; s < kSteps; ++s) {
+      Values &regs = aFragments[s * blocksM + mi];
+      if (aHoisted)
+        regs = hoisted->second[s * blocksM + mi];
+      else if (aInRegisters)
+        regs = mmaAFragmentFromRegisters(op, mi, s, instr.k);
+    }
+  std::vector<std::vector<llvm::Value *>> accumulators(blocksM * tilesN);
+  for (unsigned mi = 0; mi < blocksM; ++mi)
+    for (unsigned ni = 0; ni < tilesN; ++ni)
+      for (unsigned r = 0; r < accRegs; ++r)
+        accumulators[mi * tilesN + ni].push_back(accumulatorRegister(mi, ni, r));
   voidAsm("wgmma.fence.sync.aligned;");
   for (unsigned mi = 0; mi < blocksM; ++mi)
     for (unsigned ni = 0; ni < tilesN; ++ni) {
-      std::vector<llvm::Value *> accumulators;
-      for (unsigned r = 0; r < accRegs; ++r)
-        accumulators.push_back(accumulatorRegister(mi, ni, r));
+      std::vector<llvm::Value *> &acc = accumulators[mi * tilesN + ni];
       for (unsigned s = 0; s < kSteps; ++s) {
         std::vector<llvm::Value *> args;
-        if (aHoisted) {
-          const Values &regs = hoisted->second[s * blocksM + mi];
-          args.assign(regs.begin(), regs.end());
-        } else if (aInRegisters) {
-          Values regs = mmaAFragmentFromRegisters(op, mi, s, instr.k);
+        if (aInRegisters) {
+          const Values &regs = aFragments[s * blocksM + mi];
           args.assign(regs.begin(), regs.end());
         } else {
           args.push_back(aDescriptor(mi, s));
         }
-        for (llvm::Value *&arg : args)
-          if (arg->getType() != argTypes[0])
-            arg = builder_.CreateBitCast(arg, argTypes[0]);
-        // Registers written since the last fence may not be read by wgmma without one (ptxas
-        // would insert it, warning).
-        if (aInRegisters)
-          voidAsm("wgmma.fence.sync.aligned;");
         args.push_back(bDescriptor(ni, s));
         args.push_back(builder_.getInt32(1)); // scale-d: d = a * b + d
-        args.insert(args.end(), accumulators.begin(), accumulators.end());
+        args.insert(args.end(), acc.begin(), acc.end());
         llvm::Value *d = builder_.CreateCall(asmType, wgmma, args);
         for (unsigned r = 0; r < accRegs; ++r)
-          accumulators[r] = builder_.CreateExtractValue(d, r);
+          acc[r] = builder_.CreateExtractValue(d, r);
       }
-      for (unsigned r = 0; r < accRegs; ++r)
-        setAccumulatorRegister(mi, ni, r, accumulators[r]);
     }
+  // (Unpacked after the commit: fp16 accumulators leave the packed registers only then.)
   voidAsm("wgmma.commit_group.sync.aligned;");
+  for (unsigned mi = 0; mi < blocksM; ++mi)
+    for (unsigned ni = 0; ni < tilesN; ++ni)
+      for (unsigned r = 0; r < accRegs; ++r)
+        setAccumulatorRegister(mi, ni, r, accumulators[mi * tilesN + ni][r]);
 
   // 4. Wait for the group; the accumulators pass through the wait so that their uses follow it.
   //    A dot left in flight waits for the previous iteration's group instead, whose slots the
