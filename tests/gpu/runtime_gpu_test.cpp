@@ -342,8 +342,7 @@ void testCApi() {
 
 int main(int argc, char **argv) {
   if (argc != 3 && argc != 4) {
-    std::fprintf(stderr, "usage: %s runtime_kernels.ptx runtime_kernels.json [FATBIN]\n",
-                 argv[0]);
+    std::fprintf(stderr, "usage: %s runtime_kernels.ptx runtime_kernels.json [FATBIN]\n", argv[0]);
     return 2;
   }
   PtxPath = argv[1];
