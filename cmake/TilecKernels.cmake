@@ -9,6 +9,8 @@
 #                                       a `# tilec: -s "..."` comment
 #     [ARCH sm_90a] [NUM_WARPS <n>] [NUM_STAGES <n>]
 #     [DEFINES NAME=VALUE...]           constexpr bindings (tilec -D)
+#     [INCLUDE_DIRS <dir>...]           where `import helpers` looks after the source's folder
+#                                       (tilec -I)
 #     [OPTIONS <flag>...]               any other tilec flags (--no-fp-fusion...)
 #     [DEPENDS <file>...]               more files the kernels depend on
 #     [PREBUILT_DIR <dir>])             take <dir>/<stem>.h instead of compiling (see below)
@@ -16,9 +18,12 @@
 # For each source <dir>/<stem>.tl the target gets the generated header <stem>.tilec.h on its
 # include path:  #include "vector_add.tilec.h"  ...  tilec::add_kernel(stream, grid, x, y, out, n);
 #
-# Each header is rebuilt when its source, a DEPENDS file or the tilec executable changes (the
-# standard library is embedded in tilec), so editing a .tl recompiles only that kernel source and
-# the files that include its header.
+# Each header is rebuilt when its source, a file the source imports (`import helpers`,
+# `from .ops import f`), a DEPENDS file or the tilec executable changes (the standard library is
+# embedded in tilec), so editing a .tl recompiles only the kernel sources that are or import it
+# and the files that include their headers. The imports are found by tilec itself, which writes
+# a depfile (-MF) that the Ninja and Makefile generators read (DEPFILE); other generators see
+# only the source and DEPENDS.
 #
 # Without a compiler (a package installed from a build with -DTILEC_BUILD_COMPILER=OFF, as on GPU
 # machines without LLVM), the headers come from a directory of prebuilt ones generated elsewhere
@@ -36,7 +41,7 @@ set(TILEC_PREBUILT_KERNELS_DIR "" CACHE PATH
 function(tilec_add_kernels target)
   cmake_parse_arguments(PARSE_ARGV 1 ARG ""
     "ARCH;NUM_WARPS;NUM_STAGES;PREBUILT_DIR"
-    "SOURCES;KERNELS;SIGNATURES;DEFINES;OPTIONS;DEPENDS")
+    "SOURCES;KERNELS;SIGNATURES;DEFINES;OPTIONS;DEPENDS;INCLUDE_DIRS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tilec_add_kernels(${target}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -87,6 +92,10 @@ function(tilec_add_kernels target)
   foreach(define IN LISTS ARG_DEFINES)
     list(APPEND flags -D ${define})
   endforeach()
+  foreach(dir IN LISTS ARG_INCLUDE_DIRS)
+    get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND flags -I "${dir}")
+  endforeach()
   if(kernelCount GREATER 0)
     math(EXPR last "${kernelCount} - 1")
     foreach(index RANGE ${last})
@@ -118,6 +127,16 @@ function(tilec_add_kernels target)
         COMMAND ${CMAKE_COMMAND} -E copy "${prebuiltHeader}" "${header}"
         DEPENDS "${prebuiltHeader}"
         COMMENT "tilec: prebuilt ${stem}.h"
+        VERBATIM)
+    elseif(CMAKE_GENERATOR MATCHES "Ninja|Makefiles")
+      # tilec lists the files it read (the source and the modules it imports) in a depfile.
+      add_custom_command(
+        OUTPUT "${header}"
+        COMMAND tilec::tilec "${sourcePath}" --emit header ${flags} -o "${header}"
+                -MF "${header}.d"
+        DEPENDS "${sourcePath}" tilec::tilec ${ARG_DEPENDS}
+        DEPFILE "${header}.d"
+        COMMENT "tilec: compiling ${source}"
         VERBATIM)
     else()
       add_custom_command(

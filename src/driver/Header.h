@@ -11,7 +11,8 @@ namespace tilec::driver {
 /// file) names the embedded module in messages and in the header's comments. Deterministic: the
 /// same inputs give the same bytes. Throws CompileError if the metadata is not what the compiler
 /// writes (an internal error).
+/// With `fatbin`, `ptx` is a fatbin (--embed fatbin) and is embedded as such.
 std::string emitHeader(const std::string &ptx, const std::string &metadataJson,
-                       const std::string &sourceName);
+                       const std::string &sourceName, bool fatbin = false);
 
 } // namespace tilec::driver

@@ -9,21 +9,21 @@
 #include "frontend/Parser.h"
 #include "gpu/Passes.h"
 #include "sema/Autotune.h"
+#include "sema/Imports.h"
 #include "sema/Sema.h"
 #include "tir/Passes.h"
 #include "tir/Printer.h"
 #include "tir/Verifier.h"
 
+#include <algorithm>
+#include <exception>
+#include <functional>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_os_ostream.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/thread.h>
-
-#include <algorithm>
-#include <exception>
-#include <functional>
 #include <optional>
 #include <ostream>
 
@@ -74,10 +74,16 @@ std::vector<KernelSpec> kernelsToCompile(const CompileOptions &options, const as
 
 std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, SourceManager &sources,
                                               std::ostream &log,
-                                              std::vector<codegen::KernelVariants> *variants) {
-  // 1. Parse the source file (any Python 3 module) into an AST.
+                                              std::vector<codegen::KernelVariants> *variants,
+                                              std::vector<std::string> *sourceFiles) {
+  // 1. Parse the source file (any Python 3 module) into an AST, and the files it imports
+  //    (`import helpers`, `from .ops import f`), found next to it and in the -I folders.
   uint32_t file = sources.loadFile(options.inputPath);
   std::unique_ptr<ast::Module> syntax = parseModule(sources, file);
+  std::unique_ptr<sema::ModuleGraph> imports =
+      sema::loadImports(sources, *syntax, options.inputPath, options.includeDirs);
+  if (sourceFiles)
+    *sourceFiles = imports->files();
   std::vector<std::unique_ptr<ast::Module>> stdlib = sema::parseStdlib(sources);
 
   // 2. Specialise each kernel for its signature: constexprs folded, helpers inlined, Triton's
@@ -112,6 +118,7 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
       request.usedDefines = &usedDefines;
       for (const auto &library : stdlib)
         request.stdlib.push_back(library.get());
+      request.imports = imports.get();
       sema::specializeKernel(*syntax, sources, request, *module);
       group.entries.push_back(request.entryName);
       group.numStages.push_back(config.numStages);
@@ -140,11 +147,13 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
   if (options.emit == EmitKind::Ast) {
     uint32_t file = sources.loadFile(options.inputPath);
     result.output = ast::print(*parseModule(sources, file));
+    result.sourceFiles = {options.inputPath};
     return result;
   }
 
   std::vector<codegen::KernelVariants> variants;
-  std::unique_ptr<tir::Module> module = compileToTIRHere(options, sources, log, &variants);
+  std::unique_ptr<tir::Module> module =
+      compileToTIRHere(options, sources, log, &variants, &result.sourceFiles);
   if (options.emit == EmitKind::Tir) {
     result.output = tir::print(*module);
     return result;
@@ -226,9 +235,10 @@ template <typename T> T onLargeStack(const std::function<T()> &body) {
 
 std::unique_ptr<tir::Module> compileToTIR(const CompileOptions &options, SourceManager &sources,
                                           std::ostream &log,
-                                          std::vector<codegen::KernelVariants> *variants) {
+                                          std::vector<codegen::KernelVariants> *variants,
+                                          std::vector<std::string> *sourceFiles) {
   return onLargeStack<std::unique_ptr<tir::Module>>(
-      [&] { return compileToTIRHere(options, sources, log, variants); });
+      [&] { return compileToTIRHere(options, sources, log, variants, sourceFiles); });
 }
 
 CompileResult compile(const CompileOptions &options, SourceManager &sources, std::ostream &log) {

@@ -33,6 +33,8 @@ struct CompileOptions {
   /// signature comment above it.
   std::vector<KernelSpec> kernels;
   std::vector<std::pair<std::string, std::string>> defines; // -D NAME=VALUE
+  /// -I DIR: where `import helpers` looks after the kernel file's folder.
+  std::vector<std::string> includeDirs;
   unsigned numWarps = 4;
   unsigned numStages = 3;
   std::string arch = "sm_90a";
@@ -46,15 +48,19 @@ struct CompileOptions {
 struct CompileResult {
   std::string output;   // the requested stage as text
   std::string metadata; // JSON describing the kernels (EmitKind::Ptx only)
+  /// Every source file read: the kernel file, then the modules it imports (for -MD).
+  std::vector<std::string> sourceFiles;
 };
 
 /// Parses, specialises and runs the target-independent passes: the IR the interpreter executes
 /// and the GPU passes start from. Errors throw CompileError after printing a diagnostic.
 /// @triton.autotune kernels give one function per config; `variants`, when given, receives how
 /// they group (for the metadata).
-std::unique_ptr<tir::Module>
-compileToTIR(const CompileOptions &options, SourceManager &sources, std::ostream &log,
-             std::vector<codegen::KernelVariants> *variants = nullptr);
+/// `sourceFiles`, when given, receives every source file read.
+std::unique_ptr<tir::Module> compileToTIR(const CompileOptions &options, SourceManager &sources,
+                                          std::ostream &log,
+                                          std::vector<codegen::KernelVariants> *variants = nullptr,
+                                          std::vector<std::string> *sourceFiles = nullptr);
 
 /// Runs the whole pipeline up to `options.emit`.
 CompileResult compile(const CompileOptions &options, SourceManager &sources, std::ostream &log);

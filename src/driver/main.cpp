@@ -3,12 +3,15 @@
 //   tilec kernel.tl -k add_kernel -s "*fp32:16,*fp32:16,*fp32:16,i32,1024" -o add.ptx
 //   tilec kernel.tl --emit tir
 //   tilec run kernel.tl -k add_kernel -s ... --grid 4 x=rand:4096 ...
+#include "driver/Binary.h"
 #include "driver/Header.h"
 #include "driver/Pipeline.h"
 #include "driver/RunCommand.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 
@@ -60,6 +63,7 @@ struct CommonFlags {
   std::vector<std::string> kernels;
   std::vector<std::string> signatures;
   std::vector<std::string> defines;
+  std::vector<std::string> includeDirs;
   unsigned numWarps = 4;
   unsigned numStages = 3;
 };
@@ -80,6 +84,11 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
   app.add_option("-D,--define", flags.defines,
                  "Bind a constexpr parameter or module-level constant: NAME=VALUE")
       ->allow_extra_args(false);
+  app.add_option("-I,--include-dir", flags.includeDirs,
+                 "Folder where `import helpers` / `from pkg.mod import f` look for helpers.tl, "
+                 "helpers.py or helpers/__init__.{tl,py}, after the kernel file's own folder; "
+                 "repeat for several, searched in order")
+      ->allow_extra_args(false);
   app.add_option("--num-warps", flags.numWarps, "Warps per program (block = 32 x num-warps)")
       ->check(CLI::IsMember({1u, 2u, 4u, 8u, 16u, 32u}))
       ->capture_default_str();
@@ -95,6 +104,7 @@ bool toOptions(const CommonFlags &flags, CompileOptions &options) {
   options.inputPath = flags.input;
   options.numWarps = flags.numWarps;
   options.numStages = flags.numStages;
+  options.includeDirs = flags.includeDirs;
   if (flags.kernels.size() != flags.signatures.size()) {
     std::cerr << "error: give one -s/--signature for each -k/--kernel (got " << flags.kernels.size()
               << " kernels and " << flags.signatures.size() << " signatures)\n";
@@ -113,9 +123,52 @@ bool toOptions(const CommonFlags &flags, CompileOptions &options) {
   return true;
 }
 
+/// Escapes a path for a Make/Ninja depfile as gcc does: spaces and '#' with a backslash, '$'
+/// doubled.
+std::string depfileEscape(const std::string &path) {
+  std::string out;
+  for (char c : path) {
+    if (c == ' ' || c == '#')
+      out += '\\';
+    else if (c == '$')
+      out += '$';
+    out += c;
+  }
+  return out;
+}
+
+/// The depfile (-MD/-MF) for `target`: it depends on every source file read, so that a build
+/// system recompiles when an imported helper changes, not just the kernel file.
+std::string depfileText(const std::string &target, const std::vector<std::string> &sources) {
+  std::string text = depfileEscape(target) + ":";
+  for (const std::string &source : sources)
+    text += " \\\n  " + depfileEscape(source);
+  return text + "\n";
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
+  // gcc's spellings -MD and -MF FILE (CLI11 takes one-letter short options only): the same as
+  // --MD and --MF.
+  std::vector<std::string> arguments(argv, argv + argc);
+  for (size_t i = 1; i < arguments.size(); ++i) {
+    if (arguments[i] == "--")
+      break;
+    if (arguments[i] == "-MD")
+      arguments[i] = "--MD";
+    else if (arguments[i] == "-MF")
+      arguments[i] = "--MF";
+    else if (arguments[i].compare(0, 3, "-MF") == 0)
+      arguments[i] = "--MF=" + arguments[i].substr(3);
+  }
+  std::vector<char *> adjusted;
+  for (std::string &a : arguments)
+    adjusted.push_back(a.data());
+  argc = static_cast<int>(adjusted.size());
+  adjusted.push_back(nullptr);
+  argv = adjusted.data();
+
   CLI::App app{"tilec: an ahead-of-time compiler for Triton kernels.\n"
                "Compiles @triton.jit functions of a Python source file to PTX (with a JSON "
                "metadata file next to it), or runs them on the CPU interpreter (tilec run).",
@@ -127,25 +180,42 @@ int main(int argc, char **argv) {
   std::string output;
   std::string metadataPath;
   std::string emit = "ptx";
-  std::string arch = "sm_90a";
+  std::vector<std::string> archs;
+  std::string embed = "ptx";
+  bool depfile = false;
+  std::string depfilePath;
   bool printAfterAll = false;
   bool noFpFusion = false;
   app.add_option("-o,--output", output,
-                 "Output file ('-' for stdout). Default: the input's name with .ptx for --emit "
-                 "ptx, with .h for --emit header, else stdout");
+                 "Output file ('-' for stdout). Default: the input's name with .ptx, .cubin, "
+                 ".fatbin or .h for --emit ptx, cubin, fatbin or header, else stdout");
   app.add_option("--metadata", metadataPath,
                  "Where to write the kernels' metadata JSON (default: the output with .json)");
   app.add_option("--emit", emit,
-                 "Stage to output: ast, tir, tgir, llvm or ptx; or header: a C++ header with the "
-                 "PTX and metadata embedded and a typed launcher per kernel")
-      ->check(CLI::IsMember({"ast", "tir", "tgir", "llvm", "ptx", "header"}))
+                 "Stage to output: ast, tir, tgir, llvm or ptx; cubin (machine code for one "
+                 "--arch, through the CUDA toolkit's ptxas) or fatbin (machine code for every "
+                 "--arch, plus the PTX of the newest one without an 'a' suffix for newer GPUs, "
+                 "through ptxas and fatbinary); or header: a C++ header with the PTX (or, with "
+                 "--embed fatbin, a fatbin) and metadata embedded and a typed launcher per kernel")
+      ->check(CLI::IsMember({"ast", "tir", "tgir", "llvm", "ptx", "cubin", "fatbin", "header"}))
       ->capture_default_str();
   app.add_option(
-         "--arch", arch,
-         "GPU architecture: sm_80, sm_86, sm_89, sm_90 or sm_90a (tl.dot on mma.sync tensor "
-         "cores on all of them)")
+         "--arch", archs,
+         "GPU architecture: sm_80, sm_86, sm_87, sm_89, sm_90 or sm_90a (tl.dot on mma.sync "
+         "tensor cores on all of them). Default sm_90a. Repeat it for --emit fatbin (and "
+         "--emit header --embed fatbin): one fatbin for several GPUs")
       ->check(CLI::IsMember({"sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"}))
+      ->allow_extra_args(false);
+  app.add_option("--embed", embed,
+                 "What --emit header embeds: ptx (the driver JITs it when loading) or fatbin "
+                 "(machine code for every --arch, loaded without JIT; needs ptxas and fatbinary)")
+      ->check(CLI::IsMember({"ptx", "fatbin"}))
       ->capture_default_str();
+  app.add_flag("--MD", depfile,
+               "-MD: also write a Make/Ninja depfile listing the output and every source file "
+               "read (the kernel file and each module it imports), next to the output with .d "
+               "(out.ptx -> out.d), unless -MF names it");
+  app.add_option("--MF", depfilePath, "-MF FILE: where -MD writes the depfile (implies -MD)");
   app.add_flag("--print-after-all", printAfterAll, "Print the IR after every pass to stderr");
   app.add_flag("--no-fp-fusion", noFpFusion,
                "Do not contract a*b+c into fma (Triton's enable_fp_fusion=False)");
@@ -184,7 +254,28 @@ int main(int argc, char **argv) {
     CompileOptions options;
     if (!toOptions(flags, options))
       return 1;
-    options.arch = arch;
+    if (archs.empty())
+      archs.push_back("sm_90a");
+    for (size_t i = 0; i < archs.size(); ++i)
+      if (std::find(archs.begin(), archs.begin() + i, archs[i]) != archs.begin() + i) {
+        std::cerr << "error: --arch " << archs[i] << " is given twice\n";
+        return 1;
+      }
+    bool binary = emit == "cubin" || emit == "fatbin" || (emit == "header" && embed == "fatbin");
+    if (archs.size() > 1 && !(emit == "fatbin" || (emit == "header" && embed == "fatbin"))) {
+      std::cerr << "error: several --arch need --emit fatbin or --emit header --embed fatbin; "
+                   "--emit "
+                << emit << (emit == "header" ? " embeds PTX, which is" : " is")
+                << " for one architecture\n";
+      return 1;
+    }
+    if (embed == "fatbin" && emit != "header") {
+      std::cerr << "error: --embed fatbin is for --emit header\n";
+      return 1;
+    }
+    if (!depfilePath.empty())
+      depfile = true;
+    options.arch = archs.front();
     options.fpFusion = !noFpFusion;
     options.printAfterAll = printAfterAll;
     options.emit = emit == "ast"    ? EmitKind::Ast
@@ -192,23 +283,40 @@ int main(int argc, char **argv) {
                    : emit == "tgir" ? EmitKind::Tgir
                    : emit == "llvm" ? EmitKind::Llvm
                                     : EmitKind::Ptx;
+    if (output.empty())
+      output = emit == "header"   ? replaceExtension(baseName(flags.input), ".h")
+               : emit == "ptx"    ? replaceExtension(baseName(flags.input), ".ptx")
+               : emit == "cubin"  ? replaceExtension(baseName(flags.input), ".cubin")
+               : emit == "fatbin" ? replaceExtension(baseName(flags.input), ".fatbin")
+                                  : "-";
+    if (depfile && depfilePath.empty()) {
+      if (output == "-") {
+        std::cerr << "error: -MD writes its depfile next to the output: give -o FILE or -MF "
+                     "FILE\n";
+        return 1;
+      }
+      depfilePath = replaceExtension(output, ".d");
+    }
+    if ((emit == "cubin" || emit == "fatbin") && output == "-") {
+      std::cerr << "error: --emit " << emit << " is binary: give -o FILE\n";
+      return 1;
+    }
+    tilec::SourceManager sources;
+    tilec::driver::CompileResult result =
+        binary ? tilec::driver::compileBinary(options, archs, emit == "cubin", sources, std::cerr)
+               : tilec::driver::compile(options, sources, std::cerr);
+    // The depfile first: a build that sees the output must see what it depends on.
+    if (depfile && !writeOutput(depfilePath, depfileText(output, result.sourceFiles)))
+      return 1;
     if (emit == "header") {
-      // The header holds the PTX and the metadata: no other file is written unless asked for.
-      if (output.empty())
-        output = replaceExtension(baseName(flags.input), ".h");
-      tilec::SourceManager sources;
-      tilec::driver::CompileResult result = tilec::driver::compile(options, sources, std::cerr);
-      std::string header = tilec::driver::emitHeader(result.output, result.metadata, flags.input);
+      // The header holds the image and the metadata: no other file is written unless asked for.
+      std::string header =
+          tilec::driver::emitHeader(result.output, result.metadata, flags.input, embed == "fatbin");
       if (!metadataPath.empty() && !writeOutput(metadataPath, result.metadata))
         return 1;
       return writeOutput(output, header) ? 0 : 1;
     }
-    if (output.empty())
-      output =
-          options.emit == EmitKind::Ptx ? replaceExtension(baseName(flags.input), ".ptx") : "-";
-    tilec::SourceManager sources;
-    tilec::driver::CompileResult result = tilec::driver::compile(options, sources, std::cerr);
-    if (options.emit == EmitKind::Ptx && output != "-") {
+    if ((options.emit == EmitKind::Ptx || binary) && output != "-") {
       if (metadataPath.empty())
         metadataPath = replaceExtension(output, ".json");
       // Write the metadata first: a runtime that finds the PTX must find its description.

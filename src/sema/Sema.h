@@ -18,6 +18,8 @@
 
 namespace tilec::sema {
 
+class ModuleGraph; // Imports.h
+
 struct KernelRequest {
   std::string name;
   /// The name of the emitted function (the PTX .entry) when it is not `name`: each autotune
@@ -35,6 +37,9 @@ struct KernelRequest {
   /// The standard library's modules (see parseStdlib): `tl.X` names one of their @triton.jit
   /// functions when sema has no builtin X. Without them only the builtins exist.
   std::vector<const ast::Module *> stdlib;
+  /// The files the kernel's module imports (loadImports), with the module first; null when it
+  /// imports none that tilec loaded.
+  const ModuleGraph *imports = nullptr;
 };
 
 /// Parses the standard library (stdlib/*.tl, embedded in tilec at build time) into `sources`,

@@ -41,9 +41,11 @@ struct SemaValue {
   bool boolValue = false;
   std::string name; // String: the text; Module: dotted name; Builtin: qualified name
   tir::DType dtype;
-  std::vector<SemaValue> elems; // Tuple elements; Builtin: bound receiver
-  tir::Value *value = nullptr;  // Tensor
+  std::vector<SemaValue> elems;        // Tuple elements; Builtin: bound receiver
+  tir::Value *value = nullptr;         // Tensor
   const ast::Stmt *function = nullptr; // JitFunction
+  int userModule = -1;    // Module: a file the kernel imports (ModuleGraph index), or -1
+  int missingImport = -1; // Module: bound by an import that found no file (ModuleGraph::missing)
 
   static SemaValue none() { return {}; }
   static SemaValue ofInt(int64_t v) {
@@ -92,6 +94,11 @@ struct SemaValue {
     SemaValue r;
     r.kind = Kind::Module;
     r.name = std::move(dotted);
+    return r;
+  }
+  static SemaValue ofUserModule(std::string dotted, int index) {
+    SemaValue r = ofModule(std::move(dotted));
+    r.userModule = index;
     return r;
   }
   static SemaValue ofBuiltin(std::string qualified) {

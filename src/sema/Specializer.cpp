@@ -122,11 +122,87 @@ std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module) {
 }
 
 Specializer::Specializer(const ast::Module &module, const SourceManager &sources,
-                         tir::Function &function, const std::vector<const ast::Module *> &stdlib)
-    : module_(module), sources_(sources), function_(function), builder_(function.body()) {
+                         tir::Function &function, const std::vector<const ast::Module *> &stdlib,
+                         const ModuleGraph *imports)
+    : module_(module), sources_(sources), function_(function), builder_(function.body()),
+      graph_(imports) {
   // The stdlib first: the user's `from triton.language import cdiv` resolves into it.
   collectStdlib(stdlib);
-  collectGlobals(module_.body);
+  modules_.resize(graph_ ? graph_->modules.size() : 1);
+  modules_[0].ast = &module_;
+  for (size_t i = 1; i < modules_.size(); ++i)
+    modules_[i].ast = graph_->modules[i].ast;
+  ensureCollected(0);
+}
+
+void Specializer::ensureCollected(size_t index) {
+  ModuleState &state = modules_[index];
+  if (state.collected)
+    return;
+  state.collected = true;
+  if (!state.ast)
+    return; // a namespace package: only submodules
+  // Imported modules bind their names lazily, on first use: an import in a helper file that no
+  // kernel needs is not evaluated, as for the kernel file's own module-level code.
+  size_t saved = current_;
+  current_ = index;
+  try {
+    collectGlobals(state.ast->body);
+  } catch (...) {
+    current_ = saved;
+    throw;
+  }
+  current_ = saved;
+}
+
+Specializer::ModuleSwitch::ModuleSwitch(Specializer &s, size_t module, bool newScope)
+    : s(s), savedModule(s.current_), savedInStdlib(s.inStdlib_), newScope(newScope) {
+  s.ensureCollected(module);
+  s.current_ = module;
+  s.inStdlib_ = false;
+  if (newScope)
+    s.scopes_.push_back(Scope{});
+}
+
+Specializer::ModuleSwitch::~ModuleSwitch() {
+  if (newScope)
+    s.scopes_.pop_back();
+  s.current_ = savedModule;
+  s.inStdlib_ = savedInStdlib;
+}
+
+SemaValue Specializer::userModuleAttribute(int index, const std::string &attr, SourceLoc loc) {
+  ensureCollected(static_cast<size_t>(index));
+  const ModuleState &state = modules_[static_cast<size_t>(index)];
+  const SourceModule &module = graph_->modules[static_cast<size_t>(index)];
+  bool known = state.globals.count(attr) || state.pending.count(attr) ||
+               state.conditional.count(attr) || state.imported.count(attr);
+  if (!known) {
+    // A submodule that some import loaded (`import pkg.mod` makes pkg.mod reachable).
+    auto sub = module.submodules.find(attr);
+    if (sub != module.submodules.end())
+      return SemaValue::ofUserModule(module.name + "." + attr, sub->second);
+    error(loc, "module '" + module.name + "' (" + (module.path.empty() ? module.dir : module.path) +
+                   ") has no attribute '" + attr + "'");
+  }
+  // Its module-level code sees its own names, not the caller's locals.
+  ModuleSwitch in(*this, static_cast<size_t>(index), /*newScope=*/true);
+  return lookup(attr, loc);
+}
+
+void Specializer::missingModuleError(int index, SourceLoc use) {
+  const MissingImport &missing = graph_->missing[static_cast<size_t>(index)];
+  std::string message = "used here";
+  std::string stem = missing.name.substr(missing.name.find_first_not_of('.'));
+  std::replace(stem.begin(), stem.end(), '.', '/');
+  try {
+    sources_.error(missing.loc, "cannot find module '" + missing.name + "': no " + stem + ".tl, " +
+                                    stem + ".py or " + stem + "/__init__.{tl,py} in " +
+                                    missing.searched + " (add its folder with -I DIR)");
+  } catch (const CompileError &e) {
+    sources_.note(use, message);
+    throw CompileError(std::string(e.what()) + sources_.format(use, "note", message), e.reported());
+  }
 }
 
 void Specializer::collectStdlib(const std::vector<const ast::Module *> &stdlib) {
@@ -195,14 +271,40 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
   auto wanted = [&](const std::string &name) { return !only || only->count(name); };
   // A later definition replaces whatever bound the name before, a conditional one included.
   auto define = [&](const std::string &name, const SemaValue &value) {
-    globals_[name] = value;
-    pendingGlobals_.erase(name);
-    conditionalGlobals_.erase(name);
+    mod().globals[name] = value;
+    mod().pending.erase(name);
+    mod().conditional.erase(name);
+    mod().imported.erase(name);
+  };
+  // A name of a loaded module, bound when first used.
+  auto importName = [&](const std::string &name, int module, const std::string &attr,
+                        SourceLoc loc) {
+    mod().globals.erase(name);
+    mod().pending.erase(name);
+    mod().conditional.erase(name);
+    mod().imported[name] = ImportedName{module, attr, loc};
+  };
+  auto missing = [&](std::string dotted, int index) {
+    SemaValue value = SemaValue::ofModule(std::move(dotted));
+    value.missingImport = index;
+    return value;
   };
   for (const ast::StmtPtr &stmt : stmts) {
     switch (stmt->kind) {
     case ast::StmtKind::Import:
       for (const ast::ImportAlias &alias : stmt->names) {
+        std::string bound =
+            alias.asName.empty() ? alias.name.substr(0, alias.name.find('.')) : alias.asName;
+        if (int m = graph_ ? graph_->resolved(alias.loc) : -1; m >= 0) {
+          if (wanted(bound))
+            define(bound, SemaValue::ofUserModule(graph_->modules[m].name, m));
+          continue;
+        }
+        if (int miss = graph_ ? graph_->missingAt(alias.loc) : -1; miss >= 0) {
+          if (wanted(bound))
+            define(bound, missing(alias.asName.empty() ? bound : alias.name, miss));
+          continue;
+        }
         if (!alias.asName.empty()) {
           if (wanted(alias.asName))
             define(alias.asName, SemaValue::ofModule(alias.name));
@@ -214,13 +316,32 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
           define(root, SemaValue::ofModule(root));
       }
       break;
-    case ast::StmtKind::ImportFrom:
+    case ast::StmtKind::ImportFrom: {
+      int base = graph_ ? graph_->resolved(stmt->loc) : -1;
+      int miss = graph_ ? graph_->missingAt(stmt->loc) : -1;
       for (const ast::ImportAlias &alias : stmt->names) {
+        if (alias.name == "*" && base >= 0) {
+          // `from helpers import *`: its public names (it has no __all__ tilec reads).
+          std::set<std::string> names;
+          if (const ast::Module *syntax = graph_->modules[base].ast)
+            collectModuleNames(syntax->body, names);
+          for (const std::string &name : names)
+            if (name[0] != '_' && wanted(name))
+              importName(name, base, name, alias.loc);
+          continue;
+        }
         std::string bound = alias.asName.empty() ? alias.name : alias.asName;
-        if (wanted(bound))
+        if (!wanted(bound))
+          continue;
+        if (base >= 0)
+          importName(bound, base, alias.name, alias.loc);
+        else if (miss >= 0)
+          define(bound, missing(stmt->module + "." + alias.name, miss));
+        else
           define(bound, moduleAttribute(stmt->module, alias.name, alias.loc));
       }
       break;
+    }
     case ast::StmtKind::FunctionDef: {
       if (!wanted(stmt->name))
         break;
@@ -235,9 +356,10 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       if (stmt->targets.size() == 1 && stmt->targets[0]->kind == ast::ExprKind::Name &&
           stmt->value && wanted(stmt->targets[0]->name)) {
         const std::string &name = stmt->targets[0]->name;
-        globals_.erase(name);
-        conditionalGlobals_.erase(name);
-        pendingGlobals_[name] = stmt->value.get();
+        mod().globals.erase(name);
+        mod().conditional.erase(name);
+        mod().imported.erase(name);
+        mod().pending[name] = stmt->value.get();
       }
       break;
     case ast::StmtKind::If: {
@@ -247,9 +369,10 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       for (const std::string &name : names) {
         if (!wanted(name))
           continue;
-        globals_.erase(name);
-        pendingGlobals_.erase(name);
-        conditionalGlobals_[name] = stmt.get();
+        mod().globals.erase(name);
+        mod().pending.erase(name);
+        mod().imported.erase(name);
+        mod().conditional[name] = stmt.get();
       }
       break;
     }
@@ -270,7 +393,7 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
 
 void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name, SourceLoc use) {
   std::set<std::string> owned;
-  for (const auto &[n, owner] : conditionalGlobals_)
+  for (const auto &[n, owner] : mod().conditional)
     if (owner == &stmt)
       owned.insert(n);
   std::optional<bool> truth;
@@ -287,7 +410,7 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
     throw CompileError(std::string(e.what()) + sources_.format(use, "note", message), e.reported());
   }
   for (const std::string &n : owned)
-    conditionalGlobals_.erase(n);
+    mod().conditional.erase(n);
   collectGlobals(*truth ? stmt.body : stmt.orelse, &owned);
 }
 
@@ -346,21 +469,24 @@ SemaValue Specializer::compareVersion(const CallArgs &args) {
 }
 
 bool Specializer::overrideGlobal(const std::string &name, const SemaValue &value) {
-  bool known =
-      globals_.count(name) || pendingGlobals_.count(name) || conditionalGlobals_.count(name);
+  bool known = mod().globals.count(name) || mod().pending.count(name) ||
+               mod().conditional.count(name) || mod().imported.count(name);
   if (!known)
     return false;
-  pendingGlobals_.erase(name);
-  conditionalGlobals_.erase(name);
-  globals_[name] = value;
+  mod().pending.erase(name);
+  mod().conditional.erase(name);
+  mod().imported.erase(name);
+  mod().globals[name] = value;
   return true;
 }
 
 SemaValue Specializer::evalConstantGlobal(const std::string &name, const ast::Expr &expr) {
-  if (std::find(globalsBeingEvaluated_.begin(), globalsBeingEvaluated_.end(), name) !=
+  // Qualified by module: helpers.BLOCK = BLOCK * 2 with `from kernel import BLOCK` is no cycle.
+  std::string qualified = std::to_string(current_) + ":" + name;
+  if (std::find(globalsBeingEvaluated_.begin(), globalsBeingEvaluated_.end(), qualified) !=
       globalsBeingEvaluated_.end())
     error(expr.loc, "global '" + name + "' is defined in terms of itself");
-  globalsBeingEvaluated_.push_back(name);
+  globalsBeingEvaluated_.push_back(qualified);
   // Module-level code runs in its own scope: a kernel's locals are not visible to it.
   scopes_.push_back(Scope{});
   SemaValue value = eval(expr);
@@ -386,24 +512,33 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
       error(loc, "undefined name '" + name + "' in the standard library");
     return SemaValue::ofBuiltin("py." + name);
   }
-  auto g = globals_.find(name);
-  if (g != globals_.end())
+  auto g = mod().globals.find(name);
+  if (g != mod().globals.end())
     return g->second;
-  auto pending = pendingGlobals_.find(name);
-  if (pending != pendingGlobals_.end()) {
+  auto pending = mod().pending.find(name);
+  if (pending != mod().pending.end()) {
     SemaValue value = evalConstantGlobal(name, *pending->second);
-    globals_[name] = value;
-    pendingGlobals_.erase(name);
+    mod().globals[name] = value;
+    mod().pending.erase(name);
     return value;
   }
-  auto conditional = conditionalGlobals_.find(name);
-  if (conditional != conditionalGlobals_.end()) {
+  auto conditional = mod().conditional.find(name);
+  if (conditional != mod().conditional.end()) {
     resolveModuleIf(*conditional->second, name, loc);
     return lookup(name, loc);
   }
+  auto imported = mod().imported.find(name);
+  if (imported != mod().imported.end()) {
+    ImportedName from = imported->second;
+    size_t here = current_;
+    SemaValue value = userModuleAttribute(from.module, from.attr, from.loc);
+    modules_[here].globals[name] = value;
+    modules_[here].imported.erase(name);
+    return value;
+  }
   // Python builtins that kernels may use.
-  static const std::set<std::string> pyBuiltins = {"range", "min", "max", "float", "int", "bool",
-                                                   "len", "print", "abs", "isinstance"};
+  static const std::set<std::string> pyBuiltins = {"range", "min", "max",   "float", "int",
+                                                   "bool",  "len", "print", "abs",   "isinstance"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   error(loc, "undefined name '" + name + "'");
@@ -686,7 +821,9 @@ Specializer::liveBindings(const std::vector<std::string> &names) {
 
 // The value a loop-carried or if-merged name has, as an IR value of `type` (constexpr numbers
 // are materialised; tensors must already have the type).
-static bool sameType(const tir::Value *v, const Type &t) { return v->type().sameShapeAndElem(t); }
+static bool sameType(const tir::Value *v, const Type &t) {
+  return v->type().sameShapeAndElem(t);
+}
 
 std::pair<tir::Value *, tir::Value *>
 Specializer::branchValues(const SemaValue &tv, const SemaValue &ev, tir::Block &thenBlock,
@@ -992,11 +1129,10 @@ void Specializer::execFor(const ast::Stmt &stmt) {
                          ? (span > 0 ? (span + step.intValue - 1) / step.intValue : 0)
                          : (span < 0 ? (span + step.intValue + 1) / step.intValue : 0);
     if (trips > kMaxStaticRangeIterations)
-      error(iter.loc, "tl.static_range unrolls " +
-                          std::to_string(static_cast<unsigned long long>(trips)) +
-                          " iterations, more than the " +
-                          std::to_string(kMaxStaticRangeIterations) +
-                          " tilec allows; use range or tl.range for a run-time loop");
+      error(iter.loc,
+            "tl.static_range unrolls " + std::to_string(static_cast<unsigned long long>(trips)) +
+                " iterations, more than the " + std::to_string(kMaxStaticRangeIterations) +
+                " tilec allows; use range or tl.range for a run-time loop");
     std::vector<int64_t> values;
     for (__int128 i = 0; i < trips; ++i)
       values.push_back(static_cast<int64_t>(lb.intValue + i * step.intValue));
@@ -1015,8 +1151,8 @@ void Specializer::execFor(const ast::Stmt &stmt) {
   for (tir::Value *v : {lbV, ubV, stepV})
     if (!v->type().isScalar() || !v->type().elem.isInteger() || v->type().elem.isBool())
       error(iter.loc, "range() bounds must be integer scalars, not " + v->type().str());
-  DType ivType = integerPromote(integerPromote(lbV->type().elem, ubV->type().elem),
-                                stepV->type().elem);
+  DType ivType =
+      integerPromote(integerPromote(lbV->type().elem, ubV->type().elem), stepV->type().elem);
   lbV = castTo(lbV, ivType);
   ubV = castTo(ubV, ivType);
   stepV = castTo(stepV, ivType);
@@ -1043,10 +1179,10 @@ void Specializer::execFor(const ast::Stmt &stmt) {
                             " before the loop and is reassigned in it; only numbers and tensors "
                             "can change in a run-time loop");
       tir::Value *init =
-          v.isTensor() ? v.value
-                       : materialize(v, stmt.loc,
-                                     initTypes[i] ? std::optional<DType>(initTypes[i]->elem)
-                                                  : std::nullopt);
+          v.isTensor()
+              ? v.value
+              : materialize(v, stmt.loc,
+                            initTypes[i] ? std::optional<DType>(initTypes[i]->elem) : std::nullopt);
       if (initTypes[i] && !sameType(init, *initTypes[i]))
         init = broadcastTo(castTo(init, initTypes[i]->elem), initTypes[i]->shape, stmt.loc);
       inits.push_back(init);
@@ -1193,8 +1329,15 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
 SemaValue Specializer::eval(const ast::Expr &expr) {
   NestingGuard guard(*this, expr.loc);
   switch (expr.kind) {
-  case ast::ExprKind::Name:
-    return lookup(expr.name, expr.loc);
+  case ast::ExprKind::Name: {
+    SemaValue value = lookup(expr.name, expr.loc);
+    // A name bound by an import that found no file. compare_version stays usable: tilec
+    // knows it by name, wherever the project keeps it.
+    if (value.kind == SemaValue::Kind::Module && value.missingImport >= 0 &&
+        expr.name != "compare_version")
+      missingModuleError(value.missingImport, expr.loc);
+    return value;
+  }
   case ast::ExprKind::IntLit:
     return SemaValue::ofInt(expr.intValue);
   case ast::ExprKind::FloatLit:
@@ -1207,6 +1350,8 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
     return SemaValue::ofString(expr.stringValue);
   case ast::ExprKind::Attribute: {
     SemaValue base = eval(*expr.operands[0]);
+    if (base.kind == SemaValue::Kind::Module && base.userModule >= 0)
+      return userModuleAttribute(base.userModule, expr.name, expr.loc);
     if (base.kind == SemaValue::Kind::Module)
       return moduleAttribute(base.name, expr.name, expr.loc);
     return valueAttribute(base, expr.name, expr.loc);
@@ -1261,7 +1406,8 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
       SemaValue rhs = eval(*expr.operands[i]);
       builder_.setLoc(expr.loc);
       // On run-time values `and`/`or` are logical: both sides as booleans.
-      tir::Value *l = castTo(toValue(result, expr.loc, "'and'/'or'"), DType::scalar(ScalarKind::I1));
+      tir::Value *l =
+          castTo(toValue(result, expr.loc, "'and'/'or'"), DType::scalar(ScalarKind::I1));
       tir::Value *r = castTo(toValue(rhs, expr.loc, "'and'/'or'"), DType::scalar(ScalarKind::I1));
       result = binaryOp(expr.boolOp == ast::BoolOperator::And ? ast::BinaryOperator::BitAnd
                                                               : ast::BinaryOperator::BitOr,
@@ -1371,7 +1517,20 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
 }
 
 SemaValue Specializer::callJitFunction(const ast::Stmt &def, CallArgs &args) {
-  bool entersStdlib = !inStdlib_ && isStdlibFunction(def);
+  bool stdlib = isStdlibFunction(def);
+  if (!stdlib) {
+    // A user function runs in the namespace of the file that defines it (a helper imported
+    // from another file sees that file's names), also when the stdlib calls it back (a
+    // combine function of tl.reduce).
+    int module = graph_ ? graph_->moduleOfFile(def.loc.file) : -1;
+    if (module < 0)
+      module = 0;
+    if (static_cast<size_t>(module) == current_ && !inStdlib_)
+      return inlineJitFunction(def, args);
+    ModuleSwitch in(*this, static_cast<size_t>(module), /*newScope=*/false);
+    return inlineJitFunction(def, args);
+  }
+  bool entersStdlib = !inStdlib_;
   if (!entersStdlib)
     return inlineJitFunction(def, args);
   // An error inside the stdlib is reported where it happens, with a note at the user's call.
@@ -1398,8 +1557,7 @@ SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
   std::vector<bool> bound(def.params.size(), false);
   if (args.positional.size() > def.params.size())
     error(args.loc, "'" + def.name + "' takes " + std::to_string(def.params.size()) +
-                        " arguments but " + std::to_string(args.positional.size()) +
-                        " were given");
+                        " arguments but " + std::to_string(args.positional.size()) + " were given");
   for (size_t i = 0; i < args.positional.size(); ++i) {
     if (def.params[i].isVarArgs || def.params[i].isKwArgs)
       error(def.params[i].loc, "*args and **kwargs are not supported in @triton.jit functions");
@@ -1584,13 +1742,13 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
         continue; // evaluated by the specializer
       sources.error(kernel->loc, "the signature has " + std::to_string(entries->size()) +
                                      " entries but '" + kernel->name + "' has " +
-                                     std::to_string(kernel->params.size()) +
-                                     " parameters; '" + param.name + "' has no value");
+                                     std::to_string(kernel->params.size()) + " parameters; '" +
+                                     param.name + "' has no value");
     }
     const SignatureEntry &entry = (*entries)[i];
     if (define != defines.end())
-      sources.error(param.loc, "parameter '" + param.name +
-                                   "' is given both in the signature and with -D");
+      sources.error(param.loc,
+                    "parameter '" + param.name + "' is given both in the signature and with -D");
     if (entry.kind == SignatureEntry::Kind::Constant) {
       constexprArgs[param.name] =
           constexprArgument(sources, param, entry.constant, "signature entry '" + entry.text + "'");
@@ -1606,7 +1764,8 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
     if (isConstexpr)
       sources.error(param.loc, "parameter '" + param.name +
                                    "' is tl.constexpr: the signature must give its value (such as "
-                                   "1024), not the type '" + entry.text + "'");
+                                   "1024), not the type '" +
+                                   entry.text + "'");
     tir::ParamInfo info;
     info.name = param.name;
     info.type = entry.type;
@@ -1618,7 +1777,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
     function->body().addArgument(Type(entry.type))->setNameHint(param.name);
   }
 
-  Specializer specializer(module, sources, *function, request.stdlib);
+  Specializer specializer(module, sources, *function, request.stdlib, request.imports);
   // -D names that are not parameters of this kernel override module-level constants.
   for (const auto &[name, text] : defines) {
     bool isParam = std::any_of(kernel->params.begin(), kernel->params.end(),

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "frontend/AST.h"
+#include "sema/Imports.h"
 #include "sema/SemaValue.h"
 #include "tir/Builder.h"
 #include "tir/Libdevice.h"
@@ -36,8 +37,10 @@ struct CallArgs {
 class Specializer {
 public:
   /// `stdlib` are the standard library's modules (see parseStdlib in Sema.h).
+  /// `imports`, when given, are the modules `module` imports (loadImports), with `module` first.
   Specializer(const ast::Module &module, const SourceManager &sources, tir::Function &function,
-              const std::vector<const ast::Module *> &stdlib = {});
+              const std::vector<const ast::Module *> &stdlib = {},
+              const ModuleGraph *imports = nullptr);
 
   /// Replaces a module-level name with a value given on the command line (-D). Returns false
   /// when the module has no such name.
@@ -114,14 +117,48 @@ private:
   tir::Function &function_;
   tir::Builder builder_;
 
-  // Module-level names: imports and functions eagerly, constant assignments lazily.
-  std::map<std::string, SemaValue> globals_;
-  std::map<std::string, const ast::Expr *> pendingGlobals_;
-  std::vector<std::string> globalsBeingEvaluated_;
-  // Names bound by a module-level `if` (`if compare_version("triton", ...):`): the condition is
-  // evaluated when a kernel first uses one of them, so that a condition tilec cannot evaluate is
-  // an error only for the kernels that depend on it.
-  std::map<std::string, const ast::Stmt *> conditionalGlobals_;
+  // Each module's names: the kernel file's (modules_[0]) and those of the files it imports
+  // (graph_), bound when the module is first used. Names resolve in `current_`, the module of
+  // the function being inlined.
+  struct ImportedName {
+    int module;       // in graph_
+    std::string attr; // its name there
+    SourceLoc loc;    // the import
+  };
+  struct ModuleState {
+    const ast::Module *ast = nullptr;
+    bool collected = false;
+    // Module-level names: imports and functions eagerly, constant assignments lazily.
+    std::map<std::string, SemaValue> globals;
+    std::map<std::string, const ast::Expr *> pending;
+    // Names bound by a module-level `if` (`if compare_version("triton", ...):`): the condition
+    // is evaluated when a kernel first uses one of them, so that a condition tilec cannot
+    // evaluate is an error only for the kernels that depend on it.
+    std::map<std::string, const ast::Stmt *> conditional;
+    // `from helpers import f`: looked up in helpers when first used.
+    std::map<std::string, ImportedName> imported;
+  };
+  const ModuleGraph *graph_;
+  std::vector<ModuleState> modules_;
+  size_t current_ = 0;
+  ModuleState &mod() { return modules_[current_]; }
+  std::vector<std::string> globalsBeingEvaluated_; // "module:name"
+
+  /// Enters a module (and leaves the stdlib) for as long as it lives; `newScope` hides the
+  /// caller's locals from module-level code.
+  struct ModuleSwitch {
+    ModuleSwitch(Specializer &s, size_t module, bool newScope);
+    ~ModuleSwitch();
+    Specializer &s;
+    size_t savedModule;
+    bool savedInStdlib;
+    bool newScope;
+  };
+  void ensureCollected(size_t index);
+  /// `h.NAME` for a loaded module h.
+  SemaValue userModuleAttribute(int index, const std::string &attr, SourceLoc loc);
+  /// Reports the import `graph_->missing[index]`, with a note at `use`.
+  [[noreturn]] void missingModuleError(int index, SourceLoc use);
 
   // The standard library: its functions by name, and the names its own code sees (its imports
   // and functions). `inStdlib_` is set while a stdlib function's body or defaults are evaluated,

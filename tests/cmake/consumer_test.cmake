@@ -8,7 +8,9 @@
 #  2. the consumer configures with find_package(Tilec) and builds (tilec_add_kernels compiling
 #     its .tl files, or taking PREBUILT_DIR's headers where there is no compiler);
 #  3. a second build does nothing, and after editing vector_add.tl only its header and the file
-#     that includes it are rebuilt (Ninja only, and only when compiling);
+#     that includes it are rebuilt; after editing an imported helper (multifile/common.tl,
+#     mid.tl), exactly the kernels that import it, directly or not (Ninja only, and only when
+#     compiling);
 #  4. the launcher's typed parameters: compile_fail_0 (a correct use) compiles, and each wrong use
 #     fails with an error that names the parameter type it breaks.
 # The executables are run by a separate test (gpu.cmake.consumer).
@@ -55,6 +57,8 @@ endif()
 # 2. Configure and build from the prefix alone (copies of the kernels, so step 3 can edit them).
 file(COPY "${KERNELS_DIR}/vector_add.tl" "${KERNELS_DIR}/copy.tl"
      "${KERNELS_DIR}/vector_add_autotune.tl" "${KERNELS_DIR}/tiled_matmul.tl" DESTINATION "${kernels}")
+file(GLOB multifile "${CONSUMER_DIR}/multifile/*.tl")
+file(COPY ${multifile} DESTINATION "${kernels}")
 set(configure ${CMAKE_COMMAND} -S "${CONSUMER_DIR}" -B "${build}" -G "${GENERATOR}"
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${prefix} -DTILEC_TEST_KERNELS_DIR=${kernels}
     -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
@@ -73,7 +77,8 @@ if(NOT output MATCHES "consumer: Tilec [0-9.]+ from ${prefix}")
 endif()
 run("building the consumer" ${CMAKE_COMMAND} --build "${build}")
 foreach(header consumer_vector_add/vector_add.tilec.h consumer_copy/copy.tilec.h
-               consumer_matmul/tiled_matmul.tilec.h)
+               consumer_matmul/tiled_matmul.tilec.h consumer_twofile/twofile.tilec.h
+               consumer_threefile/threefile.tilec.h)
   if(NOT EXISTS "${build}/tilec_kernels/${header}")
     message(FATAL_ERROR "consumer test: no generated ${header}")
   endif()
@@ -94,6 +99,33 @@ if(GENERATOR STREQUAL "Ninja" AND NOT PREBUILT_DIR)
   if(output MATCHES "copy\\.tl" OR output MATCHES "copy_main\\.cpp")
     message(FATAL_ERROR "consumer test: editing vector_add.tl rebuilt the copy kernel's target:\n"
                         "${output}")
+  endif()
+
+  # Helpers: the kernels are rebuilt through tilec's depfiles, which list what each imports.
+  # common.tl is imported by twofile.tl and (through mid.tl) threefile.tl; mid.tl by threefile.tl.
+  file(APPEND "${kernels}/common.tl" "\n# edited by the consumer test\n")
+  run("rebuilding after editing common.tl" ${CMAKE_COMMAND} --build "${build}" -- -v)
+  if(NOT output MATCHES "twofile\\.tl" OR NOT output MATCHES "threefile\\.tl")
+    message(FATAL_ERROR "consumer test: editing common.tl did not rebuild both kernels that "
+                        "import it (twofile.tl, threefile.tl through mid.tl):\n${output}")
+  endif()
+  if(output MATCHES "vector_add\\.tl" OR output MATCHES "copy\\.tl")
+    message(FATAL_ERROR "consumer test: editing common.tl rebuilt kernels that do not import "
+                        "it:\n${output}")
+  endif()
+  file(APPEND "${kernels}/mid.tl" "\n# edited by the consumer test\n")
+  run("rebuilding after editing mid.tl" ${CMAKE_COMMAND} --build "${build}" -- -v)
+  if(NOT output MATCHES "threefile\\.tl" OR NOT output MATCHES "multifile_main\\.cpp")
+    message(FATAL_ERROR "consumer test: editing mid.tl did not rebuild threefile.tl's header "
+                        "and what includes it:\n${output}")
+  endif()
+  if(output MATCHES "twofile\\.tl")
+    message(FATAL_ERROR "consumer test: editing mid.tl rebuilt twofile.tl, which does not "
+                        "import it:\n${output}")
+  endif()
+  run("building once more" ${CMAKE_COMMAND} --build "${build}")
+  if(NOT output MATCHES "no work to do")
+    message(FATAL_ERROR "consumer test: a build after the helper edits was not empty:\n${output}")
   endif()
 endif()
 

@@ -22,4 +22,8 @@ mkdir -p "$out"
 "$tilec" samples/tiled_matmul.tl --emit header --arch sm_90a -k matmul_kernel_autotune \
   -s "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32,i32:16,i32,i32:16,i32,i32:16,i32" \
   -o "$out/tiled_matmul.h"
-echo "wrote $out/vector_add.h $out/copy.h $out/vector_add_autotune.h $out/tiled_matmul.h"
+for kernel in twofile threefile; do
+  "$tilec" tests/cmake/consumer/multifile/$kernel.tl --emit header --arch sm_90a -o "$out/$kernel.h"
+done
+echo "wrote $out/vector_add.h $out/copy.h $out/vector_add_autotune.h $out/tiled_matmul.h" \
+  "$out/twofile.h $out/threefile.h"

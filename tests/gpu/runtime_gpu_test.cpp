@@ -1,11 +1,13 @@
 //===- runtime_gpu_test.cpp - The runtime on a GPU ------------------------===//
 //
-//   tilec_gpu_runtime_test runtime_kernels.ptx runtime_kernels.json
+//   tilec_gpu_runtime_test runtime_kernels.ptx runtime_kernels.json [runtime_kernels.fatbin]
 //
 // Loads the hand-written kernels of runtime_kernels.ptx.in through the runtime and checks what
 // only a GPU can show: launches pass every kind of argument right, shared memory is set up,
 // bad arguments are refused before anything runs, and the driver's failures (bad PTX, PTX that
 // does not match its metadata, impossible launches) come back as clear errors.
+// With a fatbin (the same kernels as machine code for sm_80 and sm_90a, no PTX: loading it cannot
+// JIT), the same kernels run from it too.
 // Exits 0 when all checks pass, 1 otherwise, 77 (skipped) without a GPU.
 //
 //===----------------------------------------------------------------------===//
@@ -339,12 +341,13 @@ void testCApi() {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: %s runtime_kernels.ptx runtime_kernels.json\n", argv[0]);
+  if (argc != 3 && argc != 4) {
+    std::fprintf(stderr, "usage: %s runtime_kernels.ptx runtime_kernels.json [FATBIN]\n", argv[0]);
     return 2;
   }
   PtxPath = argv[1];
   MetadataPath = argv[2];
+  std::string fatbinPath = argc == 4 ? argv[3] : "";
 
   std::string whyNoDevice;
   try {
@@ -400,6 +403,14 @@ int main(int argc, char **argv) {
   section("kernels keep their module", [] { testModuleLifetime(); });
   section("launch failures", [&] { testLaunchFailure(*module); });
   section("C API", [] { testCApi(); });
+  if (!fatbinPath.empty())
+    section("a fatbin (sm_80 + sm_90a machine code, no PTX)", [&] {
+      // No PTX in it: it loads only if the driver takes an image as it is, without JIT.
+      rt::Module fatbin = rt::Module::loadFile(fatbinPath, MetadataPath);
+      EXPECT(fatbin.metadata().Kernels.size() == 4);
+      testScale(fatbin);
+      testSharedMemory(fatbin);
+    });
 
   std::printf("runtime_gpu_test: %d checks, %d failed: %s\n", Checks, Failures,
               Failures ? "FAILED" : "OK");

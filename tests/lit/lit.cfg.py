@@ -22,3 +22,8 @@ config.environment["PATH"] = os.pathsep.join(
 if config.ptxas_path:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", config.ptxas_path))
+    # fatbinary sits next to ptxas in the toolkit (--emit fatbin needs both).
+    fatbinary = os.path.join(os.path.dirname(config.ptxas_path), "fatbinary")
+    if os.access(fatbinary, os.X_OK):
+        config.available_features.add("fatbinary")
+        config.substitutions.append(("%cuda_bin", os.path.dirname(config.ptxas_path)))

@@ -1,0 +1,79 @@
+// Kernels split over several files: the modules a kernel file imports, found on disk and parsed.
+//
+//   import helpers            import helpers as h        from helpers import f
+//   from .ops import f        from pkg.mod import f      from . import helpers
+//
+// Before sema runs, loadImports follows every module-level import of the kernel file (and of the
+// files it imports, through `if` and `try` blocks) and loads those that name a file: NAME.tl,
+// NAME.py, NAME/__init__.tl or NAME/__init__.py (a folder alone is a namespace package), searched
+// in the kernel file's folder and then in each -I folder, as Python searches sys.path; relative
+// imports are resolved against the importing file's package. triton itself is never looked up.
+// Sema then resolves names through the graph: `h.f(x)` inlines helpers' @triton.jit function f in
+// helpers' own namespace, `h.BLOCK` evaluates helpers' module-level constant.
+//
+// An import that names no file is not an error by itself (`import torch` in a Triton .py file is
+// host code): it is when a kernel uses a name it binds, reported at the import. An import cycle
+// among the loaded files is an error at the import that closes it.
+#pragma once
+
+#include "frontend/AST.h"
+#include "frontend/SourceManager.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tilec::sema {
+
+/// One loaded module. modules[0] of a graph is the kernel file itself.
+struct SourceModule {
+  std::string name; // dotted, as imported ("helpers", "pkg.mod")
+  std::string path; // the file read; empty for a namespace package
+  std::string dir;  // a package's folder (where its submodules are)
+  bool isPackage = false;
+  const ast::Module *ast = nullptr;      // null for a namespace package
+  std::map<std::string, int> submodules; // loaded submodules by their last name
+};
+
+/// An import that named no file, for the error a kernel gets when it uses what it binds.
+struct MissingImport {
+  SourceLoc loc;
+  std::string name;     // as written, leading dots included
+  std::string searched; // where tilec looked, for the message
+};
+
+class ModuleGraph {
+public:
+  std::vector<SourceModule> modules;
+  std::vector<MissingImport> missing;
+
+  /// The module loaded from SourceManager file `file`, or -1.
+  int moduleOfFile(uint32_t file) const;
+  /// What the import (alias or `from` statement) at `loc` resolved to: a module index, or
+  /// -1 (not a file; see missingAt).
+  int resolved(SourceLoc loc) const;
+  /// The MissingImport index for the import at `loc`, or -1.
+  int missingAt(SourceLoc loc) const;
+
+  /// Every file read, the kernel file first, in the order they were loaded.
+  std::vector<std::string> files() const;
+
+  // Filled by loadImports.
+  using LocKey = std::tuple<uint32_t, uint32_t, uint32_t>;
+  std::map<uint32_t, int> byFile;
+  std::map<LocKey, int> resolutions;
+  std::map<LocKey, int> missingByLoc;
+  std::vector<std::unique_ptr<ast::Module>> storage;
+};
+
+/// Loads the modules that `main` (parsed from `mainPath`) imports, transitively. `includeDirs`
+/// are the -I folders, searched after the kernel file's folder. Reports parse errors of imported
+/// files and import cycles through `sources` (throws CompileError).
+std::unique_ptr<ModuleGraph> loadImports(SourceManager &sources, const ast::Module &main,
+                                         const std::string &mainPath,
+                                         const std::vector<std::string> &includeDirs);
+
+} // namespace tilec::sema

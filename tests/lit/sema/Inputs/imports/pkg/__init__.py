@@ -1,0 +1,1 @@
+# A package: `from .. import helper2` finds it.
