@@ -316,6 +316,10 @@ private:
   void lowerAtomicCAS(const Operation &op);
   void lowerPrint(const Operation &op);
   void lowerAssert(const Operation &op);
+  /// tl.histogram, tl.gather, tl.inline_asm_elementwise (LowerSpecial.cpp).
+  void lowerHistogram(const Operation &op);
+  void lowerGather(const Operation &op);
+  void lowerInlineAsm(const Operation &op);
   llvm::Value *ownsElement(const Distribution &dist, unsigned element);
   bool hasUses(const tir::Value *value);
 

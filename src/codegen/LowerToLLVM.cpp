@@ -197,6 +197,15 @@ void KernelLowering::lowerOp(const Operation &op) {
     return lowerPrint(op);
   case OpCode::Assert:
     return lowerAssert(op);
+  case OpCode::Histogram:
+    return lowerHistogram(op);
+  case OpCode::Gather:
+    return lowerGather(op);
+  case OpCode::InlineAsm:
+    return lowerInlineAsm(op);
+  case OpCode::Barrier:
+    barrier();
+    return;
   default:
     break;
   }

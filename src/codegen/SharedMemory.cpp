@@ -95,6 +95,12 @@ static unsigned atomicResultBytes(const tir::Operation &op) {
 }
 
 unsigned sharedMemoryBytes(const tir::Operation &op) {
+  if (op.code() == OpCode::Histogram)
+    return static_cast<unsigned>(op.intAttr("num_bins") * 4);
+  if (op.code() == OpCode::Gather) {
+    const tir::Type &src = op.operand(0)->type();
+    return static_cast<unsigned>(src.numElements() * elementBytes(src.elem));
+  }
   if (op.code() == OpCode::AtomicRMW || op.code() == OpCode::AtomicCAS)
     return atomicResultBytes(op);
   if (op.code() == OpCode::ArgReduce && op.operand(0)->type().layout) {

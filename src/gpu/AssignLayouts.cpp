@@ -60,6 +60,8 @@ LayoutPtr wantedOperandLayout(const Operation &op, unsigned i) {
     return permuteLayout(layoutOf(op.result()), inversePermutation(op));
   case OpCode::Dot:
     return i == 2 ? layoutOf(op.result()) : nullptr;
+  case OpCode::Gather: // the index and the result share one layout (see LowerSpecial.cpp)
+    return i == 1 ? layoutOf(op.result()) : nullptr;
   case OpCode::Scan:
     // A scan's operands and results share one layout.
     for (unsigned r = 0; r < op.numResults(); ++r)
@@ -114,6 +116,8 @@ LayoutPtr impliedResultLayout(const Operation &op, unsigned r) {
     return nullptr;
   case OpCode::Trans:
     return permuteLayout(layoutOf(op.operand(0)), std::get<std::vector<int64_t>>(op.attr("order")));
+  case OpCode::Gather:
+    return layoutOf(op.operand(1));
   default:
     return nullptr;
   }
@@ -305,6 +309,24 @@ private:
       if (!result || result->kind != LayoutKind::Blocked)
         retypeResult(op, 0, dotFmaLayout(op.result()->type().shape, function_.numWarps));
       convertOperand(op, 2, layoutOf(op.result()));
+      return;
+    }
+    if (op.code() == OpCode::Gather) {
+      LayoutPtr result = layoutOf(op.result());
+      if (!result) {
+        result = layoutOf(op.operand(1));
+        retypeResult(op, 0, result);
+      }
+      convertOperand(op, 1, result);
+      return;
+    }
+    if (op.code() == OpCode::InlineAsm && op.numResults() > 0 && op.result(0)->type().isTensor()) {
+      // Elementwise with several results: operands and results all in result 0's layout.
+      LayoutPtr target = layoutOf(op.result(0));
+      for (unsigned i = 0; i < op.numOperands(); ++i)
+        convertOperand(op, i, target);
+      for (unsigned r = 1; r < op.numResults(); ++r)
+        retypeResult(op, r, target);
       return;
     }
     if (sharesOneLayout(op)) {

@@ -9,6 +9,7 @@
 #include "interp/Numerics.h"
 #include "interp/Tensor.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -256,6 +257,8 @@ private:
   static void checkCombineRegion(const tir::Operation &op, CompiledOp &compiled);
   void execPrint(CompiledOp &op);
   void execAssert(CompiledOp &op);
+  void execHistogram(CompiledOp &op, Tensor &out);
+  void execGather(CompiledOp &op, Tensor &out);
 
   Tensor &slot(unsigned index) { return slots_[index]; }
   /// Operand `i` of `op` with `count` lanes: the slot itself, or a scalar broadcast into scratch.
@@ -754,6 +757,15 @@ void Machine::execOp(CompiledOp &op) {
     return execPrint(op);
   case OpCode::Assert:
     return execAssert(op);
+  case OpCode::Histogram:
+    return execHistogram(op, *out);
+  case OpCode::Gather:
+    return execGather(op, *out);
+  case OpCode::Barrier:
+    return; // programs run one at a time: there is nothing to wait for
+  case OpCode::InlineAsm:
+    fail("tl.inline_asm_elementwise is not supported on the interpreter: it cannot run the "
+         "PTX inline assembly");
   case OpCode::Condition:
   case OpCode::Yield:
   case OpCode::Return:
@@ -1361,6 +1373,56 @@ void Machine::execAssert(CompiledOp &op) {
     std::string where =
         condition.isScalar() ? "" : " at index " + formatIndex(condition.shape(), i);
     fail("device_assert failed" + where + (message.empty() ? "" : ": " + message));
+  }
+}
+
+void Machine::execHistogram(CompiledOp &op, Tensor &out) {
+  const Tensor &input = slot(op.operands[0]);
+  const Tensor *mask = op.operands.size() > 1 ? &slot(op.operands[1]) : nullptr;
+  const int64_t bins = out.numElements();
+  int64_t *counts = out.lanes<int64_t>();
+  std::fill(counts, counts + bins, 0);
+  const int64_t *values = input.lanes<int64_t>();
+  const bool isUnsigned = input.dtype().isUnsigned();
+  for (int64_t i = 0; i < input.numElements(); ++i) {
+    if (mask && mask->lanes<int64_t>()[i] == 0)
+      continue;
+    // Lanes are canonical: an unsigned 64-bit value past INT64_MAX reads as negative here.
+    int64_t v = values[i];
+    bool inRange =
+        isUnsigned ? static_cast<uint64_t>(v) < static_cast<uint64_t>(bins) : v >= 0 && v < bins;
+    if (inRange)
+      ++counts[v];
+  }
+}
+
+void Machine::execGather(CompiledOp &op, Tensor &out) {
+  const Tensor &src = slot(op.operands[0]);
+  const Tensor &index = slot(op.operands[1]);
+  const int64_t axis = op.op->intAttr("axis");
+  const std::vector<int64_t> &outShape = out.shape();
+  // Row-major strides: inner is the product of the dimensions after the axis.
+  int64_t inner = 1;
+  for (size_t d = static_cast<size_t>(axis) + 1; d < outShape.size(); ++d)
+    inner *= outShape[d];
+  const int64_t outLength = outShape[static_cast<size_t>(axis)];
+  const int64_t srcLength = src.shape()[static_cast<size_t>(axis)];
+  const int64_t *indices = index.lanes<int64_t>();
+  const bool isUnsigned = index.dtype().isUnsigned();
+  const size_t bytes = laneBytes(src.laneKind());
+  const unsigned char *from = src.lanes<unsigned char>();
+  unsigned char *to = out.lanes<unsigned char>();
+  for (int64_t i = 0; i < out.numElements(); ++i) {
+    int64_t k = indices[i];
+    if (isUnsigned ? static_cast<uint64_t>(k) >= static_cast<uint64_t>(srcLength)
+                   : k < 0 || k >= srcLength)
+      fail("tl.gather index " + std::to_string(k) + " at " + formatIndex(outShape, i) +
+           " is out of range for the source's dimension " + std::to_string(axis) + " of size " +
+           std::to_string(srcLength));
+    int64_t outer = i / (outLength * inner), within = i % inner;
+    int64_t source = (outer * srcLength + k) * inner + within;
+    std::memcpy(to + static_cast<size_t>(i) * bytes, from + static_cast<size_t>(source) * bytes,
+                bytes);
   }
 }
 

@@ -32,7 +32,8 @@ const std::set<std::string> &supportedTl() {
       "static_range", "to", "debug_barrier", "dot", "trans", "permute", "reshape", "view",
       "next_power_of_2", "umulhi", "to_tensor", "make_block_ptr", "advance", "cumsum", "cumprod",
       "associative_scan", "reduce", "xor_sum", "join", "split", "interleave", "flip", "clamp",
-      "div_rn", "fdiv", "sort", "topk"};
+      "div_rn", "fdiv", "sort", "topk", "histogram", "gather", "inline_asm_elementwise",
+      "assume"};
   return names;
 }
 
@@ -925,6 +926,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (fn == "join" || fn == "split" || fn == "interleave" || fn == "flip" || fn == "clamp" ||
       fn == "div_rn" || fn == "fdiv" || fn == "sort" || fn == "topk")
     return callShapeOp(fn, args);
+  if (fn == "histogram" || fn == "gather" || fn == "inline_asm_elementwise")
+    return callSpecialOp(fn, args);
 
   // --- Reductions -----------------------------------------------------------------------------
   if (fn == "sum" || fn == "max" || fn == "min" || fn == "argmax" || fn == "argmin") {
@@ -943,8 +946,12 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     size_t keepIndex = fn == "sum" ? 2 : arg ? 3 : 4;
     bool keepDims = a.get(keepIndex) && constexprTruth(*a.get(keepIndex)).value_or(false);
     bool returnIndices = !arg && fn != "sum" && a.get(2) && constexprTruth(*a.get(2)).value_or(false);
-    if (arg && a.get(2) && !constexprTruth(*a.get(2)).value_or(true))
-      error(loc, "tie_break_left=False is not supported yet");
+    // tie_break_left=False (return_indices_tie_break_left=False) lets Triton return any index
+    // of a tied extreme; the leftmost one, which both backends give, is such an index.
+    size_t tieIndex = arg ? 2 : 3;
+    if (fn != "sum" && a.get(tieIndex) && !constexprTruth(*a.get(tieIndex)))
+      error(loc, display + "'s " + (arg ? "tie_break_left" : "return_indices_tie_break_left") +
+                     " must be a constant");
     DType t = v->type().elem;
     if (fn == "sum") {
       if (a.get(3)) {
@@ -1044,15 +1051,37 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
         error(loc, "device assertion is always false" + (message.empty() ? "" : ": " + message));
       return SemaValue::none();
     }
-    if (a.get(2))
-      error(loc, "tl.device_assert's mask is not supported yet");
     tir::Value *cond = castTo(tensorArg(*a.values[0], display), DType::scalar(ScalarKind::I1));
+    if (a.get(2)) {
+      // Masked-off lanes never fail: the assertion checks cond | ~mask, as Triton's does.
+      tir::Value *mask =
+          castTo(toValue(*a.get(2), loc, "the mask"), DType::scalar(ScalarKind::I1));
+      std::vector<int64_t> shape = broadcastShape(cond->type(), mask->type(), loc);
+      cond = broadcastTo(cond, shape, loc);
+      mask = broadcastTo(mask, shape, loc);
+      tir::Value *ones = builder_.intConstant(1, Type(mask->type().elem));
+      if (!shape.empty())
+        ones = builder_.splat(ones, shape);
+      tir::Value *unmasked = builder_.createValue(OpCode::Xor, {mask, ones}, mask->type());
+      cond = builder_.createValue(OpCode::Or, {cond, unmasked}, cond->type());
+    }
     tir::Operation *op = builder_.create(OpCode::Assert, {cond}, {});
     op->setAttr("message", message);
     return SemaValue::none();
   }
-  if (fn == "debug_barrier")
-    error(loc, "tl.debug_barrier is not supported yet");
+  if (fn == "debug_barrier") {
+    bindArgs(*this, display, {}, 0, args);
+    builder_.create(OpCode::Barrier, {}, {});
+    return SemaValue::none();
+  }
+  if (fn == "assume") {
+    // A promise to the optimiser; tilec does not use it, but the condition must still be a
+    // value, as Triton's to_tensor requires.
+    auto a = bindArgs(*this, display, {"cond"}, 1, args);
+    if (!constexprTruth(*a.values[0]))
+      toValue(*a.values[0], loc, "the condition of tl.assume");
+    return SemaValue::none();
+  }
   if (fn == "range" || fn == "static_range")
     error(loc, display + "() can only be used as the iterable of a for loop");
   error(loc, display + " is not supported yet");

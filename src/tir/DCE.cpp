@@ -11,6 +11,7 @@ bool hasSideEffects(const Operation &op) {
   case OpCode::AtomicCAS:
   case OpCode::Print:
   case OpCode::Assert:
+  case OpCode::Barrier:
   case OpCode::AsyncCopy:
   case OpCode::AsyncCommit:
   case OpCode::AsyncWait:
@@ -20,6 +21,8 @@ bool hasSideEffects(const Operation &op) {
     return true;
   case OpCode::While:
     return true; // a loop that may not terminate is not removable
+  case OpCode::InlineAsm: // is_pure=False: the asm has effects the IR does not see
+    return !op.hasAttr("pure") || !op.boolAttr("pure");
   default:
     break;
   }

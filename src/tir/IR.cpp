@@ -64,6 +64,7 @@ bool sharesOneLayout(OpCode code) {
   case OpCode::AtomicRMW:
   case OpCode::AtomicCAS:
   case OpCode::Broadcast:
+  case OpCode::InlineAsm: // elementwise, with several results
     return true;
   default:
     return isElementwise(code);

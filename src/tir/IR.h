@@ -98,6 +98,10 @@ class Function;
   X(ArgReduce, "arg_reduce") /* attr kind: argmax argmin; attr axis; result i32 */                 \
   X(Scan, "scan")      /* attr kind: sum prod (one operand) or combine (as reduce); attr axis; */  \
                        /* attr reverse; inclusive; results of the operands' types              */ \
+  X(Histogram, "histogram") /* input 1-D ints [, mask i1]; attr num_bins; result i32 [num_bins]; */ \
+                       /* inputs outside [0, num_bins) and masked-off lanes are not counted    */ \
+  X(Gather, "gather")  /* src, index (same rank, integer); attr axis; result index's shape with */ \
+                       /* src's element: out[..i..] = src[..index[..i..]..] along axis        */ \
   /* control flow */                                                                               \
   X(For, "for")        /* lb, ub, step, inits...; region(iv, iters...) -> results */               \
   X(If, "if")          /* cond; then region, else region -> results */                             \
@@ -112,6 +116,9 @@ class Function;
   X(LocalLoad, "local_load")     /* slot i32; attr buffer: the tile in that slot */                \
   /* debugging */                                                                                  \
   X(Print, "print")    /* attr prefix; values */                                                   \
+  X(Barrier, "barrier") /* tl.debug_barrier: all threads of the program wait (bar.sync 0) */     \
+  X(InlineAsm, "inline_asm") /* args...; attrs asm, constraints, pack, pure; N results of the     */ \
+                             /* args' (broadcast) shape: elementwise PTX, pack elements a call   */ \
   X(Assert, "assert")  /* cond; attr message */
 
 enum class OpCode {

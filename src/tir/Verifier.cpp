@@ -275,6 +275,45 @@ private:
     case OpCode::Scan:
     case OpCode::Reduce:
       return verifyScanOrReduce(op);
+    case OpCode::Histogram:
+      expectOperands(op, 1, 2);
+      if (op.operand(0)->type().rank() != 1 || !op.operand(0)->type().elem.isInteger() ||
+          op.operand(0)->type().elem.isBool())
+        return fail(op, "input must be a 1-D integer tensor");
+      if (op.numOperands() == 2 && (!op.operand(1)->type().elem.isBool() ||
+                                    op.operand(1)->type().shape != op.operand(0)->type().shape))
+        return fail(op, "mask must be i1 of the input's shape");
+      if (!op.hasAttr("num_bins") || op.result()->type().elem.kind != ScalarKind::I32 ||
+          op.result()->type().shape != std::vector<int64_t>{op.intAttr("num_bins")})
+        fail(op, "result must be i32 [num_bins]");
+      return;
+    case OpCode::Gather: {
+      expectOperands(op, 2, 2);
+      const Type &src = op.operand(0)->type(), &index = op.operand(1)->type();
+      int64_t axis = op.hasAttr("axis") ? op.intAttr("axis") : -1;
+      if (src.rank() == 0 || index.rank() != src.rank() || axis < 0 ||
+          axis >= static_cast<int64_t>(src.rank()) || !index.elem.isInteger())
+        return fail(op, "src and integer index of one rank, and an axis in range");
+      for (unsigned d = 0; d < src.rank(); ++d)
+        if (static_cast<int64_t>(d) != axis && src.shape[d] != index.shape[d])
+          return fail(op, "index differs from src in a dimension other than the axis");
+      if (op.result()->type().shape != index.shape || op.result()->type().elem != src.elem)
+        fail(op, "result must have index's shape and src's element type");
+      return;
+    }
+    case OpCode::Barrier:
+      expectOperands(op, 0, 0);
+      return;
+    case OpCode::InlineAsm:
+      if (!op.hasAttr("asm") || !op.hasAttr("constraints") || !op.hasAttr("pack"))
+        return fail(op, "needs attributes asm, constraints and pack");
+      for (Value *v : op.operands())
+        if (v->type().shape != op.result(0)->type().shape)
+          return fail(op, "operand shape differs from the results'");
+      for (unsigned r = 0; r < op.numResults(); ++r)
+        if (op.result(r)->type().shape != op.result(0)->type().shape)
+          return fail(op, "results differ in shape");
+      return;
     case OpCode::Libdevice: {
       const LibdeviceFunction *fn =
           op.hasAttr("fn") ? findLibdeviceFunction(op.strAttr("fn")) : nullptr;

@@ -182,6 +182,9 @@ class Sample:
     # Against the interpreter (--against-interp), where its IEEE arithmetic and the GPU's
     # approximate instructions part (fp32 `/` is div.full.f32 on the GPU, as in Triton).
     interp_tols: Dict[str, Tol] = field(default_factory=dict)
+    # False for kernels the interpreter cannot run (inline PTX): --interp and --against-interp
+    # leave them out, saying so; the GPU checks against Triton still run them.
+    interp: bool = True
 
     def tolerance(self, key: str) -> Tol:
         return self.tols.get(key, self.tol)
@@ -929,6 +932,75 @@ SCAN_SAMPLES = [
 ]
 
 
+def histogram_reference(t, s):
+    x = t["x"][:s - 24].long()
+    x = x[(x >= 0) & (x < 64)]
+    return {"out": torch.bincount(x, minlength=64).double()}
+
+
+def gather_reference(t, s, axis):
+    src = t["src"].double().view(8, 16)
+    idx = t["idx"].view((4, 16) if axis == 0 else (8, 4))
+    return {"out": torch.gather(src, axis, idx).flatten()}
+
+
+# tl.histogram, tl.gather, argmax/argmin(tie_break_left=False), tl.inline_asm_elementwise,
+# tl.debug_barrier, tl.device_assert(mask=) and tl.assume (tests/gpu/special_ops.tl).
+SPECIAL_SAMPLES = [
+    Sample(
+        name="special_histogram", source="tests/gpu/special_ops.tl", kernel="histogram_kernel",
+        ptx="special_histogram", signature="*i32:16,*i32:16,i32,1024,64,1", size=1024,
+        inputs=lambda s: {"x": randint(-16, 80, (s,), "int32"), "out": empty(64, "int32")},
+        outputs=["out"], args=lambda t, s: [t["x"], t["out"], s - 24],
+        grid=lambda meta, s: (1,), reference=histogram_reference),
+] + [
+    Sample(
+        name=f"special_gather_axis{axis}", source="tests/gpu/special_ops.tl",
+        kernel="gather_kernel", ptx=f"special_gather_axis{axis}",
+        signature=f"*fp32:16,*i64:16,*fp32:16,8,16,4,{axis}", size=axis,
+        inputs=lambda s: {"src": randn(8 * 16),
+                          "idx": randint(0, 8 if s == 0 else 16, (4 * 16 if s == 0 else 8 * 4,),
+                                         "int64"),
+                          "out": empty(4 * 16 if s == 0 else 8 * 4)},
+        outputs=["out"], args=lambda t, s: [t["src"], t["idx"], t["out"]],
+        grid=lambda meta, s: (1,), reference=lambda t, s: gather_reference(t, s, s))
+    for axis in (0, 1)
+] + [
+    Sample(
+        name="special_argmax_fast", source="tests/gpu/special_ops.tl", kernel="arg_fast_kernel",
+        ptx="special_argmax_fast", signature="*fp32:16,*i32:16,*i32:16,*fp32:16,8,64",
+        size=(8, 64),
+        inputs=lambda s: {"x": randn(s[0] * s[1]), "amax": empty(s[0], "int32"),
+                          "amin": empty(s[0], "int32"), "vmax": empty(s[0])},
+        outputs=["amax", "amin", "vmax"],
+        args=lambda t, s: [t["x"], t["amax"], t["amin"], t["vmax"]], grid=lambda meta, s: (1,),
+        reference=lambda t, s: {"amax": t["x"].view(s).argmax(dim=1).double(),
+                                "amin": t["x"].view(s).argmin(dim=1).double(),
+                                "vmax": t["x"].view(s).double().max(dim=1).values},
+        note="random floats: no ties, so every valid tie-break gives the same index"),
+    Sample(
+        name="special_inline_asm", source="tests/gpu/special_ops.tl", kernel="inline_asm_kernel",
+        ptx="special_inline_asm", signature="*i32:16,*i32:16,*u8:16,*i32:16,*i32:16,1024",
+        size=1024, interp=False, inplace=["b"],
+        inputs=lambda s: {"x": randint(-1000, 1000, (s,), "int32"),
+                          "y": randint(-1000, 1000, (s,), "int32"),
+                          "b": randint(0, 256, (2 * s,), "uint8"),
+                          "s": empty(s, "int32"), "d": empty(s, "int32")},
+        outputs=["s", "d", "b"],
+        args=lambda t, s: [t["x"], t["y"], t["b"], t["s"], t["d"]], grid=lambda meta, s: (1,),
+        reference=lambda t, s: {
+            "s": (t["x"] + t["y"]).double(),
+            "d": ((t["x"] - t["y"]) * 1000 + t["x"] * t["y"]).double(),
+            "b": torch.cat([t["b"][:s], t["b"][:s] ^ 0x5a]).double()}),
+    Sample(
+        name="special_debug_ops", source="tests/gpu/special_ops.tl", kernel="debug_ops_kernel",
+        ptx="special_debug_ops", signature="*fp32:16,*fp32:16,i32,128", size=100,
+        inputs=lambda s: {"x": randn(s).abs(), "y": empty(s)}, outputs=["y"],
+        args=lambda t, s: [t["x"], t["y"], s], grid=lambda meta, s: (1,),
+        reference=lambda t, s: {"y": t["x"].double() * 2}),
+]
+
+
 GROUPED_SIG = "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32,i32:16,i32,i32:16,i32"
 TILED_AUTOTUNE_SIG = "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32,i32:16,i32,i32:16,i32,i32:16,i32"
 
@@ -1146,7 +1218,7 @@ SAMPLES: List[Sample] = [
         tol=DOT_F16_OUT_F16, tols={"lse": Tol(atol=1e-4, rtol=1e-5)},
         reference=flash_reference),
 
-] + MMA_SAMPLES + SCAN_SAMPLES + [
+] + MMA_SAMPLES + SCAN_SAMPLES + SPECIAL_SAMPLES + [
     # --- samples/vector_add_autotune.tl: one config (BLOCK_SIZE 4096, 8 warps, 2 stages).
     Sample(
         name="vector_add_autotune__3", source="samples/vector_add_autotune.tl",
@@ -1486,6 +1558,14 @@ def write_interp(sample: Sample, tilec: str, ptx_dir: str) -> Callable[[], Optio
     return run
 
 
+def interp_entries(selected: Sequence[Sample]) -> List[Sample]:
+    """The entries the interpreter can run; the others are named and left out."""
+    for s in selected:
+        if not s.interp:
+            print(f"SKIP      {s.name}: not run on the interpreter (inline PTX)", flush=True)
+    return [s for s in selected if s.interp]
+
+
 def make_interp(selected: Sequence[Sample], tilec: str, ptx_dir: str) -> int:
     """--compile TILEC --interp: every entry's inputs and the interpreter's outputs (see above)."""
     from concurrent.futures import ThreadPoolExecutor
@@ -1663,12 +1743,13 @@ def main(argv=None) -> int:
         status = bench.compile_with_tilec(args.compile, unique, args.ptx_dir)
         if status or not args.interp:
             return status
-        return make_interp(selected, os.path.abspath(args.compile), args.ptx_dir)
+        return make_interp(interp_entries(selected), os.path.abspath(args.compile), args.ptx_dir)
     if args.interp:
         parser.error("--interp goes with --compile TILEC")
     providers = [p for p in args.providers.split(",") if p]
     if args.against_interp:
         providers = ["tilec"]  # neither Triton nor the references: the interpreter's outputs
+        selected = interp_entries(selected)
     if "tilec" not in providers or set(providers) - {"tilec", "triton", "torch"}:
         parser.error("--providers: tilec, optionally with triton and/or torch")
 
