@@ -34,19 +34,14 @@ void KernelLowering::lowerHistogram(const Operation &op) {
   }
   barrier();
 
-  bool isUnsigned = in.elem.isUnsigned();
-  llvm::Type *i64 = builder_.getInt64Ty();
   for (unsigned e = 0; e < inDist.numElements(); ++e) {
-    llvm::Value *v = isUnsigned ? builder_.CreateZExtOrTrunc(input[e], i64)
-                                : builder_.CreateSExtOrTrunc(input[e], i64);
-    // Values outside [0, num_bins) are not counted; an unsigned compare covers both ends.
-    llvm::Value *count = builder_.CreateICmpULT(v, builder_.getInt64(static_cast<uint64_t>(bins)));
-    count = builder_.CreateAnd(count, ownsElement(inDist, e));
+    // As Triton 3.6: the bin is the value's low log2(num_bins) bits (values outside [0, num_bins)
+    // wrap around; num_bins is a power of two).
+    llvm::Value *bin = builder_.CreateAnd(builder_.CreateZExtOrTrunc(input[e], i32),
+                                          builder_.getInt32(static_cast<uint32_t>(bins - 1)));
+    llvm::Value *count = ownsElement(inDist, e);
     if (mask)
       count = builder_.CreateAnd(count, (*mask)[e]);
-    // Branch-free: an element that does not count adds 0 to bin 0.
-    llvm::Value *bin =
-        builder_.CreateSelect(count, builder_.CreateTrunc(v, i32), builder_.getInt32(0));
     builder_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, sharedElementPointer(i32, bin),
                              builder_.CreateZExt(count, i32), llvm::MaybeAlign(4),
                              llvm::AtomicOrdering::Monotonic);

@@ -1383,16 +1383,12 @@ void Machine::execHistogram(CompiledOp &op, Tensor &out) {
   int64_t *counts = out.lanes<int64_t>();
   std::fill(counts, counts + bins, 0);
   const int64_t *values = input.lanes<int64_t>();
-  const bool isUnsigned = input.dtype().isUnsigned();
   for (int64_t i = 0; i < input.numElements(); ++i) {
     if (mask && mask->lanes<int64_t>()[i] == 0)
       continue;
-    // Lanes are canonical: an unsigned 64-bit value past INT64_MAX reads as negative here.
-    int64_t v = values[i];
-    bool inRange =
-        isUnsigned ? static_cast<uint64_t>(v) < static_cast<uint64_t>(bins) : v >= 0 && v < bins;
-    if (inRange)
-      ++counts[v];
+    // As Triton 3.6 on the GPU: a value counts in the bin of its low log2(num_bins) bits (num_bins
+    // is a power of two), so values outside [0, num_bins) wrap around instead of being dropped.
+    ++counts[static_cast<uint64_t>(values[i]) & static_cast<uint64_t>(bins - 1)];
   }
 }
 

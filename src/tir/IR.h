@@ -99,7 +99,7 @@ class Function;
   X(Scan, "scan")      /* attr kind: sum prod (one operand) or combine (as reduce); attr axis; */  \
                        /* attr reverse; inclusive; results of the operands' types              */ \
   X(Histogram, "histogram") /* input 1-D ints [, mask i1]; attr num_bins; result i32 [num_bins]; */ \
-                       /* inputs outside [0, num_bins) and masked-off lanes are not counted    */ \
+                       /* inputs count in bin (value mod num_bins); masked-off lanes do not   */ \
   X(Gather, "gather")  /* src, index (same rank, integer); attr axis; result index's shape with */ \
                        /* src's element: out[..i..] = src[..index[..i..]..] along axis        */ \
   /* control flow */                                                                               \

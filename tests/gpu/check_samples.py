@@ -933,8 +933,8 @@ SCAN_SAMPLES = [
 
 
 def histogram_reference(t, s):
-    x = t["x"][:s - 24].long()
-    x = x[(x >= 0) & (x < 64)]
+    # As Triton 3.6 on the GPU: a value outside [0, 64) counts in the bin of its low 6 bits.
+    x = t["x"][:s - 24].long() & 63
     return {"out": torch.bincount(x, minlength=64).double()}
 
 
