@@ -245,6 +245,11 @@ private:
   }
   llvm::Value *sharedTileAddress(const SharedTilePlan &plan, llvm::Value *base, llvm::Type *memType,
                                  const Values &coords);
+  /// The element index (i32) in a tile laid out by `plan` of the element at `coords`.
+  llvm::Value *sharedTileIndex(const SharedTilePlan &plan, const Values &coords);
+  /// A shared-memory pointer as the 32-bit address PTX's shared window uses: address arithmetic
+  /// in 32 bits (the NVPTX data layout has 64-bit shared pointers).
+  llvm::Value *sharedAddress32(llvm::Value *pointer);
   void writeSharedTile(const SharedTilePlan &plan, llvm::Value *base, const Distribution &dist,
                        const Values &values, const DType &elem);
   Values readSharedVector(const SharedTilePlan &plan, llvm::Value *base, const Values &coords,

@@ -233,16 +233,20 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
                                builder_.getInt32(static_cast<uint32_t>(plan.numRows() * length))),
             builder_.CreateMul(row, builder_.getInt32(length))),
         builder_.CreateURem(fast, builder_.getInt32(length)));
-    llvm::Value *address =
-        builder_.CreateAdd(builder_.CreateTrunc(builder_.CreatePtrToInt(base, i64), i32),
-                           builder_.CreateMul(element, builder_.getInt32(plan.elemBytes)));
+    llvm::Value *address = builder_.CreateAdd(
+        sharedAddress32(base), builder_.CreateMul(element, builder_.getInt32(plan.elemBytes)));
     uint64_t leading = uint64_t(plan.swizzleBytes()) * plan.numRows();
     uint64_t stride = 8 * uint64_t(plan.swizzleBytes());
-    uint64_t fixed = ((leading >> 4) & 0x3FFF) << 16 | ((stride >> 4) & 0x3FFF) << 32 |
-                     swizzleMode(plan.swizzleBytes()) << 62;
-    llvm::Value *start = builder_.CreateZExt(
-        builder_.CreateAnd(builder_.CreateLShr(address, 4), builder_.getInt32(0x3FFF)), i64);
-    return builder_.CreateOr(start, builder_.getInt64(fixed));
+    uint32_t low = static_cast<uint32_t>(((leading >> 4) & 0x3FFF) << 16);
+    uint32_t high =
+        static_cast<uint32_t>(((stride >> 4) & 0x3FFF) | swizzleMode(plan.swizzleBytes()) << 30);
+    llvm::Value *start =
+        builder_.CreateAnd(builder_.CreateLShr(address, 4), builder_.getInt32(0x3FFF));
+    // The two 32-bit halves joined by one mov (LLVM would widen the arithmetic to 64 bits).
+    auto *type = llvm::FunctionType::get(i64, {i32, i32}, false);
+    return builder_.CreateCall(
+        type, llvm::InlineAsm::get(type, "mov.b64 $0, {$1, $2};", "=l,r,r", false),
+        {builder_.CreateOr(start, builder_.getInt32(low)), builder_.getInt32(high)});
   };
   auto constant = [&](unsigned v) { return builder_.getInt32(v); };
   // The first of a's rows the warpgroup's instruction mi computes (wgmmaRow's order).

@@ -9,6 +9,8 @@
 #include "codegen/KernelLowering.h"
 #include "gpu/Mma.h"
 
+#include <llvm/IR/InlineAsm.h>
+
 namespace tilec::codegen::detail {
 
 llvm::Value *KernelLowering::pipelineSlot(const Operation &op) {
@@ -39,17 +41,25 @@ void KernelLowering::lowerAsyncCopy(const Operation &op) {
     barrier();
     sharedInUse_ = false;
   }
-  llvm::Value *base = pipelineSlot(op);
-  llvm::Intrinsic::ID id = bytes == 16  ? llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s
-                           : bytes == 8 ? llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8_s
-                                        : llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4_s;
+  // The destination as a 32-bit shared address (inline assembly: the intrinsics take 64-bit
+  // shared pointers, whose arithmetic costs two instructions per add).
+  llvm::Value *base = sharedAddress32(pipelineSlot(op));
+  const unsigned elemBytes = plan.elemBytes;
+  std::string ptx = std::string(bytes == 16 ? "cp.async.cg" : "cp.async.ca") +
+                    ".shared.global [$0], [$1], " + std::to_string(bytes) + ", $2;";
+  llvm::Type *i32 = builder_.getInt32Ty();
+  auto *asmType =
+      llvm::FunctionType::get(builder_.getVoidTy(), {i32, pointers[0]->getType(), i32}, false);
+  auto *copy = llvm::InlineAsm::get(asmType, ptx, "r,l,r,~{memory}", true);
   forEachVector(dist, dist.order[0], vec,
                 [&](unsigned e, const std::vector<unsigned> &, const Values &coords) {
-                  llvm::Value *dst = sharedTileAddress(plan, base, scalarType(elem), coords);
+                  llvm::Value *dst =
+                      builder_.CreateAdd(base, builder_.CreateMul(sharedTileIndex(plan, coords),
+                                                                  builder_.getInt32(elemBytes)));
                   llvm::Value *on = mask ? builder_.CreateAnd(pred, (*mask)[e]) : pred;
                   llvm::Value *size =
                       builder_.CreateSelect(on, builder_.getInt32(bytes), builder_.getInt32(0));
-                  intrinsic(id, {}, {dst, pointers[e], size});
+                  builder_.CreateCall(asmType, copy, {dst, pointers[e], size});
                 });
 }
 

@@ -579,7 +579,16 @@ llvm::Value *KernelLowering::fromSharedElement(llvm::Value *v, const DType &elem
 /// The address of the element at `coords` of a tile laid out by `plan` at `byteOffset` of the
 /// shared buffer (SharedTile.h gives the formula).
 llvm::Value *KernelLowering::sharedTileAddress(const SharedTilePlan &plan, llvm::Value *base,
-                                               llvm::Type *memType, const Values &at) {
+                                               llvm::Type *memType, const Values &coords) {
+  return builder_.CreateInBoundsGEP(memType, base, sharedTileIndex(plan, coords));
+}
+
+llvm::Value *KernelLowering::sharedAddress32(llvm::Value *pointer) {
+  return builder_.CreateTrunc(builder_.CreatePtrToInt(pointer, builder_.getInt64Ty()),
+                              builder_.getInt32Ty());
+}
+
+llvm::Value *KernelLowering::sharedTileIndex(const SharedTilePlan &plan, const Values &at) {
   Values coords = at;
   if (plan.wgmmaWarpsM) { // SharedTile.h: wgmmaRow
     unsigned log2Warps = llvm::Log2_32(plan.wgmmaWarpsM);
@@ -625,7 +634,7 @@ llvm::Value *KernelLowering::sharedTileAddress(const SharedTilePlan &plan, llvm:
       f, "", true, true);
   if (blockStart)
     index = builder_.CreateAdd(index, blockStart, "", true, true);
-  return builder_.CreateInBoundsGEP(memType, base, index);
+  return index;
 }
 
 llvm::Value *KernelLowering::sharedAt(unsigned byteOffset) {
