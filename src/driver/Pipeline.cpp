@@ -160,8 +160,8 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
   }
 
   // 4. GPU layouts: coalesced layouts for memory operations from the axis analysis, tensor-core
-  //    accumulator layouts for the dots mma.sync computes, layouts for every other tensor, and
-  //    conversions only where producer and consumer disagree.
+  //    accumulator layouts for the dots wgmma or mma.sync computes, layouts for every other tensor,
+  //    and conversions only where producer and consumer disagree.
   PassRunner passes(*module, options, log);
   passes.run("coalesce", gpu::runCoalesce);
   passes.run("accelerate-matmul",

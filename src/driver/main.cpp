@@ -201,8 +201,9 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   app.add_option(
          "--arch", archs,
-         "GPU architecture: sm_80, sm_86, sm_87, sm_89, sm_90 or sm_90a (tl.dot on mma.sync "
-         "tensor cores on all of them). Default sm_90a. Repeat it for --emit fatbin (and "
+         "GPU architecture: sm_80, sm_86, sm_87, sm_89, sm_90 or sm_90a (tl.dot on the tensor "
+         "cores: wgmma on sm_90a where it fits, mma.sync otherwise). Default sm_90a. Repeat it "
+         "for --emit fatbin (and "
          "--emit header --embed fatbin): one fatbin for several GPUs")
       ->check(CLI::IsMember({"sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"}))
       ->allow_extra_args(false);
