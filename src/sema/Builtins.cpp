@@ -70,26 +70,7 @@ struct BoundArgs {
 
 BoundArgs bindArgs(Specializer &s, const std::string &fn, const std::vector<std::string> &params,
                    size_t required, const CallArgs &args) {
-  BoundArgs out;
-  out.values.resize(params.size());
-  if (args.positional.size() > params.size())
-    s.error(args.loc, fn + "() takes at most " + std::to_string(params.size()) +
-                          " arguments, " + std::to_string(args.positional.size()) + " given");
-  for (size_t i = 0; i < args.positional.size(); ++i)
-    out.values[i] = args.positional[i];
-  for (const auto &[name, value] : args.keywords) {
-    auto it = std::find(params.begin(), params.end(), name);
-    if (it == params.end())
-      s.error(args.loc, fn + "() got an unexpected keyword argument '" + name + "'");
-    size_t i = static_cast<size_t>(it - params.begin());
-    if (out.values[i])
-      s.error(args.loc, fn + "() got multiple values for argument '" + name + "'");
-    out.values[i] = value;
-  }
-  for (size_t i = 0; i < required; ++i)
-    if (!out.values[i])
-      s.error(args.loc, fn + "() is missing the argument '" + params[i] + "'");
-  return out;
+  return BoundArgs{bindCallArgs(s, fn, params, required, args)};
 }
 
 int64_t constInt(Specializer &s, const SemaValue &v, SourceLoc loc, const std::string &what) {
@@ -1183,6 +1164,30 @@ SemaValue Specializer::dot(CallArgs &args) {
   tir::Operation *op = builder_.create(OpCode::Dot, {lhs, rhs, acc}, {Type(outType, shape)});
   op->setAttr("input_precision", precision);
   return SemaValue::ofTensor(op->result());
+}
+
+std::vector<std::optional<SemaValue>> bindCallArgs(Specializer &s, const std::string &fn,
+                                                   const std::vector<std::string> &params,
+                                                   size_t required, const CallArgs &args) {
+  std::vector<std::optional<SemaValue>> values(params.size());
+  if (args.positional.size() > params.size())
+    s.error(args.loc, fn + "() takes at most " + std::to_string(params.size()) + " arguments, " +
+                          std::to_string(args.positional.size()) + " given");
+  for (size_t i = 0; i < args.positional.size(); ++i)
+    values[i] = args.positional[i];
+  for (const auto &[name, value] : args.keywords) {
+    auto it = std::find(params.begin(), params.end(), name);
+    if (it == params.end())
+      s.error(args.loc, fn + "() got an unexpected keyword argument '" + name + "'");
+    size_t i = static_cast<size_t>(it - params.begin());
+    if (values[i])
+      s.error(args.loc, fn + "() got multiple values for argument '" + name + "'");
+    values[i] = value;
+  }
+  for (size_t i = 0; i < required; ++i)
+    if (!values[i])
+      s.error(args.loc, fn + "() is missing the argument '" + params[i] + "'");
+  return values;
 }
 
 } // namespace tilec::sema

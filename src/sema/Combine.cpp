@@ -19,31 +19,6 @@ using Kind = SemaValue::Kind;
 
 namespace {
 
-/// Binds positional and keyword arguments to `params`; the first `required` must be given.
-std::vector<std::optional<SemaValue>> bindParams(Specializer &s, const std::string &fn,
-                                                 const std::vector<std::string> &params,
-                                                 size_t required, const CallArgs &args) {
-  std::vector<std::optional<SemaValue>> values(params.size());
-  if (args.positional.size() > params.size())
-    s.error(args.loc, fn + "() takes at most " + std::to_string(params.size()) + " arguments, " +
-                          std::to_string(args.positional.size()) + " given");
-  for (size_t i = 0; i < args.positional.size(); ++i)
-    values[i] = args.positional[i];
-  for (const auto &[name, value] : args.keywords) {
-    auto it = std::find(params.begin(), params.end(), name);
-    if (it == params.end())
-      s.error(args.loc, fn + "() got an unexpected keyword argument '" + name + "'");
-    size_t i = static_cast<size_t>(it - params.begin());
-    if (values[i])
-      s.error(args.loc, fn + "() got multiple values for argument '" + name + "'");
-    values[i] = value;
-  }
-  for (size_t i = 0; i < required; ++i)
-    if (!values[i])
-      s.error(args.loc, fn + "() is missing the argument '" + params[i] + "'");
-  return values;
-}
-
 bool isGiven(const std::optional<SemaValue> &v) {
   return v && !v->isNone();
 }
@@ -131,7 +106,7 @@ SemaValue Specializer::callCombining(const std::string &fn, CallArgs &args) {
   std::string display = "tl." + fn;
 
   if (fn == "associative_scan") {
-    auto a = bindParams(*this, display, {"input", "axis", "combine_fn", "reverse"}, 3, args);
+    auto a = bindCallArgs(*this, display, {"input", "axis", "combine_fn", "reverse"}, 3, args);
     std::vector<tir::Value *> inputs = combinedOperands(*a[0], loc, display);
     unsigned rank = inputs[0]->type().rank();
     if (rank == 0)
@@ -160,9 +135,9 @@ SemaValue Specializer::callCombining(const std::string &fn, CallArgs &args) {
   // tl.reduce(input, axis, combine_fn, keep_dims=False) and tl.xor_sum(input, axis=None,
   // keep_dims=False), which is tl.reduce with `a ^ b` in Triton.
   bool xorSum = fn == "xor_sum";
-  auto a = xorSum
-               ? bindParams(*this, display, {"input", "axis", "keep_dims"}, 1, args)
-               : bindParams(*this, display, {"input", "axis", "combine_fn", "keep_dims"}, 3, args);
+  auto a =
+      xorSum ? bindCallArgs(*this, display, {"input", "axis", "keep_dims"}, 1, args)
+             : bindCallArgs(*this, display, {"input", "axis", "combine_fn", "keep_dims"}, 3, args);
   bool keepDims = constFlag(a[xorSum ? 2 : 3], loc, display + "'s keep_dims");
   std::vector<tir::Value *> inputs = combinedOperands(*a[0], loc, display);
   if (xorSum) {

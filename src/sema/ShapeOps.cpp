@@ -18,30 +18,6 @@ using Kind = SemaValue::Kind;
 
 namespace {
 
-std::vector<std::optional<SemaValue>> bindShapeArgs(Specializer &s, const std::string &fn,
-                                                    const std::vector<std::string> &params,
-                                                    size_t required, const CallArgs &args) {
-  std::vector<std::optional<SemaValue>> values(params.size());
-  if (args.positional.size() > params.size())
-    s.error(args.loc, fn + "() takes at most " + std::to_string(params.size()) + " arguments, " +
-                          std::to_string(args.positional.size()) + " given");
-  for (size_t i = 0; i < args.positional.size(); ++i)
-    values[i] = args.positional[i];
-  for (const auto &[name, value] : args.keywords) {
-    auto it = std::find(params.begin(), params.end(), name);
-    if (it == params.end())
-      s.error(args.loc, fn + "() got an unexpected keyword argument '" + name + "'");
-    size_t i = static_cast<size_t>(it - params.begin());
-    if (values[i])
-      s.error(args.loc, fn + "() got multiple values for argument '" + name + "'");
-    values[i] = value;
-  }
-  for (size_t i = 0; i < required; ++i)
-    if (!values[i])
-      s.error(args.loc, fn + "() is missing the argument '" + params[i] + "'");
-  return values;
-}
-
 /// The signed integer type of `bits` bits (bool stays bool).
 DType intOfWidth(unsigned bits) {
   switch (bits) {
@@ -78,7 +54,7 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
   };
 
   if (fn == "join" || fn == "interleave") {
-    auto a = bindShapeArgs(*this, display, {"a", "b"}, 2, args);
+    auto a = bindCallArgs(*this, display, {"a", "b"}, 2, args);
     tir::Value *x = toValue(*a[0], loc, display.c_str());
     tir::Value *y = toValue(*a[1], loc, display.c_str());
     if (x->type().elem != y->type().elem)
@@ -105,7 +81,7 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
   }
 
   if (fn == "split") {
-    auto a = bindShapeArgs(*this, display, {"a"}, 1, args);
+    auto a = bindCallArgs(*this, display, {"a"}, 1, args);
     tir::Value *x = toValue(*a[0], loc, display.c_str());
     const Type &t = x->type();
     if (t.isScalar() || t.shape.back() != 2)
@@ -129,7 +105,7 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
   }
 
   if (fn == "flip") {
-    auto a = bindShapeArgs(*this, display, {"x", "dim"}, 1, args);
+    auto a = bindCallArgs(*this, display, {"x", "dim"}, 1, args);
     tir::Value *x = toValue(*a[0], loc, display.c_str());
     const Type &t = x->type();
     if (t.isScalar())
@@ -175,8 +151,8 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
     // merges of compare-and-swap steps along its axes (each pairs an element with its partner
     // through an xor-reduction), and for topk, halving by max before the last merges.
     bool topk = fn == "topk";
-    auto a = topk ? bindShapeArgs(*this, display, {"x", "k", "dim"}, 2, args)
-                  : bindShapeArgs(*this, display, {"x", "dim", "descending"}, 1, args);
+    auto a = topk ? bindCallArgs(*this, display, {"x", "k", "dim"}, 2, args)
+                  : bindCallArgs(*this, display, {"x", "dim", "descending"}, 1, args);
     tir::Value *x = toValue(*a[0], loc, display.c_str());
     const Type &t = x->type();
     if (t.isScalar())
@@ -265,7 +241,7 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
   }
 
   if (fn == "clamp") {
-    auto a = bindShapeArgs(*this, display, {"x", "min", "max", "propagate_nan"}, 3, args);
+    auto a = bindCallArgs(*this, display, {"x", "min", "max", "propagate_nan"}, 3, args);
     bool propagate = false;
     if (a[3] && !a[3]->isNone()) {
       const SemaValue &p = *a[3];
@@ -306,8 +282,8 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
 
   // div_rn(x, y) and fdiv(x, y, ieee_rounding=False): floating-point division, correctly rounded
   // (div.rn) for div_rn and for fdiv with ieee_rounding; fdiv otherwise is `/`.
-  auto a = fn == "div_rn" ? bindShapeArgs(*this, display, {"x", "y"}, 2, args)
-                          : bindShapeArgs(*this, display, {"x", "y", "ieee_rounding"}, 2, args);
+  auto a = fn == "div_rn" ? bindCallArgs(*this, display, {"x", "y"}, 2, args)
+                          : bindCallArgs(*this, display, {"x", "y", "ieee_rounding"}, 2, args);
   bool precise = fn == "div_rn" ||
                  constFlag(fn == "fdiv" ? a[2] : std::nullopt, loc, display + "'s ieee_rounding");
   DType type = operandType(*a[0], *a[1], true, loc);

@@ -15,30 +15,6 @@ using Kind = SemaValue::Kind;
 
 namespace {
 
-std::vector<std::optional<SemaValue>> bindSpecialArgs(Specializer &s, const std::string &fn,
-                                                      const std::vector<std::string> &params,
-                                                      size_t required, const CallArgs &args) {
-  std::vector<std::optional<SemaValue>> values(params.size());
-  if (args.positional.size() > params.size())
-    s.error(args.loc, fn + "() takes at most " + std::to_string(params.size()) + " arguments, " +
-                          std::to_string(args.positional.size()) + " given");
-  for (size_t i = 0; i < args.positional.size(); ++i)
-    values[i] = args.positional[i];
-  for (const auto &[name, value] : args.keywords) {
-    auto it = std::find(params.begin(), params.end(), name);
-    if (it == params.end())
-      s.error(args.loc, fn + "() got an unexpected keyword argument '" + name + "'");
-    size_t i = static_cast<size_t>(it - params.begin());
-    if (values[i])
-      s.error(args.loc, fn + "() got multiple values for argument '" + name + "'");
-    values[i] = value;
-  }
-  for (size_t i = 0; i < required; ++i)
-    if (!values[i])
-      s.error(args.loc, fn + "() is missing the argument '" + params[i] + "'");
-  return values;
-}
-
 bool given(const std::optional<SemaValue> &v) {
   return v && !v->isNone();
 }
@@ -58,7 +34,7 @@ SemaValue Specializer::callSpecialOp(const std::string &fn, CallArgs &args) {
   std::string display = "tl." + fn;
 
   if (fn == "histogram") {
-    auto a = bindSpecialArgs(*this, display, {"input", "num_bins", "mask"}, 2, args);
+    auto a = bindCallArgs(*this, display, {"input", "num_bins", "mask"}, 2, args);
     if (!a[0]->isTensor() || a[0]->value->type().isScalar())
       error(loc, display + " needs a 1-D tensor, not " + a[0]->describe());
     tir::Value *input = a[0]->value;
@@ -85,7 +61,7 @@ SemaValue Specializer::callSpecialOp(const std::string &fn, CallArgs &args) {
   }
 
   if (fn == "gather") {
-    auto a = bindSpecialArgs(*this, display, {"src", "index", "axis"}, 3, args);
+    auto a = bindCallArgs(*this, display, {"src", "index", "axis"}, 3, args);
     if (!a[0]->isTensor() || a[0]->value->type().isScalar())
       error(loc, display + "'s src must be a tensor, not " + a[0]->describe());
     if (!a[1]->isTensor() || a[1]->value->type().isScalar())
@@ -117,8 +93,8 @@ SemaValue Specializer::callSpecialOp(const std::string &fn, CallArgs &args) {
   }
 
   if (fn == "inline_asm_elementwise") {
-    auto a = bindSpecialArgs(*this, display,
-                             {"asm", "constraints", "args", "dtype", "is_pure", "pack"}, 6, args);
+    auto a = bindCallArgs(*this, display,
+                          {"asm", "constraints", "args", "dtype", "is_pure", "pack"}, 6, args);
     if (a[0]->kind != Kind::String)
       error(loc, display + "'s asm must be a constant string, not " + a[0]->describe());
     if (a[1]->kind != Kind::String)

@@ -311,4 +311,11 @@ private:
 /// a chain of names.
 std::string dottedName(const ast::Expr &expr);
 
+/// Binds a call's arguments to named parameters, Python style: positional ones in order, then
+/// keywords by name; the first `required` must be given. Too many, unknown, repeated or missing
+/// arguments are located errors naming `fn`. Parameters not given are empty.
+std::vector<std::optional<SemaValue>> bindCallArgs(Specializer &s, const std::string &fn,
+                                                   const std::vector<std::string> &params,
+                                                   size_t required, const CallArgs &args);
+
 } // namespace tilec::sema

@@ -73,6 +73,16 @@ inline void launch(const tir::Function &function, std::vector<interp::KernelArg>
   interp::run(function, args, options);
 }
 
+/// A deterministic pseudo-random integer in [-range, range) for element i; `salt` picks one of
+/// many independent sequences (each test file keeps its own, so its inputs stay what they were).
+inline int64_t noise(int64_t i, int64_t range, uint64_t salt) {
+  uint64_t x = static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull + salt;
+  x ^= x >> 29;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 32;
+  return static_cast<int64_t>(x % static_cast<uint64_t>(2 * range)) - range;
+}
+
 inline unsigned cdiv(int64_t a, int64_t b) {
   return static_cast<unsigned>((a + b - 1) / b);
 }
