@@ -395,9 +395,7 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
     return;
   }
   if (wgmmaStaysInFlight(op)) {
-    auto *type = llvm::FunctionType::get(builder_.getVoidTy(), false);
-    builder_.CreateCall(
-        type, llvm::InlineAsm::get(type, "wgmma.wait_group.sync.aligned 1;", "~{memory}", true));
+    voidAsm("wgmma.wait_group.sync.aligned 1;");
     barrier();
     values_[op.result()] = result;
     return;
