@@ -88,6 +88,7 @@ public:
     findCandidates();
     if (candidates_.empty() || !buildSlice())
       return;
+    findInvariantOperands();
     std::optional<int64_t> step = constantInt(loop_.operand(2));
     if (!step || *step <= 0)
       return;
@@ -108,10 +109,34 @@ private:
     unsigned buffer = 0;
   };
   std::vector<Candidate> candidates_;
+  /// Loads before the loop whose tile only a wgmma dot of the body reads, as its a (attention's
+  /// q): copied once into a one-slot buffer that the dot reads from shared memory in every
+  /// iteration, as Triton keeps q, instead of holding the tile's A fragments in registers.
+  std::vector<Candidate> invariantOperands_;
   std::vector<std::unique_ptr<Operation>> removed_;
   std::set<const Operation *> slice_;
   /// Iteration arguments (body argument index >= 1) the slice reads, in order.
   std::vector<unsigned> carried_;
+
+  /// Elements per cp.async for the tile `load` reads, 0 when cp.async cannot load it: the masked
+  /// elements' `other` is not zero (cp.async zero-fills), or a copy would be under 4 bytes.
+  unsigned copyVectorWidth(const Operation &load) const {
+    if (load.numOperands() == 3 && !isZeroConstant(load.operand(2)))
+      return 0;
+    const tir::Type &type = load.result()->type();
+    if (!type.layout || type.layout->kind != LayoutKind::Blocked)
+      return 0;
+    unsigned fastest = type.layout->order[0];
+    unsigned vec =
+        std::min(type.layout->sizePerThread[fastest], axis_.vectorWidth(load.operand(0), fastest));
+    // One cp.async copies a vector or zero-fills all of it: the mask must not change inside.
+    if (load.numOperands() >= 2)
+      vec = std::min(vec, axis_.maskConstancy(load.operand(1), fastest));
+    unsigned bytes = std::max(1u, type.elem.bytes());
+    while (vec > 1 && vec * bytes > 16)
+      vec /= 2;
+    return vec * bytes < 4 ? 0 : vec;
+  }
 
   /// Loads in the loop body whose only user is a tensor-core dot of the same body, as its a or b.
   void findCandidates() {
@@ -133,26 +158,28 @@ private:
       if (uses.size() != 1 || !isTensorCoreDot(*uses[0]) || uses[0]->parentBlock() != &body_ ||
           uses[0]->operand(2) == operand)
         continue;
-      if (load.numOperands() == 3 && !isZeroConstant(load.operand(2)))
-        continue;
-      const tir::Type &type = load.result()->type();
-      if (!type.layout || type.layout->kind != LayoutKind::Blocked)
-        continue;
-      unsigned fastest = type.layout->order[0];
-      unsigned vec = std::min(type.layout->sizePerThread[fastest],
-                              axis_.vectorWidth(load.operand(0), fastest));
-      // One cp.async copies a vector or zero-fills all of it: the mask must not change inside.
-      if (load.numOperands() >= 2)
-        vec = std::min(vec, axis_.maskConstancy(load.operand(1), fastest));
-      unsigned bytes = std::max(1u, type.elem.bytes());
-      while (vec > 1 && vec * bytes > 16)
-        vec /= 2;
-      if (vec * bytes < 4)
+      unsigned vec = copyVectorWidth(load);
+      if (!vec)
         continue;
       int wgmmaOperand = -1;
       if (isWgmmaDot(*uses[0]))
         wgmmaOperand = uses[0]->operand(0) == operand ? 0 : 1;
       candidates_.push_back({&load, vec, wgmmaOperand});
+    }
+  }
+
+  void findInvariantOperands() {
+    std::map<const Value *, std::vector<Operation *>> users = usersOf(function_);
+    for (auto &opPtr : body_.ops()) {
+      Operation &dot = *opPtr;
+      if (!isWgmmaDot(dot))
+        continue;
+      Operation *load = dot.operand(0)->definingOp();
+      if (!load || load->code() != OpCode::Load || load->parentBlock() != loop_.parentBlock() ||
+          users[load->result()].size() != 1)
+        continue;
+      if (unsigned vec = copyVectorWidth(*load))
+        invariantOperands_.push_back({load, vec, 0});
     }
   }
 
@@ -240,12 +267,35 @@ private:
     Value *lb = loop_.operand(0), *step = loop_.operand(2);
     const Type &ivType = lb->type();
     auto constant = [&](Builder &b, int64_t v) { return b.intConstant(v, ivType); };
-    Type i32(tir::DType::scalar(tir::ScalarKind::I32));
 
-    // Prologue: iterations 0 .. S-2 into slots 0 .. S-2.
     Builder before;
     before.setInsertionPoint(&loop_);
     before.setLoc(loop_.loc());
+
+    // The loop-invariant tiles first, one group: the first wait in the loop, which leaves only
+    // later groups pending, covers it.
+    Type i32(tir::DType::scalar(tir::ScalarKind::I32));
+    if (!invariantOperands_.empty()) {
+      Value *zero = before.intConstant(0, i32);
+      Operation *always =
+          before.create(OpCode::Constant, {}, {Type(tir::DType::scalar(tir::ScalarKind::I1))});
+      always->setAttr("value", true);
+      for (Candidate &c : invariantOperands_) {
+        c.buffer = static_cast<unsigned>(function_.pipelineBuffers.size());
+        function_.pipelineBuffers.push_back({c.load->result()->type(), 1, c.wgmmaOperand});
+        std::vector<Value *> operands{c.load->operand(0), zero, always->result()};
+        if (c.load->numOperands() >= 2)
+          operands.push_back(c.load->operand(1));
+        before.setLoc(c.load->loc());
+        Operation *copy = before.create(OpCode::AsyncCopy, operands, {});
+        copy->setAttr("buffer", int64_t(c.buffer));
+        copy->setAttr("vec", int64_t(c.vec));
+      }
+      before.setLoc(loop_.loc());
+      before.create(OpCode::AsyncCommit, {}, {});
+    }
+
+    // Prologue: iterations 0 .. S-2 into slots 0 .. S-2.
     std::vector<Value *> state;
     for (unsigned index : carried_)
       state.push_back(loop_.operand(3 + index - 1));
@@ -285,6 +335,13 @@ private:
       read->setAttr("buffer", int64_t(c.buffer));
       replaceAllUses(function_, c.load->result(), read->result());
       removed_.push_back(body_.remove(c.load)); // kept: the copies below read its operands
+    }
+    for (Candidate &c : invariantOperands_) {
+      Operation *read =
+          top.create(OpCode::LocalLoad, {top.intConstant(0, i32)}, {c.load->result()->type()});
+      read->setAttr("buffer", int64_t(c.buffer));
+      replaceAllUses(function_, c.load->result(), read->result());
+      removed_.push_back(loop_.parentBlock()->remove(c.load));
     }
 
     // Bottom of the body: the copies of iteration i + S - 1.
