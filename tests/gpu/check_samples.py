@@ -1217,7 +1217,23 @@ SAMPLES: List[Sample] = [
         grid=lambda meta, s: (cdiv(s[2], meta["BLOCK_M"]), s[1], s[0]),
         tol=DOT_F16_OUT_F16, tols={"lse": Tol(atol=1e-4, rtol=1e-5)},
         reference=flash_reference),
-
+] + [
+    # The same kernel at the head dimensions and configs of the benchmark, on wgmma for sm_90a
+    # (q copied once into shared memory and read through descriptors, P V with P in registers),
+    # with lengths that are not multiples of the blocks.
+    Sample(
+        name=f"flash_attention_d{dim}_w{warps}", source="samples/flash_attention.tl",
+        kernel="flash_attention_kernel", ptx=f"flash_attention_d{dim}_w{warps}",
+        signature="*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32,i32,i32:16,i32,i32,i32,"
+                  "i32:16,i32,i32,i32,i32:16,i32,i32,i32,i32:16,i32,i32,i32,i32,i32,i32,i32,i32,"
+                  f"i32:16,fp32,{block_m},64,{dim}",
+        tilec_flags=["--num-warps", str(warps)],
+        size=(2, 3, 300, 333, dim), small=(1, 2, 70, 50, dim),
+        inputs=flash_inputs, outputs=["out", "lse"], args=flash_args,
+        grid=lambda meta, s: (cdiv(s[2], meta["BLOCK_M"]), s[1], s[0]),
+        tol=DOT_F16_OUT_F16, tols={"lse": Tol(atol=1e-4, rtol=1e-5)},
+        reference=flash_reference)
+    for dim, warps, block_m in ((64, 4, 64), (64, 8, 128), (128, 4, 64), (128, 8, 128))
 ] + MMA_SAMPLES + SCAN_SAMPLES + SPECIAL_SAMPLES + [
     # --- samples/vector_add_autotune.tl: one config (BLOCK_SIZE 4096, 8 warps, 2 stages).
     Sample(
