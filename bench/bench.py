@@ -945,14 +945,6 @@ def main(argv=None) -> int:
     if args.set in ("all", "suite"):
         benches += suite_benches()
 
-    if args.list:
-        for bench in benches:
-            print(f"{bench.name}: {bench.source}:{bench.kernel} -s \"{bench.signature}\" "
-                  f"{' '.join(bench.tilec_flags)}, PTX {bench.ptx}.ptx, "
-                  f"sizes {', '.join(size_text(s) for s in bench.sizes)}")
-        print(f"{len({(b.source, b.kernel) for b in benches})} kernels, {len(benches)} entries, "
-              f"{sum(len(b.sizes) for b in benches)} rows")
-        return 0
     selected = [b for b in benches if not args.kernels or b.name in args.kernels
                 or b.family in args.kernels]
     if args.kernels:
@@ -960,6 +952,14 @@ def main(argv=None) -> int:
         unknown = [k for k in args.kernels if k not in known]
         if unknown:
             parser.error(f"unknown kernels {unknown}; known: {', '.join(sorted(known - {''}))}")
+    if args.list:
+        for bench in selected:
+            print(f"{bench.name}: {bench.source}:{bench.kernel} -s \"{bench.signature}\" "
+                  f"{' '.join(bench.tilec_flags)}, PTX {bench.ptx}.ptx, "
+                  f"sizes {', '.join(size_text(s) for s in bench.sizes)}")
+        print(f"{len({(b.source, b.kernel) for b in benches})} kernels, {len(benches)} entries, "
+              f"{sum(len(b.sizes) for b in selected)} rows")
+        return 0
     if args.compile:
         if not args.ptx_dir:
             parser.error("--compile needs --ptx-dir")
