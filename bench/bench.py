@@ -957,7 +957,7 @@ def main(argv=None) -> int:
             print(f"{bench.name}: {bench.source}:{bench.kernel} -s \"{bench.signature}\" "
                   f"{' '.join(bench.tilec_flags)}, PTX {bench.ptx}.ptx, "
                   f"sizes {', '.join(size_text(s) for s in bench.sizes)}")
-        print(f"{len({(b.source, b.kernel) for b in benches})} kernels, {len(benches)} entries, "
+        print(f"{len({(b.source, b.kernel) for b in selected})} kernels, {len(selected)} entries, "
               f"{sum(len(b.sizes) for b in selected)} rows")
         return 0
     if args.compile:
