@@ -35,8 +35,9 @@ import shutil
 import sys
 import tempfile
 import traceback
+import zlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -51,12 +52,17 @@ def cdiv(a: int, b: int) -> int:
     return (a + b - 1) // b
 
 
+# Where bench.inputs build tensors: "cuda" to run; "meta" (shapes and strides, no memory) for
+# --list, --compile and --dry-run, which derive and check signatures without a GPU.
+DEVICE = "cuda"
+
+
 def randn(n: int, dtype: str = "float32"):
-    return torch.randn(n, device="cuda", dtype=getattr(torch, dtype))
+    return torch.randn(n, device=DEVICE, dtype=getattr(torch, dtype))
 
 
 def empty(n: int, dtype: str = "float32"):
-    return torch.empty(n, device="cuda", dtype=getattr(torch, dtype))
+    return torch.empty(n, device=DEVICE, dtype=getattr(torch, dtype))
 
 
 @dataclass
@@ -67,8 +73,8 @@ class Bench:
     source: str  # the .tl file, relative to the repository root
     kernel: str  # the @triton.jit function
     ptx: str  # <ptx-dir>/<ptx>.ptx and <ptx>.json
-    sizes: Sequence[int]
-    inputs: Callable[[int], Dict[str, Any]]  # size -> tensors, outputs included
+    sizes: Sequence[Any]  # an int, or a shape tuple (the suite's entries)
+    inputs: Callable[[Any], Dict[str, Any]]  # size -> tensors, outputs included
     outputs: Sequence[str]  # the keys of `inputs` the kernel writes
     args: Callable[[Dict[str, Any], int], List[Any]]  # run-time arguments, in parameter order
     grid: Callable[[Dict[str, Any], int], tuple]  # (constexprs, size) -> grid, as Triton's meta
@@ -83,6 +89,10 @@ class Bench:
     num_warps: int = 4
     atol: float = 0.0  # results must match within atol + rtol * |expected|
     rtol: float = 0.0
+    # tilec against Triton: (atol, rtol), or None for atol/rtol above. (0, 0) = bit-identical.
+    triton_tol: Optional[Tuple[float, float]] = None
+    torch_timed: bool = True  # False: PyTorch's version only checks (not worth timing)
+    family: str = ""  # the suite's family (suite.py), for --kernels; "" for the samples' entries
 
 
 def transpose_bench(name: str, source: str, unit_strides: Sequence[str]) -> Bench:
@@ -150,7 +160,7 @@ KERNELS: List[Bench] = [
         grid=lambda meta, n: (cdiv(n, meta["bs0"]), cdiv(n, meta["bs1"])),
         torch=lambda t, n: torch.add(t["a"], t["b"], out=t["c"]),
         bytes=lambda n: 3 * 4 * n * n,
-        signature="*fp32:16,*fp32:16,*fp32:16,i32,i32:16,32,128",
+        signature="*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,32,128",
         constexprs={"bs0": 32, "bs1": 128},
     ),
     Bench(
@@ -159,8 +169,8 @@ KERNELS: List[Bench] = [
         kernel="rgb2grey_k",
         ptx="rgb2grey",
         sizes=[1024, 2000, 3008, 4096],
-        inputs=lambda n: {"x": torch.randint(0, 256, (3 * n * n,), device="cuda", dtype=torch.uint8),
-                          "out": torch.empty(n * n, device="cuda", dtype=torch.uint8)},
+        inputs=lambda n: {"x": torch.randint(0, 256, (3 * n * n,), device=DEVICE, dtype=torch.uint8),
+                          "out": torch.empty(n * n, device=DEVICE, dtype=torch.uint8)},
         outputs=["out"],
         args=lambda t, n: [t["x"], t["out"], n, n],
         grid=lambda meta, n: (cdiv(n, meta["bs0"]), cdiv(n, meta["bs1"])),
@@ -256,6 +266,157 @@ KERNELS: List[Bench] = [
 ]
 
 PROVIDERS = ["tilec", "triton", "torch"]
+
+
+# --- specialisation: the signature Triton's JIT would pick -------------------------------------
+
+_params_cache: Dict[Tuple[str, str], List[Tuple[str, bool]]] = {}
+
+
+def kernel_params(source: str, kernel: str) -> List[Tuple[str, bool]]:
+    """(name, is annotated tl.constexpr) for each parameter of `kernel`, read from the .tl file
+    with Python's own parser (a .tl file is a Python module)."""
+    import ast
+
+    key = (source, kernel)
+    if key not in _params_cache:
+        with open(os.path.join(REPO_ROOT, source)) as f:
+            tree = ast.parse(f.read(), source)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name == kernel:
+                _params_cache[key] = [
+                    (a.arg, a.annotation is not None and ast.unparse(a.annotation).endswith("constexpr"))
+                    for a in node.args.args]
+                break
+        else:
+            raise RuntimeError(f"{source}: no function {kernel}")
+    return _params_cache[key]
+
+
+TL_DTYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64",
+             "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
+             "bool": "i1"}
+
+
+def arg_spec(value: Any) -> str:
+    """The signature entry Triton 3.6's JIT specialises an argument to: a tensor's pointer is
+    `:16` when its address is 16-byte aligned, an int is the literal 1 when it equals 1 (a
+    constexpr) and `:16` when divisible by 16, None is a constexpr."""
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "i1"
+    if isinstance(value, int) or (numpy is not None and isinstance(value, numpy.integer)):
+        value = int(value)
+        if value == 1:
+            return "1"
+        kind = "i32" if -2**31 <= value < 2**31 else "i64"
+        return kind + (":16" if value % 16 == 0 else "")
+    if isinstance(value, float):
+        return "fp32"
+    if hasattr(value, "data_ptr"):  # a tensor
+        dtype = TL_DTYPES[str(value.dtype).replace("torch.", "")]
+        # Meta tensors have no address; their offset in a 256-byte-aligned allocation decides.
+        address = (value.data_ptr() if value.device.type != "meta"
+                   else value.storage_offset() * value.element_size())
+        return f"*{dtype}" + (":16" if address % 16 == 0 else "")
+    raise TypeError(f"no signature entry for a {type(value).__name__}")
+
+
+def literal(value: Any) -> str:
+    return str(value)  # 64, True, None
+
+
+def derive_signature(params: List[Tuple[str, bool]], values: List[Any],
+                     constexprs: Dict[str, Any]) -> Tuple[str, List[int]]:
+    """The -s signature for run-time `values` (one per non-constexpr parameter, in order) and the
+    tl.constexpr parameters' `constexprs`, and the positions in `values` that Triton turns into
+    constexprs (those equal to 1, and None)."""
+    runtime = [p for p, is_constexpr in params if not is_constexpr]
+    if len(values) != len(runtime):
+        raise TypeError(f"{len(values)} run-time arguments for parameters {runtime}")
+    entries, literals = [], []
+    for name, is_constexpr in params:
+        if is_constexpr:
+            entries.append(literal(constexprs[name]))
+            continue
+        i = runtime.index(name)
+        entry = arg_spec(values[i])
+        if entry in ("1", "None"):
+            literals.append(i)
+        entries.append(entry)
+    return ",".join(entries), literals
+
+
+def check_signature(bench: "Bench", t: Dict[str, Any], size: Any) -> Optional[str]:
+    """None if the entry's signature makes exactly the promises Triton's JIT would make for this
+    size's arguments (so both compile the same specialisation), else what differs."""
+    params = kernel_params(bench.source, bench.kernel)
+    runtime = [p for p, c in params if not c and p not in bench.constexprs]
+    values = bench.args(t, size)
+    if len(values) != len(runtime):
+        return f"signature check: {len(values)} arguments for run-time parameters {runtime}"
+    entries = [e.strip() for e in bench.signature.split(",")] if bench.signature else []
+    problems = []
+    for i, (name, is_constexpr) in enumerate(params):
+        if i >= len(entries):
+            break  # left to its default
+        if is_constexpr:
+            continue
+        value = bench.constexprs[name] if name in bench.constexprs else values[runtime.index(name)]
+        want = arg_spec(value)
+        if entries[i] != want:
+            problems.append(f"{name}={value if not hasattr(value, 'data_ptr') else 'tensor'}: "
+                            f"signature says {entries[i]}, Triton specialises it as {want}")
+    return ("signature check: " + "; ".join(problems)) if problems else None
+
+
+def suite_benches() -> List["Bench"]:
+    """The memory-bound suite (suite.py): one Bench per (family, dtype, specialisation)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import suite
+
+    suite.DEVICE = DEVICE
+    benches = []
+    for fam in suite.FAMILIES:
+        params = kernel_params(fam.source, fam.kernel)
+        runtime = [p for p, c in params if not c]
+        groups: Dict[tuple, List[Any]] = {}
+        for dtype, shape in fam.cases:
+            t = fam.inputs(shape, dtype)
+            constexprs = fam.constexprs(shape, dtype)
+            signature, literals = derive_signature(params, fam.args(t, shape), constexprs)
+            key = (dtype, signature, tuple(literals), fam.num_warps(shape, dtype),
+                   tuple(sorted((k, repr(v)) for k, v in constexprs.items())))
+            groups.setdefault(key, []).append(shape)
+        seen: Dict[str, int] = {}
+        for (dtype, signature, literals, num_warps, _), shapes in groups.items():
+            seen[dtype] = seen.get(dtype, 0) + 1
+            name = f"{fam.name}_{dtype}" + (f"_v{seen[dtype]}" if seen[dtype] > 1 else "")
+            constexprs = dict(fam.constexprs(shapes[0], dtype))
+            constexprs.update({runtime[i]: (1 if signature.split(",")[params.index(
+                (runtime[i], False))] == "1" else None) for i in literals})
+            tol = fam.tol[dtype]
+            benches.append(Bench(
+                name=name, source=fam.source, kernel=fam.kernel, ptx="suite_" + name,
+                sizes=shapes,
+                inputs=lambda n, fam=fam, d=dtype: fam.inputs(n, d),
+                outputs=fam.outputs,
+                args=lambda t, n, fam=fam, drop=set(literals): [
+                    v for i, v in enumerate(fam.args(t, n)) if i not in drop],
+                grid=fam.grid,
+                torch=fam.torch,
+                bytes=lambda n, fam=fam, d=dtype: fam.bytes(n, d),
+                signature=signature,
+                tilec_flags=("--num-warps", str(num_warps)),
+                constexprs=constexprs,
+                num_warps=num_warps,
+                atol=tol[0], rtol=tol[1],
+                triton_tol=(0.0, 0.0) if fam.exact else tol,
+                torch_timed=fam.torch_timed,
+                family=fam.name,
+            ))
+    return benches
 
 
 # --- tilec: PTX + metadata through CuPy ------------------------------------------------------
@@ -435,9 +596,10 @@ def compare(name: str, got, expected, atol: float, rtol: float) -> Optional[str]
 @dataclass
 class Row:
     kernel: str
-    size: int
+    size: Any
     ms: Dict[str, float] = field(default_factory=dict)
     gbps: Dict[str, float] = field(default_factory=dict)
+    copy_gbps: Optional[float] = None  # a device-to-device copy of the same bytes
     check: str = "ok"
     errors: List[str] = field(default_factory=list)
 
@@ -445,6 +607,31 @@ class Row:
         if "tilec" in self.gbps and "triton" in self.gbps:
             return self.gbps["tilec"] / self.gbps["triton"]
         return None
+
+    def copy_fraction(self) -> Optional[float]:
+        if "tilec" in self.gbps and self.copy_gbps:
+            return self.gbps["tilec"] / self.copy_gbps
+        return None
+
+
+def size_text(size: Any) -> str:
+    return "x".join(str(s) for s in size) if isinstance(size, (tuple, list)) else str(size)
+
+
+_copy_gbps: Dict[int, float] = {}
+
+
+def copy_gbps(nbytes: int, args) -> float:
+    """GB/s of a device-to-device copy moving `nbytes` (reading and writing nbytes / 2: PyTorch's
+    copy_ of contiguous same-dtype tensors, a cudaMemcpyAsync), timed as the kernels are."""
+    half = max(16, nbytes // 2 // 16 * 16)
+    if half not in _copy_gbps:
+        src = torch.empty(half, device="cuda", dtype=torch.uint8)
+        dst = torch.empty_like(src)
+        ms = time_ms(lambda: dst.copy_(src), args.timer, args.warmup, args.rep)
+        _copy_gbps[half] = 2 * half / (ms * 1e-3) / 1e9
+        del src, dst
+    return _copy_gbps[half]
 
 
 def fresh_outputs(bench: Bench, tensors: Dict[str, Any]) -> Dict[str, Any]:
@@ -475,8 +662,11 @@ def run_bench(bench: Bench, sizes: Sequence[int], providers: Sequence[str], args
     for size in sizes:
         row = Row(bench.name, size, errors=list(setup_errors))
         rows.append(row)
-        torch.manual_seed(size)
+        torch.manual_seed(size if isinstance(size, int) else zlib.crc32(size_text(size).encode()))
         tensors = bench.inputs(size)
+        problem = check_signature(bench, tensors, size)
+        if problem:  # tilec and Triton would not compile the same specialisation
+            row.errors.append(problem)
         launchers, results = {}, {}
         for provider in providers:
             if provider == "tilec" and not tilec:
@@ -504,9 +694,12 @@ def run_bench(bench: Bench, sizes: Sequence[int], providers: Sequence[str], args
             if got not in results or expected not in results:
                 continue
             compared += 1
+            atol, rtol = bench.atol, bench.rtol
+            if (got, expected) == ("tilec", "triton") and bench.triton_tol is not None:
+                atol, rtol = bench.triton_tol
             for key in bench.outputs:
                 problem = compare(f"{got} vs {expected} {key}", results[got][key], results[expected][key],
-                                  bench.atol, bench.rtol)
+                                  atol, rtol)
                 if problem:
                     row.check = "MISMATCH"
                     row.errors.append(problem)
@@ -514,12 +707,19 @@ def run_bench(bench: Bench, sizes: Sequence[int], providers: Sequence[str], args
             row.check = "unchecked"
 
         for provider, fn in launchers.items():
+            if provider == "torch" and not bench.torch_timed:
+                continue
             try:
                 ms = time_ms(fn, args.timer, args.warmup, args.rep)
                 row.ms[provider] = ms
                 row.gbps[provider] = bench.bytes(size) / (ms * 1e-3) / 1e9
             except Exception as error:
                 row.errors.append(f"{provider} timing: {type(error).__name__}: {error}")
+        if not args.no_copy:
+            try:
+                row.copy_gbps = copy_gbps(bench.bytes(size), args)
+            except Exception as error:
+                row.errors.append(f"copy timing: {type(error).__name__}: {error}")
         print_row(row, providers)
         del tensors, results, launchers
         torch.cuda.empty_cache()
@@ -550,20 +750,28 @@ def header(providers: Sequence[str]) -> List[str]:
     columns = ["kernel", "size"] + [f"{p} GB/s" for p in providers]
     if "tilec" in providers and "triton" in providers:
         columns.append("tilec/triton")
+    columns.append("copy GB/s")
+    if "tilec" in providers:
+        columns.append("tilec/copy")
     return columns + ["check"]
 
 
 def cells(row: Row, providers: Sequence[str]) -> List[str]:
-    values = [row.kernel, str(row.size)]
+    values = [row.kernel, size_text(row.size)]
     values += [f"{row.gbps[p]:.1f}" if p in row.gbps else "-" for p in providers]
     if "tilec" in providers and "triton" in providers:
         ratio = row.ratio()
         values.append(f"{ratio:.3f}" if ratio is not None else "-")
+    values.append(f"{row.copy_gbps:.1f}" if row.copy_gbps else "-")
+    if "tilec" in providers:
+        fraction = row.copy_fraction()
+        values.append(f"{fraction:.2f}" if fraction is not None else "-")
     return values + [row.check if not row.errors or row.check != "ok" else "error"]
 
 
 def print_row(row: Row, providers: Sequence[str]) -> None:
-    print("  ".join(f"{c:>14}" for c in cells(row, providers)), flush=True)
+    widths = [22, 16] + [14] * (len(cells(row, providers)) - 2)
+    print("  ".join(f"{c:>{w}}" for c, w in zip(cells(row, providers), widths)), flush=True)
     for error in row.errors:
         print(f"      {error}", flush=True)
 
@@ -588,18 +796,21 @@ def write_outputs(path: str, rows: List[Row], providers: Sequence[str], context:
         if errors:
             f.write("\n## Errors\n\n")
             for row, error in errors:
-                f.write(f"- {row.kernel} {row.size}: {error}\n")
+                f.write(f"- {row.kernel} {size_text(row.size)}: {error}\n")
 
     with open(stem + ".csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["kernel", "size"] + [f"{p}_ms" for p in providers]
-                        + [f"{p}_gbps" for p in providers] + ["tilec_over_triton", "check", "errors"])
+                        + [f"{p}_gbps" for p in providers]
+                        + ["tilec_over_triton", "copy_gbps", "tilec_over_copy", "check", "errors"])
         for row in rows:
-            ratio = row.ratio()
-            writer.writerow([row.kernel, row.size]
+            ratio, fraction = row.ratio(), row.copy_fraction()
+            writer.writerow([row.kernel, size_text(row.size)]
                             + [f"{row.ms[p]:.6f}" if p in row.ms else "" for p in providers]
                             + [f"{row.gbps[p]:.2f}" if p in row.gbps else "" for p in providers]
-                            + [f"{ratio:.4f}" if ratio is not None else "", row.check,
+                            + [f"{ratio:.4f}" if ratio is not None else "",
+                               f"{row.copy_gbps:.2f}" if row.copy_gbps else "",
+                               f"{fraction:.4f}" if fraction is not None else "", row.check,
                                " | ".join(row.errors)])
     print(f"wrote {stem}.md and {stem}.csv")
 
@@ -633,12 +844,66 @@ def parse_sizes(text: str) -> List[int]:
     return sizes
 
 
+def dry_run(benches: Sequence["Bench"], sizes_override, ptx_dir: Optional[str]) -> int:
+    """Everything that needs no GPU: every row's inputs (on the meta device), arguments, grid and
+    bytes; its signature against Triton's specialisation; with --ptx-dir, tilec's metadata against
+    the arguments (count, alignment and divisibility promises), as the launch will check them."""
+    problems, rows = [], 0
+    for bench in benches:
+        info = None
+        if ptx_dir:
+            path = os.path.join(ptx_dir, bench.ptx + ".json")
+            if not os.path.exists(os.path.join(ptx_dir, bench.ptx + ".ptx")) or not os.path.exists(path):
+                problems.append(f"{bench.name}: no {bench.ptx}.ptx/.json in {ptx_dir}")
+            else:
+                with open(path) as f:
+                    info = {k["name"]: k for k in json.load(f)["kernels"]}.get(bench.kernel)
+                if info is None:
+                    problems.append(f"{bench.name}: {path} has no kernel {bench.kernel}")
+        for size in sizes_override or bench.sizes:
+            rows += 1
+            where = f"{bench.name} {size_text(size)}"
+            try:
+                t = bench.inputs(size)
+                problem = check_signature(bench, t, size)
+                if problem:
+                    problems.append(f"{where}: {problem}")
+                values = bench.args(t, size)
+                grid = bench.grid(dict(bench.constexprs), size)
+                if not all(isinstance(g, int) and 0 < g < 2**31 for g in grid) or len(grid) > 3 \
+                        or any(g >= 65536 for g in grid[1:]):
+                    problems.append(f"{where}: bad grid {grid}")
+                if bench.bytes(size) <= 0:
+                    problems.append(f"{where}: no bytes")
+                if info is not None:
+                    params = info["params"]
+                    if len(params) != len(values):
+                        problems.append(f"{where}: {len(values)} arguments, the PTX has {len(params)}")
+                    for param, value in zip(params, values):
+                        promised = param.get("alignment") or param.get("divisibility") or 0
+                        if promised and arg_spec(value).endswith(":16") is False:
+                            problems.append(f"{where}: {param['name']} breaks the PTX's promise")
+            except Exception as error:
+                problems.append(f"{where}: {type(error).__name__}: {error}")
+    for problem in problems:
+        print(f"dry-run: {problem}")
+    kernels = {(b.source, b.kernel) for b in benches}
+    print(f"dry-run: {len(kernels)} kernels, {len(benches)} entries (PTX files), {rows} rows, "
+          f"{len(problems)} problems")
+    return 1 if problems else 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ptx-dir", required=False, help="directory of <stem>.ptx + <stem>.json from tilec")
     parser.add_argument("--out", help="write the table to OUT.md and OUT.csv (OUT may end in .md or .csv)")
-    parser.add_argument("--kernels", nargs="*", help="only these KERNELS entries (by name)")
+    parser.add_argument("--kernels", nargs="*",
+                        help="only these entries, by entry name (softmax_rows_fp16) or family name "
+                             "(softmax_rows: all its dtypes and specialisations)")
+    parser.add_argument("--set", choices=["all", "samples", "suite"], default="all",
+                        help="samples: the seed kernels' entries; suite: the memory-bound suite "
+                             "(suite.py); all: both (default)")
     parser.add_argument("--sizes", type=parse_sizes,
                         help="comma-separated sizes instead of each entry's, e.g. 2**20,98432")
     parser.add_argument("--providers", default=",".join(PROVIDERS),
@@ -650,26 +915,57 @@ def main(argv=None) -> int:
                         help="triton.testing.do_bench_cudagraph (default: kernel time, no launch "
                              "overhead) or do_bench (launch overhead included)")
     parser.add_argument("--warmup", type=int, default=25, help="do_bench warm-up, ms")
-    parser.add_argument("--rep", type=int, default=100, help="do_bench repetition time, ms")
-    parser.add_argument("--list", action="store_true", help="list the KERNELS entries and exit")
+    # do_bench_cudagraph replays a graph of `rep` ms of launches 10 times: 20 ms (its default)
+    # keeps the whole table near 5 minutes; do_bench's median wants more samples.
+    parser.add_argument("--rep", type=int, default=None,
+                        help="repetition time, ms (default 20 for cudagraph, 100 for do_bench)")
+    parser.add_argument("--no-copy", action="store_true",
+                        help="skip the device-to-device copy baseline (the copy GB/s column)")
+    parser.add_argument("--list", action="store_true", help="list the entries and exit")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="check every row without a GPU (signatures, arguments, grids; with "
+                             "--ptx-dir, tilec's metadata) and exit")
     parser.add_argument("--compile", metavar="TILEC",
                         help="compile every entry with this tilec binary into --ptx-dir and exit "
                              "(on the machine with the compiler; needs no GPU)")
     parser.add_argument("--verbose", action="store_true", help="print tracebacks of failures")
     args = parser.parse_args(argv)
+    if args.rep is None:
+        args.rep = 20 if args.timer == "cudagraph" else 100
 
+    global torch, triton, cupy, numpy, DEVICE
+    import numpy
+    import torch
+
+    # The suite's entries are derived from its arguments, built on the meta device (no GPU).
+    DEVICE = "meta"
+    benches = []
+    if args.set in ("all", "samples"):
+        benches += KERNELS
+    if args.set in ("all", "suite"):
+        benches += suite_benches()
+
+    selected = [b for b in benches if not args.kernels or b.name in args.kernels
+                or b.family in args.kernels]
+    if args.kernels:
+        known = {b.name for b in benches} | {b.family for b in benches}
+        unknown = [k for k in args.kernels if k not in known]
+        if unknown:
+            parser.error(f"unknown kernels {unknown}; known: {', '.join(sorted(known - {''}))}")
     if args.list:
-        for bench in KERNELS:
-            print(f"{bench.name}: {bench.source}:{bench.kernel}, PTX {bench.ptx}.ptx, "
-                  f"sizes {list(bench.sizes)}")
+        for bench in selected:
+            print(f"{bench.name}: {bench.source}:{bench.kernel} -s \"{bench.signature}\" "
+                  f"{' '.join(bench.tilec_flags)}, PTX {bench.ptx}.ptx, "
+                  f"sizes {', '.join(size_text(s) for s in bench.sizes)}")
+        print(f"{len({(b.source, b.kernel) for b in selected})} kernels, {len(selected)} entries, "
+              f"{sum(len(b.sizes) for b in selected)} rows")
         return 0
-    selected = [b for b in KERNELS if not args.kernels or b.name in args.kernels]
-    if args.kernels and len(selected) != len(set(args.kernels)):
-        parser.error(f"unknown kernels; known: {', '.join(b.name for b in KERNELS)}")
     if args.compile:
         if not args.ptx_dir:
             parser.error("--compile needs --ptx-dir")
         return compile_with_tilec(args.compile, selected, args.ptx_dir)
+    if args.dry_run:
+        return dry_run(selected, args.sizes, args.ptx_dir)
     providers = [p for p in args.providers.split(",") if p]
     unknown = set(providers) - set(PROVIDERS)
     if unknown:
@@ -677,9 +973,6 @@ def main(argv=None) -> int:
     if "tilec" in providers and not args.ptx_dir:
         parser.error("--ptx-dir is required to run tilec")
 
-    global torch, triton, cupy, numpy
-    import numpy
-    import torch
     import triton
     import triton.testing
     if "tilec" in providers:
@@ -688,14 +981,17 @@ def main(argv=None) -> int:
         print("bench.py: no CUDA device", file=sys.stderr)
         return 77
     torch.cuda.init()
+    DEVICE = "cuda"
+    sys.modules["suite"].DEVICE = "cuda"
 
     context = {
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
         "GPU": torch.cuda.get_device_name(),
         "versions": f"torch {torch.__version__}, triton {triton.__version__}"
         + (f", cupy {cupy.__version__}" if cupy else ""),
-        "timer": f"{args.timer} (median)"
-        + (f", warmup {args.warmup} ms, rep {args.rep} ms" if args.timer == "do_bench" else ""),
+        "timer": f"{args.timer} (median), rep {args.rep} ms"
+        + (f", warmup {args.warmup} ms" if args.timer == "do_bench" else ""),
+        "copy": "torch copy_ (cudaMemcpyAsync) moving the same bytes: half read, half written",
         "ptx": os.path.abspath(args.ptx_dir) if args.ptx_dir else "-",
     }
     for key, value in context.items():
@@ -706,13 +1002,20 @@ def main(argv=None) -> int:
     for bench in selected:
         rows += run_bench(bench, args.sizes or bench.sizes, providers, args)
 
+    failed = [r for r in rows if r.errors or r.check == "MISMATCH"]
+    summary = []
+    suite_names = {b.name for b in selected if b.family}
+    for label, subset in (("all", rows), ("suite", [r for r in rows if r.kernel in suite_names])):
+        ratios = [r.ratio() for r in subset if r.ratio()]
+        if ratios:
+            geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+            line = (f"tilec/triton geometric mean ({label}, {len(ratios)} rows): {geomean:.3f}, "
+                    f"min {min(ratios):.3f}, rows below 0.95: {sum(r < 0.95 for r in ratios)}")
+            print(line)
+            summary.append(line)
+    context["summary"] = "; ".join(summary) or "-"
     if args.out:
         write_outputs(args.out, rows, providers, context)
-    failed = [r for r in rows if r.errors or r.check == "MISMATCH"]
-    ratios = [r.ratio() for r in rows if r.ratio()]
-    if ratios:
-        geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-        print(f"tilec/triton geometric mean over {len(ratios)} rows: {geomean:.3f}")
     print(f"bench.py: {len(rows)} rows, {len(failed)} with errors or mismatches")
     return 1 if failed else 0
 

@@ -11,9 +11,11 @@
 #   1. ctest -L gpu            (a skipped test is a failure here: this machine has a GPU)
 #   2. ctest -LE gpu           (the tests that need no GPU, as far as this machine builds them)
 #   3. compute-sanitizer memcheck and initcheck on the vector_add sample
-#   4. bench/bench.py          (tilec vs Triton vs PyTorch)
+#   4. bench/bench.py          (tilec vs Triton vs PyTorch: the samples and the memory-bound suite)
+#   5. bench/launch_overhead   (C++: runtime launch vs plain cuLaunchKernel; Python: Triton's launcher)
 # Every step's full output goes to OUT_DIR/<step>.log and its tail to stdout; OUT_DIR/summary.txt
-# lists the steps and their status; bench results are OUT_DIR/bench.md and OUT_DIR/bench.csv.
+# lists the steps and their status; bench results are OUT_DIR/bench.md and OUT_DIR/bench.csv,
+# launch overheads OUT_DIR/launch_overhead_{cpp,py}.csv.
 # Exit status: 0 when every step passed, 1 otherwise, 2 on bad usage.
 #
 # Environment: TILEC_GPU_BUILD_DIR (default build-gpu), BENCH_ARGS (extra bench.py arguments).
@@ -112,9 +114,17 @@ if step configure cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Re
   step memcheck sanitize memcheck
   step initcheck sanitize initcheck
 fi
-# The benchmark needs no build: it loads the PTX through CuPy.
+# The benchmark needs no build: it loads the PTX through CuPy. The samples' entries and the
+# memory-bound suite (bench/suite.py), one table.
 # shellcheck disable=SC2086
 step bench python3 bench/bench.py --ptx-dir "$ptx" --out "$out/bench.md" ${BENCH_ARGS:-}
+# Launch overhead: the runtime's launch call vs a plain cuLaunchKernel (C++), and Triton's and
+# CuPy's launchers (Python), on the same one-block kernel.
+if [ -x "$build/bench/tilec_launch_overhead" ]; then
+  step launch-cpp "$build/bench/tilec_launch_overhead" "$ptx/bench_vector_add.ptx" \
+    "$ptx/bench_vector_add.json" --csv "$out/launch_overhead_cpp.csv"
+fi
+step launch-py python3 bench/launch_overhead.py --ptx-dir "$ptx" --csv "$out/launch_overhead_py.csv"
 
 echo "=== summary ($failures failed)"
 cat "$summary"

@@ -14,7 +14,8 @@ TILEC=${TILEC:-build/tilec}
 rm -rf out/ptx out/ptx-check out/debug-ops
 mkdir -p out/ptx
 "$TILEC" samples/vector_add.tl -o out/ptx/vector_add.ptx
-python3 bench/bench.py --compile "$TILEC" --ptx-dir out/ptx > /dev/null
+# bench.py derives the suite's signatures from PyTorch meta tensors: it needs torch (CPU is enough).
+"${PYTHON_WITH_TORCH:-/usr/bin/python3}" bench/bench.py --compile "$TILEC" --ptx-dir out/ptx > /dev/null
 bash tests/cmake/make_prebuilt_headers.sh "$TILEC" out/ptx
 # --interp runs every sample on the interpreter and keeps its inputs and outputs, so that the GPU
 # results can be compared with the interpreter's; generating the inputs needs a CPU PyTorch
