@@ -81,21 +81,31 @@ unsigned SharedTilePlan::wavefronts(const Distribution &dist) const {
   // that hit one bank in different 4-byte words serialise.
   unsigned lanesPerPhase = std::max(1u, std::min(32u, 128 / std::max(4u, accessBytes)));
   unsigned total = 0;
+  // The planner calls this for every candidate layout of every tile: one buffer of the phase's
+  // 4-byte words, sorted, instead of a map of sets per phase.
+  std::vector<int64_t> words;
   for (unsigned e = 0; e < dist.numElements(); ++e) {
     std::vector<unsigned> index = dist.multiIndex(e);
     if (index[fastDim] % vec != 0)
       continue;
     for (unsigned phase = 0; phase < 32; phase += lanesPerPhase) {
-      std::map<int64_t, std::set<int64_t>> wordsPerBank;
+      words.clear();
       for (unsigned lane = phase; lane < phase + lanesPerPhase; ++lane) {
         int64_t byte = offset(dist.coordinates(lane, 0, e)) * elemBytes;
         for (int64_t w = byte / 4; w <= (byte + accessBytes - 1) / 4; ++w)
-          wordsPerBank[w % 32].insert(w);
+          words.push_back(w);
       }
-      size_t worst = 1;
-      for (const auto &[bank, words] : wordsPerBank)
-        worst = std::max(worst, words.size());
-      total += static_cast<unsigned>(worst);
+      // Distinct words, ordered by bank: the longest run of one bank is the phase's cost.
+      std::sort(words.begin(), words.end());
+      words.erase(std::unique(words.begin(), words.end()), words.end());
+      std::stable_sort(words.begin(), words.end(),
+                       [](int64_t a, int64_t b) { return a % 32 < b % 32; });
+      unsigned worst = 1, run = 0;
+      for (size_t i = 0; i < words.size(); ++i) {
+        run = i && words[i] % 32 == words[i - 1] % 32 ? run + 1 : 1;
+        worst = std::max(worst, run);
+      }
+      total += worst;
     }
   }
   return total;
@@ -185,6 +195,16 @@ gpu::LayoutPtr dotOperandLayout(const gpu::Layout &acc, unsigned operand, int64_
 DotPlans dotPlans(const tir::Operation &dot) {
   const tir::Type &acc = dot.operand(2)->type();
   int64_t k = dot.operand(0)->type().shape[1];
+  // As conversionPlan: the accounting, the limit check and the lowering ask for every dot's plans,
+  // and simulating the candidates of two large fp32 tiles took seconds per kernel.
+  static std::mutex mutex;
+  static std::map<std::string, DotPlans> cache;
+  std::string key =
+      dot.operand(0)->type().str() + " * " + dot.operand(1)->type().str() + " -> " + acc.str();
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(key);
+  if (it != cache.end())
+    return it->second;
   DotPlans plans;
   for (unsigned i = 0; i < 2; ++i) {
     const tir::Type &operand = dot.operand(i)->type();
@@ -194,7 +214,7 @@ DotPlans dotPlans(const tir::Operation &dot) {
         planSharedTile(operand.shape, sharedElementBytes(operand.elem), {&writer, &reader});
   }
   plans.offsetB = (plans.operands[0].bytes() + 15) / 16 * 16;
-  return plans;
+  return cache[key] = plans;
 }
 
 SharedTilePlan mmaOperandPlan(const tir::Type &operand) {
