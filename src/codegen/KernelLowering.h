@@ -311,6 +311,10 @@ private:
   /// The software pipeline's ops (LowerPipeline.cpp).
   llvm::Value *pipelineSlot(const Operation &op);
   void lowerAsyncCopy(const Operation &op);
+  /// offset(element `to`) - offset(element `from`) in `plan`, in elements, when it is the same in
+  /// every thread of the program (a compile-time constant); nullopt otherwise.
+  std::optional<int64_t> uniformOffsetDelta(const SharedTilePlan &plan, const Distribution &dist,
+                                            unsigned from, unsigned to) const;
   void lowerAsyncWait(const Operation &op);
   void lowerLocalLoad(const Operation &op);
   void lowerLoad(const Operation &op);

@@ -223,8 +223,25 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
   // 2. Matrix descriptors (PTX ISA, "matrix descriptor"): the tile's address >> 4 in bits 0-13,
   //    the leading byte offset (between blocks along the fast dimension) >> 4 in bits 16-29, the
   //    stride byte offset (between groups of 8 rows) >> 4 in bits 32-45, the swizzle mode in
-  //    bits 62-63. An instruction's sub-tile starts at row `row`, element `fast` of its row.
-  auto descriptor = [&](const SharedTilePlan &plan, llvm::Value *base, llvm::Value *row,
+  //    bits 62-63. Each operand's tile gets one descriptor; an instruction's sub-tile, starting at
+  //    row `row`, element `fast` of its row, adds its byte offset >> 4 to it, as Triton does: the
+  //    address field cannot carry (shared addresses are below 2^18 bytes, sub-tiles start at
+  //    multiples of 16 bytes), and the constant adds fold where the recomputed fields did not.
+  auto tileDescriptor = [&](const SharedTilePlan &plan, llvm::Value *base) {
+    uint64_t leading = uint64_t(plan.swizzleBytes()) * plan.numRows();
+    uint64_t stride = 8 * uint64_t(plan.swizzleBytes());
+    uint32_t low = static_cast<uint32_t>(((leading >> 4) & 0x3FFF) << 16);
+    uint32_t high =
+        static_cast<uint32_t>(((stride >> 4) & 0x3FFF) | swizzleMode(plan.swizzleBytes()) << 30);
+    llvm::Value *start = builder_.CreateAnd(builder_.CreateLShr(sharedAddress32(base), 4),
+                                            builder_.getInt32(0x3FFF));
+    // The two 32-bit halves joined by one mov (LLVM would widen the arithmetic to 64 bits).
+    auto *type = llvm::FunctionType::get(i64, {i32, i32}, false);
+    return builder_.CreateCall(
+        type, llvm::InlineAsm::get(type, "mov.b64 $0, {$1, $2};", "=l,r,r", false),
+        {builder_.CreateOr(start, builder_.getInt32(low)), builder_.getInt32(high)});
+  };
+  auto descriptor = [&](const SharedTilePlan &plan, llvm::Value *tile, llvm::Value *row,
                         llvm::Value *fast) {
     const uint32_t length = static_cast<uint32_t>(plan.blockLength);
     llvm::Value *element = builder_.CreateAdd(
@@ -233,20 +250,8 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
                                builder_.getInt32(static_cast<uint32_t>(plan.numRows() * length))),
             builder_.CreateMul(row, builder_.getInt32(length))),
         builder_.CreateURem(fast, builder_.getInt32(length)));
-    llvm::Value *address = builder_.CreateAdd(
-        sharedAddress32(base), builder_.CreateMul(element, builder_.getInt32(plan.elemBytes)));
-    uint64_t leading = uint64_t(plan.swizzleBytes()) * plan.numRows();
-    uint64_t stride = 8 * uint64_t(plan.swizzleBytes());
-    uint32_t low = static_cast<uint32_t>(((leading >> 4) & 0x3FFF) << 16);
-    uint32_t high =
-        static_cast<uint32_t>(((stride >> 4) & 0x3FFF) | swizzleMode(plan.swizzleBytes()) << 30);
-    llvm::Value *start =
-        builder_.CreateAnd(builder_.CreateLShr(address, 4), builder_.getInt32(0x3FFF));
-    // The two 32-bit halves joined by one mov (LLVM would widen the arithmetic to 64 bits).
-    auto *type = llvm::FunctionType::get(i64, {i32, i32}, false);
-    return builder_.CreateCall(
-        type, llvm::InlineAsm::get(type, "mov.b64 $0, {$1, $2};", "=l,r,r", false),
-        {builder_.CreateOr(start, builder_.getInt32(low)), builder_.getInt32(high)});
+    llvm::Value *offset = builder_.CreateMul(element, builder_.getInt32(plan.elemBytes));
+    return builder_.CreateAdd(tile, builder_.CreateZExt(builder_.CreateLShr(offset, 4), i64));
   };
   auto constant = [&](unsigned v) { return builder_.getInt32(v); };
   // The first of a's rows the warpgroup's instruction mi computes (wgmmaRow's order).
@@ -262,13 +267,15 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
   const bool transposable = instr.elemBits == 16;
   if (!transposable && (transA || transB))
     unsupported(op, "wgmma on 8-bit operands that are not contiguous along K");
+  llvm::Value *aTile = aInRegisters ? nullptr : tileDescriptor(aPlan, bases[0]);
+  llvm::Value *bTile = tileDescriptor(bPlan, bases[1]);
   auto aDescriptor = [&](unsigned mi, unsigned s) {
     llvm::Value *m = aRowsStart(mi), *k = constant(s * instr.k);
-    return transA ? descriptor(aPlan, bases[0], k, m) : descriptor(aPlan, bases[0], m, k);
+    return transA ? descriptor(aPlan, aTile, k, m) : descriptor(aPlan, aTile, m, k);
   };
   auto bDescriptor = [&](unsigned ni, unsigned s) {
     llvm::Value *n = constant(ni * instr.n), *k = constant(s * instr.k);
-    return transB ? descriptor(bPlan, bases[1], k, n) : descriptor(bPlan, bases[1], n, k);
+    return transB ? descriptor(bPlan, bTile, k, n) : descriptor(bPlan, bTile, n, k);
   };
 
   // 3. The instruction, as inline assembly: the accumulators are outputs tied to inputs.

@@ -10,6 +10,7 @@
 #include "gpu/Mma.h"
 
 #include <llvm/IR/InlineAsm.h>
+#include <optional>
 
 namespace tilec::codegen::detail {
 
@@ -21,6 +22,21 @@ llvm::Value *KernelLowering::pipelineSlot(const Operation &op) {
       builder_.CreateMul(get(op.operand(op.code() == OpCode::AsyncCopy ? 1 : 0))[0],
                          builder_.getInt32(slotBytes)));
   return builder_.CreateInBoundsGEP(builder_.getInt8Ty(), sharedMemory_, offset);
+}
+
+std::optional<int64_t> KernelLowering::uniformOffsetDelta(const SharedTilePlan &plan,
+                                                          const Distribution &dist,
+                                                          unsigned from, unsigned to) const {
+  std::optional<int64_t> delta;
+  for (unsigned warp = 0; warp < function_.numWarps; ++warp)
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      int64_t d = plan.offset(dist.coordinates(lane, warp, to)) -
+                  plan.offset(dist.coordinates(lane, warp, from));
+      if (delta && *delta != d)
+        return std::nullopt;
+      delta = d;
+    }
+  return delta;
 }
 
 void KernelLowering::lowerAsyncCopy(const Operation &op) {
@@ -69,11 +85,27 @@ void KernelLowering::lowerAsyncCopy(const Operation &op) {
   auto *asmType =
       llvm::FunctionType::get(builder_.getVoidTy(), {i32, pointers[0]->getType(), i32}, false);
   auto *copy = llvm::InlineAsm::get(asmType, ptx, "r,l,r,~{memory}", true);
+  // A vector whose slot offset is the first vector's plus the same constant in every thread (a
+  // step along the rows that keeps the swizzle phase, as the tutorial GEMM's copies take) adds
+  // the constant, which ptxas folds into the instruction, instead of recomputing the swizzle.
+  std::optional<unsigned> first;
+  llvm::Value *firstDst = nullptr;
   forEachVector(dist, dist.order[0], vec,
                 [&](unsigned e, const std::vector<unsigned> &, const Values &coords) {
+                  std::optional<int64_t> delta;
+                  if (first)
+                    delta = uniformOffsetDelta(plan, dist, *first, e);
                   llvm::Value *dst =
-                      builder_.CreateAdd(base, builder_.CreateMul(sharedTileIndex(plan, coords),
-                                                                  builder_.getInt32(elemBytes)));
+                      delta ? builder_.CreateAdd(
+                                  firstDst, builder_.getInt32(static_cast<uint32_t>(
+                                                *delta * static_cast<int64_t>(elemBytes))))
+                            : builder_.CreateAdd(
+                                  base, builder_.CreateMul(sharedTileIndex(plan, coords),
+                                                           builder_.getInt32(elemBytes)));
+                  if (!first) {
+                    first = e;
+                    firstDst = dst;
+                  }
                   llvm::Value *on = mask ? builder_.CreateAnd(pred, (*mask)[e]) : pred;
                   llvm::Value *size =
                       builder_.CreateSelect(on, builder_.getInt32(bytes), builder_.getInt32(0));
