@@ -45,11 +45,6 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(REPO_ROOT, "bench"))
 import difftest  # noqa: E402  (BOUND)
 
-TORCH_DTYPE = {"int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
-               "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
-               "float16": "float16", "bfloat16": "bfloat16", "float32": "float32",
-               "float64": "float64"}
-
 torch = numpy = None
 
 
@@ -82,25 +77,42 @@ def raw(tensor):
     return tensor.numpy().tobytes()
 
 
+def as_numpy(data, dtype):
+    """Raw bytes (or a tensor) as (bit patterns, values): integers are their own values; floats'
+    patterns are unsigned integers of their width and their values fp64 (bf16 through fp32).
+    numpy, not torch: torch's uint16/32/64 lack comparisons on the CPU."""
+    if not isinstance(data, (bytes, bytearray)):
+        data = raw(data)
+    if not (dtype.startswith("float") or dtype == "bfloat16"):
+        values = numpy.frombuffer(data, dtype=numpy.dtype(dtype))
+        return values, values
+    width = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}[dtype]
+    pattern = numpy.frombuffer(data, dtype=numpy.dtype(f"uint{8 * width}"))
+    if dtype == "bfloat16":
+        values = (pattern.astype(numpy.uint32) << 16).view(numpy.float32).astype(numpy.float64)
+    else:
+        values = pattern.view(numpy.dtype(dtype)).astype(numpy.float64)
+    return pattern, values
+
+
 def differ(got, expected, dtype, exact):
     """None if equal (bitwise; NaN matches NaN) or, for an inexact output, within the bound."""
-    g, e = got.cpu(), expected.cpu()
-    if dtype.startswith("float") or dtype == "bfloat16":
-        width = {2: torch.int16, 4: torch.int32, 8: torch.int64}[g.element_size()]
-        same = (g.view(width) == e.view(width)) | (g.isnan() & e.isnan())
+    (gp, gv), (ep, ev) = as_numpy(got, dtype), as_numpy(expected, dtype)
+    if gp.size != ep.size:
+        return f"{gp.size} elements vs {ep.size}"
+    same = gp == ep
+    if gv is not gp:
+        same |= numpy.isnan(gv) & numpy.isnan(ev)
         if not exact:
-            gd, ed = g.double(), e.double()
-            finite = ed[ed.isfinite()]
-            scale = finite.abs().max().item() if finite.numel() else 0.0
-            same |= (gd - ed).abs() <= difftest.BOUND[dtype] * scale
-    else:
-        same = g == e
+            finite = numpy.abs(ev[numpy.isfinite(ev)])
+            scale = float(finite.max()) if finite.size else 0.0
+            with numpy.errstate(invalid="ignore"):
+                same |= numpy.abs(gv - ev) <= difftest.BOUND[dtype] * scale
     if bool(same.all()):
         return None
-    wrong = (~same).nonzero().flatten()
+    wrong = numpy.flatnonzero(~same)
     i = int(wrong[0])
-    return (f"{int(wrong.numel())} of {g.numel()} elements differ, first [{i}]: "
-            f"{g[i].item()!r} vs {e[i].item()!r}")
+    return f"{wrong.size} of {gp.size} elements differ, first [{i}]: {gv[i]!r} vs {ev[i]!r}"
 
 
 def run_one(bench, path):
@@ -159,8 +171,8 @@ def run_one(bench, path):
                 problem = differ(got["tilec"][n], got["triton"][n], o["dtype"], False)
             if problem:
                 result["problems"].append(f"tilec vs triton, {n} ({o['dtype']}): {problem}")
-            expected = load(os.path.join(path, f"expected_{n}.bin"), o["dtype"], "cpu")
-            problem = differ(got["triton"][n], expected, o["dtype"], o["exact"])
+            with open(os.path.join(path, f"expected_{n}.bin"), "rb") as f:
+                problem = differ(got["triton"][n], f.read(), o["dtype"], o["exact"])
             if problem:
                 result["notes"].append(f"triton vs evaluator, {n}: {problem}")
     for n, o in outputs.items():
@@ -169,8 +181,8 @@ def run_one(bench, path):
             result["notes"].append(f"no interpreter output for {n}")
             continue
         is_float = o["dtype"].startswith("float") or o["dtype"] == "bfloat16"
-        problem = differ(got["tilec"][n], load(interp, o["dtype"], "cpu"), o["dtype"],
-                         o["exact"] and not is_float)
+        with open(interp, "rb") as f:
+            problem = differ(got["tilec"][n], f.read(), o["dtype"], o["exact"] and not is_float)
         if problem:
             result["problems"].append(f"tilec vs interpreter, {n} ({o['dtype']}): {problem}")
     if "triton" not in got:
