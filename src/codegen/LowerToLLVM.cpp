@@ -343,6 +343,15 @@ llvm::Value *KernelLowering::lowerElement(const Operation &op, const Values &arg
       return builder_.CreateIntToPtr(a, to);
     if (a->getType()->isPointerTy())
       return builder_.CreatePtrToInt(a, to);
+    if (a->getType()->isFloatingPointTy() && to->isFloatingPointTy() && a->getType() != to) {
+      // fp16 <-> bf16: LLVM 19's NVPTX backend cannot select a bitcast between half and bfloat,
+      // and folds two bitcasts through i16 back into one; an opaque 16-bit move keeps them apart.
+      llvm::Type *i16 = builder_.getInt16Ty();
+      auto *asmType = llvm::FunctionType::get(i16, {i16}, false);
+      auto *mov = llvm::InlineAsm::get(asmType, "mov.b16 $0, $1;", "=h,h", false);
+      llvm::Value *bits = builder_.CreateCall(asmType, mov, {builder_.CreateBitCast(a, i16)});
+      return builder_.CreateBitCast(bits, to);
+    }
     return builder_.CreateBitCast(a, to);
   }
   case OpCode::Neg:

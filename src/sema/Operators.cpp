@@ -489,6 +489,10 @@ SemaValue Specializer::unaryOp(ast::UnaryOperator op, const SemaValue &operand, 
   case UO::Neg:
     if (t.isBool())
       error(loc, "cannot negate a boolean tensor");
+    // Triton's unary minus is `0 - x`: on floats, -(+0.0) is +0.0 (a negation would give -0.0).
+    if (t.isFloat())
+      return SemaValue::ofTensor(
+          builder_.binary(OpCode::Sub, builder_.floatConstant(0.0, v->type()), v));
     return SemaValue::ofTensor(builder_.unary(OpCode::Neg, v));
   case UO::Invert:
     if (!t.isInteger())

@@ -58,16 +58,14 @@ std::optional<DType> computationType(DType a, bool aIsLiteral, DType b, bool bIs
     return DType::scalar(ScalarKind::F64);
   if (a.kind == ScalarKind::F32 || b.kind == ScalarKind::F32)
     return f32;
-  for (ScalarKind half : {ScalarKind::F16, ScalarKind::BF16}) {
-    if (a.kind != half && b.kind != half)
-      continue;
-    ScalarKind other = half == ScalarKind::F16 ? ScalarKind::BF16 : ScalarKind::F16;
-    if (a.kind == other || b.kind == other)
-      return f32;
-    if (divOrMod)
-      return f32;
-    return DType::scalar(half);
-  }
+  // As Triton's computation_type_impl: fp16 with anything narrower than fp32 (bf16 and integers
+  // included) is fp16; bf16 is bf16 only with bf16, and fp32 with an integer or fp8.
+  if (a.kind == ScalarKind::F16 || b.kind == ScalarKind::F16)
+    return divOrMod ? f32 : DType::scalar(ScalarKind::F16);
+  if (a.kind == ScalarKind::BF16 && b.kind == ScalarKind::BF16)
+    return divOrMod ? f32 : DType::scalar(ScalarKind::BF16);
+  if (a.kind == ScalarKind::BF16 || b.kind == ScalarKind::BF16)
+    return f32;
   if (a.isFloat() || b.isFloat()) {
     // Only fp8 is left: Triton computes with it in fp16 after an explicit cast; we ask for one.
     if (a == b && !divOrMod)
