@@ -8,26 +8,33 @@
 
 namespace tilec::codegen::detail {
 
-/// Whether (vb, ib) wins over (va, ia): a number beats a NaN; a strictly better number wins; of
-/// equal numbers (+0 and -0 are equal), or of two NaNs, the smaller index wins.
-llvm::Value *KernelLowering::argBetter(bool max, const DType &type, llvm::Value *va,
-                                       llvm::Value *ia, llvm::Value *vb, llvm::Value *ib) {
-  llvm::Value *earlier = builder_.CreateICmpSLT(ib, ia);
-  if (type.isFloat()) {
-    llvm::Value *aNaN = builder_.CreateFCmpUNO(va, va);
-    llvm::Value *bNumber = builder_.CreateFCmpORD(vb, vb);
-    llvm::Value *strictly = max ? builder_.CreateFCmpOGT(vb, va) : builder_.CreateFCmpOLT(vb, va);
-    llvm::Value *tie = builder_.CreateAnd(builder_.CreateFCmpOEQ(vb, va), earlier);
-    llvm::Value *beatsNumber =
-        builder_.CreateOr(aNaN, builder_.CreateOr(strictly, tie)); // when b is a number
-    return builder_.CreateSelect(bNumber, beatsNumber, builder_.CreateAnd(aNaN, earlier));
-  }
+/// Whether vb ranks strictly above va: a number ranks above a NaN, two NaNs rank equal.
+/// Unordered-or-greater is true when va is a NaN; vb must be a number.
+static llvm::Value *argStrictlyBetter(llvm::IRBuilder<> &builder, bool max, const DType &type,
+                                      llvm::Value *va, llvm::Value *vb) {
+  if (type.isFloat())
+    return builder.CreateAnd(max ? builder.CreateFCmpUGT(vb, va) : builder.CreateFCmpULT(vb, va),
+                             builder.CreateFCmpORD(vb, vb));
   bool isSigned = type.isSigned();
   auto pred = max ? (isSigned ? llvm::CmpInst::ICMP_SGT : llvm::CmpInst::ICMP_UGT)
                   : (isSigned ? llvm::CmpInst::ICMP_SLT : llvm::CmpInst::ICMP_ULT);
-  llvm::Value *strictly = builder_.CreateICmp(pred, vb, va);
-  llvm::Value *tie = builder_.CreateAnd(builder_.CreateICmpEQ(vb, va), earlier);
-  return builder_.CreateOr(strictly, tie);
+  return builder.CreateICmp(pred, vb, va);
+}
+
+/// Whether (vb, ib) wins over (va, ia): a number beats a NaN; a strictly better number wins; of
+/// equal numbers (+0 and -0 are equal), or of two NaNs, the smaller index wins. Written as ands
+/// and ors of compares (no select of i1, which LLVM turns into integer masks in PTX).
+llvm::Value *KernelLowering::argBetter(bool max, const DType &type, llvm::Value *va,
+                                       llvm::Value *ia, llvm::Value *vb, llvm::Value *ib) {
+  llvm::Value *strictly = argStrictlyBetter(builder_, max, type, va, vb);
+  llvm::Value *earlier = builder_.CreateICmpSLT(ib, ia);
+  if (!type.isFloat())
+    return builder_.CreateOr(strictly, builder_.CreateAnd(builder_.CreateICmpEQ(vb, va), earlier));
+  // Equal rank: unordered-or-equal, except a number against a NaN b (b ranks below).
+  llvm::Value *sameRank = builder_.CreateAnd(
+      builder_.CreateFCmpUEQ(vb, va),
+      builder_.CreateOr(builder_.CreateFCmpUNO(va, va), builder_.CreateFCmpORD(vb, vb)));
+  return builder_.CreateOr(strictly, builder_.CreateAnd(sameRank, earlier));
 }
 
 void KernelLowering::lowerArgReduce(const Operation &op) {
@@ -64,7 +71,11 @@ void KernelLowering::lowerArgReduce(const Operation &op) {
     indices[r] = builder_.CreateSelect(takeNew, i, indices[r]);
   };
 
-  // 1. Within the thread (copies of an element, when the layout wraps, are counted once).
+  // 1. Within the thread (copies of an element, when the layout wraps, are counted once). A
+  //    thread's elements along the axis lie at increasing coordinates, so a later element wins
+  //    only when strictly better: no index compare. Merging neighbours pairwise (a tree) keeps
+  //    that order and makes the dependent chain log2(n) merges long instead of n.
+  std::vector<std::vector<std::pair<llvm::Value *, llvm::Value *>>> runs(numResults);
   unsigned inThread =
       static_cast<unsigned>(std::min<int64_t>(dist.elemsPerThread[axis], dist.shape[axis]));
   for (unsigned e = 0; e < dist.numElements(); ++e) {
@@ -73,7 +84,27 @@ void KernelLowering::lowerArgReduce(const Operation &op) {
       continue;
     llvm::Value *position = coordinate(dist, axis, index[axis]);
     index.erase(index.begin() + axis);
-    merge(resultDist ? resultDist->linearIndex(index) : 0, valueOf(input[e]), position);
+    runs[resultDist ? resultDist->linearIndex(index) : 0].push_back({valueOf(input[e]), position});
+  }
+  for (unsigned r = 0; r < numResults; ++r) {
+    auto &run = runs[r];
+    while (run.size() > 1) {
+      std::vector<std::pair<llvm::Value *, llvm::Value *>> merged;
+      for (size_t i = 0; i + 1 < run.size(); i += 2) {
+        auto [va, ia] = run[i];
+        auto [vb, ib] = run[i + 1];
+        llvm::Value *takeLater = argStrictlyBetter(builder_, max, elem, va, vb);
+        merged.push_back(
+            {builder_.CreateSelect(takeLater, vb, va), builder_.CreateSelect(takeLater, ib, ia)});
+      }
+      if (run.size() % 2)
+        merged.push_back(run.back());
+      run = std::move(merged);
+    }
+    if (!run.empty()) {
+      values[r] = run.front().first;
+      indices[r] = run.front().second;
+    }
   }
 
   // 2. Across the lanes of a warp that hold distinct elements along the axis.

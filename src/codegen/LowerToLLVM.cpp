@@ -17,6 +17,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <sstream>
 #include <unordered_map>
@@ -218,6 +219,40 @@ void KernelLowering::lowerOp(const Operation &op) {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
+/// For each element a thread holds of `value`, the first of its elements known to be equal to it:
+/// along a dimension where axis info finds runs of `constancy` equal values, a thread's
+/// consecutive elements k and k - k % g (g = gcd(constancy, sizePerThread)) lie in one run (runs
+/// start at multiples of the constancy; a thread's chunk at a multiple of sizePerThread). Empty
+/// when no two elements are known equal. As Triton's elementwise lowering deduplicates, this
+/// computes `offs // HW` once per run instead of once per element (an integer division each).
+static std::vector<unsigned> equalElementRepresentatives(const analysis::AxisInfoAnalysis &axisInfo,
+                                                         const tir::Value *value) {
+  const tir::Type &type = value->type();
+  if (type.isScalar() || !type.layout)
+    return {};
+  analysis::AxisInfo facts = axisInfo.info(value);
+  if (facts.rank() != type.shape.size())
+    return {};
+  Distribution dist = distributionOf(type);
+  std::vector<unsigned> group(dist.rank(), 1);
+  bool any = false;
+  for (unsigned d = 0; d < dist.rank(); ++d) {
+    int64_t constancy = std::min<int64_t>(facts.constancy[d], analysis::kMaxDivisibility);
+    group[d] = static_cast<unsigned>(std::gcd<int64_t>(constancy, dist.spt(d)));
+    any |= group[d] > 1;
+  }
+  if (!any)
+    return {};
+  std::vector<unsigned> representatives(dist.numElements());
+  for (unsigned e = 0; e < dist.numElements(); ++e) {
+    std::vector<unsigned> index = dist.multiIndex(e);
+    for (unsigned d = 0; d < dist.rank(); ++d)
+      index[d] -= index[d] % group[d];
+    representatives[e] = dist.linearIndex(index);
+  }
+  return representatives;
+}
+
 void KernelLowering::lowerElementwise(const Operation &op) {
   unsigned n = numElementsOf(op.result()->type());
   std::vector<const Values *> operands;
@@ -227,8 +262,15 @@ void KernelLowering::lowerElementwise(const Operation &op) {
       throw std::logic_error(std::string("operand layout of '") + op.name() +
                              "' differs from its result's");
   }
+  std::vector<unsigned> representatives = equalElementRepresentatives(axisInfo_, op.result());
+  if (representatives.size() != n)
+    representatives.clear();
   Values results;
   for (unsigned e = 0; e < n; ++e) {
+    if (!representatives.empty() && representatives[e] != e) {
+      results.push_back(results[representatives[e]]);
+      continue;
+    }
     Values args;
     for (const Values *o : operands)
       args.push_back((*o)[e]);

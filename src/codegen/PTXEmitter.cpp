@@ -103,9 +103,12 @@ void linkLibdevice(llvm::Module &module) {
                                 });
   if (failed)
     throw CompileError("error: cannot link libdevice '" + path + "'");
-  // libdevice asks __nvvm_reflect whether to flush denormals; Triton does not.
+  // libdevice asks __nvvm_reflect whether to flush denormals. Triton 3.6 answers yes
+  // (enable_reflect_ftz defaults to True): its erff, for one, computes |x| and the polynomial
+  // with abs.ftz/fma.rn.ftz. Only libdevice's code reads the flag; the kernel's own arithmetic
+  // keeps denormals either way.
   if (!module.getModuleFlag("nvvm-reflect-ftz"))
-    module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t(0));
+    module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t(1));
 }
 
 void optimizeModule(llvm::Module &module, const TargetOptions &options) {
