@@ -75,15 +75,17 @@ std::unique_ptr<llvm::TargetMachine> createNVPTXTargetMachine(const TargetOption
   return machine;
 }
 
-void linkLibdevice(llvm::Module &module) {
+void linkLibdevice(llvm::Module &module, const TargetOptions &options) {
   bool needed = false;
   for (const llvm::Function &f : module)
     if (f.isDeclaration() && f.getName().starts_with("__nv_"))
       needed = true;
   if (!needed)
     return;
-  const char *override = std::getenv("TILEC_LIBDEVICE");
-  std::string path = override ? override : "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc";
+  const char *fromEnvironment = std::getenv("TILEC_LIBDEVICE");
+  std::string path = !options.libdevice.empty() ? options.libdevice
+                     : fromEnvironment          ? fromEnvironment
+                                                : "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc";
   llvm::SMDiagnostic diagnostic;
   std::unique_ptr<llvm::Module> libdevice =
       llvm::parseIRFile(path, diagnostic, module.getContext());
@@ -112,7 +114,7 @@ void linkLibdevice(llvm::Module &module) {
 }
 
 void optimizeModule(llvm::Module &module, const TargetOptions &options) {
-  linkLibdevice(module);
+  linkLibdevice(module, options);
   std::unique_ptr<llvm::TargetMachine> machine = createNVPTXTargetMachine(options);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -135,7 +137,7 @@ void optimizeModule(llvm::Module &module, const TargetOptions &options) {
 }
 
 std::string emitPTX(llvm::Module &module, const TargetOptions &options) {
-  linkLibdevice(module);
+  linkLibdevice(module, options);
   std::unique_ptr<llvm::TargetMachine> machine = createNVPTXTargetMachine(options);
   module.setDataLayout(machine->createDataLayout());
   module.setTargetTriple(kNVPTXTriple);

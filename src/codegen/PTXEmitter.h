@@ -15,7 +15,7 @@ namespace tilec::codegen {
 /// /usr/local/cuda/nvvm/libdevice/libdevice.10.bc (or $TILEC_LIBDEVICE) and internalises them.
 /// Does nothing when the module calls none. Throws CompileError when libdevice is needed but
 /// cannot be read.
-void linkLibdevice(llvm::Module &module);
+void linkLibdevice(llvm::Module &module, const TargetOptions &options);
 
 /// Runs LLVM's default O<optLevel> pipeline for the target (libdevice linked first).
 void optimizeModule(llvm::Module &module, const TargetOptions &options);

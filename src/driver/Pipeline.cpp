@@ -183,6 +183,7 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
   codegen::TargetOptions target;
   target.arch = options.arch;
   target.fpFusion = options.fpFusion;
+  target.libdevice = options.libdevice;
   target.sources = &sources;
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> llvmModule = codegen::lowerToLLVM(*module, context, target);

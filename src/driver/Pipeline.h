@@ -40,6 +40,8 @@ struct CompileOptions {
   std::string arch = "sm_90a";
   /// Contract a*b+c into fma (Triton's enable_fp_fusion, on by default).
   bool fpFusion = true;
+  /// libdevice.10.bc to link (math functions); empty: $TILEC_LIBDEVICE, else the CUDA toolkit's.
+  std::string libdevice;
   EmitKind emit = EmitKind::Ptx;
   /// Print the IR after every pass to the log stream.
   bool printAfterAll = false;

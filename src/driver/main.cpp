@@ -186,6 +186,7 @@ int main(int argc, char **argv) {
   std::string depfilePath;
   bool printAfterAll = false;
   bool noFpFusion = false;
+  std::string libdevice;
   app.add_option("-o,--output", output,
                  "Output file ('-' for stdout). Default: the input's name with .ptx, .cubin, "
                  ".fatbin or .h for --emit ptx, cubin, fatbin or header, else stdout");
@@ -220,6 +221,11 @@ int main(int argc, char **argv) {
   app.add_flag("--print-after-all", printAfterAll, "Print the IR after every pass to stderr");
   app.add_flag("--no-fp-fusion", noFpFusion,
                "Do not contract a*b+c into fma (Triton's enable_fp_fusion=False)");
+  app.add_option("--libdevice", libdevice,
+                 "libdevice.10.bc to link for math functions (default: $TILEC_LIBDEVICE, else "
+                 "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc). Triton links the copy in its "
+                 "wheel (triton/backends/nvidia/lib/libdevice.10.bc), which differs from CUDA "
+                 "13's in places: give that copy for Triton's bits in erf, tanh and the like");
 
   // `tilec run`: execute a kernel on the CPU interpreter.
   CLI::App *run = app.add_subcommand(
@@ -278,6 +284,7 @@ int main(int argc, char **argv) {
       depfile = true;
     options.arch = archs.front();
     options.fpFusion = !noFpFusion;
+    options.libdevice = libdevice;
     options.printAfterAll = printAfterAll;
     options.emit = emit == "ast"    ? EmitKind::Ast
                    : emit == "tir"  ? EmitKind::Tir
