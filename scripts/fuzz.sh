@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Builds tilec's libFuzzer targets (clang-19, sanitizers, ./build-fuzz) and runs each in turn.
+# Builds tilec's libFuzzer targets (clang-19, ASan+UBSan, ./build-san: the build directory that
+# scripts/sanitize.sh runs the whole suite in) and runs each in turn.
 #
 #   scripts/fuzz.sh                   # build, then every target for 600 s
 #   scripts/fuzz.sh 60 signature      # build, then only tilec_fuzz_signature for 60 s
 #   scripts/fuzz.sh --no-build 60     # run what is built (ctest's fuzz.* tests do this)
 #
-# Corpora grow in build-fuzz/corpus/TARGET (seeded from samples/ and tests/), crashing inputs land
-# in build-fuzz/crashes/TARGET/. Exits non-zero when a target finds a crash, a leak, a timeout
+# Corpora grow in build-san/corpus/TARGET (seeded from samples/ and tests/), crashing inputs land
+# in build-san/crashes/TARGET/. Exits non-zero when a target finds a crash, a leak, a timeout
 # (30 s per input, under the sanitizers) or an input needing more than 2 GB: for a compiler each
 # is a bug.
 set -euo pipefail
@@ -22,14 +23,14 @@ SECONDS_PER_TARGET=${1:-600}
 shift || true
 TARGETS=("$@")
 ((${#TARGETS[@]})) || TARGETS=(compile signature)
-BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
+BUILD_DIR=${FUZZ_BUILD_DIR:-build-san}
 JOBS=${JOBS:-2}
 
 if ((BUILD)); then
   source scripts/install-missing.sh
   install_missing fuzz clang-19 libclang-rt-19-dev
   CC=clang-19 CXX=clang++-19 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DTILEC_FUZZ=ON -DTILEC_BUILD_TESTS=OFF >/dev/null
+    -DTILEC_FUZZ=ON -DTILEC_SANITIZE=address,undefined >/dev/null
   cmake --build "$BUILD_DIR" -j "$JOBS" --target "${TARGETS[@]/#/tilec_fuzz_}"
 fi
 

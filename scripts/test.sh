@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets up and builds tilec (scripts/setup.sh), then runs the whole test suite with ctest.
+# Sets up and builds tilec (scripts/setup.sh), then runs the whole test suite with ctest, then
+# fuzzes each libFuzzer target for a minute (scripts/fuzz.sh).
 # Tests labelled `gpu` run when a GPU is present and are reported as skipped otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,3 +10,9 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
   echo "test: no GPU on this machine: the tests labelled 'gpu' will be reported as skipped"
 fi
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "${JOBS:-2}"
+# A short fuzzing run: each libFuzzer target for a minute, from the seed corpus, in the
+# clang-19 ASan+UBSan build (./build-san; only the fuzz targets are built there). FUZZ_SECONDS=0
+# skips it; scripts/fuzz.sh runs longer campaigns.
+if [ "${FUZZ_SECONDS:-60}" != 0 ]; then
+  scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
+fi
