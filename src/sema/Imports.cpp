@@ -35,6 +35,23 @@ bool isWellKnownModule(const std::string &root) {
   return known.count(root) != 0;
 }
 
+} // namespace
+
+bool isAlwaysInstalled(const std::string &root) {
+  // Python's standard library as Triton host code uses it, torch and numpy (every host that
+  // launches Triton kernels from Python has them), and triton itself.
+  static const std::set<std::string> installed = {
+      "__future__", "abc",       "argparse",    "builtins", "collections", "contextlib",
+      "copy",       "ctypes",    "dataclasses", "enum",     "functools",   "importlib",
+      "inspect",    "itertools", "json",        "logging",  "math",        "numbers",
+      "operator",   "os",        "pathlib",     "platform", "random",      "re",
+      "struct",     "sys",       "time",        "types",    "typing",      "warnings",
+      "numpy",      "torch",     "triton"};
+  return installed.count(root) != 0;
+}
+
+namespace {
+
 std::string parentDir(const std::string &path) {
   fs::path parent = fs::path(path).parent_path();
   return parent.empty() ? "." : parent.string();
@@ -143,7 +160,11 @@ private:
     if (known != byIdentity_.end()) {
       int m = known->second;
       auto onStack = std::find(active_.begin(), active_.end(), m);
-      if (onStack != active_.end())
+      // Python registers a package before it runs its __init__, so a package's __init__ that
+      // imports its own submodules, which import each other through the package, is ordinary
+      // Python (Liger-Kernel's ops/__init__.py); only a cycle of plain modules is an error.
+      if (onStack != active_.end() &&
+          std::none_of(onStack, active_.end(), [&](int a) { return graph_.modules[a].isPackage; }))
         reportCycle(static_cast<size_t>(onStack - active_.begin()), at);
       return m;
     }
@@ -306,13 +327,23 @@ private:
         scanImportFrom(module, *stmt);
         break;
       case ast::StmtKind::If:
+      case ast::StmtKind::For:
+      case ast::StmtKind::While:
         scanStatements(module, stmt->body);
         scanStatements(module, stmt->orelse);
+        break;
+      case ast::StmtKind::FunctionDef:
+        // A Python function that module-level code calls may import inside its body
+        // (`try: from transformers.utils import f except Exception: ...`).
+        scanStatements(module, stmt->body);
         break;
       case ast::StmtKind::Unsupported:
         if (stmt->name == "try statement") {
           scanStatements(module, stmt->body);
+          for (const ast::ExceptHandler &handler : stmt->handlers)
+            scanStatements(module, handler.body);
           scanStatements(module, stmt->orelse);
+          scanStatements(module, stmt->finalbody);
         }
         break;
       default:
@@ -362,6 +393,22 @@ std::unique_ptr<ModuleGraph> loadImports(SourceManager &sources, const ast::Modu
   auto graph = std::make_unique<ModuleGraph>();
   std::vector<std::string> searchPath = {parentDir(mainPath)};
   searchPath.insert(searchPath.end(), includeDirs.begin(), includeDirs.end());
+  // A kernel file inside a package (src/pkg/ops/k.py, each folder with an __init__) imports its
+  // package's other modules absolutely (`from pkg.utils import f`), as Python finds them when the
+  // package is importable: the folder above the outermost package is searched last.
+  std::string root = parentDir(mainPath);
+  bool inPackage = false;
+  while (isFile(joinPath(root, "__init__.py")) || isFile(joinPath(root, "__init__.tl"))) {
+    inPackage = true;
+    std::string up = (fs::path(identity(root)) / "..").lexically_normal().string();
+    if (up == identity(root))
+      break;
+    root = up;
+  }
+  if (inPackage && std::none_of(searchPath.begin(), searchPath.end(), [&](const std::string &d) {
+        return identity(d) == identity(root);
+      }))
+    searchPath.push_back(root);
   Loader loader(sources, *graph, std::move(searchPath));
   loader.loadMain(main, mainPath);
   return graph;
