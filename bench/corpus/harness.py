@@ -210,6 +210,18 @@ def _setup_precheck():
                 super().__init__()
 
         torch.no_grad = no_grad
+
+        _inference_mode = torch.inference_mode
+
+        class inference_mode(_inference_mode):
+            # `@torch.inference_mode` without parentheses (torch >= 2.0).
+            def __new__(cls, mode=True):
+                return _inference_mode()(mode) if callable(mode) else super().__new__(cls)
+
+            def __init__(self, mode=True):
+                super().__init__(mode if isinstance(mode, bool) else True)
+
+        torch.inference_mode = inference_mode
     if not hasattr(torch.distributed, "tensor"):
         torch.distributed.tensor = types.SimpleNamespace(DTensor=type("DTensor", (), {}))
     # Host code sizes per-SM buffers from the device's properties; answer as the H200 would.

@@ -312,7 +312,9 @@ OPS = (
     + variants("layer_norm", layer_norm, shapes=HIDDEN)
     + variants("poly_norm", poly_norm, shapes=HIDDEN)
     + variants("group_norm", group_norm, shapes=HIDDEN)
-    + variants("dyt", dyt, shapes=HIDDEN)
+    # DyT is autotuned over 18 configs, each launched (and checked) once per key: two keys only.
+    + variants("dyt", dyt, dtypes=(torch.float32,), shapes=HIDDEN[1:])
+    + variants("dyt", dyt, dtypes=BF16, shapes=HIDDEN[:1])
     + variants("swiglu", swiglu, shapes=HIDDEN)
     + variants("fused_gate_up_swiglu", fused_gate_up_swiglu, shapes=HIDDEN)
     + variants("geglu", geglu, shapes=HIDDEN)
