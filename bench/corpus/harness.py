@@ -44,6 +44,8 @@ def parse_args(description):
                    help="no GPU: stand-in triton, CPU tensors, compile only")
     p.add_argument("--only", default=None, help="comma-separated substrings: run only ops whose name has one")
     p.add_argument("--op-timeout", type=int, default=120, help="seconds one op may take (default 120)")
+    p.add_argument("--shard", default="0/1",
+                   help="K/N: run every N-th op starting at the K-th (several processes share the work)")
     return p.parse_args()
 
 
@@ -286,8 +288,11 @@ def run_ops(ops, gpu_only=None):
     (host code that sizes its work from what the kernels computed, a dtype the local torch lacks)."""
     gpu_only = gpu_only or {}
     only = args.only.split(",") if args.only else None
+    shard, shards = (int(x) for x in args.shard.split("/"))
     signal.signal(signal.SIGALRM, _on_alarm)
-    for name, fn in ops:
+    for index, (name, fn) in enumerate(ops):
+        if index % shards != shard:
+            continue
         if only and not any(o in name for o in only):
             continue
         skip = [why for g, why in gpu_only.items() if name.startswith(g + "/") or name == g]

@@ -28,13 +28,18 @@ def outcome(r):
 def main():
     folders = [a for a in sys.argv[1:] if not a.startswith("--")]
     markdown = "--markdown" in sys.argv
-    rows, host_errors = [], []
+    rows, host_errors, seen = [], [], set()
     for folder in folders:
-        project = os.path.basename(os.path.normpath(folder))
+        # liger.0, liger.1...: the shards of one project's run.
+        project = os.path.basename(os.path.normpath(folder)).split(".")[0]
         path = os.path.join(folder, "results.json")
         if os.path.exists(path):
             for r in json.load(open(path)):
-                rows.append((project, r["op"], r["kernel"], r["sig"], r["warps"], r["stages"], outcome(r)))
+                # Shards of one project may each launch a specialisation: count it once.
+                key = (project, r["file"], r["kernel"], r["sig"], r["warps"], r["stages"])
+                if key not in seen:
+                    seen.add(key)
+                    rows.append((project, r["op"], r["kernel"], r["sig"], r["warps"], r["stages"], outcome(r)))
         ops = os.path.join(folder, "ops.tsv")
         if os.path.exists(ops):
             for line in open(ops):

@@ -94,7 +94,7 @@ public:
     graph_.modules.push_back(m);
     graph_.byFile[main.file] = 0;
     byIdentity_[identity(path)] = 0;
-    scan(0);
+    scan(0, false);
   }
 
 private:
@@ -104,6 +104,11 @@ private:
   std::map<std::string, int> byIdentity_; // canonical file or folder -> module
   std::vector<int> active_;               // modules whose imports are being followed
   std::vector<SourceLoc> activeImports_;  // the import that led into each active module
+  // Whether the imports being followed are inside a function body, and, for each active module,
+  // whether such an import led into it: Python runs those when the function is called, after
+  // every module involved finished importing, so a cycle through one is no cycle.
+  bool inFunction_ = false;
+  std::vector<bool> enteredFromFunction_;
 
   /// The module `name` (one component) in `dir`, loading it; -1 when there is none.
   /// `dotted` is its full name, `at` the import that asks for it.
@@ -163,9 +168,13 @@ private:
       // Python registers a package before it runs its __init__, so a package's __init__ that
       // imports its own submodules, which import each other through the package, is ordinary
       // Python (Liger-Kernel's ops/__init__.py); only a cycle of plain modules is an error.
-      if (onStack != active_.end() &&
-          std::none_of(onStack, active_.end(), [&](int a) { return graph_.modules[a].isPackage; }))
-        reportCycle(static_cast<size_t>(onStack - active_.begin()), at);
+      size_t from = static_cast<size_t>(onStack - active_.begin());
+      if (onStack != active_.end() && !inFunction_ &&
+          std::none_of(onStack, active_.end(),
+                       [&](int a) { return graph_.modules[a].isPackage; }) &&
+          std::none_of(enteredFromFunction_.begin() + static_cast<long>(from) + 1,
+                       enteredFromFunction_.end(), [](bool b) { return b; }))
+        reportCycle(from, at);
       return m;
     }
     SourceModule m;
@@ -184,7 +193,7 @@ private:
     graph_.modules.push_back(std::move(m));
     if (!file.empty()) {
       activeImports_.push_back(at);
-      scan(index);
+      scan(index, inFunction_);
       activeImports_.pop_back();
     }
     return index;
@@ -332,11 +341,15 @@ private:
         scanStatements(module, stmt->body);
         scanStatements(module, stmt->orelse);
         break;
-      case ast::StmtKind::FunctionDef:
+      case ast::StmtKind::FunctionDef: {
         // A Python function that module-level code calls may import inside its body
         // (`try: from transformers.utils import f except Exception: ...`).
+        bool saved = inFunction_;
+        inFunction_ = true;
         scanStatements(module, stmt->body);
+        inFunction_ = saved;
         break;
+      }
       case ast::StmtKind::Unsupported:
         if (stmt->name == "try statement") {
           scanStatements(module, stmt->body);
@@ -352,12 +365,18 @@ private:
     }
   }
 
-  void scan(int module) {
+  void scan(int module, bool fromFunction) {
     active_.push_back(module);
+    enteredFromFunction_.push_back(fromFunction);
+    // The module's own top level runs when it is imported, whatever imported it.
+    bool saved = inFunction_;
+    inFunction_ = false;
     // A pointer, not a reference into graph_.modules, which loading more modules may grow.
     const ast::Module *syntax = graph_.modules[module].ast;
     if (syntax)
       scanStatements(module, syntax->body);
+    inFunction_ = saved;
+    enteredFromFunction_.pop_back();
     active_.pop_back();
   }
 };
