@@ -95,8 +95,10 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
     const std::vector<const ast::Stmt *> jit = sema::jitFunctions(*syntax);
     auto kernel = std::find_if(jit.begin(), jit.end(),
                                [&](const ast::Stmt *f) { return f->name == spec.name; });
+    // A signature that binds every constexpr asks for one specialisation (bindsEveryConstexpr).
     sema::AutotuneSpec tuning;
-    if (kernel != jit.end())
+    if (kernel != jit.end() &&
+        !sema::bindsEveryConstexpr(**kernel, spec.signature, options.defines))
       tuning = sema::readAutotune(**kernel, sources, options.numWarps, options.numStages);
     else
       tuning.configs.push_back({{}, options.numWarps, options.numStages}); // sema reports it

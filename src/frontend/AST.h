@@ -136,6 +136,14 @@ struct ImportAlias {
   SourceLoc loc;
 };
 
+/// One `except` clause of a try statement.
+struct ExceptHandler {
+  ExprPtr type;     // the exception class or tuple of classes; null for a bare `except:`
+  std::string name; // `as NAME`, empty when absent
+  StmtList body;
+  SourceLoc loc;
+};
+
 struct Stmt {
   StmtKind kind;
   SourceLoc loc;
@@ -158,6 +166,12 @@ struct Stmt {
   ExprPtr iter;
   StmtList body;   // FunctionDef, If, For, While, and Unsupported compound statements
   StmtList orelse;
+
+  // The Unsupported "try statement": body is the try block, orelse its `else`; these are its
+  // `except` clauses and `finally` block. Only Python functions evaluated at module level run
+  // them (a kernel has no exceptions).
+  std::vector<ExceptHandler> handlers;
+  StmtList finalbody;
 
   // Import / ImportFrom
   std::string module; // ImportFrom: the dotted module name, with leading dots for relative ones

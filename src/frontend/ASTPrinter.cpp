@@ -362,7 +362,15 @@ private:
       for (const ExprPtr &decorator : stmt.decorators)
         printExpr(decorator.get(), depth + 1, "decorator");
       printBlock("body", stmt.body, depth + 1);
+      for (const ExceptHandler &handler : stmt.handlers) {
+        line(depth + 1, "", "Except" + (handler.name.empty() ? "" : " as " + handler.name),
+             handler.loc);
+        if (handler.type)
+          printExpr(handler.type.get(), depth + 2, "type");
+        printBlock("body", handler.body, depth + 2);
+      }
       printBlock("orelse", stmt.orelse, depth + 1);
+      printBlock("finally", stmt.finalbody, depth + 1);
       return;
     }
   }

@@ -653,14 +653,19 @@ private:
     for (size_t i = 0; i < handlers.size(); ++i) {
       if (!handlers[i]->test() && i + 1 < handlers.size())
         error(loc(handlers[i]), "default 'except:' must be last");
+      ast::ExceptHandler handler;
+      handler.loc = loc(handlers[i]);
       if (handlers[i]->test())
-        buildTest(handlers[i]->test());
-      buildBlock(handlers[i]->block());
+        handler.type = buildTest(handlers[i]->test());
+      if (handlers[i]->NAME())
+        handler.name = handlers[i]->NAME()->getText();
+      handler.body = buildBlock(handlers[i]->block());
+      stmt->handlers.push_back(std::move(handler));
     }
     if (auto *orelse = ctx->else_clause())
       stmt->orelse = buildBlock(orelse->block());
     if (auto *finally = ctx->finally_clause())
-      buildBlock(finally->block());
+      stmt->finalbody = buildBlock(finally->block());
     return stmt;
   }
 

@@ -4,6 +4,9 @@
 // kept as text for the specializer's -D parser.
 #include "sema/Autotune.h"
 
+#include "sema/Sema.h"
+#include "sema/Signature.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -235,6 +238,26 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
   for (AutotuneConfig &config : spec.configs)
     config.constexprs.insert(config.constexprs.end(), heuristics.begin(), heuristics.end());
   return spec;
+}
+
+bool bindsEveryConstexpr(const ast::Stmt &kernel, const std::string &signature,
+                         const std::vector<std::pair<std::string, std::string>> &defines) {
+  std::string error;
+  std::optional<std::vector<SignatureEntry>> entries = parseSignature(signature, error);
+  if (!entries)
+    return false; // specializeKernel reports the signature
+  bool any = false;
+  for (size_t i = 0; i < kernel.params.size(); ++i) {
+    const ast::Param &param = kernel.params[i];
+    if (!isConstexprAnnotation(param.annotation.get()))
+      continue;
+    any = true;
+    bool defined = std::any_of(defines.begin(), defines.end(),
+                               [&](const auto &d) { return d.first == param.name; });
+    if (i >= entries->size() && !defined)
+      return false;
+  }
+  return any;
 }
 
 } // namespace tilec::sema

@@ -49,4 +49,12 @@ struct AutotuneSpec {
 AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
                           unsigned defaultWarps, unsigned defaultStages);
 
+/// Whether `signature` and `defines` bind every tl.constexpr parameter of `kernel` (which has at
+/// least one). Then a config has nothing left to choose but num_warps and num_stages, which the
+/// command line gives: the driver compiles that one specialisation, as Triton's AOT compiler
+/// does and as Triton's JIT does once the autotuner picked a config, without reading the
+/// decorators (whose configs may be built by code tilec does not evaluate).
+bool bindsEveryConstexpr(const ast::Stmt &kernel, const std::string &signature,
+                         const std::vector<std::pair<std::string, std::string>> &defines);
+
 } // namespace tilec::sema

@@ -35,6 +35,23 @@ bool isWellKnownModule(const std::string &root) {
   return known.count(root) != 0;
 }
 
+} // namespace
+
+bool isAlwaysInstalled(const std::string &root) {
+  // Python's standard library as Triton host code uses it, torch and numpy (every host that
+  // launches Triton kernels from Python has them), and triton itself.
+  static const std::set<std::string> installed = {
+      "__future__", "abc",       "argparse",    "builtins", "collections", "contextlib",
+      "copy",       "ctypes",    "dataclasses", "enum",     "functools",   "importlib",
+      "inspect",    "itertools", "json",        "logging",  "math",        "numbers",
+      "operator",   "os",        "pathlib",     "platform", "random",      "re",
+      "struct",     "sys",       "time",        "types",    "typing",      "warnings",
+      "numpy",      "torch",     "triton"};
+  return installed.count(root) != 0;
+}
+
+namespace {
+
 std::string parentDir(const std::string &path) {
   fs::path parent = fs::path(path).parent_path();
   return parent.empty() ? "." : parent.string();
@@ -77,7 +94,7 @@ public:
     graph_.modules.push_back(m);
     graph_.byFile[main.file] = 0;
     byIdentity_[identity(path)] = 0;
-    scan(0);
+    scan(0, false);
   }
 
 private:
@@ -87,6 +104,11 @@ private:
   std::map<std::string, int> byIdentity_; // canonical file or folder -> module
   std::vector<int> active_;               // modules whose imports are being followed
   std::vector<SourceLoc> activeImports_;  // the import that led into each active module
+  // Whether the imports being followed are inside a function body, and, for each active module,
+  // whether such an import led into it: Python runs those when the function is called, after
+  // every module involved finished importing, so a cycle through one is no cycle.
+  bool inFunction_ = false;
+  std::vector<bool> enteredFromFunction_;
 
   /// The module `name` (one component) in `dir`, loading it; -1 when there is none.
   /// `dotted` is its full name, `at` the import that asks for it.
@@ -143,8 +165,16 @@ private:
     if (known != byIdentity_.end()) {
       int m = known->second;
       auto onStack = std::find(active_.begin(), active_.end(), m);
-      if (onStack != active_.end())
-        reportCycle(static_cast<size_t>(onStack - active_.begin()), at);
+      // Python registers a package before it runs its __init__, so a package's __init__ that
+      // imports its own submodules, which import each other through the package, is ordinary
+      // Python (Liger-Kernel's ops/__init__.py); only a cycle of plain modules is an error.
+      size_t from = static_cast<size_t>(onStack - active_.begin());
+      if (onStack != active_.end() && !inFunction_ &&
+          std::none_of(onStack, active_.end(),
+                       [&](int a) { return graph_.modules[a].isPackage; }) &&
+          std::none_of(enteredFromFunction_.begin() + static_cast<long>(from) + 1,
+                       enteredFromFunction_.end(), [](bool b) { return b; }))
+        reportCycle(from, at);
       return m;
     }
     SourceModule m;
@@ -163,7 +193,7 @@ private:
     graph_.modules.push_back(std::move(m));
     if (!file.empty()) {
       activeImports_.push_back(at);
-      scan(index);
+      scan(index, inFunction_);
       activeImports_.pop_back();
     }
     return index;
@@ -306,13 +336,27 @@ private:
         scanImportFrom(module, *stmt);
         break;
       case ast::StmtKind::If:
+      case ast::StmtKind::For:
+      case ast::StmtKind::While:
         scanStatements(module, stmt->body);
         scanStatements(module, stmt->orelse);
         break;
+      case ast::StmtKind::FunctionDef: {
+        // A Python function that module-level code calls may import inside its body
+        // (`try: from transformers.utils import f except Exception: ...`).
+        bool saved = inFunction_;
+        inFunction_ = true;
+        scanStatements(module, stmt->body);
+        inFunction_ = saved;
+        break;
+      }
       case ast::StmtKind::Unsupported:
         if (stmt->name == "try statement") {
           scanStatements(module, stmt->body);
+          for (const ast::ExceptHandler &handler : stmt->handlers)
+            scanStatements(module, handler.body);
           scanStatements(module, stmt->orelse);
+          scanStatements(module, stmt->finalbody);
         }
         break;
       default:
@@ -321,12 +365,18 @@ private:
     }
   }
 
-  void scan(int module) {
+  void scan(int module, bool fromFunction) {
     active_.push_back(module);
+    enteredFromFunction_.push_back(fromFunction);
+    // The module's own top level runs when it is imported, whatever imported it.
+    bool saved = inFunction_;
+    inFunction_ = false;
     // A pointer, not a reference into graph_.modules, which loading more modules may grow.
     const ast::Module *syntax = graph_.modules[module].ast;
     if (syntax)
       scanStatements(module, syntax->body);
+    inFunction_ = saved;
+    enteredFromFunction_.pop_back();
     active_.pop_back();
   }
 };
@@ -362,6 +412,22 @@ std::unique_ptr<ModuleGraph> loadImports(SourceManager &sources, const ast::Modu
   auto graph = std::make_unique<ModuleGraph>();
   std::vector<std::string> searchPath = {parentDir(mainPath)};
   searchPath.insert(searchPath.end(), includeDirs.begin(), includeDirs.end());
+  // A kernel file inside a package (src/pkg/ops/k.py, each folder with an __init__) imports its
+  // package's other modules absolutely (`from pkg.utils import f`), as Python finds them when the
+  // package is importable: the folder above the outermost package is searched last.
+  std::string root = parentDir(mainPath);
+  bool inPackage = false;
+  while (isFile(joinPath(root, "__init__.py")) || isFile(joinPath(root, "__init__.tl"))) {
+    inPackage = true;
+    std::string up = (fs::path(identity(root)) / "..").lexically_normal().string();
+    if (up == identity(root))
+      break;
+    root = up;
+  }
+  if (inPackage && std::none_of(searchPath.begin(), searchPath.end(), [&](const std::string &d) {
+        return identity(d) == identity(root);
+      }))
+    searchPath.push_back(root);
   Loader loader(sources, *graph, std::move(searchPath));
   loader.loadMain(main, mainPath);
   return graph;

@@ -6,14 +6,16 @@
 // Before sema runs, loadImports follows every module-level import of the kernel file (and of the
 // files it imports, through `if` and `try` blocks) and loads those that name a file: NAME.tl,
 // NAME.py, NAME/__init__.tl or NAME/__init__.py (a folder alone is a namespace package), searched
-// in the kernel file's folder and then in each -I folder, as Python searches sys.path; relative
-// imports are resolved against the importing file's package. triton itself is never looked up.
+// in the kernel file's folder, then in each -I folder, then (for a kernel file inside a package)
+// in the folder above its outermost package, as Python searches sys.path; relative imports are
+// resolved against the importing file's package. triton itself is never looked up.
 // Sema then resolves names through the graph: `h.f(x)` inlines helpers' @triton.jit function f in
 // helpers' own namespace, `h.BLOCK` evaluates helpers' module-level constant.
 //
 // An import that names no file is not an error by itself (`import torch` in a Triton .py file is
 // host code): it is when a kernel uses a name it binds, reported at the import. An import cycle
-// among the loaded files is an error at the import that closes it.
+// among plain modules is an error at the import that closes it; one through a package's
+// __init__ is not (Python registers a package before running its __init__).
 #pragma once
 
 #include "frontend/AST.h"
@@ -68,6 +70,12 @@ public:
   std::map<LocKey, int> missingByLoc;
   std::vector<std::unique_ptr<ast::Module>> storage;
 };
+
+/// Whether module-level Python that tilec evaluates may take the top-level module `root` as
+/// installed although no file of it is on the search path (the standard library, torch, numpy,
+/// triton). Any other module without a file raises ModuleNotFoundError when a Python function
+/// called at module level imports it, as on a host where it is not installed.
+bool isAlwaysInstalled(const std::string &root);
 
 /// Loads the modules that `main` (parsed from `mainPath`) imports, transitively. `includeDirs`
 /// are the -I folders, searched after the kernel file's folder. Reports parse errors of imported

@@ -48,6 +48,8 @@ std::vector<std::unique_ptr<ast::Module>> parseStdlib(SourceManager &sources);
 
 /// The module's @triton.jit functions, in source order.
 std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module);
+/// Whether a parameter annotation makes it a compile-time constant (`tl.constexpr`).
+bool isConstexprAnnotation(const ast::Expr *annotation);
 
 /// Finds a `# tilec: -s "SIG"` style signature comment directly above a kernel's decorators, so
 /// that `tilec file.tl -o out.ptx` can compile kernels whose signature lives in the source.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -107,16 +108,58 @@ static bool isJitDecorator(const ast::Expr &decorator) {
   return name == "jit" || name == "triton.jit";
 }
 
+/// The name a module-level value wraps when it applies Triton's decorators by call, as
+/// unsloth writes its kernels: `f = triton.jit(f)`, `f = triton.heuristics({...})(f)`,
+/// `triton.autotune(...)(triton.jit(f))`. `sawJit` tells whether triton.jit is among them.
+/// Empty when the value is anything else.
+static std::string decoratorCallTarget(const ast::Expr &value, bool &sawJit) {
+  if (value.kind == ast::ExprKind::Name)
+    return value.name;
+  if (value.kind != ast::ExprKind::Call || value.operands.size() != 2 || !value.keywords.empty())
+    return "";
+  const ast::Expr &callee = *value.operands[0];
+  if (isJitDecorator(callee) && callee.kind != ast::ExprKind::Call) {
+    sawJit = true;
+    return decoratorCallTarget(*value.operands[1], sawJit);
+  }
+  if (callee.kind == ast::ExprKind::Call) {
+    std::string wrapper = dottedName(*callee.operands[0]);
+    if (wrapper == "triton.heuristics" || wrapper == "heuristics" || wrapper == "triton.autotune" ||
+        wrapper == "autotune")
+      return decoratorCallTarget(*value.operands[1], sawJit);
+  }
+  return "";
+}
+
+/// The name of a function that a module-level `f = ...(f)` rebinds through Triton's decorators
+/// (see decoratorCallTarget), or empty.
+static std::string redecoratedName(const ast::Stmt &stmt, bool &sawJit) {
+  if ((stmt.kind != ast::StmtKind::Assign && stmt.kind != ast::StmtKind::AnnAssign) ||
+      stmt.targets.size() != 1 || stmt.targets[0]->kind != ast::ExprKind::Name || !stmt.value ||
+      stmt.value->kind != ast::ExprKind::Call)
+    return "";
+  std::string target = decoratorCallTarget(*stmt.value, sawJit);
+  return target == stmt.targets[0]->name ? target : "";
+}
+
 std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module) {
+  // A function is a kernel when @triton.jit decorates it, or when module-level code applies
+  // triton.jit to it by call (`f = triton.jit(f)`), as Python runs decorators.
+  std::set<std::string> jittedByCall;
+  for (const ast::StmtPtr &stmt : module.body) {
+    bool sawJit = false;
+    std::string name = redecoratedName(*stmt, sawJit);
+    if (!name.empty() && sawJit)
+      jittedByCall.insert(name);
+  }
   std::vector<const ast::Stmt *> result;
   for (const ast::StmtPtr &stmt : module.body) {
     if (stmt->kind != ast::StmtKind::FunctionDef)
       continue;
-    for (const ast::ExprPtr &d : stmt->decorators)
-      if (isJitDecorator(*d)) {
-        result.push_back(stmt.get());
-        break;
-      }
+    if (jittedByCall.count(stmt->name) ||
+        std::any_of(stmt->decorators.begin(), stmt->decorators.end(),
+                    [](const ast::ExprPtr &d) { return isJitDecorator(*d); }))
+      result.push_back(stmt.get());
   }
   return result;
 }
@@ -269,6 +312,8 @@ static void collectModuleNames(const ast::StmtList &stmts, std::set<std::string>
 
 void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std::string> *only) {
   auto wanted = [&](const std::string &name) { return !only || only->count(name); };
+  const std::vector<const ast::Stmt *> kernels =
+      mod().ast ? jitFunctions(*mod().ast) : std::vector<const ast::Stmt *>{};
   // A later definition replaces whatever bound the name before, a conditional one included.
   auto define = [&](const std::string &name, const SemaValue &value) {
     mod().globals[name] = value;
@@ -346,13 +391,23 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       if (!wanted(stmt->name))
         break;
       bool jit = std::any_of(stmt->decorators.begin(), stmt->decorators.end(),
-                             [](const ast::ExprPtr &d) { return isJitDecorator(*d); });
-      define(stmt->name, jit ? SemaValue::ofJitFunction(stmt.get())
-                             : SemaValue::ofBuiltin("pyfunc:" + stmt->name));
+                             [](const ast::ExprPtr &d) { return isJitDecorator(*d); }) ||
+                 std::find(kernels.begin(), kernels.end(), stmt.get()) != kernels.end();
+      SemaValue value = SemaValue::ofBuiltin("pyfunc:" + stmt->name);
+      if (jit)
+        value = SemaValue::ofJitFunction(stmt.get());
+      else
+        value.function = stmt.get(); // for module-level code that calls it
+      define(stmt->name, value);
       break;
     }
     case ast::StmtKind::Assign:
-    case ast::StmtKind::AnnAssign:
+    case ast::StmtKind::AnnAssign: {
+      // `f = triton.heuristics({...})(triton.jit(f))` leaves `f` the function defined above:
+      // what the wrappers add matters at launch (the heuristics and configs bind constexprs).
+      bool sawJit = false;
+      if (!redecoratedName(*stmt, sawJit).empty())
+        break;
       if (stmt->targets.size() == 1 && stmt->targets[0]->kind == ast::ExprKind::Name &&
           stmt->value && wanted(stmt->targets[0]->name)) {
         const std::string &name = stmt->targets[0]->name;
@@ -362,6 +417,7 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
         mod().pending[name] = stmt->value.get();
       }
       break;
+    }
     case ast::StmtKind::If: {
       std::set<std::string> names;
       collectModuleNames(stmt->body, names);
@@ -399,7 +455,16 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
   std::optional<bool> truth;
   try {
     scopes_.push_back(Scope{});
-    SemaValue cond = eval(*stmt.test);
+    ++moduleLevelDepth_;
+    SemaValue cond;
+    try {
+      cond = eval(*stmt.test);
+    } catch (...) {
+      --moduleLevelDepth_;
+      scopes_.pop_back();
+      throw;
+    }
+    --moduleLevelDepth_;
     scopes_.pop_back();
     truth = constexprTruth(cond);
     if (!truth)
@@ -489,7 +554,17 @@ SemaValue Specializer::evalConstantGlobal(const std::string &name, const ast::Ex
   globalsBeingEvaluated_.push_back(qualified);
   // Module-level code runs in its own scope: a kernel's locals are not visible to it.
   scopes_.push_back(Scope{});
-  SemaValue value = eval(expr);
+  ++moduleLevelDepth_;
+  SemaValue value;
+  try {
+    value = eval(expr);
+  } catch (...) {
+    --moduleLevelDepth_;
+    scopes_.pop_back();
+    globalsBeingEvaluated_.pop_back();
+    throw;
+  }
+  --moduleLevelDepth_;
   scopes_.pop_back();
   globalsBeingEvaluated_.pop_back();
   if (value.isTensor())
@@ -531,7 +606,18 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
   if (imported != mod().imported.end()) {
     ImportedName from = imported->second;
     size_t here = current_;
-    SemaValue value = userModuleAttribute(from.module, from.attr, from.loc);
+    std::string key = std::to_string(here) + ":" + name;
+    if (!importsBeingResolved_.insert(key).second)
+      error(from.loc, "cannot import name '" + from.attr +
+                          "': the modules import it from each other (circular import)");
+    SemaValue value;
+    try {
+      value = userModuleAttribute(from.module, from.attr, from.loc);
+    } catch (...) {
+      importsBeingResolved_.erase(key);
+      throw;
+    }
+    importsBeingResolved_.erase(key);
     modules_[here].globals[name] = value;
     modules_[here].imported.erase(name);
     return value;
@@ -576,7 +662,7 @@ void Specializer::assign(const ast::Expr &target, const SemaValue &value) {
 // Kernel entry
 //===----------------------------------------------------------------------===//
 
-static bool isConstexprAnnotation(const ast::Expr *annotation) {
+bool isConstexprAnnotation(const ast::Expr *annotation) {
   if (!annotation)
     return false;
   std::string name = dottedName(*annotation);
@@ -714,10 +800,129 @@ void Specializer::exec(const ast::Stmt &stmt) {
     error(stmt.loc, "nested function definitions are not supported in kernels");
   case ast::StmtKind::Import:
   case ast::StmtKind::ImportFrom:
+    if (hostCallDepth_ > 0) {
+      execHostImport(stmt);
+      return;
+    }
     error(stmt.loc, "imports inside a kernel are not supported; import at module level");
   case ast::StmtKind::Unsupported:
+    if (hostCallDepth_ > 0 && stmt.name == "try statement") {
+      execTry(stmt);
+      return;
+    }
+    if (hostCallDepth_ > 0)
+      error(stmt.loc, stmt.name + " is not supported yet in Python code that tilec evaluates at "
+                                  "module level");
     error(stmt.loc, stmt.name + " is not supported yet in a kernel");
   }
+}
+
+/// Whether an `except` clause catches `e`: a bare `except:`, or a class (or tuple of classes)
+/// named like `e`'s class or one of its bases (`Exception`, `builtins.ImportError`).
+static bool handlerCatches(const ast::ExceptHandler &handler, const HostException &e) {
+  if (!handler.type)
+    return true;
+  std::function<bool(const ast::Expr &)> names = [&](const ast::Expr &type) {
+    if (type.kind == ast::ExprKind::Tuple)
+      return std::any_of(type.operands.begin(), type.operands.end(),
+                         [&](const ast::ExprPtr &t) { return names(*t); });
+    if (type.kind != ast::ExprKind::Name && type.kind != ast::ExprKind::Attribute)
+      return false;
+    return std::find(e.classes.begin(), e.classes.end(), type.name) != e.classes.end();
+  };
+  return names(*handler.type);
+}
+
+void Specializer::execTry(const ast::Stmt &stmt) {
+  // `finally` runs on every way out; a `return` before it stays pending unless it returns.
+  auto runFinally = [&] {
+    std::optional<SemaValue> pending = std::move(returnValue_);
+    returnValue_.reset();
+    execBlock(stmt.finalbody);
+    if (!returnValue_)
+      returnValue_ = std::move(pending);
+  };
+  try {
+    execBlock(stmt.body);
+  } catch (const HostException &e) {
+    auto handler = std::find_if(stmt.handlers.begin(), stmt.handlers.end(),
+                                [&](const ast::ExceptHandler &h) { return handlerCatches(h, e); });
+    if (handler == stmt.handlers.end()) {
+      runFinally();
+      throw;
+    }
+    if (!handler->name.empty())
+      bind(handler->name, SemaValue::ofString(e.message));
+    execBlock(handler->body);
+    runFinally();
+    return;
+  }
+  if (!returnValue_)
+    execBlock(stmt.orelse);
+  runFinally();
+}
+
+void Specializer::execHostImport(const ast::Stmt &stmt) {
+  auto notInstalled = [](const std::string &dotted, SourceLoc loc) {
+    throw HostException{{"ModuleNotFoundError", "ImportError", "Exception", "BaseException"},
+                        "No module named '" + dotted.substr(0, dotted.find('.')) + "'",
+                        loc};
+  };
+  if (stmt.kind == ast::StmtKind::Import) {
+    for (const ast::ImportAlias &alias : stmt.names) {
+      std::string root = alias.name.substr(0, alias.name.find('.'));
+      std::string bound = alias.asName.empty() ? root : alias.asName;
+      if (int m = graph_ ? graph_->resolved(alias.loc) : -1; m >= 0) {
+        bind(bound, SemaValue::ofUserModule(graph_->modules[m].name, m));
+        continue;
+      }
+      if (!isAlwaysInstalled(root))
+        notInstalled(alias.name, alias.loc);
+      bind(bound, SemaValue::ofModule(alias.asName.empty() ? root : alias.name));
+    }
+    return;
+  }
+  size_t level = stmt.module.find_first_not_of('.');
+  std::string dotted = level == std::string::npos ? "" : stmt.module.substr(level);
+  int base = graph_ ? graph_->resolved(stmt.loc) : -1;
+  if (base < 0 && (level != 0 || !isAlwaysInstalled(dotted.substr(0, dotted.find('.')))))
+    notInstalled(level != 0 ? stmt.module : dotted, stmt.loc);
+  for (const ast::ImportAlias &alias : stmt.names) {
+    if (alias.name == "*")
+      error(alias.loc, "'from ... import *' is only allowed at module level");
+    std::string bound = alias.asName.empty() ? alias.name : alias.asName;
+    if (base >= 0)
+      bind(bound, userModuleAttribute(base, alias.name, alias.loc));
+    else
+      bind(bound, moduleAttribute(stmt.module, alias.name, alias.loc));
+  }
+}
+
+SemaValue Specializer::callHostFunction(const ast::Stmt &def, CallArgs &args) {
+  ++hostCallDepth_;
+  SemaValue result;
+  try {
+    result = callJitFunction(def, args);
+  } catch (const HostException &e) {
+    --hostCallDepth_;
+    if (hostCallDepth_ > 0)
+      throw;
+    std::string message = "calling '" + def.name + "' raised " + e.classes[0] + ": " + e.message +
+                          " (module-level code that tilec evaluates sees only "
+                          "Python's standard library, torch, numpy, triton and the files it finds)";
+    try {
+      error(args.loc, message);
+    } catch (const CompileError &err) {
+      sources_.note(e.loc, "raised here");
+      throw CompileError(std::string(err.what()) + sources_.format(e.loc, "note", "raised here"),
+                         err.reported());
+    }
+  } catch (...) {
+    --hostCallDepth_;
+    throw;
+  }
+  --hostCallDepth_;
+  return result;
 }
 
 void Specializer::execAssign(const ast::Stmt &stmt) {
@@ -1511,6 +1716,8 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
   if ((callee.kind == SemaValue::Kind::Builtin && callee.name == "pyfunc:compare_version") ||
       (callee.kind == SemaValue::Kind::Module && endsWith(callee.name, ".compare_version")))
     return compareVersion(args);
+  if (callee.kind == SemaValue::Kind::Builtin && callee.function && moduleLevelDepth_ > 0)
+    return callHostFunction(*callee.function, args);
   if (callee.kind == SemaValue::Kind::Builtin)
     return callBuiltin(callee, args);
   error(expr.operands[0]->loc, callee.describe() + " is not callable in a kernel");

@@ -27,6 +27,15 @@ inline constexpr const char *kDTypeSpellings =
     "fp64/float64/tl.float64, fp8e4nv/fp8e5, i1/int1, i8/int8 ... i64/int64, u8/uint8 ... "
     "u64/uint64";
 
+/// A Python exception raised by module-level code that tilec evaluates: an import, inside a
+/// Python function, of a module that is not installed. A `try`/`except` in that code catches it;
+/// one that escapes is a compile error.
+struct HostException {
+  std::vector<std::string> classes; // its class, then its bases up to BaseException
+  std::string message;
+  SourceLoc loc;
+};
+
 /// Arguments of a call after evaluation.
 struct CallArgs {
   std::vector<SemaValue> positional;
@@ -221,6 +230,20 @@ private:
   /// tilec compiles for Triton 3.6.0.
   SemaValue compareVersion(const CallArgs &args);
   void collectStdlib(const std::vector<const ast::Module *> &stdlib);
+
+  // Module-level code may call the file's plain Python functions (`if compare_version(...) and
+  // not is_npu_available():`): tilec runs their bodies as it runs a kernel's constexpr code, plus
+  // `try`/`except` and imports, which bind local names. >0 while module-level code is evaluated
+  // (a call of a Python function inside a kernel stays an error, as in Triton), and the depth of
+  // Python function calls under it.
+  unsigned moduleLevelDepth_ = 0;
+  unsigned hostCallDepth_ = 0;
+  // "module:name" of the imported names being looked up, to report `from a import x` in b and
+  // `from b import x` in a instead of recursing forever.
+  std::set<std::string> importsBeingResolved_;
+  SemaValue callHostFunction(const ast::Stmt &def, CallArgs &args);
+  void execTry(const ast::Stmt &stmt);
+  void execHostImport(const ast::Stmt &stmt);
   bool isStdlibFunction(const ast::Stmt &def) const;
   SemaValue inlineJitFunction(const ast::Stmt &def, CallArgs &args);
   SemaValue lookup(const std::string &name, SourceLoc loc);

@@ -1,0 +1,1 @@
+from . import cuda, libdevice  # noqa: F401

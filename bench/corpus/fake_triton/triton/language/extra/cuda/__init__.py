@@ -1,0 +1,1 @@
+from . import libdevice  # noqa: F401

@@ -1,0 +1,1 @@
+from proj.ops.kern import k  # noqa: F401
