@@ -194,6 +194,13 @@ def run_one(bench, path):
     return result, got
 
 
+def redirect_stderr(log):
+    """Pool initializer: this worker's stderr (fd 2, which Triton's C++ writes to) into `log`."""
+    handle = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(handle, 2)
+    os.close(handle)
+
+
 def run_batch(paths):
     """Runs programs in this (fresh) process; stops at a CUDA error, which poisons the context,
     and returns the programs it did not reach."""
@@ -254,12 +261,21 @@ def main(argv=None):
     # Interleaved batches, so that every worker gets a mix of small and large programs.
     batches = [paths[i::max(1, len(paths) // args.batch)] for i in range(max(1, len(paths) // args.batch))]
     results = []
+    # Triton prints the whole MLIR module of a program it cannot compile to stderr: the workers'
+    # stderr goes to a log, so that the summary stays readable; each result is appended to a
+    # JSON-lines file as it comes, so that a run cut short still says what it found.
+    os.makedirs(report, exist_ok=True)
+    partial = open(os.path.join(report, "results.partial.jsonl"), "w")
     context = multiprocessing.get_context("spawn")
-    with context.Pool(args.jobs, maxtasksperchild=1) as pool:
+    with context.Pool(args.jobs, maxtasksperchild=1, initializer=redirect_stderr,
+                      initargs=(os.path.join(report, "workers.log"),)) as pool:
         pending = [pool.apply_async(run_batch, (b,)) for b in batches if b]
         while pending:
             done, left = pending.pop(0).get()
             results += done
+            for r in done:
+                partial.write(json.dumps({k: v for k, v in r.items() if k != "got"}) + "\n")
+            partial.flush()
             for r in done:
                 if r["status"] not in ("bit-identical", "within bound"):
                     print(f"{r['status'].upper()} {r['name']}: "
@@ -268,10 +284,11 @@ def main(argv=None):
             pending += [pool.apply_async(run_batch, ([p],)) for p in left]
             print(f"... {len(results)}/{len(paths)} in {time.time() - started:.0f} s", flush=True)
 
+    partial.close()
     counts = collections.Counter(r["status"] for r in results)
-    if os.path.isdir(report):
-        shutil.rmtree(report)
-    os.makedirs(report)
+    for entry in os.listdir(report):
+        if entry not in ("workers.log", "results.partial.jsonl"):
+            shutil.rmtree(os.path.join(report, entry), ignore_errors=True)
     for r in results:
         if r["status"] not in ("bit-identical", "within bound"):
             write_reproducer(report, os.path.join(args.dir, r["name"]), r)
