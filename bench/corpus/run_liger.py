@@ -29,29 +29,10 @@ if harness.args.precheck:
     liger_kernel.utils.infer_device = lambda: "cuda"
 
 torch.manual_seed(0)
-DTYPES = (torch.float32, torch.bfloat16)
-ROWS_HIDDEN = ((2 * 8, 64), (3 * 5, 1000))     # (rows, hidden): a power of two and not
+import ops  # noqa: E402
+from ops import DTYPES, ROWS_HIDDEN, fwd_bwd, rand, variants  # noqa: E402,F401
 
-
-def rand(*shape, dtype=torch.float32, grad=True, scale=1.0):
-    t = (torch.randn(*shape, dtype=torch.float32) * scale).to(device=DEV, dtype=dtype)
-    return t.requires_grad_(grad)
-
-
-def fwd_bwd(fn, *inputs):
-    """Runs `fn(*inputs)` and, if any output needs a gradient, backward with random output grads."""
-    out = fn(*inputs)
-    outs = [o for o in (out if isinstance(out, (tuple, list)) else (out,))
-            if isinstance(o, torch.Tensor) and o.requires_grad]
-    if outs:
-        torch.autograd.backward(outs, [torch.randn_like(o) for o in outs])
-    return out
-
-
-def variants(name, body, dtypes=DTYPES, shapes=ROWS_HIDDEN):
-    """One op per dtype and shape: `body(dtype, rows, hidden)`."""
-    return [(f"{name}/{str(dt).split('.')[-1]}/{r}x{h}", functools.partial(body, dt, r, h))
-            for dt in dtypes for r, h in shapes]
+ops.DEVICE = DEV
 
 
 # --- norms -------------------------------------------------------------------------------------------------

@@ -40,26 +40,10 @@ import torch  # noqa: E402
 HAS_FP8 = isinstance(getattr(torch, "float8_e4m3fn", None), torch.dtype)
 
 torch.manual_seed(0)
-DTYPES = (torch.float32, torch.bfloat16)
+import ops  # noqa: E402
+from ops import DTYPES, ROWS_HIDDEN, fwd_bwd, rand, variants  # noqa: E402,F401
 
-
-def rand(*shape, dtype=torch.float32, grad=True, scale=1.0):
-    t = (torch.randn(*shape, dtype=torch.float32) * scale).to(device=DEV, dtype=dtype)
-    return t.requires_grad_(grad)
-
-
-def fwd_bwd(fn, *inputs):
-    out = fn(*inputs)
-    outs = [o for o in (out if isinstance(out, (tuple, list)) else (out,))
-            if isinstance(o, torch.Tensor) and o.requires_grad]
-    if outs:
-        torch.autograd.backward(outs, [torch.randn_like(o) for o in outs])
-    return out
-
-
-def variants(name, body, dtypes=DTYPES, shapes=((16, 64), (15, 1000))):
-    return [(f"{name}/{str(dt).split('.')[-1]}/{r}x{h}", functools.partial(body, dt, r, h))
-            for dt in dtypes for r, h in shapes]
+ops.DEVICE = DEV
 
 
 def rms_layernorm(dt, rows, hidden, gemma=False):
