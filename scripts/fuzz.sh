@@ -8,7 +8,8 @@
 #
 # Corpora grow in build-san/corpus/TARGET (seeded from samples/ and tests/), crashing inputs land
 # in build-san/crashes/TARGET/. Exits non-zero when a target finds a crash, a leak, a timeout
-# (30 s per input, under the sanitizers) or an input needing more than 2 GB: for a compiler each
+# (30 s per input under the sanitizers, FUZZ_TIMEOUT to change it: on a loaded machine a slow
+# input is not a hang) or an input needing more than 2 GB: for a compiler each
 # is a bug.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,7 +66,7 @@ for target in "${TARGETS[@]}"; do
   echo "fuzz: $target for ${SECONDS_PER_TARGET}s ($(ls "$corpus" | wc -l) inputs in the corpus)"
   log="$BUILD_DIR/fuzz-$target.log"
   if ASAN_OPTIONS=detect_leaks=1 "$binary" "$corpus" "${dict[@]}" -max_total_time="$SECONDS_PER_TARGET" \
-       -timeout=30 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
+       -timeout="${FUZZ_TIMEOUT:-30}" -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
        -artifact_prefix="$crashes/" >"$log" 2>&1; then
     grep -E "^(Done|stat::number_of_executed_units)" "$log" || true
   else

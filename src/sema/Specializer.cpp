@@ -1667,27 +1667,28 @@ SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
   }
   if (!base.isTensor())
     error(expr.loc, "cannot index " + base.describe());
-  // x[:, None]: ':' keeps a dimension, None inserts one of size 1.
-  tir::Value *v = base.value;
-  unsigned dim = 0, kept = 0;
+  // x[:, None]: ':' keeps a dimension, None inserts one of size 1. The index is checked whole
+  // first: a None after more ':' than the tensor has dimensions would insert past its shape.
+  unsigned kept = 0;
   for (const SemaValue &index : indices) {
-    if (index.isNone()) {
-      builder_.setLoc(expr.loc);
-      v = builder_.expandDims(v, dim);
-      ++dim;
-      continue;
-    }
-    if (index.kind == SemaValue::Kind::Slice) {
-      ++dim;
+    if (index.kind == SemaValue::Kind::Slice)
       ++kept;
-      continue;
-    }
-    error(indexExpr.loc, "indexing a tensor with " + index.describe() +
-                             " is not supported; only ':' and None are (x[:, None])");
+    else if (!index.isNone())
+      error(indexExpr.loc, "indexing a tensor with " + index.describe() +
+                               " is not supported; only ':' and None are (x[:, None])");
   }
   if (kept != base.value->type().rank())
     error(indexExpr.loc, "the index has " + std::to_string(kept) + " ':' but the tensor has rank " +
                              std::to_string(base.value->type().rank()));
+  tir::Value *v = base.value;
+  unsigned dim = 0;
+  for (const SemaValue &index : indices) {
+    if (index.isNone()) {
+      builder_.setLoc(expr.loc);
+      v = builder_.expandDims(v, dim);
+    }
+    ++dim;
+  }
   return SemaValue::ofTensor(v);
 }
 
