@@ -227,23 +227,22 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
   //    row `row`, element `fast` of its row, adds its byte offset >> 4 to it, as Triton does: the
   //    address field cannot carry (shared addresses are below 2^18 bytes, sub-tiles start at
   //    multiples of 16 bytes), and the constant adds fold where the recomputed fields did not.
-  auto tileDescriptor = [&](const SharedTilePlan &plan, llvm::Value *base, llvm::Value *bytes) {
+  auto tileDescriptor = [&](const SharedTilePlan &plan, llvm::Value *base) {
     uint64_t leading = uint64_t(plan.swizzleBytes()) * plan.numRows();
     uint64_t stride = 8 * uint64_t(plan.swizzleBytes());
     uint32_t low = static_cast<uint32_t>(((leading >> 4) & 0x3FFF) << 16);
     uint32_t high =
         static_cast<uint32_t>(((stride >> 4) & 0x3FFF) | swizzleMode(plan.swizzleBytes()) << 30);
-    llvm::Value *address = builder_.CreateAdd(sharedAddress32(base), bytes);
-    llvm::Value *start =
-        builder_.CreateAnd(builder_.CreateLShr(address, 4), builder_.getInt32(0x3FFF));
+    llvm::Value *start = builder_.CreateAnd(builder_.CreateLShr(sharedAddress32(base), 4),
+                                            builder_.getInt32(0x3FFF));
     // The two 32-bit halves joined by one mov (LLVM would widen the arithmetic to 64 bits).
     auto *type = llvm::FunctionType::get(i64, {i32, i32}, false);
     return builder_.CreateCall(
         type, llvm::InlineAsm::get(type, "mov.b64 $0, {$1, $2};", "=l,r,r", false),
         {builder_.CreateOr(start, builder_.getInt32(low)), builder_.getInt32(high)});
   };
-  // Bytes from the tile's start to its element (row, fast).
-  auto subTileBytes = [&](const SharedTilePlan &plan, llvm::Value *row, llvm::Value *fast) {
+  auto descriptor = [&](const SharedTilePlan &plan, llvm::Value *tile, llvm::Value *row,
+                        llvm::Value *fast) {
     const uint32_t length = static_cast<uint32_t>(plan.blockLength);
     llvm::Value *element = builder_.CreateAdd(
         builder_.CreateAdd(
@@ -251,20 +250,16 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
                                builder_.getInt32(static_cast<uint32_t>(plan.numRows() * length))),
             builder_.CreateMul(row, builder_.getInt32(length))),
         builder_.CreateURem(fast, builder_.getInt32(length)));
-    return builder_.CreateMul(element, builder_.getInt32(plan.elemBytes));
-  };
-  auto descriptor = [&](const SharedTilePlan &plan, llvm::Value *tile, llvm::Value *row,
-                        llvm::Value *fast) {
-    llvm::Value *offset = subTileBytes(plan, row, fast);
+    llvm::Value *offset = builder_.CreateMul(element, builder_.getInt32(plan.elemBytes));
     return builder_.CreateAdd(tile, builder_.CreateZExt(builder_.CreateLShr(offset, 4), i64));
   };
   auto constant = [&](unsigned v) { return builder_.getInt32(v); };
-  // The first of a's rows the warpgroup's instruction mi computes (wgmmaRow's order) is the
-  // warpgroup's first row, 64 * warpGroup, plus the constant aRowsStart(mi). The warpgroup's part
-  // goes into a's tile descriptor: its offset is linear in the row (16-bit a along M has blocks
-  // of 16, 32 or 64 elements, which divide 64), so the sub-tiles only add constants.
-  llvm::Value *warpGroupRow = builder_.CreateMul(builder_.CreateLShr(warpId_, 2), constant(64));
-  auto aRowsStart = [&](unsigned mi) { return constant(mi * (warpsM / 4) * 64); };
+  // The first of a's rows the warpgroup's instruction mi computes (wgmmaRow's order).
+  llvm::Value *warpGroup = builder_.CreateLShr(warpId_, 2);
+  auto aRowsStart = [&](unsigned mi) {
+    return builder_.CreateMul(builder_.CreateAdd(warpGroup, constant(mi * (warpsM / 4))),
+                              constant(64));
+  };
   const SharedTilePlan &aPlan = plans.operands[0], &bPlan = plans.operands[1];
   const bool transA = !aInRegisters && aPlan.fastDim == 0;
   const bool transB = bPlan.fastDim == 1;
@@ -272,12 +267,8 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
   const bool transposable = instr.elemBits == 16;
   if (!transposable && (transA || transB))
     unsupported(op, "wgmma on 8-bit operands that are not contiguous along K");
-  llvm::Value *aTile =
-      aInRegisters ? nullptr
-                   : tileDescriptor(aPlan, bases[0],
-                                    transA ? subTileBytes(aPlan, constant(0), warpGroupRow)
-                                           : subTileBytes(aPlan, warpGroupRow, constant(0)));
-  llvm::Value *bTile = tileDescriptor(bPlan, bases[1], constant(0));
+  llvm::Value *aTile = aInRegisters ? nullptr : tileDescriptor(aPlan, bases[0]);
+  llvm::Value *bTile = tileDescriptor(bPlan, bases[1]);
   auto aDescriptor = [&](unsigned mi, unsigned s) {
     llvm::Value *m = aRowsStart(mi), *k = constant(s * instr.k);
     return transA ? descriptor(aPlan, aTile, k, m) : descriptor(aPlan, aTile, m, k);
