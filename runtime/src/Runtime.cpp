@@ -163,7 +163,30 @@ void DeviceBuffer::copyToHost(void *destination, size_t bytes) const {
 }
 
 void synchronize() {
-  driver::check(driver::api().cuCtxSynchronize(), "cuCtxSynchronize");
+  CUresult result = driver::api().cuCtxSynchronize();
+  if (result == CUDA_SUCCESS)
+    return;
+  std::string detail;
+  switch (result) {
+  // The errors of a kernel that failed while it ran (a trap, a bad address...). CUDA documents
+  // them as sticky: every later call in the context fails the same way.
+  case CUDA_ERROR_ILLEGAL_ADDRESS:
+  case CUDA_ERROR_LAUNCH_TIMEOUT:
+  case CUDA_ERROR_ASSERT:
+  case CUDA_ERROR_HARDWARE_STACK_ERROR:
+  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+  case CUDA_ERROR_MISALIGNED_ADDRESS:
+  case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+  case CUDA_ERROR_INVALID_PC:
+  case CUDA_ERROR_LAUNCH_FAILED:
+    detail = "a kernel launched earlier failed while it ran; after this error the CUDA context "
+             "cannot be used any more (destroy it, or reset the primary context, and create a "
+             "new one)";
+    break;
+  default:
+    break;
+  }
+  driver::fail(result, "cuCtxSynchronize", detail);
 }
 
 //===----------------------------------------------------------------------===//
