@@ -1,0 +1,186 @@
+//===- FaultInjectionTest.cpp - The runtime when driver calls fail --------===//
+//
+// Run against the fake driver (FakeDriver.c, through TILEC_CUDA_DRIVER) with one call set to
+// fail (FAKE_CUDA_FAIL, FAKE_CUDA_FAIL_RESULT; see CMakeLists.txt). Each mode makes the failing
+// operation happen through the public API, checks that it is an Error naming the operation and
+// the CUDA error, with the CUresult, and then checks that the process is still usable: the same
+// operation succeeds when tried again, and so do the others.
+//   module_load:   cuModuleLoadDataEx fails (an invalid image); the module cache keeps nothing.
+//   out_of_memory: cuMemAlloc fails.
+//   launch:        cuLaunchKernel fails.
+//   trap:          a kernel fails while it runs: the launch succeeds, cuCtxSynchronize fails.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/runtime.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace {
+
+int Failures = 0;
+
+void expect(bool condition, const std::string &what, int line) {
+  if (condition)
+    return;
+  std::fprintf(stderr, "FaultInjectionTest.cpp:%d: FAILED: %s\n", line, what.c_str());
+  ++Failures;
+}
+#define EXPECT(condition) expect((condition), #condition, __LINE__)
+
+/// Runs \p body, which must throw a tilec::rt::Error with the CUresult \p result whose message
+/// contains each of \p needles.
+void expectError(const std::function<void()> &body, CUresult result,
+                 const std::vector<std::string> &needles, int line) {
+  try {
+    body();
+  } catch (const tilec::rt::Error &error) {
+    std::printf("  error as expected: %s\n", error.what());
+    for (const std::string &needle : needles)
+      expect(std::string(error.what()).find(needle) != std::string::npos,
+             "message contains \"" + needle + "\"", line);
+    expect(error.cudaResult() == result,
+           "the CUresult is " + std::to_string(result) + ", not " +
+               std::to_string(error.cudaResult()),
+           line);
+    return;
+  }
+  expect(false, "an Error was thrown", line);
+}
+
+/// Runs \p body, which must not throw.
+void expectSuccess(const std::function<void()> &body, const char *what, int line) {
+  try {
+    body();
+  } catch (const std::exception &error) {
+    expect(false, std::string(what) + " succeeds, but: " + error.what(), line);
+  }
+}
+
+const char *const Metadata = R"({"schema": "tilec-metadata", "version": 1, "target": "sm_90",
+  "kernels": [{"name": "fill", "entry": "fill", "num_warps": 4, "threads_per_block": 128,
+               "shared_memory_bytes": 0,
+               "params": [{"name": "out", "type": "*fp32"}, {"name": "n", "type": "i32"}]}]})";
+const char *const Ptx = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                        ".visible .entry fill(.param .u64 out, .param .u32 n)\n{\n  ret;\n}\n";
+
+constexpr int N = 16;
+
+/// Fills a buffer through the kernel and checks what it wrote (the fake's "fill" writes 42s).
+void fillAndCheck(const tilec::rt::Kernel &kernel, int line) {
+  expectSuccess(
+      [&] {
+        tilec::rt::DeviceBuffer buffer(N * sizeof(float));
+        buffer.copyFromHost(std::vector<float>(N, 0.0f));
+        kernel.launch(tilec::rt::Grid{1}, nullptr, buffer.as<float>(), N);
+        tilec::rt::synchronize();
+        std::vector<float> result(N);
+        buffer.copyToHost(result);
+        expect(result == std::vector<float>(N, 42.0f), "the kernel wrote its output", line);
+      },
+      "a launch", line);
+}
+
+void testModuleLoad() {
+  tilec::rt::ModuleCache &cache = tilec::rt::ModuleCache::global();
+  static const tilec::rt::CachedKernel cached(Ptx, Metadata, "fill.ptx", "fill");
+  expectError([] { cached.get(); }, CUDA_ERROR_INVALID_IMAGE,
+              {"cuModuleLoadDataEx failed", "CUDA_ERROR_INVALID_IMAGE", "while loading fill.ptx",
+               "fake driver: injected failure 200"},
+              __LINE__);
+  // Nothing of the failed load is remembered: the next use loads the module.
+  EXPECT(cache.size() == 0);
+  EXPECT(cached.contexts() == 0);
+  expectSuccess([] { fillAndCheck(cached.get(), __LINE__); }, "the load tried again", __LINE__);
+  EXPECT(cache.size() == 1);
+  EXPECT(cached.contexts() == 1);
+  // And a module loaded directly.
+  expectSuccess(
+      [] {
+        tilec::rt::Module module = tilec::rt::Module::loadFromMemory(Ptx, Metadata);
+        fillAndCheck(module.kernel("fill"), __LINE__);
+      },
+      "another load", __LINE__);
+}
+
+void testOutOfMemory() {
+  expectError([] { tilec::rt::DeviceBuffer buffer(1 << 20); }, CUDA_ERROR_OUT_OF_MEMORY,
+              {"cuMemAlloc failed", "CUDA_ERROR_OUT_OF_MEMORY", "1048576 bytes"}, __LINE__);
+  expectSuccess([] { tilec::rt::DeviceBuffer buffer(1 << 20); }, "the allocation tried again",
+                __LINE__);
+  tilec::rt::Module module = tilec::rt::Module::loadFromMemory(Ptx, Metadata);
+  fillAndCheck(module.kernel("fill"), __LINE__);
+}
+
+void testLaunch() {
+  tilec::rt::Module module = tilec::rt::Module::loadFromMemory(Ptx, Metadata);
+  tilec::rt::Kernel kernel = module.kernel("fill");
+  tilec::rt::DeviceBuffer buffer(N * sizeof(float));
+  expectError([&] { kernel.launch(tilec::rt::Grid{3}, nullptr, buffer.as<float>(), N); },
+              CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+              {"cuLaunchKernel failed", "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", "kernel fill",
+               "grid (3, 1, 1)", "block (128, 1, 1)"},
+              __LINE__);
+  fillAndCheck(kernel, __LINE__);
+}
+
+void testTrap() {
+  tilec::rt::Module module = tilec::rt::Module::loadFromMemory(Ptx, Metadata);
+  tilec::rt::Kernel kernel = module.kernel("fill");
+  tilec::rt::DeviceBuffer buffer(N * sizeof(float));
+  expectSuccess([&] { kernel.launch(tilec::rt::Grid{1}, nullptr, buffer.as<float>(), N); },
+                "the launch of the kernel that traps", __LINE__);
+  expectError([] { tilec::rt::synchronize(); }, CUDA_ERROR_LAUNCH_FAILED,
+              {"cuCtxSynchronize failed", "CUDA_ERROR_LAUNCH_FAILED",
+               "a kernel launched earlier failed", "context cannot be used"},
+              __LINE__);
+  // The fake's error is not sticky (a real driver's is: see the message), so the context works.
+  fillAndCheck(kernel, __LINE__);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  const char *modes[] = {"module_load", "out_of_memory", "launch", "trap"};
+  const char *mode = argc == 2 ? argv[1] : "";
+  if (std::find_if(std::begin(modes), std::end(modes), [&](const char *known) {
+        return std::strcmp(known, mode) == 0;
+      }) == std::end(modes)) {
+    std::fprintf(stderr, "usage: %s module_load|out_of_memory|launch|trap\n", argv[0]);
+    return 2;
+  }
+  const char *driver = std::getenv("TILEC_CUDA_DRIVER");
+  const char *fail = std::getenv("FAKE_CUDA_FAIL");
+  std::printf("TILEC_CUDA_DRIVER=%s FAKE_CUDA_FAIL=%s\n", driver ? driver : "(unset)",
+              fail ? fail : "(unset)");
+  if (!driver || !fail) {
+    std::fprintf(stderr, "TILEC_CUDA_DRIVER and FAKE_CUDA_FAIL must be set: this test runs on "
+                         "the fake driver\n");
+    return 2;
+  }
+
+  std::string whyNone;
+  if (tilec::rt::deviceCount(&whyNone) != 1) {
+    std::fprintf(stderr, "the fake driver has no device: %s\n", whyNone.c_str());
+    return 1;
+  }
+  tilec::rt::PrimaryContext context;
+  if (std::strcmp(mode, "module_load") == 0)
+    testModuleLoad();
+  else if (std::strcmp(mode, "out_of_memory") == 0)
+    testOutOfMemory();
+  else if (std::strcmp(mode, "launch") == 0)
+    testLaunch();
+  else
+    testTrap();
+  tilec::rt::ModuleCache::global().clear();
+  std::printf("%s: %d failure(s)\n", mode, Failures);
+  return Failures ? 1 : 0;
+}
