@@ -17,14 +17,6 @@ using tir::ScalarKind;
 using tir::Type;
 using Kind = SemaValue::Kind;
 
-namespace {
-
-bool isGiven(const std::optional<SemaValue> &v) {
-  return v && !v->isNone();
-}
-
-} // namespace
-
 bool Specializer::constFlag(const std::optional<SemaValue> &v, SourceLoc loc,
                             const std::string &what) {
   if (!isGiven(v))

@@ -15,10 +15,6 @@ using Kind = SemaValue::Kind;
 
 namespace {
 
-bool given(const std::optional<SemaValue> &v) {
-  return v && !v->isNone();
-}
-
 int64_t constantInt(Specializer &s, const SemaValue &v, SourceLoc loc, const std::string &what) {
   if (v.kind == Kind::Int)
     return v.intValue;
@@ -48,7 +44,7 @@ SemaValue Specializer::callSpecialOp(const std::string &fn, CallArgs &args) {
       error(loc, display + "'s num_bins must be a power of two, got " + std::to_string(bins));
     checkTensorSize({bins}, loc);
     std::vector<tir::Value *> operands = {input};
-    if (given(a[2])) {
+    if (isGiven(a[2])) {
       tir::Value *mask = toValue(*a[2], loc, "the mask");
       if (!mask->type().elem.isBool())
         error(loc, display + "'s mask must be a boolean tensor, not " + mask->type().elem.str());
