@@ -342,6 +342,8 @@ std::vector<std::optional<SemaValue>> bindCallArgs(Specializer &s, const std::st
                                                    size_t required, const CallArgs &args);
 
 /// Whether a parameter bound by bindCallArgs was given a value other than None.
-inline bool isGiven(const std::optional<SemaValue> &v) { return v && !v->isNone(); }
+inline bool isGiven(const std::optional<SemaValue> &v) {
+  return v && !v->isNone();
+}
 
 } // namespace tilec::sema
