@@ -5,15 +5,18 @@
 #include "Driver.h"
 #include "Internal.h"
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
 #include <iterator>
+#include <mutex>
 #include <utility>
 
 namespace tilec::rt {
 
 namespace {
+
+std::atomic<uint64_t> ResetCount{0};
 
 // Launches may ask for up to 48 KiB of dynamic shared memory without opting in.
 constexpr unsigned DefaultDynamicSharedLimit = 48 * 1024;
@@ -55,6 +58,10 @@ CUdevice currentDevice(const char *purpose) {
 }
 
 } // namespace
+
+uint64_t contextResets() {
+  return ResetCount.load(std::memory_order_acquire);
+}
 
 //===----------------------------------------------------------------------===//
 // Devices, contexts, memory
@@ -114,13 +121,33 @@ PrimaryContext &PrimaryContext::operator=(PrimaryContext &&other) noexcept {
   return *this;
 }
 
+void PrimaryContext::reset() {
+  if (!Context)
+    throw Error("PrimaryContext::reset: this object holds no context (it was moved from)");
+  const driver::Api &cu = driver::api();
+  // Count the reset first: the modules the cache drops next must not be unloaded, since the
+  // reset is about to destroy them and their handles may be reused.
+  ResetCount.fetch_add(1, std::memory_order_acq_rel);
+  ModuleCache::global().clear();
+  driver::check(cu.cuDevicePrimaryCtxReset(Device), "cuDevicePrimaryCtxReset");
+  // A reset does not release our reference, but it leaves the context inactive: retaining it
+  // again starts it (the extra reference is given back at once) and gives its handle.
+  CUcontext fresh = nullptr;
+  driver::check(cu.cuDevicePrimaryCtxRetain(&fresh, Device), "cuDevicePrimaryCtxRetain",
+                "after the reset of the primary context");
+  cu.cuDevicePrimaryCtxRelease(Device);
+  Context = fresh;
+  driver::check(cu.cuCtxSetCurrent(Context), "cuCtxSetCurrent",
+                "after the reset of the primary context");
+}
+
 std::string PrimaryContext::deviceDescription() const {
   char name[256] = {};
   driver::check(driver::api().cuDeviceGetName(name, sizeof name - 1, Device), "cuDeviceGetName");
   return std::string(name) + " (" + computeCapability(Device) + ")";
 }
 
-DeviceBuffer::DeviceBuffer(size_t bytes) : Bytes(bytes) {
+DeviceBuffer::DeviceBuffer(size_t bytes) : Bytes(bytes), ResetCount(contextResets()) {
   if (bytes == 0)
     return;
   currentDevice("allocate device memory");
@@ -128,25 +155,42 @@ DeviceBuffer::DeviceBuffer(size_t bytes) : Bytes(bytes) {
                 std::to_string(bytes) + " bytes");
 }
 
+namespace {
+
+/// Frees memory that a context reset has not freed already (nothing to do about a failure).
+void freeUnlessReset(CUdeviceptr address, uint64_t resetCount) {
+  if (address && resetCount == contextResets())
+    driver::api().cuMemFree(address);
+}
+
+void checkNotReset(uint64_t resetCount, const char *operation) {
+  if (resetCount != contextResets())
+    throw Error(std::string(operation) +
+                ": the buffer was allocated before a reset of the primary context, which freed it");
+}
+
+} // namespace
+
 DeviceBuffer::~DeviceBuffer() {
-  if (Address)
-    driver::api().cuMemFree(Address); // nothing to do about a failure here
+  freeUnlessReset(Address, ResetCount);
 }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer &&other) noexcept
-    : Address(std::exchange(other.Address, 0)), Bytes(std::exchange(other.Bytes, 0)) {}
+    : Address(std::exchange(other.Address, 0)), Bytes(std::exchange(other.Bytes, 0)),
+      ResetCount(other.ResetCount) {}
 
 DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&other) noexcept {
   if (this != &other) {
-    if (Address)
-      driver::api().cuMemFree(Address);
+    freeUnlessReset(Address, ResetCount);
     Address = std::exchange(other.Address, 0);
     Bytes = std::exchange(other.Bytes, 0);
+    ResetCount = other.ResetCount;
   }
   return *this;
 }
 
 void DeviceBuffer::copyFromHost(const void *source, size_t bytes) {
+  checkNotReset(ResetCount, "DeviceBuffer::copyFromHost");
   if (bytes > Bytes)
     throw Error("DeviceBuffer::copyFromHost: " + std::to_string(bytes) +
                 " bytes into a buffer of " + std::to_string(Bytes));
@@ -155,6 +199,7 @@ void DeviceBuffer::copyFromHost(const void *source, size_t bytes) {
 }
 
 void DeviceBuffer::copyToHost(void *destination, size_t bytes) const {
+  checkNotReset(ResetCount, "DeviceBuffer::copyToHost");
   if (bytes > Bytes)
     throw Error("DeviceBuffer::copyToHost: " + std::to_string(bytes) + " bytes from a buffer of " +
                 std::to_string(Bytes));
@@ -180,8 +225,8 @@ void synchronize() {
   case CUDA_ERROR_INVALID_PC:
   case CUDA_ERROR_LAUNCH_FAILED:
     detail = "a kernel launched earlier failed while it ran; after this error the CUDA context "
-             "cannot be used any more (destroy it, or reset the primary context, and create a "
-             "new one)";
+             "cannot be used any more: destroy it and create a new one, or reset the primary "
+             "context (tilec::rt::PrimaryContext::reset, tilec_context_reset)";
     break;
   default:
     break;
@@ -205,6 +250,7 @@ struct KernelState {
   const KernelInfo *Info = nullptr;
   CUfunction Function = nullptr;
   CUcontext Context = nullptr; // the module's
+  uint64_t ResetCount = 0;     // contextResets() when the module was loaded
   unsigned DynamicSharedBytes = 0;
   std::vector<KernelState> Variants; // autotuned kernels, parallel to Info->Variants
   std::shared_ptr<AutotuneState> Tuning;
@@ -214,6 +260,7 @@ struct ModuleState {
   Metadata Meta;
   CUmodule Handle = nullptr;
   CUcontext Context = nullptr; // the module's: current when it was loaded
+  uint64_t ResetCount = contextResets();
   std::string InfoLog;
   std::vector<KernelState> Kernels; // parallel to Meta.Kernels
 
@@ -221,8 +268,8 @@ struct ModuleState {
   ModuleState(const ModuleState &) = delete;
   ModuleState &operator=(const ModuleState &) = delete;
   ~ModuleState() {
-    if (!Handle)
-      return;
+    if (!Handle || ResetCount != contextResets())
+      return; // never loaded, or a context reset unloaded it
     // Unload in the module's context, whichever is current now. Failures are ignored: the
     // context may be gone already (its owner destroyed it first), and then so is the module.
     const driver::Api &cu = driver::api();
@@ -234,6 +281,10 @@ struct ModuleState {
       cu.cuCtxPopCurrent(&current);
   }
 };
+
+bool unloadedByReset(const KernelState &kernel) {
+  return kernel.ResetCount != contextResets();
+}
 
 } // namespace detail
 
@@ -357,6 +408,7 @@ Module Module::loadFromMemory(std::string_view ptx, std::string_view metadataJso
   for (const KernelInfo &info : state->Meta.Kernels) {
     detail::KernelState kernel = prepareKernel(info, state->Handle, device, where);
     kernel.Context = state->Context;
+    kernel.ResetCount = state->ResetCount;
     if (!info.Variants.empty()) {
       kernel.Tuning = std::make_shared<detail::AutotuneState>();
       char hash[32];
@@ -365,6 +417,7 @@ Module Module::loadFromMemory(std::string_view ptx, std::string_view metadataJso
       for (const KernelInfo &variant : info.Variants) {
         kernel.Variants.push_back(prepareKernel(variant, state->Handle, device, where));
         kernel.Variants.back().Context = state->Context;
+        kernel.Variants.back().ResetCount = state->ResetCount;
       }
     }
     state->Kernels.push_back(std::move(kernel));
@@ -420,6 +473,9 @@ namespace {
 void launchState(const detail::KernelState &state, Grid grid, CUstream stream, size_t count,
                  uint64_t *slots) {
   const KernelInfo &info = *state.Info;
+  if (detail::unloadedByReset(state))
+    throw Error("kernel " + info.Name + " was loaded before a reset of the primary context, " +
+                "which unloaded its module: load the module again");
   if (grid.X == 0 || grid.Y == 0 || grid.Z == 0)
     return; // an empty grid: nothing to run, as in Triton
 

@@ -11,6 +11,11 @@
 //   FAKE_CUDA_FAIL_RESULT  the CUresult it returns (default 999, CUDA_ERROR_UNKNOWN);
 //   FAKE_CUDA_FAIL_COUNT   how many calls fail (default 1); later calls succeed again.
 // A failing cuModuleLoadDataEx also writes a line to the JIT error log buffer, if given one.
+//   FAKE_CUDA_STICKY       if set, the injected error is sticky, as a real kernel fault is: every
+//                          later call that needs the context fails with it, until
+//                          cuDevicePrimaryCtxReset, which frees all memory and modules.
+// Freeing memory or unloading a module that the fake does not hold (freed twice, or freed by a
+// reset) aborts the process: on a real driver that could free what was allocated after a reset.
 //
 // Kernels: cuModuleGetFunction finds ".entry <name>" in the PTX text. A launch of an entry
 // named "fill" with parameters (float *out, int n) sets out[0..n) to 42; other entries do
@@ -35,6 +40,41 @@ static CUcontext const PrimaryContext = (CUcontext)&PrimaryContextStorage;
 static CUcontext Current = NULL;
 static int PrimaryRetains = 0;
 static long FailuresLeft = -1; /* -1: not read from the environment yet */
+static CUresult StickyError = CUDA_SUCCESS;
+
+/* What the context holds (allocations and modules), so that a reset can free it and a stale
+ * free is caught. */
+struct HeldThing {
+  void *Memory;
+  char *ModuleText; /* a module's PTX, NULL for an allocation */
+};
+static struct HeldThing *Held = NULL;
+static size_t HeldCount = 0, HeldCapacity = 0;
+
+static void hold(void *memory, char *moduleText) {
+  if (HeldCount == HeldCapacity) {
+    HeldCapacity = HeldCapacity ? 2 * HeldCapacity : 16;
+    Held = realloc(Held, HeldCapacity * sizeof *Held);
+  }
+  Held[HeldCount].Memory = memory;
+  Held[HeldCount].ModuleText = moduleText;
+  ++HeldCount;
+}
+
+/* Forgets \p thing; aborts when the context does not hold it. */
+static void release(void *thing, const char *call) {
+  for (size_t i = 0; i < HeldCount; ++i) {
+    if (Held[i].Memory == thing) {
+      Held[i] = Held[--HeldCount];
+      return;
+    }
+  }
+  fprintf(stderr,
+          "fake driver: %s of %p, which the context does not hold (freed twice, or by a "
+          "reset)\n",
+          call, thing);
+  abort();
+}
 
 struct FakeModule {
   char *Ptx;
@@ -52,8 +92,11 @@ static CUresult injected(const char *name) {
   if (FailuresLeft == 0)
     return CUDA_SUCCESS;
   --FailuresLeft;
-  const char *result = getenv("FAKE_CUDA_FAIL_RESULT");
-  return result && *result ? (CUresult)strtol(result, NULL, 10) : CUDA_ERROR_UNKNOWN;
+  const char *text = getenv("FAKE_CUDA_FAIL_RESULT");
+  CUresult result = text && *text ? (CUresult)strtol(text, NULL, 10) : CUDA_ERROR_UNKNOWN;
+  if (getenv("FAKE_CUDA_STICKY"))
+    StickyError = result;
+  return result;
 }
 
 #define INJECT()                                                                                   \
@@ -74,6 +117,8 @@ static CUresult injected(const char *name) {
     NEED_INIT();                                                                                   \
     if (!Current)                                                                                  \
       return CUDA_ERROR_INVALID_CONTEXT;                                                           \
+    if (StickyError != CUDA_SUCCESS)                                                               \
+      return StickyError;                                                                          \
   } while (0)
 
 /*===- Errors -------------------------------------------------------------===*/
@@ -200,6 +245,21 @@ FAKE_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev) {
   return CUDA_SUCCESS;
 }
 
+/* Frees what the context holds and clears a sticky error. */
+FAKE_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev) {
+  NEED_INIT();
+  INJECT();
+  if (dev != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  for (size_t i = 0; i < HeldCount; ++i) {
+    free(Held[i].ModuleText);
+    free(Held[i].Memory);
+  }
+  HeldCount = 0;
+  StickyError = CUDA_SUCCESS;
+  return CUDA_SUCCESS;
+}
+
 FAKE_EXPORT CUresult cuCtxGetCurrent(CUcontext *pctx) {
   NEED_INIT();
   *pctx = Current;
@@ -265,6 +325,7 @@ FAKE_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
   }
   struct FakeModule *fake = malloc(sizeof *fake);
   fake->Ptx = strdup((const char *)image);
+  hold(fake, fake->Ptx);
   *module = (CUmodule)fake;
   return CUDA_SUCCESS;
 }
@@ -274,6 +335,7 @@ FAKE_EXPORT CUresult cuModuleUnload(CUmodule hmod) {
   struct FakeModule *fake = (struct FakeModule *)hmod;
   if (!fake)
     return CUDA_ERROR_INVALID_VALUE;
+  release(fake, "cuModuleUnload");
   free(fake->Ptx);
   free(fake);
   return CUDA_SUCCESS;
@@ -338,6 +400,7 @@ FAKE_EXPORT CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytesize) {
   void *memory = malloc(bytesize ? bytesize : 1);
   if (!memory)
     return CUDA_ERROR_OUT_OF_MEMORY;
+  hold(memory, NULL);
   *dptr = (CUdeviceptr)(uintptr_t)memory;
   return CUDA_SUCCESS;
 }
@@ -345,6 +408,7 @@ FAKE_EXPORT CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytesize) {
 FAKE_EXPORT CUresult cuMemFree(CUdeviceptr dptr) {
   NEED_CONTEXT();
   INJECT();
+  release((void *)(uintptr_t)dptr, "cuMemFree");
   free((void *)(uintptr_t)dptr);
   return CUDA_SUCCESS;
 }
