@@ -329,6 +329,8 @@ private:
         retypeResult(op, r, target);
       return;
     }
+    if (op.numOperands() == 0)
+      return; // nothing to convert (an inline asm without arguments: a scalar result)
     if (sharesOneLayout(op)) {
       LayoutPtr target = op.numResults() == 1 && op.result()->type().isTensor()
                              ? layoutOf(op.result())

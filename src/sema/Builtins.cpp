@@ -155,6 +155,18 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
       return SemaValue::ofBuiltin("libdevice." + attr);
     error(loc, "tl." + attr + " is not supported yet");
   }
+  if (module == "triton.language.extra.cuda") {
+    if (attr == "libdevice")
+      return SemaValue::ofModule("triton.language.extra.cuda.libdevice");
+    // num_warps() and num_threads() are the program's constants; globaltimer() and smid() read
+    // special registers, written in the kernel language (stdlib/extra_cuda.tl).
+    if (attr == "num_warps" || attr == "num_threads")
+      return SemaValue::ofBuiltin("cuda." + attr);
+    if (attr == "globaltimer" || attr == "smid")
+      if (const ast::Stmt *def = stdlibFunction("cuda_" + attr))
+        return SemaValue::ofJitFunction(def);
+    error(loc, "tl.extra.cuda." + attr + " is not supported yet");
+  }
   if (module == "triton.language.extra.libdevice" ||
       module == "triton.language.extra.cuda.libdevice") {
     if (tir::findLibdeviceFunction(attr))
@@ -306,6 +318,12 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
              : p == "is_int32"        ? t.kind == ScalarKind::I32
                                       : t.kind == ScalarKind::I64;
     return SemaValue::ofBool(r);
+  }
+
+  if (name == "cuda.num_warps" || name == "cuda.num_threads") {
+    if (!args.positional.empty() || !args.keywords.empty())
+      error(loc, "tl.extra.cuda." + name.substr(5) + "() takes no arguments");
+    return SemaValue::ofInt(int64_t(function_.numWarps) * (name == "cuda.num_threads" ? 32 : 1));
   }
 
   // --- Python builtins ------------------------------------------------------------------------
