@@ -4,12 +4,16 @@
 //   - a conversion of a conversion converts the original value;
 //   - a conversion of a value that is cheap to compute (a constant, make_range, splat, and the
 //     elementwise/broadcast/expand_dims trees over them and over values already available in the
-//     wanted layout) is replaced by recomputing that value directly in the wanted layout.
+//     wanted layout) is replaced by recomputing that value directly in the wanted layout;
+//   - so is a conversion of a small load (fewer elements than the program has threads, Triton's
+//     rule: the copies of each element the threads then read hit in the cache), issued again in
+//     the wanted layout where nothing between the two points can write memory.
 // Producers left without users are erased.
 #include "gpu/Layout.h"
 #include "gpu/PassUtils.h"
 #include "gpu/Passes.h"
 #include "tir/Builder.h"
+#include "tir/Passes.h"
 
 #include <map>
 
@@ -65,6 +69,26 @@ public:
 private:
   tir::Function &function_;
 
+  /// Whether `load` may be issued again, in another layout, just before `before`: it is small,
+  /// not volatile, and no operation between the two (in one block) has effects on memory.
+  bool isCheapLoadBefore(const Operation &load, const Operation *before) const {
+    if (load.result()->type().numElements() >= int64_t(32) * function_.numWarps)
+      return false;
+    if (load.hasAttr("volatile") && load.boolAttr("volatile"))
+      return false;
+    tir::Block *block = load.parentBlock();
+    if (!block || block != before->parentBlock())
+      return false;
+    for (auto it = std::next(block->find(const_cast<Operation *>(&load))); it != block->ops().end();
+         ++it) {
+      if (it->get() == before)
+        return true;
+      if (tir::hasSideEffects(**it))
+        return false;
+    }
+    return false;
+  }
+
   bool simplify(Operation &convert) {
     Value *source = convert.operand(0);
     LayoutPtr target = layoutOf(convert.result());
@@ -77,7 +101,7 @@ private:
       convert.setOperand(0, producer->operand(0));
       return true;
     }
-    if (!canRematerialise(source, target, kMaxRematerialisationDepth))
+    if (!canRematerialise(source, target, &convert, kMaxRematerialisationDepth))
       return false;
     std::map<std::pair<const Value *, std::string>, Value *> done;
     Value *replacement = rematerialise(source, target, &convert, done);
@@ -96,14 +120,18 @@ private:
     return nullptr;
   }
 
-  bool canRematerialise(Value *v, const LayoutPtr &layout, unsigned depth) {
+  bool canRematerialise(Value *v, const LayoutPtr &layout, const Operation *before,
+                        unsigned depth) {
     if (!v->type().isTensor() || availableIn(v, layout))
       return true;
     Operation *producer = v->definingOp();
-    if (!producer || depth == 0 || !isRematerialisable(*producer))
+    if (!producer || depth == 0)
+      return false;
+    bool cheapLoad = producer->code() == OpCode::Load && isCheapLoadBefore(*producer, before);
+    if (!cheapLoad && !isRematerialisable(*producer))
       return false;
     for (unsigned i = 0; i < producer->numOperands(); ++i)
-      if (!canRematerialise(producer->operand(i), operandLayoutFor(*producer, i, layout),
+      if (!canRematerialise(producer->operand(i), operandLayoutFor(*producer, i, layout), before,
                             depth - 1))
         return false;
     return true;
