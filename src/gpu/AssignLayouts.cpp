@@ -37,7 +37,9 @@ std::vector<int64_t> inversePermutation(const Operation &trans) {
 }
 
 /// The layout op wants operand `i` in, given the layouts it has now; null when it has no say.
-LayoutPtr wantedOperandLayout(const Operation &op, unsigned i) {
+/// A reduction asks for the parent of its result's slice layout only when
+/// `reductionsFollowResults`: see LayoutAssigner::run.
+LayoutPtr wantedOperandLayout(const Operation &op, unsigned i, bool reductionsFollowResults) {
   const Value *operand = op.operand(i);
   if (!operand->type().isTensor())
     return nullptr;
@@ -75,6 +77,8 @@ LayoutPtr wantedOperandLayout(const Operation &op, unsigned i) {
   case OpCode::ArgReduce: {
     if (i > 0 && layoutOf(op.operand(0)))
       return layoutOf(op.operand(0));
+    if (!reductionsFollowResults)
+      return nullptr;
     LayoutPtr result = layoutOf(op.result());
     if (result && result->kind == LayoutKind::Slice &&
         result->dim == static_cast<unsigned>(op.intAttr("axis")))
@@ -177,11 +181,20 @@ public:
     // the store's layout happens once, after the loop, as in Triton.
     if (tensorCores)
       forward(function_.body());
+    // A reduction's operand takes its layout from its producers (the loads and the loop that
+    // accumulates it), not from where its result goes: a [BLOCK_M, 1] sum stored with keep_dims
+    // would otherwise hand the store's layout back into the accumulating loop and convert every
+    // iteration. Only operands that nothing else constrains then follow their results, before
+    // the default layout.
     while (true) {
       propagate();
       Value *unassigned = firstUnassigned();
       if (!unassigned)
         break;
+      if (!reductionsFollowResults_) {
+        reductionsFollowResults_ = true;
+        continue;
+      }
       unsigned vectorWidth = 1;
       set(unassigned,
           defaultBlockedLayout(unassigned->type().shape, function_.numWarps, vectorWidth));
@@ -192,6 +205,7 @@ public:
 private:
   tir::Function &function_;
   bool changed_ = false;
+  bool reductionsFollowResults_ = false;
 
   /// Gives `v` layout `l` unless it has one already.
   void set(Value *v, const LayoutPtr &l) {
@@ -227,7 +241,7 @@ private:
       for (unsigned r = op.numRegions(); r-- > 0;)
         backward(op.region(r).block());
       for (unsigned i = 0; i < op.numOperands(); ++i)
-        set(op.operand(i), wantedOperandLayout(op, i));
+        set(op.operand(i), wantedOperandLayout(op, i, reductionsFollowResults_));
     }
   }
 
@@ -341,7 +355,7 @@ private:
     }
     for (unsigned i = 0; i < op.numOperands(); ++i)
       if (op.code() != OpCode::ConvertLayout)
-        convertOperand(op, i, wantedOperandLayout(op, i));
+        convertOperand(op, i, wantedOperandLayout(op, i, reductionsFollowResults_));
   }
 
   // trans permutes a blocked layout for free: the operand takes the result's layout unpermuted,
