@@ -593,6 +593,19 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     if (!ptr->type().elem.isPointer())
       error(loc, display + " needs a pointer, got " + a.values[0]->describe());
     DType elem = ptr->type().elem.pointeeType();
+    // Triton 3.6's element types: atomic_cas takes any 16-, 32- or 64-bit type; the
+    // read-modify-write atomics take 32- and 64-bit types, and fp16/bf16 for atomic_add only.
+    if (cas && elem.bits() != 16 && elem.bits() != 32 && elem.bits() != 64)
+      error(loc,
+            display + " only supports elements of 16, 32 or 64 bits, got " + elem.tritonName());
+    if (!cas) {
+      bool half = elem.kind == ScalarKind::F16 || elem.kind == ScalarKind::BF16;
+      if (half && fn != "atomic_add")
+        error(loc, display + " does not support " + elem.tritonName() +
+                       " (Triton has only atomic_add and atomic_cas on 16-bit floats)");
+      if (!half && (elem.isBool() || elem.bits() < 32))
+        error(loc, display + " does not support " + elem.tritonName());
+    }
     auto asElem = [&](const SemaValue &v) {
       return v.isTensor() ? castTo(v.value, elem) : materialize(v, loc, elem);
     };

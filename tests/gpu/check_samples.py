@@ -722,6 +722,36 @@ BLOCK_PTR_GEMM_PIPELINED = unit_strides_bound(
                 "float16", "float32", DOT_F16_OUT_F32, size=(300, 208, 144)),
     small=(70, 48, 48), tilec_flags=("--num-stages", "3"))
 
+# --- tests/gpu/lang_bits.tl: 16-bit float atomic_add (atom.add.noftz.f16/.bf16, or a CAS loop
+# on bf16 before sm_90: the sm_80 entry runs that PTX on the same GPU).
+def atomic_add_half_sample(name, dtype, arch=None):
+    kind = {"bfloat16": "bf16", "float16": "fp16"}[dtype]
+
+    def reference(t, n):
+        acc, x = t["acc"].float().cpu(), t["x"].float().cpu()
+        # fp32 holds the exact sum's rounding to 16 bits (more than twice their bits).
+        return {"acc": (acc + x).to(getattr(torch, dtype)).double(), "old": acc.double(),
+                "count": torch.tensor([float(cdiv(n, 256))], dtype=torch.float64)}
+
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="atomic_add_half", ptx=name,
+        signature=f"*{kind}:16,*{kind}:16,*{kind}:16,*{kind},i32,256", size=20001, small=1001,
+        tilec_flags=("--arch", arch) if arch else (),
+        inputs=lambda n: {"acc": (randn(n) * 50).to(getattr(torch, dtype)),
+                          "x": randn(n, dtype), "old": empty(n, dtype),
+                          "count": torch.zeros(1, dtype=getattr(torch, dtype)).to(DEVICE)},
+        outputs=["acc", "old", "count"], inplace=["acc", "count"],
+        args=lambda t, n: [t["acc"], t["x"], t["old"], t["count"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),),
+        tol=EXACT, reference=reference)
+
+
+LANG_BITS_SAMPLES = [
+    atomic_add_half_sample("atomic_add_bf16", "bfloat16"),
+    atomic_add_half_sample("atomic_add_bf16_sm80", "bfloat16", arch="sm_80"),
+    atomic_add_half_sample("atomic_add_fp16", "float16"),
+]
+
 RANDOM_BLOCK_PTR_SAMPLES = [
     Sample(
         name="rand_dropout", source="tests/gpu/random_block_ptr.tl", kernel="rand_dropout",
@@ -1289,7 +1319,7 @@ SAMPLES: List[Sample] = [
         args=lambda t, n: [t["x"], t["y"], t["output"], n],
         grid=lambda meta, n: (cdiv(n, meta["BLOCK_SIZE"]),),
         reference=lambda t, n: {"output": (t["x"] + t["y"]).double()}),
-] + RANDOM_BLOCK_PTR_SAMPLES + FP8_SAMPLES
+] + RANDOM_BLOCK_PTR_SAMPLES + FP8_SAMPLES + LANG_BITS_SAMPLES
 
 
 # --- running ---------------------------------------------------------------------------------
