@@ -746,7 +746,31 @@ def atomic_add_half_sample(name, dtype, arch=None):
         tol=EXACT, reference=reference)
 
 
+# Batched 3-D tl.dot: tilec multiplies on the CUDA cores (FMA), Triton on the tensor cores where
+# it can: fp32 sums in another order, as for the 2-D dots.
+def batched_dot_sample(name, dtype, blocks, tol, num_warps=4):
+    kind = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32"}[dtype]
+    b, m, n, k = blocks
+
+    def reference(t, batches):
+        a = t["a"].double().cpu().view(batches, m, k)
+        w = t["b"].double().cpu().view(batches, k, n)
+        return {"c": torch.bmm(a, w).flatten()}
+
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="batched_dot", ptx=name,
+        signature=f"*{kind}:16,*{kind}:16,*fp32:16,{b},{m},{n},{k}", size=8 * b, small=2 * b,
+        tilec_flags=("--num-warps", str(num_warps)),
+        inputs=lambda batches: {"a": randn(batches * m * k, dtype),
+                                "b": randn(batches * k * n, dtype), "c": empty(batches * m * n)},
+        outputs=["c"], args=lambda t, batches: [t["a"], t["b"], t["c"]],
+        grid=lambda meta, batches: (batches // meta["B"],), tol=tol, reference=reference)
+
+
 LANG_BITS_SAMPLES = [
+    batched_dot_sample("batched_dot_f16", "float16", (2, 32, 32, 32), DOT_F16_OUT_F32),
+    batched_dot_sample("batched_dot_bf16", "bfloat16", (4, 16, 64, 16), DOT_BF16_OUT_F32),
+    batched_dot_sample("batched_dot_tf32", "float32", (2, 64, 32, 16), DOT_TF32, num_warps=8),
     atomic_add_half_sample("atomic_add_bf16", "bfloat16"),
     atomic_add_half_sample("atomic_add_bf16_sm80", "bfloat16", arch="sm_80"),
     atomic_add_half_sample("atomic_add_fp16", "float16"),
