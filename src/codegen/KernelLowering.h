@@ -339,6 +339,7 @@ private:
   llvm::Value *atom(const std::string &suffix, unsigned bits, llvm::Value *ptr,
                     llvm::ArrayRef<llvm::Value *> operands, llvm::Value *pred);
   llvm::Value *floatMinMaxLoop(bool max, llvm::Value *ptr, llvm::Value *val, llvm::Value *pred);
+  llvm::Value *halfAddLoop(llvm::Value *ptr, llvm::Value *val, llvm::Value *pred);
   Values broadcastFromOwners(const std::optional<Distribution> &dist, const Values &results,
                              const DType &elem);
 

@@ -1,6 +1,8 @@
-// Atomics: atom.global for read-modify-write and compare-and-swap, a CAS loop for float max/min,
-// and the broadcast of an atomic's result to every thread that holds a copy of its element.
+// Atomics: atom.global for read-modify-write and compare-and-swap, a CAS loop for float max/min
+// and for the 16-bit float adds the target has no atom for, and the broadcast of an atomic's
+// result to every thread that holds a copy of its element.
 #include "codegen/KernelLowering.h"
+#include "gpu/Arch.h"
 
 #include <llvm/IR/InlineAsm.h>
 
@@ -61,7 +63,7 @@ llvm::Value *KernelLowering::ownsResultOf(const std::optional<Distribution> &dis
 llvm::Value *KernelLowering::atom(const std::string &suffix, unsigned bits, llvm::Value *ptr,
                                   llvm::ArrayRef<llvm::Value *> operands, llvm::Value *pred) {
   llvm::Type *wordType = builder_.getIntNTy(bits);
-  const char *constraint = bits == 64 ? "l" : "r";
+  const char *constraint = bits == 64 ? "l" : bits == 16 ? "h" : "r";
   std::string ptx = "mov.b" + std::to_string(bits) + " $0, 0;\n\t@$" +
                     std::to_string(operands.size() + 2) + " atom.global.gpu.acq_rel." + suffix +
                     " $0, [ $1 + 0 ]";
@@ -124,6 +126,42 @@ llvm::Value *KernelLowering::floatMinMaxLoop(bool max, llvm::Value *ptr, llvm::V
   return result;
 }
 
+/// fp16/bf16 atomic add where the target has no atom.add for the type (bf16 before sm_90): a
+/// compare-and-swap loop on the 16-bit word. The sum is computed in fp32 and rounded once to the
+/// element type, which gives the correctly rounded 16-bit sum (fp32 holds more than twice the
+/// bits of either type), as atom.add.noftz does. Returns the old word (0 where pred is false).
+llvm::Value *KernelLowering::halfAddLoop(llvm::Value *ptr, llvm::Value *val, llvm::Value *pred) {
+  llvm::Type *halfType = val->getType();
+  llvm::Type *wordType = builder_.getInt16Ty();
+  llvm::BasicBlock *entry = builder_.GetInsertBlock();
+  llvm::BasicBlock *start = llvm::BasicBlock::Create(context_, "hadd.start", kernel_);
+  llvm::BasicBlock *loop = llvm::BasicBlock::Create(context_, "hadd.loop", kernel_);
+  llvm::BasicBlock *done = llvm::BasicBlock::Create(context_, "hadd.done", kernel_);
+  builder_.CreateCondBr(pred, start, done);
+
+  builder_.SetInsertPoint(start);
+  llvm::LoadInst *first = builder_.CreateLoad(wordType, ptr);
+  first->setVolatile(true);
+  llvm::Value *addend = builder_.CreateFPExt(val, builder_.getFloatTy());
+  builder_.CreateBr(loop);
+
+  builder_.SetInsertPoint(loop);
+  llvm::PHINode *old = builder_.CreatePHI(wordType, 2);
+  old->addIncoming(first, start);
+  llvm::Value *sum = builder_.CreateFAdd(
+      builder_.CreateFPExt(builder_.CreateBitCast(old, halfType), builder_.getFloatTy()), addend);
+  llvm::Value *desired = builder_.CreateBitCast(builder_.CreateFPTrunc(sum, halfType), wordType);
+  llvm::Value *seen = atom("cas.b16", 16, ptr, {old, desired}, builder_.getTrue());
+  old->addIncoming(seen, loop);
+  builder_.CreateCondBr(builder_.CreateICmpEQ(seen, old), done, loop);
+
+  builder_.SetInsertPoint(done);
+  llvm::PHINode *result = builder_.CreatePHI(wordType, 2);
+  result->addIncoming(llvm::ConstantInt::get(wordType, 0), entry);
+  result->addIncoming(seen, loop);
+  return result;
+}
+
 /// The owners of the elements of an atomic's result write them to shared memory (slot: the
 /// element's row-major index); every thread that holds a copy reads it back.
 Values KernelLowering::broadcastFromOwners(const std::optional<Distribution> &dist,
@@ -151,12 +189,18 @@ void KernelLowering::lowerAtomicRMW(const Operation &op) {
   const DType &elem = type.elem;
   const std::string &kind = op.strAttr("kind");
   unsigned bits = elem.bits();
-  if (bits != 32 && bits != 64)
-    unsupported(op, "'atomic_rmw' on " + elem.str());
-  // atom.<op>.<type> as PTX spells it; float max/min have none.
+  bool half = elem.kind == ScalarKind::F16 || elem.kind == ScalarKind::BF16;
+  if (bits != 32 && bits != 64 && !(half && kind == "add"))
+    unsupported(op, "'atomic_rmw' " + kind + " on " + elem.str());
+  // atom.<op>.<type> as PTX spells it; float max/min have none. atom.add.noftz.f16 needs sm_70,
+  // atom.add.noftz.bf16 sm_90: before that, a CAS loop (halfAddLoop).
   std::string suffix;
   bool floatMinMax = (kind == "max" || kind == "min") && elem.isFloat();
-  if (kind == "add")
+  unsigned sm = gpu::smVersion(options_.arch);
+  bool halfLoop = half && sm < (elem.kind == ScalarKind::BF16 ? 90u : 70u);
+  if (half)
+    suffix = elem.kind == ScalarKind::BF16 ? "add.noftz.bf16" : "add.noftz.f16";
+  else if (kind == "add")
     suffix = elem.isFloat() ? "add.f" + std::to_string(bits) : "add.u" + std::to_string(bits);
   else if ((kind == "max" || kind == "min") && elem.isInteger())
     suffix = kind + (elem.isSigned() ? ".s" : ".u") + std::to_string(bits);
@@ -177,6 +221,7 @@ void KernelLowering::lowerAtomicRMW(const Operation &op) {
     llvm::Value *pred = masks ? (*masks)[e] : builder_.getTrue();
     pred = builder_.CreateAnd(pred, ownsResultOf(dist, e));
     llvm::Value *old = floatMinMax ? floatMinMaxLoop(kind == "max", ptrs[e], vals[e], pred)
+                       : halfLoop  ? halfAddLoop(ptrs[e], vals[e], pred)
                                    : atom(suffix, bits, ptrs[e], {vals[e]}, pred);
     results.push_back(builder_.CreateBitCast(old, scalarType(elem)));
   }
@@ -190,7 +235,8 @@ void KernelLowering::lowerAtomicCAS(const Operation &op) {
   const tir::Type &type = op.operand(2)->type();
   const DType &elem = type.elem;
   unsigned bits = elem.bits();
-  if (bits != 32 && bits != 64)
+  // atom.cas.b16 needs sm_70, older than any target tilec has.
+  if (bits != 16 && bits != 32 && bits != 64)
     unsupported(op, "'atomic_cas' on " + elem.str());
   std::optional<Distribution> dist = distributionIfTensor(type);
   unsigned n = dist ? dist->numElements() : 1;

@@ -855,9 +855,12 @@ void KernelLowering::lowerDot(const Operation &op) {
   if (accType.layout->kind != gpu::LayoutKind::Blocked)
     unsupported(op, "'dot' with an accumulator in a slice layout");
 
+  // [M, K] x [K, N], or batched: [B, M, K] x [B, K, N], each thread's elements of one batch
+  // multiplied from that batch's rows and columns.
   DotPlans plans = dotPlans(op);
   Distribution accDist = distributionOf(accType);
-  int64_t k = aType.shape[1];
+  const unsigned rank = accType.rank(), mDim = rank - 2, nDim = rank - 1;
+  int64_t k = aType.shape[nDim];
   beginSharedWrite();
   writeSharedTile(plans.operands[0], sharedAt(0), distributionOf(aType), get(op.operand(0)), in);
   writeSharedTile(plans.operands[1], sharedAt(plans.offsetB), distributionOf(bType),
@@ -869,14 +872,28 @@ void KernelLowering::lowerDot(const Operation &op) {
   Distribution bReader = distributionOf(bType.withLayout(dotOperandLayout(*accType.layout, 1, k)));
   const SharedTilePlan &aPlan = plans.operands[0], &bPlan = plans.operands[1];
   unsigned vecA = aPlan.vectorWidth(aReader), vecB = bPlan.vectorWidth(bReader);
-  bool aAlongK = aPlan.fastDim == 1, bAlongK = bPlan.fastDim == 0;
+  bool aAlongK = aPlan.fastDim == nDim, bAlongK = bPlan.fastDim == mDim;
+  // Vectors run along K, or along a's M / b's N; never across batches.
+  if (aPlan.fastDim != nDim && aPlan.fastDim != mDim)
+    vecA = 1;
+  if (bPlan.fastDim != mDim && bPlan.fastDim != nDim)
+    vecB = 1;
   unsigned chunk = std::max(aAlongK ? vecA : 1u, bAlongK ? vecB : 1u);
-  unsigned elemsM = accDist.elemsPerThread[0], elemsN = accDist.elemsPerThread[1];
-  Values rows, cols;
+  unsigned elemsM = accDist.elemsPerThread[mDim], elemsN = accDist.elemsPerThread[nDim];
+  unsigned elemsB = rank == 3 ? accDist.elemsPerThread[0] : 1;
+  Values rows, cols, batches;
   for (unsigned i = 0; i < elemsM; ++i)
-    rows.push_back(coordinate(accDist, 0, i));
+    rows.push_back(coordinate(accDist, mDim, i));
   for (unsigned j = 0; j < elemsN; ++j)
-    cols.push_back(coordinate(accDist, 1, j));
+    cols.push_back(coordinate(accDist, nDim, j));
+  for (unsigned b = 0; rank == 3 && b < elemsB; ++b)
+    batches.push_back(coordinate(accDist, 0, b));
+  // The shared-tile coordinates of (row, column) in batch b.
+  auto at = [&](unsigned b, llvm::Value *row, llvm::Value *col) -> Values {
+    if (rank == 3)
+      return {batches[b], row, col};
+    return {row, col};
+  };
 
   llvm::Type *accElem = scalarType(out);
   // An operand value in the accumulator's type: {value} or, for tf32x3, {high, low}.
@@ -913,29 +930,34 @@ void KernelLowering::lowerDot(const Operation &op) {
 
   Values acc = get(op.operand(2));
   for (int64_t k0 = 0; k0 < k; k0 += chunk) {
-    // aValues[i][kk], bValues[kk][j]
-    std::vector<std::vector<Values>> aValues(elemsM, std::vector<Values>(chunk));
-    std::vector<std::vector<Values>> bValues(chunk, std::vector<Values>(elemsN));
+    // aValues[b][i][kk], bValues[b][kk][j]
+    std::vector<std::vector<std::vector<Values>>> aValues(
+        elemsB, std::vector<std::vector<Values>>(elemsM, std::vector<Values>(chunk)));
+    std::vector<std::vector<std::vector<Values>>> bValues(
+        elemsB, std::vector<std::vector<Values>>(chunk, std::vector<Values>(elemsN)));
     for (unsigned kk = 0; kk < chunk; ++kk) {
       llvm::Value *kCoord = builder_.getInt32(static_cast<uint32_t>(k0 + kk));
-      if (!aAlongK || kk % vecA == 0)
-        for (unsigned i = 0; i < elemsM; i += aAlongK ? 1 : vecA) {
-          Values loaded = readSharedVector(aPlan, sharedAt(0), {rows[i], kCoord}, vecA, in);
-          for (unsigned j = 0; j < vecA; ++j)
-            aValues[aAlongK ? i : i + j][aAlongK ? kk + j : kk] = promote(loaded[j]);
-        }
-      if (!bAlongK || kk % vecB == 0)
-        for (unsigned n = 0; n < elemsN; n += bAlongK ? 1 : vecB) {
-          Values loaded =
-              readSharedVector(bPlan, sharedAt(plans.offsetB), {kCoord, cols[n]}, vecB, in);
-          for (unsigned j = 0; j < vecB; ++j)
-            bValues[bAlongK ? kk + j : kk][bAlongK ? n : n + j] = promote(loaded[j]);
-        }
+      for (unsigned b = 0; b < elemsB; ++b) {
+        if (!aAlongK || kk % vecA == 0)
+          for (unsigned i = 0; i < elemsM; i += aAlongK ? 1 : vecA) {
+            Values loaded = readSharedVector(aPlan, sharedAt(0), at(b, rows[i], kCoord), vecA, in);
+            for (unsigned j = 0; j < vecA; ++j)
+              aValues[b][aAlongK ? i : i + j][aAlongK ? kk + j : kk] = promote(loaded[j]);
+          }
+        if (!bAlongK || kk % vecB == 0)
+          for (unsigned n = 0; n < elemsN; n += bAlongK ? 1 : vecB) {
+            Values loaded =
+                readSharedVector(bPlan, sharedAt(plans.offsetB), at(b, kCoord, cols[n]), vecB, in);
+            for (unsigned j = 0; j < vecB; ++j)
+              bValues[b][bAlongK ? kk + j : kk][bAlongK ? n : n + j] = promote(loaded[j]);
+          }
+      }
     }
     for (unsigned kk = 0; kk < chunk; ++kk)
       for (unsigned e = 0; e < accDist.numElements(); ++e) {
         std::vector<unsigned> index = accDist.multiIndex(e);
-        acc[e] = multiplyAdd(aValues[index[0]][kk], bValues[kk][index[1]], acc[e]);
+        unsigned b = rank == 3 ? index[0] : 0;
+        acc[e] = multiplyAdd(aValues[b][index[mDim]][kk], bValues[b][kk][index[nDim]], acc[e]);
       }
   }
   values_[op.result()] = acc;

@@ -187,14 +187,17 @@ SharedTilePlan conversionPlan(const tir::Type &from, const tir::Type &to) {
 }
 
 gpu::LayoutPtr dotOperandLayout(const gpu::Layout &acc, unsigned operand, int64_t k) {
+  // a replaces the accumulator's N by K, b its M (the last two dimensions; a batched dot's
+  // leading batch dimension is the accumulator's).
   std::vector<unsigned> spt = acc.sizePerThread;
-  spt[operand == 0 ? 1 : 0] = static_cast<unsigned>(k);
+  unsigned rank = static_cast<unsigned>(spt.size());
+  spt[operand == 0 ? rank - 1 : rank - 2] = static_cast<unsigned>(k);
   return gpu::makeBlocked(spt, acc.threadsPerWarp, acc.warpsPerCTA, acc.order);
 }
 
 DotPlans dotPlans(const tir::Operation &dot) {
   const tir::Type &acc = dot.operand(2)->type();
-  int64_t k = dot.operand(0)->type().shape[1];
+  int64_t k = dot.operand(0)->type().shape.back();
   // As conversionPlan: the accounting, the limit check and the lowering ask for every dot's plans,
   // and simulating the candidates of two large fp32 tiles took seconds per kernel.
   static std::mutex mutex;

@@ -74,8 +74,8 @@ unsigned sharedElementBytes(const tir::DType &type);
 /// The plan of a layout conversion from `from` to `to`.
 SharedTilePlan conversionPlan(const tir::Type &from, const tir::Type &to);
 
-/// The layout in which the FMA dot's threads read operand `operand` (0: a [M,K], 1: b [K,N]):
-/// the accumulator's blocked layout with the whole of K in each thread.
+/// The layout in which the FMA dot's threads read operand `operand` (0: a [(B,)M,K], 1: b
+/// [(B,)K,N]): the accumulator's blocked layout with the whole of K in each thread.
 gpu::LayoutPtr dotOperandLayout(const gpu::Layout &acc, unsigned operand, int64_t k);
 
 /// The FMA dot stages a in shared memory at offset 0 and b at `offsetB` bytes.

@@ -212,6 +212,9 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
       dots.push_back(&op);
   });
   for (Operation *dot : dots) {
+    // Batched (3-D) dots stay on the FMA path: the instruction tiles here are 2-D.
+    if (dot->result()->type().rank() != 2)
+      continue;
     if (hasWgmma(arch) && wgmmaInstructionFor(*dot, function.numWarps)) {
       dot->setAttr("engine", std::string("wgmma"));
       retypeResult(function, *dot, 0, mmaV2AccumulatorLayout(function.numWarps, 1));

@@ -144,21 +144,32 @@ LayoutPtr permuteLayout(const LayoutPtr &layout, const std::vector<int64_t> &ord
 }
 
 LayoutPtr dotFmaLayout(const std::vector<int64_t> &shape, unsigned numWarps) {
+  // [M, N], or [B, M, N] for a batched dot: each thread a block of M x N (one batch), the lanes
+  // and warps spread N first, then M, then the batches.
+  unsigned rank = static_cast<unsigned>(shape.size());
+  unsigned mDim = rank - 2, nDim = rank - 1;
   int64_t threads = 32 * static_cast<int64_t>(numWarps);
-  int64_t perThread = std::max<int64_t>(1, shape[0] * shape[1] / threads);
-  std::vector<unsigned> spt{1, 1};
+  int64_t elements = 1;
+  for (int64_t d : shape)
+    elements *= d;
+  int64_t perThread = std::max<int64_t>(1, elements / threads);
+  std::vector<unsigned> spt(rank, 1);
   // Grow the block, N first, while it holds fewer than perThread elements.
   auto grows = [&](unsigned d) { return int64_t(spt[d]) * 2 <= shape[d]; };
-  while (int64_t(spt[0]) * spt[1] < perThread) {
-    unsigned first = spt[1] <= spt[0] ? 1 : 0;
+  while (int64_t(spt[mDim]) * spt[nDim] < perThread) {
+    unsigned first = spt[nDim] <= spt[mDim] ? nDim : mDim;
+    unsigned second = first == nDim ? mDim : nDim;
     if (grows(first))
       spt[first] *= 2;
-    else if (grows(1 - first))
-      spt[1 - first] *= 2;
+    else if (grows(second))
+      spt[second] *= 2;
     else
       break;
   }
-  return blockedWithSizePerThread(shape, numWarps, spt, {1, 0});
+  std::vector<unsigned> order;
+  for (unsigned d = rank; d-- > 0;)
+    order.push_back(d);
+  return blockedWithSizePerThread(shape, numWarps, spt, order);
 }
 
 LayoutPtr mmaV2AccumulatorLayout(unsigned warpsM, unsigned warpsN) {

@@ -532,8 +532,9 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
     if (!parseDotPrecision(stringAttr("input_precision"), compiled.dotPrecision))
       compileError(op, "unknown input_precision '" + op.strAttr("input_precision") + "'");
     const tir::Type &a = op.operand(0)->type(), &b = op.operand(1)->type();
-    if (a.rank() != 2 || b.rank() != 2 || op.operand(2)->type().rank() != 2)
-      compileError(op, "operands must be 2-D");
+    if ((a.rank() != 2 && a.rank() != 3) || b.rank() != a.rank() ||
+        op.operand(2)->type().rank() != a.rank())
+      compileError(op, "operands must be all 2-D or all 3-D");
     if (a.elem != b.elem || op.operand(2)->type().elem != op.result()->type().elem)
       compileError(op, "operand types do not match");
     break;

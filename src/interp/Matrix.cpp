@@ -1,6 +1,7 @@
 // The interpreter's trans and dot.
 //
-// dot computes every element of the result on its own, exactly in the accumulator's type:
+// dot computes every element of the result on its own (batch by batch for 3-D operands), exactly
+// in the accumulator's type:
 //   c[i][j] = acc[i][j]; then for k = 0, 1, ..., K-1: c[i][j] = fma(a[i][k], b[k][j], c[i][j])
 // rounded to the accumulator type after each step. fp8/fp16/bf16 products are exact in fp32, so
 // fma and multiply-then-add agree for them. fp32 operands with input_precision "tf32" are first
@@ -77,39 +78,57 @@ void evalTrans(const Tensor &in, const std::vector<int64_t> &order, Tensor &out)
 
 void evalDot(const Tensor &a, const Tensor &b, const Tensor &acc, DotPrecision precision,
              Tensor &out, const ErrorReporter &errors) {
-  const int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
-  if (b.shape()[0] != k || acc.shape() != std::vector<int64_t>{m, n} || out.shape() != acc.shape())
-    errors.fail("operand shapes do not chain: [M,K] x [K,N] + [M,N]");
+  // [M,K] x [K,N] + [M,N], or a batch of them: [B,M,K] x [B,K,N] + [B,M,N], batch by batch.
+  const size_t rank = a.shape().size();
+  if ((rank != 2 && rank != 3) || b.shape().size() != rank)
+    errors.fail("operands must be both 2-D or both 3-D");
+  const int64_t batches = rank == 3 ? a.shape()[0] : 1;
+  const int64_t m = a.shape()[rank - 2], k = a.shape()[rank - 1], n = b.shape()[rank - 1];
+  std::vector<int64_t> bShape{k, n}, cShape{m, n};
+  if (rank == 3) {
+    bShape.insert(bShape.begin(), batches);
+    cShape.insert(cShape.begin(), batches);
+  }
+  if (b.shape() != bShape || acc.shape() != cShape || out.shape() != acc.shape())
+    errors.fail("operand shapes do not chain: [(B,)M,K] x [(B,)K,N] + [(B,)M,N]");
   if (a.dtype() != b.dtype() || acc.dtype() != out.dtype())
     errors.fail("operand types do not match");
   const ScalarKind accKind = out.dtype().kind;
+  const int64_t sizeA = m * k, sizeB = k * n, sizeC = m * n; // elements per batch
 
   if (a.laneKind() == LaneKind::Int) {
     if (out.laneKind() != LaneKind::Int)
       errors.fail("integer operands need an integer accumulator");
-    const int64_t *x = a.lanes<int64_t>(), *y = b.lanes<int64_t>(), *c = acc.lanes<int64_t>();
-    int64_t *r = out.lanes<int64_t>();
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        uint64_t sum = static_cast<uint64_t>(c[i * n + j]);
-        for (int64_t p = 0; p < k; ++p)
-          sum += static_cast<uint64_t>(x[i * k + p] * y[p * n + j]);
-        r[i * n + j] = wrapInteger(sum, accKind);
-      }
+    for (int64_t batch = 0; batch < batches; ++batch) {
+      const int64_t *x = a.lanes<int64_t>() + batch * sizeA,
+                    *y = b.lanes<int64_t>() + batch * sizeB,
+                    *c = acc.lanes<int64_t>() + batch * sizeC;
+      int64_t *r = out.lanes<int64_t>() + batch * sizeC;
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          uint64_t sum = static_cast<uint64_t>(c[i * n + j]);
+          for (int64_t p = 0; p < k; ++p)
+            sum += static_cast<uint64_t>(x[i * k + p] * y[p * n + j]);
+          r[i * n + j] = wrapInteger(sum, accKind);
+        }
+    }
     return;
   }
   if (a.laneKind() == LaneKind::Double) {
     if (out.laneKind() != LaneKind::Double)
       errors.fail("fp64 operands need an fp64 accumulator");
-    const double *x = a.lanes<double>(), *y = b.lanes<double>(), *c = acc.lanes<double>();
-    double *r = out.lanes<double>();
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        double sum = c[i * n + j];
-        for (int64_t p = 0; p < k; ++p)
-          sum = std::fma(x[i * k + p], y[p * n + j], sum);
-        r[i * n + j] = sum;
-      }
+    for (int64_t batch = 0; batch < batches; ++batch) {
+      const double *x = a.lanes<double>() + batch * sizeA, *y = b.lanes<double>() + batch * sizeB,
+                   *c = acc.lanes<double>() + batch * sizeC;
+      double *r = out.lanes<double>() + batch * sizeC;
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double sum = c[i * n + j];
+          for (int64_t p = 0; p < k; ++p)
+            sum = std::fma(x[i * k + p], y[p * n + j], sum);
+          r[i * n + j] = sum;
+        }
+    }
     return;
   }
   if (a.laneKind() != LaneKind::Float || out.laneKind() != LaneKind::Float)
@@ -119,8 +138,8 @@ void evalDot(const Tensor &a, const Tensor &b, const Tensor &acc, DotPrecision p
   const bool isF32 = a.dtype().kind == ScalarKind::F32;
   const bool split = isF32 && precision == DotPrecision::TF32x3;
   const bool toTF32 = isF32 && precision != DotPrecision::IEEE;
-  std::vector<float> xBig(a.lanes<float>(), a.lanes<float>() + m * k);
-  std::vector<float> yBig(b.lanes<float>(), b.lanes<float>() + k * n);
+  std::vector<float> xBig(a.lanes<float>(), a.lanes<float>() + batches * sizeA);
+  std::vector<float> yBig(b.lanes<float>(), b.lanes<float>() + batches * sizeB);
   std::vector<float> xSmall, ySmall;
   if (toTF32) {
     for (float &v : xBig)
@@ -136,21 +155,25 @@ void evalDot(const Tensor &a, const Tensor &b, const Tensor &acc, DotPrecision p
     for (size_t i = 0; i < yBig.size(); ++i)
       ySmall[i] = roundToTF32(b.lanes<float>()[i] - yBig[i]);
   }
-  const float *c = acc.lanes<float>();
-  float *r = out.lanes<float>();
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      float sum = c[i * n + j];
-      for (int64_t p = 0; p < k; ++p) {
-        float x = xBig[i * k + p], y = yBig[p * n + j];
-        if (split) {
-          sum = roundFloatLane(std::fma(x, ySmall[p * n + j], sum), accKind);
-          sum = roundFloatLane(std::fma(xSmall[i * k + p], y, sum), accKind);
+  for (int64_t batch = 0; batch < batches; ++batch) {
+    const int64_t offA = batch * sizeA, offB = batch * sizeB;
+    const float *c = acc.lanes<float>() + batch * sizeC;
+    float *r = out.lanes<float>() + batch * sizeC;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float sum = c[i * n + j];
+        for (int64_t p = 0; p < k; ++p) {
+          const int64_t ia = offA + i * k + p, ib = offB + p * n + j;
+          float x = xBig[ia], y = yBig[ib];
+          if (split) {
+            sum = roundFloatLane(std::fma(x, ySmall[ib], sum), accKind);
+            sum = roundFloatLane(std::fma(xSmall[ia], y, sum), accKind);
+          }
+          sum = roundFloatLane(std::fma(x, y, sum), accKind);
         }
-        sum = roundFloatLane(std::fma(x, y, sum), accKind);
+        r[i * n + j] = sum;
       }
-      r[i * n + j] = sum;
-    }
+  }
 }
 
 } // namespace tilec::interp

@@ -611,6 +611,19 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     if (!ptr->type().elem.isPointer())
       error(loc, display + " needs a pointer, got " + a.values[0]->describe());
     DType elem = ptr->type().elem.pointeeType();
+    // Triton 3.6's element types: atomic_cas takes any 16-, 32- or 64-bit type; the
+    // read-modify-write atomics take 32- and 64-bit types, and fp16/bf16 for atomic_add only.
+    if (cas && elem.bits() != 16 && elem.bits() != 32 && elem.bits() != 64)
+      error(loc,
+            display + " only supports elements of 16, 32 or 64 bits, got " + elem.tritonName());
+    if (!cas) {
+      bool half = elem.kind == ScalarKind::F16 || elem.kind == ScalarKind::BF16;
+      if (half && fn != "atomic_add")
+        error(loc, display + " does not support " + elem.tritonName() +
+                       " (Triton has only atomic_add and atomic_cas on 16-bit floats)");
+      if (!half && (elem.isBool() || elem.bits() < 32))
+        error(loc, display + " does not support " + elem.tritonName());
+    }
     auto asElem = [&](const SemaValue &v) {
       return v.isTensor() ? castTo(v.value, elem) : materialize(v, loc, elem);
     };
@@ -1099,15 +1112,20 @@ SemaValue Specializer::dot(CallArgs &args) {
   tir::Value *lhs = toValue(*a.values[0], loc, "tl.dot's first operand");
   tir::Value *rhs = toValue(*a.values[1], loc, "tl.dot's second operand");
   const Type &lt = lhs->type(), &rt = rhs->type();
-  if (lt.rank() == 3 && rt.rank() == 3)
-    error(loc, "tl.dot of 3-D (batched) tensors is not supported yet");
-  if (lt.rank() != 2 || rt.rank() != 2)
-    error(loc, "tl.dot needs two 2-D tensors, got " + a.values[0]->describe() + " and " +
-                   a.values[1]->describe());
+  // Two 2-D operands, or two 3-D ones: a batch of products, [B, M, K] x [B, K, N] -> [B, M, N].
+  if (lt.rank() != rt.rank() || (lt.rank() != 2 && lt.rank() != 3))
+    error(loc, "tl.dot needs two 2-D tensors (or two 3-D ones, a batch of products), got " +
+                   a.values[0]->describe() + " and " + a.values[1]->describe());
   auto shapeText = [](const Type &t) {
-    return "[" + std::to_string(t.shape[0]) + ", " + std::to_string(t.shape[1]) + "]";
+    std::string text = "[";
+    for (size_t d = 0; d < t.shape.size(); ++d)
+      text += (d ? ", " : "") + std::to_string(t.shape[d]);
+    return text + "]";
   };
-  if (lt.shape[1] != rt.shape[0])
+  const unsigned rank = lt.rank(), mDim = rank - 2, kDim = rank - 1;
+  if (rank == 3 && lt.shape[0] != rt.shape[0])
+    error(loc, "tl.dot's batch dimensions differ: " + shapeText(lt) + " x " + shapeText(rt));
+  if (lt.shape[kDim] != rt.shape[mDim])
     error(loc, "tl.dot's shapes do not chain: " + shapeText(lt) + " x " + shapeText(rt) +
                    " (the first operand's columns must equal the second's rows)");
   if (lt.elem != rt.elem)
@@ -1120,7 +1138,7 @@ SemaValue Specializer::dot(CallArgs &args) {
   if (in.isPointer() || !supportedInputs.count(in.kind))
     error(loc, "tl.dot of " + in.tritonName() +
                    " is not supported (Triton multiplies int8, fp8, fp16, bf16, fp32 and fp64)");
-  int64_t m = lt.shape[0], k = lt.shape[1], n = rt.shape[1];
+  int64_t m = lt.shape[mDim], k = lt.shape[kDim], n = rt.shape[kDim];
   if (m < 16 || n < 16 || k < 16)
     error(loc, "tl.dot needs every dimension to be at least 16, as in Triton; got " +
                    shapeText(lt) + " x " + shapeText(rt));
@@ -1169,13 +1187,15 @@ SemaValue Specializer::dot(CallArgs &args) {
     error(loc, "tl.dot's max_num_imprecise_acc is not supported yet");
 
   std::vector<int64_t> shape = {m, n};
+  if (rank == 3)
+    shape.insert(shape.begin(), lt.shape[0]);
   checkTensorSize(shape, loc);
   tir::Value *acc;
   if (const SemaValue *c = a.get(2)) {
     acc = toValue(*c, loc, "tl.dot's acc");
     if (acc->type().shape != shape || acc->type().elem != outType)
-      error(loc, "tl.dot's acc must be a [" + std::to_string(m) + ", " + std::to_string(n) +
-                     "] tensor of " + outType.tritonName() + ", got " + c->describe());
+      error(loc, "tl.dot's acc must be a " + shapeText(Type(outType, shape)) + " tensor of " +
+                     outType.tritonName() + ", got " + c->describe());
   } else {
     acc = broadcastTo(materialize(SemaValue::ofInt(0), loc, outType), shape, loc);
   }

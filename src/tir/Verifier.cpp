@@ -230,10 +230,15 @@ private:
       expectOperands(op, 3, 3);
       const Type &a = op.operand(0)->type(), &b = op.operand(1)->type(),
                  &acc = op.operand(2)->type();
-      if (a.rank() != 2 || b.rank() != 2 || acc.rank() != 2)
-        return fail(op, "operands must be 2-D");
-      if (a.shape[1] != b.shape[0] || acc.shape[0] != a.shape[0] || acc.shape[1] != b.shape[1])
-        return fail(op, "shapes do not chain: [M,K] x [K,N] + [M,N]");
+      // 2-D, or 3-D with a leading batch dimension.
+      unsigned rank = a.rank();
+      if ((rank != 2 && rank != 3) || b.rank() != rank || acc.rank() != rank)
+        return fail(op, "operands must be all 2-D or all 3-D");
+      if (rank == 3 && (b.shape[0] != a.shape[0] || acc.shape[0] != a.shape[0]))
+        return fail(op, "batch dimensions differ");
+      if (a.shape[rank - 1] != b.shape[rank - 2] || acc.shape[rank - 2] != a.shape[rank - 2] ||
+          acc.shape[rank - 1] != b.shape[rank - 1])
+        return fail(op, "shapes do not chain: [(B,)M,K] x [(B,)K,N] + [(B,)M,N]");
       if (a.elem != b.elem)
         fail(op, "a and b differ in element type");
       if (!op.result()->type().sameShapeAndElem(acc))

@@ -582,8 +582,9 @@ FP8_SAMPLES = [
 
 # --- tests/gpu/random_block_ptr.tl: tl.rand & co. must give Triton's bits; block pointers with
 # boundary_check on shapes the blocks do not divide. The references compute Philox here, keyed as
-# Triton keys it (the seed as a uint64, low word first). 64-bit offsets (Philox-4x64) are not
-# supported yet: our bits matched the published known answers but not Triton's.
+# Triton keys it (4x32: the seed as a uint64, low word first; 4x64, for 64-bit offsets: the whole
+# seed, then 0). An earlier tilec matched the published 4x64 known answers but not Triton on an
+# H200 (commit 1c00148); rand_wide_bits says which of tilec and Triton match the reference now.
 RAND_SEED = 1234
 RAND_SEED64 = 0x123456789  # above 2^32: Triton passes it as int64, its high word is key word 1
 PHILOX32 = (0xD2511F53, 0xCD9E8D57, 0x9E3779B9, 0xBB67AE85)  # multipliers A, B; key steps A, B
@@ -605,6 +606,40 @@ def philox32_ref(seed: int, offsets):
             ((pa >> shift) ^ c3 ^ k1) & mask, pa & mask
         k0, k1 = (k0 + step_a) & mask, (k1 + step_b) & mask
     return [c.astype(np.uint32) for c in (c0, c1, c2, c3)]
+
+
+PHILOX64 = (0xD2E7470EE14C6C93, 0xCA5A826395121157, 0x9E3779B97F4A7C15, 0xBB67AE8584CAA73B)
+
+
+def philox64_ref(seed: int, offsets):
+    """Philox-4x64-10 of the counters (offset, 0, 0, 0) under the key (seed, 0): four lists of
+    uint64 values (Python integers: numpy has no 128-bit product)."""
+    mask = 2**64 - 1
+    out = [[], [], [], []]
+    for offset in offsets:
+        c0, c1, c2, c3, k0, k1 = offset % 2**64, 0, 0, 0, seed % 2**64, 0
+        for _ in range(10):
+            pa, pb = PHILOX64[0] * c0, PHILOX64[1] * c2
+            c0, c1, c2, c3 = (pb >> 64) ^ c1 ^ k0, pb & mask, (pa >> 64) ^ c3 ^ k1, pa & mask
+            k0, k1 = (k0 + PHILOX64[2]) & mask, (k1 + PHILOX64[3]) & mask
+        for k, c in enumerate((c0, c1, c2, c3)):
+            out[k].append(c)
+    return out
+
+
+def rand_wide_reference(t, n):
+    import numpy as np
+    streams = philox64_ref(RAND_SEED64, range(3000000000, 3000000000 + n))
+    words = []
+    for stream in streams[:2]:
+        for shift in (0, 32):
+            w = np.array([(v >> shift) & 0xFFFFFFFF for v in stream], dtype=np.uint32)
+            words.append(as_int32(w))
+    # uint_to_uniform_float on uint64: the bits as int64, folded, to fp32, times an fp32 scale.
+    x = np.array(streams[0], dtype=np.uint64).view(np.int64)
+    x = np.where(x < 0, ~x, x)  # -x - 1 without overflow
+    u = x.astype(np.float32) * np.float32(1.0842020432385337e-19)
+    return {"out": torch.cat(words), "u": torch.from_numpy(u.astype(np.float64))}
 
 
 def as_int32(words):
@@ -687,6 +722,60 @@ BLOCK_PTR_GEMM_PIPELINED = unit_strides_bound(
                 "float16", "float32", DOT_F16_OUT_F32, size=(300, 208, 144)),
     small=(70, 48, 48), tilec_flags=("--num-stages", "3"))
 
+# --- tests/gpu/lang_bits.tl: 16-bit float atomic_add (atom.add.noftz.f16/.bf16, or a CAS loop
+# on bf16 before sm_90: the sm_80 entry runs that PTX on the same GPU).
+def atomic_add_half_sample(name, dtype, arch=None):
+    kind = {"bfloat16": "bf16", "float16": "fp16"}[dtype]
+
+    def reference(t, n):
+        acc, x = t["acc"].float().cpu(), t["x"].float().cpu()
+        # fp32 holds the exact sum's rounding to 16 bits (more than twice their bits).
+        return {"acc": (acc + x).to(getattr(torch, dtype)).double(), "old": acc.double(),
+                "count": torch.tensor([float(cdiv(n, 256))], dtype=torch.float64)}
+
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="atomic_add_half", ptx=name,
+        signature=f"*{kind}:16,*{kind}:16,*{kind}:16,*{kind},i32,256", size=20001, small=1001,
+        tilec_flags=("--arch", arch) if arch else (),
+        inputs=lambda n: {"acc": (randn(n) * 50).to(getattr(torch, dtype)),
+                          "x": randn(n, dtype), "old": empty(n, dtype),
+                          "count": torch.zeros(1, dtype=getattr(torch, dtype)).to(DEVICE)},
+        outputs=["acc", "old", "count"], inplace=["acc", "count"],
+        args=lambda t, n: [t["acc"], t["x"], t["old"], t["count"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),),
+        tol=EXACT, reference=reference)
+
+
+# Batched 3-D tl.dot: tilec multiplies on the CUDA cores (FMA), Triton on the tensor cores where
+# it can: fp32 sums in another order, as for the 2-D dots.
+def batched_dot_sample(name, dtype, blocks, tol, num_warps=4):
+    kind = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32"}[dtype]
+    b, m, n, k = blocks
+
+    def reference(t, batches):
+        a = t["a"].double().cpu().view(batches, m, k)
+        w = t["b"].double().cpu().view(batches, k, n)
+        return {"c": torch.bmm(a, w).flatten()}
+
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="batched_dot", ptx=name,
+        signature=f"*{kind}:16,*{kind}:16,*fp32:16,{b},{m},{n},{k}", size=8 * b, small=2 * b,
+        tilec_flags=("--num-warps", str(num_warps)),
+        inputs=lambda batches: {"a": randn(batches * m * k, dtype),
+                                "b": randn(batches * k * n, dtype), "c": empty(batches * m * n)},
+        outputs=["c"], args=lambda t, batches: [t["a"], t["b"], t["c"]],
+        grid=lambda meta, batches: (batches // meta["B"],), tol=tol, reference=reference)
+
+
+LANG_BITS_SAMPLES = [
+    batched_dot_sample("batched_dot_f16", "float16", (2, 32, 32, 32), DOT_F16_OUT_F32),
+    batched_dot_sample("batched_dot_bf16", "bfloat16", (4, 16, 64, 16), DOT_BF16_OUT_F32),
+    batched_dot_sample("batched_dot_tf32", "float32", (2, 64, 32, 16), DOT_TF32, num_warps=8),
+    atomic_add_half_sample("atomic_add_bf16", "bfloat16"),
+    atomic_add_half_sample("atomic_add_bf16_sm80", "bfloat16", arch="sm_80"),
+    atomic_add_half_sample("atomic_add_fp16", "float16"),
+]
+
 RANDOM_BLOCK_PTR_SAMPLES = [
     Sample(
         name="rand_dropout", source="tests/gpu/random_block_ptr.tl", kernel="rand_dropout",
@@ -728,6 +817,15 @@ RANDOM_BLOCK_PTR_SAMPLES = [
         grid=lambda meta, s: (cdiv(s[0], meta["BM"]), cdiv(s[1], meta["BN"])),
         reference=lambda t, s: {"out": as_int32(philox32_ref(RAND_SEED64,
                                                              range(s[0] * s[1]))[0])}),
+    Sample(
+        name="rand_wide_bits", source="tests/gpu/random_block_ptr.tl", kernel="rand_wide_bits",
+        ptx="rand_wide_bits", signature="*i32:16,*fp32:16,i64,i32,256", size=20001, small=1001,
+        inputs=lambda n: {"out": torch.zeros(4 * n, dtype=torch.int32).to(DEVICE), "u": empty(n)},
+        outputs=["out", "u"],
+        args=lambda t, n: [t["out"], t["u"], RAND_SEED64, n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),),
+        tol=EXACT, reference=rand_wide_reference,
+        note="Philox-4x64 (64-bit offsets), keyed (seed, 0) as Triton 3.6's random.py keys it"),
     Sample(
         name="block_ptr_copy", source="tests/gpu/random_block_ptr.tl", kernel="block_ptr_copy",
         ptx="block_ptr_copy", signature="*fp32:16,*fp32:16,i32,i32,i32:16,1,i32:16,1,32,64",
@@ -1245,7 +1343,7 @@ SAMPLES: List[Sample] = [
         args=lambda t, n: [t["x"], t["y"], t["output"], n],
         grid=lambda meta, n: (cdiv(n, meta["BLOCK_SIZE"]),),
         reference=lambda t, n: {"output": (t["x"] + t["y"]).double()}),
-] + RANDOM_BLOCK_PTR_SAMPLES + FP8_SAMPLES
+] + RANDOM_BLOCK_PTR_SAMPLES + FP8_SAMPLES + LANG_BITS_SAMPLES
 
 
 # --- running ---------------------------------------------------------------------------------

@@ -332,3 +332,92 @@ TEST_CASE("tl.cumsum and tl.cumprod along an axis, reversed, on the interpreter"
   launch(*ints->functions.at(0), {KernelArg::pointer(bytes), KernelArg::pointer(out)}, 1);
   CHECK(worst(out, want, 0, 0) <= 1);
 }
+
+namespace {
+
+/// `v` rounded to a binary float with `bits` significand bits (the implicit one included) and
+/// smallest normal exponent `minExp` (as std::frexp counts), to nearest, ties to even. fp16:
+/// (11, -13), bf16: (8, -125). Values stay far from overflow here.
+double roundToFormat(double v, int bits, int minExp) {
+  if (v == 0)
+    return v;
+  int e;
+  std::frexp(v, &e);
+  double scale = std::ldexp(1.0, bits - std::max(e, minExp));
+  return std::nearbyint(v * scale) / scale;
+}
+
+} // namespace
+
+TEST_CASE("atomic_add on fp16 and bf16: tensor (masked) and scalar forms, the old values",
+          "[language][atomic]") {
+  struct Format {
+    const char *name;
+    ScalarKind kind;
+    int bits, minExp;
+  };
+  for (Format f :
+       {Format{"fp16", ScalarKind::F16, 11, -13}, Format{"bf16", ScalarKind::BF16, 8, -125}}) {
+    INFO(f.name);
+    const DType half = DType::scalar(f.kind);
+    const int64_t n = 50, programs = 7;
+    std::string p = std::string("*") + f.name;
+    auto module = compile(kernelPath("atomics16"), "half_atomic_add",
+                          p + "," + p + "," + p + "," + p + "," + p + ",i32,64");
+    HostBuffer acc(half, n), x(half, programs * n), old(half, programs * n), count(half, 1),
+        before(half, programs);
+    // Sums whose rounding matters: cells far from zero, addends with all bits set.
+    for (int64_t i = 0; i < n; ++i)
+      acc.setDouble(i, roundToFormat(37.0 + i * 1.37, f.bits, f.minExp));
+    for (int64_t i = 0; i < programs * n; ++i)
+      x.setDouble(i, roundToFormat(std::sin(i * 0.71) * 3.3, f.bits, f.minExp));
+    std::vector<double> cells(n), wantOld(programs * n), wantBefore(programs);
+    for (int64_t i = 0; i < n; ++i)
+      cells[i] = acc.getDouble(i);
+    // The interpreter runs the programs in order, each atomic once per element.
+    for (int64_t pid = 0; pid < programs; ++pid) {
+      for (int64_t i = 0; i < n; ++i) {
+        wantOld[pid * n + i] = cells[i];
+        cells[i] = roundToFormat(cells[i] + x.getDouble(pid * n + i), f.bits, f.minExp);
+      }
+      wantBefore[pid] = static_cast<double>(pid);
+    }
+    launch(*module->functions.at(0),
+           {KernelArg::pointer(acc), KernelArg::pointer(x), KernelArg::pointer(old),
+            KernelArg::pointer(count), KernelArg::pointer(before), KernelArg::integer(n)},
+           programs);
+    CHECK(worst(acc, cells, 0, 0) == 0);
+    CHECK(worst(old, wantOld, 0, 0) == 0);
+    CHECK(worst(before, wantBefore, 0, 0) == 0);
+    CHECK(count.getDouble(0) == programs);
+  }
+}
+
+TEST_CASE("atomic_cas on 16-bit types swaps where the bits equal", "[language][atomic]") {
+  for (ScalarKind kind : {ScalarKind::F16, ScalarKind::BF16, ScalarKind::I16}) {
+    const DType t = DType::scalar(kind);
+    const char *name = kind == ScalarKind::F16    ? "*fp16"
+                       : kind == ScalarKind::BF16 ? "*bf16"
+                                                  : "*i16";
+    INFO(name);
+    std::string p = name;
+    auto module =
+        compile(kernelPath("atomics16"), "cas16", p + "," + p + "," + p + "," + p + ",32");
+    const int64_t n = 32;
+    HostBuffer cells(t, n), cmp(t, n), val(t, n), old(t, n);
+    std::vector<double> wantCells(n), wantOld(n);
+    for (int64_t i = 0; i < n; ++i) {
+      cells.setDouble(i, static_cast<double>(i - 10));
+      cmp.setDouble(i, static_cast<double>(i % 3 == 0 ? i - 10 : i));
+      val.setDouble(i, static_cast<double>(100 + i));
+      wantOld[i] = static_cast<double>(i - 10);
+      wantCells[i] = i % 3 == 0 ? 100.0 + i : static_cast<double>(i - 10);
+    }
+    launch(*module->functions.at(0),
+           {KernelArg::pointer(cells), KernelArg::pointer(cmp), KernelArg::pointer(val),
+            KernelArg::pointer(old)},
+           1);
+    CHECK(worst(cells, wantCells, 0, 0) == 0);
+    CHECK(worst(old, wantOld, 0, 0) == 0);
+  }
+}

@@ -120,11 +120,23 @@ TEST_CASE("tl.randint on 2-D offsets with a 64-bit seed", "[random]") {
   CHECK(wrong == 0);
 }
 
-TEST_CASE("tl.randint on 64-bit offsets (Philox-4x64) is not supported yet", "[random]") {
-  // Philox-4x64 matched the published known answers (above) but not Triton's bits on the GPU.
-  std::string error;
-  CHECK(!tryCompile(kernelPath("random"), "wide_offsets", "*i64,i32,i32,64", error));
-  CHECK(error.find("64-bit offsets (Philox-4x64) are not supported yet") != std::string::npos);
+TEST_CASE("tl.randint on 64-bit offsets is Philox-4x64-10 keyed by the whole seed", "[random]") {
+  // Triton 3.6 keys the 64-bit variant with (seed as a uint64, 0). tests/interp/random64_check.py
+  // checks the four streams, tl.rand and tl.randn against a plain-Python Philox as well.
+  auto module = compile(kernelPath("random"), "wide_offsets", "*i64,i32,i32,64");
+  const int64_t n = 150;
+  for (int64_t seed : {int64_t(1234), int64_t(-3)}) {
+    HostBuffer out(DType::scalar(ScalarKind::I64), n);
+    launch(*module->functions.at(0),
+           {KernelArg::pointer(out), KernelArg::integer(seed), KernelArg::integer(n)}, cdiv(n, 64));
+    int wrong = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      uint64_t offset = 4294967296ull + static_cast<uint64_t>(i);
+      uint64_t want = philox(64, {{offset, 0, 0, 0}}, static_cast<uint64_t>(seed), 0).w[0];
+      wrong += static_cast<uint64_t>(out.getInt(i)) != want;
+    }
+    CHECK(wrong == 0);
+  }
 }
 
 TEST_CASE("tl.rand and tl.randn: Triton's uniform conversion and Box-Muller", "[random]") {
