@@ -1636,7 +1636,9 @@ def write_interp(sample: Sample, tilec: str, ptx_dir: str) -> Callable[[], Optio
     missing = set(sample.outputs) - {a.get("key") for a in args if a.get("output")}
     if missing:
         raise ValueError(f"outputs {sorted(missing)} are not arguments")
-    flags = list(sample.tilec_flags)
+    # The interpreter runs no target's code: `tilec run` takes no --arch.
+    flags = [f for i, f in enumerate(sample.tilec_flags)
+             if f != "--arch" and (i == 0 or sample.tilec_flags[i - 1] != "--arch")]
     signature = sample.signature
     if sample.variant is not None:  # the chosen config: its constexprs and warps
         flags = ["--num-warps", str(info["num_warps"])]
