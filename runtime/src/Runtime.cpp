@@ -129,6 +129,9 @@ void PrimaryContext::reset() {
   // reset is about to destroy them and their handles may be reused.
   ResetCount.fetch_add(1, std::memory_order_acq_rel);
   ModuleCache::global().clear();
+  // The broken context must not stay current: with it current, the driver answers the calls
+  // below with its sticky error.
+  cu.cuCtxSetCurrent(nullptr);
   driver::check(cu.cuDevicePrimaryCtxReset(Device), "cuDevicePrimaryCtxReset");
   // A reset does not release our reference, but it leaves the context inactive: retaining it
   // again starts it (the extra reference is given back at once) and gives its handle.

@@ -41,6 +41,9 @@ static CUcontext Current = NULL;
 static int PrimaryRetains = 0;
 static long FailuresLeft = -1; /* -1: not read from the environment yet */
 static CUresult StickyError = CUDA_SUCCESS;
+/* The sticky error of a context reset while it was current: the thread stays bound to the
+ * destroyed context until it makes another current. */
+static CUresult StaleCurrentError = CUDA_SUCCESS;
 
 /* What the context holds (allocations and modules), so that a reset can free it and a stale
  * free is caught. */
@@ -230,6 +233,12 @@ FAKE_EXPORT CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CU
 FAKE_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
   NEED_INIT();
   INJECT();
+  /* As a real driver: while a context broken by a kernel fault is current (before or after its
+   * reset), retaining answers with its sticky error. */
+  if (Current && StickyError != CUDA_SUCCESS)
+    return StickyError;
+  if (Current && StaleCurrentError != CUDA_SUCCESS)
+    return StaleCurrentError;
   if (dev != 0)
     return CUDA_ERROR_INVALID_DEVICE;
   ++PrimaryRetains;
@@ -256,6 +265,8 @@ FAKE_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev) {
     free(Held[i].Memory);
   }
   HeldCount = 0;
+  if (Current)
+    StaleCurrentError = StickyError;
   StickyError = CUDA_SUCCESS;
   return CUDA_SUCCESS;
 }
@@ -272,6 +283,7 @@ FAKE_EXPORT CUresult cuCtxSetCurrent(CUcontext ctx) {
   if (ctx && ctx != PrimaryContext)
     return CUDA_ERROR_INVALID_CONTEXT;
   Current = ctx;
+  StaleCurrentError = CUDA_SUCCESS;
   return CUDA_SUCCESS;
 }
 
