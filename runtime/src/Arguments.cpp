@@ -222,8 +222,10 @@ void packArguments(const KernelInfo &kernel, const Arg *args, size_t count, uint
     size_t last = desc.FirstParam + 2 * desc.BlockShape.size();
     if (args[last].kind() != Arg::Kind::Exact && args[last].bits() != 1)
       throw Error(kernel.Name + ": argument " + std::to_string(last) + " (" +
-                  kernel.Params[last].Name + "): the last stride of a tensor descriptor must be "
-                  "1, got " + integerText(args[last]));
+                  kernel.Params[last].Name +
+                  "): the last stride of a tensor descriptor must be "
+                  "1, got " +
+                  integerText(args[last]));
   }
 }
 

@@ -43,8 +43,7 @@ std::string checkDescriptor(const TensorDescInfo &info, const TensorDescriptor &
 
 } // namespace
 
-std::vector<Arg> expandTensorDescriptors(const KernelInfo &kernel, const Arg *args,
-                                         size_t count) {
+std::vector<Arg> expandTensorDescriptors(const KernelInfo &kernel, const Arg *args, size_t count) {
   std::vector<Arg> flat;
   flat.reserve(kernel.Params.size());
   for (size_t i = 0; i < count; ++i) {

@@ -48,8 +48,8 @@ TEST_CASE("tensor descriptors: the metadata names the run of parameters", "[desc
 }
 
 TEST_CASE("tensor descriptors: one TensorDescriptor packs as its parameters", "[descriptor]") {
-  TensorDescriptor desc{DevicePtr<fp16>{0x10000}, {100, 72}, {80, 1}, {32, 64},
-                        TensorDescriptor::Padding::Nan};
+  TensorDescriptor desc{
+      DevicePtr<fp16>{0x10000}, {100, 72}, {80, 1}, {32, 64}, TensorDescriptor::Padding::Nan};
   std::vector<uint64_t> slots = pack({desc, 5});
   REQUIRE(slots.size() == 7);
   CHECK(slots[0] == 0x10000);

@@ -99,12 +99,12 @@ std::string kernelMetadataJson(const tir::Module &module, const TargetOptions &o
         std::string shape;
         for (int64_t d : desc.blockShape)
           shape += (shape.empty() ? "" : ", ") + std::to_string(d);
-        descriptors.push_back(Json{{"name", desc.name},
-                                   {"signature", "tensordesc<" + signatureTypeName(desc.elem) +
-                                                     "[" + shape + "]>"},
-                                   {"dtype", signatureTypeName(desc.elem)},
-                                   {"block_shape", desc.blockShape},
-                                   {"first_param", desc.firstParam}});
+        descriptors.push_back(
+            Json{{"name", desc.name},
+                 {"signature", "tensordesc<" + signatureTypeName(desc.elem) + "[" + shape + "]>"},
+                 {"dtype", signatureTypeName(desc.elem)},
+                 {"block_shape", desc.blockShape},
+                 {"first_param", desc.firstParam}});
       }
       kernel["tensor_descriptors"] = std::move(descriptors);
     }

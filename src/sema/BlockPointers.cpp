@@ -302,8 +302,7 @@ void Specializer::storeBlockPointer(const SemaValue &blockPtr, const SemaValue &
 
 SemaValue Specializer::blockPointerAt(const SemaValue &base, std::vector<SemaValue> shape,
                                       std::vector<SemaValue> strides,
-                                      std::vector<SemaValue> offsets,
-                                      const SemaValue &blockShape) {
+                                      std::vector<SemaValue> offsets, const SemaValue &blockShape) {
   // Row-major order: a descriptor's last dimension is the contiguous one.
   std::vector<SemaValue> order;
   for (size_t d = blockShape.elems.size(); d-- > 0;)

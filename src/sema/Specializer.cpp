@@ -683,9 +683,8 @@ void Specializer::specialize(const ast::Stmt &kernel,
       function_.constexprs.push_back({param.name, bound->second.repr()});
       continue;
     }
-    auto desc = std::find_if(
-        function_.tensorDescriptors.begin(), function_.tensorDescriptors.end(),
-        [&](const tir::TensorDescParam &d) { return d.name == param.name; });
+    auto desc = std::find_if(function_.tensorDescriptors.begin(), function_.tensorDescriptors.end(),
+                             [&](const tir::TensorDescParam &d) { return d.name == param.name; });
     if (desc != function_.tensorDescriptors.end()) {
       bind(param.name, tensorDescriptorArgument(*desc));
       continue;
@@ -1121,8 +1120,9 @@ void Specializer::execIf(const ast::Stmt &stmt) {
     const SemaValue &tv = t->second, &ev = e->second;
     if (tv.kind == SemaValue::Kind::TensorDesc || ev.kind == SemaValue::Kind::TensorDesc) {
       if (!sameTensorDescriptor(tv, ev))
-        error(stmt.loc, "'" + name + "' is a different tensor descriptor on each path of this "
-                        "if: that is not supported yet (make it before the if)");
+        error(stmt.loc, "'" + name +
+                            "' is a different tensor descriptor on each path of this "
+                            "if: that is not supported yet (make it before the if)");
       bind(name, tv);
       continue;
     }

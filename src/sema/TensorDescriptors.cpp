@@ -43,7 +43,9 @@ std::vector<SemaValue> elementsOf(const SemaValue &v) {
   return {v};
 }
 
-size_t rankOf(const SemaValue &desc) { return desc.elems[kBlockShape].elems.size(); }
+size_t rankOf(const SemaValue &desc) {
+  return desc.elems[kBlockShape].elems.size();
+}
 
 DType elementOf(const SemaValue &desc) {
   return desc.elems[kBase].value->type().elem.pointeeType();
@@ -90,8 +92,8 @@ SemaValue Specializer::makeTensorDescriptor(CallArgs &args) {
   int64_t lastBytes = block.back() * static_cast<int64_t>(elem.bits() / 8);
   if (lastBytes < 16)
     error(loc, fn + "'s block must have at least 16 bytes in the last dimension, got " +
-                   std::to_string(block.back()) + " x " + std::to_string(elem.bits() / 8) +
-                   " = " + std::to_string(lastBytes) + " bytes");
+                   std::to_string(block.back()) + " x " + std::to_string(elem.bits() / 8) + " = " +
+                   std::to_string(lastBytes) + " bytes");
 
   const SemaValue &lastStride = strides.back();
   if (lastStride.kind == Kind::Int && lastStride.intValue != 1)
@@ -124,9 +126,9 @@ SemaValue Specializer::makeTensorDescriptor(CallArgs &args) {
   if (isGiven(values[4])) {
     padding = *values[4];
     if (padding.kind != Kind::String || (padding.name != "zero" && padding.name != "nan"))
-      error(loc, fn + "'s padding_option must be \"zero\" or \"nan\", not " +
-                     (padding.kind == Kind::String ? "'" + padding.name + "'"
-                                                   : padding.describe()));
+      error(loc,
+            fn + "'s padding_option must be \"zero\" or \"nan\", not " +
+                (padding.kind == Kind::String ? "'" + padding.name + "'" : padding.describe()));
     if (padding.name == "nan" && !elem.isFloat())
       error(loc, "padding_option \"nan\" is not supported for integer tensor descriptors");
   }
@@ -236,13 +238,12 @@ SemaValue Specializer::loadTensorDescriptor(const SemaValue &desc, const SemaVal
     all.push_back(static_cast<int64_t>(d));
   auto [ptr, mask] = blockPointerAddresses(blockPtr, all, loc);
   Type scalar(elem);
-  tir::Value *fill =
-      builder_.select(padding.value,
-                      builder_.floatConstant(std::numeric_limits<double>::quiet_NaN(), scalar),
-                      builder_.floatConstant(0.0, scalar));
+  tir::Value *fill = builder_.select(
+      padding.value, builder_.floatConstant(std::numeric_limits<double>::quiet_NaN(), scalar),
+      builder_.floatConstant(0.0, scalar));
   tir::Value *other = builder_.splat(fill, ptr->type().shape);
-  return SemaValue::ofTensor(builder_.createValue(tir::OpCode::Load, {ptr, mask, other},
-                                                  Type(elem, ptr->type().shape)));
+  return SemaValue::ofTensor(
+      builder_.createValue(tir::OpCode::Load, {ptr, mask, other}, Type(elem, ptr->type().shape)));
 }
 
 void Specializer::storeTensorDescriptor(const SemaValue &desc, const SemaValue &offsets,
@@ -281,9 +282,9 @@ SemaValue Specializer::tensorDescriptorAttribute(const SemaValue &desc, const st
   }
   if (attr == "strides")
     return desc.elems[kStrides];
-  static const std::set<std::string> unsupported = {
-      "atomic_add", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",
-      "gather",     "scatter",    "block_type"};
+  static const std::set<std::string> unsupported = {"atomic_add", "atomic_min", "atomic_max",
+                                                    "atomic_and", "atomic_or",  "atomic_xor",
+                                                    "gather",     "scatter",    "block_type"};
   if (unsupported.count(attr))
     error(loc, "tensor descriptor '" + attr + "' is not supported yet");
   error(loc, "tensor descriptors have no attribute '" + attr +

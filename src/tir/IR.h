@@ -292,9 +292,9 @@ struct ParamInfo {
 /// descriptor when it does not use TMA (docs/metadata.md).
 struct TensorDescParam {
   std::string name;
-  DType elem;                     // the element type (the base points to it)
+  DType elem;                      // the element type (the base points to it)
   std::vector<int64_t> blockShape; // the rank is its size
-  unsigned firstParam = 0;        // index into Function::params of the base pointer
+  unsigned firstParam = 0;         // index into Function::params of the base pointer
 };
 
 struct ConstexprBinding {

@@ -19,7 +19,9 @@ const DType f16 = DType::scalar(ScalarKind::F16);
 const DType f32 = DType::scalar(ScalarKind::F32);
 const DType i32 = DType::scalar(ScalarKind::I32);
 
-std::string kernelPath() { return std::string(TILEC_LANGUAGE_KERNELS_DIR) + "/tensor_desc.tl"; }
+std::string kernelPath() {
+  return std::string(TILEC_LANGUAGE_KERNELS_DIR) + "/tensor_desc.tl";
+}
 
 /// The parameters a `tensordesc<...>` argument expands to (docs/metadata.md): the base, the
 /// shape, the strides and the padding flag.

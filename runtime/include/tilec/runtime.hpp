@@ -238,7 +238,7 @@ public:
     Unsigned, // unsigned integers
     Float,    // float or double; Bits holds the value as a double
     Bool,
-    Exact, // Arg::exact: the bits of a value of exactly one parameter type
+    Exact,      // Arg::exact: the bits of a value of exactly one parameter type
     Descriptor, // a TensorDescriptor, for the parameters of one `tensordesc<...>` argument
   };
 
