@@ -52,6 +52,8 @@ std::string Arg::describe() const {
     return "bool value";
   case Kind::Exact:
     return "exact " + std::string(dtypeName(Type)) + " value";
+  case Kind::Descriptor:
+    return "tensor descriptor";
   default:
     return std::string(dtypeName(Type)) + " value";
   }
@@ -121,6 +123,8 @@ bool pointerElementMatches(DType parameter, DType argument) {
 /// Checks one argument and stores it; returns an empty string or what is wrong with it.
 std::string packOne(const ParamInfo &param, const Arg &arg, uint64_t *slot) {
   const ParamType &type = param.Type;
+  if (arg.kind() == Arg::Kind::Descriptor)
+    return "got a TensorDescriptor where no tensordesc<...> argument starts";
   if (type.IsPointer) {
     if (arg.kind() != Arg::Kind::Pointer)
       return "expected a device pointer (CUdeviceptr, T*, DevicePtr<T>), got " + arg.describe();
@@ -212,6 +216,16 @@ void packArguments(const KernelInfo &kernel, const Arg *args, size_t count, uint
     if (!problem.empty())
       throw Error(kernel.Name + ": argument " + std::to_string(i) + " (" + param.Name + ": " +
                   param.Type.str() + "): " + problem);
+  }
+  // The kernel takes a descriptor's last stride to be 1 (Triton's TensorDescriptor asserts it).
+  for (const TensorDescInfo &desc : kernel.TensorDescriptors) {
+    size_t last = desc.FirstParam + 2 * desc.BlockShape.size();
+    if (args[last].kind() != Arg::Kind::Exact && args[last].bits() != 1)
+      throw Error(kernel.Name + ": argument " + std::to_string(last) + " (" +
+                  kernel.Params[last].Name +
+                  "): the last stride of a tensor descriptor must be "
+                  "1, got " +
+                  integerText(args[last]));
   }
 }
 

@@ -274,6 +274,37 @@ private:
       info.Params.push_back(std::move(paramInfo));
     }
 
+    // Which runs of params are `tensordesc<...>` arguments (docs/metadata.md).
+    if (const json::Value *descriptors = kernel.find("tensor_descriptors")) {
+      expectKind(*descriptors, json::Value::Kind::Array, join(path, "tensor_descriptors"));
+      for (size_t i = 0; i < descriptors->elements().size(); ++i) {
+        const json::Value &entry = descriptors->elements()[i];
+        std::string entryPath = path + ".tensor_descriptors[" + std::to_string(i) + "]";
+        expectKind(entry, json::Value::Kind::Object, entryPath);
+        TensorDescInfo desc;
+        desc.Name = requireName(entry, "name", entryPath);
+        const json::Value &shape = requireMember(entry, "block_shape", entryPath);
+        expectKind(shape, json::Value::Kind::Array, join(entryPath, "block_shape"));
+        for (const json::Value &d : shape.elements()) {
+          std::optional<int64_t> n = d.asInt64();
+          if (!d.isNumber() || !n || *n <= 0)
+            fail(d, join(entryPath, "block_shape"), "must hold positive integers");
+          desc.BlockShape.push_back(*n);
+        }
+        if (desc.BlockShape.empty() || desc.BlockShape.size() > 5)
+          fail(shape, join(entryPath, "block_shape"), "must have 1 to 5 dimensions");
+        desc.FirstParam = readUnsigned(entry, "first_param", entryPath, 0,
+                                       static_cast<int64_t>(info.Params.size()), std::nullopt);
+        size_t rank = desc.BlockShape.size();
+        size_t end = desc.FirstParam + 2 + 2 * rank;
+        if (end > info.Params.size() || !info.Params[desc.FirstParam].Type.IsPointer)
+          fail(entry, entryPath,
+               "does not name a run of params (a pointer, then 2 * rank + 1 scalars)");
+        desc.Element = info.Params[desc.FirstParam].Type.Element;
+        info.TensorDescriptors.push_back(std::move(desc));
+      }
+    }
+
     if (const json::Value *constexprs = kernel.find("constexprs")) {
       expectKind(*constexprs, json::Value::Kind::Array, join(path, "constexprs"));
       for (size_t i = 0; i < constexprs->elements().size(); ++i) {

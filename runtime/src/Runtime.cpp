@@ -5,6 +5,7 @@
 #include "Driver.h"
 #include "Internal.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -539,6 +540,16 @@ size_t variantIndex(const KernelInfo &info, const std::string &entry) {
 void Kernel::launchPacked(const LaunchGrid &grid, CUstream stream, const Arg *args, size_t count,
                           uint64_t *slots) const {
   const KernelInfo &info = *State->Info;
+  // TensorDescriptor arguments stand for several parameters each: launch their expansion.
+  std::vector<Arg> expanded;
+  std::vector<uint64_t> expandedSlots;
+  if (std::any_of(args, args + count, [](const Arg &a) { return a.descriptor() != nullptr; })) {
+    expanded = expandTensorDescriptors(info, args, count);
+    expandedSlots.resize(expanded.size());
+    args = expanded.data();
+    count = expanded.size();
+    slots = expandedSlots.data();
+  }
   packArguments(info, args, count, slots);
   if (info.Variants.empty()) {
     launchState(*State, grid(info), stream, count, slots);

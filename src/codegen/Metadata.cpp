@@ -91,6 +91,23 @@ std::string kernelMetadataJson(const tir::Module &module, const TargetOptions &o
       params.push_back(std::move(p));
     }
     kernel["params"] = std::move(params);
+    // Which runs of params are `tensordesc<...>` arguments, so that launchers can take one
+    // descriptor for them; readers that do not know this member pass the params one by one.
+    if (!function.tensorDescriptors.empty()) {
+      Json descriptors = Json::array();
+      for (const tir::TensorDescParam &desc : function.tensorDescriptors) {
+        std::string shape;
+        for (int64_t d : desc.blockShape)
+          shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+        descriptors.push_back(
+            Json{{"name", desc.name},
+                 {"signature", "tensordesc<" + signatureTypeName(desc.elem) + "[" + shape + "]>"},
+                 {"dtype", signatureTypeName(desc.elem)},
+                 {"block_shape", desc.blockShape},
+                 {"first_param", desc.firstParam}});
+      }
+      kernel["tensor_descriptors"] = std::move(descriptors);
+    }
     kernel["constexprs"] = constexprsOf(function);
     return kernel;
   };

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -213,7 +214,22 @@ std::string emitHeader(const std::string &ptx, const std::string &metadataJson,
     std::string signature;
     std::string params;
     std::string args;
-    for (const Json &param : kernel.at("params")) {
+    // A tensordesc<...> argument's parameters are one TensorDescriptor in the launcher.
+    std::map<size_t, Json> descriptors;
+    for (const Json &desc : kernel.value("tensor_descriptors", Json::array()))
+      descriptors[desc.at("first_param").get<size_t>()] = desc;
+    const Json &paramList = kernel.at("params");
+    for (size_t i = 0; i < paramList.size(); ++i) {
+      const Json &param = paramList[i];
+      if (auto desc = descriptors.find(i); desc != descriptors.end()) {
+        std::string dname = desc->second.at("name").get<std::string>();
+        signature += (signature.empty() ? "" : ", ") + dname + ": " +
+                     desc->second.at("signature").get<std::string>();
+        params += ",\n    const ::tilec::rt::TensorDescriptor &" + cppName(dname);
+        args += ",\n      ::tilec::rt::Arg(" + cppName(dname) + ")";
+        i += 1 + 2 * desc->second.at("block_shape").size();
+        continue;
+      }
       std::string pname = param.at("name").get<std::string>();
       std::string type = param.at("type").get<std::string>();
       unsigned hint = param.value("alignment", 0u) + param.value("divisibility", 0u);

@@ -78,8 +78,10 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
       ->allow_extra_args(false); // one value per -k/-s/-D: later words are positionals
   app.add_option("-s,--signature", flags.signatures,
                  "Signature of the kernel in Triton AOT syntax, one entry per parameter: "
-                 "'*fp32:16' (pointer, 16-byte aligned), 'i32', 'i32:16' (divisible by 16), or a "
-                 "literal such as 1024 binding a tl.constexpr")
+                 "'*fp32:16' (pointer, 16-byte aligned), 'i32', 'i32:16' (divisible by 16), "
+                 "'tensordesc<fp16[64, 64]>' (a host TensorDescriptor: base, shape, strides and "
+                 "padding flag as parameters, see docs/metadata.md), or a literal such as 1024 "
+                 "binding a tl.constexpr")
       ->allow_extra_args(false);
   app.add_option("-D,--define", flags.defines,
                  "Bind a constexpr parameter or module-level constant: NAME=VALUE")

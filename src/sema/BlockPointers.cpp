@@ -300,6 +300,25 @@ void Specializer::storeBlockPointer(const SemaValue &blockPtr, const SemaValue &
   builder_.create(OpCode::Store, operands, {});
 }
 
+SemaValue Specializer::blockPointerAt(const SemaValue &base, std::vector<SemaValue> shape,
+                                      std::vector<SemaValue> strides,
+                                      std::vector<SemaValue> offsets, const SemaValue &blockShape) {
+  // Row-major order: a descriptor's last dimension is the contiguous one.
+  std::vector<SemaValue> order;
+  for (size_t d = blockShape.elems.size(); d-- > 0;)
+    order.push_back(SemaValue::ofInt(static_cast<int64_t>(d)));
+  SemaValue r;
+  r.kind = Kind::BlockPtr;
+  r.elems.resize(kNumParts);
+  r.elems[kBase] = base;
+  r.elems[kShape] = SemaValue::ofTuple(std::move(shape));
+  r.elems[kStrides] = SemaValue::ofTuple(std::move(strides));
+  r.elems[kOffsets] = SemaValue::ofTuple(std::move(offsets));
+  r.elems[kBlockShape] = blockShape;
+  r.elems[kOrder] = SemaValue::ofTuple(std::move(order));
+  return r;
+}
+
 bool Specializer::sameBlockPointer(const SemaValue &a, const SemaValue &b) {
   if (a.kind != Kind::BlockPtr || b.kind != Kind::BlockPtr)
     return false;

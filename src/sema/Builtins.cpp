@@ -33,7 +33,7 @@ const std::set<std::string> &supportedTl() {
       "next_power_of_2", "umulhi", "to_tensor", "make_block_ptr", "advance", "cumsum", "cumprod",
       "associative_scan", "reduce", "xor_sum", "join", "split", "interleave", "flip", "clamp",
       "div_rn", "fdiv", "sort", "topk", "histogram", "gather", "inline_asm_elementwise",
-      "assume"};
+      "assume", "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor"};
   return names;
 }
 
@@ -234,6 +234,8 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
     }
     error(loc, "dtypes have no attribute '" + attr + "' (or it is not supported yet)");
   }
+  if (value.kind == Kind::TensorDesc)
+    return tensorDescriptorAttribute(value, attr, loc);
   if (value.isConstexprNumber() && attr == "value")
     return value; // tl.constexpr(...).value
   error(loc, value.describe() + " has no attribute '" + attr + "' usable in a kernel");
@@ -531,6 +533,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
                    "and padding_option");
       return loadBlockPointer(*a.values[0], a.get(3), a.get(4), loc);
     }
+    if (a.values[0]->kind == Kind::TensorDesc)
+      error(loc, "tl.load does not take a tensor descriptor: use desc.load(offsets)");
     tir::Value *ptr = tensorArg(*a.values[0], "tl.load's pointer");
     if (!ptr->type().elem.isPointer())
       error(loc, "tl.load needs a pointer, got " + a.values[0]->describe());
@@ -576,6 +580,9 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
         error(loc, "tl.store through a block pointer takes no mask: use boundary_check");
       storeBlockPointer(*a.values[0], *a.values[1], a.get(3), loc);
       return SemaValue::none();
+    }
+    if (a.values[0]->kind == Kind::TensorDesc) {
+      error(loc, "tl.store does not take a tensor descriptor: use desc.store(offsets, value)");
     }
     tir::Value *ptr = tensorArg(*a.values[0], "tl.store's pointer");
     if (!ptr->type().elem.isPointer())
@@ -708,6 +715,17 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   }
   if (fn == "make_block_ptr")
     return makeBlockPointer(args);
+  if (fn == "make_tensor_descriptor")
+    return makeTensorDescriptor(args);
+  if (fn == "load_tensor_descriptor") {
+    auto a = bindArgs(*this, display, {"desc", "offsets"}, 2, args);
+    return loadTensorDescriptor(*a.values[0], *a.values[1], loc);
+  }
+  if (fn == "store_tensor_descriptor") {
+    auto a = bindArgs(*this, display, {"desc", "offsets", "value"}, 3, args);
+    storeTensorDescriptor(*a.values[0], *a.values[1], *a.values[2], loc);
+    return SemaValue::none();
+  }
   if (fn == "advance")
     return advanceBlockPointer(args);
   if (fn == "to_tensor") {

@@ -33,6 +33,11 @@ struct SemaValue {
                  // tuples of the shape and strides (int64 scalars), the offsets (int32
                  // scalars), the block shape and the order (constexpr ints). Loads and stores
                  // through it become pointer tensors and masks (BlockPointers.cpp).
+    TensorDesc,  // tl.make_tensor_descriptor's result or a `tensordesc<...>` kernel argument:
+                 // elems are the base (a pointer scalar), tuples of the shape (int32 scalars)
+                 // and strides (int64 scalars), the block shape (constexpr ints) and the
+                 // padding (the string 'zero' or 'nan', or an int1 scalar: nan when true).
+                 // Loads and stores go through block pointers (TensorDescriptors.cpp).
   };
 
   Kind kind = Kind::None;

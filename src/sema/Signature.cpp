@@ -50,16 +50,76 @@ bool parseHint(const std::string &text, unsigned &hint) {
   return hint != 0 && (hint & (hint - 1)) == 0;
 }
 
+/// The entries of a signature: split at the commas outside <...> and [...], which
+/// `tensordesc<fp16[64, 64]>` has.
+std::vector<std::string> splitEntries(const std::string &text) {
+  std::vector<std::string> items;
+  std::string current;
+  int depth = 0;
+  for (char c : text) {
+    if (c == '<' || c == '[')
+      ++depth;
+    else if ((c == '>' || c == ']') && depth > 0)
+      --depth;
+    if (c == ',' && depth == 0) {
+      items.push_back(current);
+      current.clear();
+      continue;
+    }
+    current += c;
+  }
+  items.push_back(current);
+  return items;
+}
+
+/// Parses `tensordesc<T[B0, B1, ...]>` into \p entry; returns an error message or "".
+std::string parseTensorDesc(const std::string &item, SignatureEntry &entry) {
+  const std::string prefix = "tensordesc<";
+  const std::string form = " (the form is tensordesc<fp16[64, 64]>: the element type and the "
+                           "block shape)";
+  if (item.rfind("tensordesc_im2col<", 0) == 0)
+    return "im2col tensor descriptors are not supported yet";
+  if (item.size() < prefix.size() + 1 || item.back() != '>')
+    return "a tensor descriptor entry must end with '>'" + form;
+  std::string inner = item.substr(prefix.size(), item.size() - prefix.size() - 1);
+  size_t open = inner.find('['), close = inner.find(']');
+  if (open == std::string::npos || close == std::string::npos || close < open)
+    return "a tensor descriptor needs its block shape in [...]" + form;
+  if (!trim(inner.substr(close + 1)).empty())
+    return "tensor descriptors with a layout (Gluon's) are not supported yet";
+  std::string typeName = trim(inner.substr(0, open));
+  tir::ScalarKind kind;
+  if (!parseSignatureType(typeName, kind))
+    return "unknown element type '" + typeName + "'" + form;
+  std::string dims = inner.substr(open + 1, close - open - 1);
+  size_t pos = 0;
+  while (true) {
+    size_t comma = dims.find(',', pos);
+    std::string dim =
+        trim(dims.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    unsigned value = 0;
+    if (!parseHint(dim, value))
+      return "the block shape of a tensor descriptor must be powers of two, not '" + dim + "'";
+    entry.blockShape.push_back(value);
+    if (comma == std::string::npos)
+      break;
+    pos = comma + 1;
+  }
+  if (entry.blockShape.size() > 5)
+    return "tensor descriptors have at most 5 dimensions, this one has " +
+           std::to_string(entry.blockShape.size());
+  entry.kind = SignatureEntry::Kind::TensorDesc;
+  entry.type = tir::DType::scalar(kind);
+  return "";
+}
+
 } // namespace
 
 std::optional<std::vector<SignatureEntry>> parseSignature(const std::string &text,
                                                           std::string &error) {
   std::vector<SignatureEntry> entries;
-  size_t pos = 0;
-  while (true) {
-    size_t comma = text.find(',', pos);
-    std::string item = trim(text.substr(pos, comma == std::string::npos ? std::string::npos
-                                                                        : comma - pos));
+  for (const std::string &raw : splitEntries(text)) {
+    std::string item = trim(raw);
     SignatureEntry entry;
     entry.text = item;
     std::string position = "entry " + std::to_string(entries.size() + 1);
@@ -67,7 +127,13 @@ std::optional<std::vector<SignatureEntry>> parseSignature(const std::string &tex
       error = position + " of the signature is empty";
       return std::nullopt;
     }
-    if (isNumberLiteral(item) || item == "True" || item == "False" || item == "None") {
+    if (item.rfind("tensordesc", 0) == 0) {
+      std::string problem = parseTensorDesc(item, entry);
+      if (!problem.empty()) {
+        error = position + " '" + item + "': " + problem;
+        return std::nullopt;
+      }
+    } else if (isNumberLiteral(item) || item == "True" || item == "False" || item == "None") {
       entry.kind = SignatureEntry::Kind::Constant;
       entry.constant = item;
     } else {
@@ -89,9 +155,6 @@ std::optional<std::vector<SignatureEntry>> parseSignature(const std::string &tex
         entry.kind = SignatureEntry::Kind::Constant;
         entry.constant = item;
         entries.push_back(entry);
-        if (comma == std::string::npos)
-          break;
-        pos = comma + 1;
         continue;
       }
       if (colon != std::string::npos && !parseHint(hintText, entry.hint)) {
@@ -102,9 +165,6 @@ std::optional<std::vector<SignatureEntry>> parseSignature(const std::string &tex
       entry.type = isPointer ? tir::DType::pointer(kind) : tir::DType::scalar(kind);
     }
     entries.push_back(entry);
-    if (comma == std::string::npos)
-      break;
-    pos = comma + 1;
   }
   return entries;
 }

@@ -7,6 +7,10 @@
 //   i32:16       ... that the caller promises is divisible by 16
 //   1024, 0.5, True, fp16
 //                a literal: the parameter is bound at compile time (a constexpr)
+//   tensordesc<fp16[64, 64]>
+//                a host-side tensor descriptor (triton.tools.tensor_descriptor.TensorDescriptor)
+//                of fp16 elements and block shape [64, 64], spelled as Triton's JIT prints it;
+//                the kernel takes it as several parameters (docs/metadata.md)
 #pragma once
 
 #include "tir/Types.h"
@@ -18,9 +22,10 @@
 namespace tilec::sema {
 
 struct SignatureEntry {
-  enum class Kind { Pointer, Scalar, Constant };
+  enum class Kind { Pointer, Scalar, Constant, TensorDesc };
   Kind kind = Kind::Scalar;
-  tir::DType type;          // Pointer: the pointer type; Scalar: the scalar type
+  tir::DType type;          // Pointer: the pointer type; Scalar, TensorDesc: the element type
+  std::vector<int64_t> blockShape; // TensorDesc: the block shape
   unsigned hint = 0;        // Pointer: alignment in bytes; Scalar: divisibility
   std::string constant;     // Constant: the literal as written
   std::string text;         // the entry as written, for messages

@@ -78,6 +78,8 @@ std::string SemaValue::describe() const {
     return "the @triton.jit function '" + function->name + "'";
   case Kind::BlockPtr:
     return "a block pointer";
+  case Kind::TensorDesc:
+    return "a tensor descriptor";
   case Kind::Builtin:
     return "the function '" + name + "'";
   case Kind::Slice:
@@ -681,6 +683,12 @@ void Specializer::specialize(const ast::Stmt &kernel,
       function_.constexprs.push_back({param.name, bound->second.repr()});
       continue;
     }
+    auto desc = std::find_if(function_.tensorDescriptors.begin(), function_.tensorDescriptors.end(),
+                             [&](const tir::TensorDescParam &d) { return d.name == param.name; });
+    if (desc != function_.tensorDescriptors.end()) {
+      bind(param.name, tensorDescriptorArgument(*desc));
+      continue;
+    }
     // Run-time parameters were added as body arguments by specializeKernel, in order.
     unsigned index = 0;
     for (; index < function_.params.size(); ++index)
@@ -1110,6 +1118,14 @@ void Specializer::execIf(const ast::Stmt &stmt) {
       continue; // defined on one path only: not visible after the if (as in Triton)
     }
     const SemaValue &tv = t->second, &ev = e->second;
+    if (tv.kind == SemaValue::Kind::TensorDesc || ev.kind == SemaValue::Kind::TensorDesc) {
+      if (!sameTensorDescriptor(tv, ev))
+        error(stmt.loc, "'" + name +
+                            "' is a different tensor descriptor on each path of this "
+                            "if: that is not supported yet (make it before the if)");
+      bind(name, tv);
+      continue;
+    }
     if (tv.kind == SemaValue::Kind::BlockPtr || ev.kind == SemaValue::Kind::BlockPtr) {
       // The parts that differ flow out of the `if` after the other merged values.
       blockPointers.push_back({name, tv, mergeBlockPointers(name, tv, ev, stmt.loc)});
@@ -1180,10 +1196,10 @@ static void collectReturned(const SemaValue &t, const SemaValue &e,
       collectReturned(t.elems[i], e.elems[i], out);
     return;
   }
-  if (Specializer::sameBlockPointer(t, e))
+  if (Specializer::sameBlockPointer(t, e) || Specializer::sameTensorDescriptor(t, e))
     return;
   if (!t.isTensor() && !e.isTensor() && t.kind == e.kind && t.kind != SemaValue::Kind::BlockPtr &&
-      t.repr() == e.repr())
+      t.kind != SemaValue::Kind::TensorDesc && t.repr() == e.repr())
     return; // the same constant on both paths
   out.push_back({t, e});
 }
@@ -1197,10 +1213,10 @@ static SemaValue rebuildReturned(const SemaValue &t, const SemaValue &e,
       elems.push_back(rebuildReturned(t.elems[i], e.elems[i], results, next));
     return SemaValue::ofTuple(std::move(elems));
   }
-  if (Specializer::sameBlockPointer(t, e))
+  if (Specializer::sameBlockPointer(t, e) || Specializer::sameTensorDescriptor(t, e))
     return t;
   if (!t.isTensor() && !e.isTensor() && t.kind == e.kind && t.kind != SemaValue::Kind::BlockPtr &&
-      t.repr() == e.repr())
+      t.kind != SemaValue::Kind::TensorDesc && t.repr() == e.repr())
     return t;
   return SemaValue::ofTensor(results.at(next++));
 }
@@ -1244,6 +1260,9 @@ void Specializer::execReturningIf(const ast::Stmt &stmt, tir::Value *cond) {
   for (const auto &[tv, ev] : pairs) {
     if (tv.kind == SemaValue::Kind::BlockPtr || ev.kind == SemaValue::Kind::BlockPtr)
       error(stmt.loc, "returning a different block pointer on each path of an 'if' is not "
+                      "supported yet");
+    if (tv.kind == SemaValue::Kind::TensorDesc || ev.kind == SemaValue::Kind::TensorDesc)
+      error(stmt.loc, "returning a different tensor descriptor on each path of an 'if' is not "
                       "supported yet");
     if (tv.isNone() || ev.isNone())
       error(stmt.loc, "this 'if' returns " + tv.describe() + " on one path and " + ev.describe() +
@@ -1897,6 +1916,36 @@ static SemaValue constexprArgument(const SourceManager &sources, const ast::Para
   return *value;
 }
 
+/// The parameters of a `tensordesc<T[...]>` argument, in the order docs/metadata.md gives: the
+/// base, the shape, the strides, the padding flag. The promises are those Triton's host-side
+/// TensorDescriptor asserts (a 16-byte aligned base, leading strides of a multiple of 16 bytes);
+/// the runtime checks them, and that the last stride is 1.
+static void addTensorDescriptorParams(tir::Function &function, const std::string &name,
+                                      const SignatureEntry &entry) {
+  tir::TensorDescParam desc{name, entry.type, entry.blockShape,
+                            static_cast<unsigned>(function.params.size())};
+  function.tensorDescriptors.push_back(desc);
+  auto add = [&](const std::string &part, DType type, unsigned alignment, unsigned divisibility) {
+    tir::ParamInfo info;
+    info.name = name + "." + part;
+    info.type = type;
+    info.alignment = alignment;
+    info.divisibility = divisibility;
+    function.params.push_back(info);
+    function.body().addArgument(Type(type))->setNameHint(name + "_" + part);
+  };
+  size_t rank = entry.blockShape.size();
+  unsigned elemBytes = std::max(1u, entry.type.bits() / 8);
+  unsigned strideDivisibility = elemBytes < 16 ? 16 / elemBytes : 0;
+  const DType i64 = DType::scalar(tir::ScalarKind::I64);
+  add("base", DType::pointer(entry.type.kind), 16, 0);
+  for (size_t d = 0; d < rank; ++d)
+    add("shape." + std::to_string(d), i64, 0, 0);
+  for (size_t d = 0; d < rank; ++d)
+    add("strides." + std::to_string(d), i64, 0, d + 1 < rank ? strideDivisibility : 0);
+  add("padding_nan", DType::scalar(tir::ScalarKind::I1), 0, 0);
+}
+
 tir::Function &specializeKernel(const ast::Module &module, const SourceManager &sources,
                                 const KernelRequest &request, tir::Module &out) {
   SourceLoc fileLoc{module.file, 0, 0};
@@ -1974,6 +2023,10 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
                                    "' is tl.constexpr: the signature must give its value (such as "
                                    "1024), not the type '" +
                                    entry.text + "'");
+    if (entry.kind == SignatureEntry::Kind::TensorDesc) {
+      addTensorDescriptorParams(*function, param.name, entry);
+      continue;
+    }
     tir::ParamInfo info;
     info.name = param.name;
     info.type = entry.type;

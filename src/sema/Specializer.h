@@ -121,6 +121,25 @@ public:
                          const SemaValue *boundaryCheck, SourceLoc loc);
   /// Whether two block pointers are made of the same values.
   static bool sameBlockPointer(const SemaValue &a, const SemaValue &b);
+  /// A block pointer at \p offsets (int32 scalars) into a tensor of \p shape and \p strides
+  /// (int64 scalars), for loads and stores through tensor descriptors.
+  SemaValue blockPointerAt(const SemaValue &base, std::vector<SemaValue> shape,
+                           std::vector<SemaValue> strides, std::vector<SemaValue> offsets,
+                           const SemaValue &blockShape);
+
+  // Tensor descriptors (TensorDescriptors.cpp).
+  SemaValue makeTensorDescriptor(CallArgs &args);
+  /// The descriptor a `tensordesc<...>` kernel argument denotes, from its parameters (the base,
+  /// the shape, the strides and the padding flag, as specializeKernel added them).
+  SemaValue tensorDescriptorArgument(const tir::TensorDescParam &param);
+  /// desc.load / tl.load_tensor_descriptor, desc.store / tl.store_tensor_descriptor.
+  SemaValue loadTensorDescriptor(const SemaValue &desc, const SemaValue &offsets, SourceLoc loc);
+  void storeTensorDescriptor(const SemaValue &desc, const SemaValue &offsets,
+                             const SemaValue &value, SourceLoc loc);
+  SemaValue tensorDescriptorAttribute(const SemaValue &desc, const std::string &attr,
+                                      SourceLoc loc);
+  /// Whether two tensor descriptors are made of the same values.
+  static bool sameTensorDescriptor(const SemaValue &a, const SemaValue &b);
 
 private:
   const ast::Module &module_;

@@ -286,6 +286,17 @@ struct ParamInfo {
   unsigned divisibility = 0;
 };
 
+/// A `tensordesc<T[B0, B1, ...]>` kernel argument. It is not one parameter but 2 + 2 * rank of
+/// them, from `firstParam` on: the base pointer, the shape (i64 each), the strides (i64 each)
+/// and the padding flag (i1: true for NaN), the leading part of what Triton passes for a host
+/// descriptor when it does not use TMA (docs/metadata.md).
+struct TensorDescParam {
+  std::string name;
+  DType elem;                      // the element type (the base points to it)
+  std::vector<int64_t> blockShape; // the rank is its size
+  unsigned firstParam = 0;         // index into Function::params of the base pointer
+};
+
 struct ConstexprBinding {
   std::string name;
   std::string value; // as the user wrote it / Python would print it: "1024", "True", "fp16"
@@ -311,6 +322,7 @@ public:
   };
 
   std::vector<ParamInfo> params;          // one per body argument, in order
+  std::vector<TensorDescParam> tensorDescriptors; // the descriptor arguments among params
   std::vector<PipelineBuffer> pipelineBuffers;
   std::vector<ConstexprBinding> constexprs; // in source order
   unsigned numWarps = 4;

@@ -848,6 +848,18 @@ RANDOM_BLOCK_PTR_SAMPLES = [
         reference=block_ptr_padding_reference),
     BLOCK_PTR_GEMM,
     BLOCK_PTR_GEMM_PIPELINED,
+    # The block-pointer copy's shapes and reference through tl.make_tensor_descriptor.
+    Sample(
+        name="tensor_desc_copy", source="tests/gpu/tensor_desc.tl", kernel="tensor_desc_copy",
+        ptx="tensor_desc_copy", signature="*fp32:16,*fp32:16,i32,i32,i32:16,i32:16,32,64",
+        size=(300, 501), small=(37, 70),
+        inputs=lambda s: {"x": padded(s[0], s[1], round_up(s[1], 16)),
+                          "y": padded(s[0], s[1], round_up(s[1] + 5, 16), random=False)},
+        outputs=["y"],
+        args=lambda t, s: [t["x"], t["y"], s[0], s[1], round_up(s[1], 16),
+                           round_up(s[1] + 5, 16)],
+        grid=lambda meta, s: (cdiv(s[0], meta["BM"]), cdiv(s[1], meta["BN"])),
+        reference=block_ptr_copy_reference),
 ]
 
 
@@ -1894,6 +1906,11 @@ def main(argv=None) -> int:
     if "triton" in providers:
         import triton as triton_module  # not imported in the sanitizer mode: only tilec runs
         triton = bench.triton = triton_module
+        # Triton builds the TMA descriptors of tl.make_tensor_descriptor in global scratch memory
+        # that it asks this allocator for.
+        if hasattr(triton, "set_allocator"):
+            triton.set_allocator(
+                lambda size, align, stream: torch.empty(size, dtype=torch.int8, device=DEVICE))
         versions += f", triton {triton.__version__}"
     if not torch.cuda.is_available():
         print("check_samples.py: no CUDA device", file=sys.stderr)

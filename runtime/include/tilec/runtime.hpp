@@ -106,6 +106,15 @@ struct ParamInfo {
   uint32_t Divisibility = 0;
 };
 
+/// A `tensordesc<T[...]>` argument: the params from FirstParam on are its base pointer, its
+/// shape (i64 each), its strides (i64 each) and its padding flag (i1), 2 + 2 * rank in all.
+struct TensorDescInfo {
+  std::string Name;
+  DType Element = DType::FP32;
+  std::vector<int64_t> BlockShape; // the rank is its size
+  size_t FirstParam = 0;
+};
+
 struct ConstexprInfo {
   std::string Name;
   /// The value as written by the compiler ("1024", "True", "fp16"...).
@@ -121,6 +130,8 @@ struct KernelInfo {
   /// statically as dynamic shared memory (see docs/metadata.md).
   unsigned SharedMemoryBytes = 0;
   std::vector<ParamInfo> Params;
+  /// The tensor descriptor arguments among Params (a launch may pass a TensorDescriptor for each).
+  std::vector<TensorDescInfo> TensorDescriptors;
   std::vector<ConstexprInfo> Constexprs;
   /// Metadata version 2, autotuned kernels (@triton.autotune): the parameters whose values select
   /// a variant, and the variants (each a complete KernelInfo with the kernel's Name and Params and
@@ -215,6 +226,8 @@ template <typename T> struct DevicePtr { CUdeviceptr Address = 0; };
 static_assert(!std::is_same_v<CUdeviceptr, uint64_t>,
               "tilec::rt::Arg tells CUdeviceptr from uint64_t by type");
 
+struct TensorDescriptor;
+
 /// One launch argument as the caller gave it, before it is checked against its parameter.
 /// Built implicitly from the C++ value, so kernel.launch(grid, stream, x, n) just works.
 class Arg {
@@ -225,7 +238,8 @@ public:
     Unsigned, // unsigned integers
     Float,    // float or double; Bits holds the value as a double
     Bool,
-    Exact, // Arg::exact: the bits of a value of exactly one parameter type
+    Exact,      // Arg::exact: the bits of a value of exactly one parameter type
+    Descriptor, // a TensorDescriptor, for the parameters of one `tensordesc<...>` argument
   };
 
   Arg(CUdeviceptr address) : ArgKind(Kind::Pointer), Bits(address) {}
@@ -254,6 +268,9 @@ public:
   Arg(double value);
   /// Plain char is neither signed nor unsigned: say int8_t or uint8_t.
   Arg(char value) = delete;
+  /// Refers to \p descriptor, which must outlive the launch call (not the kernel's run).
+  Arg(const TensorDescriptor &descriptor)
+      : ArgKind(Kind::Descriptor), Bits(0), Descriptor(&descriptor) {}
 
   /// The bits of a value of exactly \p type, for types C++ has no standard type for (fp16, bf16,
   /// fp8): Arg::exact(DType::FP16, 0x3c00) is 1.0. Matches only a parameter of that type.
@@ -264,6 +281,8 @@ public:
   DType dtype() const { return Type; }
   bool hasElementType() const { return HasElementType; }
   uint64_t bits() const { return Bits; }
+  /// Kind::Descriptor: the descriptor; otherwise nullptr.
+  const TensorDescriptor *descriptor() const { return Descriptor; }
   /// "fp32 value", "i64 value", "pointer to fp16", "untyped pointer".
   std::string describe() const;
 
@@ -276,7 +295,30 @@ private:
   DType Type = DType::I8;
   bool HasElementType = false;
   uint64_t Bits;
+  const TensorDescriptor *Descriptor = nullptr;
 };
+
+/// A host-side tensor descriptor, as Triton's triton.tools.tensor_descriptor.TensorDescriptor:
+/// the argument of a `tensordesc<T[B0, B1, ...]>` parameter. Elements outside Shape read as the
+/// padding (zeros, or NaN) and are not written. The launch checks it as Triton's constructor
+/// does: Shape, Strides and BlockShape of one entry per dimension, BlockShape equal to the one
+/// the kernel was compiled for, a 16-byte aligned Base of the kernel's element type, the leading
+/// strides multiples of 16 bytes and the last stride 1 (all in elements).
+struct TensorDescriptor {
+  enum class Padding : uint8_t { Zero, Nan };
+
+  Arg Base = nullptr;
+  std::vector<int64_t> Shape;
+  std::vector<int64_t> Strides;
+  std::vector<int64_t> BlockShape;
+  Padding PaddingOption = Padding::Zero;
+};
+
+/// Replaces each TensorDescriptor among \p args by the parameters it stands for (its base, shape,
+/// strides and padding flag), after checking it against the descriptor parameter it meets (see
+/// TensorDescriptor); other arguments are copied. Throws an Error naming the kernel and the
+/// argument. Launches do this before packArguments.
+std::vector<Arg> expandTensorDescriptors(const KernelInfo &kernel, const Arg *args, size_t count);
 
 //===----------------------------------------------------------------------===//
 // Typed arguments (the parameters of the launchers tilec --emit header writes)

@@ -1,0 +1,153 @@
+// Tensor descriptors (tl.make_tensor_descriptor, desc.load / desc.store, the free functions, and
+// `tensordesc<...>` kernel arguments), compiled from kernels/tensor_desc.tl and run on the
+// interpreter against plain loops: elements outside the shape read as the padding and are not
+// written.
+#include "SeedKernelTestUtil.h"
+
+#include <cmath>
+
+using namespace tilec;
+using namespace tilec::seedtest;
+using interp::HostBuffer;
+using interp::KernelArg;
+using tir::DType;
+using tir::ScalarKind;
+
+namespace {
+
+const DType f16 = DType::scalar(ScalarKind::F16);
+const DType f32 = DType::scalar(ScalarKind::F32);
+const DType i32 = DType::scalar(ScalarKind::I32);
+
+std::string kernelPath() {
+  return std::string(TILEC_LANGUAGE_KERNELS_DIR) + "/tensor_desc.tl";
+}
+
+/// The parameters a `tensordesc<...>` argument expands to (docs/metadata.md): the base, the
+/// shape, the strides and the padding flag.
+void appendDescriptor(std::vector<KernelArg> &args, HostBuffer &base,
+                      const std::vector<int64_t> &shape, const std::vector<int64_t> &strides,
+                      bool paddingNan = false) {
+  args.push_back(KernelArg::pointer(base));
+  for (int64_t d : shape)
+    args.push_back(KernelArg::integer(d));
+  for (int64_t s : strides)
+    args.push_back(KernelArg::integer(s));
+  args.push_back(KernelArg::integer(paddingNan ? 1 : 0));
+}
+
+} // namespace
+
+TEST_CASE("tensor descriptors: a 2-D copy on shapes the blocks do not divide", "[tensor_desc]") {
+  auto module = compile(kernelPath(), "scale_2d", "*fp32,*fp32,i32,i32,i32,i32,16,32");
+  const int64_t m = 37, n = 50, ldx = 64, ldy = 56;
+  HostBuffer x(f32, m * ldx), y(f32, m * ldy);
+  for (int64_t i = 0; i < m * ldx; ++i)
+    x.setDouble(i, noise(i, 100, 1));
+  y.fill(-5);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::integer(m),
+          KernelArg::integer(n), KernelArg::integer(ldx), KernelArg::integer(ldy)},
+         cdiv(m, 16), cdiv(n, 32));
+  std::vector<double> want(m * ldy);
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t c = 0; c < ldy; ++c)
+      want[r * ldy + c] = c < n ? x.getDouble(r * ldx + c) * 2 + 1 : -5; // past N: untouched
+  CHECK(worst(y, want, 0, 0) == 0);
+}
+
+TEST_CASE("tensor descriptors: padding zero and nan, negative offsets", "[tensor_desc]") {
+  auto module = compile(kernelPath(), "padding", "*fp32,*fp32,*fp32,i32,i32,8");
+  const int64_t m = 5, n = 6;
+  HostBuffer x(f32, m * n), zeros(f32, 64), nans(f32, 64);
+  x.fillRange();
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(zeros), KernelArg::pointer(nans),
+          KernelArg::integer(m), KernelArg::integer(n)},
+         1);
+  int64_t wrong = 0;
+  for (int64_t r = 0; r < 8; ++r)
+    for (int64_t c = 0; c < 8; ++c) {
+      int64_t row = r - 2, col = c + n - 4;
+      bool inside = row >= 0 && row < m && col >= 0 && col < n;
+      double want = inside ? static_cast<double>(row * n + col) : 0.0;
+      wrong += zeros.getDouble(r * 8 + c) != want;
+      wrong += inside ? nans.getDouble(r * 8 + c) != want : !std::isnan(nans.getDouble(r * 8 + c));
+    }
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("tensor descriptors: a 3-D descriptor loaded in a loop", "[tensor_desc]") {
+  auto module = compile(kernelPath(), "row_sums_3d", "*fp32,*fp32,i32,i32,i32,4,16");
+  const int64_t a = 3, m = 10, n = 37;
+  HostBuffer x(f32, a * m * n), out(f32, a * m);
+  for (int64_t i = 0; i < a * m * n; ++i)
+    x.setDouble(i, noise(i, 9, 2));
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(out), KernelArg::integer(a),
+          KernelArg::integer(m), KernelArg::integer(n)},
+         a, cdiv(m, 4));
+  std::vector<double> want(a * m, 0.0);
+  for (int64_t i = 0; i < a * m; ++i)
+    for (int64_t c = 0; c < n; ++c)
+      want[i] += x.getDouble(i * n + c);
+  CHECK(worst(out, want, 0, 0) == 0);
+}
+
+TEST_CASE("tensor descriptors: tensordesc<...> kernel arguments", "[tensor_desc]") {
+  auto module =
+      compile(kernelPath(), "desc_args", "tensordesc<fp16[16, 64]>,tensordesc<fp16[16, 64]>,16");
+  const tir::Function &kernel = *module->functions.at(0);
+  // Two descriptors of rank 2: 6 parameters each.
+  REQUIRE(kernel.params.size() == 12);
+  REQUIRE(kernel.tensorDescriptors.size() == 2);
+  CHECK(kernel.tensorDescriptors[1].firstParam == 6);
+  CHECK(kernel.params[0].alignment == 16);
+  CHECK(kernel.params[3].divisibility == 8); // 16 bytes of fp16
+  const int64_t m = 45, n = 40, ld = 48;     // N < the block: columns past it are masked
+  HostBuffer x(f16, m * ld), y(f16, m * ld);
+  for (int64_t i = 0; i < m * ld; ++i)
+    x.setDouble(i, noise(i, 50, 3) / 4.0);
+  y.fill(7);
+  std::vector<KernelArg> args;
+  appendDescriptor(args, x, {m, n}, {ld, 1});
+  appendDescriptor(args, y, {m, n}, {ld, 1});
+  launch(kernel, args, cdiv(m, 16));
+  std::vector<double> want(m * ld);
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t c = 0; c < ld; ++c)
+      want[r * ld + c] = c < n ? x.getDouble(r * ld + c) * 3 : 7;
+  CHECK(worst(y, want, 0, 0) == 0);
+}
+
+TEST_CASE("tensor descriptors: a kernel argument's padding flag", "[tensor_desc]") {
+  auto module =
+      compile(kernelPath(), "desc_args", "tensordesc<fp32[8, 16]>,tensordesc<fp32[8, 16]>,8");
+  const int64_t m = 5, n = 12;
+  HostBuffer x(f32, m * 16), y(f32, 8 * 16);
+  x.fillRange();
+  std::vector<KernelArg> args;
+  appendDescriptor(args, x, {m, n}, {16, 1}, /*paddingNan=*/true);
+  appendDescriptor(args, y, {8, 16}, {16, 1});
+  launch(*module->functions.at(0), args, 1);
+  int64_t wrong = 0;
+  for (int64_t r = 0; r < 8; ++r)
+    for (int64_t c = 0; c < 16; ++c) {
+      double got = y.getDouble(r * 16 + c);
+      wrong += r < m && c < n ? got != (r * 16 + c) * 3 : !std::isnan(got);
+    }
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("tensor descriptors: shape and strides of an argument", "[tensor_desc]") {
+  auto module = compile(kernelPath(), "desc_shape", "tensordesc<i32[4, 8]>,*i32");
+  HostBuffer x(i32, 64), out(i32, 4);
+  std::vector<KernelArg> args;
+  appendDescriptor(args, x, {7, 9}, {16, 1});
+  args.push_back(KernelArg::pointer(out));
+  launch(*module->functions.at(0), args, 1);
+  CHECK(out.getInt(0) == 7);
+  CHECK(out.getInt(1) == 9);
+  CHECK(out.getInt(2) == 16);
+  CHECK(out.getInt(3) == 1);
+}
