@@ -130,17 +130,20 @@ void PrimaryContext::reset() {
   // reset is about to destroy them and their handles may be reused.
   ResetCount.fetch_add(1, std::memory_order_acq_rel);
   ModuleCache::global().clear();
-  // The broken context must not stay current: with it current, the driver answers the calls
-  // below with its sticky error.
+  // The broken context must not stay current, and our reference to it goes first: with either,
+  // the driver answers the calls below with its sticky error (seen on an H200 for the first).
   cu.cuCtxSetCurrent(nullptr);
-  driver::check(cu.cuDevicePrimaryCtxReset(Device), "cuDevicePrimaryCtxReset");
-  // A reset does not release our reference, but it leaves the context inactive: retaining it
-  // again starts it (the extra reference is given back at once) and gives its handle.
-  CUcontext fresh = nullptr;
-  driver::check(cu.cuDevicePrimaryCtxRetain(&fresh, Device), "cuDevicePrimaryCtxRetain",
-                "after the reset of the primary context");
   cu.cuDevicePrimaryCtxRelease(Device);
-  Context = fresh;
+  Context = nullptr;
+  driver::check(cu.cuDevicePrimaryCtxReset(Device), "cuDevicePrimaryCtxReset");
+  CUresult result = cu.cuDevicePrimaryCtxRetain(&Context, Device);
+  if (result != CUDA_SUCCESS) {
+    Context = nullptr;
+    driver::fail(result, "cuDevicePrimaryCtxRetain",
+                 "after the reset of the primary context: the driver keeps the error of the "
+                 "kernel that failed for the rest of the process (CUDA documents such errors as "
+                 "unrecoverable); restart the process");
+  }
   driver::check(cu.cuCtxSetCurrent(Context), "cuCtxSetCurrent",
                 "after the reset of the primary context");
 }
