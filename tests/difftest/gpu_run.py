@@ -24,17 +24,20 @@ Counts: programs, compiled (PTX present), ran (both), bit-identical, within boun
 errors; one reproducer folder per mismatch or error under --report (the program, both outputs,
 report.txt). Exit status 1 if any mismatch or tilec error.
 
-Programs run in batches in worker processes (spawned, one CUDA context each): Triton's compile
-of each program (~0.3 s) dominates, so --jobs near the CPU count is right. A CUDA error that
-poisons a context ends its batch; the rest of the batch is re-run one program per process.
+Programs run in batches in worker processes (this script with --worker, one CUDA context each):
+Triton's compile of each program (~0.3 s) dominates, so --jobs near the CPU count is right. A
+worker reports each program as it starts and as it ends. A CUDA error that poisons a context
+ends its batch; a worker that dies (a crash in Triton, CuPy or the driver) or makes no progress
+for --timeout seconds (a kernel that never ends) is killed, and its program is reported as
+"crash" or "hang". Either way the rest of the batch goes on in a new worker.
 """
 
 import argparse
 import collections
 import json
-import multiprocessing
 import os
 import shutil
+import subprocess
 import sys
 import time
 import traceback
@@ -194,33 +197,137 @@ def run_one(bench, path):
     return result, got
 
 
-def redirect_stderr(log):
-    """Pool initializer: this worker's stderr (fd 2, which Triton's C++ writes to) into `log`."""
-    handle = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    os.dup2(handle, 2)
-    os.close(handle)
+def worker_main(results_file, report, paths):
+    """--worker: runs programs in this (fresh) process, one JSON line per program as it starts
+    and as it ends; writes the reproducer of each program that does not agree; stops at a CUDA
+    error, which poisons the context (the caller runs the rest elsewhere)."""
+    fake = os.environ.get("GPU_RUN_FAKE")  # the runner's own test (runner_test.py): no GPU
+    bench = None if fake else setup()
+    with open(results_file, "a") as out:
+        for path in paths:
+            out.write(json.dumps({"started": os.path.basename(path)}) + "\n")
+            out.flush()
+            started = time.time()
+            try:
+                result, got = fake_run(path, fake) if fake else run_one(bench, path)
+            except Exception as error:
+                result = {"name": os.path.basename(path), "status": "cuda error",
+                          "problems": [f"{type(error).__name__}: {error}"], "notes": []}
+                out.write(json.dumps(result) + "\n")
+                return 0
+            result["seconds"] = round(time.time() - started, 2)
+            if result["status"] not in ("bit-identical", "within bound"):
+                result["got"] = {provider: {n: raw(t) for n, t in outs.items()}
+                                 for provider, outs in got.items()}
+                write_reproducer(report, path, result)
+                del result["got"]
+            out.write(json.dumps(result) + "\n")
+            out.flush()
+    return 0
 
 
-def run_batch(paths):
-    """Runs programs in this (fresh) process; stops at a CUDA error, which poisons the context,
-    and returns the programs it did not reach."""
-    bench = setup()
-    results = []
-    for i, path in enumerate(paths):
-        started = time.time()
-        try:
-            result, got = run_one(bench, path)
-        except Exception as error:
-            result = {"name": os.path.basename(path), "status": "cuda error",
-                      "problems": [f"{type(error).__name__}: {error}"], "notes": [], "got": {}}
-            results.append(result)
-            return results, paths[i + 1:]
-        result["seconds"] = round(time.time() - started, 2)
-        result["got"] = {provider: {n: raw(t) for n, t in outs.items()}
-                         for provider, outs in got.items()} if result["status"] not in (
-            "bit-identical", "within bound") else {}
-        results.append(result)
-    return results, []
+def fake_run(path, plan):
+    """For runner_test.py: `plan` maps program names to what happens (hang, crash, cuda error,
+    mismatch; "name=what,..."); other programs are bit-identical."""
+    name = os.path.basename(path)
+    what = dict(item.split("=") for item in plan.split(",")).get(name, "ok")
+    if what == "hang":
+        time.sleep(3600)
+    if what == "crash":
+        os._exit(9)
+    if what == "cuda error":
+        raise RuntimeError("CUDA_ERROR_ILLEGAL_ADDRESS (fake)")
+    status = "mismatch" if what == "mismatch" else "bit-identical"
+    return {"name": name, "status": status, "problems": [what], "notes": []}, {}
+
+
+class Worker:
+    """One worker process on a batch of programs, and what it has reported so far."""
+
+    def __init__(self, batch, report, index):
+        self.batch = batch
+        self.results_file = os.path.join(report, f"worker-{index}.jsonl")
+        self.log = open(os.path.join(report, "workers.log"), "a")
+        self.process = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), "--worker", self.results_file,
+             "--report", report] + batch, stdout=self.log, stderr=self.log)
+        self.offset = 0
+        self.current = None  # the program started and not finished
+        self.finished = set()
+        self.progress = time.time()
+
+    def poll(self):
+        """The results reported since the last call."""
+        if not os.path.exists(self.results_file):
+            return []
+        with open(self.results_file) as f:
+            f.seek(self.offset)
+            text = f.read()
+        complete = text[:text.rfind("\n") + 1]
+        self.offset += len(complete)
+        results = []
+        for line in complete.splitlines():
+            entry = json.loads(line)
+            self.progress = time.time()
+            if "started" in entry:
+                self.current = entry["started"]
+                continue
+            self.current = None
+            self.finished.add(entry["name"])
+            results.append(entry)
+        return results
+
+    def unreached(self):
+        """The programs of the batch neither finished nor the one it died on."""
+        return [p for p in self.batch if os.path.basename(p) not in self.finished
+                and os.path.basename(p) != self.current]
+
+
+def run_all(paths, jobs, batch_size, report, timeout, partial):
+    """Runs every program through workers; returns their results."""
+    batches = max(1, len(paths) // batch_size)
+    # Interleaved batches, so that every worker gets a mix of small and large programs.
+    queue = collections.deque(b for b in (paths[i::batches] for i in range(batches)) if b)
+    running, results, started, count = [], [], time.time(), 0
+
+    def record(entries):
+        for r in entries:
+            results.append(r)
+            partial.write(json.dumps(r) + "\n")
+            if r["status"] not in ("bit-identical", "within bound"):
+                print(f"{r['status'].upper()} {r['name']}: "
+                      + " | ".join(r["problems"] + r["notes"])[:1500], flush=True)
+        partial.flush()
+
+    while queue or running:
+        while queue and len(running) < jobs:
+            running.append(Worker(queue.popleft(), report, count))
+            count += 1
+        time.sleep(0.2)
+        for worker in list(running):
+            record(worker.poll())
+            exited = worker.process.poll() is not None
+            stuck = not exited and time.time() - worker.progress > timeout
+            if not exited and not stuck:
+                continue
+            if stuck:
+                worker.process.kill()
+                worker.process.wait()
+            record(worker.poll())
+            if worker.current:
+                status = "hang" if stuck else "crash"
+                why = (f"no result after {timeout} s: killed" if stuck else
+                       f"the worker process died (exit status {worker.process.returncode}); "
+                       "see workers.log")
+                record([{"name": worker.current, "status": status, "problems": [why],
+                         "notes": []}])
+                worker.finished.add(worker.current)
+            rest = worker.unreached()
+            if rest:
+                queue.append(rest)
+            running.remove(worker)
+            print(f"... {len(results)}/{len(paths)} in {time.time() - started:.0f} s", flush=True)
+    return results
 
 
 def write_reproducer(report_dir, program_dir, result):
@@ -249,7 +356,13 @@ def main(argv=None):
     parser.add_argument("--batch", type=int, default=40, help="programs per worker process")
     parser.add_argument("--report", help="reproducer folders (default: DIR-report)")
     parser.add_argument("--only", nargs="*", help="these programs only")
+    parser.add_argument("--timeout", type=float, default=120,
+                        help="seconds a worker may go without finishing a program")
+    parser.add_argument("--worker", metavar="RESULTS", help=argparse.SUPPRESS)
+    parser.add_argument("programs", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.worker:
+        return worker_main(args.worker, args.report, args.programs)
     report = args.report or args.dir.rstrip("/") + "-report"
     names = sorted(n for n in os.listdir(args.dir)
                    if os.path.isfile(os.path.join(args.dir, n, "spec.json")))
@@ -258,53 +371,42 @@ def main(argv=None):
     paths = [os.path.join(args.dir, n) for n in names]
     started = time.time()
 
-    # Interleaved batches, so that every worker gets a mix of small and large programs.
-    batches = [paths[i::max(1, len(paths) // args.batch)] for i in range(max(1, len(paths) // args.batch))]
-    results = []
     # Triton prints the whole MLIR module of a program it cannot compile to stderr: the workers'
     # stderr goes to a log, so that the summary stays readable; each result is appended to a
     # JSON-lines file as it comes, so that a run cut short still says what it found.
-    os.makedirs(report, exist_ok=True)
-    partial = open(os.path.join(report, "results.partial.jsonl"), "w")
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(args.jobs, maxtasksperchild=1, initializer=redirect_stderr,
-                      initargs=(os.path.join(report, "workers.log"),)) as pool:
-        pending = [pool.apply_async(run_batch, (b,)) for b in batches if b]
-        while pending:
-            done, left = pending.pop(0).get()
-            results += done
-            for r in done:
-                partial.write(json.dumps({k: v for k, v in r.items() if k != "got"}) + "\n")
-            partial.flush()
-            for r in done:
-                if r["status"] not in ("bit-identical", "within bound"):
-                    print(f"{r['status'].upper()} {r['name']}: "
-                          + " | ".join(r["problems"] + r["notes"])[:1500], flush=True)
-            # The programs after a CUDA error, one per process.
-            pending += [pool.apply_async(run_batch, ([p],)) for p in left]
-            print(f"... {len(results)}/{len(paths)} in {time.time() - started:.0f} s", flush=True)
-
-    partial.close()
+    if os.path.isdir(report):
+        shutil.rmtree(report)
+    os.makedirs(report)
+    with open(os.path.join(report, "results.partial.jsonl"), "w") as partial:
+        results = run_all(paths, args.jobs, args.batch, report, args.timeout, partial)
     counts = collections.Counter(r["status"] for r in results)
-    for entry in os.listdir(report):
-        if entry not in ("workers.log", "results.partial.jsonl"):
-            shutil.rmtree(os.path.join(report, entry), ignore_errors=True)
-    for r in results:
-        if r["status"] not in ("bit-identical", "within bound"):
+    for r in results:  # hangs and crashes: the program alone (the worker wrote the others)
+        if r["status"] in ("hang", "crash"):
             write_reproducer(report, os.path.join(args.dir, r["name"]), r)
+    for entry in os.listdir(report):
+        if entry.startswith("worker-"):
+            os.remove(os.path.join(report, entry))
     with open(os.path.join(report, "results.json"), "w") as f:
-        json.dump([{k: v for k, v in r.items() if k != "got"} for r in results], f, indent=1)
+        json.dump(results, f, indent=1)
     compiled = len(results) - counts["not compiled"]
     ran = counts["bit-identical"] + counts["within bound"] + counts["mismatch"]
     evaluator = sum(1 for r in results if any(n.startswith("triton vs evaluator") for n in r["notes"]))
-    import torch as t
-    print(f"gpu_run: {t.cuda.get_device_name()}, {time.time() - started:.0f} s, {args.jobs} jobs")
+    if os.environ.get("GPU_RUN_FAKE"):
+        device = "no GPU (GPU_RUN_FAKE)"
+    else:
+        import torch as t
+        device = t.cuda.get_device_name()
+    print(f"gpu_run: {device}, {time.time() - started:.0f} s, {args.jobs} jobs")
     print(f"gpu_run: programs {len(results)}, compiled {compiled}, ran {ran}, "
           f"bit-identical {counts['bit-identical']}, within bound {counts['within bound']}, "
           f"mismatches {counts['mismatch']}, tilec errors {counts['tilec error'] + counts['cuda error']}, "
           f"triton errors {counts['triton error']}; Triton disagreeing with the evaluator: "
           f"{evaluator}; reproducers in {report}")
-    return 1 if counts["mismatch"] or counts["tilec error"] or counts["cuda error"] else 0
+    if counts["hang"] or counts["crash"]:
+        print(f"gpu_run: hangs {counts['hang']}, crashes {counts['crash']} (which side: run the "
+              "reproducer alone)")
+    return 1 if (counts["mismatch"] or counts["tilec error"] or counts["cuda error"]
+                 or counts["hang"] or counts["crash"]) else 0
 
 
 if __name__ == "__main__":
