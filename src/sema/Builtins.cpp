@@ -982,17 +982,26 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     if (fn != "sum" && a.get(tieIndex) && !constexprTruth(*a.get(tieIndex)))
       error(loc, display + "'s " + (arg ? "tie_break_left" : "return_indices_tie_break_left") +
                      " must be a constant");
+    // The input types of Triton 3.6's standard.py. sum widens integers narrower than 32 bits to
+    // int32, or uint32 when unsigned (bool counts as unsigned there), and keeps floats (bf16
+    // sums add in bf16). max and min take bf16 through fp32 (the hardware has no bf16
+    // comparison); without indices they also widen what is narrower than 32 bits: floats to
+    // fp32, integers and bools to int32 (signed, even for unsigned inputs).
     DType t = v->type().elem;
     if (fn == "sum") {
       if (a.get(3)) {
         t = constDType(*this, *a.get(3), loc, "dtype");
       } else if (t.isBool() || (t.isInteger() && t.bits() < 32)) {
-        t = DType::scalar(t.isUnsigned() ? ScalarKind::U32 : ScalarKind::I32);
-      } else if (t.kind == ScalarKind::BF16) {
-        t = DType::scalar(ScalarKind::F32);
+        t = DType::scalar(t.isSigned() ? ScalarKind::I32 : ScalarKind::U32);
       }
-      v = castTo(v, t);
+    } else {
+      if (t.kind == ScalarKind::BF16)
+        t = DType::scalar(ScalarKind::F32);
+      if (!arg && !returnIndices && t.bits() < 32 && !t.isPointer())
+        t = DType::scalar(t.isFloat() ? ScalarKind::F32 : ScalarKind::I32);
     }
+    if (!(t == v->type().elem))
+      v = castTo(v, t);
     if (v->type().isScalar())
       v = builder_.splat(v, {1});
     std::vector<int64_t> axes;

@@ -18,6 +18,30 @@ using Kind = SemaValue::Kind;
 // Conversions
 //===----------------------------------------------------------------------===//
 
+/// The integer type of the same width and the other signedness (int8 <-> uint8, ...).
+static DType withOtherSignedness(const DType &t) {
+  switch (t.kind) {
+  case ScalarKind::I8:
+    return DType::scalar(ScalarKind::U8);
+  case ScalarKind::I16:
+    return DType::scalar(ScalarKind::U16);
+  case ScalarKind::I32:
+    return DType::scalar(ScalarKind::U32);
+  case ScalarKind::I64:
+    return DType::scalar(ScalarKind::U64);
+  case ScalarKind::U8:
+    return DType::scalar(ScalarKind::I8);
+  case ScalarKind::U16:
+    return DType::scalar(ScalarKind::I16);
+  case ScalarKind::U32:
+    return DType::scalar(ScalarKind::I32);
+  case ScalarKind::U64:
+    return DType::scalar(ScalarKind::I64);
+  default:
+    return t;
+  }
+}
+
 static DType literalType(const SemaValue &v) {
   switch (v.kind) {
   case Kind::Bool:
@@ -376,6 +400,21 @@ SemaValue Specializer::binaryOp(ast::BinaryOperator op, const SemaValue &lhs, co
   if ((code == OpCode::Shl || code == OpCode::Shr) && t.isBool())
     error(loc, "cannot shift boolean values");
   auto [a, b] = convertAndBroadcast(lhs, rhs, t, loc);
+  if (code == OpCode::Shr) {
+    // Triton picks an arithmetic or a logical shift by the signedness of the tensor whose `>>`
+    // runs (the left operand, or the right one when the left is a Python number), before
+    // promotion: int8 >> uint32 shifts arithmetically, in uint32. The shift happens in the
+    // promoted type's counterpart of that signedness.
+    bool arithmetic = (lhsLiteral ? rt : lt).isSigned();
+    if (arithmetic != t.isSigned()) {
+      DType shifted = withOtherSignedness(t);
+      auto asType = [&](tir::Value *v, const DType &to) {
+        return builder_.createValue(OpCode::Bitcast, {v}, v->type().withElem(to));
+      };
+      tir::Value *r = builder_.binary(code, asType(a, shifted), asType(b, shifted));
+      return SemaValue::ofTensor(asType(r, t));
+    }
+  }
   return SemaValue::ofTensor(builder_.binary(code, a, b));
 }
 

@@ -689,14 +689,15 @@ class Gen:
         op = r.choice(["sum", "sum", "max", "min"])
         if is_bool(a.dtype) and op != "sum":
             return
+        # The input types of Triton 3.6's standard.py: sum widens integers narrower than 32 bits
+        # to int32, or uint32 when unsigned (bool counts as unsigned), and keeps floats; max and
+        # min widen what is narrower than 32 bits (bf16 included) to fp32 or int32.
         dtype = a.dtype
         if op == "sum":
             if is_bool(dtype) or (is_int(dtype) and bits(dtype) < 32):
-                dtype = "uint32" if is_int(dtype) and not is_signed(dtype) and not is_bool(dtype) else "int32"
-                if is_bool(a.dtype):
-                    dtype = "int32"
-            elif dtype == "bfloat16":
-                dtype = "float32"
+                dtype = "int32" if is_signed(dtype) else "uint32"
+        elif bits(dtype) < 32:
+            dtype = "float32" if is_float(dtype) else "int32"
         keep = r.random() < 0.35
         if a.kind in ("2d", "m1", "1n"):
             axis = r.choice([0, 1, None]) if r.random() < 0.9 else -1
@@ -1093,8 +1094,12 @@ class Evaluator:
             return T(v.shape, dst, [x if x is POISON else wrap((x & 7) + 1, dst) for x in v.data], v.exact)
         if op == "bin":
             _, o, a, b, rt = node
+            # Triton's >> is arithmetic when the left tensor is signed, whatever the promoted
+            # type: an int8 >> uint32 shifts arithmetically, in uint32.
+            arithmetic = o == ">>" and is_signed(env[a].dtype)
             return self.binary(o, self.cast(env[a], rt, False) if env[a].dtype != rt else env[a],
-                               self.cast(env[b], rt, False) if env[b].dtype != rt else env[b], rt)
+                               self.cast(env[b], rt, False) if env[b].dtype != rt else env[b], rt,
+                               arithmetic)
         if op == "binlit":
             _, o, a, lit, rt, swapped = node
             x = env[a]
@@ -1150,9 +1155,11 @@ class Evaluator:
             return a if cv else b
         return zip_map(pick, rt, c, x, y, poison_aware=True)
 
-    def binary(self, o, x, y, rt):
+    def binary(self, o, x, y, rt, arithmetic=None):
         fl = is_float(rt)
         n = bits(rt)
+        if arithmetic is None:
+            arithmetic = is_signed(rt)
 
         def f(a, b):
             if a is POISON or b is POISON:
@@ -1178,7 +1185,10 @@ class Evaluator:
             if o == "<<":
                 return wrap(a << b, rt)
             if o == ">>":
-                return wrap(a >> b, rt) if is_signed(rt) else (a & ((1 << n) - 1)) >> b
+                if arithmetic:  # on the value's bits read as signed, then wrapped back
+                    signed = a - (1 << n) if a >= 1 << (n - 1) else a
+                    return wrap(signed >> b, rt)
+                return (a & ((1 << n) - 1)) >> b
             if o in ("max", "min"):
                 if fl:
                     if a != a:
