@@ -120,21 +120,49 @@ TEST_CASE("tl.randint on 2-D offsets with a 64-bit seed", "[random]") {
   CHECK(wrong == 0);
 }
 
-TEST_CASE("tl.randint on 64-bit offsets is Philox-4x64-10 keyed by the whole seed", "[random]") {
-  // Triton 3.6 keys the 64-bit variant with (seed as a uint64, 0). tests/interp/random64_check.py
-  // checks the four streams, tl.rand and tl.randn against a plain-Python Philox as well.
-  auto module = compile(kernelPath("random"), "wide_offsets", "*i64,i32,i32,64");
+TEST_CASE("tl.randint on 64-bit offsets is Philox-4x32-10 on (low word, high word, 0, 0)",
+          "[random]") {
+  // Triton 3.6's randint4x always runs Philox-4x32: a 64-bit offset's high word is counter word 1.
+  // tests/interp/random64_check.py checks the four streams, tl.rand and tl.randn as well.
+  auto module = compile(kernelPath("random"), "wide_offsets", "*i32,i32,i32,64");
   const int64_t n = 150;
   for (int64_t seed : {int64_t(1234), int64_t(-3)}) {
-    HostBuffer out(DType::scalar(ScalarKind::I64), n);
+    HostBuffer out(i32, n);
     launch(*module->functions.at(0),
            {KernelArg::pointer(out), KernelArg::integer(seed), KernelArg::integer(n)}, cdiv(n, 64));
     int wrong = 0;
     for (int64_t i = 0; i < n; ++i) {
       uint64_t offset = 4294967296ull + static_cast<uint64_t>(i);
-      uint64_t want = philox(64, {{offset, 0, 0, 0}}, static_cast<uint64_t>(seed), 0).w[0];
-      wrong += static_cast<uint64_t>(out.getInt(i)) != want;
+      uint64_t s = static_cast<uint64_t>(seed);
+      uint64_t want =
+          philox(32, {{offset & 0xFFFFFFFFu, offset >> 32, 0, 0}}, s & 0xFFFFFFFFu, s >> 32).w[0];
+      wrong += static_cast<uint32_t>(out.getInt(i)) != want;
     }
+    INFO("seed " << seed);
+    CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("tl.philox on uint64 counters is Philox-4x64-10 keyed by the whole seed", "[random]") {
+  // The one place Triton 3.6 runs the 64-bit variant: tl.philox called with 64-bit counter words,
+  // keyed (seed as a uint64, 0).
+  auto module = compile(kernelPath("random"), "philox64_streams", "*i64,i32,i64,i32,64");
+  const int64_t n = 150, base = int64_t(1) << 40;
+  for (int64_t seed : {int64_t(1234), int64_t(-3)}) {
+    HostBuffer out(i64, 4 * n);
+    launch(*module->functions.at(0),
+           {KernelArg::pointer(out), KernelArg::integer(seed), KernelArg::integer(base),
+            KernelArg::integer(n)},
+           cdiv(n, 64));
+    int wrong = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      uint64_t c = static_cast<uint64_t>(i);
+      Words4 want =
+          philox(64, {{static_cast<uint64_t>(base) + c, c, ~c, 7}}, static_cast<uint64_t>(seed), 0);
+      for (int k = 0; k < 4; ++k)
+        wrong += static_cast<uint64_t>(out.getInt(k * n + i)) != want.w[k];
+    }
+    INFO("seed " << seed);
     CHECK(wrong == 0);
   }
 }
