@@ -581,25 +581,29 @@ FP8_SAMPLES = [
 ]
 
 # --- tests/gpu/random_block_ptr.tl: tl.rand & co. must give Triton's bits; block pointers with
-# boundary_check on shapes the blocks do not divide. The references compute Philox here, keyed as
-# Triton keys it (4x32: the seed as a uint64, low word first; 4x64, for 64-bit offsets: the whole
-# seed, then 0). An earlier tilec matched the published 4x64 known answers but not Triton on an
-# H200 (commit 1c00148); rand_wide_bits says which of tilec and Triton match the reference now.
+# boundary_check on shapes the blocks do not divide. The references compute Philox here as Triton
+# 3.6's random.py does: tl.randint4x & co. always run Philox-4x32 on the counter (offset's low word,
+# its high word or 0 for a 32-bit offset, 0, 0), keyed by the seed as a uint64, low word first; only
+# tl.philox on 64-bit counter words runs Philox-4x64, keyed (seed, 0). An earlier tilec ran 4x64 for
+# 64-bit offsets and differed from Triton on an H200; rand_wide_bits covers that case.
 RAND_SEED = 1234
 RAND_SEED64 = 0x123456789  # above 2^32: Triton passes it as int64, its high word is key word 1
 PHILOX32 = (0xD2511F53, 0xCD9E8D57, 0x9E3779B9, 0xBB67AE85)  # multipliers A, B; key steps A, B
 
 
-def philox32_ref(seed: int, offsets):
-    """Philox-4x32-10 of the counters (offset, 0, 0, 0): four uint32 numpy arrays."""
+def philox32_ref(seed: int, offsets, wide=False):
+    """Philox-4x32-10 of the counters (offset's low word, c1, 0, 0) as randint4x forms them: c1 is
+    the offset's high word for 64-bit offsets (wide), 0 for 32-bit ones. Four uint32 numpy
+    arrays."""
     import numpy as np
     mask = np.uint64(0xFFFFFFFF)
     mul_a, mul_b, step_a, step_b = (np.uint64(v) for v in PHILOX32)
     key = seed % 2**64
     k0, k1 = np.uint64(key & 0xFFFFFFFF), np.uint64(key >> 32)
-    c0 = np.asarray(offsets, dtype=np.int64).astype(np.uint64) & mask
-    c1 = c2 = c3 = np.zeros_like(c0)
     shift = np.uint64(32)
+    bits = np.asarray(offsets, dtype=np.int64).astype(np.uint64)  # two's complement
+    c0, c1 = bits & mask, (bits >> shift) if wide else np.zeros_like(bits)
+    c2 = c3 = np.zeros_like(c0)
     for _ in range(10):
         pa, pb = mul_a * c0, mul_b * c2  # 32 x 32 bits: exact in uint64
         c0, c1, c2, c3 = ((pb >> shift) ^ c1 ^ k0) & mask, pb & mask, \
@@ -611,13 +615,14 @@ def philox32_ref(seed: int, offsets):
 PHILOX64 = (0xD2E7470EE14C6C93, 0xCA5A826395121157, 0x9E3779B97F4A7C15, 0xBB67AE8584CAA73B)
 
 
-def philox64_ref(seed: int, offsets):
-    """Philox-4x64-10 of the counters (offset, 0, 0, 0) under the key (seed, 0): four lists of
-    uint64 values (Python integers: numpy has no 128-bit product)."""
+def philox64_ref(seed: int, counters):
+    """Philox-4x64-10 of the counters (c0, c1, c2, c3) under the key (seed, 0), as tl.philox runs it
+    on uint64 words: four lists of uint64 values (Python integers: numpy has no 128-bit product)."""
     mask = 2**64 - 1
     out = [[], [], [], []]
-    for offset in offsets:
-        c0, c1, c2, c3, k0, k1 = offset % 2**64, 0, 0, 0, seed % 2**64, 0
+    for counter in counters:
+        c0, c1, c2, c3 = (c % 2**64 for c in counter)
+        k0, k1 = seed % 2**64, 0
         for _ in range(10):
             pa, pb = PHILOX64[0] * c0, PHILOX64[1] * c2
             c0, c1, c2, c3 = (pb >> 64) ^ c1 ^ k0, pb & mask, (pa >> 64) ^ c3 ^ k1, pa & mask
@@ -628,18 +633,24 @@ def philox64_ref(seed: int, offsets):
 
 
 def rand_wide_reference(t, n):
+    """rand_wide_bits: int64 offsets i * 1000003 - 5000000000, Philox-4x32 on (low word, high word,
+    0, 0); tl.rand of stream 0 through the 32-bit conversion."""
     import numpy as np
-    streams = philox64_ref(RAND_SEED64, range(3000000000, 3000000000 + n))
+    streams = philox32_ref(RAND_SEED64, [i * 1000003 - 5000000000 for i in range(n)], wide=True)
+    return {"out": torch.cat([as_int32(w) for w in streams]),
+            "u": torch.from_numpy(uniform_ref(streams[0]).astype(np.float64))}
+
+
+def rand_philox64_reference(t, n):
+    import numpy as np
+    streams = philox64_ref(RAND_SEED64,
+                           [(3000000000 + i * 8589934593, i, ~i, 7) for i in range(n)])
     words = []
     for stream in streams[:2]:
         for shift in (0, 32):
             w = np.array([(v >> shift) & 0xFFFFFFFF for v in stream], dtype=np.uint32)
             words.append(as_int32(w))
-    # uint_to_uniform_float on uint64: the bits as int64, folded, to fp32, times an fp32 scale.
-    x = np.array(streams[0], dtype=np.uint64).view(np.int64)
-    x = np.where(x < 0, ~x, x)  # -x - 1 without overflow
-    u = x.astype(np.float32) * np.float32(1.0842020432385337e-19)
-    return {"out": torch.cat(words), "u": torch.from_numpy(u.astype(np.float64))}
+    return {"out": torch.cat(words)}
 
 
 def as_int32(words):
@@ -825,7 +836,17 @@ RANDOM_BLOCK_PTR_SAMPLES = [
         args=lambda t, n: [t["out"], t["u"], RAND_SEED64, n],
         grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),),
         tol=EXACT, reference=rand_wide_reference,
-        note="Philox-4x64 (64-bit offsets), keyed (seed, 0) as Triton 3.6's random.py keys it"),
+        note="64-bit offsets: Philox-4x32 on (low word, high word, 0, 0), as Triton 3.6's "
+             "randint4x runs it"),
+    Sample(
+        name="rand_philox64", source="tests/gpu/random_block_ptr.tl", kernel="rand_philox64",
+        ptx="rand_philox64", signature="*i32:16,i64,i32,256", size=20001, small=1001,
+        inputs=lambda n: {"out": torch.zeros(4 * n, dtype=torch.int32).to(DEVICE)},
+        outputs=["out"],
+        args=lambda t, n: [t["out"], RAND_SEED64, n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),),
+        tol=EXACT, reference=rand_philox64_reference,
+        note="tl.philox on uint64 counters: Philox-4x64, keyed (seed, 0) as Triton 3.6 keys it"),
     Sample(
         name="block_ptr_copy", source="tests/gpu/random_block_ptr.tl", kernel="block_ptr_copy",
         ptx="block_ptr_copy", signature="*fp32:16,*fp32:16,i32,i32,i32:16,1,i32:16,1,32,64",
