@@ -114,12 +114,6 @@ tilec_status tilec_context_make_current(const tilec_context *context) {
   });
 }
 
-tilec_status tilec_context_reset(tilec_context *context) {
-  if (!context)
-    return nullArgument("tilec_context_reset", "context");
-  return guarded([&] { context->Context.reset(); });
-}
-
 CUcontext tilec_context_handle(const tilec_context *context) {
   return context ? context->Context.handle() : nullptr;
 }

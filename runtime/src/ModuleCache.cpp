@@ -9,7 +9,6 @@
 #include "tilec/runtime.hpp"
 
 #include "Driver.h"
-#include "Internal.h"
 
 #include <map>
 #include <mutex>
@@ -94,11 +93,10 @@ Kernel CachedKernel::get() const {
     std::lock_guard<std::mutex> lock(Mutex);
     for (auto &[cachedContext, state] : ByContext)
       if (cachedContext == context)
-        if (auto alive = state.lock(); alive && !detail::unloadedByReset(*alive))
+        if (auto alive = state.lock())
           return Kernel(std::move(alive));
   }
-  // First use in this context, or the module was dropped (ModuleCache::clear(), or a context
-  // reset, after which the context's handle may be the same): load it outside
+  // First use in this context, or the module was dropped (ModuleCache::clear()): load it outside
   // our lock (the ModuleCache serializes loads), then remember the kernel.
   Kernel kernel = ModuleCache::global().get(Ptx, MetadataJson, Origin).kernel(Name);
   std::lock_guard<std::mutex> lock(Mutex);

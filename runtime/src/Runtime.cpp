@@ -6,18 +6,15 @@
 #include "Internal.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstring>
-#include <iterator>
 #include <mutex>
+#include <iterator>
 #include <utility>
 
 namespace tilec::rt {
 
 namespace {
-
-std::atomic<uint64_t> ResetCount{0};
 
 // Launches may ask for up to 48 KiB of dynamic shared memory without opting in.
 constexpr unsigned DefaultDynamicSharedLimit = 48 * 1024;
@@ -59,10 +56,6 @@ CUdevice currentDevice(const char *purpose) {
 }
 
 } // namespace
-
-uint64_t contextResets() {
-  return ResetCount.load(std::memory_order_acquire);
-}
 
 //===----------------------------------------------------------------------===//
 // Devices, contexts, memory
@@ -122,39 +115,13 @@ PrimaryContext &PrimaryContext::operator=(PrimaryContext &&other) noexcept {
   return *this;
 }
 
-void PrimaryContext::reset() {
-  if (!Context)
-    throw Error("PrimaryContext::reset: this object holds no context (it was moved from)");
-  const driver::Api &cu = driver::api();
-  // Count the reset first: the modules the cache drops next must not be unloaded, since the
-  // reset is about to destroy them and their handles may be reused.
-  ResetCount.fetch_add(1, std::memory_order_acq_rel);
-  ModuleCache::global().clear();
-  // The broken context must not stay current, and our reference to it goes first: with either,
-  // the driver answers the calls below with its sticky error (seen on an H200 for the first).
-  cu.cuCtxSetCurrent(nullptr);
-  cu.cuDevicePrimaryCtxRelease(Device);
-  Context = nullptr;
-  driver::check(cu.cuDevicePrimaryCtxReset(Device), "cuDevicePrimaryCtxReset");
-  CUresult result = cu.cuDevicePrimaryCtxRetain(&Context, Device);
-  if (result != CUDA_SUCCESS) {
-    Context = nullptr;
-    driver::fail(result, "cuDevicePrimaryCtxRetain",
-                 "after the reset of the primary context: the driver keeps the error of the "
-                 "kernel that failed for the rest of the process (CUDA documents such errors as "
-                 "unrecoverable); restart the process");
-  }
-  driver::check(cu.cuCtxSetCurrent(Context), "cuCtxSetCurrent",
-                "after the reset of the primary context");
-}
-
 std::string PrimaryContext::deviceDescription() const {
   char name[256] = {};
   driver::check(driver::api().cuDeviceGetName(name, sizeof name - 1, Device), "cuDeviceGetName");
   return std::string(name) + " (" + computeCapability(Device) + ")";
 }
 
-DeviceBuffer::DeviceBuffer(size_t bytes) : Bytes(bytes), ResetCount(contextResets()) {
+DeviceBuffer::DeviceBuffer(size_t bytes) : Bytes(bytes) {
   if (bytes == 0)
     return;
   currentDevice("allocate device memory");
@@ -162,42 +129,25 @@ DeviceBuffer::DeviceBuffer(size_t bytes) : Bytes(bytes), ResetCount(contextReset
                 std::to_string(bytes) + " bytes");
 }
 
-namespace {
-
-/// Frees memory that a context reset has not freed already (nothing to do about a failure).
-void freeUnlessReset(CUdeviceptr address, uint64_t resetCount) {
-  if (address && resetCount == contextResets())
-    driver::api().cuMemFree(address);
-}
-
-void checkNotReset(uint64_t resetCount, const char *operation) {
-  if (resetCount != contextResets())
-    throw Error(std::string(operation) +
-                ": the buffer was allocated before a reset of the primary context, which freed it");
-}
-
-} // namespace
-
 DeviceBuffer::~DeviceBuffer() {
-  freeUnlessReset(Address, ResetCount);
+  if (Address)
+    driver::api().cuMemFree(Address); // nothing to do about a failure here
 }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer &&other) noexcept
-    : Address(std::exchange(other.Address, 0)), Bytes(std::exchange(other.Bytes, 0)),
-      ResetCount(other.ResetCount) {}
+    : Address(std::exchange(other.Address, 0)), Bytes(std::exchange(other.Bytes, 0)) {}
 
 DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&other) noexcept {
   if (this != &other) {
-    freeUnlessReset(Address, ResetCount);
+    if (Address)
+      driver::api().cuMemFree(Address);
     Address = std::exchange(other.Address, 0);
     Bytes = std::exchange(other.Bytes, 0);
-    ResetCount = other.ResetCount;
   }
   return *this;
 }
 
 void DeviceBuffer::copyFromHost(const void *source, size_t bytes) {
-  checkNotReset(ResetCount, "DeviceBuffer::copyFromHost");
   if (bytes > Bytes)
     throw Error("DeviceBuffer::copyFromHost: " + std::to_string(bytes) +
                 " bytes into a buffer of " + std::to_string(Bytes));
@@ -206,7 +156,6 @@ void DeviceBuffer::copyFromHost(const void *source, size_t bytes) {
 }
 
 void DeviceBuffer::copyToHost(void *destination, size_t bytes) const {
-  checkNotReset(ResetCount, "DeviceBuffer::copyToHost");
   if (bytes > Bytes)
     throw Error("DeviceBuffer::copyToHost: " + std::to_string(bytes) + " bytes from a buffer of " +
                 std::to_string(Bytes));
@@ -231,9 +180,10 @@ void synchronize() {
   case CUDA_ERROR_INVALID_ADDRESS_SPACE:
   case CUDA_ERROR_INVALID_PC:
   case CUDA_ERROR_LAUNCH_FAILED:
-    detail = "a kernel launched earlier failed while it ran; after this error the CUDA context "
-             "cannot be used any more: destroy it and create a new one, or reset the primary "
-             "context (tilec::rt::PrimaryContext::reset, tilec_context_reset)";
+    detail = "a kernel launched earlier failed while it ran; CUDA keeps this error for the rest "
+             "of the process (it documents such faults as unrecoverable): every later CUDA call "
+             "fails the same way, and even a reset of the primary context does not bring the "
+             "device back (seen on driver 580); restart the process";
     break;
   default:
     break;
@@ -257,7 +207,6 @@ struct KernelState {
   const KernelInfo *Info = nullptr;
   CUfunction Function = nullptr;
   CUcontext Context = nullptr; // the module's
-  uint64_t ResetCount = 0;     // contextResets() when the module was loaded
   unsigned DynamicSharedBytes = 0;
   std::vector<KernelState> Variants; // autotuned kernels, parallel to Info->Variants
   std::shared_ptr<AutotuneState> Tuning;
@@ -267,7 +216,6 @@ struct ModuleState {
   Metadata Meta;
   CUmodule Handle = nullptr;
   CUcontext Context = nullptr; // the module's: current when it was loaded
-  uint64_t ResetCount = contextResets();
   std::string InfoLog;
   std::vector<KernelState> Kernels; // parallel to Meta.Kernels
 
@@ -275,8 +223,8 @@ struct ModuleState {
   ModuleState(const ModuleState &) = delete;
   ModuleState &operator=(const ModuleState &) = delete;
   ~ModuleState() {
-    if (!Handle || ResetCount != contextResets())
-      return; // never loaded, or a context reset unloaded it
+    if (!Handle)
+      return;
     // Unload in the module's context, whichever is current now. Failures are ignored: the
     // context may be gone already (its owner destroyed it first), and then so is the module.
     const driver::Api &cu = driver::api();
@@ -288,10 +236,6 @@ struct ModuleState {
       cu.cuCtxPopCurrent(&current);
   }
 };
-
-bool unloadedByReset(const KernelState &kernel) {
-  return kernel.ResetCount != contextResets();
-}
 
 } // namespace detail
 
@@ -415,7 +359,6 @@ Module Module::loadFromMemory(std::string_view ptx, std::string_view metadataJso
   for (const KernelInfo &info : state->Meta.Kernels) {
     detail::KernelState kernel = prepareKernel(info, state->Handle, device, where);
     kernel.Context = state->Context;
-    kernel.ResetCount = state->ResetCount;
     if (!info.Variants.empty()) {
       kernel.Tuning = std::make_shared<detail::AutotuneState>();
       char hash[32];
@@ -424,7 +367,6 @@ Module Module::loadFromMemory(std::string_view ptx, std::string_view metadataJso
       for (const KernelInfo &variant : info.Variants) {
         kernel.Variants.push_back(prepareKernel(variant, state->Handle, device, where));
         kernel.Variants.back().Context = state->Context;
-        kernel.Variants.back().ResetCount = state->ResetCount;
       }
     }
     state->Kernels.push_back(std::move(kernel));
@@ -480,9 +422,6 @@ namespace {
 void launchState(const detail::KernelState &state, Grid grid, CUstream stream, size_t count,
                  uint64_t *slots) {
   const KernelInfo &info = *state.Info;
-  if (detail::unloadedByReset(state))
-    throw Error("kernel " + info.Name + " was loaded before a reset of the primary context, " +
-                "which unloaded its module: load the module again");
   if (grid.X == 0 || grid.Y == 0 || grid.Z == 0)
     return; // an empty grid: nothing to run, as in Triton
 

@@ -12,10 +12,7 @@
 //   FAKE_CUDA_FAIL_COUNT   how many calls fail (default 1); later calls succeed again.
 // A failing cuModuleLoadDataEx also writes a line to the JIT error log buffer, if given one.
 //   FAKE_CUDA_STICKY       if set, the injected error is sticky, as a real kernel fault is: every
-//                          later call that needs the context fails with it, until
-//                          cuDevicePrimaryCtxReset, which frees all memory and modules.
-// Freeing memory or unloading a module that the fake does not hold (freed twice, or freed by a
-// reset) aborts the process: on a real driver that could free what was allocated after a reset.
+//                          later call that needs the context fails with it.
 //
 // Kernels: cuModuleGetFunction finds ".entry <name>" in the PTX text. A launch of an entry
 // named "fill" with parameters (float *out, int n) sets out[0..n) to 42; other entries do
@@ -41,43 +38,6 @@ static CUcontext Current = NULL;
 static int PrimaryRetains = 0;
 static long FailuresLeft = -1; /* -1: not read from the environment yet */
 static CUresult StickyError = CUDA_SUCCESS;
-/* The sticky error of a context reset while it was current: the thread stays bound to the
- * destroyed context until it makes another current. */
-static CUresult StaleCurrentError = CUDA_SUCCESS;
-
-/* What the context holds (allocations and modules), so that a reset can free it and a stale
- * free is caught. */
-struct HeldThing {
-  void *Memory;
-  char *ModuleText; /* a module's PTX, NULL for an allocation */
-};
-static struct HeldThing *Held = NULL;
-static size_t HeldCount = 0, HeldCapacity = 0;
-
-static void hold(void *memory, char *moduleText) {
-  if (HeldCount == HeldCapacity) {
-    HeldCapacity = HeldCapacity ? 2 * HeldCapacity : 16;
-    Held = realloc(Held, HeldCapacity * sizeof *Held);
-  }
-  Held[HeldCount].Memory = memory;
-  Held[HeldCount].ModuleText = moduleText;
-  ++HeldCount;
-}
-
-/* Forgets \p thing; aborts when the context does not hold it. */
-static void release(void *thing, const char *call) {
-  for (size_t i = 0; i < HeldCount; ++i) {
-    if (Held[i].Memory == thing) {
-      Held[i] = Held[--HeldCount];
-      return;
-    }
-  }
-  fprintf(stderr,
-          "fake driver: %s of %p, which the context does not hold (freed twice, or by a "
-          "reset)\n",
-          call, thing);
-  abort();
-}
 
 struct FakeModule {
   char *Ptx;
@@ -233,12 +193,6 @@ FAKE_EXPORT CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CU
 FAKE_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
   NEED_INIT();
   INJECT();
-  /* As a real driver: while a context broken by a kernel fault is current (before or after its
-   * reset), retaining answers with its sticky error. */
-  if (Current && StickyError != CUDA_SUCCESS)
-    return StickyError;
-  if (Current && StaleCurrentError != CUDA_SUCCESS)
-    return StaleCurrentError;
   if (dev != 0)
     return CUDA_ERROR_INVALID_DEVICE;
   ++PrimaryRetains;
@@ -254,23 +208,6 @@ FAKE_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev) {
   return CUDA_SUCCESS;
 }
 
-/* Frees what the context holds and clears a sticky error. */
-FAKE_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev) {
-  NEED_INIT();
-  INJECT();
-  if (dev != 0)
-    return CUDA_ERROR_INVALID_DEVICE;
-  for (size_t i = 0; i < HeldCount; ++i) {
-    free(Held[i].ModuleText);
-    free(Held[i].Memory);
-  }
-  HeldCount = 0;
-  if (Current)
-    StaleCurrentError = StickyError;
-  StickyError = CUDA_SUCCESS;
-  return CUDA_SUCCESS;
-}
-
 FAKE_EXPORT CUresult cuCtxGetCurrent(CUcontext *pctx) {
   NEED_INIT();
   *pctx = Current;
@@ -283,7 +220,6 @@ FAKE_EXPORT CUresult cuCtxSetCurrent(CUcontext ctx) {
   if (ctx && ctx != PrimaryContext)
     return CUDA_ERROR_INVALID_CONTEXT;
   Current = ctx;
-  StaleCurrentError = CUDA_SUCCESS;
   return CUDA_SUCCESS;
 }
 
@@ -337,7 +273,6 @@ FAKE_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
   }
   struct FakeModule *fake = malloc(sizeof *fake);
   fake->Ptx = strdup((const char *)image);
-  hold(fake, fake->Ptx);
   *module = (CUmodule)fake;
   return CUDA_SUCCESS;
 }
@@ -347,7 +282,6 @@ FAKE_EXPORT CUresult cuModuleUnload(CUmodule hmod) {
   struct FakeModule *fake = (struct FakeModule *)hmod;
   if (!fake)
     return CUDA_ERROR_INVALID_VALUE;
-  release(fake, "cuModuleUnload");
   free(fake->Ptx);
   free(fake);
   return CUDA_SUCCESS;
@@ -412,7 +346,6 @@ FAKE_EXPORT CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytesize) {
   void *memory = malloc(bytesize ? bytesize : 1);
   if (!memory)
     return CUDA_ERROR_OUT_OF_MEMORY;
-  hold(memory, NULL);
   *dptr = (CUdeviceptr)(uintptr_t)memory;
   return CUDA_SUCCESS;
 }
@@ -420,7 +353,6 @@ FAKE_EXPORT CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytesize) {
 FAKE_EXPORT CUresult cuMemFree(CUdeviceptr dptr) {
   NEED_CONTEXT();
   INJECT();
-  release((void *)(uintptr_t)dptr, "cuMemFree");
   free((void *)(uintptr_t)dptr);
   return CUDA_SUCCESS;
 }

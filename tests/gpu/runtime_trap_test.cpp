@@ -2,12 +2,13 @@
 //
 //   tilec_gpu_runtime_trap_test
 //
-// A kernel that executes `trap` leaves the CUDA context broken: the error is sticky, and every
-// later call fails the same way. This checks, on a real GPU, what the fake driver's
-// runtime.fault.sticky_trap checks without one: synchronize() reports the fault and says that the
-// context cannot be used, PrimaryContext::reset() (and tilec_context_reset) bring the process
-// back, what was made before the reset fails with a clear error instead of touching memory the
-// reset freed, and new modules, buffers and launches work. Exits 77 (skipped) without a GPU.
+// A kernel that executes `trap` breaks the CUDA context for the rest of the process: the error
+// is sticky, and CUDA documents it as unrecoverable (on driver 580 even a reset of the primary
+// context, followed by a new retain, answers with it). This checks, on a real GPU, what the fake
+// driver's runtime.fault.sticky_trap checks without one: synchronize() reports the fault, says
+// that it lasts for the rest of the process and to restart it; every later operation fails with
+// a clear Error instead of crashing or hanging, through the C++ and the C API; destroying what
+// was made before is safe. Exits 77 (skipped) without a GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -119,72 +120,39 @@ void testCpp() {
   std::printf("C++ API\n");
   rt::PrimaryContext context(0);
   std::printf("device: %s\n", context.deviceDescription().c_str());
-  static const rt::CachedKernel cachedFill(Ptx, Metadata, "trap_test.ptx", "fill");
   rt::Module module = rt::Module::loadFromMemory(Ptx, Metadata, "trap_test.ptx");
   rt::Kernel fill = module.kernel("fill");
   EXPECT(fillWorks(fill));
-  EXPECT(fillWorks(cachedFill.get()));
 
   auto buffer = std::make_unique<rt::DeviceBuffer>(N * sizeof(float));
   module.kernel("trap").launch(rt::Grid{1}, nullptr, buffer->as<float>());
   CUresult fault = expectError([] { rt::synchronize(); },
                                {"cuCtxSynchronize failed", "a kernel launched earlier failed",
-                                "context cannot be used", "reset the primary context"},
+                                "for the rest of the process", "restart the process"},
                                __LINE__);
   expect(isKernelFault(fault), "a kernel fault, not CUresult " + std::to_string(fault), __LINE__);
-  // The fault is sticky: an allocation now fails too.
+  // Sticky: every later operation fails with an Error that names it; nothing crashes or hangs.
   expectError([] { rt::DeviceBuffer other(64); }, {"failed: CUDA_ERROR_"}, __LINE__);
-
-  context.reset();
-  expectError([&] { fill.launch(rt::Grid{1}, nullptr, buffer->as<float>(), N); },
-              {"kernel fill was loaded before a reset", "load the module again"}, __LINE__);
   expectError([&] { buffer->copyFromHost(std::vector<float>(N, 0.0f)); },
-              {"allocated before a reset"}, __LINE__);
-  EXPECT(fillWorks(rt::Module::loadFromMemory(Ptx, Metadata, "trap_test.ptx").kernel("fill")));
-  EXPECT(fillWorks(cachedFill.get()));
-  // Destroying what was made before the reset frees nothing the reset freed already.
-  buffer.reset();
-  module = rt::Module::loadFromMemory(Ptx, Metadata, "trap_test.ptx");
-  EXPECT(fillWorks(module.kernel("fill")));
+              {"cuMemcpyHtoD failed"}, __LINE__);
+  expectError([&] { fill.launch(rt::Grid{1}, nullptr, buffer->as<float>(), N); },
+              {"failed: CUDA_ERROR_"}, __LINE__);
+  expectError([] { rt::synchronize(); }, {"restart the process"}, __LINE__);
+  buffer.reset(); // destroying what the broken context held is safe
 }
 
 void testC() {
+  // The same process: the C API reports the sticky fault as clearly.
   std::printf("C API\n");
   tilec_context *context = nullptr;
   EXPECT(tilec_context_create(0, &context) == TILEC_SUCCESS);
-  tilec_module *module = nullptr;
-  EXPECT(tilec_module_load_data(Ptx, Metadata, &module) == TILEC_SUCCESS);
-  tilec_kernel *trap = nullptr;
-  EXPECT(tilec_module_get_kernel(module, "trap", &trap) == TILEC_SUCCESS);
   CUdeviceptr out = 0;
-  EXPECT(tilec_mem_alloc(&out, N * sizeof(float)) == TILEC_SUCCESS);
-  tilec_arg args[] = {tilec_arg_pointer(out), tilec_arg_i32(N)};
-  EXPECT(tilec_kernel_launch(trap, 1, 1, 1, nullptr, args, 1) == TILEC_SUCCESS);
-  EXPECT(tilec_synchronize() == TILEC_ERROR);
+  EXPECT(tilec_mem_alloc(&out, N * sizeof(float)) == TILEC_ERROR);
   std::printf("  error as expected: %s\n", tilec_last_error());
   EXPECT(isKernelFault(tilec_last_cuda_result()));
-  EXPECT(std::strstr(tilec_last_error(), "context cannot be used") != nullptr);
-
-  EXPECT(tilec_context_reset(context) == TILEC_SUCCESS);
-  EXPECT(tilec_kernel_launch(trap, 1, 1, 1, nullptr, args, 1) == TILEC_ERROR);
-  EXPECT(std::strstr(tilec_last_error(), "before a reset") != nullptr);
-  tilec_kernel_destroy(trap);
-  tilec_module_destroy(module); // unloads nothing: the reset did
-
-  // The pointer allocated before the reset is not freed: the reset freed it.
-  EXPECT(tilec_module_load_data(Ptx, Metadata, &module) == TILEC_SUCCESS);
-  tilec_kernel *fill = nullptr;
-  EXPECT(tilec_module_get_kernel(module, "fill", &fill) == TILEC_SUCCESS);
-  EXPECT(tilec_mem_alloc(&out, N * sizeof(float)) == TILEC_SUCCESS);
-  args[0] = tilec_arg_pointer(out);
-  EXPECT(tilec_kernel_launch(fill, 1, 1, 1, nullptr, args, 2) == TILEC_SUCCESS);
-  EXPECT(tilec_synchronize() == TILEC_SUCCESS);
-  std::vector<float> result(N);
-  EXPECT(tilec_memcpy_dtoh(result.data(), out, N * sizeof(float)) == TILEC_SUCCESS);
-  EXPECT(result == std::vector<float>(N, 42.0f));
-  EXPECT(tilec_mem_free(out) == TILEC_SUCCESS);
-  tilec_kernel_destroy(fill);
-  tilec_module_destroy(module);
+  EXPECT(tilec_synchronize() == TILEC_ERROR);
+  std::printf("  error as expected: %s\n", tilec_last_error());
+  EXPECT(std::strstr(tilec_last_error(), "restart the process") != nullptr);
   tilec_context_destroy(context);
 }
 

@@ -118,13 +118,6 @@ tilec_status tilec_context_create(int device_ordinal, tilec_context **context);
 void tilec_context_destroy(tilec_context *context);
 /* Makes the context current on the calling thread (other threads that launch need this). */
 tilec_status tilec_context_make_current(const tilec_context *context);
-/* Resets the primary context and makes it current again (as tilec::rt::PrimaryContext::reset):
- * the way back after a kernel failed while it ran (tilec_synchronize then says the context
- * cannot be used any more). The reset destroys all of the context's modules and memory. Destroy
- * the tilec_module and tilec_kernel objects of before the reset (they fail when used, and
- * unload nothing), and do not tilec_mem_free pointers allocated before it: the reset freed them,
- * and the same addresses may be handed out again. */
-tilec_status tilec_context_reset(tilec_context *context);
 CUcontext tilec_context_handle(const tilec_context *context);
 /* "NVIDIA H200 (sm_90)", NUL-terminated and cut to size bytes. */
 tilec_status tilec_context_device_name(const tilec_context *context, char *name, size_t size);

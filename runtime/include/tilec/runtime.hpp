@@ -432,15 +432,6 @@ public:
   /// "NVIDIA H100 80GB HBM3 (sm_90)"
   std::string deviceDescription() const;
 
-  /// Resets the primary context (cuDevicePrimaryCtxReset) and makes it current again: the way
-  /// back after a kernel failed while it ran, which leaves the context unusable (synchronize()
-  /// says so). Everything of the context is destroyed: its modules, its memory, its streams, in
-  /// every part of the process that uses the device. What the runtime made before the reset stays
-  /// safe to destroy: a Module or Kernel throws an Error when used, a DeviceBuffer when copied,
-  /// and neither frees what the reset already did; ModuleCache::global() and the generated
-  /// launchers load their modules again on the next launch.
-  void reset();
-
 private:
   CUdevice Device = 0;
   CUcontext Context = nullptr;
@@ -475,7 +466,6 @@ public:
 private:
   CUdeviceptr Address = 0;
   size_t Bytes = 0;
-  uint64_t ResetCount = 0; // of the context, when allocated (see PrimaryContext::reset)
 };
 
 /// cuCtxSynchronize, with launch failures reported as an Error.
