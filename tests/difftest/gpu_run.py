@@ -135,8 +135,11 @@ def run_one(bench, path):
                 for p in params if p["kind"] == "ptr"}
 
     got = {}
+    provider = os.environ.get("GPU_RUN_PROVIDER", "both")  # --provider: one side alone
     # Triton: every parameter by name; the constexprs as keywords, as bench.triton_launcher does.
     try:
+        if provider == "tilec":
+            raise LookupError("skipped (--provider tilec)")
         kernel = bench.triton_kernel(os.path.join(path, spec["source"]), spec["kernel"])
         buffers = fresh()
         kwargs = {p["name"]: buffers[p["name"]] if p["kind"] == "ptr" else p["value"]
@@ -148,6 +151,9 @@ def run_one(bench, path):
         result["notes"].append(f"triton: {type(error).__name__}: {str(error)[-1500:]}")
         if "CUDA" in str(error) or "illegal" in str(error):
             raise
+    if provider == "triton":
+        result["status"] = "triton ran" if "triton" in got else "triton error"
+        return result, {}
     # tilec: the run-time parameters in the metadata's order.
     try:
         k = bench.TilecKernel(os.path.join(path, spec["ptx"]), os.path.join(path, spec["metadata"]),
@@ -188,7 +194,9 @@ def run_one(bench, path):
             problem = differ(got["tilec"][n], f.read(), o["dtype"], o["exact"] and not is_float)
         if problem:
             result["problems"].append(f"tilec vs interpreter, {n} ({o['dtype']}): {problem}")
-    if "triton" not in got:
+    if provider == "tilec":
+        result["status"] = "tilec ran"
+    elif "triton" not in got:
         result["status"] = "triton error"
     elif result["problems"]:
         result["status"] = "mismatch"
@@ -216,7 +224,7 @@ def worker_main(results_file, report, paths):
                 out.write(json.dumps(result) + "\n")
                 return 0
             result["seconds"] = round(time.time() - started, 2)
-            if result["status"] not in ("bit-identical", "within bound"):
+            if result["status"] not in ("bit-identical", "within bound", "tilec ran", "triton ran"):
                 result["got"] = {provider: {n: raw(t) for n, t in outs.items()}
                                  for provider, outs in got.items()}
                 write_reproducer(report, path, result)
@@ -294,7 +302,7 @@ def run_all(paths, jobs, batch_size, report, timeout, partial):
         for r in entries:
             results.append(r)
             partial.write(json.dumps(r) + "\n")
-            if r["status"] not in ("bit-identical", "within bound"):
+            if r["status"] not in ("bit-identical", "within bound", "tilec ran", "triton ran"):
                 print(f"{r['status'].upper()} {r['name']}: "
                       + " | ".join(r["problems"] + r["notes"])[:1500], flush=True)
         partial.flush()
@@ -358,9 +366,12 @@ def main(argv=None):
     parser.add_argument("--only", nargs="*", help="these programs only")
     parser.add_argument("--timeout", type=float, default=120,
                         help="seconds a worker may go without finishing a program")
+    parser.add_argument("--provider", choices=["both", "tilec", "triton"], default="both",
+                        help="run one side alone, no comparison (which side hangs or crashes)")
     parser.add_argument("--worker", metavar="RESULTS", help=argparse.SUPPRESS)
     parser.add_argument("programs", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    os.environ["GPU_RUN_PROVIDER"] = args.provider  # the workers inherit it
     if args.worker:
         return worker_main(args.worker, args.report, args.programs)
     report = args.report or args.dir.rstrip("/") + "-report"
