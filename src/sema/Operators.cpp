@@ -306,6 +306,26 @@ DType Specializer::operandType(const SemaValue &lhs, const SemaValue &rhs, bool 
   auto common = computationType(lt, lhsLiteral, rt, rhsLiteral, divOrMod, why);
   if (!common)
     error(loc, why);
+  // An integer literal takes the integer tensor's type: it must be representable there (Triton
+  // refuses the operation otherwise instead of wrapping the literal).
+  if (common->isInteger() && !common->isBool()) {
+    for (const SemaValue *v : {&lhs, &rhs}) {
+      if (v->isTensor() || v->kind != Kind::Int || literalType(*v).kind == ScalarKind::U64)
+        continue;
+      int64_t value = asInt(*v);
+      if (value < 0 && common->isUnsigned())
+        error(loc, "cannot combine an unsigned " + common->tritonName() +
+                       " tensor with the negative literal " + std::to_string(value) +
+                       " (as in Triton): cast one of them explicitly");
+      unsigned bits = common->bits();
+      bool fits = bits >= 64 || (common->isUnsigned() ? value < (int64_t(1) << bits)
+                                                      : value >= -(int64_t(1) << (bits - 1)) &&
+                                                            value < (int64_t(1) << (bits - 1)));
+      if (!fits)
+        error(loc, "the literal " + std::to_string(value) + " is out of range for " +
+                       common->tritonName() + " (as in Triton): cast it or the tensor explicitly");
+    }
+  }
   return *common;
 }
 
@@ -476,7 +496,14 @@ SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
       error(loc, "cannot compare " + lt.tritonName() + " with " + rt.tritonName());
     t = lt;
   } else {
-    t = operandType(lhs, rhs, false, loc);
+    // Triton's comparisons make a Python number a tensor first (to_tensor: int32, or the
+    // smallest of uint32 and int64 that holds it, fp32 for a float), so that unlike in
+    // arithmetic it takes part in promotion: uint8 > -9 compares in int32.
+    std::string why;
+    auto common = computationType(lt, false, rt, false, false, why);
+    if (!common)
+      error(loc, why);
+    t = *common;
   }
   auto [a, b] = convertAndBroadcast(lhs, rhs, t, loc);
   const char *predicate = op == CO::Lt ? "lt" : op == CO::Le ? "le" : op == CO::Gt ? "gt"

@@ -19,15 +19,13 @@ DType literalIntType(int64_t value, bool isUnsignedHuge) {
 }
 
 namespace {
-// Triton's dtype "kinds", in promotion order.
+// Triton's dtype "kinds", in promotion order: bool < integer (signed or not) < floating point.
 int kindRank(DType t) {
   if (t.isBool())
     return 0;
-  if (t.isUnsigned())
+  if (t.isInteger())
     return 1;
-  if (t.isSigned())
-    return 2;
-  return 3; // floating point
+  return 2;
 }
 } // namespace
 

@@ -177,13 +177,12 @@ def bitcast_value(v, src, dst):
 
 
 def kind_rank(t):
+    """Triton 3.6's dtype kinds: bool < integer (signed or not) < floating point."""
     if t == "int1":
         return 0
-    if is_int(t) and not is_signed(t):
-        return 1
     if is_int(t):
-        return 2
-    return 3
+        return 1
+    return 2
 
 
 def integer_promote(a, b):
@@ -585,11 +584,17 @@ class Gen:
                 lit = "5"
             if is_bool(a.dtype) and op not in ("&", "|", "^", "==", "!="):
                 return
-            rt = computation_type(a.dtype, False, "float32" if "." in lit else "int32", True)
+            # Comparisons make the literal a tensor first (Triton's to_tensor): it takes part in
+            # promotion there, unlike in arithmetic.
+            comparison = op in ("<", ">", "==", "!=", "<=", ">=")
+            rt = computation_type(a.dtype, False, "float32" if "." in lit else "int32",
+                                  not comparison)
             if op in ("&", "|", "^"):
                 rt = integer_promote(rt, rt)
             if is_int(rt) and not is_signed(rt) and lit.startswith("-"):
                 return
+            if is_int(rt) and "." not in lit and wrap(int(lit), rt) != int(lit):
+                return  # Triton refuses a literal out of the tensor type's range
             kind = a.kind
             text = f"{a.name} {op} {lit}" if r.random() < 0.7 else f"{lit} {op} {a.name}"
             swapped = not text.startswith(a.name + " ")
