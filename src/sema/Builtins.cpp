@@ -105,6 +105,14 @@ std::vector<int64_t> constShape(Specializer &s, const SemaValue &v, SourceLoc lo
   return shape;
 }
 
+/// "[32, 16]": a tensor type's shape as the diagnostics write it.
+std::string shapeText(const Type &t) {
+  std::string text = "[";
+  for (size_t d = 0; d < t.shape.size(); ++d)
+    text += (d ? ", " : "") + std::to_string(t.shape[d]);
+  return text + "]";
+}
+
 std::string valueText(const SemaValue &v) {
   return v.kind == Kind::String ? v.name : v.repr();
 }
@@ -595,6 +603,9 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     DType elem = ptr->type().elem.pointeeType();
     const SemaValue &val = *a.values[1];
     tir::Value *value = val.isTensor() ? castTo(val.value, elem) : materialize(val, loc, elem);
+    if (ptr->type().isScalar() && !value->type().isScalar())
+      error(loc, "tl.store of a block of values through a single pointer: Triton refuses it "
+                 "(make the pointer a block of the value's shape)");
     std::vector<int64_t> shape = broadcastShape(ptr->type(), value->type(), loc);
     tir::Value *mask = nullptr;
     if (const SemaValue *m = a.get(2); m && !(m->kind == Kind::Bool && m->boolValue)) {
@@ -825,7 +836,14 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     for (const auto &[k, val] : args.keywords)
       if (k == "shape")
         shapeValue = val;
-    return SemaValue::ofTensor(broadcastTo(v, constShape(*this, shapeValue, loc), loc));
+    std::vector<int64_t> target = constShape(*this, shapeValue, loc);
+    // As Triton: a block keeps its rank (only a scalar may become a block of any rank).
+    if (!v->type().isScalar() && v->type().rank() != target.size())
+      error(loc, "tl.broadcast_to cannot change the rank: " + shapeText(v->type()) + " to " +
+                     shapeText(Type(v->type().elem, target)) +
+                     " (as in Triton; use [None, :] or "
+                     "tl.expand_dims first)");
+    return SemaValue::ofTensor(broadcastTo(v, target, loc));
   }
 
   // --- Shape manipulation and matrix multiplication ------------------------------------------
@@ -1143,12 +1161,6 @@ SemaValue Specializer::dot(CallArgs &args) {
   if (lt.rank() != rt.rank() || (lt.rank() != 2 && lt.rank() != 3))
     error(loc, "tl.dot needs two 2-D tensors (or two 3-D ones, a batch of products), got " +
                    a.values[0]->describe() + " and " + a.values[1]->describe());
-  auto shapeText = [](const Type &t) {
-    std::string text = "[";
-    for (size_t d = 0; d < t.shape.size(); ++d)
-      text += (d ? ", " : "") + std::to_string(t.shape[d]);
-    return text + "]";
-  };
   const unsigned rank = lt.rank(), mDim = rank - 2, kDim = rank - 1;
   if (rank == 3 && lt.shape[0] != rt.shape[0])
     error(loc, "tl.dot's batch dimensions differ: " + shapeText(lt) + " x " + shapeText(rt));
@@ -1223,6 +1235,13 @@ SemaValue Specializer::dot(CallArgs &args) {
     if (acc->type().shape != shape || acc->type().elem != outType)
       error(loc, "tl.dot's acc must be a " + shapeText(Type(outType, shape)) + " tensor of " +
                      outType.tritonName() + ", got " + c->describe());
+    // Triton 3.6 also requires the accumulator to be of out_dtype, whose default is fp32 even
+    // where the products are int32 or fp64: an int8 dot with an acc needs out_dtype=tl.int32.
+    DType named = a.get(6) ? outType : DType::scalar(ScalarKind::F32);
+    if (!(acc->type().elem == named))
+      error(loc, "tl.dot's acc is " + acc->type().elem.tritonName() + " and out_dtype is " +
+                     named.tritonName() + (a.get(6) ? "" : " (the default)") +
+                     ": Triton requires them to be the same (pass out_dtype as the acc's type)");
   } else {
     acc = broadcastTo(materialize(SemaValue::ofInt(0), loc, outType), shape, loc);
   }

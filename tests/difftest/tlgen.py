@@ -724,6 +724,10 @@ class Gen:
             # keep_dims of a full reduction gives [1] or [1, 1]: not a shape of the pool.
             keep = False
             kind = "s"
+        if a.kind in ("m1", "1n") and axis is not None and kind == "s":
+            # Reducing the long axis of [BM, 1] or [1, BN] leaves a [1] block, not a scalar: a
+            # shape of its own in Triton (broadcast_to and scalar stores refuse it). Reduce all.
+            axis = None
         if op == "sum":
             fn = f"tl.sum({a.name}" + (f", axis={axis}" if axis is not None else "")
         else:
@@ -778,6 +782,9 @@ class Gen:
             extra = f', input_precision="{precision}"' if precision == "ieee" or r.random() < 0.5 else ""
         else:
             precision = None
+        if acc is not None and acc_t == "int32":
+            # Triton requires the acc to be of out_dtype, whose default is fp32.
+            extra += ", out_dtype=tl.int32"
         text = f"tl.dot({a.name}, {b.name}" + (f", {acc.name}" if acc else "") + extra + ")"
         self.p.features.add(f"dot_{dt}")
         return self.assign("2d", acc_t, "dot", text, ("dot", a.name, b.name, acc.name if acc else None,
