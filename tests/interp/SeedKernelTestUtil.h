@@ -110,4 +110,29 @@ inline double worst(const interp::HostBuffer &got, const std::vector<double> &wa
   return w;
 }
 
+/// Runs a padding kernel (block pointers, tensor descriptors): it reads the 8 x 8 block at
+/// (-2, n - 4) of an m x n fp32 range matrix (m = 5, n = 6) with zero padding into one buffer and
+/// with NaN padding into another. Returns how many of the 128 results are wrong.
+inline int64_t paddingMismatches(const tir::Function &function) {
+  const int64_t m = 5, n = 6;
+  const tir::DType f32 = tir::DType::scalar(tir::ScalarKind::F32);
+  interp::HostBuffer x(f32, m * n), zeros(f32, 64), nans(f32, 64);
+  x.fillRange();
+  launch(function,
+         {interp::KernelArg::pointer(x), interp::KernelArg::pointer(zeros),
+          interp::KernelArg::pointer(nans), interp::KernelArg::integer(m),
+          interp::KernelArg::integer(n)},
+         1);
+  int64_t wrong = 0;
+  for (int64_t r = 0; r < 8; ++r)
+    for (int64_t c = 0; c < 8; ++c) {
+      int64_t row = r - 2, col = c + n - 4;
+      bool inside = row >= 0 && row < m && col >= 0 && col < n;
+      double want = inside ? static_cast<double>(row * n + col) : 0.0;
+      wrong += zeros.getDouble(r * 8 + c) != want;
+      wrong += inside ? nans.getDouble(r * 8 + c) != want : !std::isnan(nans.getDouble(r * 8 + c));
+    }
+  return wrong;
+}
+
 } // namespace tilec::seedtest
