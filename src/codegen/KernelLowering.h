@@ -289,6 +289,11 @@ private:
   Values mmaAFragmentFromRegisters(const Operation &op, unsigned mi, unsigned s, unsigned kI);
   /// `elements` (32 bits together) packed into one i32 register.
   llvm::Value *packRegister(const Values &elements);
+  /// The mma.sync instruction for operands of type `in` into `out`: an NVVM intrinsic, or inline
+  /// asm for the fp8 forms LLVM 19 lacks.
+  llvm::FunctionCallee mmaCallee(const DType &in, const DType &out);
+  /// Asks for PTX ISA `version` (84: 8.4) or newer for this module (see emitPTX).
+  void requirePtxVersion(unsigned version);
   /// LowerDotWgmma.cpp.
   void lowerDotWgmma(const Operation &op);
   /// Whether a wgmma dot is left in flight across its loop's iterations (see LowerDotWgmma.cpp);

@@ -11,7 +11,10 @@
 // in registers (mmaTakesAFromRegisters): the accumulator fragments of the first product are the A
 // fragments of the second.
 #include "codegen/KernelLowering.h"
+#include "codegen/NVPTXTarget.h"
 #include "gpu/Mma.h"
+
+#include <llvm/IR/InlineAsm.h>
 
 namespace tilec::codegen::detail {
 namespace {
@@ -31,6 +34,31 @@ llvm::Intrinsic::ID mmaIntrinsic(const DType &in, const DType &out) {
 }
 
 } // namespace
+
+llvm::FunctionCallee KernelLowering::mmaCallee(const DType &in, const DType &out) {
+  if (!isFp8(in)) {
+    llvm::Function *mma = llvm::Intrinsic::getDeclaration(&module_, mmaIntrinsic(in, out));
+    return {mma->getFunctionType(), mma};
+  }
+  // LLVM 19 has no intrinsic for the fp8 forms (PTX ISA 8.4, sm_89): inline asm, with the
+  // fragment registers of the int8 m16n8k32 form, and the module asks for PTX 8.4.
+  const char *kind = in.kind == ScalarKind::F8E4M3 ? "e4m3" : "e5m2";
+  std::string text = std::string("mma.sync.aligned.m16n8k32.row.col.f32.") + kind + "." + kind +
+                     ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};";
+  llvm::Type *f32 = builder_.getFloatTy(), *i32 = builder_.getInt32Ty();
+  auto *type = llvm::FunctionType::get(llvm::StructType::get(f32, f32, f32, f32),
+                                       {i32, i32, i32, i32, i32, i32, f32, f32, f32, f32}, false);
+  requirePtxVersion(84);
+  return {type, llvm::InlineAsm::get(type, text, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3", false)};
+}
+
+void KernelLowering::requirePtxVersion(unsigned version) {
+  auto *current = llvm::mdconst::extract_or_null<llvm::ConstantInt>(
+      module_.getModuleFlag(kMinimumPtxVersionFlag));
+  if (current && current->getZExtValue() >= version)
+    return;
+  module_.setModuleFlag(llvm::Module::Max, kMinimumPtxVersionFlag, builder_.getInt32(version));
+}
 
 llvm::Value *KernelLowering::packRegister(const Values &elements) {
   llvm::Type *i32 = builder_.getInt32Ty();
@@ -207,8 +235,8 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
       low.push_back(builder_.CreateBitCast(roundToTf32(builder_.CreateFSub(x, h)), i32));
     }
   };
-  llvm::Function *mma = llvm::Intrinsic::getDeclaration(&module_, mmaIntrinsic(in, out));
-  llvm::FunctionType *mmaType = mma->getFunctionType();
+  llvm::FunctionCallee mma = mmaCallee(in, out);
+  llvm::FunctionType *mmaType = mma.getFunctionType();
   Values result = onlyA ? Values{} : get(op.operand(2));
   bool packedAcc = out.kind == ScalarKind::F16;
   auto multiply = [&](const Values &aRegs, const Values &bRegs, unsigned mi, unsigned ni) {

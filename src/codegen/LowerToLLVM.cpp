@@ -487,11 +487,33 @@ llvm::Value *KernelLowering::lowerMath(const Operation &op, llvm::Value *x, cons
 /// cvt.rn.satfinite (round to nearest even, saturating to the largest finite value, NaN kept);
 /// from fp8 to fp16 with cvt.rn.f16x2 (exact). Other types go through fp32 (exactly where it
 /// holds them, so that only the fp8 rounding rounds), and fp8 to fp8 through fp16.
+///
+/// Before sm_89 there is no cvt for fp8. From fp8 the value is then formed from its bits, exactly
+/// (fp16 holds every e4m3 and e5m2 value; AccelerateMatmul casts fp8 dot operands to fp16 there,
+/// as Triton): an e5m2 byte is the high byte of the fp16 of its value; an e4m3 byte's exponent
+/// and mantissa, shifted into fp16's, give the value times 2^-8 (its bias is 7, fp16's 15),
+/// subnormals included, and one exact multiply by 2^8 scales it back. e4m3fn's NaN (S.1111.111)
+/// stays NaN. To fp8 there (rounding) is still "not supported yet".
 llvm::Value *KernelLowering::lowerFp8Cast(const Operation &op, llvm::Value *v, const DType &from,
                                           const DType &to) {
-  if (gpu::smVersion(options_.arch) < 89)
-    unsupported(op, "fp8 conversions before sm_89 (no cvt for fp8 there)");
   const DType f16 = DType::scalar(ScalarKind::F16), f32 = DType::scalar(ScalarKind::F32);
+  if (gpu::smVersion(options_.arch) < 89 && isFp8(from) && !isFp8(to)) {
+    llvm::Type *i16 = builder_.getInt16Ty(), *half = builder_.getHalfTy();
+    llvm::Value *bits = builder_.CreateZExt(v, i16);
+    if (from.kind == ScalarKind::F8E5M2)
+      return lowerCast(op, builder_.CreateBitCast(builder_.CreateShl(bits, 8), half), f16, to);
+    llvm::Value *magnitudeBits = builder_.CreateAnd(bits, 0x7F);
+    llvm::Value *scaled =
+        builder_.CreateFMul(builder_.CreateBitCast(builder_.CreateShl(magnitudeBits, 7), half),
+                            llvm::ConstantFP::get(half, 256.0));
+    llvm::Value *isNan = builder_.CreateICmpEQ(magnitudeBits, builder_.getInt16(0x7F));
+    llvm::Value *magnitude = builder_.CreateSelect(isNan, builder_.getInt16(0x7E00),
+                                                   builder_.CreateBitCast(scaled, i16));
+    llvm::Value *sign = builder_.CreateShl(builder_.CreateAnd(bits, 0x80), 8);
+    return lowerCast(op, builder_.CreateBitCast(builder_.CreateOr(magnitude, sign), half), f16, to);
+  }
+  if (gpu::smVersion(options_.arch) < 89)
+    unsupported(op, "fp8 conversions to fp8 before sm_89 (no cvt for fp8 there)");
   auto name = [](const DType &t) { return t.kind == ScalarKind::F8E4M3 ? "e4m3x2" : "e5m2x2"; };
   llvm::Type *i16 = builder_.getInt16Ty(), *i32 = builder_.getInt32Ty();
   if (isFp8(from)) {

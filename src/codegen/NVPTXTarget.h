@@ -13,7 +13,13 @@ namespace tilec::codegen {
 
 constexpr const char *kNVPTXTriple = "nvptx64-nvidia-cuda";
 
-/// A TargetMachine for `options.arch`; throws CompileError for an unknown arch.
-std::unique_ptr<llvm::TargetMachine> createNVPTXTargetMachine(const TargetOptions &options);
+/// The module flag (an integer, merged by maximum) through which the lowering asks for a PTX ISA
+/// version newer than the arch's oldest: 84 for 8.4.
+constexpr const char *kMinimumPtxVersionFlag = "tilec.minimum-ptx-version";
+
+/// A TargetMachine for `options.arch`, emitting PTX ISA `minimumPtxVersion` or the arch's oldest
+/// version, whichever is newer; throws CompileError for an unknown arch.
+std::unique_ptr<llvm::TargetMachine> createNVPTXTargetMachine(const TargetOptions &options,
+                                                              unsigned minimumPtxVersion = 0);
 
 } // namespace tilec::codegen

@@ -4,10 +4,12 @@
 #include "frontend/SourceManager.h"
 #include "gpu/Arch.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/Constants.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IRReader/IRReader.h>
@@ -33,20 +35,16 @@ static void initializeNVPTX() {
   });
 }
 
-/// The PTX ISA version for an SM: the oldest that supports it (sm_90a needs 8.0).
-static std::string ptxFeatureFor(unsigned sm) {
-  if (sm >= 90)
-    return "+ptx80";
-  if (sm >= 89)
-    return "+ptx78";
-  if (sm >= 86)
-    return "+ptx71";
-  if (sm >= 80)
-    return "+ptx70";
-  return "+ptx64";
+/// The PTX ISA version (80: 8.0) for an SM: the oldest that supports it (sm_90a needs 8.0), so
+/// that the PTX loads on the oldest drivers that know the SM; raised to `minimum` where the
+/// kernel uses newer instructions (fp8 mma.sync needs 8.4).
+static std::string ptxFeatureFor(unsigned sm, unsigned minimum) {
+  unsigned version = sm >= 90 ? 80 : sm >= 89 ? 78 : sm >= 86 ? 71 : sm >= 80 ? 70 : 64;
+  return "+ptx" + std::to_string(std::max(version, minimum));
 }
 
-std::unique_ptr<llvm::TargetMachine> createNVPTXTargetMachine(const TargetOptions &options) {
+std::unique_ptr<llvm::TargetMachine> createNVPTXTargetMachine(const TargetOptions &options,
+                                                              unsigned minimumPtxVersion) {
   initializeNVPTX();
   const std::string &arch = options.arch;
   unsigned sm = gpu::smVersion(arch);
@@ -68,8 +66,9 @@ std::unique_ptr<llvm::TargetMachine> createNVPTXTargetMachine(const TargetOption
                : options.optLevel == 1 ? llvm::CodeGenOptLevel::Less
                : options.optLevel == 2 ? llvm::CodeGenOptLevel::Default
                                        : llvm::CodeGenOptLevel::Aggressive;
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      kNVPTXTriple, arch, ptxFeatureFor(sm), targetOptions, std::nullopt, std::nullopt, level));
+  std::unique_ptr<llvm::TargetMachine> machine(
+      target->createTargetMachine(kNVPTXTriple, arch, ptxFeatureFor(sm, minimumPtxVersion),
+                                  targetOptions, std::nullopt, std::nullopt, level));
   if (!machine)
     throw CompileError("error: cannot create an NVPTX target machine for " + arch);
   return machine;
@@ -138,7 +137,12 @@ void optimizeModule(llvm::Module &module, const TargetOptions &options) {
 
 std::string emitPTX(llvm::Module &module, const TargetOptions &options) {
   linkLibdevice(module, options);
-  std::unique_ptr<llvm::TargetMachine> machine = createNVPTXTargetMachine(options);
+  unsigned minimumPtxVersion = 0;
+  if (auto *flag = llvm::mdconst::extract_or_null<llvm::ConstantInt>(
+          module.getModuleFlag(kMinimumPtxVersionFlag)))
+    minimumPtxVersion = static_cast<unsigned>(flag->getZExtValue());
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createNVPTXTargetMachine(options, minimumPtxVersion);
   module.setDataLayout(machine->createDataLayout());
   module.setTargetTriple(kNVPTXTriple);
   llvm::SmallString<0> ptx;

@@ -22,10 +22,12 @@
 #include "gpu/Mma.h"
 #include "gpu/PassUtils.h"
 #include "gpu/Passes.h"
+#include "tir/Builder.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace tilec::gpu {
 
@@ -33,6 +35,10 @@ using tir::OpCode;
 using tir::Operation;
 using tir::ScalarKind;
 using tir::Value;
+
+static bool isFp8(const tir::DType &type) {
+  return type.kind == ScalarKind::F8E4M3 || type.kind == ScalarKind::F8E5M2;
+}
 
 std::optional<MmaV2Instruction> mmaV2InstructionFor(const Operation &dot) {
   const tir::DType &in = dot.operand(0)->type().elem, &out = dot.operand(2)->type().elem;
@@ -55,6 +61,11 @@ std::optional<MmaV2Instruction> mmaV2InstructionFor(const Operation &dot) {
     return std::nullopt;
   case ScalarKind::I8:
     if (out.kind == ScalarKind::I32)
+      return MmaV2Instruction{32, 8};
+    return std::nullopt;
+  case ScalarKind::F8E4M3:
+  case ScalarKind::F8E5M2: // m16n8k32 .e4m3/.e5m2, sm_89 and up (AccelerateMatmul checks the SM)
+    if (out.kind == ScalarKind::F32)
       return MmaV2Instruction{32, 8};
     return std::nullopt;
   default:
@@ -85,7 +96,7 @@ std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsign
   const tir::DType &in = dot.operand(0)->type().elem, &out = dot.operand(2)->type().elem;
   if (dot.operand(1)->type().elem != in)
     return std::nullopt;
-  const bool fp8 = in.kind == ScalarKind::F8E4M3 || in.kind == ScalarKind::F8E5M2;
+  const bool fp8 = isFp8(in);
   bool types = (in.kind == ScalarKind::F16 &&
                 (out.kind == ScalarKind::F32 || out.kind == ScalarKind::F16)) ||
                (in.kind == ScalarKind::BF16 && out.kind == ScalarKind::F32) ||
@@ -123,8 +134,7 @@ std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsign
 }
 
 WgmmaInstruction wgmmaInstructionOf(const Operation &dot) {
-  const tir::DType &in = dot.operand(0)->type().elem;
-  const bool fp8 = in.kind == ScalarKind::F8E4M3 || in.kind == ScalarKind::F8E5M2;
+  const bool fp8 = isFp8(dot.operand(0)->type().elem);
   int64_t n = dot.result()->type().shape[1];
   WgmmaInstruction instruction;
   instruction.k = fp8 ? 32 : 16;
@@ -178,9 +188,14 @@ bool hasChainedDot(Operation &dot, const std::map<const Value *, std::vector<Ope
   return reaches(producers, false) || reaches(consumers, true);
 }
 
-/// The warp grid over an [M, N] tile of 16x8 instruction tiles, or {0, 0} when the warps cannot
-/// all get whole instruction tiles.
+/// The warp grid over an [M, N] tile of 16x8 instruction tiles, or {0, 0} when the tile is not
+/// made of whole instruction tiles. Where the tile has fewer instruction tiles than the program
+/// has warps, the remaining warps go along N and compute copies of their neighbours' columns (the
+/// layout wraps), as Triton's warpsPerTileV2 does: a 16x16 tile on 4 warps still runs on the
+/// tensor cores, so its results are those of Triton's mma.sync and not of an FMA loop.
 std::pair<unsigned, unsigned> warpsPerTile(int64_t m, int64_t n, unsigned numWarps, bool chained) {
+  if (m % 16 != 0 || n % 8 != 0)
+    return {0, 0};
   auto fitsM = [&](unsigned warpsM) { return m % (16 * int64_t(warpsM)) == 0; };
   auto fitsN = [&](unsigned warpsN) { return n % (8 * int64_t(warpsN)) == 0; };
   if (chained && fitsM(numWarps))
@@ -194,10 +209,35 @@ std::pair<unsigned, unsigned> warpsPerTile(int64_t m, int64_t n, unsigned numWar
       warpsN *= 2;
     else if (fitsM(warpsM * 2))
       warpsM *= 2;
-    else
-      return {0, 0};
+    else // copies along N: only whole 8-column blocks wrap onto the tile's columns
+      warpsN *= 2;
   }
   return {warpsM, warpsN};
+}
+
+/// Replaces `dot`'s operands by their fp16 casts (exact: fp16 holds every e4m3 and e5m2 value).
+void upcastOperandsToFp16(Operation &dot) {
+  for (unsigned i = 0; i < 2; ++i) {
+    Value *operand = dot.operand(i);
+    tir::Builder b;
+    b.setInsertionPoint(&dot);
+    b.setLoc(dot.loc());
+    Value *cast = b.createValue(OpCode::Cast, {operand},
+                                operand->type().withElem(tir::DType::scalar(ScalarKind::F16)));
+    cast->setNameHint(operand->nameHint());
+    dot.setOperand(i, cast);
+  }
+}
+
+/// The mma.sync warp grid for `dot`, or {0, 0} when mma.sync does not take it.
+std::pair<unsigned, unsigned> mmaV2WarpGrid(Operation &dot, unsigned numWarps, bool chained) {
+  std::optional<MmaV2Instruction> instruction = mmaV2InstructionFor(dot);
+  if (!instruction)
+    return {0, 0};
+  const std::vector<int64_t> &shape = dot.result()->type().shape;
+  if (dot.operand(0)->type().shape[1] % instruction->k != 0)
+    return {0, 0};
+  return warpsPerTile(shape[0], shape[1], numWarps, chained);
 }
 
 } // namespace
@@ -212,23 +252,30 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
       dots.push_back(&op);
   });
   for (Operation *dot : dots) {
+    const bool fp8 = isFp8(dot->operand(0)->type().elem) && isFp8(dot->operand(1)->type().elem);
     // Batched (3-D) dots stay on the FMA path: the instruction tiles here are 2-D.
-    if (dot->result()->type().rank() != 2)
+    if (dot->result()->type().rank() != 2) {
+      if (fp8)
+        upcastOperandsToFp16(*dot);
       continue;
+    }
     if (hasWgmma(arch) && wgmmaInstructionFor(*dot, function.numWarps)) {
       dot->setAttr("engine", std::string("wgmma"));
       retypeResult(function, *dot, 0, mmaV2AccumulatorLayout(function.numWarps, 1));
       continue;
     }
-    std::optional<MmaV2Instruction> instruction = mmaV2InstructionFor(*dot);
-    if (!instruction)
-      continue;
-    const std::vector<int64_t> &shape = dot->result()->type().shape;
-    int64_t k = dot->operand(0)->type().shape[1];
-    if (shape.size() != 2 || k % instruction->k != 0)
-      continue;
-    auto [warpsM, warpsN] =
-        warpsPerTile(shape[0], shape[1], function.numWarps, hasChainedDot(*dot, users));
+    const bool chained = hasChainedDot(*dot, users);
+    // fp8 operands: mma.sync multiplies them from sm_89 on. Elsewhere (older SMs, tiles the fp8
+    // instruction does not fit) they are cast to fp16 first, as Triton does below sm_89, and the
+    // dot goes on as an fp16 one (on mma.sync or the FMA path).
+    // Mixed e4m3 x e5m2 operands take the cast too.
+    auto [warpsM, warpsN] = std::pair<unsigned, unsigned>{0, 0};
+    if (!fp8 || smVersion(arch) >= 89)
+      std::tie(warpsM, warpsN) = mmaV2WarpGrid(*dot, function.numWarps, chained);
+    if (warpsM == 0 && fp8) {
+      upcastOperandsToFp16(*dot);
+      std::tie(warpsM, warpsN) = mmaV2WarpGrid(*dot, function.numWarps, chained);
+    }
     if (warpsM == 0)
       continue;
     dot->setAttr("engine", std::string("mma_v2"));

@@ -490,6 +490,12 @@ MMA_SAMPLES = [
     mma_sample("mma_tf32x3_nn", "gemm_tf32x3", "float32", "float32", DOT_TF32X3),
     mma_sample("mma_i8_i32_nn", "gemm_i32acc", "int8", "int32", EXACT),
     mma_sample("mma_i8_i32_nt", "gemm_i32acc", "int8", "int32", EXACT, "NT", blocks=(64, 64, 64)),
+    # Fewer 16x8 instruction tiles than warps: the extra warps compute copies along N (as
+    # Triton's warpsPerTileV2), so tf32 results are those of the tensor cores, as Triton's.
+    mma_sample("mma_tf32_16x16_w4", "gemm_f32acc", "float32", "float32", DOT_TF32,
+               blocks=(16, 16, 64), size=(70, 56, 144)),
+    mma_sample("mma_bf16_16x16_w8", "gemm_f32acc", "bfloat16", "float32", DOT_BF16_OUT_F32,
+               blocks=(16, 16, 32), num_warps=8, size=(70, 56, 144)),
     # wgmma shapes (sm_90a): operands staged from registers in every iteration (no pipeline),
     # two n256 instructions per warpgroup and K step (fp16 accumulators: 128 registers), and an
     # M-major a staged on 8 warps (its loads are masked along M: not pipelined).
@@ -540,33 +546,41 @@ def fp8_random(count: int, kind: str):
     return torch.tensor([fp8_encode(v, kind) for v in values.tolist()], dtype=torch.uint8)
 
 
-def fp8_gemm_sample(name, kind, blocks=(128, 128, 64), num_warps=4, size=(300, 208, 192)):
-    """C = A @ B (fp32) on fp8 inputs, B stored N x K (contiguous along K), masked edges."""
+def fp8_gemm_sample(name, kind, blocks=(128, 128, 64), num_warps=4, size=(300, 208, 192),
+                    b_along_n=False, arch=None):
+    """C = A @ B (fp32) on fp8 inputs, B stored N x K (contiguous along K), or K x N with
+    b_along_n (wgmma cannot read that: mma.sync multiplies it), masked edges. `arch` compiles
+    for another target (sm_80: fp8 operands widened to fp16; sm_89: mma.sync on fp8)."""
     short = {"e4m3": "fp8e4nv", "e5m2": "fp8e5"}[kind]
     bm, bn, bk = blocks
-    signature = (f"*{short}:16,*{short}:16,*fp32:16,i32,i32,i32:16,i32:16,1,1,i32:16,i32:16,1,"
+    b_strides = "i32:16,1" if b_along_n else "1,i32:16"
+    signature = (f"*{short}:16,*{short}:16,*fp32:16,i32,i32,i32:16,i32:16,1,{b_strides},i32:16,1,"
                  f"{bm},{bn},{bk}")
 
     def inputs(s):
         m, n, k = s
         ld = round_up(k, 16)
+        b = padded_size(k, n, round_up(n, 16)) if b_along_n else padded_size(n, k, ld)
         return {"a": fp8_random(padded_size(m, k, ld), kind),
-                "b": fp8_random(padded_size(n, k, ld), kind), "c": empty(m * n, "float32")}
+                "b": fp8_random(b, kind), "c": empty(m * n, "float32")}
 
     def args(t, s):
         m, n, k = s
-        return [t["a"], t["b"], t["c"], m, n, k, round_up(k, 16), round_up(k, 16), n]
+        b_stride = round_up(n, 16) if b_along_n else round_up(k, 16)
+        return [t["a"], t["b"], t["c"], m, n, k, round_up(k, 16), b_stride, n]
 
     def reference(t, s):
         m, n, k = s
         ld = round_up(k, 16)
         a = view2d(fp8_decode(t["a"], kind), m, k, ld)
-        b = view2d(fp8_decode(t["b"], kind), n, k, ld).t()
+        b = (view2d(fp8_decode(t["b"], kind), k, n, round_up(n, 16)) if b_along_n
+             else view2d(fp8_decode(t["b"], kind), n, k, ld).t())
         return {"c": (a @ b).flatten()}
 
+    flags = ("--num-warps", str(num_warps), "--num-stages", "3")
     return Sample(name=name, source="tests/gpu/mma_gemm.tl", kernel="gemm_f32acc", ptx=name,
                   signature=signature, size=size,
-                  tilec_flags=("--num-warps", str(num_warps), "--num-stages", "3"),
+                  tilec_flags=flags + (("--arch", arch) if arch else ()),
                   small=(70, 48, 96), inputs=inputs, outputs=["c"], args=args,
                   grid=lambda meta, s: (cdiv(s[0], meta["BLOCK_M"]), cdiv(s[1], meta["BLOCK_N"])),
                   # Products of multiples of 1/4 and their sums (|c| < 2^13) are exact in fp32.
@@ -578,6 +592,15 @@ FP8_SAMPLES = [
     fp8_gemm_sample("fp8_e5m2_gemm", "e5m2", blocks=(128, 64, 128)),
     fp8_gemm_sample("fp8_e4m3_gemm_w8", "e4m3", blocks=(128, 256, 128), num_warps=8,
                     size=(300, 528, 400)),
+    # mma.sync on fp8 (m16n8k32 .e4m3/.e5m2, PTX 8.4): on sm_89, and on sm_90a for a b that
+    # wgmma cannot read (stored K x N); on sm_80 the operands are widened to fp16 first.
+    fp8_gemm_sample("fp8_e4m3_mma_sm89", "e4m3", blocks=(64, 64, 64), arch="sm_89"),
+    fp8_gemm_sample("fp8_e5m2_mma_nn", "e5m2", blocks=(64, 64, 64), b_along_n=True),
+    fp8_gemm_sample("fp8_e4m3_mma_nn_sm89", "e4m3", blocks=(64, 128, 32), b_along_n=True,
+                    arch="sm_89"),
+    fp8_gemm_sample("fp8_e4m3_f16_sm80", "e4m3", blocks=(64, 64, 64), arch="sm_80"),
+    fp8_gemm_sample("fp8_e5m2_f16_nn_sm80", "e5m2", blocks=(64, 64, 32), b_along_n=True,
+                    arch="sm_80"),
 ]
 
 # --- tests/gpu/random_block_ptr.tl: tl.rand & co. must give Triton's bits; block pointers with
@@ -778,7 +801,43 @@ def batched_dot_sample(name, dtype, blocks, tol, num_warps=4):
         grid=lambda meta, batches: (batches // meta["B"],), tol=tol, reference=reference)
 
 
+def fp8_to_fp16_sample(name, kind):
+    """Every byte (each of the 256, four times) as fp8 `kind` widened to fp16 by PTX for sm_80."""
+    short = {"e4m3": "fp8e4nv", "e5m2": "fp8e5"}[kind]
+
+    def inputs(n):
+        bytes_ = torch.arange(n, dtype=torch.int64).remainder(256).to(torch.uint8)
+        if hasattr(torch, FP8_TORCH[kind]):
+            return {"x": bytes_.to(DEVICE).view(getattr(torch, FP8_TORCH[kind])),
+                    "y": empty(n, "float16")}
+        return {"x": bytes_, "y": empty(n, "float16")}
+
+    def reference(t, n):
+        x = t["x"].cpu()
+        bits = x.view(torch.uint8) if x.dtype != torch.uint8 else x
+        value = fp8_decode(bits, kind)
+        mantissa_bits, _ = FP8_FORMAT[kind]
+        all_ones = (bits.to(torch.int64) >> mantissa_bits & ((1 << (7 - mantissa_bits)) - 1)) == (
+            (1 << (7 - mantissa_bits)) - 1)
+        low = bits.to(torch.int64) & ((1 << mantissa_bits) - 1)
+        if kind == "e5m2":  # an all-ones exponent: infinities and NaNs, as in IEEE formats
+            value = torch.where(all_ones & (low == 0), value.sign() * float("inf"), value)
+            value = torch.where(all_ones & (low != 0), torch.full_like(value, float("nan")), value)
+        else:  # e4m3fn: only S.1111.111 is NaN, no infinities
+            value = torch.where(all_ones & (low == 7), torch.full_like(value, float("nan")), value)
+        return {"y": value.double()}
+
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="fp8_to_fp16", ptx=name,
+        signature=f"*{short}:16,*fp16:16,i32,256", size=1024, small=256,
+        tilec_flags=("--arch", "sm_80"), inputs=inputs, outputs=["y"],
+        args=lambda t, n: [t["x"], t["y"], n], grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),),
+        tol=EXACT, reference=reference)
+
+
 LANG_BITS_SAMPLES = [
+    fp8_to_fp16_sample("fp8e4_to_f16_sm80", "e4m3"),
+    fp8_to_fp16_sample("fp8e5_to_f16_sm80", "e5m2"),
     batched_dot_sample("batched_dot_f16", "float16", (2, 32, 32, 32), DOT_F16_OUT_F32),
     batched_dot_sample("batched_dot_bf16", "bfloat16", (4, 16, 64, 16), DOT_BF16_OUT_F32),
     batched_dot_sample("batched_dot_tf32", "float32", (2, 64, 32, 16), DOT_TF32, num_warps=8),
