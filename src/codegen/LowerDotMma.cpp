@@ -29,7 +29,8 @@ llvm::Intrinsic::ID mmaIntrinsic(const DType &in, const DType &out) {
   case ScalarKind::F32:
     return llvm::Intrinsic::nvvm_mma_m16n8k8_row_col_tf32;
   default:
-    return llvm::Intrinsic::nvvm_mma_m16n8k32_row_col_s8;
+    // As Triton: int32 sums saturate (.satfinite) instead of wrapping, where they overflow.
+    return llvm::Intrinsic::nvvm_mma_m16n8k32_row_col_satfinite_s8;
   }
 }
 

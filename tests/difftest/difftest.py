@@ -38,7 +38,8 @@ import tlgen  # noqa: E402
 
 # Outputs the evaluator could not prove exact (float sums of values that do not all fit the
 # accumulator's precision): |got - expected| <= BOUND[dtype] * (max |expected| of the buffer), the
-# error of any summation order of up to 256 terms (n * eps * sum|x| <= n * eps * n * max).
+# error of any summation order of up to 256 terms (n * eps * sum|x| <= n * eps * n * max). dtype
+# is the output's "bound_dtype": the coarsest type its inexact values were computed in.
 BOUND = {"float16": 2.0 ** -3, "bfloat16": 2.0 ** -0, "float32": 2.0 ** -8, "float64": 2.0 ** -37}
 TIMEOUT = 60
 
@@ -80,7 +81,8 @@ def write_program(directory, seed, index):
         "num_warps": p.num_warps, "grid": [p.grid, 1, 1], "params": params,
         "constexprs": {d["name"]: d["value"] for d in p.params if d["kind"] == "constexpr"},
         "outputs": [{"name": n, "dtype": b["dtype"], "role": b["role"],
-                     "exact": n not in p.inexact}
+                     "exact": n not in p.inexact,
+                     "bound_dtype": p.inexact_precision.get(n, b["dtype"])}
                     for n, b in p.buffers.items() if b["role"] != "in"],
         "features": sorted(p.features), "shape": p.shape, "dot": p.dot_dtype,
     }
@@ -144,7 +146,7 @@ def compare_output(path, out, got_bytes):
         bound = "bit-exact"
     else:
         finite = [abs(e) for e in expected if e == e and abs(e) != float("inf")]
-        tolerance = BOUND[dtype] * (max(finite) if finite else 0.0)
+        tolerance = BOUND[out.get("bound_dtype", dtype)] * (max(finite) if finite else 0.0)
         wrong = [i for i, (g, e) in enumerate(zip(got, expected))
                  if not (same_value(g, e, dtype) or abs(g - e) <= tolerance)]
         bound = f"within {tolerance:g}"

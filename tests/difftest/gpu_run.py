@@ -98,8 +98,9 @@ def as_numpy(data, dtype):
     return pattern, values
 
 
-def differ(got, expected, dtype, exact):
-    """None if equal (bitwise; NaN matches NaN) or, for an inexact output, within the bound."""
+def differ(got, expected, dtype, exact, bound_dtype=None):
+    """None if equal (bitwise; NaN matches NaN) or, for an inexact output, within the bound of
+    bound_dtype (the coarsest type its values were computed in; default dtype)."""
     (gp, gv), (ep, ev) = as_numpy(got, dtype), as_numpy(expected, dtype)
     if gp.size != ep.size:
         return f"{gp.size} elements vs {ep.size}"
@@ -110,7 +111,7 @@ def differ(got, expected, dtype, exact):
             finite = numpy.abs(ev[numpy.isfinite(ev)])
             scale = float(finite.max()) if finite.size else 0.0
             with numpy.errstate(invalid="ignore"):
-                same |= numpy.abs(gv - ev) <= difftest.BOUND[dtype] * scale
+                same |= numpy.abs(gv - ev) <= difftest.BOUND[bound_dtype or dtype] * scale
     if bool(same.all()):
         return None
     wrong = numpy.flatnonzero(~same)
@@ -177,11 +178,13 @@ def run_one(bench, path):
             problem = differ(got["tilec"][n], got["triton"][n], o["dtype"], True)
             if problem and not o["exact"]:
                 exact_vs_triton = False
-                problem = differ(got["tilec"][n], got["triton"][n], o["dtype"], False)
+                problem = differ(got["tilec"][n], got["triton"][n], o["dtype"], False,
+                                 o.get("bound_dtype"))
             if problem:
                 result["problems"].append(f"tilec vs triton, {n} ({o['dtype']}): {problem}")
             with open(os.path.join(path, f"expected_{n}.bin"), "rb") as f:
-                problem = differ(got["triton"][n], f.read(), o["dtype"], o["exact"])
+                problem = differ(got["triton"][n], f.read(), o["dtype"], o["exact"],
+                                 o.get("bound_dtype"))
             if problem:
                 result["notes"].append(f"triton vs evaluator, {n}: {problem}")
     for n, o in outputs.items():
@@ -191,7 +194,8 @@ def run_one(bench, path):
             continue
         is_float = o["dtype"].startswith("float") or o["dtype"] == "bfloat16"
         with open(interp, "rb") as f:
-            problem = differ(got["tilec"][n], f.read(), o["dtype"], o["exact"] and not is_float)
+            problem = differ(got["tilec"][n], f.read(), o["dtype"], o["exact"] and not is_float,
+                             o.get("bound_dtype"))
         if problem:
             result["problems"].append(f"tilec vs interpreter, {n} ({o['dtype']}): {problem}")
     if provider == "tilec":

@@ -36,6 +36,8 @@ DTYPES = {
     "float16": (16, True, True), "bfloat16": (16, True, True),
     "float32": (32, True, True), "float64": (64, True, True),
 }
+# Float types by precision: the coarsest of an inexact value's sources sets its bound.
+MANTISSA_BITS = {"bfloat16": 8, "float16": 11, "float32": 24, "float64": 53}
 SIG = {"int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
        "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
        "float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64"}
@@ -981,6 +983,9 @@ class Evaluator:
         self.sh = p.shape
         self.buffers = initial_buffers(p)
         self.inexact = set()  # output buffers whose values the evaluator could not prove exact
+        # For each of them, the coarsest float type an inexact value of it was computed in (an
+        # fp32 dot stored into an fp64 buffer is within fp32's bound, not fp64's).
+        self.inexact_precision = {}
         self.atomic_terms = {}  # float atomic buffer -> list of contributions per element
 
     def run(self):
@@ -1003,7 +1008,7 @@ class Evaluator:
                 total, exact = exact_sum([self.buffers[name][i]] + contributions, dtype)
                 self.buffers[name][i] = total
                 if not exact:
-                    self.inexact.add(name)
+                    self.mark_inexact(name, dtype)
         return self.buffers
 
     def block(self, stmts, env):
@@ -1123,7 +1128,14 @@ class Evaluator:
             _, o, a, dtype = node
             x = env[a]
             if o == "-":
-                # Triton's unary minus is 0 - x, so -(+0.0) is +0.0, not -0.0.
+                # Triton's unary minus is 0 - x, so -(+0.0) is +0.0, not -0.0. The 8- and 16-bit
+                # minimum has no answer on the GPU: ptxas folds neg.s16 and the widening after it
+                # into a 32-bit negation, so -(-32768) widens to +32768 (Triton and tilec alike,
+                # on an H200), where wrapping in 16 bits gives -32768.
+                if not is_float(dtype) and DTYPES[dtype][0] in (8, 16) and DTYPES[dtype][1]:
+                    minimum = -(1 << (DTYPES[dtype][0] - 1))
+                    if any(v == minimum for v in x.data if v is not POISON):
+                        raise Reject("unary minus of the most negative 8- or 16-bit integer")
                 fn = (lambda v: 0.0 - v) if is_float(dtype) else (lambda v: wrap(-v, dtype))
             elif o == "~":
                 fn = lambda v: wrap(~v, dtype)
@@ -1299,7 +1311,11 @@ class Evaluator:
                     out.append(POISON)
                     continue
                 if acc_t == "int32":
-                    out.append(wrap(base + sum(terms), "int32"))
+                    # Triton's int8 mma.sync saturates (.satfinite) where a partial sum leaves
+                    # int32, in an order of the hardware's: such a dot has no one answer.
+                    if abs(base) + sum(abs(t) for t in terms) > 2 ** 31 - 1:
+                        raise Reject("an int8 dot whose partial sums may leave int32")
+                    out.append(base + sum(terms))
                     continue
                 if dt == "float32":
                     for t in range(k):
@@ -1315,6 +1331,13 @@ class Evaluator:
                 out.append(total)
         return T((m, n), acc_t, out, exact)
 
+    def mark_inexact(self, buf, computed_in):
+        self.inexact.add(buf)
+        coarsest = self.inexact_precision.get(buf, "float64")
+        if is_float(computed_in) and MANTISSA_BITS[computed_in] < MANTISSA_BITS[coarsest]:
+            coarsest = computed_in
+        self.inexact_precision[buf] = coarsest
+
     def store(self, s, env):
         _, buf, kind, name = s
         v = env[name]
@@ -1322,10 +1345,12 @@ class Evaluator:
         dtype = b["dtype"]
         sh = self.sh
         BM, BN, M, N, S = sh["BM"], sh["BN"], sh["M"], sh["N"], sh["S"]
+        computed_in = v.dtype
         if v.dtype != dtype:
             v = self.cast(v, dtype, False)
         if not v.exact:
-            self.inexact.add(buf)
+            self.mark_inexact(buf, computed_in)
+            self.mark_inexact(buf, dtype)
         data = self.buffers[buf]
         rows = [self.pid * BM + i for i in range(BM)]
         if kind == "2d":
@@ -1411,6 +1436,7 @@ def generate(seed, name):
             continue
         p.expected = expected
         p.inexact = sorted(e.inexact)
+        p.inexact_precision = dict(e.inexact_precision)
         p.seed = seed
         return p
     raise RuntimeError(f"seed {seed}: no valid program in 200 attempts")

@@ -493,9 +493,9 @@ MMA_SAMPLES = [
     # Fewer 16x8 instruction tiles than warps: the extra warps compute copies along N (as
     # Triton's warpsPerTileV2), so tf32 results are those of the tensor cores, as Triton's.
     mma_sample("mma_tf32_16x16_w4", "gemm_f32acc", "float32", "float32", DOT_TF32,
-               blocks=(16, 16, 64), size=(70, 56, 144)),
+               blocks=(16, 16, 64), size=(70, 48, 144)),
     mma_sample("mma_bf16_16x16_w8", "gemm_f32acc", "bfloat16", "float32", DOT_BF16_OUT_F32,
-               blocks=(16, 16, 32), num_warps=8, size=(70, 56, 144)),
+               blocks=(16, 16, 32), num_warps=8, size=(70, 48, 144)),
     # wgmma shapes (sm_90a): operands staged from registers in every iteration (no pipeline),
     # two n256 instructions per warpgroup and K step (fp16 accumulators: 128 registers), and an
     # M-major a staged on 8 warps (its loads are masked along M: not pipelined).
