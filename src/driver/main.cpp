@@ -96,7 +96,8 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
       ->capture_default_str();
   app.add_option("--num-stages", flags.numStages,
                  "Software pipelining depth: loads feeding tensor-core dots in loops are copied "
-                 "(cp.async) num-stages - 1 iterations ahead; 1 turns it off")
+                 "(cp.async) num-stages - 1 iterations ahead, other loads of loops without "
+                 "stores are issued one iteration ahead; 1 turns both off")
       ->check(CLI::Range(1u, 8u))
       ->capture_default_str();
 }

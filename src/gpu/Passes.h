@@ -27,6 +27,9 @@ void runRemoveRedundantConversions(tir::Function &function);
 /// Loads feeding tensor-core dots in loops become cp.async copies num_stages - 1 iterations ahead
 /// into rings of shared-memory slots (SoftwarePipeliner.cpp). Runs after the layout passes.
 void runSoftwarePipelining(tir::Function &function);
+/// The other loads of side-effect-free loops issued one iteration ahead into registers
+/// (PrefetchLoads.cpp). Runs after software pipelining.
+void runPrefetchLoads(tir::Function &function);
 
 /// The three in order.
 void runLayoutPasses(tir::Function &function);
