@@ -299,7 +299,9 @@ def exact_sum(values, t):
     total = math.fsum(nonzero)
     magnitude = math.fsum(abs(v) for v in nonzero)
     man, emin, largest = FLOAT_FORMAT[t]
-    exact = magnitude / unit < 2.0 ** (man + 1) and unit >= 2.0 ** (emin - man) and magnitude <= largest
+    # unit is 0 below fp64's subnormals' resolution (a product of two tiny fp64 values): inexact.
+    exact = (unit > 0 and magnitude / unit < 2.0 ** (man + 1) and unit >= 2.0 ** (emin - man)
+             and magnitude <= largest)
     return round_float(total, t), exact
 
 
