@@ -12,8 +12,8 @@
 //              yield ..., x'
 //
 // It is the register form of SoftwarePipeliner's shared-memory ring (which only takes the tiles
-// of tensor-core dots), and reuses its idea: the ops that compute the load's pointer, mask and
-// `other` from the induction variable and loop-carried values (the load slice) are cloned for the
+// of tensor-core dots), and works the same way: the ops that compute the load's pointer, mask and
+// `other` from the induction variable and loop-carried values (the LoopSlice) are cloned for the
 // next iteration, and the loop-carried values the slice reads travel one iteration ahead as extra
 // iteration arguments. The loaded values are exactly those of the loop as written: a loop is left
 // alone when anything in it (nested regions included) has side effects (a store, an atomic, a
@@ -31,6 +31,7 @@
 // rows are not 16-byte aligned), where the extra addresses and predicates of the next iteration
 // cost more issue slots than the overlap gains.
 #include "analysis/AxisInfo.h"
+#include "gpu/LoopSlice.h"
 #include "gpu/PassUtils.h"
 #include "gpu/Passes.h"
 #include "tir/Builder.h"
@@ -38,7 +39,6 @@
 
 #include <map>
 #include <optional>
-#include <set>
 
 namespace tilec::gpu {
 namespace {
@@ -56,11 +56,6 @@ constexpr int64_t kRegisterBudgetBytes = 128;
 constexpr int64_t kMinimumBytesPerIteration = 64;
 constexpr unsigned kMinimumAccessBytes = 8;
 
-Value *mapped(const std::map<const Value *, Value *> &map, Value *value) {
-  auto it = map.find(value);
-  return it == map.end() ? value : it->second;
-}
-
 class LoopPrefetcher {
 public:
   LoopPrefetcher(tir::Function &function, Operation &loop,
@@ -74,9 +69,14 @@ public:
     auto *step = std::get_if<int64_t>(&stepDef->attr("value"));
     if (!step || *step <= 0 || tir::hasSideEffects(loop_))
       return;
-    if (!findCandidates() || !buildSlice())
+    if (!findCandidates())
       return;
-    rewrite();
+    std::vector<Value *> roots;
+    for (Operation *load : candidates_)
+      roots.insert(roots.end(), load->operands().begin(), load->operands().end());
+    slice_ = LoopSlice::build(body_, roots);
+    if (slice_)
+      rewrite();
   }
 
 private:
@@ -85,9 +85,8 @@ private:
   Block &body_;
   const analysis::AxisInfoAnalysis &axis_;
   std::vector<Operation *> candidates_;
-  std::set<const Operation *> slice_;
-  /// Iteration arguments (body argument index >= 1) the slice reads, in order.
-  std::vector<unsigned> carried_;
+  /// What computes the candidates' operands, cloned for the next iteration.
+  std::optional<LoopSlice> slice_;
 
   /// Bytes of one access of `load`: its vector along the layout's fastest dimension.
   unsigned accessBytes(const Operation &load) const {
@@ -126,66 +125,6 @@ private:
     return bytes >= kMinimumBytesPerIteration;
   }
 
-  /// The ops of the body that compute the candidates' operands, closed over the loop-carried
-  /// values they read (with what the loop yields for them); false when they cannot be cloned
-  /// into another iteration.
-  bool buildSlice() {
-    std::vector<Value *> work;
-    for (Operation *load : candidates_)
-      for (Value *operand : load->operands())
-        work.push_back(operand);
-    std::set<unsigned> carried;
-    while (!work.empty()) {
-      Value *v = work.back();
-      work.pop_back();
-      if (v->isBlockArgument()) {
-        if (v->ownerBlock() != &body_ || v->index() == 0 || !carried.insert(v->index()).second)
-          continue;
-        work.push_back(body_.terminator()->operand(v->index() - 1));
-        continue;
-      }
-      Operation *op = v->definingOp();
-      if (op->parentBlock() != &body_ || slice_.count(op))
-        continue;
-      if (op->numRegions() > 0 || op->code() == OpCode::Load || op->code() == OpCode::Dot ||
-          op->code() == OpCode::LocalLoad)
-        return false;
-      slice_.insert(op);
-      for (Value *operand : op->operands())
-        work.push_back(operand);
-    }
-    carried_.assign(carried.begin(), carried.end());
-    return true;
-  }
-
-  /// Clones the slice at `builder` for the iteration whose induction variable is `iv` and whose
-  /// loop-carried values are `state`.
-  std::map<const Value *, Value *> cloneSlice(Builder &builder, Value *iv,
-                                              const std::vector<Value *> &state) {
-    std::map<const Value *, Value *> map;
-    map[body_.argument(0)] = iv;
-    for (size_t i = 0; i < carried_.size(); ++i)
-      map[body_.argument(carried_[i])] = state[i];
-    for (auto &opPtr : body_.ops()) {
-      Operation &op = *opPtr;
-      if (!slice_.count(&op))
-        continue;
-      std::vector<Value *> operands;
-      for (Value *operand : op.operands())
-        operands.push_back(mapped(map, operand));
-      std::vector<Type> types;
-      for (unsigned r = 0; r < op.numResults(); ++r)
-        types.push_back(op.result(r)->type());
-      builder.setLoc(op.loc());
-      Operation *clone = builder.create(op.code(), operands, types);
-      for (const auto &[key, value] : op.attrs())
-        clone->setAttr(key, value);
-      for (unsigned r = 0; r < op.numResults(); ++r)
-        map[op.result(r)] = clone->result(r);
-    }
-    return map;
-  }
-
   /// The candidates' loads for iteration `iv`, off where it is past the loop's end.
   std::vector<Value *> issueLoads(Builder &builder, const std::map<const Value *, Value *> &map,
                                   Value *iv) {
@@ -198,10 +137,11 @@ private:
                           : load->result()->type().withElem(tir::DType::scalar(tir::ScalarKind::I1));
       Value *mask = builder.createValue(OpCode::Splat, {inRange}, maskType);
       if (load->numOperands() >= 2)
-        mask = builder.createValue(OpCode::And, {mapped(map, load->operand(1)), mask}, maskType);
-      std::vector<Value *> operands{mapped(map, load->operand(0)), mask};
+        mask = builder.createValue(OpCode::And, {LoopSlice::mapped(map, load->operand(1)), mask},
+                                   maskType);
+      std::vector<Value *> operands{LoopSlice::mapped(map, load->operand(0)), mask};
       if (load->numOperands() >= 3)
-        operands.push_back(mapped(map, load->operand(2)));
+        operands.push_back(LoopSlice::mapped(map, load->operand(2)));
       Operation *copy = builder.create(OpCode::Load, operands, {load->result()->type()});
       for (const auto &[key, value] : load->attrs())
         copy->setAttr(key, value);
@@ -218,13 +158,14 @@ private:
     before.setLoc(loop_.loc());
 
     // Iteration lb's tiles before the loop; the carried state one iteration ahead.
+    const std::vector<unsigned> &carried = slice_->carried();
     std::vector<Value *> state;
-    for (unsigned index : carried_)
+    for (unsigned index : carried)
       state.push_back(loop_.operand(3 + index - 1));
-    auto first = cloneSlice(before, lb, state);
+    auto first = slice_->clone(before, lb, state);
     std::vector<Value *> firstTiles = issueLoads(before, first, lb);
-    for (size_t i = 0; i < carried_.size(); ++i)
-      state[i] = mapped(first, body_.terminator()->operand(carried_[i] - 1));
+    for (size_t i = 0; i < carried.size(); ++i)
+      state[i] = LoopSlice::mapped(first, body_.terminator()->operand(carried[i] - 1));
 
     std::vector<Value *> tiles, ahead;
     for (Value *tile : firstTiles) {
@@ -243,7 +184,7 @@ private:
     top.setInsertionPoint(body_.ops().front().get());
     top.setLoc(loop_.loc());
     Value *next = top.binary(OpCode::Add, body_.argument(0), step);
-    auto map = cloneSlice(top, next, ahead);
+    auto map = slice_->clone(top, next, ahead);
     std::vector<Value *> nextTiles = issueLoads(top, map, next);
     for (size_t i = 0; i < candidates_.size(); ++i) {
       replaceAllUses(function_, candidates_[i]->result(), tiles[i]);
@@ -252,8 +193,8 @@ private:
     Operation *yield = body_.terminator();
     for (Value *tile : nextTiles)
       yield->addOperand(tile);
-    for (size_t i = 0; i < carried_.size(); ++i)
-      yield->addOperand(mapped(map, yield->operand(carried_[i] - 1)));
+    for (size_t i = 0; i < carried.size(); ++i)
+      yield->addOperand(LoopSlice::mapped(map, yield->operand(carried[i] - 1)));
   }
 };
 

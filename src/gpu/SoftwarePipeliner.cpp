@@ -26,6 +26,7 @@
 // mask values, since a copy is all or nothing). num_stages = 1 means no pipelining; a loop's
 // tl.range(..., num_stages=N) overrides the kernel's num_stages.
 #include "analysis/AxisInfo.h"
+#include "gpu/LoopSlice.h"
 #include "gpu/Mma.h"
 #include "gpu/PassUtils.h"
 #include "gpu/Passes.h"
@@ -71,12 +72,6 @@ std::optional<int64_t> constantInt(const Value *value) {
   return std::nullopt;
 }
 
-/// The clone of `value` in `map`, or `value` itself (defined outside the cloned slice).
-Value *mappedValue(const std::map<const Value *, Value *> &map, Value *value) {
-  auto it = map.find(value);
-  return it == map.end() ? value : it->second;
-}
-
 class LoopPipeliner {
 public:
   LoopPipeliner(tir::Function &function, Operation &loop, unsigned stages,
@@ -86,7 +81,14 @@ public:
 
   void run() {
     findCandidates();
-    if (candidates_.empty() || !buildSlice())
+    if (candidates_.empty())
+      return;
+    std::vector<Value *> roots;
+    for (const Candidate &c : candidates_)
+      for (unsigned i = 0; i < 2 && i < c.load->numOperands(); ++i)
+        roots.push_back(c.load->operand(i));
+    slice_ = LoopSlice::build(body_, roots);
+    if (!slice_)
       return;
     findInvariantOperands();
     std::optional<int64_t> step = constantInt(loop_.operand(2));
@@ -115,9 +117,8 @@ private:
   /// fragments in registers.
   std::vector<Candidate> invariantOperands_;
   std::vector<std::unique_ptr<Operation>> removed_;
-  std::set<const Operation *> slice_;
-  /// Iteration arguments (body argument index >= 1) the slice reads, in order.
-  std::vector<unsigned> carried_;
+  /// What computes the candidates' pointers and masks, cloned for future iterations.
+  std::optional<LoopSlice> slice_;
 
   /// Elements per cp.async for the tile `load` reads, 0 when cp.async cannot load it: the masked
   /// elements' `other` is not zero (cp.async zero-fills), or a copy would be under 4 bytes.
@@ -189,74 +190,14 @@ private:
     }
   }
 
-  /// The ops of the body that compute the candidates' pointers and masks, closed over the
-  /// loop-carried values they read (with what the loop yields for them). False when the slice
-  /// cannot be cloned into another iteration.
-  bool buildSlice() {
-    std::vector<Value *> work;
-    for (const Candidate &c : candidates_)
-      for (unsigned i = 0; i < 2 && i < c.load->numOperands(); ++i)
-        work.push_back(c.load->operand(i));
-    std::set<unsigned> carried;
-    while (!work.empty()) {
-      Value *v = work.back();
-      work.pop_back();
-      if (v->isBlockArgument()) {
-        if (v->ownerBlock() != &body_ || v->index() == 0 || !carried.insert(v->index()).second)
-          continue;
-        work.push_back(body_.terminator()->operand(v->index() - 1));
-        continue;
-      }
-      Operation *op = v->definingOp();
-      if (op->parentBlock() != &body_ || slice_.count(op))
-        continue;
-      if (op->numRegions() > 0 || op->code() == OpCode::Load || tir::hasSideEffects(*op) ||
-          op->code() == OpCode::Dot || op->code() == OpCode::LocalLoad)
-        return false;
-      slice_.insert(op);
-      for (Value *operand : op->operands())
-        work.push_back(operand);
-    }
-    carried_.assign(carried.begin(), carried.end());
-    return true;
-  }
-
-  /// Clones the slice at `builder`, the induction variable bound to `iv` and the carried values to
-  /// `state`; returns the mapping from the body's values to the clones.
-  std::map<const Value *, Value *> cloneSlice(Builder &builder, Value *iv,
-                                              const std::vector<Value *> &state) {
-    std::map<const Value *, Value *> map;
-    map[body_.argument(0)] = iv;
-    for (size_t i = 0; i < carried_.size(); ++i)
-      map[body_.argument(carried_[i])] = state[i];
-    for (auto &opPtr : body_.ops()) {
-      Operation &op = *opPtr;
-      if (!slice_.count(&op))
-        continue;
-      std::vector<Value *> operands;
-      for (Value *operand : op.operands())
-        operands.push_back(mappedValue(map, operand));
-      std::vector<Type> types;
-      for (unsigned r = 0; r < op.numResults(); ++r)
-        types.push_back(op.result(r)->type());
-      builder.setLoc(op.loc());
-      Operation *clone = builder.create(op.code(), operands, types);
-      for (const auto &[key, value] : op.attrs())
-        clone->setAttr(key, value);
-      for (unsigned r = 0; r < op.numResults(); ++r)
-        map[op.result(r)] = clone->result(r);
-    }
-    return map;
-  }
-
   /// The copies of one future iteration (induction variable `iv`) into `slot`, and their commit.
   void issueCopies(Builder &builder, const std::map<const Value *, Value *> &map, Value *iv,
                    Value *slot) {
     Value *inRange = builder.cmp("lt", iv, loop_.operand(1));
     for (const Candidate &c : candidates_) {
-      std::vector<Value *> operands{mappedValue(map, c.load->operand(0)), slot, inRange};
+      std::vector<Value *> operands{LoopSlice::mapped(map, c.load->operand(0)), slot, inRange};
       if (c.load->numOperands() >= 2)
-        operands.push_back(mappedValue(map, c.load->operand(1)));
+        operands.push_back(LoopSlice::mapped(map, c.load->operand(1)));
       builder.setLoc(c.load->loc());
       Operation *copy = builder.create(OpCode::AsyncCopy, operands, {});
       copy->setAttr("buffer", int64_t(c.buffer));
@@ -302,22 +243,23 @@ private:
     }
 
     // Prologue: iterations 0 .. S-2 into slots 0 .. S-2.
+    const std::vector<unsigned> &carried = slice_->carried();
     std::vector<Value *> state;
-    for (unsigned index : carried_)
+    for (unsigned index : carried)
       state.push_back(loop_.operand(3 + index - 1));
     for (unsigned s = 0; s + 1 < stages_; ++s) {
       Value *iv =
           before.binary(OpCode::Add, lb, before.binary(OpCode::Mul, constant(before, s), step));
-      auto map = cloneSlice(before, iv, state);
+      auto map = slice_->clone(before, iv, state);
       issueCopies(before, map, iv, before.intConstant(s, i32));
-      for (size_t i = 0; i < carried_.size(); ++i) {
-        state[i] = mappedValue(map, body_.terminator()->operand(carried_[i] - 1));
+      for (size_t i = 0; i < carried.size(); ++i) {
+        state[i] = LoopSlice::mapped(map, body_.terminator()->operand(carried[i] - 1));
       }
     }
 
     // The ahead-of-time state travels as extra iteration arguments.
     std::vector<Value *> ahead;
-    for (size_t i = 0; i < carried_.size(); ++i) {
+    for (size_t i = 0; i < carried.size(); ++i) {
       loop_.addOperand(state[i]);
       ahead.push_back(body_.addArgument(state[i]->type()));
       loop_.addResult(state[i]->type());
@@ -357,13 +299,13 @@ private:
     bottom.setLoc(loop_.loc());
     Value *iv = bottom.binary(OpCode::Add, body_.argument(0),
                               bottom.binary(OpCode::Mul, constant(bottom, stages_ - 1), step));
-    auto map = cloneSlice(bottom, iv, ahead);
+    auto map = slice_->clone(bottom, iv, ahead);
     Value *nextSlot = bottom.binary(
         OpCode::Rem, bottom.binary(OpCode::Add, iteration32, bottom.intConstant(stages_ - 1, i32)),
         bottom.intConstant(stages_, i32));
     issueCopies(bottom, map, iv, nextSlot);
-    for (size_t i = 0; i < carried_.size(); ++i) {
-      yield->addOperand(mappedValue(map, yield->operand(carried_[i] - 1)));
+    for (size_t i = 0; i < carried.size(); ++i) {
+      yield->addOperand(LoopSlice::mapped(map, yield->operand(carried[i] - 1)));
     }
 
     // After the loop: no copy may still be writing shared memory.
