@@ -844,6 +844,20 @@ def fp8_to_fp16_sample(name, kind):
         tol=EXACT, reference=reference)
 
 
+# prefetch-loads (src/gpu/PrefetchLoads.cpp): column sums whose loop loads a 128 x 32 fp32 tile of
+# 16-byte accesses per iteration, issued one iteration ahead; masked rows past M on the last
+# iterations and a partial last column block (N = 80).
+PREFETCH_SAMPLES = [
+    Sample(
+        name="sum_axis0_prefetch", source="bench/kernels/reduce.tl", kernel="sum_axis0_kernel",
+        ptx="sum_axis0_prefetch", signature="*fp32:16,*fp32:16,i32,i32:16,i32:16,128,32,0",
+        size=(1000, 80), small=(300, 48),
+        inputs=lambda s: {"x": randn(s[0] * s[1]), "y": empty(s[1])}, outputs=["y"],
+        args=lambda t, s: [t["x"], t["y"], s[0], s[1], s[1]],
+        grid=lambda meta, s: (cdiv(s[1], meta["BLOCK_N"]),), tol=Tol(scale=1e-5),
+        reference=lambda t, s: {"y": view2d(t["x"], s[0], s[1], s[1]).double().sum(0)}),
+]
+
 LANG_BITS_SAMPLES = [
     fp8_to_fp16_sample("fp8e4_to_f16_sm80", "e4m3"),
     fp8_to_fp16_sample("fp8e5_to_f16_sm80", "e5m2"),
@@ -1448,7 +1462,7 @@ SAMPLES: List[Sample] = [
         args=lambda t, n: [t["x"], t["y"], t["output"], n],
         grid=lambda meta, n: (cdiv(n, meta["BLOCK_SIZE"]),),
         reference=lambda t, n: {"output": (t["x"] + t["y"]).double()}),
-] + RANDOM_BLOCK_PTR_SAMPLES + FP8_SAMPLES + LANG_BITS_SAMPLES
+] + RANDOM_BLOCK_PTR_SAMPLES + FP8_SAMPLES + LANG_BITS_SAMPLES + PREFETCH_SAMPLES
 
 
 # --- running ---------------------------------------------------------------------------------
