@@ -277,6 +277,14 @@ private:
   void lowerTrans(const Operation &op);
   void lowerReshape(const Operation &op);
   void lowerDot(const Operation &op);
+  /// The redux.sync instruction that reduces one 32-bit-or-narrower integer over a whole warp
+  /// for a reduction of `kind` (sum, max, min, xor), sm_80 and up; none otherwise. As Triton's
+  /// reduce lowering: one instruction instead of five shuffles and combines, used only where a
+  /// reduction spans all 32 lanes of the warp.
+  std::optional<llvm::Intrinsic::ID> warpReduxIntrinsic(const std::string &kind,
+                                                        const DType &elem) const;
+  /// `v` reduced over the warp by redux.sync `id` (narrower integers widened by their sign).
+  llvm::Value *warpRedux(llvm::Intrinsic::ID id, llvm::Value *v, const DType &elem);
   /// An fp32 value rounded to tf32 (cvt.rna.tf32.f32: what the tensor cores see), as fp32.
   llvm::Value *roundToTf32(llvm::Value *value);
   /// LowerDotMma.cpp. With onlyA, stages a and keeps its A fragments in hoistedA_ (called before

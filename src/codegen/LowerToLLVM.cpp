@@ -1342,6 +1342,32 @@ llvm::Value *KernelLowering::shuffle(llvm::Value *v, llvm::Intrinsic::ID id, llv
   return builder_.CreateBitCast(builder_.CreateTrunc(shuffle32(word), intType), type);
 }
 
+std::optional<llvm::Intrinsic::ID> KernelLowering::warpReduxIntrinsic(const std::string &kind,
+                                                                      const DType &elem) const {
+  if (gpu::smVersion(options_.arch) < 80 || !elem.isInteger() || elem.isBool() || elem.bits() > 32)
+    return std::nullopt;
+  if (kind == "sum")
+    return llvm::Intrinsic::nvvm_redux_sync_add;
+  if (kind == "xor")
+    return llvm::Intrinsic::nvvm_redux_sync_xor;
+  if (kind == "max")
+    return elem.isSigned() ? llvm::Intrinsic::nvvm_redux_sync_max
+                           : llvm::Intrinsic::nvvm_redux_sync_umax;
+  if (kind == "min")
+    return elem.isSigned() ? llvm::Intrinsic::nvvm_redux_sync_min
+                           : llvm::Intrinsic::nvvm_redux_sync_umin;
+  return std::nullopt;
+}
+
+llvm::Value *KernelLowering::warpRedux(llvm::Intrinsic::ID id, llvm::Value *v, const DType &elem) {
+  llvm::Type *i32 = builder_.getInt32Ty();
+  llvm::Value *word = elem.bits() == 32 ? v
+                      : elem.isSigned() ? builder_.CreateSExt(v, i32)
+                                        : builder_.CreateZExt(v, i32);
+  llvm::Value *total = intrinsic(id, {}, {word, builder_.getInt32(-1)});
+  return elem.bits() == 32 ? total : builder_.CreateTrunc(total, v->getType());
+}
+
 void KernelLowering::lowerReduce(const Operation &op) {
   const tir::Type &in = op.operand(0)->type();
   const tir::Type &out = op.result()->type();
@@ -1391,13 +1417,21 @@ void KernelLowering::lowerReduce(const Operation &op) {
   }
   int64_t distinctLanes =
       std::min<int64_t>(dist.tpw(axis), std::max<int64_t>(1, dist.shape[axis] / dist.spt(axis)));
-  for (int64_t step = 1; step < distinctLanes; step *= 2)
-    for (Values &a : acc) {
-      Values other;
-      for (llvm::Value *v : a)
-        other.push_back(shuffleXor(v, static_cast<unsigned>(step) * laneStride));
-      a = combineValues(op, a, other);
-    }
+  std::optional<llvm::Intrinsic::ID> redux;
+  if (distinctLanes == 32 && n == 1)
+    redux = warpReduxIntrinsic(kind, in.elem);
+  if (redux) {
+    for (Values &a : acc)
+      a = {warpRedux(*redux, a[0], in.elem)};
+  } else {
+    for (int64_t step = 1; step < distinctLanes; step *= 2)
+      for (Values &a : acc) {
+        Values other;
+        for (llvm::Value *v : a)
+          other.push_back(shuffleXor(v, static_cast<unsigned>(step) * laneStride));
+        a = combineValues(op, a, other);
+      }
+  }
 
   // 3. Across warps, through shared memory: slot (result element, warp along the axis), one
   //    array per operand.
