@@ -1031,8 +1031,10 @@ Values KernelLowering::loadGroup(const Operation &op, llvm::Value *ptr, unsigned
   unsigned bytes = bits / 8;
   llvm::Type *vecType = vec == 1 ? memType : llvm::FixedVectorType::get(memType, vec);
   llvm::Value *raw = nullptr;
+  // tl.load(volatile=True) is ld.volatile.global, as in Triton (a flag another program writes).
+  const bool isVolatile = op.hasAttr("volatile") && op.boolAttr("volatile");
   if (!pred) {
-    raw = builder_.CreateAlignedLoad(vecType, ptr, llvm::Align(vec * bytes));
+    raw = builder_.CreateAlignedLoad(vecType, ptr, llvm::Align(vec * bytes), isVolatile);
   } else {
     // Predicated vector load as Triton emits it: the registers start as `other` (or 0), and the
     // load overwrites them only where the predicate holds.
@@ -1065,7 +1067,7 @@ Values KernelLowering::loadGroup(const Operation &op, llvm::Value *ptr, unsigned
       ptx << "mov.b" << regBits << " $" << w << ", $" << otherIndex + w << ";\n\t";
       constraints += std::string(w ? "," : "") + "=" + constraint;
     }
-    ptx << "@$" << predIndex << " ld.global";
+    ptx << "@$" << predIndex << (isVolatile ? " ld.volatile.global" : " ld.global");
     if (numWords > 1)
       ptx << ".v" << numWords;
     ptx << "." << suffix << " ";

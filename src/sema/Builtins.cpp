@@ -576,7 +576,11 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       operands.push_back(broadcastTo(mask, shape, loc));
     if (other)
       operands.push_back(broadcastTo(other, shape, loc));
-    return SemaValue::ofTensor(builder_.createValue(OpCode::Load, operands, Type(elem, shape)));
+    tir::Value *loaded = builder_.createValue(OpCode::Load, operands, Type(elem, shape));
+    // volatile=True: every load reaches memory (no reuse, no early issue by prefetch-loads).
+    if (const SemaValue *v = a.get(7); v && v->kind == Kind::Bool && v->boolValue)
+      loaded->definingOp()->setAttr("volatile", true);
+    return SemaValue::ofTensor(loaded);
   }
   if (fn == "store") {
     auto a = bindArgs(*this, display,
