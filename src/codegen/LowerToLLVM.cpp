@@ -995,9 +995,21 @@ unsigned KernelLowering::accessVectorWidth(const Operation &op, const Distributi
   if (!dist || dist->order.empty())
     return 1;
   unsigned fastest = dist->order[0];
-  if (dist->rootDim[fastest] != dist->root->order[0])
+  // The run of consecutive coordinates a thread's elements form along `fastest`: all of them
+  // when no other thread or warp shares that dimension (a slice's rows each thread holds whole,
+  // as the token ids of an embedding lookup), else its sizePerThread.
+  unsigned run = dist->spt(fastest);
+  const bool wholeRun = dist->tile(fastest) == int64_t(run);
+  if (wholeRun)
+    run = dist->elemsPerThread[fastest];
+  else if (dist->rootDim[fastest] != dist->root->order[0])
     return 1; // the thread's consecutive elements were along a sliced-away dimension
-  unsigned vec = std::min(dist->spt(fastest), axisInfo_.vectorWidth(op.operand(0), fastest));
+  unsigned vec = std::min(run, axisInfo_.vectorWidth(op.operand(0), fastest));
+  // Such a run is vectorised only as far as the mask is constant (as Triton limits a vector by
+  // the mask's alignment), not split into vector-or-scalar branches.
+  unsigned maskOperand = op.code() == OpCode::Store ? 2 : 1;
+  if (wholeRun && op.numOperands() > maskOperand)
+    vec = std::min(vec, axisInfo_.maskConstancy(op.operand(maskOperand), fastest));
   const DType &elem = op.operand(0)->type().elem.pointeeType();
   unsigned bits = elem.isBool() ? 8 : elem.bits();
   while (vec > 1 && vec * bits > 128)
