@@ -2,6 +2,13 @@
 // of a warp with shuffles and across warps through shared memory, as the sum/max/min reductions
 // are. The interpreter's semantics: the first index among equal extremes, NaNs ignored (an
 // all-NaN row gives index 0), the result an i32.
+//
+// Floats: the thread's own elements are merged with NaN-aware compares. Its result is then made
+// NaN-free before it travels: a NaN becomes -inf (+inf for argmin) with bit 31 set in its index,
+// so that the merges across lanes and warps are Triton's combine, `v1 > v2 or (v1 == v2 and
+// i1 < i2)` on unsigned indices (one compare fewer, and no NaN tests, per shuffle round): a
+// number still beats a NaN (it is above -inf, or equal to it with the smaller index), and of two
+// NaNs the earlier wins. The bit is cleared at the end.
 #include "codegen/KernelLowering.h"
 
 #include <llvm/IR/IntrinsicsNVPTX.h>
@@ -60,13 +67,24 @@ void KernelLowering::lowerArgReduce(const Operation &op) {
   };
   unsigned numResults = resultDist ? resultDist->numElements() : 1;
   Values values(numResults, nullptr), indices(numResults, nullptr);
+  // After the thread's own elements (step 1), float values carry no NaN (see the file comment).
+  bool nanFree = false;
   auto merge = [&](unsigned r, llvm::Value *v, llvm::Value *i) {
     if (!values[r]) {
       values[r] = v;
       indices[r] = i;
       return;
     }
-    llvm::Value *takeNew = argBetter(max, elem, values[r], indices[r], v, i);
+    llvm::Value *takeNew = nullptr;
+    if (nanFree) {
+      llvm::Value *cur = values[r];
+      takeNew =
+          builder_.CreateOr(max ? builder_.CreateFCmpOGT(v, cur) : builder_.CreateFCmpOLT(v, cur),
+                            builder_.CreateAnd(builder_.CreateFCmpOEQ(v, cur),
+                                               builder_.CreateICmpULT(i, indices[r])));
+    } else {
+      takeNew = argBetter(max, elem, values[r], indices[r], v, i);
+    }
     values[r] = builder_.CreateSelect(takeNew, v, values[r]);
     indices[r] = builder_.CreateSelect(takeNew, i, indices[r]);
   };
@@ -105,6 +123,19 @@ void KernelLowering::lowerArgReduce(const Operation &op) {
       values[r] = run.front().first;
       indices[r] = run.front().second;
     }
+  }
+  const uint32_t nanBit = 0x80000000u;
+  if (elem.isFloat()) {
+    llvm::Value *extreme = llvm::ConstantFP::getInfinity(scalarType(elem), /*Negative=*/max);
+    for (unsigned r = 0; r < numResults; ++r) {
+      if (!values[r])
+        continue;
+      llvm::Value *isNan = builder_.CreateFCmpUNO(values[r], values[r]);
+      values[r] = builder_.CreateSelect(isNan, extreme, values[r]);
+      indices[r] = builder_.CreateSelect(
+          isNan, builder_.CreateOr(indices[r], builder_.getInt32(nanBit)), indices[r]);
+    }
+    nanFree = true;
   }
 
   // 2. Across the lanes of a warp that hold distinct elements along the axis.
@@ -158,6 +189,9 @@ void KernelLowering::lowerArgReduce(const Operation &op) {
     sharedInUse_ = true;
   }
   // All-NaN rows keep the smallest index, 0.
+  if (nanFree)
+    for (llvm::Value *&index : indices)
+      index = builder_.CreateAnd(index, builder_.getInt32(~nanBit));
   values_[op.result()] = indices;
 }
 
