@@ -272,7 +272,22 @@ def main():
     parser.add_argument("--arch", default="sm_80", help="tilec's --arch (default sm_80: mma.sync)")
     parser.add_argument("--quick", action="store_true", help="a few rows only")
     parser.add_argument("--only", metavar="REGEX", help="only the configurations whose name matches")
+    parser.add_argument("--flash-configs", metavar="LIST",
+                        help="flash attention configs instead of the default ones, e.g. "
+                             "128x64w8s3,64x64w4s3 (BLOCK_M x BLOCK_N, num_warps, num_stages)")
+    parser.add_argument("--flash-lengths", metavar="LIST",
+                        help="sequence lengths instead of 1024,4096,16384, e.g. 16384")
     options = parser.parse_args()
+    global FLASH_CONFIGS, FLASH_LENGTHS
+    if options.flash_configs:
+        FLASH_CONFIGS = []
+        for item in options.flash_configs.split(","):
+            match = re.fullmatch(r"(\d+)x(\d+)w(\d+)s(\d+)", item.strip())
+            if not match:
+                parser.error(f"--flash-configs: '{item}' is not BMxBNwWsS")
+            FLASH_CONFIGS.append(tuple(int(g) for g in match.groups()))
+    if options.flash_lengths:
+        FLASH_LENGTHS = [int(length) for length in options.flash_lengths.split(",")]
     if options.compile:
         return compile_all(options.compile, options.ptx_dir, options.arch)
     return run(options.ptx_dir, options.quick, options.only)
