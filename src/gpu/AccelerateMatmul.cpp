@@ -16,7 +16,12 @@
 // warpsPerTileV2: a dot that feeds or is fed by
 // another dot (attention's two products) puts every warp along M, so that the first product's
 // rows stay in the warps that multiply them again; others split the dimension with more
-// instruction tiles per warp, N first on ties.
+// instruction tiles per warp, N first on ties; where the tile has fewer instruction tiles than
+// the program has warps, the extra warps go along N and compute copies (the layout wraps).
+//
+// fp8 dots run on wgmma where it reads their tiles, else on mma.sync from sm_89 on; otherwise
+// (older SMs, tiles the fp8 instruction does not fit, batched dots) their operands are cast to
+// fp16 here, exactly, and the dot goes on as an fp16 one, as Triton does below sm_89.
 #include "gpu/Arch.h"
 #include "gpu/Layout.h"
 #include "gpu/Mma.h"
