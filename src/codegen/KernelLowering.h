@@ -115,10 +115,6 @@ private:
     return scalarType(type);
   }
 
-  static bool isFp8(const DType &type) {
-    return type.kind == ScalarKind::F8E4M3 || type.kind == ScalarKind::F8E5M2;
-  }
-
   Values &get(const tir::Value *v) {
     auto it = values_.find(v);
     if (it == values_.end())

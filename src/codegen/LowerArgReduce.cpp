@@ -52,7 +52,7 @@ void KernelLowering::lowerArgReduce(const Operation &op) {
     unsupported(op, "arg reduction kind '" + kind + "'");
   if (in.isScalar())
     unsupported(op, "'arg_reduce' of a scalar");
-  if (isFp8(in.elem) || in.elem.isPointer())
+  if (in.elem.isFp8() || in.elem.isPointer())
     unsupported(op, "'arg_reduce' on " + in.elem.str());
   bool max = kind == "argmax";
   unsigned axis = static_cast<unsigned>(op.intAttr("axis"));

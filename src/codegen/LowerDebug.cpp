@@ -89,7 +89,7 @@ void KernelLowering::lowerPrint(const Operation &op) {
     std::string valueFormat;
     if (elem.isPointer())
       valueFormat = "%p";
-    else if (elem.isFloat() && !isFp8(elem))
+    else if (elem.isFloat() && !elem.isFp8())
       valueFormat = "%f";
     else if (elem.isInteger() || elem.isBool())
       valueFormat = elem.bits() == 64 ? (elem.isUnsigned() ? "%llu" : "%lld")

@@ -37,7 +37,7 @@ llvm::Intrinsic::ID mmaIntrinsic(const DType &in, const DType &out) {
 } // namespace
 
 llvm::FunctionCallee KernelLowering::mmaCallee(const DType &in, const DType &out) {
-  if (!isFp8(in)) {
+  if (!in.isFp8()) {
     llvm::Function *mma = llvm::Intrinsic::getDeclaration(&module_, mmaIntrinsic(in, out));
     return {mma->getFunctionType(), mma};
   }

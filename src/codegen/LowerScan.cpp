@@ -52,7 +52,7 @@ void KernelLowering::lowerScan(const Operation &op) {
   if (type.isScalar())
     unsupported(op, "scanning a scalar");
   for (const tir::Value *v : op.operands())
-    if (isFp8(v->type().elem) || v->type().elem.isPointer())
+    if (v->type().elem.isFp8() || v->type().elem.isPointer())
       unsupported(op, "scans of " + v->type().elem.tritonName());
   unsigned n = op.numOperands();
   unsigned axis = static_cast<unsigned>(op.intAttr("axis"));

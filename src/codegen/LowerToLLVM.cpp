@@ -85,7 +85,7 @@ void KernelLowering::lowerOp(const Operation &op) {
   switch (op.code()) {
   case OpCode::Constant: {
     const tir::Type &type = op.result()->type();
-    llvm::Type *llvmType = isFp8(type.elem) ? builder_.getFloatTy() : scalarType(type.elem);
+    llvm::Type *llvmType = type.elem.isFp8() ? builder_.getFloatTy() : scalarType(type.elem);
     const tir::Attribute &value = op.attr("value");
     llvm::Value *c = nullptr;
     if (llvmType->isFloatingPointTy()) {
@@ -109,7 +109,7 @@ void KernelLowering::lowerOp(const Operation &op) {
     } else {
       unsupported(op, "pointer constants");
     }
-    if (isFp8(type.elem)) {
+    if (type.elem.isFp8()) {
       // Zero (masked loads' `other`) is the byte 0x00 / 0x80 on any target; other values go
       // through the conversion (cvt, sm_89 and up).
       auto *fp = llvm::cast<llvm::ConstantFP>(c);
@@ -284,7 +284,7 @@ llvm::Value *KernelLowering::lowerElement(const Operation &op, const Values &arg
   const DType &resultType = op.result()->type().elem;
   bool isFloat = type.isFloat();
   bool isSigned = type.isSigned();
-  if ((isFp8(type) || isFp8(resultType)) && op.code() != OpCode::Bitcast &&
+  if ((type.isFp8() || resultType.isFp8()) && op.code() != OpCode::Bitcast &&
       op.code() != OpCode::Cast)
     unsupported(op, "fp8 arithmetic");
   llvm::Value *a = args.empty() ? nullptr : args[0];
@@ -497,7 +497,7 @@ llvm::Value *KernelLowering::lowerMath(const Operation &op, llvm::Value *x, cons
 llvm::Value *KernelLowering::lowerFp8Cast(const Operation &op, llvm::Value *v, const DType &from,
                                           const DType &to) {
   const DType f16 = DType::scalar(ScalarKind::F16), f32 = DType::scalar(ScalarKind::F32);
-  if (gpu::smVersion(options_.arch) < 89 && isFp8(from) && !isFp8(to)) {
+  if (gpu::smVersion(options_.arch) < 89 && from.isFp8() && !to.isFp8()) {
     llvm::Type *i16 = builder_.getInt16Ty(), *half = builder_.getHalfTy();
     llvm::Value *bits = builder_.CreateZExt(v, i16);
     if (from.kind == ScalarKind::F8E5M2)
@@ -516,7 +516,7 @@ llvm::Value *KernelLowering::lowerFp8Cast(const Operation &op, llvm::Value *v, c
     unsupported(op, "fp8 conversions to fp8 before sm_89 (no cvt for fp8 there)");
   auto name = [](const DType &t) { return t.kind == ScalarKind::F8E4M3 ? "e4m3x2" : "e5m2x2"; };
   llvm::Type *i16 = builder_.getInt16Ty(), *i32 = builder_.getInt32Ty();
-  if (isFp8(from)) {
+  if (from.isFp8()) {
     auto *type = llvm::FunctionType::get(i32, {i16}, false);
     std::string cvt = std::string("cvt.rn.f16x2.") + name(from) + " $0, $1;";
     llvm::Value *pair = builder_.CreateCall(type, llvm::InlineAsm::get(type, cvt, "=r,h", false),
@@ -539,7 +539,7 @@ llvm::Value *KernelLowering::lowerCast(const Operation &op, llvm::Value *v, cons
                                        const DType &to) {
   if (from == to)
     return v;
-  if (isFp8(from) || isFp8(to))
+  if (from.isFp8() || to.isFp8())
     return lowerFp8Cast(op, v, from, to);
   llvm::Type *target = scalarType(to);
   if (to.isPointer() || from.isPointer()) {
@@ -867,7 +867,7 @@ void KernelLowering::lowerDot(const Operation &op) {
   const DType &in = aType.elem, &out = accType.elem;
   std::string precision =
       op.hasAttr("input_precision") ? op.strAttr("input_precision") : std::string("ieee");
-  if (isFp8(in) || isFp8(out))
+  if (in.isFp8() || out.isFp8())
     unsupported(op, "'dot' on fp8");
   if (in.isFloat() != out.isFloat() || in.isBool() || in.isPointer())
     unsupported(op, "'dot' of " + in.str() + " into " + out.str());
@@ -1392,7 +1392,7 @@ void KernelLowering::lowerReduce(const Operation &op) {
     unsupported(op, "reducing a scalar");
   unsigned n = op.numOperands();
   for (const tir::Value *v : op.operands())
-    if (isFp8(v->type().elem) || v->type().elem.isPointer())
+    if (v->type().elem.isFp8() || v->type().elem.isPointer())
       unsupported(op, "reductions of " + v->type().elem.tritonName());
   unsigned axis = static_cast<unsigned>(op.intAttr("axis"));
   Distribution dist = distributionOf(in);

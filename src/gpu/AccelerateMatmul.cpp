@@ -41,10 +41,6 @@ using tir::Operation;
 using tir::ScalarKind;
 using tir::Value;
 
-static bool isFp8(const tir::DType &type) {
-  return type.kind == ScalarKind::F8E4M3 || type.kind == ScalarKind::F8E5M2;
-}
-
 std::optional<MmaV2Instruction> mmaV2InstructionFor(const Operation &dot) {
   const tir::DType &in = dot.operand(0)->type().elem, &out = dot.operand(2)->type().elem;
   if (dot.operand(1)->type().elem != in)
@@ -101,7 +97,7 @@ std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsign
   const tir::DType &in = dot.operand(0)->type().elem, &out = dot.operand(2)->type().elem;
   if (dot.operand(1)->type().elem != in)
     return std::nullopt;
-  const bool fp8 = isFp8(in);
+  const bool fp8 = in.isFp8();
   bool types = (in.kind == ScalarKind::F16 &&
                 (out.kind == ScalarKind::F32 || out.kind == ScalarKind::F16)) ||
                (in.kind == ScalarKind::BF16 && out.kind == ScalarKind::F32) ||
@@ -139,7 +135,7 @@ std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsign
 }
 
 WgmmaInstruction wgmmaInstructionOf(const Operation &dot) {
-  const bool fp8 = isFp8(dot.operand(0)->type().elem);
+  const bool fp8 = dot.operand(0)->type().elem.isFp8();
   int64_t n = dot.result()->type().shape[1];
   WgmmaInstruction instruction;
   instruction.k = fp8 ? 32 : 16;
@@ -257,7 +253,7 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
       dots.push_back(&op);
   });
   for (Operation *dot : dots) {
-    const bool fp8 = isFp8(dot->operand(0)->type().elem) && isFp8(dot->operand(1)->type().elem);
+    const bool fp8 = dot->operand(0)->type().elem.isFp8() && dot->operand(1)->type().elem.isFp8();
     // Batched (3-D) dots stay on the FMA path: the instruction tiles here are 2-D.
     if (dot->result()->type().rank() != 2) {
       if (fp8)

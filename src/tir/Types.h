@@ -39,6 +39,8 @@ struct DType {
   bool isSigned() const;  // signed integer (bool is not)
   bool isUnsigned() const;
   bool isFloat() const;
+  /// fp8 (e4m3fn or e5m2): stored as a byte, computed on through conversions.
+  bool isFp8() const { return kind == ScalarKind::F8E4M3 || kind == ScalarKind::F8E5M2; }
   /// Width in bits of one element (pointers are 64, bool is 1 here; 8 in memory).
   unsigned bits() const;
   /// Bytes one element occupies in memory (bool: 1).
