@@ -66,4 +66,25 @@ Value *LoopSlice::mapped(const std::map<const Value *, Value *> &map, Value *val
   return it == map.end() ? value : it->second;
 }
 
+std::vector<std::pair<Operation *, unsigned>> pipelinedLoops(tir::Function &function) {
+  std::vector<std::pair<Operation *, unsigned>> loops;
+  tir::walk(function, [&](Operation &op) {
+    if (op.code() != OpCode::For)
+      return;
+    unsigned stages = op.hasAttr("num_stages") ? static_cast<unsigned>(op.intAttr("num_stages"))
+                                               : function.numStages;
+    if (stages >= 2)
+      loops.push_back({&op, stages});
+  });
+  return loops;
+}
+
+bool hasPositiveConstantStep(const Operation &loop) {
+  const Operation *def = loop.operand(2)->definingOp();
+  if (!def || def->code() != OpCode::Constant)
+    return false;
+  auto *step = std::get_if<int64_t>(&def->attr("value"));
+  return step && *step > 0;
+}
+
 } // namespace tilec::gpu

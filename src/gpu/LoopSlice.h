@@ -1,6 +1,7 @@
 // A loop slice: the ops of a `for` body that compute some of its values (a load's pointer, mask
 // and `other`) from the induction variable and the loop-carried values, cloned into another
-// iteration. The software pipeliner and prefetch-loads issue later iterations' loads with it.
+// iteration. The software pipeliner and prefetch-loads issue later iterations' loads with it, and
+// pick their loops with the two functions after it.
 #pragma once
 
 #include "tir/Builder.h"
@@ -9,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 namespace tilec::gpu {
@@ -38,5 +40,13 @@ private:
   std::set<const tir::Operation *> ops_;
   std::vector<unsigned> carried_;
 };
+
+/// The `for` loops of `function` that ask for pipelining, with their num_stages (2 or more): a
+/// loop's tl.range(..., num_stages=N) overrides the kernel's num_stages; 1 asks for none.
+std::vector<std::pair<tir::Operation *, unsigned>> pipelinedLoops(tir::Function &function);
+
+/// Whether a `for` loop's step is a positive constant, so that later iterations' induction
+/// variables are the current one plus multiples of it.
+bool hasPositiveConstantStep(const tir::Operation &loop);
 
 } // namespace tilec::gpu

@@ -63,11 +63,7 @@ public:
       : function_(function), loop_(loop), body_(loop.region(0).block()), axis_(axis) {}
 
   void run() {
-    const Operation *stepDef = loop_.operand(2)->definingOp();
-    if (!stepDef || stepDef->code() != OpCode::Constant)
-      return;
-    auto *step = std::get_if<int64_t>(&stepDef->attr("value"));
-    if (!step || *step <= 0 || tir::hasSideEffects(loop_))
+    if (!hasPositiveConstantStep(loop_) || tir::hasSideEffects(loop_))
       return;
     if (!findCandidates())
       return;
@@ -201,20 +197,12 @@ private:
 } // namespace
 
 void runPrefetchLoads(tir::Function &function) {
-  std::vector<Operation *> loops;
-  tir::walk(function, [&](Operation &op) {
-    if (op.code() != OpCode::For)
-      return;
-    unsigned stages = op.hasAttr("num_stages") ? static_cast<unsigned>(op.intAttr("num_stages"))
-                                               : function.numStages;
-    if (stages >= 2)
-      loops.push_back(&op);
-  });
+  std::vector<std::pair<Operation *, unsigned>> loops = pipelinedLoops(function);
   if (loops.empty())
     return;
   analysis::AxisInfoAnalysis axis(function);
-  for (Operation *loop : loops)
-    LoopPrefetcher(function, *loop, axis).run();
+  for (const auto &loop : loops) // prefetch-loads issues one iteration ahead, whatever the count
+    LoopPrefetcher(function, *loop.first, axis).run();
 }
 
 } // namespace tilec::gpu

@@ -63,15 +63,6 @@ bool isZeroConstant(const Value *value) {
   return false;
 }
 
-std::optional<int64_t> constantInt(const Value *value) {
-  const Operation *def = value->definingOp();
-  if (!def || def->code() != OpCode::Constant)
-    return std::nullopt;
-  if (auto *i = std::get_if<int64_t>(&def->attr("value")))
-    return *i;
-  return std::nullopt;
-}
-
 class LoopPipeliner {
 public:
   LoopPipeliner(tir::Function &function, Operation &loop, unsigned stages,
@@ -91,8 +82,7 @@ public:
     if (!slice_)
       return;
     findInvariantOperands();
-    std::optional<int64_t> step = constantInt(loop_.operand(2));
-    if (!step || *step <= 0)
+    if (!hasPositiveConstantStep(loop_))
       return;
     rewrite();
   }
@@ -320,16 +310,7 @@ private:
 } // namespace
 
 void runSoftwarePipelining(tir::Function &function) {
-  // tl.range(..., num_stages=N) overrides the kernel's num_stages for its loop.
-  std::vector<std::pair<Operation *, unsigned>> loops;
-  tir::walk(function, [&](Operation &op) {
-    if (op.code() != OpCode::For)
-      return;
-    unsigned stages = op.hasAttr("num_stages") ? static_cast<unsigned>(op.intAttr("num_stages"))
-                                               : function.numStages;
-    if (stages >= 2)
-      loops.push_back({&op, stages});
-  });
+  std::vector<std::pair<Operation *, unsigned>> loops = pipelinedLoops(function);
   if (loops.empty())
     return;
   analysis::AxisInfoAnalysis axis(function);
