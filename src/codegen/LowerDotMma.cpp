@@ -54,9 +54,7 @@ llvm::FunctionCallee KernelLowering::mmaCallee(const DType &in, const DType &out
 }
 
 void KernelLowering::requirePtxVersion(unsigned version) {
-  auto *current = llvm::mdconst::extract_or_null<llvm::ConstantInt>(
-      module_.getModuleFlag(kMinimumPtxVersionFlag));
-  if (current && current->getZExtValue() >= version)
+  if (minimumPtxVersion(module_) >= version)
     return;
   module_.setModuleFlag(llvm::Module::Max, kMinimumPtxVersionFlag, builder_.getInt32(version));
 }

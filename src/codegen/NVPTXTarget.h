@@ -6,8 +6,9 @@
 #include <memory>
 
 namespace llvm {
+class Module;
 class TargetMachine;
-}
+} // namespace llvm
 
 namespace tilec::codegen {
 
@@ -16,6 +17,9 @@ constexpr const char *kNVPTXTriple = "nvptx64-nvidia-cuda";
 /// The module flag (an integer, merged by maximum) through which the lowering asks for a PTX ISA
 /// version newer than the arch's oldest: 84 for 8.4.
 constexpr const char *kMinimumPtxVersionFlag = "tilec.minimum-ptx-version";
+
+/// The PTX ISA version the lowering asked `module` for through kMinimumPtxVersionFlag; 0: none.
+unsigned minimumPtxVersion(const llvm::Module &module);
 
 /// A TargetMachine for `options.arch`, emitting PTX ISA `minimumPtxVersion` or the arch's oldest
 /// version, whichever is newer; throws CompileError for an unknown arch.

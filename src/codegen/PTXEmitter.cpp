@@ -135,14 +135,16 @@ void optimizeModule(llvm::Module &module, const TargetOptions &options) {
   passes.run(module, mam);
 }
 
+unsigned minimumPtxVersion(const llvm::Module &module) {
+  auto *flag = llvm::mdconst::extract_or_null<llvm::ConstantInt>(
+      module.getModuleFlag(kMinimumPtxVersionFlag));
+  return flag ? static_cast<unsigned>(flag->getZExtValue()) : 0;
+}
+
 std::string emitPTX(llvm::Module &module, const TargetOptions &options) {
   linkLibdevice(module, options);
-  unsigned minimumPtxVersion = 0;
-  if (auto *flag = llvm::mdconst::extract_or_null<llvm::ConstantInt>(
-          module.getModuleFlag(kMinimumPtxVersionFlag)))
-    minimumPtxVersion = static_cast<unsigned>(flag->getZExtValue());
   std::unique_ptr<llvm::TargetMachine> machine =
-      createNVPTXTargetMachine(options, minimumPtxVersion);
+      createNVPTXTargetMachine(options, minimumPtxVersion(module));
   module.setDataLayout(machine->createDataLayout());
   module.setTargetTriple(kNVPTXTriple);
   llvm::SmallString<0> ptx;
