@@ -29,7 +29,11 @@ Triton's compile of each program (~0.3 s) dominates, so --jobs near the CPU coun
 worker reports each program as it starts and as it ends. A CUDA error that poisons a context
 ends its batch; a worker that dies (a crash in Triton, CuPy or the driver) or makes no progress
 for --timeout seconds (a kernel that never ends) is killed, and its program is reported as
-"crash" or "hang". Either way the rest of the batch goes on in a new worker.
+"crash" or "hang". Either way the rest of the batch goes on in a new worker. The worker also
+says which side runs (Triton's compile and run, or tilec's launch): a program stuck in Triton's
+side is a "triton hang" (Triton 3.6's layout passes never finish on some loops that add a
+loop-carried tile to its own transpose), not a tilec failure, and it runs again with tilec alone,
+against the interpreter.
 """
 
 import argparse
@@ -119,8 +123,10 @@ def differ(got, expected, dtype, exact, bound_dtype=None):
     return f"{wrong.size} of {gp.size} elements differ, first [{i}]: {gv[i]!r} vs {ev[i]!r}"
 
 
-def run_one(bench, path):
-    """The result of one program: a dict with status and details."""
+def run_one(bench, path, phase=lambda side: None):
+    """The result of one program: a dict with status and details. phase(side) is called as each
+    side starts ("triton": its compile and run; "tilec": the launch of tilec's PTX), so that the
+    runner can say which side a program that never finishes was stuck in."""
     with open(os.path.join(path, "spec.json")) as f:
         spec = json.load(f)
     result = {"name": spec["name"], "status": None, "problems": [], "notes": []}
@@ -141,6 +147,7 @@ def run_one(bench, path):
     try:
         if provider == "tilec":
             raise LookupError("skipped (--provider tilec)")
+        phase("triton")
         kernel = bench.triton_kernel(os.path.join(path, spec["source"]), spec["kernel"])
         buffers = fresh()
         kwargs = {p["name"]: buffers[p["name"]] if p["kind"] == "ptr" else p["value"]
@@ -156,6 +163,7 @@ def run_one(bench, path):
         result["status"] = "triton ran" if "triton" in got else "triton error"
         return result, {}
     # tilec: the run-time parameters in the metadata's order.
+    phase("tilec")
     try:
         k = bench.TilecKernel(os.path.join(path, spec["ptx"]), os.path.join(path, spec["metadata"]),
                               spec["kernel"])
@@ -199,7 +207,7 @@ def run_one(bench, path):
         if problem:
             result["problems"].append(f"tilec vs interpreter, {n} ({o['dtype']}): {problem}")
     if provider == "tilec":
-        result["status"] = "tilec ran"
+        result["status"] = "mismatch" if result["problems"] else "tilec ran"
     elif "triton" not in got:
         result["status"] = "triton error"
     elif result["problems"]:
@@ -216,12 +224,16 @@ def worker_main(results_file, report, paths):
     fake = os.environ.get("GPU_RUN_FAKE")  # the runner's own test (runner_test.py): no GPU
     bench = None if fake else setup()
     with open(results_file, "a") as out:
+        def phase(side):
+            out.write(json.dumps({"phase": side}) + "\n")
+            out.flush()
+
         for path in paths:
             out.write(json.dumps({"started": os.path.basename(path)}) + "\n")
             out.flush()
             started = time.time()
             try:
-                result, got = fake_run(path, fake) if fake else run_one(bench, path)
+                result, got = fake_run(path, fake, phase) if fake else run_one(bench, path, phase)
             except Exception as error:
                 result = {"name": os.path.basename(path), "status": "cuda error",
                           "problems": [f"{type(error).__name__}: {error}"], "notes": []}
@@ -238,11 +250,17 @@ def worker_main(results_file, report, paths):
     return 0
 
 
-def fake_run(path, plan):
+def fake_run(path, plan, phase):
     """For runner_test.py: `plan` maps program names to what happens (hang, crash, cuda error,
-    mismatch; "name=what,..."); other programs are bit-identical."""
+    mismatch, triton hang; "name=what,..."); other programs are bit-identical."""
     name = os.path.basename(path)
     what = dict(item.split("=") for item in plan.split(",")).get(name, "ok")
+    if what == "triton hang":
+        if os.environ.get("GPU_RUN_PROVIDER") == "tilec":
+            return {"name": name, "status": "tilec ran", "problems": [], "notes": []}, {}
+        phase("triton")
+        time.sleep(3600)
+    phase("tilec")
     if what == "hang":
         time.sleep(3600)
     if what == "crash":
@@ -256,15 +274,17 @@ def fake_run(path, plan):
 class Worker:
     """One worker process on a batch of programs, and what it has reported so far."""
 
-    def __init__(self, batch, report, index):
-        self.batch = batch
+    def __init__(self, batch, report, index, provider):
+        self.batch, self.provider = batch, provider
         self.results_file = os.path.join(report, f"worker-{index}.jsonl")
         self.log = open(os.path.join(report, "workers.log"), "a")
         self.process = subprocess.Popen(
             [sys.executable, os.path.abspath(__file__), "--worker", self.results_file,
-             "--report", report] + batch, stdout=self.log, stderr=self.log)
+             "--report", report] + batch, stdout=self.log, stderr=self.log,
+            env=dict(os.environ, GPU_RUN_PROVIDER=provider))
         self.offset = 0
         self.current = None  # the program started and not finished
+        self.phase = None  # the side of it that runs now: "triton" or "tilec"
         self.finished = set()
         self.progress = time.time()
 
@@ -282,7 +302,10 @@ class Worker:
             entry = json.loads(line)
             self.progress = time.time()
             if "started" in entry:
-                self.current = entry["started"]
+                self.current, self.phase = entry["started"], None
+                continue
+            if "phase" in entry:
+                self.phase = entry["phase"]
                 continue
             self.current = None
             self.finished.add(entry["name"])
@@ -295,16 +318,32 @@ class Worker:
                 and os.path.basename(p) != self.current]
 
 
-def run_all(paths, jobs, batch_size, report, timeout, partial):
-    """Runs every program through workers; returns their results."""
+def run_all(paths, jobs, batch_size, report, timeout, partial, provider="both"):
+    """Runs every program through workers; returns their results.
+
+    A program that never finishes is a "hang" (or "crash") when it was stuck in tilec's side, and
+    a "triton hang" ("triton crash") when it was stuck in Triton's compile or run: then it runs
+    again with tilec alone (checked against the interpreter), so that tilec's side of it is
+    still tested, and that result is added to the entry."""
     batches = max(1, len(paths) // batch_size)
     # Interleaved batches, so that every worker gets a mix of small and large programs.
-    queue = collections.deque(b for b in (paths[i::batches] for i in range(batches)) if b)
+    queue = collections.deque((b, provider) for b in (paths[i::batches] for i in range(batches))
+                              if b)
+    by_name = {os.path.basename(p): p for p in paths}
     running, results, started, count = [], [], time.time(), 0
+    triton_stalled = {}  # name -> its entry, until tilec alone has run it
 
     def record(entries):
         for r in entries:
-            results.append(r)
+            first = triton_stalled.pop(r["name"], None)
+            if first is not None:  # tilec alone, after Triton's side never finished
+                first["notes"].append(f"tilec alone: {r['status']}")
+                first["problems"] += r["problems"]
+                if r["status"] != "tilec ran":
+                    first["status"] = r["status"]
+                r = first
+            else:
+                results.append(r)
             partial.write(json.dumps(r) + "\n")
             if r["status"] not in ("bit-identical", "within bound", "tilec ran", "triton ran"):
                 print(f"{r['status'].upper()} {r['name']}: "
@@ -313,7 +352,8 @@ def run_all(paths, jobs, batch_size, report, timeout, partial):
 
     while queue or running:
         while queue and len(running) < jobs:
-            running.append(Worker(queue.popleft(), report, count))
+            batch, side = queue.popleft()
+            running.append(Worker(batch, report, count, side))
             count += 1
         time.sleep(0.2)
         for worker in list(running):
@@ -327,16 +367,24 @@ def run_all(paths, jobs, batch_size, report, timeout, partial):
                 worker.process.wait()
             record(worker.poll())
             if worker.current:
-                status = "hang" if stuck else "crash"
+                in_triton = worker.phase == "triton"
+                status = ("triton " if in_triton else "") + ("hang" if stuck else "crash")
                 why = (f"no result after {timeout} s: killed" if stuck else
                        f"the worker process died (exit status {worker.process.returncode}); "
                        "see workers.log")
-                record([{"name": worker.current, "status": status, "problems": [why],
-                         "notes": []}])
+                where = "in Triton's compile or run" if in_triton else \
+                    f"in {worker.phase or 'the setup'}"
+                entry = {"name": worker.current, "status": status,
+                         "problems": [] if in_triton else [f"{why}, {where}"],
+                         "notes": [f"{why}, {where}"] if in_triton else []}
+                record([entry])
                 worker.finished.add(worker.current)
+                if in_triton and worker.provider == "both":
+                    triton_stalled[worker.current] = entry
+                    queue.append(([by_name[worker.current]], "tilec"))
             rest = worker.unreached()
             if rest:
-                queue.append(rest)
+                queue.append((rest, worker.provider))
             running.remove(worker)
             print(f"... {len(results)}/{len(paths)} in {time.time() - started:.0f} s", flush=True)
     return results
@@ -375,8 +423,7 @@ def main(argv=None):
     parser.add_argument("--worker", metavar="RESULTS", help=argparse.SUPPRESS)
     parser.add_argument("programs", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    os.environ["GPU_RUN_PROVIDER"] = args.provider  # the workers inherit it
-    if args.worker:
+    if args.worker:  # GPU_RUN_PROVIDER: set by the runner for each worker
         return worker_main(args.worker, args.report, args.programs)
     report = args.report or args.dir.rstrip("/") + "-report"
     names = sorted(n for n in os.listdir(args.dir)
@@ -393,10 +440,11 @@ def main(argv=None):
         shutil.rmtree(report)
     os.makedirs(report)
     with open(os.path.join(report, "results.partial.jsonl"), "w") as partial:
-        results = run_all(paths, args.jobs, args.batch, report, args.timeout, partial)
+        results = run_all(paths, args.jobs, args.batch, report, args.timeout, partial,
+                          args.provider)
     counts = collections.Counter(r["status"] for r in results)
     for r in results:  # hangs and crashes: the program alone (the worker wrote the others)
-        if r["status"] in ("hang", "crash"):
+        if r["status"] in ("hang", "crash", "triton hang", "triton crash"):
             write_reproducer(report, os.path.join(args.dir, r["name"]), r)
     for entry in os.listdir(report):
         if entry.startswith("worker-"):
@@ -418,8 +466,11 @@ def main(argv=None):
           f"triton errors {counts['triton error']}; Triton disagreeing with the evaluator: "
           f"{evaluator}; reproducers in {report}")
     if counts["hang"] or counts["crash"]:
-        print(f"gpu_run: hangs {counts['hang']}, crashes {counts['crash']} (which side: run the "
-              "reproducer alone)")
+        print(f"gpu_run: hangs {counts['hang']}, crashes {counts['crash']} in tilec's side")
+    if counts["triton hang"] or counts["triton crash"]:
+        print(f"gpu_run: Triton's side never finished {counts['triton hang']} programs and "
+              f"crashed on {counts['triton crash']}; tilec alone ran each against the "
+              "interpreter (their notes say how it went)")
     return 1 if (counts["mismatch"] or counts["tilec error"] or counts["cuda error"]
                  or counts["hang"] or counts["crash"]) else 0
 
