@@ -277,8 +277,21 @@ def main():
                              "128x64w8s3,64x64w4s3 (BLOCK_M x BLOCK_N, num_warps, num_stages)")
     parser.add_argument("--flash-lengths", metavar="LIST",
                         help="sequence lengths instead of 1024,4096,16384, e.g. 16384")
+    parser.add_argument("--gemm-shapes", metavar="LIST",
+                        help="GEMM shapes instead of the default ones, e.g. 1024,4096,128x4096x4096 "
+                             "(N for N x N x N, or M x N x K)")
     options = parser.parse_args()
-    global FLASH_CONFIGS, FLASH_LENGTHS
+    global FLASH_CONFIGS, FLASH_LENGTHS, SQUARE, LLM
+    if options.gemm_shapes:
+        SQUARE, LLM = [], []
+        for item in options.gemm_shapes.split(","):
+            match = re.fullmatch(r"(\d+)(?:x(\d+)x(\d+))?", item.strip())
+            if not match:
+                parser.error(f"--gemm-shapes: '{item}' is neither N nor MxNxK")
+            if match.group(2):
+                LLM.append(tuple(int(g) for g in match.groups()))
+            else:
+                SQUARE.append(int(match.group(1)))
     if options.flash_configs:
         FLASH_CONFIGS = []
         for item in options.flash_configs.split(","):
