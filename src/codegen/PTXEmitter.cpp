@@ -1,6 +1,7 @@
 #include "codegen/PTXEmitter.h"
 
 #include "codegen/NVPTXTarget.h"
+#include "codegen/SinkLoopIncrements.h"
 #include "frontend/SourceManager.h"
 #include "gpu/Arch.h"
 
@@ -133,6 +134,7 @@ void optimizeModule(llvm::Module &module, const TargetOptions &options) {
                                        ? builder.buildO0DefaultPipeline(level)
                                        : builder.buildPerModuleDefaultPipeline(level);
   passes.run(module, mam);
+  sinkLoopIncrements(module);
 }
 
 unsigned minimumPtxVersion(const llvm::Module &module) {
