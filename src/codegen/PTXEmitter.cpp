@@ -120,7 +120,14 @@ void optimizeModule(llvm::Module &module, const TargetOptions &options) {
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder builder(machine.get());
+  // No loop vectorizer: in a per-thread loop it packs 8- and 16-bit integers into pairs
+  // (add.s16x2, max.u16x2 with constant operands), and ptxas (CUDA 12.8 and 13.0) drops the
+  // constant of such an add where it also moves the halves (VIADD.16x2 R, R, 0x0; seen in
+  // Triton's code for two generated programs of difftest seed 12). Tile code gains nothing from
+  // it: a thread's loop bodies are already its elements.
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = false;
+  llvm::PassBuilder builder(machine.get(), tuning);
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
   builder.registerFunctionAnalyses(fam);
