@@ -23,6 +23,7 @@
 #include "codegen/KernelLowering.h"
 #include "gpu/Mma.h"
 
+#include <algorithm>
 #include <llvm/IR/InlineAsm.h>
 #include <map>
 #include <sstream>
@@ -361,11 +362,19 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
       else if (aInRegisters)
         regs = mmaAFragmentFromRegisters(op, mi, s, instr.k);
     }
+  // A dot that starts from zeros (tl.dot(a, b) without acc, attention's q k^T) needs no zeroed
+  // registers: its first K step runs with scale-d 0 (d = a * b) on undefined ones, as Triton's
+  // does; that is also Triton's sign for a product of -0.0 (-0.0 + +0.0 would be +0.0).
+  const bool startsFromZero = std::all_of(result.begin(), result.end(), [](llvm::Value *value) {
+    auto *constant = llvm::dyn_cast<llvm::Constant>(value);
+    return constant && constant->isNullValue();
+  });
   std::vector<std::vector<llvm::Value *>> accumulators(blocksM * tilesN);
   for (unsigned mi = 0; mi < blocksM; ++mi)
     for (unsigned ni = 0; ni < tilesN; ++ni)
       for (unsigned r = 0; r < accRegs; ++r)
-        accumulators[mi * tilesN + ni].push_back(accumulatorRegister(mi, ni, r));
+        accumulators[mi * tilesN + ni].push_back(startsFromZero ? llvm::UndefValue::get(accElement)
+                                                                : accumulatorRegister(mi, ni, r));
   voidAsm("wgmma.fence.sync.aligned;");
   for (unsigned mi = 0; mi < blocksM; ++mi)
     for (unsigned ni = 0; ni < tilesN; ++ni) {
@@ -379,7 +388,8 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
           args.push_back(aDescriptor(mi, s));
         }
         args.push_back(bDescriptor(ni, s));
-        args.push_back(builder_.getInt32(1)); // scale-d: d = a * b + d
+        // scale-d: d = a * b + d, or d = a * b for the first step of a dot from zeros.
+        args.push_back(builder_.getInt32(startsFromZero && s == 0 ? 0 : 1));
         args.insert(args.end(), acc.begin(), acc.end());
         llvm::Value *d = builder_.CreateCall(asmType, wgmma, args);
         for (unsigned r = 0; r < accRegs; ++r)
