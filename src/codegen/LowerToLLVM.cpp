@@ -9,6 +9,7 @@
 #include "gpu/Mma.h"
 #include "tir/Libdevice.h"
 
+#include <algorithm>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
@@ -220,11 +221,15 @@ void KernelLowering::lowerOp(const Operation &op) {
 //===----------------------------------------------------------------------===//
 
 /// For each element a thread holds of `value`, the first of its elements known to be equal to it:
-/// along a dimension where axis info finds runs of `constancy` equal values, a thread's
-/// consecutive elements k and k - k % g (g = gcd(constancy, sizePerThread)) lie in one run (runs
-/// start at multiples of the constancy; a thread's chunk at a multiple of sizePerThread). Empty
-/// when no two elements are known equal. As Triton's elementwise lowering deduplicates, this
-/// computes `offs // HW` once per run instead of once per element (an integer division each).
+/// along a dimension where axis info finds runs of `constancy` equal values (runs start at
+/// multiples of the constancy), a thread's elements k and j along that dimension are equal when
+/// their coordinates fall in one run for every thread: coordinate = base + offset(k), with the
+/// thread's base one of the layout's lane and warp starts (Distribution). That covers a
+/// thread's consecutive elements (a vector) and, in layouts whose tile along the dimension is
+/// shorter than a run, its elements in neighbouring tiles: the mma accumulator's columns 8 apart
+/// (attention's `start_n + offs_n < N` with N divisible by 16: 4 comparisons for 16 columns, as
+/// Triton's). Empty when no two elements are known equal. As Triton's elementwise lowering
+/// deduplicates, this computes `offs // HW` once per run instead of once per element.
 static std::vector<unsigned> equalElementRepresentatives(const analysis::AxisInfoAnalysis &axisInfo,
                                                          const tir::Value *value) {
   const tir::Type &type = value->type();
@@ -234,12 +239,37 @@ static std::vector<unsigned> equalElementRepresentatives(const analysis::AxisInf
   if (facts.rank() != type.shape.size())
     return {};
   Distribution dist = distributionOf(type);
-  std::vector<unsigned> group(dist.rank(), 1);
+  // Per dimension: for each of the thread's indices k along it, the first index j <= k whose
+  // coordinate lies in the same run as k's for every thread base.
+  std::vector<std::vector<unsigned>> firstEqual(dist.rank());
   bool any = false;
   for (unsigned d = 0; d < dist.rank(); ++d) {
-    int64_t constancy = std::min<int64_t>(facts.constancy[d], analysis::kMaxDivisibility);
-    group[d] = static_cast<unsigned>(std::gcd<int64_t>(constancy, dist.spt(d)));
-    any |= group[d] > 1;
+    int64_t run = std::min<int64_t>(facts.constancy[d], analysis::kMaxDivisibility);
+    unsigned count = dist.elemsPerThread[d];
+    std::vector<unsigned> &first = firstEqual[d];
+    first.resize(count);
+    for (unsigned k = 0; k < count; ++k)
+      first[k] = k;
+    if (run <= 1 || dist.wraps(d))
+      continue;
+    // The thread bases along d: lane l and warp w start at l * spt + w * spt * tpw.
+    std::vector<int64_t> bases;
+    for (unsigned w = 0; w < dist.wpc(d); ++w)
+      for (unsigned l = 0; l < dist.tpw(d); ++l)
+        bases.push_back(int64_t(l) * dist.spt(d) + int64_t(w) * dist.spt(d) * dist.tpw(d));
+    for (unsigned k = 1; k < count; ++k)
+      for (unsigned j = 0; j < k; ++j) {
+        if (first[j] != j)
+          continue;
+        bool sameRun = std::all_of(bases.begin(), bases.end(), [&](int64_t base) {
+          return (base + dist.offset(d, k)) / run == (base + dist.offset(d, j)) / run;
+        });
+        if (sameRun) {
+          first[k] = j;
+          any = true;
+          break;
+        }
+      }
   }
   if (!any)
     return {};
@@ -247,7 +277,7 @@ static std::vector<unsigned> equalElementRepresentatives(const analysis::AxisInf
   for (unsigned e = 0; e < dist.numElements(); ++e) {
     std::vector<unsigned> index = dist.multiIndex(e);
     for (unsigned d = 0; d < dist.rank(); ++d)
-      index[d] -= index[d] % group[d];
+      index[d] = firstEqual[d][index[d]];
     representatives[e] = dist.linearIndex(index);
   }
   return representatives;
