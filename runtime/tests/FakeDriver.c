@@ -41,6 +41,9 @@ static CUresult StickyError = CUDA_SUCCESS;
 
 struct FakeModule {
   char *Ptx;
+  /* The functions looked up in it (copies of their names), freed with the module. */
+  char **Functions;
+  size_t NumFunctions;
 };
 
 /* The result of a call named \p name: the injected failure while there are failures left. */
@@ -271,7 +274,7 @@ FAKE_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
       snprintf(log, logBytes, "fake driver: injected failure %d", (int)result);
     return result;
   }
-  struct FakeModule *fake = malloc(sizeof *fake);
+  struct FakeModule *fake = calloc(1, sizeof *fake);
   fake->Ptx = strdup((const char *)image);
   *module = (CUmodule)fake;
   return CUDA_SUCCESS;
@@ -282,12 +285,16 @@ FAKE_EXPORT CUresult cuModuleUnload(CUmodule hmod) {
   struct FakeModule *fake = (struct FakeModule *)hmod;
   if (!fake)
     return CUDA_ERROR_INVALID_VALUE;
+  for (size_t i = 0; i < fake->NumFunctions; ++i)
+    free(fake->Functions[i]);
+  free(fake->Functions);
   free(fake->Ptx);
   free(fake);
   return CUDA_SUCCESS;
 }
 
-/* A function is a copy of its entry's name. Never freed: the fake leaks one name per lookup. */
+/* A function is a copy of its entry's name, owned by its module (LeakSanitizer runs the
+   runtime's tests through this fake). */
 FAKE_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name) {
   NEED_CONTEXT();
   INJECT();
@@ -297,7 +304,12 @@ FAKE_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const
     const char *symbol = at + strlen(".entry ");
     char next = symbol[length];
     if (strncmp(symbol, name, length) == 0 && (next == '(' || next == ' ' || next == '\n')) {
-      *hfunc = (CUfunction)strdup(name);
+      char **grown = realloc(fake->Functions, (fake->NumFunctions + 1) * sizeof *grown);
+      if (!grown)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+      fake->Functions = grown;
+      fake->Functions[fake->NumFunctions] = strdup(name);
+      *hfunc = (CUfunction)fake->Functions[fake->NumFunctions++];
       return CUDA_SUCCESS;
     }
   }
@@ -351,6 +363,13 @@ FAKE_EXPORT CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytesize) {
 }
 
 FAKE_EXPORT CUresult cuMemFree(CUdeviceptr dptr) {
+  /* After a sticky error the free fails and the memory stays with the broken context, which a
+     real driver releases with it; the fake releases its backing store either way (LeakSanitizer
+     runs the runtime's tests through it). */
+  if (StickyError != CUDA_SUCCESS) {
+    free((void *)(uintptr_t)dptr);
+    return StickyError;
+  }
   NEED_CONTEXT();
   INJECT();
   free((void *)(uintptr_t)dptr);
