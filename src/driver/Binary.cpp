@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <spawn.h>
 #include <sstream>
 #include <sys/wait.h>
@@ -99,17 +100,54 @@ std::string requireTool(const std::string &name, const char *purpose) {
   return path;
 }
 
-void runOrFail(const std::vector<std::string> &argv, const TempDir &temp, const std::string &what) {
+/// Runs a tool; returns what it printed. Throws CompileError with that output when it fails.
+std::string runOrFail(const std::vector<std::string> &argv, const TempDir &temp,
+                      const std::string &what) {
   std::string log = temp.file("tool.log");
   int status = runTool(argv, log);
   if (status == 0)
-    return;
+    return readFile(log);
   std::string output = readFile(log);
   while (!output.empty() && output.back() == '\n')
     output.pop_back();
   throw CompileError("error: " + what + " failed (" + argv[0] +
                      (status < 0 ? ": could not run" : ", exit status " + std::to_string(status)) +
                      ")" + (output.empty() ? "" : ":\n" + output));
+}
+
+/// Registers that do not fit: from ptxas -v's report, a warning for each kernel that spills to
+/// local memory. ptxas never fails for lack of registers (the PTX's .maxntid bounds them), it
+/// spills; this says so at compile time, before the kernel is slower than it looks.
+///   ptxas info    : Compiling entry function 'k' for 'sm_90a'
+///       88 bytes stack frame, 84 bytes spill stores, 84 bytes spill loads
+///   ptxas info    : Used 255 registers, used 1 barriers, 88 bytes cumulative stack size
+void warnAboutSpills(const std::string &ptxasReport, const std::string &arch, std::ostream &log) {
+  static const std::regex entry(R"(Compiling entry function '([^']+)')");
+  static const std::regex spills(R"((\d+) bytes spill stores)");
+  static const std::regex registers(R"(Used (\d+) registers)");
+  std::string kernel;
+  unsigned long spilled = 0;
+  auto report = [&](const std::string &used) {
+    if (kernel.empty() || spilled == 0)
+      return;
+    log << "warning: kernel '" << kernel << "' does not fit in registers on " << arch
+        << ": ptxas uses " << used << " registers per thread and spills " << spilled
+        << " bytes per thread to local memory (slow); a smaller tile per thread (more warps, "
+           "smaller blocks, fewer pipeline stages) avoids it\n";
+  };
+  std::istringstream lines(ptxasReport);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch match;
+    if (std::regex_search(line, match, entry)) {
+      kernel = match[1];
+      spilled = 0;
+    } else if (std::regex_search(line, match, spills)) {
+      spilled = std::stoul(match[1]);
+    } else if (std::regex_search(line, match, registers)) {
+      report(match[1]);
+      kernel.clear();
+    }
+  }
 }
 
 /// "sm_90a" -> "90a", the spelling fatbinary's sm= takes.
@@ -175,12 +213,14 @@ std::string findCudaTool(const std::string &name) {
   return "";
 }
 
-std::string assembleCubin(const std::string &ptx, const std::string &arch) {
+std::string assembleCubin(const std::string &ptx, const std::string &arch, std::ostream &log) {
   std::string ptxas = requireTool("ptxas", "--emit cubin/fatbin");
   TempDir temp;
   writeFile(temp.file("kernel.ptx"), ptx);
-  runOrFail({ptxas, "-arch=" + arch, "-o", temp.file("kernel.cubin"), temp.file("kernel.ptx")},
-            temp, "ptxas for " + arch);
+  std::string report = runOrFail(
+      {ptxas, "-v", "-arch=" + arch, "-o", temp.file("kernel.cubin"), temp.file("kernel.ptx")},
+      temp, "ptxas for " + arch);
+  warnAboutSpills(report, arch, log);
   return readFile(temp.file("kernel.cubin"));
 }
 
@@ -202,7 +242,7 @@ CompileResult compileBinary(const CompileOptions &options, const std::vector<std
       result.sourceFiles = std::move(one.sourceFiles);
   }
   if (cubin) {
-    result.output = assembleCubin(ptxs[0], archs[0]);
+    result.output = assembleCubin(ptxs[0], archs[0], log);
     result.metadata = metadata[0];
     return result;
   }
@@ -218,9 +258,10 @@ CompileResult compileBinary(const CompileOptions &options, const std::vector<std
   for (size_t i = 0; i < archs.size(); ++i) {
     std::string name = "kernel_" + smNumber(archs[i]);
     writeFile(temp.file(name + ".ptx"), ptxs[i]);
-    runOrFail(
-        {ptxas, "-arch=" + archs[i], "-o", temp.file(name + ".cubin"), temp.file(name + ".ptx")},
-        temp, "ptxas for " + archs[i]);
+    std::string report = runOrFail({ptxas, "-v", "-arch=" + archs[i], "-o",
+                                    temp.file(name + ".cubin"), temp.file(name + ".ptx")},
+                                   temp, "ptxas for " + archs[i]);
+    warnAboutSpills(report, archs[i], log);
     command.push_back("--image3=kind=elf,sm=" + smNumber(archs[i]) +
                       ",file=" + temp.file(name + ".cubin"));
     if (static_cast<int>(i) == ptxIndex)

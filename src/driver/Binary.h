@@ -18,8 +18,9 @@ namespace tilec::driver {
 std::string findCudaTool(const std::string &name);
 
 /// ptxas: `ptx` assembled for `arch` (sm_90a...) into a cubin. Throws CompileError with ptxas's
-/// messages when it fails or cannot be found.
-std::string assembleCubin(const std::string &ptx, const std::string &arch);
+/// messages when it fails or cannot be found; writes a warning to `log` for each kernel whose
+/// registers do not fit (ptxas spills to local memory).
+std::string assembleCubin(const std::string &ptx, const std::string &arch, std::ostream &log);
 
 /// Compiles `options` once per arch of `archs` and packs the machine code of each into a fatbin
 /// (fatbinary), with the PTX of the newest arch-independent target (no `a` suffix) as well, so

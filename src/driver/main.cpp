@@ -199,7 +199,8 @@ int main(int argc, char **argv) {
                  "Stage to output: ast, tir, tgir, llvm or ptx; cubin (machine code for one "
                  "--arch, through the CUDA toolkit's ptxas) or fatbin (machine code for every "
                  "--arch, plus the PTX of the newest one without an 'a' suffix for newer GPUs, "
-                 "through ptxas and fatbinary); or header: a C++ header with the PTX (or, with "
+                 "through ptxas and fatbinary; both warn for each kernel that spills registers "
+                 "to local memory); or header: a C++ header with the PTX (or, with "
                  "--embed fatbin, a fatbin) and metadata embedded and a typed launcher per kernel")
       ->check(CLI::IsMember({"ast", "tir", "tgir", "llvm", "ptx", "cubin", "fatbin", "header"}))
       ->capture_default_str();
