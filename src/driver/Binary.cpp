@@ -105,9 +105,9 @@ std::string runOrFail(const std::vector<std::string> &argv, const TempDir &temp,
                       const std::string &what) {
   std::string log = temp.file("tool.log");
   int status = runTool(argv, log);
-  if (status == 0)
-    return readFile(log);
   std::string output = readFile(log);
+  if (status == 0)
+    return output;
   while (!output.empty() && output.back() == '\n')
     output.pop_back();
   throw CompileError("error: " + what + " failed (" + argv[0] +
@@ -148,6 +148,15 @@ void warnAboutSpills(const std::string &ptxasReport, const std::string &arch, st
       kernel.clear();
     }
   }
+}
+
+/// ptxas: `ptxFile` assembled for `arch` into `cubinFile`, with a warning for each kernel that
+/// spills.
+void runPtxas(const std::string &ptxas, const std::string &arch, const std::string &ptxFile,
+              const std::string &cubinFile, const TempDir &temp, std::ostream &log) {
+  std::string report = runOrFail({ptxas, "-v", "-arch=" + arch, "-o", cubinFile, ptxFile}, temp,
+                                 "ptxas for " + arch);
+  warnAboutSpills(report, arch, log);
 }
 
 /// "sm_90a" -> "90a", the spelling fatbinary's sm= takes.
@@ -217,10 +226,7 @@ std::string assembleCubin(const std::string &ptx, const std::string &arch, std::
   std::string ptxas = requireTool("ptxas", "--emit cubin/fatbin");
   TempDir temp;
   writeFile(temp.file("kernel.ptx"), ptx);
-  std::string report = runOrFail(
-      {ptxas, "-v", "-arch=" + arch, "-o", temp.file("kernel.cubin"), temp.file("kernel.ptx")},
-      temp, "ptxas for " + arch);
-  warnAboutSpills(report, arch, log);
+  runPtxas(ptxas, arch, temp.file("kernel.ptx"), temp.file("kernel.cubin"), temp, log);
   return readFile(temp.file("kernel.cubin"));
 }
 
@@ -258,10 +264,7 @@ CompileResult compileBinary(const CompileOptions &options, const std::vector<std
   for (size_t i = 0; i < archs.size(); ++i) {
     std::string name = "kernel_" + smNumber(archs[i]);
     writeFile(temp.file(name + ".ptx"), ptxs[i]);
-    std::string report = runOrFail({ptxas, "-v", "-arch=" + archs[i], "-o",
-                                    temp.file(name + ".cubin"), temp.file(name + ".ptx")},
-                                   temp, "ptxas for " + archs[i]);
-    warnAboutSpills(report, archs[i], log);
+    runPtxas(ptxas, archs[i], temp.file(name + ".ptx"), temp.file(name + ".cubin"), temp, log);
     command.push_back("--image3=kind=elf,sm=" + smNumber(archs[i]) +
                       ",file=" + temp.file(name + ".cubin"));
     if (static_cast<int>(i) == ptxIndex)
