@@ -46,8 +46,7 @@ std::vector<int64_t> Distribution::coordinates(unsigned lane, unsigned warp,
   std::vector<int64_t> coords(rank());
   for (unsigned d = 0; d < rank(); ++d) {
     unsigned r = rootDim[d];
-    int64_t base = int64_t(laneIndex[r]) * spt(d) + int64_t(warpIndex[r]) * spt(d) * tpw(d);
-    coords[d] = base + offset(d, index[d]);
+    coords[d] = threadBase(d, laneIndex[r], warpIndex[r]) + offset(d, index[d]);
     if (wraps(d))
       coords[d] %= shape[d];
   }

@@ -45,6 +45,11 @@ struct Distribution {
   unsigned linearIndex(const std::vector<unsigned> &multiIndex) const;
   /// The compile-time part of the coordinate of the k-th element along d.
   int64_t offset(unsigned d, unsigned k) const;
+  /// The thread's part of its coordinates along d (before any wrap): lane `laneIndex` and warp
+  /// `warpIndex` along d's root dimension start at laneIndex * spt + warpIndex * spt * tpw.
+  int64_t threadBase(unsigned d, unsigned laneIndex, unsigned warpIndex) const {
+    return int64_t(laneIndex) * spt(d) + int64_t(warpIndex) * spt(d) * tpw(d);
+  }
   /// The coordinates of element `element` of the thread that is lane `lane` of warp `warp`, known
   /// at compile time (the shared-memory planner simulates a warp's accesses with it).
   std::vector<int64_t> coordinates(unsigned lane, unsigned warp, unsigned element) const;

@@ -252,11 +252,10 @@ static std::vector<unsigned> equalElementRepresentatives(const analysis::AxisInf
       first[k] = k;
     if (run <= 1 || dist.wraps(d))
       continue;
-    // The thread bases along d: lane l and warp w start at l * spt + w * spt * tpw.
     std::vector<int64_t> bases;
     for (unsigned w = 0; w < dist.wpc(d); ++w)
       for (unsigned l = 0; l < dist.tpw(d); ++l)
-        bases.push_back(int64_t(l) * dist.spt(d) + int64_t(w) * dist.spt(d) * dist.tpw(d));
+        bases.push_back(dist.threadBase(d, l, w));
     for (unsigned k = 1; k < count; ++k)
       for (unsigned j = 0; j < k; ++j) {
         if (first[j] != j)
