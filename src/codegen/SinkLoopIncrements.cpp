@@ -7,12 +7,9 @@
 namespace tilec::codegen {
 namespace {
 
-/// Whether `value` may move later within its block: plain arithmetic (no memory, no calls, no
-/// phis) whose users are all phis of `header`.
+/// Whether `value` may move later within its block: plain arithmetic (a binary operator, a GEP
+/// or a cast: no memory, no calls, no phis) whose users are all phis of `header`.
 bool isMovableIncrement(const llvm::Instruction &value, const llvm::BasicBlock &header) {
-  if (llvm::isa<llvm::PHINode>(value) || value.mayReadOrWriteMemory() || value.isTerminator() ||
-      value.mayHaveSideEffects())
-    return false;
   if (!llvm::isa<llvm::BinaryOperator>(value) && !llvm::isa<llvm::GetElementPtrInst>(value) &&
       !llvm::isa<llvm::CastInst>(value))
     return false;
@@ -34,8 +31,8 @@ bool sinkInLatch(llvm::BasicBlock &latch) {
       auto *next = llvm::dyn_cast<llvm::Instruction>(phi.getIncomingValueForBlock(&latch));
       if (!next || next->getParent() != &latch || !isMovableIncrement(*next, *header))
         continue;
-      // Only a back edge: the header must reach the latch, i.e. the phi is loop-carried. A
-      // block that branches forward to a merge block with phis has nothing to gain.
+      // Only the next value of a loop-carried one: computed from one of the header's own phis
+      // (a block that branches forward to a merge block with phis has nothing to gain).
       bool carried = false;
       for (const llvm::Use &operand : next->operands())
         if (const auto *source = llvm::dyn_cast<llvm::PHINode>(operand.get()))
