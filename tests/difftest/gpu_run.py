@@ -31,8 +31,8 @@ ends its batch; a worker that dies (a crash in Triton, CuPy or the driver) or ma
 for --timeout seconds (a kernel that never ends) is killed, and its program is reported as
 "crash" or "hang". Either way the rest of the batch goes on in a new worker. The worker also
 says which side runs (Triton's compile and run, or tilec's launch): a program stuck in Triton's
-side is a "triton hang" (Triton 3.6's layout passes never finish on some loops that add a
-loop-carried tile to its own transpose), not a tilec failure, and it runs again with tilec alone,
+side is a "triton hang" (Triton 3.6's make_ttgir never finishes, for one, on a loop that carries
+a 2x2 tile through tl.trans on 4 warps), not a tilec failure, and it runs again with tilec alone,
 against the interpreter.
 """
 
