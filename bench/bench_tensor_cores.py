@@ -10,7 +10,8 @@ Two steps, on two machines (as bench.py):
       then times both with triton.testing.do_bench_cudagraph (median) and prints the table.
 
 Rows: bench/kernels/matmul.tl (the tutorial's GEMM) in fp16 and bf16, M=N=K 512..8192 and LLM
-shapes M = 16/64/128 with N = K = 4096/8192, over the tutorial's configs; the seeds' flash attention
+shapes M = 16/64/128 with N = K = 4096/8192, over the tutorial's configs; the same shapes in fp8
+(sm_90a), tf32 and int8 (b stored N x K and K x N); the seeds' flash attention
 (samples/flash_attention.tl) at B4 H16 L 1024..16384, D 64 and 128.
 """
 
@@ -40,6 +41,13 @@ SHORT = {"float16": "fp16", "bfloat16": "bf16"}
 # fp8 (e4m3) GEMMs, the tutorial's fp8 configs for Hopper: a is M x K, b is stored N x K (wgmma
 # reads fp8 tiles along K only, Triton's tutorial transposes b likewise), c is fp16. sm_90a only.
 FP8_CONFIGS = [(128, 256, 128, 8, 8, 3), (128, 128, 128, 8, 4, 4)]
+# tf32 (fp32 inputs, the default input_precision) and int8 GEMMs, with b stored N x K ("nk":
+# contiguous along K, a linear layer's weight) and K x N ("kn"). The tutorial's 128x256x64 config
+# needs more shared memory in fp32 than an SM has, so these are configs that fit (Triton's too).
+TF32_CONFIGS = [(128, 128, 32, 8, 4, 3), (128, 256, 32, 8, 8, 3), (64, 256, 32, 8, 4, 3)]
+INT8_CONFIGS = [(128, 128, 64, 8, 4, 3), (128, 256, 64, 8, 8, 3), (128, 256, 128, 8, 8, 3)]
+WIDE_KINDS = {"tf32": ("fp32", "fp32", "matmul_kernel", TF32_CONFIGS),
+              "i8": ("i8", "i32", "matmul_int8_kernel", INT8_CONFIGS)}
 
 
 def gemm_name(dtype, config):
@@ -64,6 +72,26 @@ def fp8_signature(config):
     bm, bn, bk, group, _, _ = config
     return (f"*fp8e4nv:16,*fp8e4nv:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,1,1,i32:16,i32:16,1,"
             f"{bm},{bn},{bk},{group}")
+
+
+def wide_name(kind, b_layout, config):
+    bm, bn, bk, group, warps, stages = config
+    return f"gemm_{kind}_{b_layout}_{bm}x{bn}x{bk}_w{warps}_s{stages}"
+
+
+def wide_signature(kind, b_layout, config):
+    bm, bn, bk, group, _, _ = config
+    t, c, _, _ = WIDE_KINDS[kind]
+    b_strides = "1,i32:16" if b_layout == "nk" else "i32:16,1"
+    return (f"*{t}:16,*{t}:16,*{c}:16,i32:16,i32:16,i32:16,i32:16,1,{b_strides},i32:16,1,"
+            f"{bm},{bn},{bk},{group}")
+
+
+def wide_entries():
+    for kind, (_, _, kernel, configs) in WIDE_KINDS.items():
+        for b_layout, config in itertools.product(("nk", "kn"), configs):
+            yield (wide_name(kind, b_layout, config), GEMM_SOURCE, kernel,
+                   wide_signature(kind, b_layout, config), config[4], config[5])
 
 
 def flash_name(d, config):
@@ -91,7 +119,7 @@ def compile_all(tilec, ptx_dir, arch):
     fp8 = [] if arch != "sm_90a" else [
         (fp8_name(c), GEMM_SOURCE, "matmul_kernel", fp8_signature(c), c[4], c[5])
         for c in FP8_CONFIGS]
-    for name, source, kernel, signature, warps, stages in list(entries()) + fp8:
+    for name, source, kernel, signature, warps, stages in list(entries()) + fp8 + list(wide_entries()):
         command = [os.path.abspath(tilec), source, "-k", kernel, "-s", signature, "--num-warps",
                    str(warps), "--num-stages", str(stages), "--arch", arch,
                    "-o", os.path.join(os.path.abspath(ptx_dir), name + ".ptx")]
@@ -210,6 +238,55 @@ def run(ptx_dir, quick, only):
 
             row("gemm", name, f"{m}x{n}x{k}", 2.0 * m * n * k, launch, tri_launch, check)
             del a, b, c_tilec, c_triton
+    # tf32 and int8 GEMMs, b stored N x K or K x N. int8 results must be equal; tf32 ones within
+    # the rounding of the inputs to tf32.
+    for kind, (_, _, kernel, configs) in WIDE_KINDS.items():
+        for b_layout, config in itertools.product(("nk", "kn"), configs):
+            name = wide_name(kind, b_layout, config)
+            if only and not re.search(only, name):
+                continue
+            tilec, tri = kernel_pair(name, GEMM_SOURCE, kernel)
+            bm, bn, bk, group, warps, stages = config
+            for m, n, k in shapes:
+                if kind == "tf32":
+                    a = torch.randn(m, k, device="cuda")
+                    b = torch.randn(n, k, device="cuda")
+                    c_tilec = torch.empty(m, n, device="cuda")
+                else:
+                    a = torch.randint(-128, 128, (m, k), device="cuda", dtype=torch.int8)
+                    b = torch.randint(-128, 128, (n, k), device="cuda", dtype=torch.int8)
+                    c_tilec = torch.empty(m, n, device="cuda", dtype=torch.int32)
+                b = b.t() if b_layout == "nk" else b.t().contiguous()  # K x N either way
+                c_triton = torch.empty_like(c_tilec)
+                grid = (triton.cdiv(m, bm) * triton.cdiv(n, bn),)
+                ldb = b.stride(1) if b_layout == "nk" else b.stride(0)
+                launch = tilec.launcher([a, b, c_tilec, m, n, k, k, ldb, n], grid)
+
+                def tri_launch(c=c_triton, b=b):
+                    tri[grid](a, b, c, m, n, k, k, 1, b.stride(0), b.stride(1), n, 1, BLOCK_M=bm,
+                              BLOCK_N=bn, BLOCK_K=bk, GROUP_M=group, num_warps=warps,
+                              num_stages=stages)
+
+                def check(a=a, b=b, c_tilec=c_tilec, c_triton=c_triton, launch=launch,
+                          tri_launch=tri_launch):
+                    c_tilec.fill_(-1)
+                    launch()
+                    tri_launch()
+                    torch.cuda.synchronize()
+                    ref = a.double() @ b.double()
+                    if kind == "i8":
+                        if not torch.equal(c_tilec.double(), ref):
+                            return "MISMATCH (int8: not exact)"
+                        return None
+                    scale = ref.abs().max().item()
+                    err_t = (c_tilec.double() - ref).abs().max().item()
+                    err_r = (c_triton.double() - ref).abs().max().item()
+                    if not err_t <= 1e-2 * scale:
+                        return f"MISMATCH max err {err_t:g} (Triton {err_r:g}, scale {scale:g})"
+                    return None
+
+                row("gemm", name, f"{m}x{n}x{k}", 2.0 * m * n * k, launch, tri_launch, check)
+                del a, b, c_tilec, c_triton
     # Flash attention (non-causal): 4 * B * H * L * L * D flops.
     for d, config in itertools.product((64, 128), FLASH_CONFIGS):
         name = flash_name(d, config)

@@ -152,7 +152,9 @@ Values KernelLowering::waitForWgmma(const Values &accumulators, unsigned pending
 
 namespace {
 
-const char *wgmmaTypeName(const DType &type) {
+/// The PTX type of a wgmma operand or accumulator of `type` (fp32 operands are tf32: AccelerateMatmul
+/// puts only those dots on wgmma).
+const char *wgmmaTypeName(const DType &type, bool operand) {
   switch (type.kind) {
   case ScalarKind::F16:
     return "f16";
@@ -162,8 +164,12 @@ const char *wgmmaTypeName(const DType &type) {
     return "e4m3";
   case ScalarKind::F8E5M2:
     return "e5m2";
+  case ScalarKind::I8:
+    return "s8";
+  case ScalarKind::I32:
+    return "s32";
   default:
-    return "f32";
+    return operand ? "tf32" : "f32";
   }
 }
 
@@ -192,6 +198,7 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
   const unsigned tilesN = static_cast<unsigned>(accType.shape[1] / instr.n);
   const unsigned kSteps = static_cast<unsigned>(aType.shape[1] / instr.k);
   const bool packedAcc = out.kind == ScalarKind::F16;
+  const bool integer = out.kind == ScalarKind::I32;
   const unsigned accRegs = instr.n / (packedAcc ? 4 : 2); // per thread and instruction
   llvm::Type *i32 = builder_.getInt32Ty(), *i64 = builder_.getInt64Ty();
 
@@ -267,7 +274,7 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
   // Only 16-bit operands have the transposed forms (AccelerateMatmul keeps others K-major).
   const bool transposable = instr.elemBits == 16;
   if (!transposable && (transA || transB))
-    unsupported(op, "wgmma on 8-bit operands that are not contiguous along K");
+    unsupported(op, "wgmma on 8-bit or tf32 operands that are not contiguous along K");
   llvm::Value *aTile = aInRegisters ? nullptr : tileDescriptor(aPlan, bases[0]);
   llvm::Value *bTile = tileDescriptor(bPlan, bases[1]);
   auto aDescriptor = [&](unsigned mi, unsigned s) {
@@ -283,7 +290,8 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
   std::ostringstream ptx;
   ptx << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << accRegs + (aInRegisters ? 5 : 2) << ", 0;\n"
       << "wgmma.mma_async.sync.aligned.m64n" << instr.n << "k" << instr.k << "."
-      << (packedAcc ? "f16" : "f32") << "." << wgmmaTypeName(in) << "." << wgmmaTypeName(in)
+      << wgmmaTypeName(out, false) << "." << wgmmaTypeName(in, true) << "."
+      << wgmmaTypeName(in, true)
       << " {";
   for (unsigned r = 0; r < accRegs; ++r)
     ptx << (r ? ", " : "") << "$" << r;
@@ -295,7 +303,8 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
   } else {
     ptx << "$" << next++ << ", ";
   }
-  ptx << "$" << next << ", p, 1, 1";
+  // Integer forms take no scale (negation) or transpose immediates.
+  ptx << "$" << next << ", p" << (integer ? "" : ", 1, 1");
   if (transposable) {
     if (!aInRegisters)
       ptx << ", " << (transA ? 1 : 0);
@@ -303,14 +312,14 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
   }
   ptx << ";\n}";
   std::string constraints;
-  const char *accConstraint = packedAcc ? "=r" : "=f";
+  const char *accConstraint = packedAcc || integer ? "=r" : "=f";
   for (unsigned r = 0; r < accRegs; ++r)
     constraints += std::string(r ? "," : "") + accConstraint;
   constraints += aInRegisters ? ",r,r,r,r" : ",l";
   constraints += ",l,r";
   for (unsigned r = 0; r < accRegs; ++r)
     constraints += "," + std::to_string(r);
-  llvm::Type *accElement = packedAcc ? i32 : builder_.getFloatTy();
+  llvm::Type *accElement = packedAcc || integer ? i32 : builder_.getFloatTy();
   std::vector<llvm::Type *> resultTypes(accRegs, accElement);
   llvm::StructType *resultType = llvm::StructType::get(context_, resultTypes);
   std::vector<llvm::Type *> argTypes;

@@ -93,23 +93,40 @@ static int contiguousDim(const Value *operand) {
   return static_cast<int>(layoutOf(load->result())->order[0]);
 }
 
-std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsigned numWarps) {
+/// Whether wgmma multiplies `dot`'s operand type into its accumulator type: fp16 into fp32 or
+/// fp16, bf16, fp8 and tf32 (fp32 operands of input_precision "tf32") into fp32, int8 into int32.
+static bool wgmmaTakesTypes(const Operation &dot) {
   const tir::DType &in = dot.operand(0)->type().elem, &out = dot.operand(2)->type().elem;
   if (dot.operand(1)->type().elem != in)
+    return false;
+  switch (in.kind) {
+  case ScalarKind::F16:
+    return out.kind == ScalarKind::F32 || out.kind == ScalarKind::F16;
+  case ScalarKind::BF16:
+  case ScalarKind::F8E4M3:
+  case ScalarKind::F8E5M2:
+    return out.kind == ScalarKind::F32;
+  case ScalarKind::F32:
+    // "tf32x3" stays on mma.sync, which splits each operand in registers.
+    return out.kind == ScalarKind::F32 && dot.hasAttr("input_precision") &&
+           dot.strAttr("input_precision") == "tf32";
+  case ScalarKind::I8:
+    return out.kind == ScalarKind::I32;
+  default:
+    return false;
+  }
+}
+
+std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsigned numWarps) {
+  if (!wgmmaTakesTypes(dot))
     return std::nullopt;
-  const bool fp8 = in.isFp8();
-  bool types = (in.kind == ScalarKind::F16 &&
-                (out.kind == ScalarKind::F32 || out.kind == ScalarKind::F16)) ||
-               (in.kind == ScalarKind::BF16 && out.kind == ScalarKind::F32) ||
-               (fp8 && out.kind == ScalarKind::F32);
-  if (!types)
-    return std::nullopt;
-  const unsigned elemBytes = fp8 ? 1 : 2, instructionK = fp8 ? 32 : 16;
+  const WgmmaInstruction instruction = wgmmaInstructionOf(dot);
+  const unsigned elemBytes = instruction.elemBits / 8;
   const std::vector<int64_t> &shape = dot.result()->type().shape;
   if (shape.size() != 2 || numWarps % 4 != 0)
     return std::nullopt;
   int64_t m = shape[0], n = shape[1], k = dot.operand(0)->type().shape[1];
-  if (m % (16 * int64_t(numWarps)) != 0 || n % 8 != 0 || k % instructionK != 0)
+  if (m % (16 * int64_t(numWarps)) != 0 || n % 8 != 0 || k % instruction.k != 0)
     return std::nullopt;
   // The NVMMA shared layouts swizzle rows of 32, 64 or 128 bytes; the operands' contiguous
   // dimension is not known until layouts are assigned, so both of b's dimensions and a's K must
@@ -120,9 +137,13 @@ std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsign
   };
   if (!swizzles(k) || !swizzles(n))
     return std::nullopt;
-  // wgmma reads 8-bit operands along K only (no transposed form): a's and b's tiles must come
-  // from loads contiguous along K.
-  if (fp8 && (contiguousDim(dot.operand(0)) != 1 || contiguousDim(dot.operand(1)) != 0))
+  // wgmma reads 8-bit and tf32 operands along K only (no transposed form): a's and b's tiles
+  // must come from loads contiguous along K. Triton 3.6 takes wgmma for the other orders too and
+  // transposes the tiles through registers on their way to shared memory; on an H200 its int8
+  // and tf32 GEMMs with b contiguous along N run 2 to 5 times slower that way than on mma.sync,
+  // which reads either order from shared memory.
+  if (instruction.elemBits != 16 &&
+      (contiguousDim(dot.operand(0)) != 1 || contiguousDim(dot.operand(1)) != 0))
     return std::nullopt;
   // a's rows are stored in the order the instructions compute them; a tile transposed on its way
   // to the dot would need that order along its other dimension.
@@ -131,15 +152,15 @@ std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsign
     a = a->definingOp()->operand(0);
   if (a->definingOp() && a->definingOp()->code() == OpCode::Trans)
     return std::nullopt;
-  return wgmmaInstructionOf(dot);
+  return instruction;
 }
 
 WgmmaInstruction wgmmaInstructionOf(const Operation &dot) {
-  const bool fp8 = dot.operand(0)->type().elem.isFp8();
   int64_t n = dot.result()->type().shape[1];
   WgmmaInstruction instruction;
-  instruction.k = fp8 ? 32 : 16;
-  instruction.elemBits = fp8 ? 8 : 16;
+  // An instruction covers 32 bytes of K: k16 for 16-bit operands, k32 for 8-bit, k8 for tf32.
+  instruction.elemBits = dot.operand(0)->type().elem.bits();
+  instruction.k = 256 / instruction.elemBits;
   instruction.n = static_cast<unsigned>(std::min<int64_t>(n, 256));
   while (n % instruction.n != 0)
     instruction.n -= 8;

@@ -37,8 +37,8 @@ struct WgmmaInstruction {
 bool hasWgmma(const std::string &arch);
 
 /// The wgmma instruction for `dot` in a program of `numWarps` warps, or none when only mma.sync
-/// (or the FMA path) computes it: the operand types (fp16 or bf16 into fp32, fp16 into fp16, fp8
-/// e4m3/e5m2 into fp32 with both tiles loaded contiguous along K), a
+/// (or the FMA path) computes it: the operand types (fp16 or bf16 into fp32, fp16 into fp16; fp8
+/// e4m3/e5m2 or tf32 into fp32 and int8 into int32 with both tiles loaded contiguous along K), a
 /// tile whose M splits over the warps in whole 16-row groups with a multiple of 4 warps (every
 /// warp along M), N a multiple of 8, and operand tiles whose rows (along their contiguous
 /// dimension) are 32, 64 or a multiple of 128 bytes (the NVMMA shared layouts' swizzle widths).

@@ -532,6 +532,7 @@ MMA_SAMPLES = [
     mma_sample("mma_f16_f16acc_nn", "gemm_f16acc", "float16", "float16", DOT_F16_OUT_F16),
     mma_sample("mma_tf32_nn", "gemm_f32acc", "float32", "float32", DOT_TF32),
     mma_sample("mma_tf32_tt", "gemm_f32acc", "float32", "float32", DOT_TF32, "TT"),
+    mma_sample("mma_tf32_nt", "gemm_f32acc", "float32", "float32", DOT_TF32, "NT"),
     mma_sample("mma_tf32x3_nn", "gemm_tf32x3", "float32", "float32", DOT_TF32X3),
     mma_sample("mma_i8_i32_nn", "gemm_i32acc", "int8", "int32", EXACT),
     mma_sample("mma_i8_i32_nt", "gemm_i32acc", "int8", "int32", EXACT, "NT", blocks=(64, 64, 64)),
@@ -550,6 +551,17 @@ MMA_SAMPLES = [
                blocks=(64, 512, 32), size=(150, 1040, 112)),
     mma_sample("wgmma_bf16_tn_w8", "gemm_f32acc", "bfloat16", "float32", DOT_BF16_OUT_F32, "TN",
                blocks=(128, 128, 64), num_warps=8, size=(300, 272, 208)),
+    # tf32 and int8 on wgmma (sm_90a): a M x K and b stored N x K, both read along K (the _nt
+    # samples above take the same path at 64x64); pipelined on 4 and 8 warps, and staged from
+    # registers (4-byte elements in the NVMMA layout, then the proxy fence).
+    mma_sample("wgmma_tf32_nt_w8", "gemm_f32acc", "float32", "float32", DOT_TF32, "NT",
+               blocks=(128, 128, 32), num_warps=8, size=(300, 272, 208)),
+    mma_sample("wgmma_tf32_nt_staged", "gemm_f32acc", "float32", "float32", DOT_TF32, "NT",
+               stages=1),
+    mma_sample("wgmma_i8_nt_128x256", "gemm_i32acc", "int8", "int32", EXACT, "NT",
+               blocks=(128, 256, 64), num_warps=8, size=(300, 528, 208)),
+    mma_sample("wgmma_i8_nt_staged", "gemm_i32acc", "int8", "int32", EXACT, "NT",
+               blocks=(64, 64, 64), stages=1),
 ]
 
 # fp8 GEMMs (wgmma on sm_90a reads fp8 tiles along K only: a is M x K and b is stored N x K).
