@@ -20,7 +20,8 @@ void linkLibdevice(llvm::Module &module, const TargetOptions &options);
 /// Runs LLVM's default O<optLevel> pipeline for the target (libdevice linked first).
 void optimizeModule(llvm::Module &module, const TargetOptions &options);
 
-/// The PTX text for `module` (libdevice linked first when needed).
+/// The PTX text for `module` (libdevice linked first when needed), with wide multiply-adds fused
+/// (FuseWideMultiplyAdd.h).
 std::string emitPTX(llvm::Module &module, const TargetOptions &options);
 
 } // namespace tilec::codegen
