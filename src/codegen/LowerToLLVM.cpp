@@ -1278,6 +1278,15 @@ void KernelLowering::lowerStore(const Operation &op) {
     dist = distributionOf(type);
   unsigned n = dist ? dist->numElements() : 1;
   unsigned vec = accessVectorWidth(op, dist ? &*dist : nullptr);
+  // A layout that wraps, or a slice, gives copies of an element to several threads. Only its
+  // owner stores it, as Triton masks redundant stores: where a kernel updates a tensor in place
+  // (Liger's cross entropy writes its gradient over its logits), a copy loaded after the owner's
+  // store would store a second update. Ownership is the same across a vector along the fastest
+  // dimension when that dimension's extent is a multiple of the vector (the thread's start and the
+  // vector's offset are multiples of it); otherwise the elements are stored one by one.
+  const bool replicated = dist && atomicResultIsReplicated(*dist);
+  if (replicated && vec > 1 && dist->shape[dist->order[0]] % vec != 0)
+    vec = 1;
   const Values &ptrs = get(op.operand(0));
   const Values &vals = get(op.operand(1));
   const Values *masks = op.numOperands() > 2 ? &get(op.operand(2)) : nullptr;
@@ -1285,15 +1294,21 @@ void KernelLowering::lowerStore(const Operation &op) {
       !masks || (dist && axisInfo_.maskConstancy(op.operand(2), dist->order[0]) >= vec) || vec == 1;
   for (unsigned e = 0; e < n; e += vec) {
     Values group(vals.begin() + e, vals.begin() + e + vec);
+    llvm::Value *owner = replicated ? ownsElement(*dist, e) : nullptr;
+    auto owned = [&](llvm::Value *mask) -> llvm::Value * {
+      if (!owner)
+        return mask;
+      return mask ? builder_.CreateAnd(mask, owner) : owner;
+    };
     if (!masks) {
-      storeGroup(op, ptrs[e], group, type.elem, nullptr);
+      storeGroup(op, ptrs[e], group, type.elem, owned(nullptr));
       continue;
     }
     if (maskUniform) {
-      storeGroup(op, ptrs[e], group, type.elem, (*masks)[e]);
+      storeGroup(op, ptrs[e], group, type.elem, owned((*masks)[e]));
       continue;
     }
-    llvm::Value *all = (*masks)[e];
+    llvm::Value *all = owned((*masks)[e]);
     for (unsigned j = 1; j < vec; ++j)
       all = builder_.CreateAnd(all, (*masks)[e + j]);
     llvm::BasicBlock *fast = llvm::BasicBlock::Create(context_, "store.vector", kernel_);
@@ -1305,7 +1320,7 @@ void KernelLowering::lowerStore(const Operation &op) {
     builder_.CreateBr(join);
     builder_.SetInsertPoint(slow);
     for (unsigned j = 0; j < vec; ++j)
-      storeGroup(op, ptrs[e + j], {group[j]}, type.elem, (*masks)[e + j]);
+      storeGroup(op, ptrs[e + j], {group[j]}, type.elem, owned((*masks)[e + j]));
     builder_.CreateBr(join);
     builder_.SetInsertPoint(join);
   }

@@ -922,6 +922,14 @@ LANG_BITS_SAMPLES = [
     atomic_add_half_sample("atomic_add_bf16", "bfloat16"),
     atomic_add_half_sample("atomic_add_bf16_sm80", "bfloat16", arch="sm_80"),
     atomic_add_half_sample("atomic_add_fp16", "float16"),
+    # Each element held by two threads (512 columns, 32 warps), updated in place: exact.
+    Sample(
+        name="update_rows_in_place", source="tests/gpu/lang_bits.tl", kernel="update_rows_in_place",
+        ptx="update_rows_in_place", signature="*fp32:16,i32,i32,512", size=(64, 3000),
+        small=(4, 1100), tilec_flags=("--num-warps", "32"),
+        inputs=lambda s: {"x": randn(s[0] * s[1])}, outputs=["x"], inplace=["x"],
+        args=lambda t, s: [t["x"], s[1], s[1]], grid=lambda meta, s: (s[0],),
+        tol=EXACT, reference=lambda t, s: {"x": (t["x"].double() * 2 + 1).float().double()}),
 ]
 
 RANDOM_BLOCK_PTR_SAMPLES = [
