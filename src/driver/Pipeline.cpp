@@ -208,7 +208,8 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
     return result;
   }
 
-  // 6. PTX from the NVPTX target machine, and the metadata the runtime reads.
+  // 6. PTX from the NVPTX target machine (with the wide multiply-adds LLVM 19 cannot form fused
+  //    on its text: codegen/FuseWideMultiplyAdd.h), and the metadata the runtime reads.
   result.output = codegen::emitPTX(*llvmModule, target);
   result.metadata = codegen::kernelMetadataJson(*module, target, options.inputPath, variants);
   return result;
