@@ -131,11 +131,19 @@ std::string fuseWideMultiplyAdds(const std::string &ptx) {
     while (std::getline(stream, line))
       lines.push_back(line);
   }
-  // Uses of each register over the whole text: a product used once is used in one place only.
-  std::map<std::string, unsigned> mentions;
-  for (const std::string &line : lines)
-    for (const std::string &name : registersIn(line))
-      ++mentions[name];
+  // Uses of each register in each function (registers are local to one: a module with several
+  // kernels repeats their names): a product used once is used in one place only.
+  std::vector<size_t> function(lines.size(), 0);
+  std::vector<std::map<std::string, unsigned>> mentions(1);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string text = trim(lines[i]);
+    if (text.rfind(".entry", 0) == 0 || text.rfind(".func", 0) == 0 ||
+        text.rfind(".visible", 0) == 0 || text.rfind(".weak", 0) == 0)
+      mentions.emplace_back();
+    function[i] = mentions.size() - 1;
+    for (const std::string &name : registersIn(lines[i]))
+      ++mentions.back()[name];
+  }
 
   std::vector<bool> erased(lines.size(), false);
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -144,7 +152,7 @@ std::string fuseWideMultiplyAdds(const std::string &ptx) {
         mul->operands.size() != 3)
       continue;
     const std::string &product = mul->operands[0];
-    if (registersIn(product).size() != 1 || mentions[product] != 2)
+    if (registersIn(product).size() != 1 || mentions[function[i]][product] != 2)
       continue;
     std::vector<std::string> factors = registersIn(mul->operands[1] + "," + mul->operands[2]);
     // The use, in the same block, with the factors unchanged up to it.

@@ -70,3 +70,19 @@ TEST_CASE("registers are matched whole: %rd10 is not %rd100", "[codegen][ptx]") 
                                "\tmad.wide.s32 \t%rd9, %r3, 4, %rd100;\n";
   CHECK(fuseWideMultiplyAdds(ptx) == expected);
 }
+
+TEST_CASE("uses are counted per function: kernels of one module reuse register names",
+          "[codegen][ptx]") {
+  const std::string kernel = "\tmul.wide.s32 \t%rd10, %r32, 2;\n"
+                             "\tadd.s64 \t%rd9, %rd1, %rd10;\n"
+                             "\tret;\n"
+                             "}\n";
+  const std::string fused = "\tmad.wide.s32 \t%rd9, %r32, 2, %rd1;\n"
+                            "\tret;\n"
+                            "}\n";
+  const std::string ptx =
+      ".visible .entry first(\n)\n{\n" + kernel + ".visible .entry second(\n)\n{\n" + kernel;
+  const std::string expected =
+      ".visible .entry first(\n)\n{\n" + fused + ".visible .entry second(\n)\n{\n" + fused;
+  CHECK(fuseWideMultiplyAdds(ptx) == expected);
+}
