@@ -17,9 +17,9 @@
 #include "codegen/FuseWideMultiplyAdd.h"
 
 #include <cctype>
-#include <map>
 #include <optional>
 #include <sstream>
+#include <unordered_map>
 #include <vector>
 
 namespace tilec::codegen {
@@ -103,6 +103,10 @@ bool endsBlock(const std::string &line) {
     return false;
   if (text.back() == ':' || text == "}" || text == "{")
     return true;
+  if (text.find("bra") == std::string::npos && text.find("ret") == std::string::npos &&
+      text.find("exit") == std::string::npos && text.find("call") == std::string::npos &&
+      text.find("bar") == std::string::npos)
+    return false; // no opcode below can match: skip the parse
   std::optional<Instruction> instruction = parseInstruction(line);
   if (!instruction)
     return false;
@@ -131,60 +135,61 @@ std::string fuseWideMultiplyAdds(const std::string &ptx) {
     while (std::getline(stream, line))
       lines.push_back(line);
   }
-  // Uses of each register in each function (registers are local to one: a module with several
-  // kernels repeats their names): a product used once is used in one place only.
+  // Where each register is mentioned, per function (registers are local to one: a module with
+  // several kernels repeats their names), and where the basic blocks end: each line is read once.
   std::vector<size_t> function(lines.size(), 0);
-  std::vector<std::map<std::string, unsigned>> mentions(1);
+  std::vector<std::unordered_map<std::string, std::vector<size_t>>> mentions(1);
+  std::vector<size_t> blockEndsUpTo(lines.size() + 1, 0); // block ends among lines [0, i)
   for (size_t i = 0; i < lines.size(); ++i) {
-    const std::string text = trim(lines[i]);
-    if (text.rfind(".entry", 0) == 0 || text.rfind(".func", 0) == 0 ||
-        text.rfind(".visible", 0) == 0 || text.rfind(".weak", 0) == 0)
+    if (!lines[i].empty() && lines[i][0] == '.' &&
+        (lines[i].rfind(".entry", 0) == 0 || lines[i].rfind(".func", 0) == 0 ||
+         lines[i].rfind(".visible", 0) == 0 || lines[i].rfind(".weak", 0) == 0))
       mentions.emplace_back();
     function[i] = mentions.size() - 1;
     for (const std::string &name : registersIn(lines[i]))
-      ++mentions.back()[name];
+      mentions.back()[name].push_back(i);
+    blockEndsUpTo[i + 1] = blockEndsUpTo[i] + (endsBlock(lines[i]) ? 1 : 0);
   }
 
   std::vector<bool> erased(lines.size(), false);
   for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find("mul.wide.") == std::string::npos)
+      continue;
     std::optional<Instruction> mul = parseInstruction(lines[i]);
     if (!mul || (mul->opcode != "mul.wide.s32" && mul->opcode != "mul.wide.u32") ||
         mul->operands.size() != 3)
       continue;
     const std::string &product = mul->operands[0];
-    if (registersIn(product).size() != 1 || mentions[function[i]][product] != 2)
+    std::unordered_map<std::string, std::vector<size_t>> &where = mentions[function[i]];
+    if (registersIn(product).size() != 1)
       continue;
-    std::vector<std::string> factors = registersIn(mul->operands[1] + "," + mul->operands[2]);
-    // The use, in the same block, with the factors unchanged up to it.
-    for (size_t j = i + 1; j < lines.size(); ++j) {
-      if (endsBlock(lines[j]))
-        break;
-      std::vector<std::string> uses = registersIn(lines[j]);
-      bool usesProduct = false;
-      for (const std::string &name : uses)
-        usesProduct |= name == product;
-      if (!usesProduct) {
-        bool clobbers = false;
-        for (const std::string &written : writtenRegisters(lines[j]))
-          for (const std::string &factor : factors)
-            clobbers |= written == factor;
-        if (clobbers)
-          break;
-        continue;
-      }
-      std::optional<Instruction> add = parseInstruction(lines[j]);
-      if (!add || add->opcode != "add.s64" || add->operands.size() != 3 ||
-          add->operands[0] == product)
-        break;
-      const std::string &other = add->operands[1] == product ? add->operands[2] : add->operands[1];
-      if (other == product)
-        break;
-      std::string kind = mul->opcode.substr(std::string("mul.wide.").size());
-      lines[j] = "\tmad.wide." + kind + " \t" + add->operands[0] + ", " + mul->operands[1] + ", " +
-                 mul->operands[2] + ", " + other + ";";
-      erased[i] = true;
-      break;
-    }
+    // The product's one use: the only other line that mentions it, later in the same block.
+    const std::vector<size_t> &productLines = where[product];
+    if (productLines.size() != 2 || productLines[0] != i)
+      continue;
+    const size_t j = productLines[1];
+    if (blockEndsUpTo[j + 1] != blockEndsUpTo[i + 1])
+      continue;
+    // The factors unchanged up to it.
+    bool clobbered = false;
+    for (const std::string &factor : registersIn(mul->operands[1] + "," + mul->operands[2]))
+      for (size_t k : where[factor])
+        if (k > i && k < j)
+          for (const std::string &written : writtenRegisters(lines[k]))
+            clobbered |= written == factor;
+    if (clobbered)
+      continue;
+    std::optional<Instruction> add = parseInstruction(lines[j]);
+    if (!add || add->opcode != "add.s64" || add->operands.size() != 3 ||
+        add->operands[0] == product)
+      continue;
+    const std::string &other = add->operands[1] == product ? add->operands[2] : add->operands[1];
+    if (other == product)
+      continue;
+    std::string kind = mul->opcode.substr(std::string("mul.wide.").size());
+    lines[j] = "\tmad.wide." + kind + " \t" + add->operands[0] + ", " + mul->operands[1] + ", " +
+               mul->operands[2] + ", " + other + ";";
+    erased[i] = true;
   }
 
   std::string result;
