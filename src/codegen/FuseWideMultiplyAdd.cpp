@@ -98,21 +98,22 @@ std::optional<Instruction> parseInstruction(const std::string &line) {
 /// barrier or the function's end. Calls and barriers are not block ends in PTX, but nothing is
 /// gained by moving a multiplication across them.
 bool endsBlock(const std::string &line) {
+  static const char *const kOpcodeWords[] = {"bra", "ret", "exit", "call", "bar.", "barrier"};
+  auto mentionsOne = [](const std::string &text) {
+    for (const char *word : kOpcodeWords)
+      if (text.find(word) != std::string::npos)
+        return true;
+    return false;
+  };
   std::string text = trim(line);
   if (text.empty() || text.rfind("//", 0) == 0)
     return false;
   if (text.back() == ':' || text == "}" || text == "{")
     return true;
-  if (text.find("bra") == std::string::npos && text.find("ret") == std::string::npos &&
-      text.find("exit") == std::string::npos && text.find("call") == std::string::npos &&
-      text.find("bar") == std::string::npos)
-    return false; // no opcode below can match: skip the parse
-  std::optional<Instruction> instruction = parseInstruction(line);
-  if (!instruction)
+  if (!mentionsOne(text)) // most lines: no parse needed
     return false;
-  const std::string &op = instruction->opcode;
-  auto has = [&](const char *word) { return op.find(word) != std::string::npos; };
-  return has("bra") || has("ret") || has("exit") || has("call") || has("bar.") || has("barrier");
+  std::optional<Instruction> instruction = parseInstruction(line);
+  return instruction && mentionsOne(instruction->opcode);
 }
 
 /// The registers `line` may write: those of its first operand (a destination, or a brace group
