@@ -129,6 +129,17 @@ def compile_all(tilec, ptx_dir, arch):
     return 1 if failed else 0
 
 
+def gemm_mismatch(c_tilec, c_triton, ref, tolerance):
+    """None when tilec's product is within tolerance * max|ref| of the reference `ref` (compared in
+    ref's dtype), else the row's message, with Triton's error beside tilec's."""
+    scale = ref.abs().max().item()
+    err_t = (c_tilec.to(ref.dtype) - ref).abs().max().item()
+    err_r = (c_triton.to(ref.dtype) - ref).abs().max().item()
+    if not err_t <= tolerance * scale:
+        return f"MISMATCH max err {err_t:g} (Triton {err_r:g}, scale {scale:g})"
+    return None
+
+
 def run(ptx_dir, quick, only):
     import torch
     import triton
@@ -192,14 +203,8 @@ def run(ptx_dir, quick, only):
                 launch()
                 tri_launch()
                 torch.cuda.synchronize()
-                ref = (a.float() @ b.float())
-                scale = ref.abs().max().item()
-                err_t = (c_tilec.float() - ref).abs().max().item()
-                err_r = (c_triton.float() - ref).abs().max().item()
-                bound = (1e-2 if dtype == "float16" else 3e-2) * scale
-                if not err_t <= bound:
-                    return f"MISMATCH max err {err_t:g} (Triton {err_r:g}, scale {scale:g})"
-                return None
+                return gemm_mismatch(c_tilec, c_triton, a.float() @ b.float(),
+                                     1e-2 if dtype == "float16" else 3e-2)
 
             row("gemm", name, f"{m}x{n}x{k}", 2.0 * m * n * k, launch, tri_launch, check)
             del a, b, c_tilec, c_triton
@@ -228,13 +233,7 @@ def run(ptx_dir, quick, only):
                 launch()
                 tri_launch()
                 torch.cuda.synchronize()
-                ref = a.float() @ b.float()
-                scale = ref.abs().max().item()
-                err_t = (c_tilec.float() - ref).abs().max().item()
-                err_r = (c_triton.float() - ref).abs().max().item()
-                if not err_t <= 1e-2 * scale:
-                    return f"MISMATCH max err {err_t:g} (Triton {err_r:g}, scale {scale:g})"
-                return None
+                return gemm_mismatch(c_tilec, c_triton, a.float() @ b.float(), 1e-2)
 
             row("gemm", name, f"{m}x{n}x{k}", 2.0 * m * n * k, launch, tri_launch, check)
             del a, b, c_tilec, c_triton
@@ -278,12 +277,7 @@ def run(ptx_dir, quick, only):
                         if not torch.equal(c_tilec.double(), ref):
                             return "MISMATCH (int8: not exact)"
                         return None
-                    scale = ref.abs().max().item()
-                    err_t = (c_tilec.double() - ref).abs().max().item()
-                    err_r = (c_triton.double() - ref).abs().max().item()
-                    if not err_t <= 1e-2 * scale:
-                        return f"MISMATCH max err {err_t:g} (Triton {err_r:g}, scale {scale:g})"
-                    return None
+                    return gemm_mismatch(c_tilec, c_triton, ref, 1e-2)
 
                 row("gemm", name, f"{m}x{n}x{k}", 2.0 * m * n * k, launch, tri_launch, check)
                 del a, b, c_tilec, c_triton
