@@ -311,12 +311,7 @@ private:
   /// fence.proxy.async.shared::cta: makes this thread's generic-proxy writes to shared memory
   /// visible to wgmma's (async proxy) reads after the next barrier.
   void fenceProxyAsync();
-  bool hasWgmmaDots_ = false;
 
-public:
-  static bool hasWgmmaDots(const tir::Function &function);
-
-private:
   /// The software pipeline's ops (LowerPipeline.cpp).
   llvm::Value *pipelineSlot(const Operation &op);
   void lowerAsyncCopy(const Operation &op);

@@ -12,9 +12,14 @@
 // fragments of the second.
 #include "codegen/KernelLowering.h"
 #include "codegen/NVPTXTarget.h"
+#include "codegen/SharedMemory.h"
 #include "gpu/Mma.h"
 
+#include <algorithm>
+#include <functional>
 #include <llvm/IR/InlineAsm.h>
+#include <map>
+#include <optional>
 
 namespace tilec::codegen::detail {
 namespace {
@@ -143,14 +148,82 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
 
   llvm::Type *memType = scalarType(in);
   auto pack = [&](const Values &elements) { return packRegister(elements); };
-  auto ldmatrix = [&](const SharedTilePlan &plan, llvm::Value *base, const Values &coords,
-                      bool trans, bool x4) {
+
+  // Fragment addresses. Each ldmatrix reads at the thread's coordinates for the operand's first
+  // fragment plus compile-time steps (instruction tiles along M or N, K steps). Computed from its
+  // own coordinates, every fragment's address is the slot plus a loop-invariant offset, one
+  // register each (some 60 of the 255 in flash attention's loop at D128, which spilled); stepped
+  // from the first fragment's address by an XOR and an immediate offset (sharedAddressStep), as
+  // Triton's linear layouts do, they take one register per operand and lane pattern.
+  uint64_t baseAlignment[2] = {0, 0};
+  for (unsigned i = 0; i < (onlyA ? 1u : 2u); ++i) {
+    if (plans.inBuffer[i])
+      baseAlignment[i] = pipelineSlotAlignment(
+          function_, static_cast<unsigned>(bufferedTile(op.operand(i))->intAttr("buffer")));
+    else if (plans.staged(i)) // the scratch area starts at a multiple of 1024 bytes
+      baseAlignment[i] =
+          plans.offsets[i] ? std::min<uint64_t>(1024, plans.offsets[i] & -plans.offsets[i]) : 1024;
+  }
+  // The values the thread's first instruction row (dimension 0) or column (1) takes over all
+  // threads, and the step from instruction tile 0 to tile t along d; none where coordinates wrap.
+  auto laneValues = [&](unsigned d, int64_t alternative) {
+    std::vector<int64_t> values;
+    if (acc.wraps(d))
+      return values;
+    for (unsigned warp = 0; warp < function_.numWarps; ++warp)
+      for (unsigned lane = 0; lane < 32; ++lane) {
+        int64_t v = acc.coordinates(lane, warp, acc.linearIndex({0, 0}))[d] -
+                    (d == 0 ? lane / 4 : 2 * (lane % 4));
+        values.push_back(v);
+        values.push_back(v + alternative);
+      }
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    return values;
+  };
+  auto tileStep = [&](unsigned d, unsigned t) { return acc.offset(d, t) - acc.offset(d, 0); };
+  // Whether the lanes' choice between tiles t and t + span (by ldmatrix's matrix number) is the
+  // same step from tile t as from tile 0.
+  auto sameChoice = [&](unsigned d, unsigned t, unsigned span) {
+    return !acc.wraps(d) && tileStep(d, t + span) - tileStep(d, t) == tileStep(d, span);
+  };
+  std::map<unsigned, llvm::Value *> anchors; // first-fragment addresses, by operand and pattern
+  auto ldmatrix = [&](unsigned operand, unsigned pattern, const std::vector<int64_t> &fastValues,
+                      const Values &anchorCoords, int64_t d0, int64_t d1,
+                      const std::function<Values()> &coords, bool trans, bool x4) {
     llvm::Intrinsic::ID id =
         x4 ? (trans ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16
                     : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16)
            : (trans ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_trans_b16
                     : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_b16);
-    llvm::Value *address = sharedTileAddress(plan, base, memType, coords);
+    const SharedTilePlan &plan = plans.operands[operand];
+    llvm::Value *base = bases[operand];
+    const bool fastIs0 = plan.fastDim == 0;
+    std::optional<SharedAddressStep> step = sharedAddressStep(
+        plan, baseAlignment[operand], fastValues, fastIs0 ? d1 : d0, fastIs0 ? d0 : d1);
+    llvm::Value *address = nullptr;
+    if (!step) {
+      address = sharedTileAddress(plan, base, memType, coords());
+    } else {
+      llvm::Value *&anchor = anchors[operand * 4 + pattern];
+      if (!anchor) {
+        // Through an opaque move: the code generator would otherwise reassociate anchor + C,
+        // anchor being slot + invariant offset, into slot + (invariant offset + C), and hoist one
+        // invariant per fragment out of the loop again.
+        llvm::Value *address =
+            sharedAddress32(sharedTileAddress(plan, base, memType, anchorCoords));
+        auto *type = llvm::FunctionType::get(i32, {i32}, false);
+        anchor = builder_.CreateCall(
+            type, llvm::InlineAsm::get(type, "mov.b32 $0, $1;", "=r,r", false), {address});
+      }
+      llvm::Value *offset = anchor;
+      if (step->xorBytes)
+        offset = builder_.CreateXor(offset, builder_.getInt32(step->xorBytes));
+      if (step->addBytes)
+        offset =
+            builder_.CreateAdd(offset, builder_.getInt32(static_cast<uint32_t>(step->addBytes)));
+      address = builder_.CreateIntToPtr(offset, base->getType());
+    }
     llvm::Value *loaded =
         intrinsic(id, {address->getType()}, {address}); // overloaded on the pointer
     Values regs;
@@ -166,6 +239,9 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
           plan, base, {alongCol ? row : add(row, e), alongCol ? add(col, e) : col}, 1, in)[0]);
     return pack(elements);
   };
+  auto select = [&](llvm::Value *condition, unsigned ifTrue, unsigned ifFalse) {
+    return builder_.CreateSelect(condition, builder_.getInt32(ifTrue), builder_.getInt32(ifFalse));
+  };
 
   // 3. A fragments of instruction row tile mi at K step s: a_r holds rows g + 8*(r%2) and the
   //    perReg consecutive k from (r/2)*kI/2 + q*perReg.
@@ -175,19 +251,34 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
     if (plans.aInRegisters)
       return mmaAFragmentFromRegisters(op, mi, s, kI);
     unsigned k0 = s * kI;
+    // The lanes of matrices 1 and 3 read the tile's rows 2mi + 1 (g + 8), the others 2mi.
+    auto rowOf = [&](unsigned m) {
+      return builder_.CreateSelect(matrixOdd, mBase[2 * m + 1], mBase[2 * m]);
+    };
+    const bool stepsHold = sameChoice(0, 2 * mi, 1);
+    const int64_t dM = tileStep(0, 2 * mi);
     if (aPlan.fastDim == 1) { // rows of A along K: each 8x8 matrix is 8 rows of 16 bytes
-      llvm::Value *row = builder_.CreateAdd(
-          builder_.CreateSelect(matrixOdd, mBase[2 * mi + 1], mBase[2 * mi]), lane8);
-      llvm::Value *k =
-          builder_.CreateSelect(matrixHigh, builder_.getInt32(k0 + kI / 2), builder_.getInt32(k0));
-      return ldmatrix(aPlan, bases[0], {row, k}, false, true);
+      std::vector<int64_t> fast;
+      if (stepsHold)
+        fast = {0, kI / 2};
+      return ldmatrix(
+          0, 0, fast, {builder_.CreateAdd(rowOf(0), lane8), select(matrixHigh, kI / 2, 0)}, dM, k0,
+          [&] {
+            return Values{builder_.CreateAdd(rowOf(mi), lane8),
+                          select(matrixHigh, k0 + kI / 2, k0)};
+          },
+          false, true);
     }
     if (instr.elemBits == 16) { // rows of A along M: transposed 8x8 matrices
-      llvm::Value *row = builder_.CreateSelect(matrixOdd, mBase[2 * mi + 1], mBase[2 * mi]);
-      llvm::Value *k = builder_.CreateAdd(
-          builder_.CreateSelect(matrixHigh, builder_.getInt32(k0 + 8), builder_.getInt32(k0)),
-          lane8);
-      return ldmatrix(aPlan, bases[0], {row, k}, true, true);
+      std::vector<int64_t> fast;
+      if (stepsHold)
+        fast = laneValues(0, tileStep(0, 1));
+      return ldmatrix(
+          0, 1, fast, {rowOf(0), builder_.CreateAdd(select(matrixHigh, 8, 0), lane8)}, dM, k0,
+          [&] {
+            return Values{rowOf(mi), builder_.CreateAdd(select(matrixHigh, k0 + 8, k0), lane8)};
+          },
+          true, true);
     }
     for (unsigned r = 0; r < 4; ++r)
       regs.push_back(loadElements(
@@ -201,18 +292,36 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
   const SharedTilePlan &bPlan = plans.operands[1];
   auto bFragments = [&](unsigned ni, unsigned s, bool pair) -> Values {
     unsigned k0 = s * kI;
-    llvm::Value *tileBase =
-        pair ? builder_.CreateSelect(matrixHigh, nBase[ni + 1], nBase[ni]) : nBase[ni];
+    // With `pair`, the lanes of matrices 2 and 3 read tile ni + 1.
+    auto tileBaseOf = [&](unsigned n) {
+      return pair ? builder_.CreateSelect(matrixHigh, nBase[n + 1], nBase[n]) : nBase[n];
+    };
+    const bool stepsHold = !acc.wraps(1) && (!pair || sameChoice(1, 2 * ni, 2));
+    const int64_t dN = tileStep(1, 2 * ni);
     if (bPlan.fastDim == 0) { // rows of B along K: each 8x8 matrix is 8 columns of 16 bytes
-      llvm::Value *k =
-          builder_.CreateSelect(matrixOdd, builder_.getInt32(k0 + kI / 2), builder_.getInt32(k0));
-      return ldmatrix(bPlan, bases[1], {k, builder_.CreateAdd(tileBase, lane8)}, false, pair);
+      std::vector<int64_t> fast;
+      if (stepsHold)
+        fast = {0, kI / 2};
+      return ldmatrix(
+          1, pair, fast, {select(matrixOdd, kI / 2, 0), builder_.CreateAdd(tileBaseOf(0), lane8)},
+          k0, dN,
+          [&] {
+            return Values{select(matrixOdd, k0 + kI / 2, k0),
+                          builder_.CreateAdd(tileBaseOf(ni), lane8)};
+          },
+          false, pair);
     }
     if (instr.elemBits == 16) { // rows of B along N: transposed 8x8 matrices
-      llvm::Value *k = builder_.CreateAdd(
-          builder_.CreateSelect(matrixOdd, builder_.getInt32(k0 + 8), builder_.getInt32(k0)),
-          lane8);
-      return ldmatrix(bPlan, bases[1], {k, tileBase}, true, pair);
+      std::vector<int64_t> fast;
+      if (stepsHold)
+        fast = laneValues(1, pair ? tileStep(1, 2) : 0);
+      return ldmatrix(
+          1, 2 + pair, fast, {builder_.CreateAdd(select(matrixOdd, 8, 0), lane8), tileBaseOf(0)},
+          k0, dN,
+          [&] {
+            return Values{builder_.CreateAdd(select(matrixOdd, k0 + 8, k0), lane8), tileBaseOf(ni)};
+          },
+          true, pair);
     }
     Values regs;
     for (unsigned t = 0; t < (pair ? 2u : 1u); ++t)

@@ -30,13 +30,6 @@
 
 namespace tilec::codegen::detail {
 
-bool KernelLowering::hasWgmmaDots(const tir::Function &function) {
-  bool found = false;
-  tir::walk(const_cast<tir::Function &>(function),
-            [&](Operation &op) { found |= gpu::isWgmmaDot(op); });
-  return found;
-}
-
 void KernelLowering::fenceProxyAsync() {
   auto *type = llvm::FunctionType::get(builder_.getVoidTy(), false);
   builder_.CreateCall(

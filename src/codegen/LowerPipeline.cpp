@@ -58,25 +58,8 @@ void KernelLowering::lowerAsyncCopy(const Operation &op) {
     sharedInUse_ = false;
   }
   llvm::Value *slot = pipelineSlot(op);
-  if (!hasWgmmaDots_) {
-    // mma.sync kernels: the intrinsics (64-bit shared pointers). On the H200 the inline form
-    // below made the 2-warp GEMMs slower (0.77-1.00x Triton instead of 0.99-1.07x).
-    llvm::Intrinsic::ID id = bytes == 16  ? llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s
-                             : bytes == 8 ? llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8_s
-                                          : llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4_s;
-    forEachVector(dist, dist.order[0], vec,
-                  [&](unsigned e, const std::vector<unsigned> &, const Values &coords) {
-                    llvm::Value *dst = sharedTileAddress(plan, slot, scalarType(elem), coords);
-                    llvm::Value *on = mask ? builder_.CreateAnd(pred, (*mask)[e]) : pred;
-                    llvm::Value *size =
-                        builder_.CreateSelect(on, builder_.getInt32(bytes), builder_.getInt32(0));
-                    intrinsic(id, {}, {dst, pointers[e], size});
-                  });
-    return;
-  }
-  // wgmma kernels: the destination as a 32-bit shared address (inline assembly: the intrinsics
-  // take 64-bit shared pointers, whose arithmetic costs two instructions per add; on the H200 this
-  // moved the 4-warp GEMMs' worst rows from 0.74 to 0.92x Triton).
+  // The destination as a 32-bit shared address, in inline assembly: LLVM 19 cannot select
+  // cp.async's src-size intrinsics with 32-bit shared pointers (PTXEmitter.cpp: nvptx-short-ptr).
   llvm::Value *base = sharedAddress32(slot);
   const unsigned elemBytes = plan.elemBytes;
   std::string ptx = std::string(bytes == 16 ? "cp.async.cg" : "cp.async.ca") +

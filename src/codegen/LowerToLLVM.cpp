@@ -61,7 +61,6 @@ llvm::Function *KernelLowering::run() {
   annotate("maxntidy", 1);
   annotate("maxntidz", 1);
   kernel_->addFnAttr("tilec-shared-memory-bytes", std::to_string(sharedMemoryBytes(function_)));
-  hasWgmmaDots_ = hasWgmmaDots(function_);
 
   llvm::BasicBlock *entry = llvm::BasicBlock::Create(context_, "entry", kernel_);
   llvm::BasicBlock *start = llvm::BasicBlock::Create(context_, "body", kernel_);
@@ -686,8 +685,7 @@ llvm::Value *KernelLowering::sharedTileAddress(const SharedTilePlan &plan, llvm:
 }
 
 llvm::Value *KernelLowering::sharedAddress32(llvm::Value *pointer) {
-  return builder_.CreateTrunc(builder_.CreatePtrToInt(pointer, builder_.getInt64Ty()),
-                              builder_.getInt32Ty());
+  return builder_.CreatePtrToInt(pointer, builder_.getInt32Ty()); // shared pointers are 32-bit
 }
 
 llvm::Value *KernelLowering::sharedTileIndex(const SharedTilePlan &plan, const Values &at) {
@@ -1696,19 +1694,33 @@ void KernelLowering::lowerWhile(const Operation &op) {
 
 } // namespace detail
 
+static bool hasTensorCoreDots(const tir::Function &function) {
+  bool found = false;
+  tir::walk(const_cast<tir::Function &>(function),
+            [&](tir::Operation &op) { found |= gpu::isTensorCoreDot(op); });
+  return found;
+}
+
 std::unique_ptr<llvm::Module> lowerToLLVM(const tir::Module &module, llvm::LLVMContext &context,
                                           const TargetOptions &options,
                                           std::vector<KernelInfo> *kernels) {
   auto llvmModule = std::make_unique<llvm::Module>("tilec", context);
-  std::unique_ptr<llvm::TargetMachine> machine = createNVPTXTargetMachine(options);
-  llvmModule->setTargetTriple(kNVPTXTriple);
-  llvmModule->setDataLayout(machine->createDataLayout());
-  bool needsShared = false, nvmmaTiles = false;
+  bool needsShared = false, tensorCoreTiles = false, wgmma = false;
   for (const auto &function : module.functions) {
     checkSharedMemoryLimit(*function, options);
     needsShared |= sharedMemoryBytes(*function) > 0;
-    nvmmaTiles |= detail::KernelLowering::hasWgmmaDots(*function);
+    tensorCoreTiles |= hasTensorCoreDots(*function);
+    tir::walk(*function, [&](tir::Operation &op) { wgmma |= gpu::isWgmmaDot(op); });
   }
+  // Shared-memory pointers of 32 bits, as Triton's (nvptx-short-ptr): 64-bit ones take two
+  // registers and two instructions per add; flash attention's mma.sync loop at D128 spilled at 255
+  // registers with them (none with 32-bit ones, and 4-warp attention at D64 runs 20 % faster on
+  // the H200). Except in wgmma kernels, where they measured slower: there shared addresses are
+  // only cp.async's destinations (32-bit already) and the matrix descriptors, yet ptxas scheduled
+  // the 128x128x32 GEMM's copies worse with them (0.97 -> 0.87x Triton, H200, session 9).
+  std::unique_ptr<llvm::TargetMachine> machine = createNVPTXTargetMachine(options, !wgmma);
+  llvmModule->setTargetTriple(kNVPTXTriple);
+  llvmModule->setDataLayout(machine->createDataLayout());
   llvm::GlobalVariable *shared = nullptr;
   if (needsShared) {
     // Dynamic shared memory, as Triton's global_smem: sized at launch.
@@ -1716,8 +1728,9 @@ std::unique_ptr<llvm::Module> lowerToLLVM(const tir::Module &module, llvm::LLVMC
     shared = new llvm::GlobalVariable(*llvmModule, type, false, llvm::GlobalValue::ExternalLinkage,
                                       nullptr, "global_smem", nullptr,
                                       llvm::GlobalValue::NotThreadLocal, 3);
-    // wgmma's tiles are placed at multiples of 1024 bytes from here (SharedTile.h).
-    shared->setAlignment(llvm::Align(nvmmaTiles ? 1024 : 16));
+    // Tensor-core tiles are placed at multiples of up to 1024 bytes from here (SharedMemory.h:
+    // pipelineSlotAlignment), and their addresses rely on it.
+    shared->setAlignment(llvm::Align(tensorCoreTiles ? 1024 : 16));
   }
   for (const auto &function : module.functions) {
     detail::KernelLowering lowering(*function, *llvmModule, options);

@@ -22,8 +22,13 @@ constexpr const char *kMinimumPtxVersionFlag = "tilec.minimum-ptx-version";
 unsigned minimumPtxVersion(const llvm::Module &module);
 
 /// A TargetMachine for `options.arch`, emitting PTX ISA `minimumPtxVersion` or the arch's oldest
-/// version, whichever is newer; throws CompileError for an unknown arch.
+/// version, whichever is newer, with 32-bit shared-memory pointers (data layout "p3:32:32") where
+/// `shortSharedPointers` says so; throws CompileError for an unknown arch.
 std::unique_ptr<llvm::TargetMachine> createNVPTXTargetMachine(const TargetOptions &options,
+                                                              bool shortSharedPointers,
                                                               unsigned minimumPtxVersion = 0);
+
+/// Whether `module`'s data layout makes shared-memory pointers 32-bit.
+bool hasShortSharedPointers(const llvm::Module &module);
 
 } // namespace tilec::codegen

@@ -18,6 +18,7 @@
 #include <llvm/Linker/Linker.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/TargetSelect.h>
@@ -37,6 +38,18 @@ static void initializeNVPTX() {
   });
 }
 
+/// Makes the next TargetMachine use 32-bit (or 64-bit) shared-memory pointers: LLVM reads its
+/// nvptx-short-ptr option when a TargetMachine is made, which gives the module's data layout.
+static void useShortSharedPointers(bool enable) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto &registered = llvm::cl::getRegisteredOptions();
+  auto found = registered.find("nvptx-short-ptr");
+  if (found == registered.end())
+    throw CompileError("error: this LLVM's NVPTX backend has no nvptx-short-ptr option");
+  static_cast<llvm::cl::opt<bool> *>(found->second)->setValue(enable);
+}
+
 /// The PTX ISA version (80: 8.0) for an SM: the oldest that supports it (sm_90a needs 8.0), so
 /// that the PTX loads on the oldest drivers that know the SM; raised to `minimum` where the
 /// kernel uses newer instructions (fp8 mma.sync needs 8.4).
@@ -46,8 +59,10 @@ static std::string ptxFeatureFor(unsigned sm, unsigned minimum) {
 }
 
 std::unique_ptr<llvm::TargetMachine> createNVPTXTargetMachine(const TargetOptions &options,
+                                                              bool shortSharedPointers,
                                                               unsigned minimumPtxVersion) {
   initializeNVPTX();
+  useShortSharedPointers(shortSharedPointers);
   const std::string &arch = options.arch;
   unsigned sm = gpu::smVersion(arch);
   if (sm < 50)
@@ -116,7 +131,8 @@ void linkLibdevice(llvm::Module &module, const TargetOptions &options) {
 
 void optimizeModule(llvm::Module &module, const TargetOptions &options) {
   linkLibdevice(module, options);
-  std::unique_ptr<llvm::TargetMachine> machine = createNVPTXTargetMachine(options);
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createNVPTXTargetMachine(options, hasShortSharedPointers(module));
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -145,6 +161,10 @@ void optimizeModule(llvm::Module &module, const TargetOptions &options) {
   sinkLoopIncrements(module);
 }
 
+bool hasShortSharedPointers(const llvm::Module &module) {
+  return module.getDataLayout().getPointerSizeInBits(3) == 32;
+}
+
 unsigned minimumPtxVersion(const llvm::Module &module) {
   auto *flag = llvm::mdconst::extract_or_null<llvm::ConstantInt>(
       module.getModuleFlag(kMinimumPtxVersionFlag));
@@ -154,7 +174,7 @@ unsigned minimumPtxVersion(const llvm::Module &module) {
 std::string emitPTX(llvm::Module &module, const TargetOptions &options) {
   linkLibdevice(module, options);
   std::unique_ptr<llvm::TargetMachine> machine =
-      createNVPTXTargetMachine(options, minimumPtxVersion(module));
+      createNVPTXTargetMachine(options, hasShortSharedPointers(module), minimumPtxVersion(module));
   module.setDataLayout(machine->createDataLayout());
   module.setTargetTriple(kNVPTXTriple);
   llvm::SmallString<0> ptx;

@@ -7,6 +7,7 @@
 #include "gpu/Mma.h"
 
 #include <algorithm>
+#include <llvm/Support/MathExtras.h>
 #include <set>
 
 namespace tilec::codegen {
@@ -210,10 +211,16 @@ static unsigned pipelinedLoopScratchBytes(const tir::Function &function) {
   return bytes;
 }
 
-/// Slots start at multiples of 128 bytes, or of 1024 for wgmma's NVMMA tiles (the hardware
-/// swizzles shared-memory address bits 4-6 with bits 7-9).
-static unsigned slotAlignment(const tir::Function &function, unsigned buffer) {
-  return function.pipelineBuffers.at(buffer).wgmmaOperand < 0 ? 128 : 1024;
+unsigned pipelineSlotAlignment(const tir::Function &function, unsigned buffer) {
+  if (function.pipelineBuffers.at(buffer).wgmmaOperand >= 0)
+    return 1024;
+  // A whole number of rows, so that the mma.sync fragment addresses may step along a row by
+  // XOR (LowerDotMma.cpp: fragment addresses).
+  SharedTilePlan plan = pipelineSlotPlan(function, buffer);
+  uint64_t rowBytes = uint64_t(plan.rowStride()) * plan.elemBytes;
+  if (llvm::isPowerOf2_64(rowBytes) && rowBytes > 128 && rowBytes <= 1024)
+    return static_cast<unsigned>(rowBytes);
+  return 128;
 }
 
 static unsigned alignTo(unsigned bytes, unsigned alignment) {
@@ -221,13 +228,14 @@ static unsigned alignTo(unsigned bytes, unsigned alignment) {
 }
 
 unsigned pipelineSlotBytes(const tir::Function &function, unsigned buffer) {
-  return alignTo(pipelineSlotPlan(function, buffer).bytes(), slotAlignment(function, buffer));
+  return alignTo(pipelineSlotPlan(function, buffer).bytes(),
+                 pipelineSlotAlignment(function, buffer));
 }
 
 unsigned pipelineBufferOffset(const tir::Function &function, unsigned buffer) {
   unsigned offset = pipelinedLoopScratchBytes(function);
   for (unsigned b = 0; b <= buffer; ++b) {
-    offset = alignTo(offset, slotAlignment(function, b));
+    offset = alignTo(offset, pipelineSlotAlignment(function, b));
     if (b < buffer)
       offset += function.pipelineBuffers[b].stages * pipelineSlotBytes(function, b);
   }

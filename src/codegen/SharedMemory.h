@@ -16,8 +16,13 @@ unsigned sharedMemoryBytes(const tir::Operation &op);
 unsigned sharedMemoryBytes(const tir::Function &function);
 
 /// Bytes of one slot of pipeline buffer `buffer` (Function::pipelineBuffers), and where the
-/// buffer starts: after the scratch area and the buffers before it, 128-byte aligned.
+/// buffer starts: after the scratch area and the buffers before it, each slot aligned to
+/// pipelineSlotAlignment.
 unsigned pipelineSlotBytes(const tir::Function &function, unsigned buffer);
+/// Where slots of `buffer` start: at multiples of 1024 bytes for wgmma's NVMMA tiles (the
+/// hardware swizzles shared-memory address bits 4-6 with bits 7-9), else of 128 bytes or of the
+/// tile's row where that is a larger power of two (up to 1024).
+unsigned pipelineSlotAlignment(const tir::Function &function, unsigned buffer);
 unsigned pipelineBufferOffset(const tir::Function &function, unsigned buffer);
 /// The most shared memory one block can use on `arch` ("sm_90a"), opting in to the maximum.
 unsigned maxSharedMemoryPerBlock(const std::string &arch);

@@ -220,6 +220,45 @@ DotPlans dotPlans(const tir::Operation &dot) {
   return cache[key] = plans;
 }
 
+std::optional<SharedAddressStep> sharedAddressStep(const SharedTilePlan &plan,
+                                                   uint64_t baseAlignment,
+                                                   const std::vector<int64_t> &fastValues,
+                                                   int64_t dRow, int64_t dFast) {
+  if (plan.shape.size() != 2 || plan.blockLength || plan.wgmmaWarpsM || fastValues.empty())
+    return std::nullopt;
+  const unsigned f = plan.fastDim;
+  auto bytesAt = [&](int64_t row, int64_t fast) {
+    std::vector<int64_t> coords(2);
+    coords[f] = fast;
+    coords[1 - f] = row;
+    return plan.offset(coords) * plan.elemBytes;
+  };
+  const int64_t period =
+      plan.swizzleMask ? (int64_t(1) << plan.swizzleShift) * (plan.swizzleMask + 1) : 1;
+  const int64_t rows = std::min(period, plan.shape[1 - f] - dRow);
+  if (rows <= 0 || dRow < 0 || dFast < 0)
+    return std::nullopt;
+  auto holds = [&](const SharedAddressStep &step) {
+    for (int64_t u : fastValues) {
+      if (u < 0 || u + dFast >= plan.shape[f])
+        return false;
+      for (int64_t r = 0; r < rows; ++r)
+        if (bytesAt(r + dRow, u + dFast) != (bytesAt(r, u) ^ step.xorBytes) + step.addBytes)
+          return false;
+    }
+    return true;
+  };
+  // A plain add, which ptxas folds into the instruction's immediate offset.
+  SharedAddressStep add{0, bytesAt(dRow, fastValues[0] + dFast) - bytesAt(0, fastValues[0])};
+  if (holds(add))
+    return add;
+  SharedAddressStep xorAdd{static_cast<uint32_t>(dFast * plan.elemBytes),
+                           dRow * plan.rowStride() * plan.elemBytes};
+  if (xorAdd.xorBytes < baseAlignment && holds(xorAdd))
+    return xorAdd;
+  return std::nullopt;
+}
+
 SharedTilePlan mmaOperandPlan(const tir::Type &operand) {
   SharedTilePlan plan;
   plan.shape = operand.shape;

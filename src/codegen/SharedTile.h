@@ -21,6 +21,7 @@
 #include "tir/IR.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace tilec::codegen {
@@ -54,6 +55,25 @@ struct SharedTilePlan {
   /// Shared-memory wavefronts all of `dist`'s vector accesses take, for warp 0.
   unsigned wavefronts(const Distribution &dist) const;
 };
+
+/// A compile-time step between two addresses of a shared tile: to = (from ^ xorBytes) + addBytes.
+struct SharedAddressStep {
+  uint32_t xorBytes = 0;
+  int64_t addBytes = 0;
+};
+
+/// The step from the address of a 2-D tile's element (row, fast) to that of (row + dRow,
+/// fast + dFast) that holds for every row and every fast coordinate in `fastValues` (along the
+/// plan's fast dimension), where the tile starts at a multiple of `baseAlignment` bytes; none
+/// when no step holds for all of them. A step of whole swizzle periods of rows adds whole rows; a
+/// step along the row whose unit bits no thread's unit number has (unit u + d is u | d) moves the
+/// swizzled unit u ^ phase to (u ^ phase) ^ d: an XOR of the address, which is the XOR of the
+/// offset where the tile starts at a multiple of a power of two above it. The step is checked
+/// against the plan's own offsets, for one swizzle period of rows.
+std::optional<SharedAddressStep> sharedAddressStep(const SharedTilePlan &plan,
+                                                   uint64_t baseAlignment,
+                                                   const std::vector<int64_t> &fastValues,
+                                                   int64_t dRow, int64_t dFast);
 
 /// The row of a wgmma accumulator where row r of a program's [M, N] mma accumulator
 /// (Layout.h, warpsM x 1 warps) is computed: a warpgroup's m64 instruction gives warp w (of 4) the
