@@ -163,6 +163,15 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
       return SemaValue::ofBuiltin("libdevice." + attr);
     error(loc, "tl." + attr + " is not supported yet");
   }
+  if (module == "re") {
+    // The flags, with Python's values, so that `re.I | re.M` is an int as in Python.
+    static const std::map<std::string, int64_t> flags = {
+        {"I", 2},         {"IGNORECASE", 2}, {"L", 4},       {"LOCALE", 4}, {"M", 8},
+        {"MULTILINE", 8}, {"S", 16},         {"DOTALL", 16}, {"U", 32},     {"UNICODE", 32},
+        {"X", 64},        {"VERBOSE", 64},   {"A", 256},     {"ASCII", 256}};
+    if (auto it = flags.find(attr); it != flags.end())
+      return SemaValue::ofInt(it->second);
+  }
   if (module == "triton.language.extra.cuda") {
     if (attr == "libdevice")
       return SemaValue::ofModule("triton.language.extra.cuda.libdevice");
@@ -244,6 +253,8 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
   }
   if (value.kind == Kind::TensorDesc)
     return tensorDescriptorAttribute(value, attr, loc);
+  if (value.kind == Kind::String || value.kind == Kind::Object)
+    return hostObjectAttribute(value, attr, loc);
   if (value.isConstexprNumber() && attr == "value")
     return value; // tl.constexpr(...).value
   error(loc, value.describe() + " has no attribute '" + attr + "' usable in a kernel");
@@ -388,6 +399,14 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
                                                        : static_cast<double>(v.intValue));
     error(loc, "float() of a run-time value is not supported: use x.to(tl.float32)");
   }
+  if (name == "py.bool" && args.positional.size() == 1 && args.keywords.empty()) {
+    // Python's truth of a constant: None, strings, tuples and library objects too.
+    const SemaValue &v = args.positional[0];
+    bool known = v.isConstexprNumber() || v.isNone() || v.kind == Kind::String ||
+                 v.kind == Kind::Tuple || v.kind == Kind::Object;
+    if (known)
+      return SemaValue::ofBool(*constexprTruth(v));
+  }
   if (name == "py.int" || name == "py.bool" || name == "py.abs") {
     if (args.positional.size() != 1 || !args.positional[0].isConstexprNumber())
       error(loc, name.substr(3) + "() is only supported on constants in a kernel");
@@ -423,7 +442,24 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     return callBuiltin(SemaValue::ofBuiltin("tl.device_print"), printArgs);
   }
   if (name == "py.isinstance")
-    error(loc, "isinstance() is not supported yet in kernels");
+    return isInstance(args);
+  if (name == "py.getattr" || name == "py.hasattr")
+    return callGetattr(args, name == "py.hasattr");
+  if (name == "py.str") {
+    if (args.positional.size() != 1 || !args.keywords.empty())
+      error(loc, "str() takes one argument");
+    return SemaValue::ofString(pythonStr(args.positional[0], loc));
+  }
+  if (name == "py.tuple" || name == "py.list") {
+    if (args.positional.size() != 1 || args.positional[0].kind != Kind::Tuple)
+      error(loc, name.substr(3) + "() is only supported on a tuple or a list");
+    SemaValue copy = args.positional[0];
+    copy.isList = name == "py.list";
+    return copy;
+  }
+  // Methods of strings and of the library objects of module-level code (HostPython.cpp).
+  if (name.rfind("str.", 0) == 0 || name.rfind("re.", 0) == 0)
+    return callHostLibrary(name, args);
 
   if (name.rfind("libdevice.", 0) == 0)
     return callLibdevice(*tir::findLibdeviceFunction(name.substr(10)), args);

@@ -39,14 +39,15 @@ bool isWellKnownModule(const std::string &root) {
 
 bool isAlwaysInstalled(const std::string &root) {
   // Python's standard library as Triton host code uses it, torch and numpy (every host that
-  // launches Triton kernels from Python has them), and triton itself.
+  // launches Triton kernels from Python has them), triton itself, and packaging, whose
+  // packaging.version tilec models for the version checks of module-level code.
   static const std::set<std::string> installed = {
       "__future__", "abc",       "argparse",    "builtins", "collections", "contextlib",
       "copy",       "ctypes",    "dataclasses", "enum",     "functools",   "importlib",
       "inspect",    "itertools", "json",        "logging",  "math",        "numbers",
       "operator",   "os",        "pathlib",     "platform", "random",      "re",
       "struct",     "sys",       "time",        "types",    "typing",      "warnings",
-      "numpy",      "torch",     "triton"};
+      "numpy",      "torch",     "triton",      "packaging"};
   return installed.count(root) != 0;
 }
 

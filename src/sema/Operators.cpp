@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace tilec::sema {
 
@@ -346,7 +347,9 @@ SemaValue Specializer::binaryOp(ast::BinaryOperator op, const SemaValue &lhs, co
   if (lhs.kind == Kind::Tuple && rhs.kind == Kind::Tuple && op == BO::Add) {
     std::vector<SemaValue> elems = lhs.elems;
     elems.insert(elems.end(), rhs.elems.begin(), rhs.elems.end());
-    return SemaValue::ofTuple(std::move(elems));
+    SemaValue sum = SemaValue::ofTuple(std::move(elems));
+    sum.isList = lhs.isList; // Python has no list + tuple; tilec keeps the left's kind
+    return sum;
   }
   if (lhs.kind == Kind::String && rhs.kind == Kind::String && op == BO::Add)
     return SemaValue::ofString(lhs.name + rhs.name);
@@ -442,6 +445,43 @@ SemaValue Specializer::binaryOp(ast::BinaryOperator op, const SemaValue &lhs, co
 // Comparisons
 //===----------------------------------------------------------------------===//
 
+/// Python's `==` on compile-time constants other than two numbers (which compareOp folds
+/// itself): values of different kinds are unequal, tuples compare element by element. nullopt
+/// for what it does not decide (tensors, modules, functions...).
+static std::optional<bool> constantsEqual(const SemaValue &a, const SemaValue &b) {
+  auto plain = [](const SemaValue &v) {
+    return v.isConstexprNumber() || v.kind == Kind::None || v.kind == Kind::String ||
+           v.kind == Kind::Tuple || v.kind == Kind::DType;
+  };
+  if (!plain(a) || !plain(b))
+    return std::nullopt;
+  if (a.isConstexprNumber() && b.isConstexprNumber()) {
+    if (isIntLike(a) && isIntLike(b))
+      return asInt(a) == asInt(b);
+    return asFloat(a) == asFloat(b);
+  }
+  if (a.kind != b.kind)
+    return false;
+  switch (a.kind) {
+  case Kind::None:
+    return true;
+  case Kind::String:
+    return a.name == b.name;
+  case Kind::DType:
+    return a.dtype == b.dtype;
+  default:
+    break;
+  }
+  if (a.elems.size() != b.elems.size() || a.isList != b.isList)
+    return false;
+  for (size_t i = 0; i < a.elems.size(); ++i) {
+    std::optional<bool> e = constantsEqual(a.elems[i], b.elems[i]);
+    if (!e || !*e)
+      return e;
+  }
+  return true;
+}
+
 SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
                                  const SemaValue &rhs, SourceLoc loc) {
   using CO = ast::CompareOperator;
@@ -458,19 +498,44 @@ SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
     return SemaValue::ofBool(op == CO::Is ? same : !same);
   }
   if (op == CO::In || op == CO::NotIn) {
+    // A substring, as in `"+cu" in version`.
+    if (lhs.kind == Kind::String && rhs.kind == Kind::String)
+      return SemaValue::ofBool((rhs.name.find(lhs.name) != std::string::npos) == (op == CO::In));
     if (rhs.kind != Kind::Tuple || lhs.isTensor())
       error(loc, "'in' is only supported on constant tuples in kernels");
     bool found = false;
-    for (const SemaValue &e : rhs.elems)
-      if (e.kind == lhs.kind && e.repr() == lhs.repr())
-        found = true;
+    for (const SemaValue &e : rhs.elems) {
+      if (auto r = compareHostObjects(CO::Eq, lhs, e, loc))
+        found |= r->boolValue;
+      else if (std::optional<bool> equal = constantsEqual(lhs, e))
+        found |= *equal;
+      else
+        found |= e.kind == lhs.kind && e.repr() == lhs.repr();
+    }
     return SemaValue::ofBool(op == CO::In ? found : !found);
   }
   // Constant comparisons.
+  if (auto r = compareHostObjects(op, lhs, rhs, loc))
+    return *r;
   if (lhs.kind == Kind::DType && rhs.kind == Kind::DType && (op == CO::Eq || op == CO::Ne))
     return SemaValue::ofBool((lhs.dtype == rhs.dtype) == (op == CO::Eq));
-  if (lhs.kind == Kind::String && rhs.kind == Kind::String && (op == CO::Eq || op == CO::Ne))
-    return SemaValue::ofBool((lhs.name == rhs.name) == (op == CO::Eq));
+  if (lhs.kind == Kind::String && rhs.kind == Kind::String) {
+    // Python orders strings by code point, which is UTF-8's byte order.
+    int c = lhs.name.compare(rhs.name);
+    bool r = op == CO::Lt   ? c < 0
+             : op == CO::Le ? c <= 0
+             : op == CO::Gt ? c > 0
+             : op == CO::Ge ? c >= 0
+             : op == CO::Eq ? c == 0
+                            : c != 0;
+    return SemaValue::ofBool(r);
+  }
+  if (op == CO::Eq || op == CO::Ne) {
+    // None, strings, tuples and numbers of different kinds are never equal in Python
+    // (raw == "unknown" with raw None is False).
+    if (std::optional<bool> equal = constantsEqual(lhs, rhs))
+      return SemaValue::ofBool(*equal == (op == CO::Eq));
+  }
   if (lhs.isConstexprNumber() && rhs.isConstexprNumber()) {
     bool r;
     if (isIntLike(lhs) && isIntLike(rhs)) {

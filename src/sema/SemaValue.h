@@ -22,7 +22,7 @@ struct SemaValue {
     Bool,        // a constexpr Python bool
     String,      // a constexpr string
     DType,       // tl.float32, a tensor's .dtype, ...
-    Tuple,       // a tuple (or list) of values
+    Tuple,       // a tuple or a list of values (isList tells which)
     Tensor,      // a run-time value: an IR scalar or tensor
     Module,      // `triton`, `triton.language`, `torch`, ... (name = dotted module name)
     JitFunction, // a user @triton.jit function
@@ -38,6 +38,9 @@ struct SemaValue {
                  // and strides (int64 scalars), the block shape (constexpr ints) and the
                  // padding (the string 'zero' or 'nan', or an int1 scalar: nan when true).
                  // Loads and stores go through block pointers (TensorDescriptors.cpp).
+    Object,      // an object of a Python library class that module-level code uses, which
+                 // tilec models (HostPython.cpp): name is its class ("packaging.version.Version",
+                 // "re.Match", "re.Pattern"), elems its state.
   };
 
   Kind kind = Kind::None;
@@ -51,6 +54,8 @@ struct SemaValue {
   const ast::Stmt *function = nullptr; // JitFunction
   int userModule = -1;    // Module: a file the kernel imports (ModuleGraph index), or -1
   int missingImport = -1; // Module: bound by an import that found no file (ModuleGraph::missing)
+  bool isList = false;    // Tuple: a list ([a, b], str.split's result), which Python tells
+                          // apart from a tuple in ==, isinstance and repr
 
   static SemaValue none() { return {}; }
   static SemaValue ofInt(int64_t v) {
@@ -87,6 +92,11 @@ struct SemaValue {
     SemaValue r;
     r.kind = Kind::Tuple;
     r.elems = std::move(elems);
+    return r;
+  }
+  static SemaValue ofList(std::vector<SemaValue> elems) {
+    SemaValue r = ofTuple(std::move(elems));
+    r.isList = true;
     return r;
   }
   static SemaValue ofTensor(tir::Value *v) {

@@ -45,9 +45,11 @@ std::string SemaValue::repr() const {
   case Kind::DType:
     return dtype.tritonName();
   case Kind::Tuple: {
-    std::string s = "(";
+    std::string s = isList ? "[" : "(";
     for (size_t i = 0; i < elems.size(); ++i)
       s += (i ? ", " : "") + elems[i].repr();
+    if (isList)
+      return s + "]";
     return s + (elems.size() == 1 ? ",)" : ")");
   }
   default:
@@ -68,7 +70,7 @@ std::string SemaValue::describe() const {
   case Kind::DType:
     return "the dtype " + dtype.tritonName();
   case Kind::Tuple:
-    return "a tuple";
+    return isList ? "a list" : "a tuple";
   case Kind::Tensor:
     return value->type().isScalar() ? "a scalar of type " + value->type().elem.tritonName()
                                     : "a tensor of type " + value->type().str();
@@ -84,6 +86,8 @@ std::string SemaValue::describe() const {
     return "the function '" + name + "'";
   case Kind::Slice:
     return "a slice";
+  case Kind::Object:
+    return "a " + name.substr(name.rfind('.') + 1) + " object";
   }
   return "a value";
 }
@@ -625,8 +629,9 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
     return value;
   }
   // Python builtins that kernels may use.
-  static const std::set<std::string> pyBuiltins = {"range", "min", "max",   "float", "int",
-                                                   "bool",  "len", "print", "abs",   "isinstance"};
+  static const std::set<std::string> pyBuiltins = {
+      "range", "min", "max",   "float", "int",        "bool",    "len",    "print",
+      "abs",   "str", "tuple", "list",  "isinstance", "getattr", "hasattr"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   error(loc, "undefined name '" + name + "'");
@@ -915,9 +920,11 @@ SemaValue Specializer::callHostFunction(const ast::Stmt &def, CallArgs &args) {
     --hostCallDepth_;
     if (hostCallDepth_ > 0)
       throw;
-    std::string message = "calling '" + def.name + "' raised " + e.classes[0] + ": " + e.message +
-                          " (module-level code that tilec evaluates sees only "
-                          "Python's standard library, torch, numpy, triton and the files it finds)";
+    std::string message = "calling '" + def.name + "' raised " + e.classes[0] + ": " + e.message;
+    // A module that is not installed may be one tilec does not see.
+    if (std::find(e.classes.begin(), e.classes.end(), "ImportError") != e.classes.end())
+      message += " (module-level code that tilec evaluates sees only Python's standard library, "
+                 "torch, numpy, triton and the files it finds)";
     try {
       error(args.loc, message);
     } catch (const CompileError &err) {
@@ -1571,15 +1578,12 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
   case ast::ExprKind::NoneLit:
     return SemaValue::none();
   case ast::ExprKind::StringLit:
+    // The parser keeps an f-string's source text; its fields are not evaluated yet.
+    if (expr.isFString)
+      error(expr.loc, "f-strings are not supported yet");
     return SemaValue::ofString(expr.stringValue);
-  case ast::ExprKind::Attribute: {
-    SemaValue base = eval(*expr.operands[0]);
-    if (base.kind == SemaValue::Kind::Module && base.userModule >= 0)
-      return userModuleAttribute(base.userModule, expr.name, expr.loc);
-    if (base.kind == SemaValue::Kind::Module)
-      return moduleAttribute(base.name, expr.name, expr.loc);
-    return valueAttribute(base, expr.name, expr.loc);
-  }
+  case ast::ExprKind::Attribute:
+    return attribute(eval(*expr.operands[0]), expr.name, expr.loc);
   case ast::ExprKind::Subscript:
     return evalSubscript(expr);
   case ast::ExprKind::Slice: {
@@ -1654,12 +1658,27 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
     std::vector<SemaValue> elems;
     for (const ast::ExprPtr &e : expr.operands)
       elems.push_back(eval(*e));
+    if (expr.kind == ast::ExprKind::List)
+      return SemaValue::ofList(std::move(elems));
     return SemaValue::ofTuple(std::move(elems));
   }
   case ast::ExprKind::Unsupported:
     error(expr.loc, expr.name + " is not supported yet in a kernel");
   }
   error(expr.loc, "unexpected expression");
+}
+
+SemaValue Specializer::attribute(const SemaValue &base, const std::string &attr, SourceLoc loc) {
+  if (base.kind == SemaValue::Kind::Module && base.userModule >= 0)
+    return userModuleAttribute(base.userModule, attr, loc);
+  // triton.__version__ is the version tilec implements; another package's is the host's.
+  if (base.kind == SemaValue::Kind::Module && attr == "__version__" &&
+      base.name.substr(0, base.name.find('.')) != "triton")
+    error(loc, "tilec cannot know the version of '" + base.name + "'; it only knows triton's (" +
+                   kTritonVersion + ")");
+  if (base.kind == SemaValue::Kind::Module)
+    return moduleAttribute(base.name, attr, loc);
+  return valueAttribute(base, attr, loc);
 }
 
 SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
@@ -1738,6 +1757,9 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
     return compareVersion(args);
   if (callee.kind == SemaValue::Kind::Builtin && callee.function && moduleLevelDepth_ > 0)
     return callHostFunction(*callee.function, args);
+  // A library function (re.match, packaging.version.Version...) called by module-level code.
+  if (callee.kind == SemaValue::Kind::Module && callee.userModule < 0 && moduleLevelDepth_ > 0)
+    return callHostLibrary(callee.name, args);
   if (callee.kind == SemaValue::Kind::Builtin)
     return callBuiltin(callee, args);
   error(expr.operands[0]->loc, callee.describe() + " is not callable in a kernel");

@@ -112,6 +112,27 @@ public:
   /// The standard library's @triton.jit function `name`, or null.
   const ast::Stmt *stdlibFunction(const std::string &name) const;
 
+  // Python's library for module-level code (HostPython.cpp).
+  /// Raises the Python exception `classes[0]` (its bases follow): a `try` in a Python function
+  /// may catch it; raised by module-level code itself, it is a compile error.
+  [[noreturn]] void raisePython(const std::vector<std::string> &classes, const std::string &message,
+                                SourceLoc loc);
+  /// str() of a value; an error for one whose text tilec does not know.
+  std::string pythonStr(const SemaValue &v, SourceLoc loc);
+  SemaValue isInstance(CallArgs &args);
+  /// getattr(x, name[, default]) and hasattr(x, name).
+  SemaValue callGetattr(CallArgs &args, bool hasattr);
+  /// A comparison that involves a library object (two packaging Versions); nullopt when neither
+  /// operand is one.
+  std::optional<SemaValue> compareHostObjects(ast::CompareOperator op, const SemaValue &lhs,
+                                              const SemaValue &rhs, SourceLoc loc);
+  /// An attribute of a string or a library object (a method, or a Version's `release`...).
+  SemaValue hostObjectAttribute(const SemaValue &object, const std::string &attr, SourceLoc loc);
+  /// A call of a library function ("re.match", "importlib.metadata.version",
+  /// "packaging.version.Version") or of a method ("str.rstrip", "re.Match.group": the receiver
+  /// is the first argument); an error for one tilec does not model.
+  SemaValue callHostLibrary(const std::string &qualified, CallArgs &args);
+
   // Block pointers (BlockPointers.cpp).
   SemaValue makeBlockPointer(CallArgs &args);
   SemaValue advanceBlockPointer(CallArgs &args);
@@ -261,6 +282,11 @@ private:
   // `from b import x` in a instead of recursing forever.
   std::set<std::string> importsBeingResolved_;
   SemaValue callHostFunction(const ast::Stmt &def, CallArgs &args);
+  // The library functions behind callHostLibrary (HostPython.cpp).
+  SemaValue callRegex(const std::string &fn, CallArgs &args);
+  SemaValue callStringMethod(const std::string &method, CallArgs &args);
+  SemaValue callMatchMethod(const std::string &method, CallArgs &args);
+  SemaValue importlibVersion(CallArgs &args);
   void execTry(const ast::Stmt &stmt);
   void execHostImport(const ast::Stmt &stmt);
   bool isStdlibFunction(const ast::Stmt &def) const;
@@ -288,6 +314,8 @@ private:
   SemaValue eval(const ast::Expr &expr);
   SemaValue evalCall(const ast::Expr &expr);
   SemaValue evalSubscript(const ast::Expr &expr);
+  /// `base.attr`.
+  SemaValue attribute(const SemaValue &base, const std::string &attr, SourceLoc loc);
   SemaValue evalConstantGlobal(const std::string &name, const ast::Expr &expr);
   SemaValue callJitFunction(const ast::Stmt &def, CallArgs &args);
 

@@ -1,0 +1,1235 @@
+// The part of Python's library that module-level code of Triton projects calls, evaluated as
+// Python evaluates it: isinstance() and str(), string methods, the `re` module, importlib's
+// metadata.version and packaging.version.Version.
+//
+// Projects compute their kernels' globals at import time, through helpers such as
+//
+//   def Version(v):                      # parses triton.__version__ with re.match, or asks
+//       ...                              # importlib.metadata for a package's version
+//   if Version(triton.__version__) >= Version("3.0.0"):
+//       tanh = libdevice.tanh
+//
+// What such code asks of the host is answered as the host that runs the kernels would answer it,
+// as far as tilec can know: triton is 3.6.0 (kTritonVersion); a package tilec cannot see is not
+// installed, so Python's exception is raised and `try`/`except` takes the path it takes on such a
+// host; what tilec cannot know (torch's version) or does not model is a "not supported yet" error
+// at the line that asks, never a guess.
+//
+// Regular expressions run on std::regex (ECMAScript) after a translation of Python's syntax that
+// keeps Python's meaning: `.` does not match a newline, `$` also matches before a final newline,
+// named groups are numbered. Constructs with no faithful translation (lookbehind, inline flags,
+// possessive quantifiers) are errors, and so is text outside ASCII, where Python's Unicode
+// character classes and std::regex's bytes differ.
+#include "sema/Specializer.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <regex>
+#include <set>
+
+namespace tilec::sema {
+
+using Kind = SemaValue::Kind;
+
+namespace {
+
+constexpr const char *kVersionClass = "packaging.version.Version";
+constexpr const char *kMatchClass = "re.Match";
+constexpr const char *kPatternClass = "re.Pattern";
+
+/// Python's exception classes tilec raises, each with its bases, for `except` clauses.
+const std::vector<std::string> kTypeError = {"TypeError", "Exception", "BaseException"};
+const std::vector<std::string> kAttributeError = {"AttributeError", "Exception", "BaseException"};
+const std::vector<std::string> kIndexError = {"IndexError", "LookupError", "Exception",
+                                              "BaseException"};
+const std::vector<std::string> kInvalidVersion = {"InvalidVersion", "ValueError", "Exception",
+                                                  "BaseException"};
+// importlib.metadata.PackageNotFoundError is a ModuleNotFoundError.
+const std::vector<std::string> kPackageNotFound = {"PackageNotFoundError", "ModuleNotFoundError",
+                                                   "ImportError", "Exception", "BaseException"};
+
+SemaValue makeObject(const std::string &cls, std::vector<SemaValue> state) {
+  SemaValue v;
+  v.kind = Kind::Object;
+  v.name = cls;
+  v.elems = std::move(state);
+  return v;
+}
+
+bool isObject(const SemaValue &v, const char *cls) {
+  return v.kind == Kind::Object && v.name == cls;
+}
+
+//===----------------------------------------------------------------------===//
+// str() and repr()
+//===----------------------------------------------------------------------===//
+
+/// repr() of a float as Python writes it: the shortest digits that read back to the same
+/// value, positional for 1e-4 <= |x| < 1e16 and scientific otherwise.
+std::string floatRepr(double d) {
+  if (std::isnan(d))
+    return "nan";
+  if (std::isinf(d))
+    return d > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto written = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+  std::string text(buf, written.ptr); // "-1.25e+20"
+  std::string sign;
+  if (text[0] == '-') {
+    sign = "-";
+    text.erase(0, 1);
+  }
+  size_t e = text.find('e');
+  std::string digits = text.substr(0, e);
+  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+  int exponent = std::stoi(text.substr(e + 1));
+  if (exponent < -4 || exponent >= 16) {
+    std::string mantissa = digits.substr(0, 1);
+    if (digits.size() > 1)
+      mantissa += "." + digits.substr(1);
+    std::string exp = std::to_string(std::abs(exponent));
+    if (exp.size() < 2)
+      exp = "0" + exp;
+    return sign + mantissa + "e" + (exponent < 0 ? "-" : "+") + exp;
+  }
+  int point = exponent + 1; // digits before the decimal point
+  if (point <= 0)
+    return sign + "0." + std::string(static_cast<size_t>(-point), '0') + digits;
+  if (static_cast<size_t>(point) >= digits.size())
+    return sign + digits + std::string(static_cast<size_t>(point) - digits.size(), '0') + ".0";
+  return sign + digits.substr(0, static_cast<size_t>(point)) + "." +
+         digits.substr(static_cast<size_t>(point));
+}
+
+/// repr() of a string: single quotes unless it holds one and no double quote.
+std::string stringRepr(const std::string &s) {
+  char quote = s.find('\'') != std::string::npos && s.find('"') == std::string::npos ? '"' : '\'';
+  std::string out(1, quote);
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == quote || c == '\\')
+      out += std::string("\\") + c;
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
+    else if (u < 0x20 || u == 0x7f) {
+      static const char hex[] = "0123456789abcdef";
+      out += std::string("\\x") + hex[u >> 4] + hex[u & 15];
+    } else
+      out += c;
+  }
+  return out + quote;
+}
+
+std::optional<std::string> pyRepr(const SemaValue &v);
+
+/// str() of a value Python would print the same way; nullopt for what tilec does not model.
+std::optional<std::string> pyStr(const SemaValue &v) {
+  switch (v.kind) {
+  case Kind::String:
+    return v.name;
+  case Kind::Object:
+    if (v.name == kVersionClass)
+      return v.elems[0].name;
+    return pyRepr(v);
+  default:
+    return pyRepr(v);
+  }
+}
+
+std::optional<std::string> pyRepr(const SemaValue &v) {
+  switch (v.kind) {
+  case Kind::None:
+    return std::string("None");
+  case Kind::Bool:
+    return std::string(v.boolValue ? "True" : "False");
+  case Kind::Int:
+    return std::to_string(v.intValue);
+  case Kind::Float:
+    return floatRepr(v.floatValue);
+  case Kind::String:
+    return stringRepr(v.name);
+  case Kind::Tuple: {
+    std::string s = "(";
+    for (size_t i = 0; i < v.elems.size(); ++i) {
+      std::optional<std::string> e = pyRepr(v.elems[i]);
+      if (!e)
+        return std::nullopt;
+      s += (i ? ", " : "") + *e;
+    }
+    if (v.isList)
+      return "[" + s.substr(1) + "]";
+    return s + (v.elems.size() == 1 ? ",)" : ")");
+  }
+  case Kind::Object:
+    if (v.name == kVersionClass)
+      return "<Version(" + stringRepr(v.elems[0].name) + ")>";
+    if (v.name == kMatchClass) {
+      const SemaValue &span = v.elems[1].elems[0];
+      int64_t start = span.elems[0].intValue, end = span.elems[1].intValue;
+      return "<re.Match object; span=(" + std::to_string(start) + ", " + std::to_string(end) +
+             "), match=" +
+             stringRepr(v.elems[0].name.substr(static_cast<size_t>(start),
+                                               static_cast<size_t>(end - start))) +
+             ">";
+    }
+    if (v.name == kPatternClass)
+      return "re.compile(" + stringRepr(v.elems[0].name) + ")";
+    return std::nullopt;
+  default:
+    return std::nullopt;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// packaging.version
+//===----------------------------------------------------------------------===//
+
+/// A PEP 440 version, as packaging.version.Version parses it.
+struct PyVersion {
+  int64_t epoch = 0;
+  std::vector<int64_t> release;
+  std::optional<std::pair<std::string, int64_t>> pre; // ("a" | "b" | "rc", n)
+  std::optional<int64_t> post, dev;
+  std::optional<std::string> local; // normalised: lower case, '.'-separated
+
+  /// str(): the normalised form ("1.0rc1.post2.dev3+ubuntu.1").
+  std::string str(bool withLocal = true) const {
+    std::string s = epoch ? std::to_string(epoch) + "!" : "";
+    for (size_t i = 0; i < release.size(); ++i)
+      s += (i ? "." : "") + std::to_string(release[i]);
+    if (pre)
+      s += pre->first + std::to_string(pre->second);
+    if (post)
+      s += ".post" + std::to_string(*post);
+    if (dev)
+      s += ".dev" + std::to_string(*dev);
+    if (local && withLocal)
+      s += "+" + *local;
+    return s;
+  }
+};
+
+/// Parses `text` with packaging's VERSION_PATTERN (case-insensitive, surrounding whitespace
+/// ignored); nullopt when it is not a valid version. Numbers beyond 64 bits are not valid here.
+std::optional<PyVersion> parseVersion(const std::string &text) {
+  static const std::regex pattern(R"(^\s*v?(?:([0-9]+)!)?([0-9]+(?:\.[0-9]+)*))"
+                                  R"(([-_.]?(alpha|a|beta|b|preview|pre|c|rc)[-_.]?([0-9]+)?)?)"
+                                  R"(((?:-([0-9]+))|(?:[-_.]?(post|rev|r)[-_.]?([0-9]+)?))?)"
+                                  R"(([-_.]?(dev)[-_.]?([0-9]+)?)?)"
+                                  R"((?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*$)",
+                                  std::regex::ECMAScript | std::regex::icase);
+  std::smatch m;
+  if (!std::regex_match(text, m, pattern))
+    return std::nullopt;
+  auto number = [](const std::string &digits) -> std::optional<int64_t> {
+    int64_t v = 0;
+    auto r = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (r.ec != std::errc() || r.ptr != digits.data() + digits.size())
+      return std::nullopt;
+    return v;
+  };
+  auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+  };
+  PyVersion v;
+  if (m[1].matched) {
+    auto e = number(m[1].str());
+    if (!e)
+      return std::nullopt;
+    v.epoch = *e;
+  }
+  std::string release = m[2].str();
+  for (size_t start = 0;;) {
+    size_t dot = release.find('.', start);
+    auto part = number(release.substr(start, dot - start));
+    if (!part)
+      return std::nullopt;
+    v.release.push_back(*part);
+    if (dot == std::string::npos)
+      break;
+    start = dot + 1;
+  }
+  auto optionalNumber = [&](const std::ssub_match &digits) -> std::optional<int64_t> {
+    return digits.matched ? number(digits.str()) : std::optional<int64_t>(0);
+  };
+  if (m[3].matched) {
+    std::string letter = lower(m[4].str());
+    letter = letter == "alpha"                ? "a"
+             : letter == "beta"               ? "b"
+             : letter == "a" || letter == "b" ? letter
+                                              : "rc";
+    auto n = optionalNumber(m[5]);
+    if (!n)
+      return std::nullopt;
+    v.pre = std::make_pair(letter, *n);
+  }
+  if (m[6].matched) {
+    auto n = m[7].matched ? number(m[7].str()) : optionalNumber(m[9]);
+    if (!n)
+      return std::nullopt;
+    v.post = *n;
+  }
+  if (m[10].matched) {
+    auto n = optionalNumber(m[12]);
+    if (!n)
+      return std::nullopt;
+    v.dev = *n;
+  }
+  if (m[13].matched) {
+    std::string local = lower(m[13].str());
+    std::replace_if(
+        local.begin(), local.end(), [](char c) { return c == '-' || c == '_'; }, '.');
+    v.local = local;
+  }
+  return v;
+}
+
+/// packaging's ordering (its _cmpkey): release without trailing zeros; a dev release sorts before
+/// its pre-releases, which sort before the release; post-releases after it; a local version after
+/// the public one, its numeric parts after its alphanumeric ones.
+int compareVersions(const PyVersion &a, const PyVersion &b) {
+  auto cmp = [](auto x, auto y) { return x < y ? -1 : y < x ? 1 : 0; };
+  if (int c = cmp(a.epoch, b.epoch))
+    return c;
+  auto trimmed = [](std::vector<int64_t> r) {
+    while (!r.empty() && r.back() == 0)
+      r.pop_back();
+    return r;
+  };
+  if (int c = cmp(trimmed(a.release), trimmed(b.release)))
+    return c;
+  // Pre-release key: -inf for a bare dev release, +inf for no pre-release, else (letter, n).
+  auto preKey = [](const PyVersion &v) {
+    if (!v.pre && !v.post && v.dev)
+      return std::make_tuple(-1, std::string(), int64_t(0));
+    if (!v.pre)
+      return std::make_tuple(1, std::string(), int64_t(0));
+    return std::make_tuple(0, v.pre->first, v.pre->second);
+  };
+  if (int c = cmp(preKey(a), preKey(b)))
+    return c;
+  auto postKey = [](const PyVersion &v) {
+    return v.post ? std::make_pair(1, *v.post) : std::make_pair(0, int64_t(0));
+  };
+  if (int c = cmp(postKey(a), postKey(b)))
+    return c;
+  auto devKey = [](const PyVersion &v) {
+    return v.dev ? std::make_pair(0, *v.dev) : std::make_pair(1, int64_t(0));
+  };
+  if (int c = cmp(devKey(a), devKey(b)))
+    return c;
+  // Local: absent sorts first; parts compare numerically when numeric, and a numeric part sorts
+  // after an alphanumeric one.
+  if (!a.local || !b.local)
+    return cmp(a.local.has_value(), b.local.has_value());
+  auto parts = [](const std::string &local) {
+    std::vector<std::tuple<int, int64_t, std::string>> out;
+    for (size_t start = 0;;) {
+      size_t dot = local.find('.', start);
+      std::string part = local.substr(start, dot - start);
+      bool numeric = std::all_of(part.begin(), part.end(), ::isdigit) && part.size() < 19;
+      if (numeric)
+        out.emplace_back(1, std::stoll(part), "");
+      else
+        out.emplace_back(0, 0, part);
+      if (dot == std::string::npos)
+        break;
+      start = dot + 1;
+    }
+    return out;
+  };
+  return cmp(parts(*a.local), parts(*b.local));
+}
+
+PyVersion versionOf(const SemaValue &object) {
+  // The object keeps its normalised text, which always parses.
+  return *parseVersion(object.elems[0].name);
+}
+
+//===----------------------------------------------------------------------===//
+// re
+//===----------------------------------------------------------------------===//
+
+// Python's flag values (re.IGNORECASE is 2, ...).
+constexpr int64_t kReIgnoreCase = 2, kReMultiline = 8, kReDotAll = 16, kReUnicode = 32,
+                  kReVerbose = 64, kReAscii = 256;
+
+/// A Python pattern translated for std::regex.
+struct CompiledRegex {
+  std::regex re;
+  unsigned groups = 0;
+  std::vector<std::pair<std::string, unsigned>> names; // (?P<name>...) -> group number
+};
+
+/// Text std::regex handles as Python does: ASCII, without the separators (\x1c-\x1f) that
+/// Python's \s matches and ECMAScript's does not.
+bool isPlainAscii(const std::string &text) {
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    unsigned char u = static_cast<unsigned char>(c);
+    return u < 0x80 && !(u >= 0x1c && u <= 0x1f);
+  });
+}
+
+/// Translates Python's pattern syntax into ECMAScript's. Returns an error message for what has no
+/// faithful translation.
+std::optional<std::string> translatePattern(const std::string &p, int64_t flags, std::string &out,
+                                            CompiledRegex &compiled) {
+  bool multiline = flags & kReMultiline, dotAll = flags & kReDotAll, verbose = flags & kReVerbose;
+  bool inClass = false;
+  for (size_t i = 0; i < p.size(); ++i) {
+    char c = p[i];
+    char next = i + 1 < p.size() ? p[i + 1] : '\0';
+    if (inClass) {
+      if (c == '\\') {
+        if (next == 'U' || next == 'N' || (next >= '0' && next <= '9'))
+          return std::string("the escape '\\") + next + "' in a character class";
+        out += p.substr(i, 2);
+        ++i;
+      } else if (c == '[' && next == ':') {
+        return std::string("'[:' in a character class (ECMAScript reads a POSIX class there)");
+      } else if (c == '[') {
+        out += "\\[";
+      } else {
+        out += c;
+        inClass = c != ']';
+      }
+      continue;
+    }
+    if (verbose && std::isspace(static_cast<unsigned char>(c)))
+      continue;
+    if (verbose && c == '#') {
+      while (i + 1 < p.size() && p[i + 1] != '\n')
+        ++i;
+      continue;
+    }
+    switch (c) {
+    case '\\':
+      if (next == 'A' || next == 'Z') {
+        // Start and end of the string; ECMAScript's ^ and $ mean that without the multiline flag.
+        if (multiline)
+          return std::string("'\\") + next + "' with re.MULTILINE";
+        out += next == 'A' ? "^" : "$";
+      } else if (next == '0' || (next >= '1' && next <= '9' && i + 2 < p.size() &&
+                                 std::isdigit(static_cast<unsigned char>(p[i + 2])))) {
+        return std::string("an octal escape or a backreference beyond \\9");
+      } else if (next == 'U' || next == 'N' || next == '\0') {
+        return next ? std::string("the escape '\\") + next + "'"
+                    : std::string("a trailing backslash");
+      } else {
+        out += p.substr(i, 2);
+      }
+      ++i;
+      break;
+    case '[':
+      inClass = true;
+      out += '[';
+      if (next == '^') {
+        out += '^';
+        ++i;
+        next = i + 1 < p.size() ? p[i + 1] : '\0';
+      }
+      // A ']' first in a class is a literal in Python; ECMAScript would close an empty class.
+      if (next == ']') {
+        out += "\\]";
+        ++i;
+      }
+      break;
+    case '.':
+      out += dotAll ? "[\\s\\S]" : "[^\\n]";
+      break;
+    case '$':
+      // Python's $ also matches before a newline that ends the string.
+      out += multiline ? "$" : "(?=\\n?$)";
+      break;
+    case '(':
+      if (next != '?') {
+        ++compiled.groups;
+        out += '(';
+        break;
+      }
+      if (i + 2 < p.size() && (p[i + 2] == ':' || p[i + 2] == '=' || p[i + 2] == '!')) {
+        out += p.substr(i, 3);
+        i += 2;
+        break;
+      }
+      if (i + 3 < p.size() && p[i + 2] == 'P' && (p[i + 3] == '<' || p[i + 3] == '=')) {
+        char close = p[i + 3] == '<' ? '>' : ')';
+        size_t end = p.find(close, i + 4);
+        if (end == std::string::npos)
+          return std::string("an unterminated group name");
+        std::string name = p.substr(i + 4, end - i - 4);
+        if (p[i + 3] == '<') {
+          compiled.names.emplace_back(name, ++compiled.groups);
+          out += '(';
+        } else {
+          auto it = std::find_if(compiled.names.begin(), compiled.names.end(),
+                                 [&](const auto &n) { return n.first == name; });
+          if (it == compiled.names.end())
+            return "the backreference to the unknown group '" + name + "'";
+          if (it->second > 9)
+            return std::string("a backreference beyond \\9");
+          out += "(?:\\" + std::to_string(it->second) + ")";
+        }
+        i = end;
+        break;
+      }
+      return "the group '" + p.substr(i, std::min<size_t>(4, p.size() - i)) +
+             "...' (lookbehind, inline flags, comments, conditionals, atomic groups)";
+    case '*':
+    case '+':
+    case '?':
+    case '}':
+      if (next == '+')
+        return std::string("a possessive quantifier");
+      out += c;
+      break;
+    default:
+      out += c;
+      break;
+    }
+  }
+  if (inClass)
+    return std::string("an unterminated character class");
+  return std::nullopt;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Specializer: the entry points
+//===----------------------------------------------------------------------===//
+
+[[noreturn]] void Specializer::raisePython(const std::vector<std::string> &classes,
+                                           const std::string &message, SourceLoc loc) {
+  // Inside a Python function a `try` may catch it (callHostFunction reports it otherwise);
+  // module-level code itself has nothing that could.
+  if (hostCallDepth_ > 0)
+    throw HostException{classes, message, loc};
+  error(loc, "evaluating this raised " + classes[0] + ": " + message);
+}
+
+std::string Specializer::pythonStr(const SemaValue &v, SourceLoc loc) {
+  std::optional<std::string> s = pyStr(v);
+  if (!s)
+    error(loc, "str() of " + v.describe() + " is not supported yet");
+  return *s;
+}
+
+SemaValue Specializer::isInstance(CallArgs &args) {
+  if (args.positional.size() != 2 || !args.keywords.empty())
+    error(args.loc, "isinstance() takes two arguments: a value and a class (or a tuple of them)");
+  const SemaValue &v = args.positional[0];
+  // The classes named, by the name of the value kind they contain.
+  std::set<std::string> classes;
+  std::function<void(const SemaValue &)> collect = [&](const SemaValue &c) {
+    if (c.kind == Kind::Tuple) {
+      for (const SemaValue &e : c.elems)
+        collect(e);
+      return;
+    }
+    static const std::set<std::string> known = {
+        "py.str",    "py.int",    "py.float", "py.bool",     "py.tuple",  "py.list",
+        "py.object", "tl.tensor", "tl.dtype", kVersionClass, kMatchClass, kPatternClass};
+    bool named = c.kind == Kind::Builtin || (c.kind == Kind::Module && c.userModule < 0);
+    if (!named || !known.count(c.name))
+      error(args.loc, "isinstance() with " + c.describe() +
+                          " as the class is not supported yet (tilec knows str, int, float, "
+                          "bool, tuple, list, tl.tensor, tl.dtype, packaging.version.Version, "
+                          "re.Match and re.Pattern)");
+    classes.insert(c.name);
+  };
+  collect(args.positional[1]);
+  if (classes.count("py.object"))
+    return SemaValue::ofBool(true);
+  auto is = [&](const char *cls) { return classes.count(cls) != 0; };
+  switch (v.kind) {
+  case Kind::None:
+  case Kind::JitFunction:
+    return SemaValue::ofBool(false);
+  case Kind::Bool:
+    return SemaValue::ofBool(is("py.bool") || is("py.int"));
+  case Kind::Int:
+    return SemaValue::ofBool(is("py.int"));
+  case Kind::Float:
+    return SemaValue::ofBool(is("py.float"));
+  case Kind::String:
+    return SemaValue::ofBool(is("py.str"));
+  case Kind::Tensor:
+    return SemaValue::ofBool(is("tl.tensor"));
+  case Kind::DType:
+    return SemaValue::ofBool(is("tl.dtype"));
+  case Kind::Object:
+    return SemaValue::ofBool(is(v.name.c_str()));
+  case Kind::Tuple:
+    return SemaValue::ofBool(is(v.isList ? "py.list" : "py.tuple"));
+  case Kind::Module:
+    // A module tilec loaded is a module; any other name of a module tilec does not model
+    // (torch.cuda, or an attribute of one) could be anything.
+    if (v.userModule >= 0)
+      return SemaValue::ofBool(false);
+    error(args.loc, "isinstance() cannot tell what '" + v.name + "' is: tilec does not model it");
+  default:
+    error(args.loc, "isinstance() of " + v.describe() + " is not supported yet");
+  }
+}
+
+std::optional<SemaValue> Specializer::compareHostObjects(ast::CompareOperator op,
+                                                         const SemaValue &lhs, const SemaValue &rhs,
+                                                         SourceLoc loc) {
+  using CO = ast::CompareOperator;
+  bool equality = op == CO::Eq || op == CO::Ne;
+  if (isObject(lhs, kVersionClass) && isObject(rhs, kVersionClass)) {
+    int c = compareVersions(versionOf(lhs), versionOf(rhs));
+    bool r = op == CO::Lt   ? c < 0
+             : op == CO::Le ? c <= 0
+             : op == CO::Gt ? c > 0
+             : op == CO::Ge ? c >= 0
+             : op == CO::Eq ? c == 0
+                            : c != 0;
+    return SemaValue::ofBool(r);
+  }
+  if (lhs.kind != Kind::Object && rhs.kind != Kind::Object)
+    return std::nullopt;
+  if (lhs.isTensor() || rhs.isTensor())
+    return std::nullopt;
+  // Objects of different classes are unequal; ordering them is Python's TypeError.
+  if (equality && (lhs.kind != rhs.kind || lhs.name != rhs.name))
+    return SemaValue::ofBool(op == CO::Ne);
+  if (!equality) {
+    auto className = [](const SemaValue &v) {
+      if (v.kind == Kind::Object)
+        return v.name.substr(v.name.rfind('.') + 1);
+      static const std::map<Kind, std::string> names = {
+          {Kind::None, "NoneType"}, {Kind::Int, "int"},    {Kind::Float, "float"},
+          {Kind::Bool, "bool"},     {Kind::String, "str"}, {Kind::Tuple, "tuple"}};
+      auto it = names.find(v.kind);
+      return it == names.end() ? std::string("object") : it->second;
+    };
+    raisePython(kTypeError,
+                std::string("'") + ast::spelling(op) + "' not supported between instances of '" +
+                    className(lhs) + "' and '" + className(rhs) + "'",
+                loc);
+  }
+  error(loc, "comparing two " + lhs.name + " objects is not supported yet");
+}
+
+SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::string &attr,
+                                           SourceLoc loc) {
+  auto method = [&](const std::string &qualified) {
+    SemaValue m = SemaValue::ofBuiltin(qualified);
+    m.elems.push_back(object);
+    return m;
+  };
+  if (object.kind == Kind::String) {
+    static const std::set<std::string> methods = {"strip",   "lstrip",     "rstrip",   "lower",
+                                                  "upper",   "startswith", "endswith", "split",
+                                                  "replace", "isdigit",    "join"};
+    if (methods.count(attr))
+      return method("str." + attr);
+    error(loc, "the string method '" + attr + "' is not supported yet");
+  }
+  if (isObject(object, kVersionClass)) {
+    PyVersion v = versionOf(object);
+    auto ints = [](const std::vector<int64_t> &values) {
+      std::vector<SemaValue> elems;
+      for (int64_t x : values)
+        elems.push_back(SemaValue::ofInt(x));
+      return SemaValue::ofTuple(std::move(elems));
+    };
+    auto optionalInt = [](const std::optional<int64_t> &x) {
+      return x ? SemaValue::ofInt(*x) : SemaValue::none();
+    };
+    auto part = [&](size_t i) { return SemaValue::ofInt(i < v.release.size() ? v.release[i] : 0); };
+    if (attr == "release")
+      return ints(v.release);
+    if (attr == "major" || attr == "minor" || attr == "micro")
+      return part(attr == "major" ? 0 : attr == "minor" ? 1 : 2);
+    if (attr == "epoch")
+      return SemaValue::ofInt(v.epoch);
+    if (attr == "pre")
+      return v.pre ? SemaValue::ofTuple(
+                         {SemaValue::ofString(v.pre->first), SemaValue::ofInt(v.pre->second)})
+                   : SemaValue::none();
+    if (attr == "post")
+      return optionalInt(v.post);
+    if (attr == "dev")
+      return optionalInt(v.dev);
+    if (attr == "local")
+      return v.local ? SemaValue::ofString(*v.local) : SemaValue::none();
+    if (attr == "public")
+      return SemaValue::ofString(v.str(/*withLocal=*/false));
+    if (attr == "base_version") {
+      PyVersion base;
+      base.epoch = v.epoch;
+      base.release = v.release;
+      return SemaValue::ofString(base.str());
+    }
+    if (attr == "is_prerelease")
+      return SemaValue::ofBool(v.pre || v.dev);
+    if (attr == "is_postrelease")
+      return SemaValue::ofBool(v.post.has_value());
+    if (attr == "is_devrelease")
+      return SemaValue::ofBool(v.dev.has_value());
+    error(loc, "Version has no attribute '" + attr + "' (or it is not supported yet)");
+  }
+  if (isObject(object, kMatchClass)) {
+    if (attr == "group" || attr == "groups" || attr == "start" || attr == "end" || attr == "span")
+      return method(std::string(kMatchClass) + "." + attr);
+    if (attr == "string")
+      return object.elems[0];
+    error(loc, "re.Match has no attribute '" + attr + "' (or it is not supported yet)");
+  }
+  if (isObject(object, kPatternClass)) {
+    if (attr == "match" || attr == "search" || attr == "fullmatch" || attr == "sub" ||
+        attr == "findall")
+      return method(std::string(kPatternClass) + "." + attr);
+    if (attr == "pattern")
+      return object.elems[0];
+    if (attr == "flags")
+      return object.elems[1];
+    error(loc, "re.Pattern has no attribute '" + attr + "' (or it is not supported yet)");
+  }
+  error(loc, object.describe() + " has no attribute '" + attr + "' usable here");
+}
+
+//===----------------------------------------------------------------------===//
+// Calls
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The parts of one regular-expression match: the subject and, per group, its span or None.
+SemaValue matchObject(const std::string &subject, const std::smatch &m, size_t offset,
+                      const CompiledRegex &compiled) {
+  std::vector<SemaValue> spans;
+  for (unsigned g = 0; g <= compiled.groups; ++g) {
+    if (g >= m.size() || !m[g].matched) {
+      spans.push_back(SemaValue::none());
+      continue;
+    }
+    int64_t start = static_cast<int64_t>(offset) + m.position(g);
+    spans.push_back(
+        SemaValue::ofTuple({SemaValue::ofInt(start), SemaValue::ofInt(start + m.length(g))}));
+  }
+  std::vector<SemaValue> names;
+  for (const auto &[name, group] : compiled.names)
+    names.push_back(SemaValue::ofTuple(
+        {SemaValue::ofString(name), SemaValue::ofInt(static_cast<int64_t>(group))}));
+  return makeObject(kMatchClass, {SemaValue::ofString(subject), SemaValue::ofTuple(spans),
+                                  SemaValue::ofTuple(names)});
+}
+
+std::string spanText(const SemaValue &match, const SemaValue &span) {
+  if (span.isNone())
+    return "";
+  return match.elems[0].name.substr(
+      static_cast<size_t>(span.elems[0].intValue),
+      static_cast<size_t>(span.elems[1].intValue - span.elems[0].intValue));
+}
+
+} // namespace
+
+SemaValue Specializer::callRegex(const std::string &fn, CallArgs &args) {
+  SourceLoc loc = args.loc;
+  std::string display = "re." + fn;
+  // re.compile(p).match(s) is re.match(p, s): the pattern object is the first argument.
+  std::vector<std::string> params;
+  if (fn == "sub")
+    params = {"pattern", "repl", "string", "count", "flags"};
+  else if (fn == "compile")
+    params = {"pattern", "flags"};
+  else if (fn == "escape")
+    params = {"pattern"};
+  else
+    params = {"pattern", "string", "flags"};
+  size_t required = fn == "sub" ? 3 : fn == "compile" || fn == "escape" ? 1 : 2;
+  std::vector<std::optional<SemaValue>> a = bindCallArgs(*this, display, params, required, args);
+  auto text = [&](size_t i, const char *what) -> const std::string & {
+    if (a[i]->kind != Kind::String)
+      raisePython(kTypeError, std::string(what) + " must be a string, not " + a[i]->describe(),
+                  loc);
+    if (!isPlainAscii(a[i]->name))
+      error(loc, display + " on text outside ASCII (or with the separators \\x1c-\\x1f) is not "
+                           "supported yet");
+    return a[i]->name;
+  };
+  if (fn == "escape") {
+    // Python 3.7's re.escape: only the characters special in a pattern.
+    std::string out;
+    for (char c : text(0, "the string")) {
+      if (std::string("()[]{}?*+-|^$\\.&~# \t\n\r\v\f").find(c) != std::string::npos)
+        out += '\\';
+      out += c;
+    }
+    return SemaValue::ofString(out);
+  }
+  int64_t flags = 0;
+  size_t flagsAt = params.size() - 1;
+  if (isGiven(a[flagsAt])) {
+    if (a[flagsAt]->kind != Kind::Int)
+      error(loc, display + "'s flags must be re.* flags, not " + a[flagsAt]->describe());
+    flags = a[flagsAt]->intValue;
+  }
+  std::string pattern;
+  if (isObject(*a[0], kPatternClass)) {
+    pattern = a[0]->elems[0].name;
+    if (flags)
+      raisePython({"ValueError", "Exception", "BaseException"},
+                  "cannot process flags argument with a compiled pattern", loc);
+    flags = a[0]->elems[1].intValue;
+  } else {
+    pattern = text(0, "the pattern");
+  }
+  if (flags & ~(kReIgnoreCase | kReMultiline | kReDotAll | kReUnicode | kReVerbose | kReAscii))
+    error(loc, display + ": re.LOCALE (for bytes patterns) and unknown flags are not supported");
+  if (fn == "compile")
+    return makeObject(kPatternClass, {SemaValue::ofString(pattern), SemaValue::ofInt(flags)});
+
+  CompiledRegex compiled;
+  std::string ecma;
+  if (std::optional<std::string> why = translatePattern(pattern, flags, ecma, compiled))
+    error(loc, display + ": " + *why + " in the pattern " + stringRepr(pattern) +
+                   " is not supported yet");
+  try {
+    auto syntax = std::regex::ECMAScript;
+    if (flags & kReIgnoreCase)
+      syntax |= std::regex::icase;
+    if (flags & kReMultiline)
+      syntax |= std::regex::multiline;
+    compiled.re = std::regex(ecma, syntax);
+  } catch (const std::regex_error &e) {
+    error(loc, display + ": tilec cannot evaluate the pattern " + stringRepr(pattern) +
+                   " yet (std::regex: " + e.what() + ")");
+  }
+  const std::string &subject = text(fn == "sub" ? 2 : 1, "the string");
+  // std::regex matches recursively, a frame per character; version strings and names are short.
+  constexpr size_t kMaxSubject = 4096;
+  if (subject.size() > kMaxSubject)
+    error(loc, display + " on a string of more than " + std::to_string(kMaxSubject) +
+                   " characters is not supported");
+  // ECMAScript's multiline ^ and $ also break lines at '\r', Python's only at '\n'.
+  if ((flags & kReMultiline) && subject.find('\r') != std::string::npos)
+    error(loc, display + " with re.MULTILINE on text with '\\r' is not supported yet");
+
+  // One search from `pos`, as Python's scanner: `notEmptyAt` forbids an empty match at `pos` (the
+  // one before it was empty there).
+  auto searchFrom = [&](size_t pos, bool anchored, bool notEmptyAt, std::smatch &m) {
+    auto base = std::regex_constants::match_default;
+    if (pos > 0)
+      base |= std::regex_constants::match_prev_avail;
+    auto begin = subject.cbegin() + static_cast<std::ptrdiff_t>(pos);
+    if (notEmptyAt) {
+      if (std::regex_search(begin, subject.cend(), m, compiled.re,
+                            base | std::regex_constants::match_continuous |
+                                std::regex_constants::match_not_null))
+        return true;
+      if (anchored || pos >= subject.size())
+        return false;
+      ++pos;
+      begin = subject.cbegin() + static_cast<std::ptrdiff_t>(pos);
+      base |= std::regex_constants::match_prev_avail;
+    }
+    if (anchored)
+      base |= std::regex_constants::match_continuous;
+    return std::regex_search(begin, subject.cend(), m, compiled.re, base);
+  };
+
+  std::smatch m;
+  if (fn == "match" || fn == "search") {
+    if (!searchFrom(0, fn == "match", false, m))
+      return SemaValue::none();
+    return matchObject(subject, m, 0, compiled);
+  }
+  if (fn == "fullmatch") {
+    if (!std::regex_match(subject, m, compiled.re))
+      return SemaValue::none();
+    return matchObject(subject, m, 0, compiled);
+  }
+  if (fn != "sub" && fn != "findall")
+    error(loc, display + " is not supported yet");
+
+  // sub and findall scan the string: each match, then on from its end; after an empty match,
+  // the next may not be empty at the same place.
+  std::string repl;
+  int64_t count = 0;
+  if (fn == "sub") {
+    if (a[1]->kind != Kind::String)
+      error(loc, "re.sub with a function as the replacement is not supported yet");
+    repl = text(1, "the replacement");
+    if (isGiven(a[3])) {
+      if (a[3]->kind != Kind::Int)
+        raisePython(kTypeError, "count must be an integer, not " + a[3]->describe(), loc);
+      count = a[3]->intValue;
+      if (count < 0)
+        error(loc, "re.sub with a negative count is not supported yet");
+    }
+  }
+  // Python's replacement template: \1 and \g<1> or \g<name> for groups, the usual escapes.
+  auto expand = [&](const SemaValue &match) {
+    std::string out;
+    const SemaValue &spans = match.elems[1];
+    auto group = [&](const std::string &ref) {
+      unsigned g = 0;
+      if (!ref.empty() && std::all_of(ref.begin(), ref.end(), ::isdigit)) {
+        g = static_cast<unsigned>(std::stoul(ref));
+      } else {
+        auto it = std::find_if(compiled.names.begin(), compiled.names.end(),
+                               [&](const auto &n) { return n.first == ref; });
+        if (it == compiled.names.end())
+          raisePython(kIndexError, "unknown group name '" + ref + "'", loc);
+        g = it->second;
+      }
+      if (g > compiled.groups)
+        raisePython({"error", "Exception", "BaseException"}, "invalid group reference " + ref, loc);
+      out += spanText(match, spans.elems[g]);
+    };
+    for (size_t i = 0; i < repl.size(); ++i) {
+      if (repl[i] != '\\' || i + 1 == repl.size()) {
+        out += repl[i];
+        continue;
+      }
+      char e = repl[++i];
+      if (std::isdigit(static_cast<unsigned char>(e))) {
+        std::string ref(1, e);
+        if (i + 1 < repl.size() && std::isdigit(static_cast<unsigned char>(repl[i + 1])))
+          ref += repl[++i];
+        if (ref[0] == '0')
+          error(loc, "re.sub: octal escapes in the replacement are not supported yet");
+        group(ref);
+        continue;
+      }
+      if (e == 'g') {
+        size_t close = repl.find('>', i);
+        if (i + 1 >= repl.size() || repl[i + 1] != '<' || close == std::string::npos)
+          raisePython({"error", "Exception", "BaseException"}, "missing group name", loc);
+        group(repl.substr(i + 2, close - i - 2));
+        i = close;
+        continue;
+      }
+      static const std::map<char, char> escapes = {{'n', '\n'}, {'t', '\t'}, {'r', '\r'},
+                                                   {'f', '\f'}, {'v', '\v'}, {'a', '\a'},
+                                                   {'b', '\b'}, {'\\', '\\'}};
+      if (auto it = escapes.find(e); it != escapes.end()) {
+        out += it->second;
+        continue;
+      }
+      if (std::isalpha(static_cast<unsigned char>(e)))
+        raisePython({"error", "Exception", "BaseException"}, std::string("bad escape \\") + e, loc);
+      out += '\\';
+      out += e;
+    }
+    return out;
+  };
+
+  std::string result;
+  std::vector<SemaValue> found;
+  size_t pos = 0;
+  bool lastWasEmptyAt = false;
+  int64_t replaced = 0;
+  while (pos <= subject.size() && (fn != "sub" || count <= 0 || replaced < count)) {
+    if (!searchFrom(pos, false, lastWasEmptyAt, m))
+      break;
+    // Positions in `m` are relative to where the search began, which searchFrom may have moved.
+    size_t start = static_cast<size_t>(m[0].first - subject.cbegin());
+    size_t end = static_cast<size_t>(m[0].second - subject.cbegin());
+    SemaValue match = matchObject(subject, m,
+                                  static_cast<size_t>(m[0].first - subject.cbegin()) -
+                                      static_cast<size_t>(m.position(0)),
+                                  compiled);
+    if (fn == "sub") {
+      result += subject.substr(pos, start - pos) + expand(match);
+      ++replaced;
+    } else if (compiled.groups == 0) {
+      found.push_back(SemaValue::ofString(spanText(match, match.elems[1].elems[0])));
+    } else {
+      std::vector<SemaValue> groups;
+      for (unsigned g = 1; g <= compiled.groups; ++g)
+        groups.push_back(SemaValue::ofString(spanText(match, match.elems[1].elems[g])));
+      found.push_back(compiled.groups == 1 ? groups[0] : SemaValue::ofTuple(std::move(groups)));
+    }
+    lastWasEmptyAt = start == end;
+    pos = end;
+  }
+  if (fn == "findall")
+    return SemaValue::ofList(std::move(found));
+  return SemaValue::ofString(result + (pos <= subject.size() ? subject.substr(pos) : ""));
+}
+
+SemaValue Specializer::callStringMethod(const std::string &method, CallArgs &args) {
+  SourceLoc loc = args.loc;
+  std::string self = args.positional[0].name;
+  args.positional.erase(args.positional.begin());
+  std::string display = "str." + method;
+  // Python's whitespace, case and digits are Unicode's; tilec knows ASCII's (which include the
+  // separators \x1c-\x1f among the spaces).
+  const char *space = " \t\n\r\v\f\x1c\x1d\x1e\x1f";
+  bool ascii = std::all_of(self.begin(), self.end(),
+                           [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  bool needsAscii =
+      method == "lower" || method == "upper" || method == "isdigit" ||
+      ((method == "strip" || method == "lstrip" || method == "rstrip" || method == "split") &&
+       (args.positional.empty() || args.positional[0].isNone()) && args.keywords.empty());
+  if (needsAscii && !ascii)
+    error(loc, display + " on text outside ASCII is not supported yet");
+  auto stringArg = [&](const std::optional<SemaValue> &v, const char *what) {
+    if (v->kind != Kind::String)
+      raisePython(kTypeError, display + "() " + what + " must be a string, not " + v->describe(),
+                  loc);
+    return v->name;
+  };
+  if (method == "strip" || method == "lstrip" || method == "rstrip") {
+    auto a = bindCallArgs(*this, display, {"chars"}, 0, args);
+    std::string chars = isGiven(a[0]) ? stringArg(a[0], "the characters") : space;
+    size_t first = method == "rstrip" ? 0 : self.find_first_not_of(chars);
+    if (first == std::string::npos)
+      return SemaValue::ofString("");
+    size_t last = method == "lstrip" ? self.size() - 1 : self.find_last_not_of(chars);
+    if (last == std::string::npos || last < first)
+      return SemaValue::ofString("");
+    return SemaValue::ofString(self.substr(first, last - first + 1));
+  }
+  if (method == "lower" || method == "upper") {
+    bindCallArgs(*this, display, {}, 0, args);
+    for (char &c : self)
+      c = static_cast<char>(method == "lower" ? std::tolower(static_cast<unsigned char>(c))
+                                              : std::toupper(static_cast<unsigned char>(c)));
+    return SemaValue::ofString(self);
+  }
+  if (method == "isdigit") {
+    bindCallArgs(*this, display, {}, 0, args);
+    return SemaValue::ofBool(!self.empty() && std::all_of(self.begin(), self.end(), ::isdigit));
+  }
+  if (method == "startswith" || method == "endswith") {
+    auto a = bindCallArgs(*this, display, {"prefix"}, 1, args);
+    std::vector<SemaValue> options =
+        a[0]->kind == Kind::Tuple ? a[0]->elems : std::vector<SemaValue>{*a[0]};
+    for (const SemaValue &o : options) {
+      std::string affix = stringArg(o, "the prefix");
+      bool hit = affix.size() <= self.size() &&
+                 (method == "startswith"
+                      ? self.compare(0, affix.size(), affix) == 0
+                      : self.compare(self.size() - affix.size(), affix.size(), affix) == 0);
+      if (hit)
+        return SemaValue::ofBool(true);
+    }
+    return SemaValue::ofBool(false);
+  }
+  if (method == "replace") {
+    auto a = bindCallArgs(*this, display, {"old", "new", "count"}, 2, args);
+    std::string from = stringArg(a[0], "old"), to = stringArg(a[1], "new");
+    int64_t count = isGiven(a[2]) && a[2]->kind == Kind::Int ? a[2]->intValue : -1;
+    if (from.empty())
+      error(loc, "str.replace with an empty 'old' is not supported yet");
+    std::string out;
+    size_t pos = 0;
+    for (int64_t n = 0; count < 0 || n < count; ++n) {
+      size_t hit = self.find(from, pos);
+      if (hit == std::string::npos)
+        break;
+      out += self.substr(pos, hit - pos) + to;
+      pos = hit + from.size();
+    }
+    return SemaValue::ofString(out + self.substr(pos));
+  }
+  if (method == "split") {
+    auto a = bindCallArgs(*this, display, {"sep", "maxsplit"}, 0, args);
+    int64_t maxsplit = isGiven(a[1]) && a[1]->kind == Kind::Int ? a[1]->intValue : -1;
+    std::vector<SemaValue> parts;
+    if (!isGiven(a[0])) {
+      // Runs of whitespace separate, and leading or trailing whitespace gives no empty part.
+      size_t pos = self.find_first_not_of(space);
+      while (pos != std::string::npos) {
+        if (maxsplit >= 0 && static_cast<int64_t>(parts.size()) == maxsplit) {
+          size_t last = self.find_last_not_of(space);
+          parts.push_back(SemaValue::ofString(self.substr(pos, last - pos + 1)));
+          break;
+        }
+        size_t end = self.find_first_of(space, pos);
+        parts.push_back(SemaValue::ofString(self.substr(pos, end - pos)));
+        pos = end == std::string::npos ? end : self.find_first_not_of(space, end);
+      }
+      return SemaValue::ofList(std::move(parts));
+    }
+    std::string sep = stringArg(a[0], "the separator");
+    if (sep.empty())
+      raisePython({"ValueError", "Exception", "BaseException"}, "empty separator", loc);
+    size_t pos = 0;
+    while (maxsplit < 0 || static_cast<int64_t>(parts.size()) < maxsplit) {
+      size_t hit = self.find(sep, pos);
+      if (hit == std::string::npos)
+        break;
+      parts.push_back(SemaValue::ofString(self.substr(pos, hit - pos)));
+      pos = hit + sep.size();
+    }
+    parts.push_back(SemaValue::ofString(self.substr(pos)));
+    return SemaValue::ofList(std::move(parts));
+  }
+  if (method == "join") {
+    auto a = bindCallArgs(*this, display, {"iterable"}, 1, args);
+    if (a[0]->kind != Kind::Tuple)
+      error(loc, "str.join of " + a[0]->describe() + " is not supported yet");
+    std::string out;
+    for (size_t i = 0; i < a[0]->elems.size(); ++i)
+      out += (i ? self : "") + stringArg(a[0]->elems[i], "each item");
+    return SemaValue::ofString(out);
+  }
+  error(loc, "the string method '" + method + "' is not supported yet");
+}
+
+SemaValue Specializer::callMatchMethod(const std::string &method, CallArgs &args) {
+  SourceLoc loc = args.loc;
+  SemaValue match = args.positional[0];
+  args.positional.erase(args.positional.begin());
+  const SemaValue &spans = match.elems[1];
+  // A group by number or by name, as Python's Match methods take it.
+  auto groupIndex = [&](const SemaValue &g) -> size_t {
+    if (g.kind == Kind::Int && g.intValue >= 0 &&
+        static_cast<size_t>(g.intValue) < spans.elems.size())
+      return static_cast<size_t>(g.intValue);
+    if (g.kind == Kind::String)
+      for (const SemaValue &named : match.elems[2].elems)
+        if (named.elems[0].name == g.name)
+          return static_cast<size_t>(named.elems[1].intValue);
+    raisePython(kIndexError, "no such group", loc);
+  };
+  auto groupValue = [&](size_t g) {
+    return spans.elems[g].isNone() ? SemaValue::none()
+                                   : SemaValue::ofString(spanText(match, spans.elems[g]));
+  };
+  if (method == "group") {
+    if (!args.keywords.empty())
+      raisePython(kTypeError, "group() takes no keyword arguments", loc);
+    if (args.positional.empty())
+      return groupValue(0);
+    if (args.positional.size() == 1)
+      return groupValue(groupIndex(args.positional[0]));
+    std::vector<SemaValue> values;
+    for (const SemaValue &g : args.positional)
+      values.push_back(groupValue(groupIndex(g)));
+    return SemaValue::ofTuple(std::move(values));
+  }
+  if (method == "groups") {
+    auto a = bindCallArgs(*this, "re.Match.groups", {"default"}, 0, args);
+    std::vector<SemaValue> values;
+    for (size_t g = 1; g < spans.elems.size(); ++g)
+      values.push_back(spans.elems[g].isNone() && a[0] ? *a[0] : groupValue(g));
+    return SemaValue::ofTuple(std::move(values));
+  }
+  auto a = bindCallArgs(*this, "re.Match." + method, {"group"}, 0, args);
+  const SemaValue &span = spans.elems[a[0] ? groupIndex(*a[0]) : 0];
+  SemaValue start = span.isNone() ? SemaValue::ofInt(-1) : span.elems[0];
+  SemaValue end = span.isNone() ? SemaValue::ofInt(-1) : span.elems[1];
+  if (method == "start")
+    return start;
+  if (method == "end")
+    return end;
+  return SemaValue::ofTuple({start, end});
+}
+
+SemaValue Specializer::importlibVersion(CallArgs &args) {
+  auto a = bindCallArgs(*this, "importlib.metadata.version", {"distribution_name"}, 1, args);
+  if (a[0]->kind != Kind::String)
+    error(args.loc, "importlib.metadata.version needs a distribution name as a string, not " +
+                        a[0]->describe());
+  const std::string &name = a[0]->name;
+  // Distribution names compare as PEP 503 normalises them: case and runs of -_. do not matter.
+  auto normalise = [](const std::string &s) {
+    std::string out;
+    for (char c : s) {
+      bool separator = c == '-' || c == '_' || c == '.';
+      if (separator && !out.empty() && out.back() == '-')
+        continue;
+      out += separator ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return out;
+  };
+  std::string dist = normalise(name);
+  if (dist == "triton")
+    return SemaValue::ofString(kTritonVersion);
+  // A package whose modules tilec reads, or one it takes as installed besides the standard
+  // library (which has no distributions), has a version that only the host knows.
+  bool visible = dist == "torch" || dist == "numpy" || dist == "packaging";
+  if (graph_)
+    for (const SourceModule &m : graph_->modules)
+      visible |= normalise(m.name.substr(0, m.name.find('.'))) == dist;
+  if (visible)
+    error(args.loc, "tilec cannot know the version of '" + name + "'; it only knows triton's (" +
+                        kTritonVersion + ")");
+  raisePython(kPackageNotFound, "No package metadata was found for " + name, args.loc);
+}
+
+SemaValue Specializer::callGetattr(CallArgs &args, bool hasattr) {
+  std::string fn = hasattr ? "hasattr" : "getattr";
+  size_t most = hasattr ? 2 : 3;
+  if (!args.keywords.empty() || args.positional.size() < 2 || args.positional.size() > most)
+    error(args.loc, fn + "() takes " + (hasattr ? "two arguments" : "two or three arguments") +
+                        ": an object and an attribute name" + (hasattr ? "" : ", and a default"));
+  const SemaValue &object = args.positional[0];
+  const SemaValue &attr = args.positional[1];
+  if (attr.kind != Kind::String)
+    raisePython(kTypeError, "attribute name must be string, not " + attr.describe(), args.loc);
+  // Whether it has the attribute, where tilec knows: the names of a file it loaded.
+  std::optional<bool> has;
+  if (object.kind == Kind::Module && object.userModule >= 0) {
+    size_t index = static_cast<size_t>(object.userModule);
+    ensureCollected(index);
+    const ModuleState &state = modules_[index];
+    has = state.globals.count(attr.name) || state.pending.count(attr.name) ||
+          state.conditional.count(attr.name) || state.imported.count(attr.name) ||
+          graph_->modules[index].submodules.count(attr.name);
+  }
+  if (hasattr) {
+    if (!has)
+      error(args.loc, "hasattr(): tilec cannot know whether " + object.describe() + " has '" +
+                          attr.name + "'");
+    return SemaValue::ofBool(*has);
+  }
+  if (has && !*has) {
+    if (args.positional.size() == 3)
+      return args.positional[2];
+    raisePython(kAttributeError, object.describe() + " has no attribute " + stringRepr(attr.name),
+                args.loc);
+  }
+  // Otherwise as `object.attr`: an attribute of a module tilec does not model is taken to exist,
+  // as everywhere else, and is an error where it is used.
+  return attribute(object, attr.name, args.loc);
+}
+
+SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &args) {
+  if (qualified.rfind("str.", 0) == 0)
+    return callStringMethod(qualified.substr(4), args);
+  if (qualified.rfind(std::string(kMatchClass) + ".", 0) == 0)
+    return callMatchMethod(qualified.substr(std::string(kMatchClass).size() + 1), args);
+  if (qualified.rfind(std::string(kPatternClass) + ".", 0) == 0)
+    return callRegex(qualified.substr(std::string(kPatternClass).size() + 1), args);
+  static const std::set<std::string> regexFunctions = {
+      "re.match", "re.search", "re.fullmatch", "re.sub", "re.findall", "re.compile", "re.escape"};
+  if (regexFunctions.count(qualified))
+    return callRegex(qualified.substr(3), args);
+  if (qualified == "importlib.metadata.version")
+    return importlibVersion(args);
+  if (qualified == "packaging.version.Version" || qualified == "packaging.version.parse") {
+    auto a = bindCallArgs(*this, qualified, {"version"}, 1, args);
+    if (a[0]->kind != Kind::String)
+      raisePython(kTypeError, "expected string or bytes-like object, got " + a[0]->describe(),
+                  args.loc);
+    std::optional<PyVersion> v = parseVersion(a[0]->name);
+    if (!v)
+      raisePython(kInvalidVersion, "Invalid version: " + stringRepr(a[0]->name), args.loc);
+    return makeObject(kVersionClass, {SemaValue::ofString(v->str())});
+  }
+  error(args.loc, "calling '" + qualified +
+                      "' is not supported yet in module-level code that tilec evaluates");
+}
+
+} // namespace tilec::sema
