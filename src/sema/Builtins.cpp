@@ -163,6 +163,9 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
       return SemaValue::ofBuiltin("libdevice." + attr);
     error(loc, "tl." + attr + " is not supported yet");
   }
+  // The host that runs the kernels tilec compiles has a CUDA build of torch (HostPython.cpp).
+  if (module == "torch.version" && attr == "hip")
+    return SemaValue::none();
   if (module == "re") {
     // The flags, with Python's values, so that `re.I | re.M` is an int as in Python.
     static const std::map<std::string, int64_t> flags = {

@@ -15,6 +15,13 @@
 // host; what tilec cannot know (torch's version) or does not model is a "not supported yet" error
 // at the line that asks, never a guess.
 //
+// The host is the one that runs the kernels tilec compiles: Linux (the platform Triton supports),
+// an NVIDIA GPU, and a CUDA build of torch, so platform.system() is "Linux",
+// torch.cuda.is_available() is True and torch.version.hip is None. os.environ is tilec's own
+// environment, as it is the environment of the Python process that imports a module: a variable
+// that module-level code reads is set when running tilec. importlib.util.find_spec finds what
+// an import would find (the files on tilec's search path, the modules it takes as installed).
+//
 // Regular expressions run on std::regex (ECMAScript) after a translation of Python's syntax that
 // keeps Python's meaning: `.` does not match a newline, `$` also matches before a final newline,
 // named groups are numbered. Constructs with no faithful translation (lookbehind, inline flags,
@@ -40,6 +47,7 @@ namespace {
 constexpr const char *kVersionClass = "packaging.version.Version";
 constexpr const char *kMatchClass = "re.Match";
 constexpr const char *kPatternClass = "re.Pattern";
+constexpr const char *kModuleSpecClass = "importlib.machinery.ModuleSpec";
 
 /// Python's exception classes tilec raises, each with its bases, for `except` clauses.
 const std::vector<std::string> kTypeError = {"TypeError", "Exception", "BaseException"};
@@ -689,6 +697,11 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
       return object.elems[0];
     error(loc, "re.Match has no attribute '" + attr + "' (or it is not supported yet)");
   }
+  if (isObject(object, kModuleSpecClass)) {
+    if (attr == "name")
+      return object.elems[0];
+    error(loc, "ModuleSpec has no attribute '" + attr + "' (or it is not supported yet)");
+  }
   if (isObject(object, kPatternClass)) {
     if (attr == "match" || attr == "search" || attr == "fullmatch" || attr == "sub" ||
         attr == "findall")
@@ -1168,6 +1181,21 @@ SemaValue Specializer::importlibVersion(CallArgs &args) {
   raisePython(kPackageNotFound, "No package metadata was found for " + name, args.loc);
 }
 
+SemaValue Specializer::findSpec(CallArgs &args) {
+  auto a = bindCallArgs(*this, "importlib.util.find_spec", {"name", "package"}, 1, args);
+  if (a[0]->kind != Kind::String)
+    error(args.loc,
+          "importlib.util.find_spec needs a module name as a string, not " + a[0]->describe());
+  const std::string &name = a[0]->name;
+  if (name.empty() || name[0] == '.')
+    error(args.loc, "importlib.util.find_spec of a relative name is not supported yet");
+  std::string root = name.substr(0, name.find('.'));
+  bool found = root == "triton" || isAlwaysInstalled(root) || (graph_ && graph_->findsModule(name));
+  if (!found)
+    return SemaValue::none();
+  return makeObject(kModuleSpecClass, {SemaValue::ofString(name)});
+}
+
 SemaValue Specializer::callGetattr(CallArgs &args, bool hasattr) {
   std::string fn = hasattr ? "hasattr" : "getattr";
   size_t most = hasattr ? 2 : 3;
@@ -1178,7 +1206,8 @@ SemaValue Specializer::callGetattr(CallArgs &args, bool hasattr) {
   const SemaValue &attr = args.positional[1];
   if (attr.kind != Kind::String)
     raisePython(kTypeError, "attribute name must be string, not " + attr.describe(), args.loc);
-  // Whether it has the attribute, where tilec knows: the names of a file it loaded.
+  // Whether it has the attribute, where tilec knows: the names of a file it loaded, the parts of
+  // torch it models.
   std::optional<bool> has;
   if (object.kind == Kind::Module && object.userModule >= 0) {
     size_t index = static_cast<size_t>(object.userModule);
@@ -1187,6 +1216,9 @@ SemaValue Specializer::callGetattr(CallArgs &args, bool hasattr) {
     has = state.globals.count(attr.name) || state.pending.count(attr.name) ||
           state.conditional.count(attr.name) || state.imported.count(attr.name) ||
           graph_->modules[index].submodules.count(attr.name);
+  } else if (object.kind == Kind::Module && object.name == "torch" &&
+             (attr.name == "cuda" || attr.name == "version")) {
+    has = true;
   }
   if (hasattr) {
     if (!has)
@@ -1218,6 +1250,24 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     return callRegex(qualified.substr(3), args);
   if (qualified == "importlib.metadata.version")
     return importlibVersion(args);
+  if (qualified == "importlib.util.find_spec")
+    return findSpec(args);
+  if (qualified == "os.environ.get" || qualified == "os.getenv") {
+    auto a = bindCallArgs(*this, qualified, {"key", "default"}, 1, args);
+    if (a[0]->kind != Kind::String)
+      raisePython(kTypeError, "str expected, not " + a[0]->describe(), args.loc);
+    if (const char *value = std::getenv(a[0]->name.c_str()))
+      return SemaValue::ofString(value);
+    return a[1] ? *a[1] : SemaValue::none();
+  }
+  if (qualified == "platform.system") {
+    bindCallArgs(*this, qualified, {}, 0, args);
+    return SemaValue::ofString("Linux");
+  }
+  if (qualified == "torch.cuda.is_available") {
+    bindCallArgs(*this, qualified, {}, 0, args);
+    return SemaValue::ofBool(true);
+  }
   if (qualified == "packaging.version.Version" || qualified == "packaging.version.parse") {
     auto a = bindCallArgs(*this, qualified, {"version"}, 1, args);
     if (a[0]->kind != Kind::String)

@@ -32,7 +32,8 @@ bool isWellKnownModule(const std::string &root) {
       "warnings",    "numpy",      "torch",     "packaging",
       "pytest",      "triton",     "jax",       "cupy",
       "transformers"};
-  return known.count(root) != 0;
+  // What tilec takes as installed is well known too (`import platform`).
+  return known.count(root) != 0 || isAlwaysInstalled(root);
 }
 
 } // namespace
@@ -429,9 +430,22 @@ std::unique_ptr<ModuleGraph> loadImports(SourceManager &sources, const ast::Modu
         return identity(d) == identity(root);
       }))
     searchPath.push_back(root);
+  graph->searchPath = searchPath;
   Loader loader(sources, *graph, std::move(searchPath));
   loader.loadMain(main, mainPath);
   return graph;
+}
+
+bool ModuleGraph::findsModule(const std::string &dotted) const {
+  // The file or folder that `import dotted` would load, as Loader::findIn looks for it.
+  std::string relative = dotted;
+  std::replace(relative.begin(), relative.end(), '.', '/');
+  for (const std::string &dir : searchPath) {
+    std::string base = joinPath(dir, relative);
+    if (isFile(base + ".tl") || isFile(base + ".py") || isDir(base))
+      return true;
+  }
+  return false;
 }
 
 } // namespace tilec::sema

@@ -62,6 +62,12 @@ public:
 
   /// Every file read, the kernel file first, in the order they were loaded.
   std::vector<std::string> files() const;
+  /// Whether `import dotted` would find a file or a folder along the search path (for
+  /// importlib.util.find_spec), loaded or not.
+  bool findsModule(const std::string &dotted) const;
+
+  /// The folders imports are searched in, in order.
+  std::vector<std::string> searchPath;
 
   // Filled by loadImports.
   using LocKey = std::tuple<uint32_t, uint32_t, uint32_t>;

@@ -287,6 +287,7 @@ private:
   SemaValue callStringMethod(const std::string &method, CallArgs &args);
   SemaValue callMatchMethod(const std::string &method, CallArgs &args);
   SemaValue importlibVersion(CallArgs &args);
+  SemaValue findSpec(CallArgs &args);
   void execTry(const ast::Stmt &stmt);
   void execHostImport(const ast::Stmt &stmt);
   bool isStdlibFunction(const ast::Stmt &def) const;

@@ -1,0 +1,1 @@
+# Found by importlib.util.find_spec("helpers_pkg.sub"); nothing imports it.
