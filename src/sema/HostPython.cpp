@@ -1242,8 +1242,17 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     return callStringMethod(qualified.substr(4), args);
   if (qualified.rfind(std::string(kMatchClass) + ".", 0) == 0)
     return callMatchMethod(qualified.substr(std::string(kMatchClass).size() + 1), args);
-  if (qualified.rfind(std::string(kPatternClass) + ".", 0) == 0)
-    return callRegex(qualified.substr(std::string(kPatternClass).size() + 1), args);
+  if (qualified.rfind(std::string(kPatternClass) + ".", 0) == 0) {
+    // p.match(s) is re.match(p, s); the methods' own pos and endpos have no re.* counterpart.
+    std::string fn = qualified.substr(std::string(kPatternClass).size() + 1);
+    size_t most = fn == "sub" ? 4 : 2; // the pattern, the string (sub: repl, string, count)
+    bool position = std::any_of(args.keywords.begin(), args.keywords.end(), [](const auto &kw) {
+      return kw.first == "pos" || kw.first == "endpos";
+    });
+    if (args.positional.size() > most || position)
+      error(args.loc, "re.Pattern." + fn + " with pos or endpos is not supported yet");
+    return callRegex(fn, args);
+  }
   static const std::set<std::string> regexFunctions = {
       "re.match", "re.search", "re.fullmatch", "re.sub", "re.findall", "re.compile", "re.escape"};
   if (regexFunctions.count(qualified))

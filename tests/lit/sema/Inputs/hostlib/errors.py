@@ -28,6 +28,7 @@ STR = str(tl.float32)
 CALL = os.cpu_count()
 HASATTR = hasattr(torch, "xpu")
 REGEX = re.match("a{", "a{")
+POSITION = re.compile("a").match("ba", 1)
 
 
 @triton.jit
@@ -98,3 +99,8 @@ def has_attr(X):
 @triton.jit
 def regex(X):
     tl.store(X, REGEX is None)
+
+
+@triton.jit
+def position(X):
+    tl.store(X, POSITION is None)
