@@ -44,6 +44,9 @@ def parse_args(description):
                    help="no GPU: stand-in triton, CPU tensors, compile only")
     p.add_argument("--only", default=None, help="comma-separated substrings: run only ops whose name has one")
     p.add_argument("--op-timeout", type=int, default=120, help="seconds one op may take (default 120)")
+    p.add_argument("--include-dir", action="append", default=[], metavar="DIR",
+                   help="a folder tilec searches for imported modules (its -I), e.g. an unsloth-zoo "
+                        "checkout; repeat for several")
     p.add_argument("--shard", default="0/1",
                    help="K/N: run every N-th op starting at the K-th (several processes share the work)")
     return p.parse_args()
@@ -242,6 +245,20 @@ def _setup_precheck():
         torch.xpu = types.SimpleNamespace(is_available=lambda: False, device_count=lambda: 0)
 
 
+def tilec_command(options):
+    """The tilec that tilec_diff runs: the binary itself, or, with --include-dir, a script in the
+    output folder that runs it with those -I folders (tilec_diff takes one executable)."""
+    tilec = os.path.abspath(options.tilec)
+    if not options.include_dir:
+        return tilec
+    wrapper = os.path.join(os.path.abspath(options.out), "tilec-with-includes.sh")
+    includes = " ".join(f"-I '{os.path.abspath(d)}'" for d in options.include_dir)
+    with open(wrapper, "w") as f:
+        f.write(f"#!/bin/sh\nexec '{tilec}' \"$@\" {includes}\n")
+    os.chmod(wrapper, 0o755)
+    return wrapper
+
+
 def setup(description):
     """Parses the arguments, prepares the mode, installs tilec_diff; returns the device for tensors."""
     global tilec_diff, args
@@ -262,7 +279,7 @@ def setup(description):
     td.copy_like = copy_span
     tilec_diff = td
     os.makedirs(args.out, exist_ok=True)
-    td.install(os.path.abspath(args.tilec), os.path.abspath(args.out))
+    td.install(tilec_command(args), os.path.abspath(args.out))
     return "cpu" if args.precheck else "cuda"
 
 

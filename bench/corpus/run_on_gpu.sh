@@ -2,14 +2,16 @@
 # Liger-Kernel's and unsloth's ops on the GPU, every Triton launch compiled by tilec for the same
 # specialisation and compared with Triton's results (tilec_diff).
 #
-#   bash bench/corpus/run_on_gpu.sh OUT TILEC LIGER_DIR UNSLOTH_DIR [TILEC_DIFF]
+#   bash bench/corpus/run_on_gpu.sh OUT TILEC LIGER_DIR UNSLOTH_DIR [TILEC_DIFF [UNSLOTH_ZOO_DIR]]
+#
+# UNSLOTH_ZOO_DIR, an unsloth-zoo checkout, goes on tilec's -I for unsloth's kernels (harness.py --include-dir).
 #
 # OUT/{liger.0,liger.1,liger.2,unsloth}/ get results.json, manifest.tsv, ops.tsv and tilec's PTX; OUT/*.log the
 # runs' output; OUT/table.txt and OUT/table.md the combined table.  TILEC must run there: with
 # its shared libraries on LD_LIBRARY_PATH when they were carried over.
 set -u
 if [ $# -lt 4 ]; then
-  echo "usage: $0 OUT TILEC LIGER_DIR UNSLOTH_DIR [TILEC_DIFF]" >&2
+  echo "usage: $0 OUT TILEC LIGER_DIR UNSLOTH_DIR [TILEC_DIFF [UNSLOTH_ZOO_DIR]]" >&2
   exit 2
 fi
 OUT=$1 TILEC=$2 LIGER=$3 UNSLOTH=$4
@@ -17,6 +19,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$OUT"
 extra=()
 [ $# -ge 5 ] && extra=(--tilec-diff "$5")
+zoo=()
+[ $# -ge 6 ] && zoo=(--include-dir "$6")  # unsloth-zoo on tilec's -I
 "$TILEC" --version > /dev/null || { echo "tilec does not run: $TILEC" >&2; exit 2; }
 
 # Liger has most of the ops: three processes share them (each Triton and tilec compile is
@@ -28,7 +32,7 @@ for k in 0 1 2; do
     "${extra[@]}" > "$OUT/liger.$k.log" 2>&1 &
   pids+=($!)
 done
-timeout 280 python3 "$HERE/run_unsloth.py" "$UNSLOTH" --tilec "$TILEC" --out "$OUT/unsloth" "${extra[@]}" \
+timeout 280 python3 "$HERE/run_unsloth.py" "$UNSLOTH" --tilec "$TILEC" --out "$OUT/unsloth" "${extra[@]}" "${zoo[@]}" \
   > "$OUT/unsloth.log" 2>&1 &
 pids+=($!)
 for p in "${pids[@]}"; do wait "$p"; echo "exit $?"; done
