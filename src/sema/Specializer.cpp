@@ -316,7 +316,8 @@ static void collectModuleNames(const ast::StmtList &stmts, std::set<std::string>
   }
 }
 
-void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std::string> *only) {
+void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std::string> *only,
+                                 size_t count) {
   auto wanted = [&](const std::string &name) { return !only || only->count(name); };
   const std::vector<const ast::Stmt *> kernels =
       mod().ast ? jitFunctions(*mod().ast) : std::vector<const ast::Stmt *>{};
@@ -340,7 +341,8 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
     value.missingImport = index;
     return value;
   };
-  for (const ast::StmtPtr &stmt : stmts) {
+  for (size_t index = 0; index < std::min(count, stmts.size()); ++index) {
+    const ast::StmtPtr &stmt = stmts[index];
     switch (stmt->kind) {
     case ast::StmtKind::Import:
       for (const ast::ImportAlias &alias : stmt->names) {
@@ -439,18 +441,91 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       break;
     }
     case ast::StmtKind::Unsupported:
-      // `try: from triton.language.extra.libdevice import rsqrt` / `except ...: <fallback>`:
-      // the try block's imports succeed on the Triton that tilec implements (3.6), so its names
-      // are those of the try block (and its `else`). Other compound statements bind nothing.
-      if (stmt->name == "try statement") {
-        collectGlobals(stmt->body, only);
-        collectGlobals(stmt->orelse, only);
-      }
+      if (stmt->name == "try statement")
+        collectTryGlobals(*stmt, only);
       break;
     default:
       break;
     }
   }
+}
+
+/// Whether an `except` clause catches `e`: a bare `except:`, or a class (or tuple of classes)
+/// named like `e`'s class or one of its bases (`Exception`, `builtins.ImportError`).
+static bool handlerCatches(const ast::ExceptHandler &handler, const HostException &e) {
+  if (!handler.type)
+    return true;
+  std::function<bool(const ast::Expr &)> names = [&](const ast::Expr &type) {
+    if (type.kind == ast::ExprKind::Tuple)
+      return std::any_of(type.operands.begin(), type.operands.end(),
+                         [&](const ast::ExprPtr &t) { return names(*t); });
+    if (type.kind != ast::ExprKind::Name && type.kind != ast::ExprKind::Attribute)
+      return false;
+    return std::find(e.classes.begin(), e.classes.end(), type.name) != e.classes.end();
+  };
+  return names(*handler.type);
+}
+
+/// The import statement at the top level of `stmts` that names a module tilec cannot find
+/// (ModuleGraph::missingAt), as its index; none when every import there resolves.
+static std::optional<size_t> firstMissingImport(const ast::StmtList &stmts,
+                                                const ModuleGraph *graph) {
+  if (!graph)
+    return std::nullopt;
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    const ast::Stmt &stmt = *stmts[i];
+    if (stmt.kind == ast::StmtKind::ImportFrom && graph->missingAt(stmt.loc) >= 0)
+      return i;
+    if (stmt.kind == ast::StmtKind::Import)
+      for (const ast::ImportAlias &alias : stmt.names)
+        if (graph->missingAt(alias.loc) >= 0)
+          return i;
+  }
+  return std::nullopt;
+}
+
+void Specializer::collectTryGlobals(const ast::Stmt &stmt, const std::set<std::string> *only) {
+  // Python runs the try block until a statement raises. At module level the statements that
+  // tilec can tell will raise are imports of modules it cannot find: ModuleNotFoundError, as on
+  // a host without that module (the try block's other statements are taken to succeed: their
+  // values are computed only when a kernel uses them). The names the block binds before that
+  // import stay bound, then the first handler that catches the error runs, and `else` does not;
+  // `finally` runs either way. An error no handler catches leaves the import's names to fail
+  // where a kernel uses them, as an import outside `try` does.
+  std::optional<size_t> failing = firstMissingImport(stmt.body, graph_);
+  if (!failing) {
+    collectGlobals(stmt.body, only);
+    collectGlobals(stmt.orelse, only);
+    collectGlobals(stmt.finalbody, only);
+    return;
+  }
+  const ast::Stmt &import = *stmt.body[*failing];
+  SourceLoc at = import.loc;
+  std::string module = import.module;
+  if (import.kind == ast::StmtKind::Import)
+    for (const ast::ImportAlias &alias : import.names)
+      if (graph_->missingAt(alias.loc) >= 0) {
+        at = alias.loc;
+        module = alias.name;
+        break;
+      }
+  HostException raised{{"ModuleNotFoundError", "ImportError", "Exception", "BaseException"},
+                       "No module named '" + module.substr(0, module.find('.')) + "'",
+                       at};
+  auto handler =
+      std::find_if(stmt.handlers.begin(), stmt.handlers.end(),
+                   [&](const ast::ExceptHandler &h) { return handlerCatches(h, raised); });
+  collectGlobals(stmt.body, only, handler == stmt.handlers.end() ? *failing + 1 : *failing);
+  if (handler != stmt.handlers.end()) {
+    if (!handler->name.empty() && (!only || only->count(handler->name))) {
+      mod().globals[handler->name] = SemaValue::ofString(raised.message);
+      mod().pending.erase(handler->name);
+      mod().conditional.erase(handler->name);
+      mod().imported.erase(handler->name);
+    }
+    collectGlobals(handler->body, only);
+  }
+  collectGlobals(stmt.finalbody, only);
 }
 
 void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name, SourceLoc use) {
@@ -828,22 +903,6 @@ void Specializer::exec(const ast::Stmt &stmt) {
                                   "module level");
     error(stmt.loc, stmt.name + " is not supported yet in a kernel");
   }
-}
-
-/// Whether an `except` clause catches `e`: a bare `except:`, or a class (or tuple of classes)
-/// named like `e`'s class or one of its bases (`Exception`, `builtins.ImportError`).
-static bool handlerCatches(const ast::ExceptHandler &handler, const HostException &e) {
-  if (!handler.type)
-    return true;
-  std::function<bool(const ast::Expr &)> names = [&](const ast::Expr &type) {
-    if (type.kind == ast::ExprKind::Tuple)
-      return std::any_of(type.operands.begin(), type.operands.end(),
-                         [&](const ast::ExprPtr &t) { return names(*t); });
-    if (type.kind != ast::ExprKind::Name && type.kind != ast::ExprKind::Attribute)
-      return false;
-    return std::find(e.classes.begin(), e.classes.end(), type.name) != e.classes.end();
-  };
-  return names(*handler.type);
 }
 
 void Specializer::execTry(const ast::Stmt &stmt) {

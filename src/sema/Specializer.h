@@ -262,8 +262,13 @@ private:
   };
   std::vector<Continuation> continuations_;
 
-  /// Binds the module-level names that `stmts` define; with `only`, just those names.
-  void collectGlobals(const ast::StmtList &stmts, const std::set<std::string> *only = nullptr);
+  /// Binds the module-level names that the first `count` statements of `stmts` define; with
+  /// `only`, just those names.
+  void collectGlobals(const ast::StmtList &stmts, const std::set<std::string> *only = nullptr,
+                      size_t count = SIZE_MAX);
+  /// Binds the names a module-level `try` statement defines, taking the handler where an import
+  /// of the try block fails.
+  void collectTryGlobals(const ast::Stmt &stmt, const std::set<std::string> *only);
   /// Evaluates the module-level `if` that binds `name` and binds the names of the branch taken.
   void resolveModuleIf(const ast::Stmt &stmt, const std::string &name, SourceLoc use);
   /// compare_version("triton", operator.ge, "3.0.0"), the helper of Liger-Kernel and others:
