@@ -277,6 +277,10 @@ def setup(description):
     # view whose elements overlap (an expanded tensor with a zero stride, as unsloth's cross-entropy
     # backward passes); copy the memory span the view covers instead, keeping its exact layout.
     td.copy_like = copy_span
+    # tilec_diff compares the bits through view(torch.uint8), which torch refuses for a 0-d tensor
+    # (Liger's poly norm passes a scalar weight): compare those as 1-element tensors.
+    compare = td.compare
+    td.compare = lambda a, b: compare(a.reshape(1), b.reshape(1)) if a.dim() == 0 else compare(a, b)
     tilec_diff = td
     os.makedirs(args.out, exist_ok=True)
     td.install(tilec_command(args), os.path.abspath(args.out))
