@@ -496,9 +496,16 @@ private:
       return result;
     }
     if (auto *stmt = ctx->raise_stmt()) {
-      for (PythonParser::TestContext *test : stmt->test())
-        buildTest(test);
-      return unsupportedStmt("raise statement", loc(stmt));
+      // `raise X(...) [from cause]`: the exception in `value` (module-level Python functions run
+      // it; Specializer::execRaise); the cause is checked and dropped.
+      ast::StmtPtr result = unsupportedStmt("raise statement", loc(stmt));
+      std::vector<PythonParser::TestContext *> tests = stmt->test();
+      for (size_t i = 0; i < tests.size(); ++i) {
+        ast::ExprPtr expr = buildTest(tests[i]);
+        if (i == 0)
+          result->value = std::move(expr);
+      }
+      return result;
     }
     auto *yield = ctx->yield_stmt();
     ast::StmtPtr result = makeStmt(ast::StmtKind::ExprStmt, loc(yield));

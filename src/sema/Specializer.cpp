@@ -898,6 +898,8 @@ void Specializer::exec(const ast::Stmt &stmt) {
       execTry(stmt);
       return;
     }
+    if (hostCallDepth_ > 0 && stmt.name == "raise statement")
+      execRaise(stmt);
     if (hostCallDepth_ > 0)
       error(stmt.loc, stmt.name + " is not supported yet in Python code that tilec evaluates at "
                                   "module level");
@@ -925,13 +927,93 @@ void Specializer::execTry(const ast::Stmt &stmt) {
     }
     if (!handler->name.empty())
       bind(handler->name, SemaValue::ofString(e.message));
-    execBlock(handler->body);
+    handledExceptions_.push_back(e); // for a bare `raise` in the handler
+    try {
+      execBlock(handler->body);
+    } catch (...) {
+      handledExceptions_.pop_back();
+      runFinally();
+      throw;
+    }
+    handledExceptions_.pop_back();
     runFinally();
     return;
   }
   if (!returnValue_)
     execBlock(stmt.orelse);
   runFinally();
+}
+
+/// Python's built-in exception classes, each with its bases up to BaseException, for `raise`.
+static std::optional<std::vector<std::string>> builtinException(const std::string &name) {
+  static const std::map<std::string, std::vector<std::string>> bases = {
+      {"BaseException", {}},
+      {"Exception", {"BaseException"}},
+      {"ArithmeticError", {"Exception", "BaseException"}},
+      {"AssertionError", {"Exception", "BaseException"}},
+      {"AttributeError", {"Exception", "BaseException"}},
+      {"ImportError", {"Exception", "BaseException"}},
+      {"ModuleNotFoundError", {"ImportError", "Exception", "BaseException"}},
+      {"LookupError", {"Exception", "BaseException"}},
+      {"IndexError", {"LookupError", "Exception", "BaseException"}},
+      {"KeyError", {"LookupError", "Exception", "BaseException"}},
+      {"NameError", {"Exception", "BaseException"}},
+      {"NotImplementedError", {"RuntimeError", "Exception", "BaseException"}},
+      {"OSError", {"Exception", "BaseException"}},
+      {"RuntimeError", {"Exception", "BaseException"}},
+      {"TypeError", {"Exception", "BaseException"}},
+      {"ValueError", {"Exception", "BaseException"}},
+      {"ZeroDivisionError", {"ArithmeticError", "Exception", "BaseException"}},
+  };
+  auto it = bases.find(name);
+  if (it == bases.end())
+    return std::nullopt;
+  std::vector<std::string> classes = {name};
+  classes.insert(classes.end(), it->second.begin(), it->second.end());
+  return classes;
+}
+
+void Specializer::execRaise(const ast::Stmt &stmt) {
+  if (!stmt.value) { // a bare `raise` re-raises the exception being handled
+    if (handledExceptions_.empty())
+      throw HostException{{"RuntimeError", "Exception", "BaseException"},
+                          "No active exception to reraise",
+                          stmt.loc};
+    throw handledExceptions_.back();
+  }
+  // `raise ValueError("...")` or `raise ValueError`, of Python's built-in classes.
+  const ast::Expr &raised = *stmt.value;
+  const ast::Expr &cls = raised.kind == ast::ExprKind::Call ? *raised.operands[0] : raised;
+  std::optional<std::vector<std::string>> classes;
+  if (cls.kind == ast::ExprKind::Name || cls.kind == ast::ExprKind::Attribute)
+    classes = builtinException(cls.name);
+  if (!classes ||
+      (cls.kind == ast::ExprKind::Attribute &&
+       !(cls.operands[0]->kind == ast::ExprKind::Name && cls.operands[0]->name == "builtins")))
+    error(cls.loc,
+          "raising " +
+              std::string(cls.kind == ast::ExprKind::Name ? "'" + cls.name + "'" : "this") +
+              " is not supported yet in Python code that tilec evaluates (it raises "
+              "Python's built-in exceptions: ValueError, RuntimeError, ImportError, ...)");
+  // str() of the exception: its one argument's str() (a KeyError's repr()), several arguments'
+  // tuple, or "".
+  std::string message;
+  if (raised.kind == ast::ExprKind::Call) {
+    if (!raised.keywords.empty())
+      error(raised.keywords[0].loc, "keyword arguments of an exception are not supported yet");
+    std::vector<SemaValue> args;
+    for (size_t i = 1; i < raised.operands.size(); ++i)
+      args.push_back(eval(*raised.operands[i]));
+    if (args.size() == 1 && (*classes)[0] == "KeyError") {
+      // KeyError's str() is its key's repr(): that of the 1-tuple without "(" and ",)".
+      std::string tuple = pythonStr(SemaValue::ofTuple(args), raised.operands[1]->loc);
+      message = tuple.substr(1, tuple.size() - 3);
+    } else if (args.size() == 1) {
+      message = pythonStr(args[0], raised.operands[1]->loc);
+    } else if (args.size() > 1)
+      message = pythonStr(SemaValue::ofTuple(args), raised.loc);
+  }
+  throw HostException{*classes, message, stmt.loc};
 }
 
 void Specializer::execHostImport(const ast::Stmt &stmt) {
@@ -1905,15 +1987,24 @@ SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
   std::optional<SemaValue> savedReturn = std::move(returnValue_);
   returnValue_.reset();
   SourceLoc savedLoc = builder_.loc();
-  execBlock(def.body);
+  auto restore = [&] {
+    returnValue_ = std::move(savedReturn);
+    runtimeControlFlowDepth_ = savedDepth;
+    staticLoopDepth_ = savedStaticDepth;
+    continuations_ = std::move(savedContinuations);
+    --callDepth_;
+    scopes_.pop_back();
+    builder_.setLoc(savedLoc);
+  };
+  try {
+    execBlock(def.body);
+  } catch (const HostException &) {
+    // A Python exception leaves the function: the caller's `try` may catch it and go on.
+    restore();
+    throw;
+  }
   SemaValue result = returnValue_ ? *returnValue_ : SemaValue::none();
-  returnValue_ = std::move(savedReturn);
-  runtimeControlFlowDepth_ = savedDepth;
-  staticLoopDepth_ = savedStaticDepth;
-  continuations_ = std::move(savedContinuations);
-  --callDepth_;
-  scopes_.pop_back();
-  builder_.setLoc(savedLoc);
+  restore();
   return result;
 }
 

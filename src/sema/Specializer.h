@@ -260,6 +260,8 @@ private:
     const ast::StmtList *stmts;
     size_t next;
   };
+  // The exceptions the `except` handlers being run caught, innermost last (a bare `raise`).
+  std::vector<HostException> handledExceptions_;
   std::vector<Continuation> continuations_;
 
   /// Binds the module-level names that the first `count` statements of `stmts` define; with
@@ -293,6 +295,7 @@ private:
   SemaValue callMatchMethod(const std::string &method, CallArgs &args);
   SemaValue importlibVersion(CallArgs &args);
   SemaValue findSpec(CallArgs &args);
+  [[noreturn]] void execRaise(const ast::Stmt &stmt);
   void execTry(const ast::Stmt &stmt);
   void execHostImport(const ast::Stmt &stmt);
   bool isStdlibFunction(const ast::Stmt &def) const;
