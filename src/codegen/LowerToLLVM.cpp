@@ -370,6 +370,20 @@ llvm::Value *KernelLowering::lowerElement(const Operation &op, const Values &arg
   case OpCode::Maximum:
   case OpCode::Minimum: {
     bool max = op.code() == OpCode::Maximum;
+    if (isFloat && op.hasAttr("propagate_nan") && op.strAttr("propagate_nan") == "all") {
+      // tl.PropagateNan.ALL, as Triton's MinMaxFOpConversion: llvm.maximum / llvm.minimum from
+      // sm_80 (max.NaN / min.NaN for fp32, fp16 and bf16: a NaN operand gives the canonical
+      // NaN; fp64 has no .NaN form and LLVM expands it); before sm_80, maxnum / minnum and the
+      // quiet NaN where either operand is NaN.
+      if (gpu::smVersion(options_.arch) >= 80)
+        return intrinsic(max ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, {a->getType()},
+                         {a, b});
+      llvm::Value *r = intrinsic(max ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum,
+                                 {a->getType()}, {a, b});
+      llvm::Value *isNan =
+          builder_.CreateOr(builder_.CreateFCmpUNO(a, a), builder_.CreateFCmpUNO(b, b));
+      return builder_.CreateSelect(isNan, llvm::ConstantFP::getNaN(a->getType()), r);
+    }
     if (isFloat)
       return intrinsic(max ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum, {a->getType()},
                        {a, b});
@@ -567,6 +581,21 @@ llvm::Value *KernelLowering::lowerCast(const Operation &op, llvm::Value *v, cons
                                        const DType &to) {
   if (from == to)
     return v;
+  if (op.code() == OpCode::Cast && op.hasAttr("rounding") && op.strAttr("rounding") == "rtz" &&
+      from.kind == ScalarKind::F32 && (to.kind == ScalarKind::F16 || to.kind == ScalarKind::BF16)) {
+    // fp_downcast_rounding='rtz', as Triton: cvt.rz.f16.f32, and cvt.rz.bf16.f32 (PTX ISA 7.0,
+    // sm_80; Triton's llvm.nvvm.f2bf16.rz).
+    bool bf16 = to.kind == ScalarKind::BF16;
+    if (bf16 && gpu::smVersion(options_.arch) < 80)
+      unsupported(op, "fp_downcast_rounding='rtz' to bf16 before sm_80 (cvt.rz.bf16.f32 needs "
+                      "sm_80)");
+    llvm::Type *i16 = builder_.getInt16Ty();
+    auto *type = llvm::FunctionType::get(i16, {builder_.getFloatTy()}, false);
+    std::string cvt = std::string("cvt.rz.") + (bf16 ? "bf16" : "f16") + ".f32 $0, $1;";
+    llvm::Value *bits =
+        builder_.CreateCall(type, llvm::InlineAsm::get(type, cvt, "=h,f", false), {v});
+    return builder_.CreateBitCast(bits, scalarType(to));
+  }
   if (from.isFp8() || to.isFp8())
     return lowerFp8Cast(op, v, from, to);
   llvm::Type *target = scalarType(to);

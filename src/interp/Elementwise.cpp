@@ -9,6 +9,7 @@
 #include "tir/Libdevice.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace tilec::interp {
@@ -329,6 +330,40 @@ void evalBinary(OpCode code, const Tensor &lhs, const Tensor &rhs, Tensor &out,
   case LaneKind::Ptr:
     failUndefined(code, dtype, errors);
   }
+}
+
+void evalMaxMinPropagatingNan(OpCode code, const Tensor &lhs, const Tensor &rhs, Tensor &out,
+                              const ErrorReporter &errors) {
+  evalBinary(code, lhs, rhs, out, errors);
+  const int64_t n = out.numElements();
+  if (lhs.laneKind() == LaneKind::Double) {
+    const double *x = lhs.lanes<double>(), *y = rhs.lanes<double>();
+    double *r = out.lanes<double>();
+    const uint64_t nanBits = 0x7ff8000000000000u;
+    double nan;
+    std::memcpy(&nan, &nanBits, sizeof(nan));
+    for (int64_t i = 0; i < n; ++i)
+      if (x[i] != x[i] || y[i] != y[i])
+        r[i] = nan;
+  } else if (lhs.laneKind() == LaneKind::Float) {
+    // fp16/bf16 lanes store any NaN as 0x7fff; an fp32 lane keeps these bits.
+    const float *x = lhs.lanes<float>(), *y = rhs.lanes<float>();
+    float *r = out.lanes<float>();
+    const uint32_t nanBits = 0x7fffffffu;
+    float nan;
+    std::memcpy(&nan, &nanBits, sizeof(nan));
+    for (int64_t i = 0; i < n; ++i)
+      if (x[i] != x[i] || y[i] != y[i])
+        r[i] = nan;
+  }
+}
+
+void evalCastTowardZero(const Tensor &in, Tensor &out) {
+  if (out.dtype().kind == ScalarKind::BF16)
+    return mapUnary<float, float>(
+        in, out, [](float x) { return bfloat16BitsToFloat(floatToBFloat16BitsTowardZero(x)); });
+  mapUnary<float, float>(in, out,
+                         [](float x) { return halfBitsToFloat(floatToHalfBitsTowardZero(x)); });
 }
 
 bool parseCmpPredicate(const std::string &text, CmpPredicate &out) {

@@ -59,6 +59,10 @@ struct CompiledOp {
   const tir::LibdeviceFunction *libdevice = nullptr;
   bool scanProduct = false;
   bool scanReverse = false;
+  /// maximum/minimum with propagate_nan=ALL (a NaN operand gives NaN).
+  bool propagateNan = false;
+  /// A cast with fp_downcast_rounding='rtz'.
+  bool roundTowardZero = false;
   /// The value of a `constant` (a scalar of the result's element type).
   Tensor constant;
   /// Set once a constant or make_range has filled its slot in this launch.
@@ -444,6 +448,24 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
     if (!parseCmpPredicate(stringAttr("predicate"), compiled.predicate))
       compileError(op, "unknown predicate '" + op.strAttr("predicate") + "'");
     break;
+  case OpCode::Maximum:
+  case OpCode::Minimum:
+    if (op.hasAttr("propagate_nan")) {
+      if (op.strAttr("propagate_nan") != "all")
+        compileError(op, "unknown propagate_nan '" + op.strAttr("propagate_nan") + "'");
+      compiled.propagateNan = true;
+    }
+    break;
+  case OpCode::Cast:
+    if (op.hasAttr("rounding")) {
+      const tir::DType from = op.operand(0)->type().elem, to = op.result()->type().elem;
+      if (op.strAttr("rounding") != "rtz" || from.kind != tir::ScalarKind::F32 ||
+          (to.kind != tir::ScalarKind::F16 && to.kind != tir::ScalarKind::BF16))
+        compileError(op, "unknown rounding '" + op.strAttr("rounding") + "' from " + from.str() +
+                             " to " + to.str());
+      compiled.roundTowardZero = true;
+    }
+    break;
   case OpCode::Reduce:
   case OpCode::ArgReduce: {
     if (!parseReduceKind(stringAttr("kind"), compiled.reduceKind))
@@ -798,7 +820,7 @@ void Machine::execElementwise(CompiledOp &op, Tensor &out) {
     if (in.laneKind() == LaneKind::Ptr || out.laneKind() == LaneKind::Ptr)
       return execPointerCast(op, out);
     if (op.code == OpCode::Cast)
-      return evalCast(in, out);
+      return op.roundTowardZero ? evalCastTowardZero(in, out) : evalCast(in, out);
     return evalBitcast(in, out, *this);
   }
   case OpCode::Fma:
@@ -815,6 +837,8 @@ void Machine::execElementwise(CompiledOp &op, Tensor &out) {
   default:
     break;
   }
+  if (op.propagateNan)
+    return evalMaxMinPropagatingNan(op.code, operand(0), operand(1), out, *this);
   if (op.operands.size() == 2)
     return evalBinary(op.code, operand(0), operand(1), out, *this);
   if (op.operands.size() == 1)

@@ -238,6 +238,31 @@ uint16_t floatToBFloat16Bits(float v) {
   return static_cast<uint16_t>(bits >> 16);
 }
 
+uint16_t floatToHalfBitsTowardZero(float v) {
+  if (std::isnan(v))
+    return 0x7fff;
+  uint32_t bits = floatBits(v);
+  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  bits &= 0x7fffffffu;
+  uint16_t magnitude;
+  if (bits == (255u << 23))
+    magnitude = 0x7c00; // infinity stays infinite
+  else if (bits >= (127u + 16) << 23)
+    magnitude = 0x7bff; // 2^16 and beyond: truncated to the largest finite fp16, 65504
+  else if (bits >= (113u << 23))
+    magnitude = static_cast<uint16_t>((bits - (112u << 23)) >> 13); // rebias, drop 13 bits
+  else
+    // Below 2^-14: a subnormal, the value in units of 2^-24 truncated (the scaling is exact).
+    magnitude = static_cast<uint16_t>(std::trunc(floatFromBits(bits) * 16777216.0f));
+  return static_cast<uint16_t>(sign | magnitude);
+}
+
+uint16_t floatToBFloat16BitsTowardZero(float v) {
+  if (std::isnan(v))
+    return 0x7fff;
+  return static_cast<uint16_t>(floatBits(v) >> 16);
+}
+
 uint8_t doubleToFp8Bits(double v, ScalarKind kind) {
   return static_cast<uint8_t>(encodeSmallFloat(v, formatOf(kind)));
 }

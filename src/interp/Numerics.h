@@ -88,6 +88,11 @@ inline float bfloat16BitsToFloat(uint16_t bits) {
   return result;
 }
 
+/// fp32 to fp16 / bf16 bits rounding toward zero, as cvt.rz.f16.f32 and cvt.rz.bf16.f32: finite
+/// values beyond the largest finite one give it (never infinity), NaN gives the canonical 0x7fff.
+uint16_t floatToHalfBitsTowardZero(float v);
+uint16_t floatToBFloat16BitsTowardZero(float v);
+
 /// fp8 encodings as Hopper converts to them (`cvt.rn.satfinite`): round to nearest even, values
 /// beyond the largest finite one (infinities included) saturate to it, NaN stays NaN.
 /// `kind` is F8E4M3 (e4m3fn: no infinities, max 448) or F8E5M2 (max 57344).

@@ -159,6 +159,12 @@ protected:
 void evalBinary(tir::OpCode code, const Tensor &lhs, const Tensor &rhs, Tensor &out,
                 const ErrorReporter &errors);
 
+/// maximum/minimum with propagate_nan=ALL on floats: a NaN operand gives the canonical NaN (as
+/// PTX max.NaN / min.NaN on sm_80+: 0x7fffffff for fp32, 0x7fff for fp16/bf16; fp64, which LLVM
+/// expands, 0x7ff8000000000000); otherwise as `maximum`/`minimum`.
+void evalMaxMinPropagatingNan(tir::OpCode code, const Tensor &lhs, const Tensor &rhs, Tensor &out,
+                              const ErrorReporter &errors);
+
 enum class CmpPredicate : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
 bool parseCmpPredicate(const std::string &text, CmpPredicate &out);
 /// `out` must already have the i1 result type. Pointers compare by their address.
@@ -177,6 +183,8 @@ void evalSelect(const Tensor &cond, const Tensor &ifTrue, const Tensor &ifFalse,
 
 /// Numeric conversion between non-pointer dtypes; `out` already has the result type.
 void evalCast(const Tensor &in, Tensor &out);
+/// fp32 to fp16 or bf16 rounding toward zero (cvt.rz.f16.f32 / cvt.rz.bf16.f32).
+void evalCastTowardZero(const Tensor &in, Tensor &out);
 /// Reinterprets the bits of non-pointer dtypes of the same width.
 void evalBitcast(const Tensor &in, Tensor &out, const ErrorReporter &errors);
 

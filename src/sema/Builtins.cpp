@@ -746,13 +746,14 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   }
   if (fn == "maximum" || fn == "minimum") {
     auto a = bindArgs(*this, display, {"x", "y", "propagate_nan"}, 2, args);
-    if (a.get(2)) {
-      // tl.PropagateNan.ALL would need NaN-propagating max; only the default is supported.
-      error(loc, display + "'s propagate_nan is not supported yet");
-    }
+    // propagate_nan=tl.PropagateNan.ALL: on floats a NaN operand makes the result NaN (Triton's
+    // arith.maximumf / minimumf) instead of the other operand (maxnumf / minnumf, the default).
+    bool propagate = false;
+    if (const SemaValue *p = a.get(2); p && !p->isNone())
+      propagate = propagateNanAll(*p, loc, display);
     // Promote like an arithmetic operator, then take the max.
     SemaValue x = *a.values[0], y = *a.values[1];
-    if (x.isConstexprNumber() && y.isConstexprNumber()) {
+    if (x.isConstexprNumber() && y.isConstexprNumber() && !propagate) {
       CallArgs pair{{x, y}, {}, loc};
       return callBuiltin(SemaValue::ofBuiltin(fn == "maximum" ? "py.max" : "py.min"), pair);
     }
@@ -764,8 +765,11 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     }
     // Promoted and broadcast like the operands of an arithmetic operator.
     auto [lhs, rhs] = convertAndBroadcast(x, y, operandType(x, y, false, loc), loc);
-    return SemaValue::ofTensor(
-        builder_.binary(fn == "maximum" ? OpCode::Maximum : OpCode::Minimum, lhs, rhs));
+    tir::Value *r = builder_.binary(fn == "maximum" ? OpCode::Maximum : OpCode::Minimum, lhs, rhs);
+    // Integers have no NaN: Triton ignores propagate_nan there.
+    if (propagate && r->type().elem.isFloat())
+      r->definingOp()->setAttr("propagate_nan", std::string("all"));
+    return SemaValue::ofTensor(r);
   }
   if (fn == "make_block_ptr")
     return makeBlockPointer(args);
@@ -827,9 +831,49 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     auto a = bindArgs(*this, display, {"input", "dtype", "fp_downcast_rounding", "bitcast"}, 2, args);
     DType to = constDType(*this, *a.values[1], loc, "dtype");
     bool bitcast = a.get(3) && constexprTruth(*a.get(3)).value_or(false);
-    if (a.get(2))
-      error(loc, "fp_downcast_rounding is not supported yet");
     const SemaValue &in = *a.values[0];
+    // fp_downcast_rounding, as Triton 3.6's semantic.cast: ignored when the dtype does not
+    // change, 'rtne' (the default) or 'rtz', and only on a float conversion to fewer bits.
+    std::string rounding;
+    tir::Value *source = nullptr; // the input as a tensor, where a rounding is named
+    if (const SemaValue *r = a.get(2); r && !r->isNone() && !bitcast) {
+      source = tensorArg(in, display); // a Python number: a scalar of its literal type
+      DType from = source->type().elem;
+      if (from != to) {
+        if (r->kind != Kind::String || (r->name != "rtne" && r->name != "rtz"))
+          error(loc,
+                "Invalid rounding mode: " + (r->kind == Kind::String ? r->name : r->describe()) +
+                    ". Supported rounding modes are 'rtne' and 'rtz'.");
+        if (!from.isFloat() || !to.isFloat() || to.bits() >= from.bits())
+          error(loc, "fp_downcast_rounding should be set only for truncating fp conversions. "
+                     "Source scalar type is " +
+                         from.tritonName() + " and destination type is " + to.tritonName());
+        rounding = r->name;
+      }
+    }
+    if (rounding == "rtz") {
+      DType from = source->type().elem;
+      // Triton's NVIDIA backend (FpToFpOpConversion) has rtz for fp32 -> fp16 (cvt.rz.f16.f32),
+      // fp32 -> bf16 (cvt.rz.bf16.f32) and to fp8e5m2 from fp32 or fp16; it stops on the others.
+      if (to.isFp8()) {
+        if (to.kind == ScalarKind::F8E5M2 &&
+            (from.kind == ScalarKind::F32 || from.kind == ScalarKind::F16))
+          error(loc, "fp_downcast_rounding='rtz' to fp8e5 is not supported yet");
+        error(loc, "Triton has no rtz conversion from " + from.tritonName() + " to " +
+                       to.tritonName() +
+                       " (its NVIDIA backend stops: 'Unsupported rounding mode for conversion')");
+      }
+      if (from.kind != ScalarKind::F32)
+        error(loc, "Triton has no rtz conversion from " + from.tritonName() + " to " +
+                       to.tritonName() +
+                       " (its NVIDIA backend stops: 'Unsupported rounding mode for conversion'); "
+                       "only fp32 converts to fp16 or bf16 with rtz");
+    }
+    if (rounding == "rtz") {
+      tir::Value *c = builder_.createValue(OpCode::Cast, {source}, source->type().withElem(to));
+      c->definingOp()->setAttr("rounding", std::string("rtz"));
+      return SemaValue::ofTensor(c);
+    }
     if (!in.isTensor())
       return SemaValue::ofTensor(materialize(in, loc, to));
     tir::Value *v = in.value;
@@ -1265,8 +1309,20 @@ SemaValue Specializer::dot(CallArgs &args) {
   }
   if (in.kind != ScalarKind::F32)
     precision = "ieee"; // only fp32 inputs are rounded
-  if (a.get(5))
-    error(loc, "tl.dot's max_num_imprecise_acc is not supported yet");
+  if (const SemaValue *acc = a.get(5); acc && !acc->isNone()) {
+    // As Triton 3.6's semantic.dot: checked against K for fp8 x fp8 only, and only Triton's
+    // sm_90 wgmma lowering of fp8 reads it (how often the fp8 accumulator is promoted into the
+    // fp32 one); for every other dtype it has no effect.
+    int64_t bound = constInt(*this, *acc, loc, "tl.dot's max_num_imprecise_acc");
+    if (in.isFp8()) {
+      if (bound > k)
+        error(loc, "max_num_imprecise_acc (" + std::to_string(bound) + ") must be <= K (" +
+                       std::to_string(k) + ")");
+      error(loc, "tl.dot's max_num_imprecise_acc on fp8 operands is not supported yet (Triton "
+                 "promotes the wgmma accumulator every max_num_imprecise_acc products on sm_90; "
+                 "tilec does not model it)");
+    }
+  }
 
   std::vector<int64_t> shape = {m, n};
   if (rank == 3)

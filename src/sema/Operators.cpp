@@ -359,8 +359,13 @@ SemaValue Specializer::binaryOp(ast::BinaryOperator op, const SemaValue &lhs, co
                      v->describe());
   if (op == BO::MatMul)
     error(loc, "'@' is not supported: use tl.dot(a, b)");
-  if (op == BO::Pow)
-    error(loc, "'**' on tensors is not supported yet");
+  if (op == BO::Pow) {
+    // Triton 3.6's tl.tensor defines no __pow__ / __rpow__ (only constexpr does): its code
+    // generator looks the method up on the tensor operand, the left one first, and fails.
+    error(loc, std::string("'tensor' object has no attribute '") +
+                   (lhs.isTensor() ? "__pow__" : "__rpow__") +
+                   "' (Triton has no '**' on tensors; use libdevice.pow or tl.exp2/tl.log2)");
+  }
 
   bool lhsLiteral = !lhs.isTensor(), rhsLiteral = !rhs.isTensor();
   DType lt = lhsLiteral ? literalType(lhs) : lhs.value->type().elem;

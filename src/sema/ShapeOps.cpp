@@ -242,20 +242,7 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
 
   if (fn == "clamp") {
     auto a = bindCallArgs(*this, display, {"x", "min", "max", "propagate_nan"}, 3, args);
-    bool propagate = false;
-    if (a[3] && !a[3]->isNone()) {
-      const SemaValue &p = *a[3];
-      bool all = p.kind == Kind::Module && p.name.size() >= 4 &&
-                 p.name.compare(p.name.size() - 4, 4, ".ALL") == 0;
-      bool none = p.kind == Kind::Module && p.name.size() >= 5 &&
-                  p.name.compare(p.name.size() - 5, 5, ".NONE") == 0;
-      if (!all && !none)
-        error(loc, display +
-                       "'s propagate_nan must be tl.PropagateNan.NONE or "
-                       "tl.PropagateNan.ALL, not " +
-                       p.describe());
-      propagate = all;
-    }
+    bool propagate = a[3] && !a[3]->isNone() && propagateNanAll(*a[3], loc, display);
     // As Triton: x and the bounds are promoted together; clamp is defined on floats only.
     DType type = operandType(*a[0], *a[1], false, loc);
     SemaValue typed = SemaValue::ofTensor(materialize(SemaValue::ofFloat(0), loc, type));
@@ -296,6 +283,19 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
   if (precise)
     r->definingOp()->setAttr("rounding", std::string("rn"));
   return SemaValue::ofTensor(r);
+}
+
+bool Specializer::propagateNanAll(const SemaValue &p, SourceLoc loc, const std::string &display) {
+  bool all = p.kind == Kind::Module && p.name.size() >= 4 &&
+             p.name.compare(p.name.size() - 4, 4, ".ALL") == 0;
+  bool none = p.kind == Kind::Module && p.name.size() >= 5 &&
+              p.name.compare(p.name.size() - 5, 5, ".NONE") == 0;
+  if (!all && !none)
+    error(loc, display +
+                   "'s propagate_nan must be tl.PropagateNan.NONE or "
+                   "tl.PropagateNan.ALL, not " +
+                   p.describe());
+  return all;
 }
 
 } // namespace tilec::sema

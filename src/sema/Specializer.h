@@ -330,6 +330,8 @@ private:
 
   // Scans and reductions with combine functions (Combine.cpp).
   bool constFlag(const std::optional<SemaValue> &v, SourceLoc loc, const std::string &what);
+  /// A propagate_nan argument: true for tl.PropagateNan.ALL, false for NONE, an error otherwise.
+  bool propagateNanAll(const SemaValue &p, SourceLoc loc, const std::string &display);
   int64_t constAxis(const SemaValue &v, unsigned rank, SourceLoc loc, const std::string &what);
   void buildCombineRegion(tir::Operation &op, const SemaValue &fn,
                           const std::vector<tir::DType> &types, SourceLoc loc,

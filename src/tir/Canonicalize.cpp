@@ -130,6 +130,9 @@ private:
   std::optional<Constant> fold(const Operation &op) {
     if (op.numResults() != 1 || op.numRegions() != 0)
       return std::nullopt;
+    // A conversion rounding toward zero and a NaN-propagating max/min are left to run time.
+    if (op.hasAttr("rounding") || op.hasAttr("propagate_nan"))
+      return std::nullopt;
     const Type &type = op.result()->type();
     DType t = type.elem;
     switch (op.code()) {
