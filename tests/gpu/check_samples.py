@@ -906,6 +906,97 @@ PREFETCH_SAMPLES = [
         reference=lambda t, s: {"y": view2d(t["x"], s[0], s[1], s[1]).double().sum(0)}),
 ]
 
+# --- tests/gpu/lang_bits.tl: tl.maximum / tl.minimum with propagate_nan=tl.PropagateNan.ALL (Triton:
+# arith.maximumf / minimumf, llvm.maximum / minimum, max.NaN / min.NaN on sm_80+: the canonical
+# NaN; fp64 expanded by LLVM with the quiet NaN 0x7ff8...), and fp32 -> fp16 / bf16 with
+# fp_downcast_rounding="rtz" (cvt.rz.f16.f32 / cvt.rz.bf16.f32). Exact, bits included.
+BITS_DTYPE = {"float16": "int16", "bfloat16": "int16", "float32": "int32", "float64": "int64"}
+CANONICAL_NAN_BITS = {"float16": 0x7FFF, "bfloat16": 0x7FFF, "float32": 0x7FFFFFFF,
+                      "float64": 0x7FF8000000000000}
+
+
+def special_floats(n, dtype, seed_shift=0):
+    """randn with NaNs, infinities and signed zeros at fixed strides (different per seed_shift)."""
+    x = torch.randn(n, dtype=torch.float32).to(getattr(torch, dtype))
+    i = torch.arange(n)
+    x[(i + seed_shift) % 7 == 0] = float("nan")
+    x[(i + seed_shift) % 11 == 0] = 0.0
+    x[(i + seed_shift) % 13 == 0] = -0.0
+    x[(i + seed_shift) % 17 == 0] = float("inf")
+    x[(i + seed_shift) % 19 == 0] = float("-inf")
+    return x.to(DEVICE)
+
+
+def max_min_nan_sample(name, dtype, arch="sm_90"):
+    short = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64"}[dtype]
+    ibits = BITS_DTYPE[dtype]
+    ishort = {"int16": "i16", "int32": "i32", "int64": "i64"}[ibits]
+
+    def reference(t, n):
+        x, y = t["x"].cpu(), t["y"].cpu()
+        nan = x.isnan() | y.isnan()
+        both_zero = (x == 0) & (y == 0)
+        x_pos = ~torch.signbit(x)
+        mx = torch.where(both_zero, torch.where(x_pos, x, y), torch.where(x > y, x, y))
+        mn = torch.where(both_zero, torch.where(x_pos, y, x), torch.where(x < y, x, y))
+        out = {}
+        bits = []
+        for key, r in (("mx", mx), ("mn", mn)):
+            r = torch.where(nan, torch.full_like(r, float("nan")), r)
+            out[key] = r.double()
+            b = r.view(getattr(torch, ibits)).clone()
+            b[nan] = CANONICAL_NAN_BITS[dtype] - (1 << 64 if ibits == "int64" and
+                                                 CANONICAL_NAN_BITS[dtype] >= 1 << 63 else 0)
+            bits.append(b)
+        out["bits"] = torch.cat(bits).double() if ibits != "int64" else torch.cat(bits)
+        return out
+
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="max_min_nan", ptx=name,
+        signature=f"*{short}:16,*{short}:16,*{short}:16,*{short}:16,*{ishort}:16,i32,256",
+        size=3001, small=700, tilec_flags=("--arch", arch),
+        inputs=lambda n: {"x": special_floats(n, dtype), "y": special_floats(n, dtype, 3),
+                          "mx": empty(n, dtype), "mn": empty(n, dtype),
+                          "bits": empty(2 * n, ibits)},
+        outputs=["mx", "mn", "bits"],
+        args=lambda t, n: [t["x"], t["y"], t["mx"], t["mn"], t["bits"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT, reference=reference)
+
+
+def rtz_inputs(n):
+    """fp32 values around fp16 / bf16 rounding points: halfway cases, ties, the fp16 overflow
+    threshold (65504, 65519, 65520, 1e30), fp16 subnormals, fp32 subnormals, inf, NaN, -0."""
+    x = torch.randn(n, dtype=torch.float32) * torch.exp2(torch.randint(-30, 30, (n,)).float())
+    specials = torch.tensor([0.0, -0.0, float("inf"), float("-inf"), float("nan"), 65504.0,
+                             65519.0, 65520.0, 65535.9, 70000.0, -70000.0, 1e30, -1e30,
+                             3.0e38, 6.0e-8, 5.96e-8, 3.0e-8, -1.0e-6, 1e-40, -1e-40,
+                             1.0009765625, 1.00048828125, 1.000732421875, -1.00048828125,
+                             1.00390625, 1.005859375, 2049.0, 2051.0])
+    x[:specials.numel()] = specials
+    x[specials.numel()::5] = (1 + torch.rand(len(range(specials.numel(), n, 5)))) * \
+        torch.exp2(torch.randint(-20, 16, (len(range(specials.numel(), n, 5)),)).float())
+    return x.to(DEVICE)
+
+
+def rtz_reference(t, n):
+    x = t["x"].cpu()
+    # bf16: the high half of the fp32 bits (NaN: the canonical 0x7fff).
+    xb = x.view(torch.int32)
+    bf = (xb & -65536).view(torch.float32).bfloat16()
+    bf = torch.where(x.isnan(), torch.full_like(bf, float("nan")), bf)
+    # fp16: round to nearest, then one step toward zero where that went away from zero.
+    h = x.half()
+    hb = h.view(torch.int16).to(torch.int32)
+    away = (h.double().abs() > x.double().abs()) & ~x.isnan()
+    hb = torch.where(away, hb - 1, hb)
+    hb = torch.where(x.isnan(), torch.full_like(hb, 0x7FFF), hb)
+    h = hb.to(torch.int16).view(torch.float16)
+    bfb = torch.where(x.isnan(), torch.full_like(xb, 0x7FFF), (xb >> 16) & 0xFFFF)
+    bfb = torch.where(bfb >= 32768, bfb - 65536, bfb)
+    return {"h": h.double(), "b": bf.double(),
+            "bits": torch.cat([hb.to(torch.int16), bfb.to(torch.int16)]).double()}
+
+
 LANG_BITS_SAMPLES = [
     Sample(
         name="volatile_load", source="tests/gpu/lang_bits.tl", kernel="volatile_load",
@@ -922,6 +1013,18 @@ LANG_BITS_SAMPLES = [
     atomic_add_half_sample("atomic_add_bf16", "bfloat16"),
     atomic_add_half_sample("atomic_add_bf16_sm80", "bfloat16", arch="sm_80"),
     atomic_add_half_sample("atomic_add_fp16", "float16"),
+    max_min_nan_sample("max_min_nan_fp32", "float32"),
+    max_min_nan_sample("max_min_nan_fp16", "float16"),
+    max_min_nan_sample("max_min_nan_bf16", "bfloat16"),
+    max_min_nan_sample("max_min_nan_fp64", "float64"),
+    max_min_nan_sample("max_min_nan_fp32_sm80", "float32", arch="sm_80"),
+    Sample(
+        name="downcast_rtz", source="tests/gpu/lang_bits.tl", kernel="downcast_rtz",
+        ptx="downcast_rtz", signature="*fp32:16,*fp16:16,*bf16:16,*i16:16,i32,256", size=3001,
+        small=700, inputs=lambda n: {"x": rtz_inputs(n), "h": empty(n, "float16"),
+                                     "b": empty(n, "bfloat16"), "bits": empty(2 * n, "int16")},
+        outputs=["h", "b", "bits"], args=lambda t, n: [t["x"], t["h"], t["b"], t["bits"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT, reference=rtz_reference),
     # Each element held by two threads (512 columns, 32 warps), updated in place: exact.
     Sample(
         name="update_rows_in_place", source="tests/gpu/lang_bits.tl", kernel="update_rows_in_place",
