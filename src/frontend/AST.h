@@ -94,6 +94,13 @@ struct Expr {
   std::vector<ExprPtr> operands;
   std::vector<Keyword> keywords; // Call only
 
+  /// StringLit with isFString: the literal text around its replacement fields (one more than
+  /// the fields), and per field its conversion ('s', 'r', 'a', or 0 for none) and its format
+  /// spec as written; the fields' expressions are `operands`.
+  std::vector<std::string> fstringLiterals;
+  std::vector<char> fstringConversions;
+  std::vector<std::string> fstringSpecs;
+
   Expr(ExprKind kind, SourceLoc loc) : kind(kind), loc(loc) {}
 };
 

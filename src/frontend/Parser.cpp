@@ -213,6 +213,10 @@ enum class TargetUse { Assign, For, Delete };
 class ASTBuilder {
 public:
   ASTBuilder(const SourceManager &sources, uint32_t file) : sources_(sources), file_(file) {}
+  /// A builder for an f-string field's expression, parsed as "(" + text + ")" on its own: its
+  /// first line starts one column left of `origin`, where the text is in the file.
+  ASTBuilder(const SourceManager &sources, uint32_t file, SourceLoc origin)
+      : sources_(sources), file_(file), origin_(origin) {}
 
   std::unique_ptr<ast::Module> buildModule(PythonParser::File_inputContext *ctx) {
     auto module = std::make_unique<ast::Module>();
@@ -227,6 +231,7 @@ private:
 
   const SourceManager &sources_;
   uint32_t file_;
+  std::optional<SourceLoc> origin_;
   /// Enclosing loops and functions of the code being built, for Python's checks of `break`,
   /// `continue`, `return`, `yield` and `await`.
   int loopDepth_ = 0;
@@ -264,8 +269,14 @@ private:
   //===--------------------------------------------------------------------===//
 
   SourceLoc loc(const Token *token) const {
-    return SourceLoc{file_, static_cast<uint32_t>(token->getLine()),
-                     static_cast<uint32_t>(token->getCharPositionInLine() + 1)};
+    uint32_t line = static_cast<uint32_t>(token->getLine());
+    uint32_t column = static_cast<uint32_t>(token->getCharPositionInLine() + 1);
+    if (!origin_)
+      return SourceLoc{file_, line, column};
+    // The field's text is parsed after a "(" of ours.
+    if (line == 1)
+      return SourceLoc{file_, origin_->line, origin_->col + column - 2};
+    return SourceLoc{file_, origin_->line + line - 1, column};
   }
   SourceLoc loc(TerminalNode *node) const { return loc(node->getSymbol()); }
   SourceLoc loc(ParserRuleContext *ctx) const { return loc(ctx->getStart()); }
@@ -1417,6 +1428,7 @@ private:
   struct StringPiece {
     bool isRaw = false, isBytes = false, isFString = false;
     std::string body;
+    size_t bodyStart = 0; // where the body starts in the token's text
   };
 
   static StringPiece splitString(const std::string &token) {
@@ -1432,6 +1444,7 @@ private:
         token.compare(quote, 3, std::string(3, token[quote])) == 0 && token.size() - quote >= 6 ? 3
                                                                                                 : 1;
     piece.body = token.substr(quote + quoteLength, token.size() - quote - 2 * quoteLength);
+    piece.bodyStart = quote + quoteLength;
     return piece;
   }
 
@@ -1456,11 +1469,155 @@ private:
     if (anyBytes)
       return unsupported("bytes literal", at);
     ExprPtr expr = makeExpr(ast::ExprKind::StringLit, at);
-    // An f-string is kept as written, prefix and quotes included: its fields are expressions
-    // that only a later stage can evaluate.
     expr->isFString = anyFString;
     expr->stringValue = anyFString ? rawText : value;
+    if (!anyFString)
+      return expr;
+    // An f-string: its literal text and its fields, whose expressions sema evaluates. The
+    // pieces of an implicit concatenation join the literal text around them.
+    expr->fstringLiterals.push_back("");
+    for (TerminalNode *token : tokens) {
+      StringPiece piece = splitString(token->getText());
+      if (!piece.isFString) {
+        expr->fstringLiterals.back() +=
+            piece.isRaw ? normalizeNewlines(piece.body) : decodeEscapes(piece.body, token);
+        continue;
+      }
+      splitFString(*expr, piece, token);
+    }
     return expr;
+  }
+
+  /// Where the character at `offset` of `token`'s text is in the file.
+  SourceLoc locInToken(TerminalNode *token, size_t offset) const {
+    SourceLoc at = loc(token);
+    const std::string &text = token->getText();
+    for (size_t i = 0; i < offset && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++at.line;
+        at.col = 1;
+      } else {
+        ++at.col;
+      }
+    }
+    return at;
+  }
+
+  /// Adds the literal text and the replacement fields of an f-string piece to `expr`.
+  void splitFString(ast::Expr &expr, const StringPiece &piece, TerminalNode *token) {
+    const std::string &body = piece.body;
+    const size_t bodyStart = piece.bodyStart;
+    std::string literal;
+    auto flushLiteral = [&] {
+      expr.fstringLiterals.back() +=
+          piece.isRaw ? normalizeNewlines(literal) : decodeEscapes(literal, token);
+      literal.clear();
+    };
+    for (size_t i = 0; i < body.size(); ++i) {
+      char c = body[i];
+      if ((c == '{' || c == '}') && i + 1 < body.size() && body[i + 1] == c) {
+        literal += c; // {{ and }}
+        ++i;
+        continue;
+      }
+      if (c == '}')
+        error(locInToken(token, bodyStart + i), "f-string: single '}' is not allowed");
+      if (c != '{') {
+        literal += c;
+        continue;
+      }
+      flushLiteral();
+      // The field runs to the '}' that closes it, past brackets and quoted strings.
+      size_t start = i + 1, end = start, exprEnd = std::string::npos, specStart = 0;
+      char conversion = 0;
+      int depth = 0;
+      char quote = 0;
+      for (; end < body.size(); ++end) {
+        char d = body[end];
+        if (quote) {
+          if (d == quote)
+            quote = 0;
+          continue;
+        }
+        if (d == '\'' || d == '"') {
+          quote = d;
+        } else if (d == '(' || d == '[' || d == '{') {
+          ++depth;
+        } else if ((d == ')' || d == ']' || d == '}') && depth > 0) {
+          --depth;
+        } else if (depth == 0 && d == '}') {
+          break;
+        } else if (depth == 0 && exprEnd == std::string::npos && d == '!' &&
+                   end + 1 < body.size() && body[end + 1] != '=') {
+          exprEnd = end;
+          conversion = end + 1 < body.size() ? body[end + 1] : 0;
+          end += 1;
+        } else if (depth == 0 && d == ':' && !specStart) {
+          if (exprEnd == std::string::npos)
+            exprEnd = end;
+          specStart = end + 1;
+          // The spec runs to the field's closing brace (nested fields are not supported).
+          size_t close = body.find('}', specStart);
+          if (close == std::string::npos)
+            break;
+          if (body.find('{', specStart) < close)
+            error(locInToken(token, bodyStart + specStart),
+                  "f-string: replacement fields inside a format spec are not supported yet");
+          end = close;
+          break;
+        }
+      }
+      if (end >= body.size())
+        error(locInToken(token, bodyStart + i), "f-string: expecting '}'");
+      if (exprEnd == std::string::npos)
+        exprEnd = end;
+      if (conversion && conversion != 's' && conversion != 'r' && conversion != 'a')
+        error(locInToken(token, bodyStart + exprEnd),
+              "f-string: invalid conversion character: expected 's', 'r', or 'a'");
+      std::string text = body.substr(start, exprEnd - start);
+      // `{expr=}`: the expression's text, then its repr() unless a conversion or spec says
+      // otherwise.
+      size_t last = text.find_last_not_of(" \t");
+      if (last != std::string::npos && text[last] == '=' &&
+          (last == 0 || std::string("=!<>").find(text[last - 1]) == std::string::npos)) {
+        expr.fstringLiterals.back() += text;
+        text = text.substr(0, last);
+        if (!conversion && !specStart)
+          conversion = 'r';
+      }
+      if (text.find_first_not_of(" \t\n") == std::string::npos)
+        error(locInToken(token, bodyStart + start), "f-string: empty expression not allowed");
+      expr.operands.push_back(parseFieldExpression(text, locInToken(token, bodyStart + start)));
+      expr.fstringConversions.push_back(conversion);
+      expr.fstringSpecs.push_back(specStart ? body.substr(specStart, end - specStart) : "");
+      expr.fstringLiterals.push_back("");
+      i = end;
+    }
+    flushLiteral();
+  }
+
+  /// The expression of an f-string field, `text`, which starts at `at` in the file.
+  ExprPtr parseFieldExpression(const std::string &text, SourceLoc at) const {
+    antlr4::ANTLRInputStream input("(" + text + ")\n");
+    IndentingLexer lexer(&input, file_);
+    antlr4::CommonTokenStream tokens(&lexer);
+    PythonParser parser(&tokens);
+    parser.removeErrorListeners();
+    FirstSyntaxErrorListener listener;
+    parser.addErrorListener(&listener);
+    PythonParser::File_inputContext *tree = nullptr;
+    try {
+      tree = parser.file_input();
+    } catch (SyntaxErrorFound &) {
+      error(at, "f-string: invalid syntax");
+    }
+    if (lexer.error())
+      error(at, "f-string: invalid syntax");
+    ASTBuilder field(sources_, file_, at);
+    std::unique_ptr<ast::Module> module = field.buildModule(tree);
+    if (module->body.size() != 1 || module->body[0]->kind != ast::StmtKind::ExprStmt)
+      error(at, "f-string: invalid syntax");
+    return std::move(module->body[0]->value);
   }
 
   static std::string normalizeNewlines(const std::string &text) {

@@ -147,6 +147,8 @@ std::optional<std::string> pyStr(const SemaValue &v) {
     if (v.name == kVersionClass)
       return v.elems[0].name;
     return pyRepr(v);
+  case Kind::DType: // Triton's dtype.__str__: its name
+    return v.dtype.tritonName();
   default:
     return pyRepr(v);
   }
@@ -530,6 +532,13 @@ std::string Specializer::pythonStr(const SemaValue &v, SourceLoc loc) {
   std::optional<std::string> s = pyStr(v);
   if (!s)
     error(loc, "str() of " + v.describe() + " is not supported yet");
+  return *s;
+}
+
+std::string Specializer::pythonRepr(const SemaValue &v, SourceLoc loc) {
+  std::optional<std::string> s = pyRepr(v);
+  if (!s)
+    error(loc, "repr() of " + v.describe() + " is not supported yet");
   return *s;
 }
 

@@ -1016,6 +1016,36 @@ void Specializer::execRaise(const ast::Stmt &stmt) {
   throw HostException{*classes, message, stmt.loc};
 }
 
+SemaValue Specializer::evalFString(const ast::Expr &expr) {
+  // In a kernel, as Triton's code generator: every field is a compile-time value, formatted by
+  // its conversion (str() by default), and its format spec is ignored. The Python code that
+  // module-level evaluation runs formats as Python does, which for a format spec tilec does not
+  // do yet.
+  const bool python = hostCallDepth_ > 0 || moduleLevelDepth_ > 0;
+  std::string text = expr.fstringLiterals[0];
+  for (size_t i = 0; i < expr.operands.size(); ++i) {
+    const ast::Expr &field = *expr.operands[i];
+    SemaValue value = eval(field);
+    if (value.isTensor())
+      error(field.loc, "Cannot evaluate f-string containing non-constexpr conversion values, "
+                       "found conversion of type <class 'triton.language.core.tensor'>");
+    if (python && !expr.fstringSpecs[i].empty())
+      error(field.loc, "format specs in f-strings (':" + expr.fstringSpecs[i] +
+                           "') are not supported yet in Python code that tilec evaluates");
+    char conversion = expr.fstringConversions[i];
+    if (conversion == 'a') {
+      std::string repr = pythonRepr(value, field.loc);
+      if (std::any_of(repr.begin(), repr.end(), [](char c) { return c & 0x80; }))
+        error(field.loc, "'!a' of text outside ASCII is not supported yet");
+      text += repr;
+    } else {
+      text += conversion == 'r' ? pythonRepr(value, field.loc) : pythonStr(value, field.loc);
+    }
+    text += expr.fstringLiterals[i + 1];
+  }
+  return SemaValue::ofString(text);
+}
+
 void Specializer::execHostImport(const ast::Stmt &stmt) {
   auto notInstalled = [](const std::string &dotted, SourceLoc loc) {
     throw HostException{{"ModuleNotFoundError", "ImportError", "Exception", "BaseException"},
@@ -1719,9 +1749,8 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
   case ast::ExprKind::NoneLit:
     return SemaValue::none();
   case ast::ExprKind::StringLit:
-    // The parser keeps an f-string's source text; its fields are not evaluated yet.
     if (expr.isFString)
-      error(expr.loc, "f-strings are not supported yet");
+      return evalFString(expr);
     return SemaValue::ofString(expr.stringValue);
   case ast::ExprKind::Attribute:
     return attribute(eval(*expr.operands[0]), expr.name, expr.loc);

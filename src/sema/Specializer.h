@@ -119,6 +119,8 @@ public:
                                 SourceLoc loc);
   /// str() of a value; an error for one whose text tilec does not know.
   std::string pythonStr(const SemaValue &v, SourceLoc loc);
+  /// repr() of `v`, as Python gives it; a located error for what tilec does not model.
+  std::string pythonRepr(const SemaValue &v, SourceLoc loc);
   SemaValue isInstance(CallArgs &args);
   /// getattr(x, name[, default]) and hasattr(x, name).
   SemaValue callGetattr(CallArgs &args, bool hasattr);
@@ -295,6 +297,8 @@ private:
   SemaValue callMatchMethod(const std::string &method, CallArgs &args);
   SemaValue importlibVersion(CallArgs &args);
   SemaValue findSpec(CallArgs &args);
+  /// An f-string's value: its literal text and its fields formatted (Triton's rules in kernels).
+  SemaValue evalFString(const ast::Expr &expr);
   [[noreturn]] void execRaise(const ast::Stmt &stmt);
   void execTry(const ast::Stmt &stmt);
   void execHostImport(const ast::Stmt &stmt);
