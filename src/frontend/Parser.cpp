@@ -1552,6 +1552,9 @@ private:
           exprEnd = end;
           conversion = end + 1 < body.size() ? body[end + 1] : 0;
           end += 1;
+          // The conversion is one character, then the spec or the end of the field.
+          if (end + 1 < body.size() && body[end + 1] != ':' && body[end + 1] != '}')
+            error(locInToken(token, bodyStart + end + 1), "f-string: expecting '}'");
         } else if (depth == 0 && d == ':' && !specStart) {
           if (exprEnd == std::string::npos)
             exprEnd = end;
