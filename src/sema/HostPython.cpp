@@ -50,15 +50,17 @@ constexpr const char *kPatternClass = "re.Pattern";
 constexpr const char *kModuleSpecClass = "importlib.machinery.ModuleSpec";
 
 /// Python's exception classes tilec raises, each with its bases, for `except` clauses.
-const std::vector<std::string> kTypeError = {"TypeError", "Exception", "BaseException"};
-const std::vector<std::string> kAttributeError = {"AttributeError", "Exception", "BaseException"};
-const std::vector<std::string> kIndexError = {"IndexError", "LookupError", "Exception",
-                                              "BaseException"};
-const std::vector<std::string> kInvalidVersion = {"InvalidVersion", "ValueError", "Exception",
-                                                  "BaseException"};
+const std::vector<std::string> kTypeError = *builtinExceptionClasses("TypeError");
+const std::vector<std::string> kAttributeError = *builtinExceptionClasses("AttributeError");
+const std::vector<std::string> kIndexError = *builtinExceptionClasses("IndexError");
+const std::vector<std::string> kValueError = *builtinExceptionClasses("ValueError");
+const std::vector<std::string> kInvalidVersion =
+    libraryExceptionClasses("InvalidVersion", "ValueError");
 // importlib.metadata.PackageNotFoundError is a ModuleNotFoundError.
-const std::vector<std::string> kPackageNotFound = {"PackageNotFoundError", "ModuleNotFoundError",
-                                                   "ImportError", "Exception", "BaseException"};
+const std::vector<std::string> kPackageNotFound =
+    libraryExceptionClasses("PackageNotFoundError", "ModuleNotFoundError");
+// re.error
+const std::vector<std::string> kRegexError = libraryExceptionClasses("error", "Exception");
 
 SemaValue makeObject(const std::string &cls, std::vector<SemaValue> state) {
   SemaValue v;
@@ -806,8 +808,7 @@ SemaValue Specializer::callRegex(const std::string &fn, CallArgs &args) {
   if (isObject(*a[0], kPatternClass)) {
     pattern = a[0]->elems[0].name;
     if (flags)
-      raisePython({"ValueError", "Exception", "BaseException"},
-                  "cannot process flags argument with a compiled pattern", loc);
+      raisePython(kValueError, "cannot process flags argument with a compiled pattern", loc);
     flags = a[0]->elems[1].intValue;
   } else {
     pattern = text(0, "the pattern");
@@ -912,7 +913,7 @@ SemaValue Specializer::callRegex(const std::string &fn, CallArgs &args) {
         g = it->second;
       }
       if (g > compiled.groups)
-        raisePython({"error", "Exception", "BaseException"}, "invalid group reference " + ref, loc);
+        raisePython(kRegexError, "invalid group reference " + ref, loc);
       out += spanText(match, spans.elems[g]);
     };
     for (size_t i = 0; i < repl.size(); ++i) {
@@ -933,7 +934,7 @@ SemaValue Specializer::callRegex(const std::string &fn, CallArgs &args) {
       if (e == 'g') {
         size_t close = repl.find('>', i);
         if (i + 1 >= repl.size() || repl[i + 1] != '<' || close == std::string::npos)
-          raisePython({"error", "Exception", "BaseException"}, "missing group name", loc);
+          raisePython(kRegexError, "missing group name", loc);
         group(repl.substr(i + 2, close - i - 2));
         i = close;
         continue;
@@ -946,7 +947,7 @@ SemaValue Specializer::callRegex(const std::string &fn, CallArgs &args) {
         continue;
       }
       if (std::isalpha(static_cast<unsigned char>(e)))
-        raisePython({"error", "Exception", "BaseException"}, std::string("bad escape \\") + e, loc);
+        raisePython(kRegexError, std::string("bad escape \\") + e, loc);
       out += '\\';
       out += e;
     }
@@ -1084,7 +1085,7 @@ SemaValue Specializer::callStringMethod(const std::string &method, CallArgs &arg
     }
     std::string sep = stringArg(a[0], "the separator");
     if (sep.empty())
-      raisePython({"ValueError", "Exception", "BaseException"}, "empty separator", loc);
+      raisePython(kValueError, "empty separator", loc);
     size_t pos = 0;
     while (maxsplit < 0 || static_cast<int64_t>(parts.size()) < maxsplit) {
       size_t hit = self.find(sep, pos);

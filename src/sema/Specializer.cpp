@@ -509,9 +509,8 @@ void Specializer::collectTryGlobals(const ast::Stmt &stmt, const std::set<std::s
         module = alias.name;
         break;
       }
-  HostException raised{{"ModuleNotFoundError", "ImportError", "Exception", "BaseException"},
-                       "No module named '" + module.substr(0, module.find('.')) + "'",
-                       at};
+  HostException raised{*builtinExceptionClasses("ModuleNotFoundError"),
+                       "No module named '" + module.substr(0, module.find('.')) + "'", at};
   auto handler =
       std::find_if(stmt.handlers.begin(), stmt.handlers.end(),
                    [&](const ast::ExceptHandler &h) { return handlerCatches(h, raised); });
@@ -944,8 +943,7 @@ void Specializer::execTry(const ast::Stmt &stmt) {
   runFinally();
 }
 
-/// Python's built-in exception classes, each with its bases up to BaseException, for `raise`.
-static std::optional<std::vector<std::string>> builtinException(const std::string &name) {
+std::optional<std::vector<std::string>> builtinExceptionClasses(const std::string &name) {
   static const std::map<std::string, std::vector<std::string>> bases = {
       {"BaseException", {}},
       {"Exception", {"BaseException"}},
@@ -973,12 +971,18 @@ static std::optional<std::vector<std::string>> builtinException(const std::strin
   return classes;
 }
 
+std::vector<std::string> libraryExceptionClasses(const std::string &name, const std::string &base) {
+  std::vector<std::string> classes = {name};
+  std::vector<std::string> bases = *builtinExceptionClasses(base);
+  classes.insert(classes.end(), bases.begin(), bases.end());
+  return classes;
+}
+
 void Specializer::execRaise(const ast::Stmt &stmt) {
   if (!stmt.value) { // a bare `raise` re-raises the exception being handled
     if (handledExceptions_.empty())
-      throw HostException{{"RuntimeError", "Exception", "BaseException"},
-                          "No active exception to reraise",
-                          stmt.loc};
+      throw HostException{*builtinExceptionClasses("RuntimeError"),
+                          "No active exception to reraise", stmt.loc};
     throw handledExceptions_.back();
   }
   // `raise ValueError("...")` or `raise ValueError`, of Python's built-in classes.
@@ -986,7 +990,7 @@ void Specializer::execRaise(const ast::Stmt &stmt) {
   const ast::Expr &cls = raised.kind == ast::ExprKind::Call ? *raised.operands[0] : raised;
   std::optional<std::vector<std::string>> classes;
   if (cls.kind == ast::ExprKind::Name || cls.kind == ast::ExprKind::Attribute)
-    classes = builtinException(cls.name);
+    classes = builtinExceptionClasses(cls.name);
   if (!classes ||
       (cls.kind == ast::ExprKind::Attribute &&
        !(cls.operands[0]->kind == ast::ExprKind::Name && cls.operands[0]->name == "builtins")))
@@ -1048,9 +1052,8 @@ SemaValue Specializer::evalFString(const ast::Expr &expr) {
 
 void Specializer::execHostImport(const ast::Stmt &stmt) {
   auto notInstalled = [](const std::string &dotted, SourceLoc loc) {
-    throw HostException{{"ModuleNotFoundError", "ImportError", "Exception", "BaseException"},
-                        "No module named '" + dotted.substr(0, dotted.find('.')) + "'",
-                        loc};
+    throw HostException{*builtinExceptionClasses("ModuleNotFoundError"),
+                        "No module named '" + dotted.substr(0, dotted.find('.')) + "'", loc};
   };
   if (stmt.kind == ast::StmtKind::Import) {
     for (const ast::ImportAlias &alias : stmt.names) {

@@ -36,6 +36,13 @@ struct HostException {
   SourceLoc loc;
 };
 
+/// A Python built-in exception class and its bases up to BaseException ("KeyError":
+/// KeyError, LookupError, Exception, BaseException); none for a class tilec does not know.
+std::optional<std::vector<std::string>> builtinExceptionClasses(const std::string &name);
+/// Those of a class of Python's library that derives from built-in class `base` ("error" of `re`
+/// from Exception).
+std::vector<std::string> libraryExceptionClasses(const std::string &name, const std::string &base);
+
 /// Arguments of a call after evaluation.
 struct CallArgs {
   std::vector<SemaValue> positional;
