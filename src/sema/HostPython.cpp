@@ -609,13 +609,7 @@ std::optional<SemaValue> Specializer::compareHostObjects(ast::CompareOperator op
   bool equality = op == CO::Eq || op == CO::Ne;
   if (isObject(lhs, kVersionClass) && isObject(rhs, kVersionClass)) {
     int c = compareVersions(versionOf(lhs), versionOf(rhs));
-    bool r = op == CO::Lt   ? c < 0
-             : op == CO::Le ? c <= 0
-             : op == CO::Gt ? c > 0
-             : op == CO::Ge ? c >= 0
-             : op == CO::Eq ? c == 0
-                            : c != 0;
-    return SemaValue::ofBool(r);
+    return SemaValue::ofBool(orderingHolds(op, c));
   }
   if (lhs.kind != Kind::Object && rhs.kind != Kind::Object)
     return std::nullopt;

@@ -9,6 +9,23 @@
 
 namespace tilec::sema {
 
+bool orderingHolds(ast::CompareOperator op, int threeWay) {
+  switch (op) {
+  case ast::CompareOperator::Lt:
+    return threeWay < 0;
+  case ast::CompareOperator::Le:
+    return threeWay <= 0;
+  case ast::CompareOperator::Gt:
+    return threeWay > 0;
+  case ast::CompareOperator::Ge:
+    return threeWay >= 0;
+  case ast::CompareOperator::Eq:
+    return threeWay == 0;
+  default:
+    return threeWay != 0;
+  }
+}
+
 using tir::DType;
 using tir::OpCode;
 using tir::ScalarKind;
@@ -527,13 +544,7 @@ SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
   if (lhs.kind == Kind::String && rhs.kind == Kind::String) {
     // Python orders strings by code point, which is UTF-8's byte order.
     int c = lhs.name.compare(rhs.name);
-    bool r = op == CO::Lt   ? c < 0
-             : op == CO::Le ? c <= 0
-             : op == CO::Gt ? c > 0
-             : op == CO::Ge ? c >= 0
-             : op == CO::Eq ? c == 0
-                            : c != 0;
-    return SemaValue::ofBool(r);
+    return SemaValue::ofBool(orderingHolds(op, c));
   }
   if (op == CO::Eq || op == CO::Ne) {
     // None, strings, tuples and numbers of different kinds are never equal in Python

@@ -597,20 +597,7 @@ SemaValue Specializer::compareVersion(const CallArgs &args) {
   have.resize(n, 0);
   want.resize(n, 0);
   int c = have < want ? -1 : have > want ? 1 : 0;
-  switch (it->second) {
-  case ast::CompareOperator::Lt:
-    return SemaValue::ofBool(c < 0);
-  case ast::CompareOperator::Le:
-    return SemaValue::ofBool(c <= 0);
-  case ast::CompareOperator::Eq:
-    return SemaValue::ofBool(c == 0);
-  case ast::CompareOperator::Ne:
-    return SemaValue::ofBool(c != 0);
-  case ast::CompareOperator::Ge:
-    return SemaValue::ofBool(c >= 0);
-  default:
-    return SemaValue::ofBool(c > 0);
-  }
+  return SemaValue::ofBool(orderingHolds(it->second, c));
 }
 
 bool Specializer::overrideGlobal(const std::string &name, const SemaValue &value) {

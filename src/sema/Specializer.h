@@ -36,6 +36,10 @@ struct HostException {
   SourceLoc loc;
 };
 
+/// Whether `a op b` holds for the ordering comparison `op` (<, <=, ==, !=, >=, >), given the
+/// three-way comparison of a and b (negative, zero or positive).
+bool orderingHolds(ast::CompareOperator op, int threeWay);
+
 /// A Python built-in exception class and its bases up to BaseException ("KeyError":
 /// KeyError, LookupError, Exception, BaseException); none for a class tilec does not know.
 std::optional<std::vector<std::string>> builtinExceptionClasses(const std::string &name);
