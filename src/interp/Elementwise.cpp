@@ -335,27 +335,23 @@ void evalBinary(OpCode code, const Tensor &lhs, const Tensor &rhs, Tensor &out,
 void evalMaxMinPropagatingNan(OpCode code, const Tensor &lhs, const Tensor &rhs, Tensor &out,
                               const ErrorReporter &errors) {
   evalBinary(code, lhs, rhs, out, errors);
-  const int64_t n = out.numElements();
-  if (lhs.laneKind() == LaneKind::Double) {
-    const double *x = lhs.lanes<double>(), *y = rhs.lanes<double>();
-    double *r = out.lanes<double>();
-    const uint64_t nanBits = 0x7ff8000000000000u;
-    double nan;
+  // Where either operand is NaN, the result is the canonical NaN `nanBits`.
+  auto propagate = [&](auto lane, auto nanBits) {
+    using T = decltype(lane);
+    static_assert(sizeof(T) == sizeof(nanBits));
+    const T *x = lhs.lanes<T>(), *y = rhs.lanes<T>();
+    T *r = out.lanes<T>();
+    T nan;
     std::memcpy(&nan, &nanBits, sizeof(nan));
-    for (int64_t i = 0; i < n; ++i)
+    for (int64_t i = 0, n = out.numElements(); i < n; ++i)
       if (x[i] != x[i] || y[i] != y[i])
         r[i] = nan;
-  } else if (lhs.laneKind() == LaneKind::Float) {
+  };
+  if (lhs.laneKind() == LaneKind::Double)
+    propagate(double{}, uint64_t{0x7ff8000000000000u});
+  else if (lhs.laneKind() == LaneKind::Float)
     // fp16/bf16 lanes store any NaN as 0x7fff; an fp32 lane keeps these bits.
-    const float *x = lhs.lanes<float>(), *y = rhs.lanes<float>();
-    float *r = out.lanes<float>();
-    const uint32_t nanBits = 0x7fffffffu;
-    float nan;
-    std::memcpy(&nan, &nanBits, sizeof(nan));
-    for (int64_t i = 0; i < n; ++i)
-      if (x[i] != x[i] || y[i] != y[i])
-        r[i] = nan;
-  }
+    propagate(float{}, uint32_t{0x7fffffffu});
 }
 
 void evalCastTowardZero(const Tensor &in, Tensor &out) {
