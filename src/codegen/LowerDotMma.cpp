@@ -165,7 +165,8 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
           plans.offsets[i] ? std::min<uint64_t>(1024, plans.offsets[i] & -plans.offsets[i]) : 1024;
   }
   // The values the thread's first instruction row (dimension 0) or column (1) takes over all
-  // threads, and the step from instruction tile 0 to tile t along d; none where coordinates wrap.
+  // threads, each also plus `alternative` (the other tile a lane's matrix number picks); none
+  // where coordinates wrap. tileStep: the step from instruction tile 0 to tile t along d.
   auto laneValues = [&](unsigned d, int64_t alternative) {
     std::vector<int64_t> values;
     if (acc.wraps(d))

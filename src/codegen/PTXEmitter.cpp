@@ -41,8 +41,6 @@ static void initializeNVPTX() {
 /// Makes the next TargetMachine use 32-bit (or 64-bit) shared-memory pointers: LLVM reads its
 /// nvptx-short-ptr option when a TargetMachine is made, which gives the module's data layout.
 static void useShortSharedPointers(bool enable) {
-  static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
   auto &registered = llvm::cl::getRegisteredOptions();
   auto found = registered.find("nvptx-short-ptr");
   if (found == registered.end())
