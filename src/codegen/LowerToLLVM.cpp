@@ -1723,13 +1723,6 @@ void KernelLowering::lowerWhile(const Operation &op) {
 
 } // namespace detail
 
-static bool hasTensorCoreDots(const tir::Function &function) {
-  bool found = false;
-  tir::walk(const_cast<tir::Function &>(function),
-            [&](tir::Operation &op) { found |= gpu::isTensorCoreDot(op); });
-  return found;
-}
-
 std::unique_ptr<llvm::Module> lowerToLLVM(const tir::Module &module, llvm::LLVMContext &context,
                                           const TargetOptions &options,
                                           std::vector<KernelInfo> *kernels) {
@@ -1738,8 +1731,10 @@ std::unique_ptr<llvm::Module> lowerToLLVM(const tir::Module &module, llvm::LLVMC
   for (const auto &function : module.functions) {
     checkSharedMemoryLimit(*function, options);
     needsShared |= sharedMemoryBytes(*function) > 0;
-    tensorCoreTiles |= hasTensorCoreDots(*function);
-    tir::walk(*function, [&](tir::Operation &op) { wgmma |= gpu::isWgmmaDot(op); });
+    tir::walk(*function, [&](tir::Operation &op) {
+      tensorCoreTiles |= gpu::isTensorCoreDot(op);
+      wgmma |= gpu::isWgmmaDot(op);
+    });
   }
   // Shared-memory pointers of 32 bits, as Triton's (nvptx-short-ptr): 64-bit ones take two
   // registers and two instructions per add; flash attention's mma.sync loop at D128 spilled at 255
