@@ -763,7 +763,10 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       if (v->isTensor() && v->value->type().elem.isPointer())
         error(loc, display + " is not defined on pointers");
     }
-    // Promoted and broadcast like the operands of an arithmetic operator.
+    // bf16 tensors are first widened to fp32 (Triton's _promote_bfloat16_to_float32: the result
+    // is fp32), then promoted and broadcast like the operands of an arithmetic operator.
+    x = promoteBFloat16ToFloat32(x);
+    y = promoteBFloat16ToFloat32(y);
     auto [lhs, rhs] = convertAndBroadcast(x, y, operandType(x, y, false, loc), loc);
     tir::Value *r = builder_.binary(fn == "maximum" ? OpCode::Maximum : OpCode::Minimum, lhs, rhs);
     // Integers have no NaN: Triton ignores propagate_nan there.

@@ -243,7 +243,10 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
   if (fn == "clamp") {
     auto a = bindCallArgs(*this, display, {"x", "min", "max", "propagate_nan"}, 3, args);
     bool propagate = a[3] && !a[3]->isNone() && propagateNanAll(*a[3], loc, display);
-    // As Triton: x and the bounds are promoted together; clamp is defined on floats only.
+    // As Triton: bf16 tensors are widened to fp32 first (the result is fp32), then x and the
+    // bounds are promoted together; clamp is defined on floats only.
+    for (int i = 0; i < 3; ++i)
+      a[i] = promoteBFloat16ToFloat32(*a[i]);
     DType type = operandType(*a[0], *a[1], false, loc);
     SemaValue typed = SemaValue::ofTensor(materialize(SemaValue::ofFloat(0), loc, type));
     type = operandType(typed, *a[2], false, loc);
@@ -283,6 +286,12 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
   if (precise)
     r->definingOp()->setAttr("rounding", std::string("rn"));
   return SemaValue::ofTensor(r);
+}
+
+SemaValue Specializer::promoteBFloat16ToFloat32(const SemaValue &v) {
+  if (!v.isTensor() || v.value->type().elem.kind != ScalarKind::BF16)
+    return v;
+  return SemaValue::ofTensor(castTo(v.value, DType::scalar(ScalarKind::F32)));
 }
 
 bool Specializer::propagateNanAll(const SemaValue &p, SourceLoc loc, const std::string &display) {

@@ -347,6 +347,9 @@ private:
   bool constFlag(const std::optional<SemaValue> &v, SourceLoc loc, const std::string &what);
   /// A propagate_nan argument: true for tl.PropagateNan.ALL, false for NONE, an error otherwise.
   bool propagateNanAll(const SemaValue &p, SourceLoc loc, const std::string &display);
+  /// A bf16 tensor cast to fp32, anything else as is (Triton's _promote_bfloat16_to_float32,
+  /// which tl.minimum, tl.maximum and tl.clamp apply to their operands: no bf16 min/max/compare).
+  SemaValue promoteBFloat16ToFloat32(const SemaValue &v);
   int64_t constAxis(const SemaValue &v, unsigned rank, SourceLoc loc, const std::string &what);
   void buildCombineRegion(tir::Operation &op, const SemaValue &fn,
                           const std::vector<tir::DType> &types, SourceLoc loc,

@@ -929,7 +929,10 @@ def special_floats(n, dtype, seed_shift=0):
 
 def max_min_nan_sample(name, dtype, arch="sm_90"):
     short = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64"}[dtype]
-    ibits = BITS_DTYPE[dtype]
+    # tl.maximum/minimum widen bf16 to fp32 (Triton's _promote_bfloat16_to_float32): the results
+    # are fp32, stored to the bf16 outputs (exactly: they are bf16 values or NaN) and bitcast whole.
+    result = "float32" if dtype == "bfloat16" else dtype
+    ibits = BITS_DTYPE[result]
     ishort = {"int16": "i16", "int32": "i32", "int64": "i64"}[ibits]
 
     def reference(t, n):
@@ -944,9 +947,9 @@ def max_min_nan_sample(name, dtype, arch="sm_90"):
         for key, r in (("mx", mx), ("mn", mn)):
             r = torch.where(nan, torch.full_like(r, float("nan")), r)
             out[key] = r.double()
-            b = r.view(getattr(torch, ibits)).clone()
-            b[nan] = CANONICAL_NAN_BITS[dtype] - (1 << 64 if ibits == "int64" and
-                                                 CANONICAL_NAN_BITS[dtype] >= 1 << 63 else 0)
+            b = r.to(getattr(torch, result)).view(getattr(torch, ibits)).clone()
+            b[nan] = CANONICAL_NAN_BITS[result] - (1 << 64 if ibits == "int64" and
+                                                  CANONICAL_NAN_BITS[result] >= 1 << 63 else 0)
             bits.append(b)
         out["bits"] = torch.cat(bits).double() if ibits != "int64" else torch.cat(bits)
         return out
@@ -1658,6 +1661,8 @@ def kernel_metadata(sample: Sample, ptx_dir: str) -> str:
     chosen = {key: value for key, value in kernel.items() if key not in ("variants", "autotune_key")}
     chosen.update({key: variant[key] for key in
                    ("entry", "num_warps", "threads_per_block", "shared_memory_bytes", "constexprs")})
+    if "tensor_maps" in variant:  # a variant may load other boxes than the kernel's
+        chosen["tensor_maps"] = variant["tensor_maps"]
     chosen["num_stages"] = variant.get("num_stages")
     metadata.update(version=1, kernels=[chosen])
     directory = tempfile.mkdtemp(prefix="check-samples-")
@@ -1822,6 +1827,8 @@ def dry_run(sample: Sample, ptx_dir: str, sanitizer: bool) -> bool:
                 raise TypeError(f"{param['name']}: {arg!r} for {param['type']}")
             elif param.get("divisibility") and arg % param["divisibility"]:
                 raise ValueError(f"{param['name']}: {arg} not divisible by {param['divisibility']}")
+        for i in range(len(info.get("tensor_maps", []))):  # what TMA refuses, as the launch would
+            bench.tensormap.encode_args(info, i, args)
         grid = sample.grid(constexprs, size)
         expected = sample.reference(tensors, size) if sample.reference else {}
         for key, value in expected.items():
