@@ -305,6 +305,11 @@ private:
       }
     }
 
+    // The CUtensorMaps of TMA loads, hidden parameters after params. A reader must not ignore
+    // them: the .entry takes them.
+    if (const json::Value *maps = kernel.find("tensor_maps"))
+      info.TensorMaps = readTensorMaps(*maps, join(path, "tensor_maps"), info);
+
     if (const json::Value *constexprs = kernel.find("constexprs")) {
       expectKind(*constexprs, json::Value::Kind::Array, join(path, "constexprs"));
       for (size_t i = 0; i < constexprs->elements().size(); ++i) {
@@ -350,11 +355,94 @@ private:
     return info;
   }
 
+  /// The `tensor_maps` member of \p kernel, whose params and tensor_descriptors are read.
+  std::vector<TensorMapInfo> readTensorMaps(const json::Value &maps, const std::string &path,
+                                            const KernelInfo &kernel) const {
+    expectKind(maps, json::Value::Kind::Array, path);
+    std::vector<TensorMapInfo> result;
+    for (size_t i = 0; i < maps.elements().size(); ++i) {
+      const json::Value &entry = maps.elements()[i];
+      std::string entryPath = path + "[" + std::to_string(i) + "]";
+      expectKind(entry, json::Value::Kind::Object, entryPath);
+      TensorMapInfo map;
+      if (kernel.TensorDescriptors.empty())
+        fail(entry, entryPath, "describes a map of a tensor descriptor, and the kernel has none");
+      map.Descriptor =
+          readUnsigned(entry, "descriptor", entryPath, 0,
+                       static_cast<int64_t>(kernel.TensorDescriptors.size()) - 1, std::nullopt);
+      const TensorDescInfo &desc = kernel.TensorDescriptors[map.Descriptor];
+
+      const json::Value &element = requireString(entry, "element", entryPath);
+      std::optional<DType> type = parseDType(element.text());
+      if (!type || *type == DType::I1)
+        fail(element, join(entryPath, "element"),
+             "is \"" + element.text() +
+                 "\", not an element type of a tensor map (i8 i16 i32 i64 u8 u16 u32 u64 fp16 "
+                 "bf16 fp32 fp64 fp8e4nv fp8e5)");
+      map.Element = *type;
+      unsigned bytes = dtypeBytes(map.Element);
+      if (bytes != dtypeBytes(desc.Element))
+        fail(element, join(entryPath, "element"),
+             "is " + element.text() + " (" + std::to_string(bytes) + " bytes), and descriptor " +
+                 desc.Name + " holds " + std::string(dtypeName(desc.Element)) + " (" +
+                 std::to_string(dtypeBytes(desc.Element)) + " bytes)");
+
+      const json::Value &box = requireMember(entry, "box", entryPath);
+      expectKind(box, json::Value::Kind::Array, join(entryPath, "box"));
+      for (const json::Value &d : box.elements()) {
+        std::optional<int64_t> n = d.asInt64();
+        if (!d.isNumber() || !n || *n < 1 || *n > 256)
+          fail(d, join(entryPath, "box"), "must hold integers from 1 to 256 (TMA's limit)");
+        map.Box.push_back(static_cast<uint32_t>(*n));
+      }
+      if (map.Box.size() != desc.BlockShape.size())
+        fail(box, join(entryPath, "box"),
+             "has " + std::to_string(map.Box.size()) + " dimensions, and descriptor " + desc.Name +
+                 " has " + std::to_string(desc.BlockShape.size()));
+      // TMA copies whole 16-byte chunks of the innermost dimension.
+      uint64_t innerBytes = uint64_t(map.Box.back()) * bytes;
+      if (innerBytes % 16)
+        fail(box, join(entryPath, "box"),
+             "has an innermost dimension of " + std::to_string(innerBytes) +
+                 " bytes, not a multiple of 16 (TMA's rule)");
+
+      const json::Value *swizzle = entry.find("swizzle");
+      map.Swizzle = readUnsigned(entry, "swizzle", entryPath, 0, 128, std::nullopt);
+      if (map.Swizzle != 0 && map.Swizzle != 32 && map.Swizzle != 64 && map.Swizzle != 128)
+        fail(*swizzle, join(entryPath, "swizzle"),
+             "is " + swizzle->text() + ", not 0, 32, 64 or 128 (bytes)");
+      if (map.Swizzle && innerBytes > map.Swizzle)
+        fail(*swizzle, join(entryPath, "swizzle"),
+             "is " + std::to_string(map.Swizzle) + " bytes, less than the box's innermost " +
+                 std::to_string(innerBytes) + " bytes (TMA's rule)");
+
+      const json::Value &fill = requireString(entry, "fill", entryPath);
+      if (fill.text() != "zero" && fill.text() != "nan")
+        fail(fill, join(entryPath, "fill"), "is \"" + fill.text() + "\", not \"zero\" or \"nan\"");
+      map.FillNan = fill.text() == "nan";
+      bool tmaFloat = map.Element == DType::FP16 || map.Element == DType::BF16 ||
+                      map.Element == DType::FP32 || map.Element == DType::FP64;
+      if (map.FillNan && !tmaFloat)
+        fail(fill, join(entryPath, "fill"),
+             "is \"nan\", and TMA fills with NaN only fp16, bf16, fp32 and fp64 elements, not " +
+                 element.text());
+      result.push_back(std::move(map));
+    }
+    return result;
+  }
+
   KernelInfo readVariant(const json::Value &variant, const std::string &path,
                          const KernelInfo &kernel) const {
     KernelInfo v;
     v.Name = kernel.Name;
     v.Params = kernel.Params;
+    v.TensorDescriptors = kernel.TensorDescriptors;
+    // A variant takes the kernel's tensor maps unless it lists its own (its .entry may load
+    // other boxes).
+    if (const json::Value *maps = variant.find("tensor_maps"))
+      v.TensorMaps = readTensorMaps(*maps, join(path, "tensor_maps"), kernel);
+    else
+      v.TensorMaps = kernel.TensorMaps;
     v.Entry = requireName(variant, "entry", path);
     v.NumWarps = readUnsigned(variant, "num_warps", path, 1, 32, std::nullopt);
     v.NumStages = readUnsigned(variant, "num_stages", path, 1, 64, 3u);

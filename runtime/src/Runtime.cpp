@@ -251,16 +251,29 @@ void checkParamsAgainstPtx(const KernelInfo &info, CUfunction function, const st
   // Only the parameters the metadata lists are queried: asking for one past the last would be a
   // failing driver call, which compute-sanitizer reports as an error in the user's program. So an
   // .entry with extra trailing parameters goes unnoticed; fewer, or different sizes, do not.
-  for (size_t i = 0; i < info.Params.size(); ++i) {
+  // The tensor maps (hidden parameters after them) are checked as well: 128 bytes each.
+  size_t listed = info.Params.size() + info.TensorMaps.size();
+  for (size_t i = 0; i < listed; ++i) {
     size_t offset = 0, size = 0;
     CUresult result = cu.cuFuncGetParamInfo(function, i, &offset, &size);
     bool exists = result == CUDA_SUCCESS;
     if (!exists && result != CUDA_ERROR_INVALID_VALUE)
       return; // the driver cannot tell for this function
-    const ParamInfo &param = info.Params[i];
     if (!exists)
       throw Error(where + ": the .entry " + info.Entry + " has " + std::to_string(i) +
-                  " parameters, and the metadata lists " + std::to_string(info.Params.size()));
+                  " parameters, and the metadata lists " + std::to_string(info.Params.size()) +
+                  (info.TensorMaps.empty()
+                       ? std::string()
+                       : " and " + std::to_string(info.TensorMaps.size()) + " tensor maps"));
+    if (i >= info.Params.size()) {
+      if (size != sizeof(CUtensorMap))
+        throw Error(where + ": parameter " + std::to_string(i) + " of .entry " + info.Entry +
+                    " is " + std::to_string(size) + " bytes in the PTX, and the metadata's " +
+                    "tensor map " + std::to_string(i - info.Params.size()) + " is " +
+                    std::to_string(sizeof(CUtensorMap)));
+      continue;
+    }
+    const ParamInfo &param = info.Params[i];
     size_t expected = param.Type.IsPointer ? sizeof(CUdeviceptr) : dtypeBytes(param.Type.Element);
     // i1 is one byte in memory, but a code generator may pass it in a wider register.
     bool sizeMatches = size == expected || (param.Type.Element == DType::I1 &&
@@ -425,19 +438,31 @@ void launchState(const detail::KernelState &state, Grid grid, CUstream stream, s
   if (grid.X == 0 || grid.Y == 0 || grid.Z == 0)
     return; // an empty grid: nothing to run, as in Triton
 
+  // The tensor maps of TMA loads: hidden parameters after the others, built from the packed
+  // descriptor parameters, alive until cuLaunchKernel has copied them.
+  std::vector<CUtensorMap> maps(info.TensorMaps.size());
+  for (size_t i = 0; i < maps.size(); ++i)
+    encodeTensorMap(tensorMapEncodeArgs(info, i, slots), maps[i],
+                    "kernel " + info.Name + ", tensor map " + std::to_string(i) +
+                        " of descriptor " +
+                        info.TensorDescriptors[info.TensorMaps[i].Descriptor].Name);
+
   // Kernels rarely have more than a handful of parameters: keep the common launch off the heap.
+  size_t total = count + maps.size();
   void *inlinePointers[16];
   std::vector<void *> heapPointers;
   void **pointers = inlinePointers;
-  if (count > std::size(inlinePointers)) {
-    heapPointers.resize(count);
+  if (total > std::size(inlinePointers)) {
+    heapPointers.resize(total);
     pointers = heapPointers.data();
   }
   for (size_t i = 0; i < count; ++i)
     pointers[i] = &slots[i];
+  for (size_t i = 0; i < maps.size(); ++i)
+    pointers[count + i] = &maps[i];
   CUresult result = driver::api().cuLaunchKernel(
-      state.Function, grid.X, grid.Y, grid.Z, info.ThreadsPerBlock, 1, 1,
-      state.DynamicSharedBytes, stream, count ? pointers : nullptr, nullptr);
+      state.Function, grid.X, grid.Y, grid.Z, info.ThreadsPerBlock, 1, 1, state.DynamicSharedBytes,
+      stream, total ? pointers : nullptr, nullptr);
   if (result == CUDA_SUCCESS)
     return;
   std::string detail = "kernel " + info.Name + " (entry " + info.Entry + "), grid (" +

@@ -65,6 +65,12 @@ void testMissingDriver() {
               "k.json:1:2: invalid JSON", __LINE__);
   expectError([] { tilec::rt::DeviceBuffer buffer(64); }, "cannot open the CUDA driver library",
               __LINE__);
+  expectError(
+      [] {
+        CUtensorMap map;
+        tilec::rt::encodeTensorMap(tilec::rt::TensorMapEncodeArgs{}, map, "a map");
+      },
+      "cannot open the CUDA driver library", __LINE__);
   // A launcher's cached kernel reports the same, and remembers nothing from the failure.
   static const tilec::rt::CachedKernel cached(Ptx, Metadata, "k.ptx", "k");
   expectError([] { cached.get(); }, "cannot open the CUDA driver library", __LINE__);
@@ -79,6 +85,18 @@ void testStubDriver() {
               CUDA_ERROR_STUB_LIBRARY);
   expectError([] { tilec::rt::Module::loadFromMemory(Ptx, Metadata); },
               "cuCtxGetCurrent failed: ", __LINE__, CUDA_ERROR_STUB_LIBRARY);
+  // The optional cuTensorMapEncodeTiled resolves too (else: "the CUDA driver lacks ...").
+  expectError(
+      [] {
+        tilec::rt::TensorMapEncodeArgs args;
+        args.Rank = 1;
+        args.GlobalDim[0] = 64;
+        args.BoxDim[0] = 64;
+        args.ElementStrides[0] = 1;
+        CUtensorMap map;
+        tilec::rt::encodeTensorMap(args, map, "a map");
+      },
+      "cuTensorMapEncodeTiled failed: ", __LINE__, CUDA_ERROR_STUB_LIBRARY);
 }
 
 } // namespace

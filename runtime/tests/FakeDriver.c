@@ -1,7 +1,8 @@
 /*===- FakeDriver.c - A CUDA driver with one fake device, for fault tests -===//
 //
 // Exports the driver entry points the runtime resolves (runtime/src/DriverFunctions.def; the
-// optional ones are left out) and behaves like one working device, with host memory standing in
+// optional ones are left out, but for cuTensorMapEncodeTiled) and behaves like one working device,
+with host memory standing in
 // for device memory, so the runtime can be tested on a machine without a GPU (TILEC_CUDA_DRIVER
 // points at this library).
 //
@@ -15,8 +16,15 @@
 //                          later call that needs the context fails with it.
 //
 // Kernels: cuModuleGetFunction finds ".entry <name>" in the PTX text. A launch of an entry
-// named "fill" with parameters (float *out, int n) sets out[0..n) to 42; other entries do
-// nothing.
+// named "fill" with parameters (float *out, int n) sets out[0..n) to 42. A launch of "tma_probe",
+// whose parameters are (out: *u8, a rank-2 tensor descriptor's 6, the descriptor's tensor map),
+// copies the map's 128 bytes to out[0..128) and sets out[128] to 1 when the map's address is
+// 64-byte aligned. Other entries do nothing.
+//
+// cuTensorMapEncodeTiled checks what the driver documents that tilec relies on (a 64-byte
+// aligned map, rank 1..5, a 16-byte aligned address, dims 1..2^32, strides multiples of 16 below
+// 2^40, boxes 1..256) and writes its arguments into the map (see fakeTensorMap below) instead of
+// a real encoding, so tests can read back what the runtime passed.
 //
 // The definitions go through cuda.h's macros, so cuMemAlloc defines cuMemAlloc_v2, as the runtime
 // resolves it.
@@ -332,6 +340,45 @@ FAKE_EXPORT CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute a
   return CUDA_SUCCESS;
 }
 
+/* The fake encoding: opaque[0] "tilecTMA", [1] data type | rank << 8 | interleave << 16 |
+   swizzle << 24 | l2 promotion << 32 | fill << 40, [2] address, [3..7] dims, [8..11] strides,
+   [12] box dims 0..3 (16 bits each), [13] box dim 4 | element strides << 16 (8 bits each). */
+FAKE_EXPORT CUresult cuTensorMapEncodeTiled(
+    CUtensorMap *tensorMap, CUtensorMapDataType dataType, cuuint32_t rank, void *globalAddress,
+    const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim,
+    const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+    CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
+  NEED_INIT();
+  INJECT();
+  if (!tensorMap || (uintptr_t)tensorMap % 64 || rank < 1 || rank > 5 ||
+      (uintptr_t)globalAddress % 16)
+    return CUDA_ERROR_INVALID_VALUE;
+  for (cuuint32_t d = 0; d < rank; ++d) {
+    if (globalDim[d] < 1 || globalDim[d] > ((cuuint64_t)1 << 32) || boxDim[d] < 1 ||
+        boxDim[d] > 256 || elementStrides[d] < 1 || elementStrides[d] > 8)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (d + 1 < rank && (globalStrides[d] % 16 || globalStrides[d] >= ((cuuint64_t)1 << 40)))
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+  cuuint64_t *q = tensorMap->opaque;
+  memset(q, 0, sizeof tensorMap->opaque);
+  memcpy(&q[0], "tilecTMA", 8);
+  q[1] = (cuuint64_t)dataType | (cuuint64_t)rank << 8 | (cuuint64_t)interleave << 16 |
+         (cuuint64_t)swizzle << 24 | (cuuint64_t)l2Promotion << 32 | (cuuint64_t)oobFill << 40;
+  q[2] = (cuuint64_t)(uintptr_t)globalAddress;
+  for (cuuint32_t d = 0; d < rank; ++d) {
+    q[3 + d] = globalDim[d];
+    if (d + 1 < rank)
+      q[8 + d] = globalStrides[d];
+    if (d < 4)
+      q[12] |= (cuuint64_t)boxDim[d] << (16 * d);
+    else
+      q[13] |= boxDim[d];
+    q[13] |= (cuuint64_t)elementStrides[d] << (16 + 8 * d);
+  }
+  return CUDA_SUCCESS;
+}
+
 FAKE_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
                                     unsigned int gridDimZ, unsigned int blockDimX,
                                     unsigned int blockDimY, unsigned int blockDimZ,
@@ -346,6 +393,11 @@ FAKE_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigne
     int n = *(int *)kernelParams[1];
     for (int i = 0; i < n; ++i)
       out[i] = 42.0f;
+  }
+  if (strcmp((const char *)f, "tma_probe") == 0 && kernelParams) {
+    unsigned char *out = (unsigned char *)(uintptr_t) * (CUdeviceptr *)kernelParams[0];
+    memcpy(out, kernelParams[7], sizeof(CUtensorMap));
+    out[sizeof(CUtensorMap)] = (uintptr_t)kernelParams[7] % 64 == 0;
   }
   return CUDA_SUCCESS;
 }

@@ -12,6 +12,10 @@
 //   sticky_trap:   the same with the error sticky (FAKE_CUDA_STICKY), as on a real GPU, where it
 //                  lasts for the rest of the process: every later operation fails with a clear
 //                  Error naming it, and nothing crashes (the destructors included).
+//   tensor_map:    cuTensorMapEncodeTiled fails (a kernel with a TMA tensor map, metadata member
+//                  tensor_maps); then the launch builds the map from the descriptor and passes
+//                  it after the other parameters, 64-byte aligned (the fake kernel "tma_probe"
+//                  copies it out, and the fake encoding holds the encode call's arguments).
 //
 //===----------------------------------------------------------------------===//
 
@@ -171,15 +175,78 @@ void testStickyTrap() {
   buffer.reset(); // destroying what the context held does not crash
 }
 
+// (out: *u8, a: tensordesc<fp16[32, 64]>), with a tensor map of a: a box of the whole block,
+// 128-byte swizzle, NaN fill.
+const char *const TmaMetadata = R"({"schema": "tilec-metadata", "version": 1, "target": "sm_90a",
+  "kernels": [{"name": "tma_probe", "entry": "tma_probe", "num_warps": 4, "threads_per_block": 128,
+    "shared_memory_bytes": 0,
+    "params": [{"name": "out", "type": "*u8"},
+               {"name": "a.base", "type": "*fp16", "alignment": 16},
+               {"name": "a.shape.0", "type": "i64"}, {"name": "a.shape.1", "type": "i64"},
+               {"name": "a.strides.0", "type": "i64", "divisibility": 8},
+               {"name": "a.strides.1", "type": "i64"}, {"name": "a.padding_nan", "type": "i1"}],
+    "tensor_descriptors": [{"name": "a", "dtype": "fp16", "block_shape": [32, 64],
+                            "first_param": 1}],
+    "tensor_maps": [{"descriptor": 0, "box": [32, 64], "swizzle": 128, "element": "fp16",
+                     "fill": "nan"}]}]})";
+const char *const TmaPtx = ".version 8.0\n.target sm_90a\n.address_size 64\n"
+                           ".visible .entry tma_probe()\n{\n  ret;\n}\n";
+
+void testTensorMap() {
+  using tilec::rt::TensorDescriptor;
+  tilec::rt::Module module = tilec::rt::Module::loadFromMemory(TmaPtx, TmaMetadata);
+  tilec::rt::Kernel kernel = module.kernel("tma_probe");
+  tilec::rt::DeviceBuffer out(256), a(4096);
+  TensorDescriptor desc{a.as<tilec::rt::fp16>(), {100, 72}, {80, 1}, {32, 64}};
+  expectError([&] { kernel.launch(tilec::rt::Grid{1}, nullptr, out.as<uint8_t>(), desc); },
+              CUDA_ERROR_INVALID_VALUE,
+              {"cuTensorMapEncodeTiled failed", "CUDA_ERROR_INVALID_VALUE",
+               "kernel tma_probe, tensor map 0 of descriptor a", "dims (innermost first) [72, 100]",
+               "strides [160] bytes", "box [64, 32]"},
+              __LINE__);
+  // A descriptor TMA cannot describe: refused before the driver is asked.
+  TensorDescriptor empty{a.as<tilec::rt::fp16>(), {0, 72}, {80, 1}, {32, 64}};
+  expectError([&] { kernel.launch(tilec::rt::Grid{1}, nullptr, out.as<uint8_t>(), empty); },
+              CUDA_SUCCESS,
+              {"tma_probe: argument 2 (a.shape.0: i64) is 0", "load tensor descriptor a with TMA",
+               "cannot have an empty dimension"},
+              __LINE__);
+  // An empty grid launches nothing, and so builds no map.
+  expectSuccess([&] { kernel.launch(tilec::rt::Grid{0}, nullptr, out.as<uint8_t>(), empty); },
+                "an empty grid", __LINE__);
+
+  // Passed one by one, the same; the fake kernel copies the map it got to out.
+  expectSuccess(
+      [&] {
+        std::vector<uint8_t> zeros(256, 0);
+        out.copyFromHost(zeros);
+        kernel.launch(tilec::rt::Grid{1}, nullptr, out.as<uint8_t>(), a.as<tilec::rt::fp16>(), 100,
+                      72, 80, 1, true);
+        std::vector<uint64_t> map(17);
+        out.copyToHost(map.data(), 136);
+        EXPECT(std::memcmp(&map[0], "tilecTMA", 8) == 0);
+        // fp16 (6), rank 2, no interleave, 128-byte swizzle (3), L2 128B (2), NaN fill (1).
+        EXPECT(map[1] == (6 | 2 << 8 | 0 << 16 | 3 << 24 | 2ull << 32 | 1ull << 40));
+        EXPECT(map[2] == a.address());
+        EXPECT(map[3] == 72 && map[4] == 100 && map[5] == 0);
+        EXPECT(map[8] == 160 && map[9] == 0);
+        EXPECT(map[12] == (64 | 32 << 16));
+        EXPECT(map[13] == (1 << 16 | 1 << 24));
+        EXPECT((map[16] & 0xff) == 1); // the map's address was 64-byte aligned
+      },
+      "a launch with a tensor map", __LINE__);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-  const char *modes[] = {"module_load", "out_of_memory", "launch", "trap", "sticky_trap"};
+  const char *modes[] = {"module_load", "out_of_memory", "launch",
+                         "trap",        "sticky_trap",   "tensor_map"};
   const char *mode = argc == 2 ? argv[1] : "";
   if (std::find_if(std::begin(modes), std::end(modes), [&](const char *known) {
         return std::strcmp(known, mode) == 0;
       }) == std::end(modes)) {
-    std::fprintf(stderr, "usage: %s module_load|out_of_memory|launch|trap|sticky_trap\n",
+    std::fprintf(stderr, "usage: %s module_load|out_of_memory|launch|trap|sticky_trap|tensor_map\n",
                  argv[0]);
     return 2;
   }
@@ -207,6 +274,8 @@ int main(int argc, char **argv) {
     testLaunch();
   else if (std::strcmp(mode, "trap") == 0)
     testTrap();
+  else if (std::strcmp(mode, "tensor_map") == 0)
+    testTensorMap();
   else
     testStickyTrap();
   tilec::rt::ModuleCache::global().clear();

@@ -115,6 +115,19 @@ struct TensorDescInfo {
   size_t FirstParam = 0;
 };
 
+/// A CUtensorMap the kernel takes for TMA loads (cp.async.bulk.tensor) from a tensor descriptor
+/// argument: metadata member `tensor_maps` (docs/metadata.md). Map i is the hidden .entry
+/// parameter number Params.size() + i, `.param .align 64 .b8 NAME[128]`, which callers do not
+/// pass: the launch builds it from the descriptor's parameters (cuTensorMapEncodeTiled) and
+/// appends it.
+struct TensorMapInfo {
+  size_t Descriptor = 0;     // index into KernelInfo::TensorDescriptors
+  std::vector<uint32_t> Box; // elements per dimension, outermost first (as block_shape), 1..256
+  unsigned Swizzle = 0;      // bytes: 0 (none), 32, 64 or 128
+  DType Element = DType::FP16;
+  bool FillNan = false; // "fill": "nan" (out-of-bounds elements read as NaN), else zero
+};
+
 struct ConstexprInfo {
   std::string Name;
   /// The value as written by the compiler ("1024", "True", "fp16"...).
@@ -132,6 +145,8 @@ struct KernelInfo {
   std::vector<ParamInfo> Params;
   /// The tensor descriptor arguments among Params (a launch may pass a TensorDescriptor for each).
   std::vector<TensorDescInfo> TensorDescriptors;
+  /// The tensor maps the .entry takes after Params (hidden parameters the launch builds).
+  std::vector<TensorMapInfo> TensorMaps;
   std::vector<ConstexprInfo> Constexprs;
   /// Metadata version 2, autotuned kernels (@triton.autotune): the parameters whose values select
   /// a variant, and the variants (each a complete KernelInfo with the kernel's Name and Params and
@@ -390,6 +405,36 @@ private:
 
   Arg Value;
 };
+
+/// The arguments of cuTensorMapEncodeTiled for one tensor map of a launch, the dimensions
+/// innermost first as the driver takes them (entries past the rank are 0).
+struct TensorMapEncodeArgs {
+  CUtensorMapDataType DataType = CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  uint32_t Rank = 0;
+  uint64_t GlobalAddress = 0;
+  std::array<uint64_t, 5> GlobalDim{};     // elements
+  std::array<uint64_t, 4> GlobalStrides{}; // bytes, Rank - 1 of them
+  std::array<uint32_t, 5> BoxDim{};
+  std::array<uint32_t, 5> ElementStrides{}; // all 1
+  CUtensorMapInterleave Interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
+  CUtensorMapSwizzle Swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
+  CUtensorMapL2promotion L2Promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+  CUtensorMapFloatOOBfill OobFill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
+};
+
+/// The encoding of tensor map \p map of \p kernel (kernel.TensorMaps[map]) for a launch whose
+/// parameters packArguments wrote to \p slots: from its descriptor's base, shape and strides
+/// (docs/metadata.md gives the rules). Needs no driver. Throws an Error naming the kernel and the
+/// parameter for a descriptor TMA cannot describe: a base not 16-byte aligned, a dimension of size
+/// 0 or above 2^32, a leading stride that is negative, not a multiple of 16 bytes or not below
+/// 2^40 bytes.
+TensorMapEncodeArgs tensorMapEncodeArgs(const KernelInfo &kernel, size_t map,
+                                        const uint64_t *slots);
+
+/// cuTensorMapEncodeTiled(\p args) into \p map; throws an Error with the CUresult when the driver
+/// refuses (or lacks the call: CUDA 12.0 drivers and later have it). \p what names the map in
+/// the message.
+void encodeTensorMap(const TensorMapEncodeArgs &args, CUtensorMap &map, const std::string &what);
 
 /// Checks \p args against the parameters of \p kernel and writes each one, converted to its
 /// parameter's type, at the start of its own 8-byte slot in \p slots (which has room for
