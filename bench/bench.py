@@ -41,6 +41,12 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# The other modules of bench/ (suite.py, tensormap.py), whether this runs as a script or is
+# imported from elsewhere (tests/gpu/check_samples.py, `import bench.bench`).
+if os.path.dirname(os.path.abspath(__file__)) not in sys.path:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tensormap  # noqa: E402  (TMA tensor maps of kernels with `tensor_maps`; ctypes only)
+
 # Imported in main(), so that --help and --list work without a GPU stack.
 torch = None
 triton = None
@@ -425,7 +431,9 @@ def suite_benches() -> List["Bench"]:
 class TilecKernel:
     """A kernel of tilec's PTX, launched the way the C++ runtime does (runtime/src/Runtime.cpp):
     block = threads_per_block, dynamic shared memory = shared_memory_bytes less the static part,
-    arguments checked against the metadata's parameters."""
+    arguments checked against the metadata's parameters. A kernel with `tensor_maps` (TMA loads of
+    tensor descriptors) also gets its CUtensorMaps, built from the arguments (tensormap.py) and
+    passed after them through cupy.cuda.driver.launchKernel; callers pass the same arguments."""
 
     TORCH_DTYPES = {
         "i1": ("bool", "int8", "uint8"),
@@ -495,6 +503,18 @@ class TilecKernel:
     def launcher(self, args: List[Any], grid: tuple) -> Callable[[], None]:
         packed = self.pack(args)
         grid = tuple(grid) + (1,) * (3 - len(grid))
+        if self.info.get("tensor_maps"):
+            # Built once: the arguments (so the maps) are the same for every launch.
+            params = tensormap.KernelParams(packed, tensormap.build(self.info, args))
+            # get_function gives a RawKernel; its `kernel` is the cupy.cuda.Function (a CUfunction).
+            function = getattr(self.function, "kernel", self.function).ptr
+
+            def launch_with_maps():
+                cupy.cuda.driver.launchKernel(
+                    function, grid[0], grid[1], grid[2], *self.block,
+                    self.dynamic_shared, torch.cuda.current_stream().cuda_stream, params.pointer, 0)
+
+            return launch_with_maps
 
         def launch():
             # On PyTorch's current stream, so that do_bench's events and CUDA graph capture see it.
@@ -883,6 +903,8 @@ def dry_run(benches: Sequence["Bench"], sizes_override, ptx_dir: Optional[str]) 
                         promised = param.get("alignment") or param.get("divisibility") or 0
                         if promised and arg_spec(value).endswith(":16") is False:
                             problems.append(f"{where}: {param['name']} breaks the PTX's promise")
+                    for i in range(len(info.get("tensor_maps", []))):
+                        tensormap.encode_args(info, i, values)  # raises for what TMA refuses
             except Exception as error:
                 problems.append(f"{where}: {type(error).__name__}: {error}")
     for problem in problems:
