@@ -27,6 +27,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO_ROOT, "bench"))
 
 GEMM_SOURCE = "bench/kernels/matmul.tl"
+TMA_SOURCE = "bench/kernels/matmul_tma.tl"
 FLASH_SOURCE = "samples/flash_attention.tl"
 # (BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages): the tutorial's CUDA configs.
 GEMM_CONFIGS = [(128, 256, 64, 8, 8, 3), (64, 256, 32, 8, 4, 4), (128, 128, 32, 8, 4, 4),
@@ -46,6 +47,10 @@ FP8_CONFIGS = [(128, 256, 128, 8, 8, 3), (128, 128, 128, 8, 4, 4)]
 # needs more shared memory in fp32 than an SM has, so these are configs that fit (Triton's too).
 TF32_CONFIGS = [(128, 128, 32, 8, 4, 3), (128, 256, 32, 8, 8, 3), (64, 256, 32, 8, 4, 3)]
 INT8_CONFIGS = [(128, 128, 64, 8, 4, 3), (128, 256, 64, 8, 8, 3), (128, 256, 128, 8, 8, 3)]
+# The tutorial's configs of four warps or more (wgmma), for the GEMM with tensor descriptors (TMA
+# on sm_90a); and a shape no block divides, where TMA fills the edges with zeros.
+TMA_CONFIGS = [c for c in GEMM_CONFIGS if c[4] >= 4]
+TMA_EDGE_SHAPE = (1000, 1000, 1000)
 WIDE_KINDS = {"tf32": ("fp32", "fp32", "matmul_kernel", TF32_CONFIGS),
               "i8": ("i8", "i32", "matmul_int8_kernel", INT8_CONFIGS)}
 
@@ -72,6 +77,19 @@ def fp8_signature(config):
     bm, bn, bk, group, _, _ = config
     return (f"*fp8e4nv:16,*fp8e4nv:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,1,1,i32:16,i32:16,1,"
             f"{bm},{bn},{bk},{group}")
+
+
+def tma_name(dtype, config):
+    bm, bn, bk, group, warps, stages = config
+    return f"gemm_tma_{SHORT[dtype]}_{bm}x{bn}x{bk}_w{warps}_s{stages}"
+
+
+def tma_signature(dtype, config):
+    bm, bn, bk, group, _, _ = config
+    t = SHORT[dtype]
+    # a: M x K, b: N x K, c: M x N, each a TensorDescriptor of its block; sizes divisible by 16.
+    return (f"tensordesc<{t}[{bm}, {bk}]>,tensordesc<{t}[{bn}, {bk}]>,tensordesc<{t}[{bm}, {bn}]>,"
+            f"i32:16,i32:16,i32:16,{bm},{bn},{bk},{group}")
 
 
 def wide_name(kind, b_layout, config):
@@ -119,7 +137,11 @@ def compile_all(tilec, ptx_dir, arch):
     fp8 = [] if arch != "sm_90a" else [
         (fp8_name(c), GEMM_SOURCE, "matmul_kernel", fp8_signature(c), c[4], c[5])
         for c in FP8_CONFIGS]
-    for name, source, kernel, signature, warps, stages in list(entries()) + fp8 + list(wide_entries()):
+    tma = [] if arch != "sm_90a" else [
+        (tma_name(dtype, c), TMA_SOURCE, "matmul_tma_kernel", tma_signature(dtype, c), c[4], c[5])
+        for dtype, c in itertools.product(SHORT, TMA_CONFIGS)]
+    for name, source, kernel, signature, warps, stages in (list(entries()) + fp8 + tma +
+                                                           list(wide_entries())):
         command = [os.path.abspath(tilec), source, "-k", kernel, "-s", signature, "--num-warps",
                    str(warps), "--num-stages", str(stages), "--arch", arch,
                    "-o", os.path.join(os.path.abspath(ptx_dir), name + ".ptx")]
@@ -234,6 +256,44 @@ def run(ptx_dir, quick, only):
                 tri_launch()
                 torch.cuda.synchronize()
                 return gemm_mismatch(c_tilec, c_triton, a.float() @ b.float(), 1e-2)
+
+            row("gemm", name, f"{m}x{n}x{k}", 2.0 * m * n * k, launch, tri_launch, check)
+            del a, b, c_tilec, c_triton
+    # The GEMM with tensor descriptors (TMA on sm_90a), where compiled: Triton gets
+    # TensorDescriptor objects, tilec their parameters (base, shape, strides, padding flag).
+    for dtype, config in itertools.product(SHORT, TMA_CONFIGS):
+        name = tma_name(dtype, config)
+        if (only and not re.search(only, name)) or \
+                not os.path.exists(os.path.join(ptx_dir, name + ".ptx")):
+            continue
+        from triton.tools.tensor_descriptor import TensorDescriptor
+        tilec, tri = kernel_pair(name, TMA_SOURCE, "matmul_tma_kernel")
+        bm, bn, bk, group, warps, stages = config
+        for m, n, k in shapes + ([TMA_EDGE_SHAPE] if not quick else []):
+            torch_dtype = getattr(torch, dtype)
+            a = torch.randn(m, k, device="cuda").to(torch_dtype)
+            b = torch.randn(n, k, device="cuda").to(torch_dtype)  # N x K
+            c_tilec = torch.empty(m, n, device="cuda", dtype=torch_dtype)
+            c_triton = torch.empty_like(c_tilec)
+            grid = (triton.cdiv(m, bm) * triton.cdiv(n, bn),)
+            launch = tilec.launcher([a, m, k, k, 1, False, b, n, k, k, 1, False,
+                                     c_tilec, m, n, n, 1, False, m, n, k], grid)
+            descriptors = (TensorDescriptor(a, [m, k], [k, 1], [bm, bk]),
+                           TensorDescriptor(b, [n, k], [k, 1], [bn, bk]),
+                           TensorDescriptor(c_triton, [m, n], [n, 1], [bm, bn]))
+
+            def tri_launch(descriptors=descriptors, m=m, n=n, k=k):
+                tri[grid](*descriptors, m, n, k, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+                          GROUP_M=group, num_warps=warps, num_stages=stages)
+
+            def check(a=a, b=b, c_tilec=c_tilec, c_triton=c_triton, launch=launch,
+                      tri_launch=tri_launch):
+                c_tilec.fill_(float("nan"))
+                launch()
+                tri_launch()
+                torch.cuda.synchronize()
+                return gemm_mismatch(c_tilec, c_triton, a.float() @ b.float().t(),
+                                     1e-2 if dtype == "float16" else 3e-2)
 
             row("gemm", name, f"{m}x{n}x{k}", 2.0 * m * n * k, launch, tri_launch, check)
             del a, b, c_tilec, c_triton

@@ -56,6 +56,8 @@ private:
   llvm::Function *kernel_ = nullptr;
   std::unordered_map<const tir::Value *, Values> values_;
   llvm::Value *laneId_ = nullptr, *warpId_ = nullptr, *threadId_ = nullptr;
+  /// The generic addresses of the CUtensorMap parameters (Function::tensorMaps).
+  std::vector<llvm::Value *> tensorMaps_;
   /// Per root layout and root dimension: the thread's lane and warp index along it.
   std::map<std::string, std::pair<Values, Values>> threadIndices_;
   llvm::GlobalVariable *sharedMemory_ = nullptr;
@@ -321,6 +323,12 @@ private:
                                             unsigned from, unsigned to) const;
   void lowerAsyncWait(const Operation &op);
   void lowerLocalLoad(const Operation &op);
+  /// TMA copies and their mbarriers (LowerPipeline.cpp).
+  llvm::Value *tmaBarrierAddress(unsigned barrier, llvm::Value *slot);
+  void lowerTmaInit(const Operation &op);
+  void lowerTmaCopy(const Operation &op);
+  void lowerTmaWait(const Operation &op);
+  void lowerTmaInval(const Operation &op);
   void lowerLoad(const Operation &op);
   void lowerStore(const Operation &op);
   void lowerReduce(const Operation &op);

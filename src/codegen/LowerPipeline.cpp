@@ -7,6 +7,7 @@
 // 4, 8 or 16 bytes per cp.async, with a source size of 0 where the mask (or the predicate that the
 // iteration exists) is off, which zero-fills.
 #include "codegen/KernelLowering.h"
+#include "codegen/SharedMemory.h"
 #include "gpu/Mma.h"
 
 #include <llvm/IR/InlineAsm.h>
@@ -127,6 +128,124 @@ void KernelLowering::lowerLocalLoad(const Operation &op) {
   values_[op.result()] =
       readSharedTile(pipelineSlotPlan(function_, static_cast<unsigned>(op.intAttr("buffer"))),
                      pipelineSlot(op), distributionOf(type), type.elem);
+}
+
+// --- TMA copies (SoftwarePipeliner.cpp) ----------------------------------------------------
+//
+// One thread (thread 0) issues a slot's copies: for each tile, mbarrier.arrive.expect_tx with
+// the tile's bytes on the slot's barrier, then one cp.async.bulk.tensor per box, which counts
+// its bytes on the same barrier as they land. Every thread waits for the barrier's phase of
+// the iteration (try_wait.parity in a loop). The barrier expects one arrival per tile copied
+// into the slot (tma_init's `arrivals`), so its phase completes when all of them are in.
+
+namespace {
+
+/// Inline assembly without results, with `constraints` for `args`.
+void tmaAsm(llvm::IRBuilder<> &builder, const std::string &text, const std::string &constraints,
+            llvm::ArrayRef<llvm::Value *> args) {
+  std::vector<llvm::Type *> types;
+  for (llvm::Value *arg : args)
+    types.push_back(arg->getType());
+  auto *type = llvm::FunctionType::get(builder.getVoidTy(), types, false);
+  builder.CreateCall(type, llvm::InlineAsm::get(type, text, constraints, true), args);
+}
+
+} // namespace
+
+llvm::Value *KernelLowering::tmaBarrierAddress(unsigned barrier, llvm::Value *slot) {
+  llvm::Value *offset = builder_.getInt32(tmaBarrierOffset(function_) + 8 * barrier);
+  if (slot)
+    offset = builder_.CreateAdd(offset, builder_.CreateMul(slot, builder_.getInt32(8)));
+  return sharedAddress32(builder_.CreateInBoundsGEP(builder_.getInt8Ty(), sharedMemory_, offset));
+}
+
+void KernelLowering::lowerTmaInit(const Operation &op) {
+  const unsigned first = static_cast<unsigned>(op.intAttr("barrier"));
+  const unsigned count = static_cast<unsigned>(op.intAttr("count"));
+  const unsigned arrivals = static_cast<unsigned>(op.intAttr("arrivals"));
+  ifThen(builder_.CreateICmpEQ(threadId_, builder_.getInt32(0)), [&] {
+    for (unsigned b = 0; b < count; ++b)
+      tmaAsm(builder_, "mbarrier.init.shared::cta.b64 [$0], " + std::to_string(arrivals) + ";",
+             "r,~{memory}", {tmaBarrierAddress(first + b, nullptr)});
+  });
+  // The initialisation is visible to the other threads and to TMA (the async proxy).
+  tmaAsm(builder_, "fence.mbarrier_init.release.cluster;", "~{memory}", {});
+  barrier();
+}
+
+void KernelLowering::lowerTmaCopy(const Operation &op) {
+  const unsigned buffer = static_cast<unsigned>(op.intAttr("buffer"));
+  const tir::TensorMap &map =
+      function_.tensorMaps.at(static_cast<size_t>(op.intAttr("tensor_map")));
+  const SharedTilePlan plan = pipelineSlotPlan(function_, buffer);
+  const int64_t boxRows = map.box[0], blocks = plan.shape[1] / plan.blockLength;
+  // The copies overwrite shared memory that other ops may have read last (as lowerAsyncCopy).
+  if (sharedInUse_) {
+    barrier();
+    sharedInUse_ = false;
+  }
+  llvm::Value *slot = pipelineSlot(op); // operand 0 is the slot (LowerPipeline: pipelineSlot)
+  llvm::Value *base = sharedAddress32(slot);
+  llvm::Value *bar =
+      tmaBarrierAddress(static_cast<unsigned>(op.intAttr("barrier")), get(op.operand(0))[0]);
+  llvm::Value *tensorMap = builder_.CreatePtrToInt(
+      tensorMaps_.at(static_cast<size_t>(op.intAttr("tensor_map"))), builder_.getInt64Ty());
+  llvm::Value *row0 = get(op.operand(2))[0], *column0 = get(op.operand(3))[0];
+  llvm::Value *issue = builder_.CreateAnd(get(op.operand(1))[0],
+                                          builder_.CreateICmpEQ(threadId_, builder_.getInt32(0)));
+  // The barrier's phase waits for all the bytes of the boxes, which cover the tile.
+  const int64_t tileBytes = plan.shape[0] * plan.shape[1] * plan.elemBytes;
+  ifThen(issue, [&] {
+    tmaAsm(builder_,
+           "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], " + std::to_string(tileBytes) + ";",
+           "r,~{memory}", {bar});
+    for (int64_t block = 0; block < blocks; ++block)
+      for (int64_t row = 0; row < plan.shape[0]; row += boxRows) {
+        std::optional<int64_t> offset = tmaBoxOffset(plan, boxRows, row, block);
+        if (!offset)
+          unsupported(op, "a TMA box the shared tile does not store as TMA writes it");
+        llvm::Value *dst =
+            builder_.CreateAdd(base, builder_.getInt32(static_cast<uint32_t>(*offset)));
+        // Coordinates innermost first: the column, then the row.
+        llvm::Value *x = builder_.CreateAdd(
+            column0, builder_.getInt32(static_cast<uint32_t>(block * plan.blockLength)));
+        llvm::Value *y = builder_.CreateAdd(row0, builder_.getInt32(static_cast<uint32_t>(row)));
+        tmaAsm(builder_,
+               "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+               "[$0], [$1, {$2, $3}], [$4];",
+               "r,l,r,r,r,~{memory}", {dst, tensorMap, x, y, bar});
+      }
+  });
+}
+
+void KernelLowering::lowerTmaWait(const Operation &op) {
+  llvm::Value *bar =
+      tmaBarrierAddress(static_cast<unsigned>(op.intAttr("barrier")), get(op.operand(0))[0]);
+  llvm::Value *phase = get(op.operand(1))[0];
+  llvm::Type *i32 = builder_.getInt32Ty();
+  auto *type = llvm::FunctionType::get(i32, {i32, i32}, false);
+  auto *tryWait = llvm::InlineAsm::get(
+      type,
+      "{\n.reg .pred done;\nmbarrier.try_wait.parity.shared::cta.b64 done, [$1], $2;\n"
+      "selp.u32 $0, 1, 0, done;\n}",
+      "=r,r,r,~{memory}", true);
+  llvm::BasicBlock *loop = llvm::BasicBlock::Create(context_, "tma_wait", kernel_);
+  llvm::BasicBlock *landed = llvm::BasicBlock::Create(context_, "tma_landed", kernel_);
+  builder_.CreateBr(loop);
+  builder_.SetInsertPoint(loop);
+  llvm::Value *done = builder_.CreateCall(type, tryWait, {bar, phase});
+  builder_.CreateCondBr(builder_.CreateICmpNE(done, builder_.getInt32(0)), landed, loop);
+  builder_.SetInsertPoint(landed);
+}
+
+void KernelLowering::lowerTmaInval(const Operation &op) {
+  const unsigned first = static_cast<unsigned>(op.intAttr("barrier"));
+  const unsigned count = static_cast<unsigned>(op.intAttr("count"));
+  ifThen(builder_.CreateICmpEQ(threadId_, builder_.getInt32(0)), [&] {
+    for (unsigned b = 0; b < count; ++b)
+      tmaAsm(builder_, "mbarrier.inval.shared::cta.b64 [$0];", "r,~{memory}",
+             {tmaBarrierAddress(first + b, nullptr)});
+  });
 }
 
 } // namespace tilec::codegen::detail

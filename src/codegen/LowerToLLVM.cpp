@@ -35,6 +35,10 @@ llvm::Function *KernelLowering::run() {
       throw CompileError("error: kernel parameter " + std::to_string(i) + " is a tensor");
     params.push_back(scalarType(type.elem));
   }
+  // The tensor maps of TMA copies: 128-byte parameters after the others (docs/metadata.md).
+  auto *tensorMapType = llvm::ArrayType::get(builder_.getInt8Ty(), 128);
+  for (size_t i = 0; i < function_.tensorMaps.size(); ++i)
+    params.push_back(llvm::PointerType::get(context_, 0));
   auto *type = llvm::FunctionType::get(builder_.getVoidTy(), params, false);
   kernel_ =
       llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, function_.name(), module_);
@@ -48,6 +52,16 @@ llvm::Function *KernelLowering::run() {
       arg->addAttr(llvm::Attribute::getWithAlignment(context_, llvm::Align(param->alignment)));
     values_[body.argument(i)] = {arg};
   }
+  for (size_t i = 0; i < function_.tensorMaps.size(); ++i) {
+    // Passed by value, aligned to 64 bytes, read in place (grid_constant: the parameter's own
+    // address, which TMA takes, instead of a local copy).
+    unsigned index = body.numArguments() + static_cast<unsigned>(i);
+    llvm::Argument *arg = kernel_->getArg(index);
+    arg->setName("tensor_map_" + std::to_string(i));
+    kernel_->addParamAttr(index, llvm::Attribute::getWithByValType(context_, tensorMapType));
+    kernel_->addParamAttr(index, llvm::Attribute::getWithAlignment(context_, llvm::Align(64)));
+    tensorMaps_.push_back(arg);
+  }
 
   unsigned threads = 32 * function_.numWarps;
   llvm::NamedMDNode *annotations = module_.getOrInsertNamedMetadata("nvvm.annotations");
@@ -57,6 +71,16 @@ llvm::Function *KernelLowering::run() {
                    llvm::ConstantAsMetadata::get(builder_.getInt32(value))}));
   };
   annotate("kernel", 1);
+  if (!function_.tensorMaps.empty()) {
+    std::vector<llvm::Metadata *> indices; // 1-based
+    for (size_t i = 0; i < function_.tensorMaps.size(); ++i)
+      indices.push_back(llvm::ConstantAsMetadata::get(
+          builder_.getInt32(body.numArguments() + static_cast<unsigned>(i) + 1)));
+    annotations->addOperand(
+        llvm::MDNode::get(context_, {llvm::ValueAsMetadata::get(kernel_),
+                                     llvm::MDString::get(context_, "grid_constant"),
+                                     llvm::MDNode::get(context_, indices)}));
+  }
   annotate("maxntidx", threads);
   annotate("maxntidy", 1);
   annotate("maxntidz", 1);
@@ -168,6 +192,14 @@ void KernelLowering::lowerOp(const Operation &op) {
     return lowerAsyncWait(op);
   case OpCode::LocalLoad:
     return lowerLocalLoad(op);
+  case OpCode::TmaInit:
+    return lowerTmaInit(op);
+  case OpCode::TmaCopy:
+    return lowerTmaCopy(op);
+  case OpCode::TmaWait:
+    return lowerTmaWait(op);
+  case OpCode::TmaInval:
+    return lowerTmaInval(op);
   case OpCode::Load:
     return lowerLoad(op);
   case OpCode::Store:

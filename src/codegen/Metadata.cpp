@@ -108,6 +108,18 @@ std::string kernelMetadataJson(const tir::Module &module, const TargetOptions &o
       }
       kernel["tensor_descriptors"] = std::move(descriptors);
     }
+    // The CUtensorMaps TMA copies read: parameters after `params` that launchers build from the
+    // descriptors' parameters (docs/metadata.md).
+    if (!function.tensorMaps.empty()) {
+      Json maps = Json::array();
+      for (const tir::TensorMap &map : function.tensorMaps)
+        maps.push_back(Json{
+            {"descriptor", map.descriptor},
+            {"box", map.box},
+            {"swizzle", map.swizzleBytes},
+            {"element", signatureTypeName(function.tensorDescriptors.at(map.descriptor).elem)}});
+      kernel["tensor_maps"] = std::move(maps);
+    }
     kernel["constexprs"] = constexprsOf(function);
     return kernel;
   };

@@ -168,7 +168,7 @@ static const tir::Operation *largestSharedMemoryUser(const tir::Function &functi
 static const tir::Operation *firstCopyInto(const tir::Function &function, unsigned buffer) {
   const tir::Operation *first = nullptr;
   tir::walk(const_cast<tir::Function &>(function), [&](tir::Operation &op) {
-    if (!first && op.code() == OpCode::AsyncCopy &&
+    if (!first && (op.code() == OpCode::AsyncCopy || op.code() == OpCode::TmaCopy) &&
         static_cast<unsigned>(op.intAttr("buffer")) == buffer)
       first = &op;
   });
@@ -184,10 +184,14 @@ static unsigned pipelineBuffersEnd(const tir::Function &function) {
          function.pipelineBuffers[last].stages * pipelineSlotBytes(function, last);
 }
 
-unsigned sharedMemoryBytes(const tir::Function &function) {
+unsigned tmaBarrierOffset(const tir::Function &function) {
   unsigned bytes = 0;
   largestSharedMemoryUser(function, bytes);
-  bytes = std::max(bytes, pipelineBuffersEnd(function));
+  return (std::max(bytes, pipelineBuffersEnd(function)) + 7) / 8 * 8;
+}
+
+unsigned sharedMemoryBytes(const tir::Function &function) {
+  unsigned bytes = tmaBarrierOffset(function) + 8 * function.numTmaBarriers;
   return (bytes + 15) / 16 * 16;
 }
 
@@ -202,7 +206,7 @@ static unsigned pipelinedLoopScratchBytes(const tir::Function &function) {
       return;
     bool pipelined = false;
     for (const auto &op : loop.region(0).block().ops())
-      pipelined |= op->code() == OpCode::AsyncCopy;
+      pipelined |= op->code() == OpCode::AsyncCopy || op->code() == OpCode::TmaCopy;
     if (!pipelined)
       return;
     tir::walk(loop.region(0).block(),
@@ -265,7 +269,7 @@ void checkSharedMemoryLimit(const tir::Function &function, const TargetOptions &
   unsigned bytes = 0;
   const tir::Operation *largest = largestSharedMemoryUser(function, bytes);
   unsigned limit = maxSharedMemoryPerBlock(options.arch);
-  unsigned pipelined = pipelineBuffersEnd(function);
+  unsigned pipelined = pipelineBuffersEnd(function) + 8 * function.numTmaBarriers;
   if (pipelined > bytes) {
     bytes = pipelined;
     largest = firstCopyInto(function, 0);
@@ -283,6 +287,7 @@ void checkSharedMemoryLimit(const tir::Function &function, const TargetOptions &
     what = "tl.dot into " + largest->result()->type().withLayout(nullptr).str();
     break;
   case OpCode::AsyncCopy:
+  case OpCode::TmaCopy:
     what = "the software pipeline of this loop's loads (" +
            std::to_string(function.pipelineBuffers.size()) + " tiles, num_stages " +
            std::to_string(function.pipelineBuffers[0].stages) + ")";

@@ -12,7 +12,7 @@ namespace tilec::codegen {
 /// Bytes of shared memory one operation uses (0 for most).
 unsigned sharedMemoryBytes(const tir::Operation &op);
 /// Bytes of shared memory `function` needs, a multiple of 16: the scratch area the ops above share
-/// (they run one after another, separated by barriers), then the pipeline buffers.
+/// (they run one after another, separated by barriers), the pipeline buffers, the mbarriers.
 unsigned sharedMemoryBytes(const tir::Function &function);
 
 /// Bytes of one slot of pipeline buffer `buffer` (Function::pipelineBuffers), and where the
@@ -24,6 +24,9 @@ unsigned pipelineSlotBytes(const tir::Function &function, unsigned buffer);
 /// tile's row where that is a larger power of two (up to 1024).
 unsigned pipelineSlotAlignment(const tir::Function &function, unsigned buffer);
 unsigned pipelineBufferOffset(const tir::Function &function, unsigned buffer);
+/// Where the TMA copies' mbarriers (Function::numTmaBarriers, 8 bytes each) start: after
+/// everything else, so that no other use of shared memory overlaps them.
+unsigned tmaBarrierOffset(const tir::Function &function);
 /// The most shared memory one block can use on `arch` ("sm_90a"), opting in to the maximum.
 unsigned maxSharedMemoryPerBlock(const std::string &arch);
 /// Reports a located error at the operation that needs the most shared memory when `function`

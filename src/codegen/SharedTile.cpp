@@ -6,6 +6,7 @@
 #include <llvm/Support/MathExtras.h>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -290,6 +291,27 @@ SharedTilePlan wgmmaOperandPlan(const tir::Type &operand, unsigned operandIndex,
   if (operandIndex == 0)
     plan.wgmmaWarpsM = warpsM;
   return plan;
+}
+
+std::optional<int64_t> tmaBoxOffset(const SharedTilePlan &plan, int64_t boxRows, int64_t rowStart,
+                                    int64_t block) {
+  if (plan.shape.size() != 2 || plan.fastDim != 1 || !plan.blockLength)
+    return std::nullopt;
+  const int64_t width = plan.swizzleBytes(), elemBytes = plan.elemBytes;
+  const int64_t firstColumn = block * plan.blockLength;
+  if (rowStart + boxRows > plan.shape[0] || firstColumn + plan.blockLength > plan.shape[1])
+    return std::nullopt;
+  // The box's first row, unswizzled: the start of the width-byte row holding its element 0.
+  const int64_t start = plan.offset({rowStart, firstColumn}) * elemBytes / width * width;
+  const int64_t unitMask = width / 16 - 1;
+  for (int64_t i = 0; i < boxRows; ++i)
+    for (int64_t j = 0; j < plan.blockLength; ++j) {
+      int64_t dense = start + i * width + j * elemBytes;
+      int64_t swizzled = dense ^ (((dense >> 7) & unitMask) << 4);
+      if (plan.offset({rowStart + i, firstColumn + j}) * elemBytes != swizzled)
+        return std::nullopt;
+    }
+  return start;
 }
 
 SharedTilePlan tensorCoreOperandPlan(const tir::Operation &dot, unsigned operandIndex,

@@ -124,6 +124,15 @@ SharedTilePlan wgmmaOperandPlan(const tir::Type &operand, unsigned operandIndex,
 SharedTilePlan tensorCoreOperandPlan(const tir::Operation &dot, unsigned operandIndex,
                                      const tir::Type &operand);
 
+/// Where a TMA copy writes the box of `boxRows` rows from row `rowStart` and of block `block`
+/// (the block's elements along the fast dimension) of `plan`'s tile, in bytes from the tile's
+/// start, if that is where `plan` keeps those elements; none otherwise. TMA stores a box densely,
+/// by rows of the swizzle width, and moves the 16-byte unit at byte b of the tile (from a
+/// 1024-byte aligned start) to unit ((b >> 4) ^ (b >> 7)) & (width / 16 - 1): the NVMMA
+/// layouts' swizzle (wgmmaOperandPlan), provided the box's rows are consecutive there.
+std::optional<int64_t> tmaBoxOffset(const SharedTilePlan &plan, int64_t boxRows, int64_t rowStart,
+                                    int64_t block);
+
 /// The plan of a slot of pipeline buffer `buffer` of `function`.
 SharedTilePlan pipelineSlotPlan(const tir::Function &function, unsigned buffer);
 

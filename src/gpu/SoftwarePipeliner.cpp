@@ -20,6 +20,17 @@
 // program's threads (bar.sync), so that every thread's copies are visible and the slot the next
 // copies overwrite (read by the previous iteration) is no longer being read.
 //
+// A load through a tensor descriptor argument that feeds a wgmma dot is copied by TMA instead
+// (cp.async.bulk.tensor, from the CUtensorMap the runtime builds at launch): one thread issues the
+// boxes of the tile and an mbarrier per slot counts their bytes; the loop's threads wait on the
+// slot's barrier (phase = iteration / S, mod 2) besides async_wait. Out-of-bounds elements are
+// filled by TMA as the descriptor's padding says, so the load's `other` need not be zero:
+//
+//   before     tma_init                             one barrier per slot
+//   prologue   ... tma_copy(offsets of iteration s) -> slot s
+//   loop i     async_wait; tma_wait(slot i % S, phase (i / S) % 2)
+//   after      async_wait(pending = 0); tma_inval
+//
 // A loop is left alone (and the loads stay synchronous, which is always correct) when the step is
 // not a positive constant, the slice has loads, stores or nested loops, or a load's accesses are
 // narrower than 4 bytes (cp.async's smallest copy; the vector is also limited to the run of equal
@@ -33,6 +44,7 @@
 #include "tir/Builder.h"
 #include "tir/Passes.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -75,9 +87,15 @@ public:
     if (candidates_.empty())
       return;
     std::vector<Value *> roots;
-    for (const Candidate &c : candidates_)
+    for (const Candidate &c : candidates_) {
+      if (c.tensorMap) {
+        for (unsigned i = 3; i < c.load->numOperands(); ++i)
+          roots.push_back(c.load->operand(i));
+        continue;
+      }
       for (unsigned i = 0; i < 2 && i < c.load->numOperands(); ++i)
         roots.push_back(c.load->operand(i));
+    }
     slice_ = LoopSlice::build(body_, roots);
     if (!slice_)
       return;
@@ -99,6 +117,8 @@ private:
     /// The operand of a wgmma dot the tile is (0: a, 1: b), -1 for an mma.sync dot.
     int wgmmaOperand = -1;
     unsigned buffer = 0;
+    /// Copied by TMA: the index of its tensor map in Function::tensorMaps.
+    std::optional<unsigned> tensorMap;
   };
   std::vector<Candidate> candidates_;
   /// Loads before the loop whose tile only a wgmma dot of the body reads, as its a (attention's
@@ -107,6 +127,8 @@ private:
   /// fragments in registers.
   std::vector<Candidate> invariantOperands_;
   std::vector<std::unique_ptr<Operation>> removed_;
+  /// The first of this loop's mbarriers (one per slot) when it has TMA copies.
+  unsigned firstBarrier_ = 0;
   /// What computes the candidates' pointers and masks, cloned for future iterations.
   std::optional<LoopSlice> slice_;
 
@@ -130,6 +152,44 @@ private:
     return vec * bytes < 4 ? 0 : vec;
   }
 
+  /// The tensor map a TMA copy of `load`'s tile into a wgmma operand slot would read, added to the
+  /// function's; none where TMA cannot write the slot's NVMMA layout (codegen/SharedTile.h,
+  /// wgmmaOperandPlan): rows along the descriptor's contiguous last dimension, cut into blocks of
+  /// the swizzle width (one box each), 128-byte swizzled for blocks of 128 bytes (64 and 32 for
+  /// narrower rows). a's rows are stored in groups of 8 in the order the instructions compute them
+  /// (wgmmaRow), so its boxes are 8 rows; b's take all rows at once (at most 256, TMA's limit).
+  std::optional<unsigned> tensorMapFor(const Operation &load, int wgmmaOperand) {
+    if (wgmmaOperand < 0 || !load.hasAttr("descriptor"))
+      return std::nullopt;
+    const Type &type = load.result()->type();
+    if (!type.layout || type.layout->order[0] != 1)
+      return std::nullopt;
+    int64_t elemBytes = std::max(1u, type.elem.bytes());
+    // A box whose innermost coordinate is not a multiple of 16 bytes traps (measured on an H100,
+    // driver 580): the axis analysis must prove the column offset's alignment.
+    analysis::AxisInfo column = axis_.info(load.operand(load.numOperands() - 1));
+    int64_t divisibility = column.divisibility.empty() ? 1 : column.divisibility[0];
+    if (divisibility * elemBytes % 16 != 0)
+      return std::nullopt;
+    int64_t rowBytes = type.shape[1] * elemBytes;
+    int64_t swizzle = std::min<int64_t>(128, rowBytes);
+    if ((swizzle != 32 && swizzle != 64 && swizzle != 128) || rowBytes % swizzle != 0)
+      return std::nullopt;
+    int64_t boxRows = wgmmaOperand == 0 ? 8 : type.shape[0];
+    if (boxRows > 256 || type.shape[0] % boxRows != 0)
+      return std::nullopt;
+    tir::TensorMap map{static_cast<unsigned>(load.intAttr("descriptor")),
+                       {boxRows, swizzle / elemBytes},
+                       static_cast<unsigned>(swizzle)};
+    std::vector<tir::TensorMap> &maps = function_.tensorMaps;
+    for (unsigned i = 0; i < maps.size(); ++i)
+      if (maps[i].descriptor == map.descriptor && maps[i].box == map.box &&
+          maps[i].swizzleBytes == map.swizzleBytes)
+        return i;
+    maps.push_back(map);
+    return static_cast<unsigned>(maps.size() - 1);
+  }
+
   /// Loads in the loop body whose only user is a tensor-core dot of the same body, as its a or b.
   void findCandidates() {
     std::map<const Value *, std::vector<Operation *>> users = usersOf(function_);
@@ -150,12 +210,17 @@ private:
       if (uses.size() != 1 || !isTensorCoreDot(*uses[0]) || uses[0]->parentBlock() != &body_ ||
           uses[0]->operand(2) == operand)
         continue;
-      unsigned vec = copyVectorWidth(load);
-      if (!vec)
-        continue;
       int wgmmaOperand = -1;
       if (isWgmmaDot(*uses[0]))
         wgmmaOperand = uses[0]->operand(0) == operand ? 0 : 1;
+      if (load.hasAttr("descriptor") && wgmmaOperand >= 0) {
+        if (std::optional<unsigned> map = tensorMapFor(load, wgmmaOperand))
+          candidates_.push_back({&load, 0, wgmmaOperand, 0, map});
+        continue;
+      }
+      unsigned vec = copyVectorWidth(load);
+      if (!vec)
+        continue;
       candidates_.push_back({&load, vec, wgmmaOperand});
     }
   }
@@ -185,6 +250,17 @@ private:
                    Value *slot) {
     Value *inRange = builder.cmp("lt", iv, loop_.operand(1));
     for (const Candidate &c : candidates_) {
+      if (c.tensorMap) {
+        std::vector<Value *> operands{slot, inRange};
+        for (unsigned i = 3; i < c.load->numOperands(); ++i)
+          operands.push_back(LoopSlice::mapped(map, c.load->operand(i)));
+        builder.setLoc(c.load->loc());
+        Operation *copy = builder.create(OpCode::TmaCopy, operands, {});
+        copy->setAttr("buffer", int64_t(c.buffer));
+        copy->setAttr("tensor_map", int64_t(*c.tensorMap));
+        copy->setAttr("barrier", int64_t(firstBarrier_));
+        continue;
+      }
       std::vector<Value *> operands{LoopSlice::mapped(map, c.load->operand(0)), slot, inRange};
       if (c.load->numOperands() >= 2)
         operands.push_back(LoopSlice::mapped(map, c.load->operand(1)));
@@ -208,6 +284,18 @@ private:
     Builder before;
     before.setInsertionPoint(&loop_);
     before.setLoc(loop_.loc());
+
+    unsigned tmaCopies = static_cast<unsigned>(
+        std::count_if(candidates_.begin(), candidates_.end(),
+                      [](const Candidate &c) { return c.tensorMap.has_value(); }));
+    if (tmaCopies) {
+      firstBarrier_ = function_.numTmaBarriers;
+      function_.numTmaBarriers += stages_;
+      Operation *init = before.create(OpCode::TmaInit, {}, {});
+      init->setAttr("barrier", int64_t(firstBarrier_));
+      init->setAttr("count", int64_t(stages_));
+      init->setAttr("arrivals", int64_t(tmaCopies));
+    }
 
     // The loop-invariant tiles first, one group: the first wait in the loop, which leaves only
     // later groups pending, covers it.
@@ -265,6 +353,14 @@ private:
         top.binary(OpCode::Div, top.binary(OpCode::Sub, body_.argument(0), lb), step);
     Value *iteration32 = ivType == i32 ? iteration : top.cast(iteration, i32.elem);
     Value *slot = top.binary(OpCode::Rem, iteration32, top.intConstant(stages_, i32));
+    if (tmaCopies) {
+      // The slot's barrier completes its phase (i / S) % 2 when this iteration's boxes landed.
+      Value *phase = top.binary(OpCode::And,
+                                top.binary(OpCode::Div, iteration32, top.intConstant(stages_, i32)),
+                                top.intConstant(1, i32));
+      Operation *tmaWait = top.create(OpCode::TmaWait, {slot, phase}, {});
+      tmaWait->setAttr("barrier", int64_t(firstBarrier_));
+    }
     for (Candidate &c : candidates_) {
       Builder at;
       at.setInsertionPoint(c.load);
@@ -304,18 +400,37 @@ private:
     after.setInsertionPoint(std::next(outer->find(&loop_))->get());
     Operation *drain = after.create(OpCode::AsyncWait, {}, {});
     drain->setAttr("pending", int64_t(0));
+    if (tmaCopies) {
+      // Every copy issued was waited for in the loop (those past its end were not issued).
+      Operation *inval = after.create(OpCode::TmaInval, {}, {});
+      inval->setAttr("barrier", int64_t(firstBarrier_));
+      inval->setAttr("count", int64_t(stages_));
+    }
   }
 };
 
 } // namespace
 
+/// The loads through tensor descriptors that no TMA copy replaced become plain loads: their
+/// offsets were only for the copies.
+static void dropDescriptorOffsets(tir::Function &function) {
+  tir::walk(function, [](Operation &op) {
+    if (op.code() != OpCode::Load || !op.hasAttr("descriptor"))
+      return;
+    std::vector<Value *> operands{op.operand(0), op.operand(1), op.operand(2)};
+    op.setOperands(std::move(operands));
+    op.removeAttr("descriptor");
+  });
+}
+
 void runSoftwarePipelining(tir::Function &function) {
   std::vector<std::pair<Operation *, unsigned>> loops = pipelinedLoops(function);
-  if (loops.empty())
-    return;
-  analysis::AxisInfoAnalysis axis(function);
-  for (auto [loop, stages] : loops)
-    LoopPipeliner(function, *loop, stages, axis).run();
+  if (!loops.empty()) {
+    analysis::AxisInfoAnalysis axis(function);
+    for (auto [loop, stages] : loops)
+      LoopPipeliner(function, *loop, stages, axis).run();
+  }
+  dropDescriptorOffsets(function);
 }
 
 } // namespace tilec::gpu

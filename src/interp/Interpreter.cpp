@@ -497,7 +497,8 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
     expectOperands(3, 3);
     break;
   case OpCode::Load:
-    expectOperands(1, 3);
+    // (A descriptor load's trailing offsets are for the GPU's TMA copies: ignored here.)
+    expectOperands(1, op.hasAttr("descriptor") ? 3 + op.operand(0)->type().rank() : 3);
     break;
   case OpCode::Store:
     expectOperands(2, 3);

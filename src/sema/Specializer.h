@@ -346,6 +346,9 @@ private:
   // Scans and reductions with combine functions (Combine.cpp).
   bool constFlag(const std::optional<SemaValue> &v, SourceLoc loc, const std::string &what);
   /// A propagate_nan argument: true for tl.PropagateNan.ALL, false for NONE, an error otherwise.
+  /// Which of the kernel's tensor descriptor arguments `desc` is (its index in
+  /// Function::tensorDescriptors); none for tl.make_tensor_descriptor's.
+  std::optional<unsigned> descriptorArgument(const SemaValue &desc) const;
   bool propagateNanAll(const SemaValue &p, SourceLoc loc, const std::string &display);
   /// A bf16 tensor cast to fp32, anything else as is (Triton's _promote_bfloat16_to_float32,
   /// which tl.minimum, tl.maximum and tl.clamp apply to their operands: no bf16 min/max/compare).

@@ -6,7 +6,10 @@
 // pointer at its offsets with every dimension bounds-checked. That is Triton's semantics where
 // it does not use TMA: elements outside [0, shape) read as the padding (zero, or NaN for
 // padding_option="nan") and are not written. The tensor of pointers, the mask and the way the
-// axis analysis sees them are the block pointers' (BlockPointers.cpp).
+// axis analysis sees them are the block pointers' (BlockPointers.cpp). A load through a
+// descriptor argument also carries its attribute `descriptor` and its offsets, so that the
+// pipeliner may copy the tile by TMA on Hopper instead (gpu/SoftwarePipeliner.cpp); the copy
+// fills the elements outside with the padding the runtime encodes in the tensor map.
 //
 // Triton requires the last stride to be 1. Where it is a constant, tilec checks it; a kernel
 // argument's last stride is taken to be 1 (the runtime checks the value passed), so the last
@@ -16,6 +19,7 @@
 #include "sema/TypeRules.h"
 
 #include <limits>
+#include <optional>
 
 namespace tilec::sema {
 
@@ -226,24 +230,47 @@ SemaValue Specializer::loadTensorDescriptor(const SemaValue &desc, const SemaVal
   SemaValue blockPtr = descriptorBlockPointer(*this, desc, offsets, "a descriptor load", loc);
   const SemaValue &padding = desc.elems[kPadding];
   DType elem = elementOf(desc);
-  if (padding.kind == Kind::String || !elem.isFloat()) {
+  std::optional<unsigned> argument = descriptorArgument(desc);
+  if (!argument && (padding.kind == Kind::String || !elem.isFloat())) {
     // A constant padding (integers always pad with zeros) is the block pointer's.
     SemaValue option = SemaValue::ofString(padding.kind == Kind::String ? padding.name : "zero");
     SemaValue dims = allDimensions(rankOf(desc));
     return loadBlockPointer(blockPtr, &dims, &option, loc);
   }
-  // A kernel argument's padding is known at run time only: NaN where its flag is set.
   std::vector<int64_t> all;
   for (size_t d = 0; d < rankOf(desc); ++d)
     all.push_back(static_cast<int64_t>(d));
   auto [ptr, mask] = blockPointerAddresses(blockPtr, all, loc);
   Type scalar(elem);
-  tir::Value *fill = builder_.select(
-      padding.value, builder_.floatConstant(std::numeric_limits<double>::quiet_NaN(), scalar),
-      builder_.floatConstant(0.0, scalar));
-  tir::Value *other = builder_.splat(fill, ptr->type().shape);
-  return SemaValue::ofTensor(
-      builder_.createValue(tir::OpCode::Load, {ptr, mask, other}, Type(elem, ptr->type().shape)));
+  tir::Value *fill;
+  if (!elem.isFloat()) {
+    fill = builder_.intConstant(0, scalar);
+  } else if (padding.kind == Kind::String) {
+    fill = builder_.floatConstant(
+        padding.name == "nan" ? std::numeric_limits<double>::quiet_NaN() : 0.0, scalar);
+  } else {
+    // A kernel argument's padding is known at run time only: NaN where its flag is set.
+    fill = builder_.select(padding.value,
+                           builder_.floatConstant(std::numeric_limits<double>::quiet_NaN(), scalar),
+                           builder_.floatConstant(0.0, scalar));
+  }
+  std::vector<tir::Value *> operands{ptr, mask, builder_.splat(fill, ptr->type().shape)};
+  if (argument) // the tile is also the box of a TMA copy at these offsets, if the pipeliner wants
+    for (const SemaValue &offset : blockPtr.elems[3].elems)
+      operands.push_back(offset.value);
+  tir::Operation *load =
+      builder_.create(tir::OpCode::Load, std::move(operands), {Type(elem, ptr->type().shape)});
+  if (argument)
+    load->setAttr("descriptor", int64_t(*argument));
+  return SemaValue::ofTensor(load->result());
+}
+
+std::optional<unsigned> Specializer::descriptorArgument(const SemaValue &desc) const {
+  const tir::Value *base = desc.elems[kBase].value;
+  for (unsigned i = 0; i < function_.tensorDescriptors.size(); ++i)
+    if (function_.body().argument(function_.tensorDescriptors[i].firstParam) == base)
+      return i;
+  return std::nullopt;
 }
 
 void Specializer::storeTensorDescriptor(const SemaValue &desc, const SemaValue &offsets,

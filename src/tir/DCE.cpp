@@ -15,6 +15,10 @@ bool hasSideEffects(const Operation &op) {
   case OpCode::AsyncCopy:
   case OpCode::AsyncCommit:
   case OpCode::AsyncWait:
+  case OpCode::TmaInit:
+  case OpCode::TmaCopy:
+  case OpCode::TmaWait:
+  case OpCode::TmaInval:
   case OpCode::Return:
   case OpCode::Yield:
   case OpCode::Condition:

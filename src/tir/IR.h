@@ -37,38 +37,38 @@ class Function;
 // Verifier.cpp checks them.
 #define TILEC_TIR_OPCODES(X)                                                                       \
   /* values */                                                                                     \
-  X(Constant, "constant")         /* attr value (int or float); result scalar or tensor (splat) */ \
-  X(ProgramId, "program_id")      /* attr axis; result i32 */                                      \
-  X(NumPrograms, "num_programs")  /* attr axis; result i32 */                                      \
-  X(MakeRange, "make_range")      /* attrs start, end; result tensor<end-start x i32> */           \
+  X(Constant, "constant")        /* attr value (int or float); result scalar or tensor (splat) */  \
+  X(ProgramId, "program_id")     /* attr axis; result i32 */                                       \
+  X(NumPrograms, "num_programs") /* attr axis; result i32 */                                       \
+  X(MakeRange, "make_range")     /* attrs start, end; result tensor<end-start x i32> */            \
   /* shape */                                                                                      \
-  X(Splat, "splat")               /* scalar -> tensor */                                           \
-  X(Broadcast, "broadcast")       /* tensor -> tensor, size-1 dims grow */                         \
-  X(ExpandDims, "expand_dims")    /* attr axis */                                                  \
+  X(Splat, "splat")                  /* scalar -> tensor */                                        \
+  X(Broadcast, "broadcast")          /* tensor -> tensor, size-1 dims grow */                      \
+  X(ExpandDims, "expand_dims")       /* attr axis */                                               \
   X(ConvertLayout, "convert_layout") /* same shape and elem, another layout */                     \
-  X(Trans, "trans")               /* attr order: result dim i is operand dim order[i] */           \
-  X(Reshape, "reshape")           /* same elements in row-major order, another shape */            \
+  X(Trans, "trans")                  /* attr order: result dim i is operand dim order[i] */        \
+  X(Reshape, "reshape")              /* same elements in row-major order, another shape */         \
   /* elementwise arithmetic: both operands of the result's type (pointers excepted) */             \
   X(Add, "add")                                                                                    \
   X(Sub, "sub")                                                                                    \
   X(Mul, "mul")                                                                                    \
-  X(Div, "div")        /* float: true division; int: rounds toward zero */                         \
-  X(Rem, "rem")        /* float: fmod; int: sign of the dividend (C semantics) */                  \
+  X(Div, "div") /* float: true division; int: rounds toward zero */                                \
+  X(Rem, "rem") /* float: fmod; int: sign of the dividend (C semantics) */                         \
   X(And, "and")                                                                                    \
   X(Or, "or")                                                                                      \
   X(Xor, "xor")                                                                                    \
   X(Shl, "shl")                                                                                    \
-  X(Shr, "shr")        /* arithmetic for signed, logical for unsigned */                           \
-  X(MulHi, "umulhi")   /* integers only: the high half of the unsigned double-width product */    \
+  X(Shr, "shr")         /* arithmetic for signed, logical for unsigned */                          \
+  X(MulHi, "umulhi")    /* integers only: the high half of the unsigned double-width product */    \
   X(Maximum, "maximum") /* float: maxnum (a NaN operand yields the other) */                       \
   X(Minimum, "minimum")                                                                            \
-  X(Cmp, "cmp")        /* attr predicate: eq ne lt le gt ge; result i1 of operand shape */         \
-  X(Select, "select")  /* cond, true value, false value */                                         \
-  X(AddPtr, "addptr")  /* pointer (tensor), integer offset in elements */                          \
-  X(Cast, "cast")      /* numeric conversion to the result's element type */                       \
+  X(Cmp, "cmp")         /* attr predicate: eq ne lt le gt ge; result i1 of operand shape */        \
+  X(Select, "select")   /* cond, true value, false value */                                        \
+  X(AddPtr, "addptr")   /* pointer (tensor), integer offset in elements */                         \
+  X(Cast, "cast")       /* numeric conversion to the result's element type */                      \
   X(Bitcast, "bitcast") /* same width, reinterpreted */                                            \
   X(Neg, "neg")                                                                                    \
-  X(Not, "not")        /* bitwise not */                                                           \
+  X(Not, "not") /* bitwise not */                                                                  \
   /* math on floats */                                                                             \
   X(Exp, "exp")                                                                                    \
   X(Exp2, "exp2")                                                                                  \
@@ -78,48 +78,55 @@ class Function;
   X(Rsqrt, "rsqrt")                                                                                \
   X(Sin, "sin")                                                                                    \
   X(Cos, "cos")                                                                                    \
-  X(Abs, "abs")        /* ints too */                                                              \
+  X(Abs, "abs") /* ints too */                                                                     \
   X(Floor, "floor")                                                                                \
   X(Ceil, "ceil")                                                                                  \
   X(Erf, "erf")                                                                                    \
   X(Fma, "fma")                                                                                    \
-  X(Libdevice, "libdevice") /* attr fn (tir/Libdevice.h); 1-3 fp32/fp64 operands of one type */   \
+  X(Libdevice, "libdevice") /* attr fn (tir/Libdevice.h); 1-3 fp32/fp64 operands of one type */    \
   /* memory */                                                                                     \
-  X(Load, "load")      /* ptr [, mask [, other]]; attr has_mask, has_other */                      \
-  X(Store, "store")    /* ptr, value [, mask] */                                                   \
-  X(AtomicRMW, "atomic_rmw") /* attr kind: add max min xchg and or xor; ptr, val [, mask] */      \
+  X(Load, "load")            /* ptr [, mask [, other]]; attr has_mask, has_other */                \
+  X(Store, "store")          /* ptr, value [, mask] */                                             \
+  X(AtomicRMW, "atomic_rmw") /* attr kind: add max min xchg and or xor; ptr, val [, mask] */       \
   X(AtomicCAS, "atomic_cas") /* ptr, cmp, val */                                                   \
   /* matrix multiply */                                                                            \
-  X(Dot, "dot")        /* a [M,K], b [K,N], acc [M,N] -> acc + a@b; attr input_precision:       */ \
-                       /* "ieee" | "tf32" | "tf32x3"; products accumulate in acc's type         */ \
+  X(Dot, "dot") /* a [M,K], b [K,N], acc [M,N] -> acc + a@b; attr input_precision:       */        \
+                /* "ieee" | "tf32" | "tf32x3"; products accumulate in acc's type         */        \
   /* reductions */                                                                                 \
-  X(Reduce, "reduce")  /* attr kind: sum max min xor (one operand), or combine: N operands of */  \
-                       /* one shape, N results, a region (N lhs, N rhs scalars) -> yield N      */ \
+  X(Reduce, "reduce") /* attr kind: sum max min xor (one operand), or combine: N operands of */    \
+                      /* one shape, N results, a region (N lhs, N rhs scalars) -> yield N      */  \
   X(ArgReduce, "arg_reduce") /* attr kind: argmax argmin; attr axis; result i32 */                 \
-  X(Scan, "scan")      /* attr kind: sum prod (one operand) or combine (as reduce); attr axis; */  \
-                       /* attr reverse; inclusive; results of the operands' types              */ \
-  X(Histogram, "histogram") /* input 1-D ints [, mask i1]; attr num_bins; result i32 [num_bins]; */ \
-                       /* inputs count in bin (value mod num_bins); masked-off lanes do not   */ \
-  X(Gather, "gather")  /* src, index (same rank, integer); attr axis; result index's shape with */ \
-                       /* src's element: out[..i..] = src[..index[..i..]..] along axis        */ \
+  X(Scan, "scan") /* attr kind: sum prod (one operand) or combine (as reduce); attr axis; */       \
+                  /* attr reverse; inclusive; results of the operands' types              */       \
+  X(Histogram,                                                                                     \
+    "histogram")      /* input 1-D ints [, mask i1]; attr num_bins; result i32 [num_bins]; */      \
+                      /* inputs count in bin (value mod num_bins); masked-off lanes do not   */    \
+  X(Gather, "gather") /* src, index (same rank, integer); attr axis; result index's shape with */  \
+                      /* src's element: out[..i..] = src[..index[..i..]..] along axis        */    \
   /* control flow */                                                                               \
-  X(For, "for")        /* lb, ub, step, inits...; region(iv, iters...) -> results */               \
-  X(If, "if")          /* cond; then region, else region -> results */                             \
-  X(While, "while")    /* inits...; before region(args) ends in condition; after region */         \
+  X(For, "for")             /* lb, ub, step, inits...; region(iv, iters...) -> results */          \
+  X(If, "if")               /* cond; then region, else region -> results */                        \
+  X(While, "while")         /* inits...; before region(args) ends in condition; after region */    \
   X(Condition, "condition") /* terminator of while's before region: cond, args... */               \
-  X(Yield, "yield")    /* terminator of for/if/while bodies */                                     \
-  X(Return, "return")  /* terminator of a kernel */                                                \
+  X(Yield, "yield")         /* terminator of for/if/while bodies */                                \
+  X(Return, "return")       /* terminator of a kernel */                                           \
   /* software pipelining (SoftwarePipeliner.cpp): rings of shared tiles filled by cp.async */      \
   X(AsyncCopy, "async_copy")     /* ptr, slot i32, pred i1 [, mask]; attrs buffer, vec */          \
   X(AsyncCommit, "async_commit") /* closes the group of copies issued since the last */            \
   X(AsyncWait, "async_wait")     /* attr pending: at most that many groups in flight */            \
   X(LocalLoad, "local_load")     /* slot i32; attr buffer: the tile in that slot */                \
+  /* ... or by TMA (cp.async.bulk.tensor) from a tensor descriptor, counted by mbarriers */        \
+  X(TmaInit, "tma_init") /* attrs barrier, count: mbarrier.init of barriers [barrier, +count) */   \
+  X(TmaCopy,                                                                                       \
+    "tma_copy") /* slot i32, pred i1, offsets i32...; attrs buffer, tensor_map, barrier */         \
+  X(TmaWait, "tma_wait")   /* slot i32, phase i32; attr barrier: the slot's tile has landed */     \
+  X(TmaInval, "tma_inval") /* attrs barrier, count: mbarrier.inval, after the loop */              \
   /* debugging */                                                                                  \
-  X(Print, "print")    /* attr prefix; values */                                                   \
-  X(Barrier, "barrier") /* tl.debug_barrier: all threads of the program wait (bar.sync 0) */     \
-  X(InlineAsm, "inline_asm") /* args...; attrs asm, constraints, pack, pure; N results of the     */ \
-                             /* args' (broadcast) shape: elementwise PTX, pack elements a call   */ \
-  X(Assert, "assert")  /* cond; attr message */
+  X(Print, "print")          /* attr prefix; values */                                             \
+  X(Barrier, "barrier")      /* tl.debug_barrier: all threads of the program wait (bar.sync 0) */  \
+  X(InlineAsm, "inline_asm") /* args...; attrs asm, constraints, pack, pure; N results of the */   \
+  /* args' (broadcast) shape: elementwise PTX, pack elements a call   */                           \
+  X(Assert, "assert") /* cond; attr message */
 
 enum class OpCode {
 #define TILEC_ENUM(name, str) name,
@@ -199,6 +206,7 @@ public:
   // Attributes
   bool hasAttr(const std::string &key) const { return attrs_.count(key) != 0; }
   void setAttr(const std::string &key, Attribute value) { attrs_[key] = std::move(value); }
+  void removeAttr(const std::string &key) { attrs_.erase(key); }
   const Attribute &attr(const std::string &key) const { return attrs_.at(key); }
   int64_t intAttr(const std::string &key) const { return std::get<int64_t>(attrs_.at(key)); }
   double floatAttr(const std::string &key) const { return std::get<double>(attrs_.at(key)); }
@@ -297,6 +305,16 @@ struct TensorDescParam {
   unsigned firstParam = 0;         // index into Function::params of the base pointer
 };
 
+/// A CUtensorMap the runtime builds at launch for tensor descriptor argument `descriptor`
+/// (Function::tensorDescriptors) and passes after the parameters (docs/metadata.md,
+/// `tensor_maps`): TMA copies boxes of `box` elements (outermost dimension first) with the
+/// shared-memory swizzle of `swizzleBytes` (0, 32, 64 or 128).
+struct TensorMap {
+  unsigned descriptor = 0;
+  std::vector<int64_t> box;
+  unsigned swizzleBytes = 0;
+};
+
 struct ConstexprBinding {
   std::string name;
   std::string value; // as the user wrote it / Python would print it: "1024", "True", "fp16"
@@ -324,6 +342,10 @@ public:
   std::vector<ParamInfo> params;          // one per body argument, in order
   std::vector<TensorDescParam> tensorDescriptors; // the descriptor arguments among params
   std::vector<PipelineBuffer> pipelineBuffers;
+  /// The tensor maps TMA copies read: `.entry` parameters after `params`, in this order.
+  std::vector<TensorMap> tensorMaps;
+  /// mbarriers (8 bytes each) at the end of shared memory, counting TMA copies' bytes.
+  unsigned numTmaBarriers = 0;
   std::vector<ConstexprBinding> constexprs; // in source order
   unsigned numWarps = 4;
   unsigned numStages = 3;

@@ -341,7 +341,12 @@ private:
       return;
     }
     case OpCode::Load:
-      expectOperands(op, 1, 3);
+      // A load through a tensor descriptor argument also carries its offsets, one per dimension,
+      // for the pipeliner's TMA copies (SoftwarePipeliner.cpp); no one else reads them.
+      if (op.hasAttr("descriptor"))
+        expectOperands(op, 3 + op.operand(0)->type().rank(), 3 + op.operand(0)->type().rank());
+      else
+        expectOperands(op, 1, 3);
       if (!op.operand(0)->type().elem.isPointer())
         return fail(op, "loads through a non-pointer");
       if (op.operand(0)->type().elem.pointeeType() != op.result()->type().elem)
@@ -358,6 +363,19 @@ private:
       return;
     case OpCode::LocalLoad:
       expectOperands(op, 1, 1);
+      return;
+    case OpCode::TmaCopy:
+      if (op.numOperands() < 3)
+        return fail(op, "expects slot, pred and the offsets");
+      if (!op.operand(1)->type().elem.isBool())
+        fail(op, "pred must be an i1");
+      return;
+    case OpCode::TmaWait:
+      expectOperands(op, 2, 2);
+      return;
+    case OpCode::TmaInit:
+    case OpCode::TmaInval:
+      expectOperands(op, 0, 0);
       return;
     case OpCode::AsyncCommit:
     case OpCode::AsyncWait:

@@ -1,12 +1,15 @@
 // sharedAddressStep: when the address of one element of a swizzled shared tile follows from
-// another's by an XOR and an add (the mma.sync fragment addresses of LowerDotMma.cpp).
+// another's by an XOR and an add (the mma.sync fragment addresses of LowerDotMma.cpp); and
+// tmaBoxOffset: where a TMA box lands in an NVMMA tile (the TMA copies of LowerPipeline.cpp).
 #include "codegen/SharedTile.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 using tilec::codegen::SharedAddressStep;
-using tilec::codegen::SharedTilePlan;
 using tilec::codegen::sharedAddressStep;
+using tilec::codegen::SharedTilePlan;
+using tilec::codegen::tmaBoxOffset;
 
 namespace {
 
@@ -23,7 +26,49 @@ SharedTilePlan swizzledRows() {
   return plan;
 }
 
+/// An NVMMA tile of `rows` x `columns` fp16 as wgmmaOperandPlan lays it out: blocks of up to 64
+/// columns (128 bytes), swizzled as their width says; a's rows in wgmmaRow order for `warpsM`.
+SharedTilePlan nvmmaTile(int64_t rows, int64_t columns, unsigned warpsM) {
+  SharedTilePlan plan;
+  plan.shape = {rows, columns};
+  plan.elemBytes = 2;
+  plan.fastDim = 1;
+  plan.unit = 8;
+  int64_t width = std::min<int64_t>(128, columns * 2);
+  plan.blockLength = width / 2;
+  plan.swizzleMask = static_cast<unsigned>(width / 16 - 1);
+  plan.swizzleShift = width == 128 ? 0 : width == 64 ? 1 : 2;
+  plan.wgmmaWarpsM = warpsM;
+  return plan;
+}
+
 } // namespace
+
+TEST_CASE("TMA boxes of a's 8-row groups land where wgmma's a tile keeps them",
+          "[codegen][shared]") {
+  // 4 warps: logical rows 8..15 are stored at rows 16..23, rows 32..39 at 8..15 (wgmmaRow).
+  SharedTilePlan a = nvmmaTile(128, 64, 4);
+  CHECK(tmaBoxOffset(a, 8, 0, 0) == 0);
+  CHECK(tmaBoxOffset(a, 8, 8, 0) == 16 * 128);
+  CHECK(tmaBoxOffset(a, 8, 32, 0) == 8 * 128);
+  // The permutation breaks any box of more rows.
+  CHECK_FALSE(tmaBoxOffset(a, 16, 0, 0));
+  CHECK_FALSE(tmaBoxOffset(a, 128, 0, 0));
+}
+
+TEST_CASE("a TMA box covers b's whole block of rows, swizzled as the block is wide",
+          "[codegen][shared]") {
+  SharedTilePlan b = nvmmaTile(256, 128, 0); // two 128-byte blocks
+  CHECK(tmaBoxOffset(b, 256, 0, 0) == 0);
+  CHECK(tmaBoxOffset(b, 256, 0, 1) == 256 * 128);
+  SharedTilePlan narrow = nvmmaTile(64, 32, 0); // 64-byte rows, 64-byte swizzle
+  CHECK(tmaBoxOffset(narrow, 64, 0, 0) == 0);
+  SharedTilePlan narrowest = nvmmaTile(64, 16, 0); // 32-byte rows, 32-byte swizzle
+  CHECK(tmaBoxOffset(narrowest, 64, 0, 0) == 0);
+  // Past the tile, or along a plan without blocks: none.
+  CHECK_FALSE(tmaBoxOffset(b, 256, 0, 2));
+  CHECK_FALSE(tmaBoxOffset(swizzledRows(), 8, 0, 0));
+}
 
 TEST_CASE("a step of whole swizzle periods of rows is an add", "[codegen][shared]") {
   std::optional<SharedAddressStep> step = sharedAddressStep(swizzledRows(), 128, {0, 8}, 16, 0);
