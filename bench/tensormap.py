@@ -29,6 +29,7 @@ ELEMENT_BYTES = {
 SWIZZLES = {0: 0, 32: 1, 64: 2, 128: 3}  # bytes -> CUtensorMapSwizzle
 L2_PROMOTION_128B = 2  # CU_TENSOR_MAP_L2_PROMOTION_L2_128B
 FILLS = {"zero": 0, "nan": 1}  # -> CUtensorMapFloatOOBfill (NONE, NAN_REQUEST_ZERO_FMA)
+NAN_FILLABLE = {"fp16", "bf16", "fp32", "fp64"}  # TMA fills only these with NaN
 INTERLEAVE_NONE = 0
 MAP_BYTES = 128
 MAP_ALIGNMENT = 64
@@ -52,7 +53,8 @@ class EncodeArgs(NamedTuple):
 def encode_args(info: Dict[str, Any], index: int, values: Sequence[Any]) -> EncodeArgs:
     """The encoding of map `index` of the kernel object `info` (parsed metadata) for a launch with
     the parameter values `values` (one per entry of info["params"]: ints for the descriptor's
-    base, shape and strides; anything with data_ptr() for the base also works). Raises
+    base, shape and strides; anything with data_ptr() for the base also works; its padding_nan
+    gives the fill when the map has no "fill"). Raises
     ValueError naming the kernel, the parameter and its value for a descriptor TMA cannot
     describe (the checks of the C++ runtime)."""
     entry = info["tensor_maps"][index]
@@ -97,11 +99,15 @@ def encode_args(info: Dict[str, Any], index: int, values: Sequence[Any]) -> Enco
             fail(param, f"{stride} ({stride * nbytes} bytes)",
                  "which needs every stride but the last a multiple of 16 bytes")
         strides[rank - 2 - d] = stride * nbytes
+    if "fill" in entry:
+        fill = FILLS[entry["fill"]]
+    else:  # what the compiler writes: the descriptor's padding_nan (its last parameter) decides
+        fill = FILLS["nan" if values[first + 1 + 2 * rank] and element in NAN_FILLABLE else "zero"]
     return EncodeArgs(
         data_type=DATA_TYPES[element], rank=rank, address=address, dims=dims, strides=strides,
         box=boxes, element_strides=[1] * rank, interleave=INTERLEAVE_NONE,
         swizzle=SWIZZLES[entry["swizzle"]], l2_promotion=L2_PROMOTION_128B,
-        fill=FILLS[entry["fill"]])
+        fill=fill)
 
 
 _libcuda = None

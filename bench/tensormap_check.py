@@ -95,6 +95,25 @@ def check_args():
         check(args.data_type == data_type and args.dims == [1000] and args.strides == []
               and args.box == [128], f"{element}: {args}")
 
+    # Without "fill" (what the compiler writes) the descriptor's padding_nan decides: NaN for
+    # fp16, bf16, fp32 and fp64 when it is true, zero otherwise (integers and fp8 always zero).
+    for element in types:
+        kernel = {"name": "k", "params": params_of("a", element, 1),
+                  "tensor_descriptors": [{"name": "a", "block_shape": [128], "first_param": 0}],
+                  "tensor_maps": [{"descriptor": 0, "box": [128], "swizzle": 0, "element": element}]}
+        nan = 1 if element in ("fp16", "bf16", "fp32", "fp64") else 0
+        check(tensormap.encode_args(kernel, 0, [0x10000, 1000, 1, True]).fill == nan,
+              f"{element} without fill, padding_nan true")
+        check(tensormap.encode_args(kernel, 0, [0x10000, 1000, 1, False]).fill == 0,
+              f"{element} without fill, padding_nan false")
+        for fill, code in tensormap.FILLS.items():  # "fill" overrides the flag
+            if fill == "nan" and not nan:
+                continue
+            kernel["tensor_maps"][0]["fill"] = fill
+            for flag in (False, True):
+                check(tensormap.encode_args(kernel, 0, [0x10000, 1000, 1, flag]).fill == code,
+                      f"{element} with fill {fill}, padding_nan {flag}")
+
 
 def check_errors():
     def with_value(index, value):
@@ -176,8 +195,9 @@ def check_launcher():
     tensor = torch.full((rows, stride), -7.0, device="cuda")
     tensor[:, :cols] = (torch.arange(rows, device="cuda")[:, None] * 100
                         + torch.arange(cols, device="cuda")[None, :]).float()
+    # tma_copy_swizzle's map has no "fill": padding_nan (math.isnan(fill) below) decides.
     cases = [("tma_copy_zero", 0.0, False), ("tma_copy_nan", math.nan, False),
-             ("tma_copy_swizzle", 0.0, True)]
+             ("tma_copy_swizzle", 0.0, True), ("tma_copy_swizzle", math.nan, True)]
     for name, fill, swizzled in cases:
         kernel = bench.TilecKernel(ptx, os.path.join(gpu_dir, "runtime_tma.json"), name)
         for row0, col0 in [(0, 0), (16, 16), (-3, -4), (15, 12)]:
@@ -194,7 +214,7 @@ def check_launcher():
                 same = math.isnan(got[s]) if math.isnan(expected) else got[s] == expected
                 wrong += not same
             check(wrong == 0, f"{name} at ({row0}, {col0}) through TilecKernel: {wrong} wrong elements")
-    print(f"TilecKernel launches checked: {len(cases)} kernels")
+    print(f"TilecKernel launches checked: {len(cases)} kernels and fills")
 
 
 def main():

@@ -416,16 +416,18 @@ private:
              "is " + std::to_string(map.Swizzle) + " bytes, less than the box's innermost " +
                  std::to_string(innerBytes) + " bytes (TMA's rule)");
 
-      const json::Value &fill = requireString(entry, "fill", entryPath);
-      if (fill.text() != "zero" && fill.text() != "nan")
-        fail(fill, join(entryPath, "fill"), "is \"" + fill.text() + "\", not \"zero\" or \"nan\"");
-      map.FillNan = fill.text() == "nan";
-      bool tmaFloat = map.Element == DType::FP16 || map.Element == DType::BF16 ||
-                      map.Element == DType::FP32 || map.Element == DType::FP64;
-      if (map.FillNan && !tmaFloat)
-        fail(fill, join(entryPath, "fill"),
-             "is \"nan\", and TMA fills with NaN only fp16, bf16, fp32 and fp64 elements, not " +
-                 element.text());
+      // Optional (the compiler leaves it out): absent, the launch's padding_nan decides.
+      if (const json::Value *fill = entry.find("fill")) {
+        expectKind(*fill, json::Value::Kind::String, join(entryPath, "fill"));
+        if (fill->text() != "zero" && fill->text() != "nan")
+          fail(*fill, join(entryPath, "fill"),
+               "is \"" + fill->text() + "\", not \"zero\" or \"nan\"");
+        map.FillNan = fill->text() == "nan";
+        if (*map.FillNan && !tensorMapFillsNan(map.Element))
+          fail(*fill, join(entryPath, "fill"),
+               "is \"nan\", and TMA fills with NaN only fp16, bf16, fp32 and fp64 elements, not " +
+                   element.text());
+      }
       result.push_back(std::move(map));
     }
     return result;

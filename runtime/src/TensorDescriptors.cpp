@@ -157,6 +157,11 @@ std::string hexAddress(uint64_t value) {
 
 } // namespace
 
+bool tensorMapFillsNan(DType element) {
+  return element == DType::FP16 || element == DType::BF16 || element == DType::FP32 ||
+         element == DType::FP64;
+}
+
 TensorMapEncodeArgs tensorMapEncodeArgs(const KernelInfo &kernel, size_t mapIndex,
                                         const uint64_t *slots) {
   const TensorMapInfo &map = kernel.TensorMaps.at(mapIndex);
@@ -205,8 +210,14 @@ TensorMapEncodeArgs tensorMapEncodeArgs(const KernelInfo &kernel, size_t mapInde
     args.GlobalStrides[rank - 2 - d] = strideBytes;
   }
   args.Swizzle = tensorMapSwizzle(map.Swizzle);
-  args.OobFill = map.FillNan ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
-                             : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
+  // Without "fill", the descriptor's padding_nan (its last parameter) decides; integer and fp8
+  // descriptors pad with zeros whatever it says.
+  size_t padding = base + 1 + 2 * rank;
+  bool nan = map.FillNan ? *map.FillNan
+                         : slotInteger(kernel.Params[padding].Type, slots[padding]) != 0 &&
+                               tensorMapFillsNan(map.Element);
+  args.OobFill =
+      nan ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
   return args;
 }
 

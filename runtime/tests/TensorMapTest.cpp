@@ -92,12 +92,12 @@ TEST_CASE("tensor maps: the metadata member", "[tensormap]") {
   CHECK(k.TensorMaps[0].Box == std::vector<uint32_t>{64, 32});
   CHECK(k.TensorMaps[0].Swizzle == 64);
   CHECK(k.TensorMaps[0].Element == DType::FP16);
-  CHECK_FALSE(k.TensorMaps[0].FillNan);
+  CHECK(k.TensorMaps[0].FillNan == false);
   CHECK(k.TensorMaps[1].Descriptor == 1);
   CHECK(k.TensorMaps[1].Box == std::vector<uint32_t>{1, 8, 16});
   CHECK(k.TensorMaps[1].Swizzle == 0);
   CHECK(k.TensorMaps[1].Element == DType::FP32);
-  CHECK(k.TensorMaps[1].FillNan);
+  CHECK(k.TensorMaps[1].FillNan == true);
   // Absent: none.
   CHECK(Metadata::parse(document("")).Kernels[0].TensorMaps.empty());
 }
@@ -139,6 +139,10 @@ TEST_CASE("tensor maps: what the metadata reader refuses", "[tensormap]") {
              Contains("TMA fills with NaN only fp16, bf16, fp32 and fp64 elements, not i16"));
   CHECK_THAT(mapError(R"({"descriptor": 0, "box": [64, 32], "element": "fp16", "fill": "zero"})"),
              Contains("tensor_maps[0] has no member \"swizzle\""));
+  CHECK_THAT(map("0", "[64, 32]", "64", "\"fp16\"", "1"), Contains("fill must be a string"));
+  // "fill" is optional (the compiler leaves it out): the launch's padding_nan decides.
+  CHECK(mapError(R"({"descriptor": 0, "box": [64, 32], "swizzle": 64, "element": "i16"})") ==
+        "(no error)");
   CHECK_THAT(mapError("[]"), Contains("tensor_maps[0] must be an object"));
   // Locations are reported as for every member.
   CHECK_THAT(map("0", "[64, 32]", "64", "\"fp16\"", "\"zeros\""), Contains("k.json:"));
@@ -199,6 +203,47 @@ TEST_CASE("tensor maps: the arguments of cuTensorMapEncodeTiled", "[tensormap]")
   CHECK(b.Swizzle == CU_TENSOR_MAP_SWIZZLE_NONE);
   CHECK(b.OobFill == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA);
   CHECK(b.OobFill == 1);
+}
+
+TEST_CASE("tensor maps: without \"fill\", the descriptor's padding_nan decides", "[tensormap]") {
+  // One descriptor of \p element (1-D, 128 elements), its map without "fill".
+  auto kernel = [](const std::string &element, const std::string &fill) {
+    return Metadata::parse(
+        R"({"schema": "tilec-metadata", "version": 1, "target": "sm_90a", "kernels": [
+      {"name": "k", "entry": "k", "num_warps": 4, "threads_per_block": 128,
+       "shared_memory_bytes": 0, "params": [
+         {"name": "a.base", "type": "*)" +
+        element + R"("}, {"name": "a.shape.0", "type": "i64"},
+         {"name": "a.strides.0", "type": "i64"}, {"name": "a.padding_nan", "type": "i1"}],
+       "tensor_descriptors": [{"name": "a", "block_shape": [128], "first_param": 0}],
+       "tensor_maps": [{"descriptor": 0, "box": [128], "swizzle": 0, "element": ")" +
+        element + "\"" + fill + "}]}]}");
+  };
+  auto fill = [](const Metadata &metadata, bool paddingNan) {
+    std::vector<Arg> args = {CUdeviceptr{0x10000}, 1000, 1, paddingNan};
+    uint64_t packed[4] = {};
+    packArguments(metadata.Kernels[0], args.data(), args.size(), packed);
+    return tensorMapEncodeArgs(metadata.Kernels[0], 0, packed).OobFill;
+  };
+  Metadata fp16 = kernel("fp16", "");
+  CHECK_FALSE(fp16.Kernels[0].TensorMaps[0].FillNan.has_value());
+  CHECK(fill(fp16, false) == CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  CHECK(fill(fp16, true) == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA);
+  // Integers and fp8 pad with zeros whatever the flag says (TMA fills only floats with NaN).
+  CHECK(fill(kernel("i8", ""), true) == CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  CHECK(fill(kernel("i8", ""), false) == CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  for (const char *element : {"bf16", "fp32", "fp64"}) {
+    INFO(element);
+    CHECK(fill(kernel(element, ""), true) == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA);
+  }
+  for (const char *element : {"fp8e4nv", "fp8e5", "u8", "i16", "u16", "i32", "u32", "i64", "u64"}) {
+    INFO(element);
+    CHECK(fill(kernel(element, ""), true) == CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  }
+  // "fill" overrides the flag.
+  CHECK(fill(kernel("fp16", R"(, "fill": "zero")"), true) == CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  CHECK(fill(kernel("fp16", R"(, "fill": "nan")"), false) ==
+        CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA);
 }
 
 TEST_CASE("tensor maps: the data type of each element type", "[tensormap]") {

@@ -125,8 +125,15 @@ struct TensorMapInfo {
   std::vector<uint32_t> Box; // elements per dimension, outermost first (as block_shape), 1..256
   unsigned Swizzle = 0;      // bytes: 0 (none), 32, 64 or 128
   DType Element = DType::FP16;
-  bool FillNan = false; // "fill": "nan" (out-of-bounds elements read as NaN), else zero
+  /// What elements outside the shape read as: member "fill", "nan" (true) or "zero" (false).
+  /// Absent (std::nullopt, what the compiler writes): the launch's padding_nan argument of the
+  /// descriptor decides, NaN when it is true and the element is fp16, bf16, fp32 or fp64 (see
+  /// tensorMapFillsNan), zero otherwise.
+  std::optional<bool> FillNan;
 };
+
+/// Whether TMA can fill out-of-bounds elements of \p element with NaN: fp16, bf16, fp32, fp64.
+bool tensorMapFillsNan(DType element);
 
 struct ConstexprInfo {
   std::string Name;
@@ -423,11 +430,11 @@ struct TensorMapEncodeArgs {
 };
 
 /// The encoding of tensor map \p map of \p kernel (kernel.TensorMaps[map]) for a launch whose
-/// parameters packArguments wrote to \p slots: from its descriptor's base, shape and strides
-/// (docs/metadata.md gives the rules). Needs no driver. Throws an Error naming the kernel and the
-/// parameter for a descriptor TMA cannot describe: a base not 16-byte aligned, a dimension of size
-/// 0 or above 2^32, a leading stride that is negative, not a multiple of 16 bytes or not below
-/// 2^40 bytes.
+/// parameters packArguments wrote to \p slots: from its descriptor's base, shape and strides, and
+/// its padding_nan when the map has no "fill" (docs/metadata.md gives the rules). Needs no driver.
+/// Throws an Error naming the kernel and the parameter for a descriptor TMA cannot describe: a
+/// base not 16-byte aligned, a dimension of size 0 or above 2^32, a leading stride that is
+/// negative, not a multiple of 16 bytes or not below 2^40 bytes.
 TensorMapEncodeArgs tensorMapEncodeArgs(const KernelInfo &kernel, size_t map,
                                         const uint64_t *slots);
 
