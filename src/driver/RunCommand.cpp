@@ -126,6 +126,12 @@ int runCommand(const CompileOptions &options, const RunFlags &flags, SourceManag
         buffers[param.name] = std::move(buffer);
         continue;
       }
+      // An int1 (a descriptor's padding flag, say) is also spelled as Python prints a bool.
+      if (param.type.isBool() &&
+          (text == "True" || text == "False" || text == "true" || text == "false")) {
+        args.push_back(interp::KernelArg::integer(text == "True" || text == "true"));
+        continue;
+      }
       try {
         size_t used = 0;
         if (param.type.isFloat()) {
