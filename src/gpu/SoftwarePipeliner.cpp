@@ -117,8 +117,10 @@ private:
     /// The operand of a wgmma dot the tile is (0: a, 1: b), -1 for an mma.sync dot.
     int wgmmaOperand = -1;
     unsigned buffer = 0;
-    /// Copied by TMA: the index of its tensor map in Function::tensorMaps.
-    std::optional<unsigned> tensorMap;
+    /// Copied by TMA with this tensor map (added to Function::tensorMaps by rewrite, which sets
+    /// tensorMapIndex).
+    std::optional<tir::TensorMap> tensorMap;
+    unsigned tensorMapIndex = 0;
   };
   std::vector<Candidate> candidates_;
   /// Loads before the loop whose tile only a wgmma dot of the body reads, as its a (attention's
@@ -152,13 +154,13 @@ private:
     return vec * bytes < 4 ? 0 : vec;
   }
 
-  /// The tensor map a TMA copy of `load`'s tile into a wgmma operand slot would read, added to the
-  /// function's; none where TMA cannot write the slot's NVMMA layout (codegen/SharedTile.h,
+  /// The tensor map a TMA copy of `load`'s tile into a wgmma operand slot would read; none where
+  /// TMA cannot write the slot's NVMMA layout (codegen/SharedTile.h,
   /// wgmmaOperandPlan): rows along the descriptor's contiguous last dimension, cut into blocks of
   /// the swizzle width (one box each), 128-byte swizzled for blocks of 128 bytes (64 and 32 for
   /// narrower rows). a's rows are stored in groups of 8 in the order the instructions compute them
   /// (wgmmaRow), so its boxes are 8 rows; b's take all rows at once (at most 256, TMA's limit).
-  std::optional<unsigned> tensorMapFor(const Operation &load, int wgmmaOperand) {
+  std::optional<tir::TensorMap> tensorMapFor(const Operation &load, int wgmmaOperand) const {
     if (wgmmaOperand < 0 || !load.hasAttr("descriptor"))
       return std::nullopt;
     const Type &type = load.result()->type();
@@ -178,9 +180,14 @@ private:
     int64_t boxRows = wgmmaOperand == 0 ? 8 : type.shape[0];
     if (boxRows > 256 || type.shape[0] % boxRows != 0)
       return std::nullopt;
-    tir::TensorMap map{static_cast<unsigned>(load.intAttr("descriptor")),
-                       {boxRows, swizzle / elemBytes},
-                       static_cast<unsigned>(swizzle)};
+    return tir::TensorMap{static_cast<unsigned>(load.intAttr("descriptor")),
+                          {boxRows, swizzle / elemBytes},
+                          static_cast<unsigned>(swizzle)};
+  }
+
+  /// The index of `map` in the function's tensor maps, added where it is new (one map serves
+  /// every copy of a descriptor with the same box).
+  unsigned addTensorMap(const tir::TensorMap &map) {
     std::vector<tir::TensorMap> &maps = function_.tensorMaps;
     for (unsigned i = 0; i < maps.size(); ++i)
       if (maps[i].descriptor == map.descriptor && maps[i].box == map.box &&
@@ -214,7 +221,7 @@ private:
       if (isWgmmaDot(*uses[0]))
         wgmmaOperand = uses[0]->operand(0) == operand ? 0 : 1;
       if (load.hasAttr("descriptor") && wgmmaOperand >= 0) {
-        if (std::optional<unsigned> map = tensorMapFor(load, wgmmaOperand))
+        if (std::optional<tir::TensorMap> map = tensorMapFor(load, wgmmaOperand))
           candidates_.push_back({&load, 0, wgmmaOperand, 0, map});
         continue;
       }
@@ -257,7 +264,7 @@ private:
         builder.setLoc(c.load->loc());
         Operation *copy = builder.create(OpCode::TmaCopy, operands, {});
         copy->setAttr("buffer", int64_t(c.buffer));
-        copy->setAttr("tensor_map", int64_t(*c.tensorMap));
+        copy->setAttr("tensor_map", int64_t(c.tensorMapIndex));
         copy->setAttr("barrier", int64_t(firstBarrier_));
         continue;
       }
@@ -274,6 +281,8 @@ private:
 
   void rewrite() {
     for (Candidate &c : candidates_) {
+      if (c.tensorMap)
+        c.tensorMapIndex = addTensorMap(*c.tensorMap);
       c.buffer = static_cast<unsigned>(function_.pipelineBuffers.size());
       function_.pipelineBuffers.push_back({c.load->result()->type(), stages_, c.wgmmaOperand});
     }
