@@ -402,7 +402,33 @@ llvm::Value *KernelLowering::lowerElement(const Operation &op, const Values &arg
   case OpCode::Maximum:
   case OpCode::Minimum: {
     bool max = op.code() == OpCode::Maximum;
-    if (isFloat && op.hasAttr("propagate_nan") && op.strAttr("propagate_nan") == "all") {
+    bool propagate = op.hasAttr("propagate_nan") && op.strAttr("propagate_nan") == "all";
+    if (op.hasAttr("clip") && op.boolAttr("clip")) {
+      // tl.clamp(x, -limit, limit) on (x, limit), as Triton from sm_90: min.xorsign.abs (with .NaN
+      // under propagation); before, maximum(x, -limit) then minimum with limit.
+      bool half = a->getType()->isHalfTy();
+      if (gpu::smVersion(options_.arch) >= 90) {
+        llvm::Intrinsic::ID id = half ? (propagate ? llvm::Intrinsic::nvvm_fmin_nan_xorsign_abs_f16
+                                                   : llvm::Intrinsic::nvvm_fmin_xorsign_abs_f16)
+                                      : (propagate ? llvm::Intrinsic::nvvm_fmin_nan_xorsign_abs_f
+                                                   : llvm::Intrinsic::nvvm_fmin_xorsign_abs_f);
+        return intrinsic(id, {}, {a, b});
+      }
+      llvm::Intrinsic::ID maxId = propagate && gpu::smVersion(options_.arch) >= 80
+                                      ? llvm::Intrinsic::maximum
+                                      : llvm::Intrinsic::maxnum;
+      llvm::Intrinsic::ID minId = propagate && gpu::smVersion(options_.arch) >= 80
+                                      ? llvm::Intrinsic::minimum
+                                      : llvm::Intrinsic::minnum;
+      llvm::Value *lower = intrinsic(maxId, {a->getType()}, {a, builder_.CreateFNeg(b)});
+      llvm::Value *r = intrinsic(minId, {a->getType()}, {lower, b});
+      if (propagate && gpu::smVersion(options_.arch) < 80)
+        r = builder_.CreateSelect(
+            builder_.CreateOr(builder_.CreateFCmpUNO(a, a), builder_.CreateFCmpUNO(b, b)),
+            llvm::ConstantFP::getNaN(a->getType()), r);
+      return r;
+    }
+    if (isFloat && propagate) {
       // tl.PropagateNan.ALL, as Triton's MinMaxFOpConversion: llvm.maximum / llvm.minimum from
       // sm_80 (max.NaN / min.NaN for fp32, fp16 and bf16: a NaN operand gives the canonical
       // NaN; fp64 has no .NaN form and LLVM expands it); before sm_80, maxnum / minnum and the

@@ -354,6 +354,23 @@ void evalMaxMinPropagatingNan(OpCode code, const Tensor &lhs, const Tensor &rhs,
     propagate(float{}, uint32_t{0x7fffffffu});
 }
 
+void evalClip(const Tensor &x, const Tensor &limit, Tensor &out, bool propagateNan) {
+  const float *xs = x.lanes<float>(), *ls = limit.lanes<float>();
+  float *r = out.lanes<float>();
+  const uint32_t canonicalNan = 0x7fffffffu;
+  for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
+    float a = xs[i], c = ls[i];
+    if (propagateNan && (a != a || c != c)) {
+      std::memcpy(&r[i], &canonicalNan, sizeof(float));
+      continue;
+    }
+    float magnitude = a != a   ? std::fabs(c)
+                      : c != c ? std::fabs(a)
+                               : std::fmin(std::fabs(a), std::fabs(c));
+    r[i] = std::signbit(a) != std::signbit(c) ? -magnitude : magnitude;
+  }
+}
+
 void evalCastTowardZero(const Tensor &in, Tensor &out) {
   if (out.dtype().kind == ScalarKind::BF16)
     return mapUnary<float, float>(

@@ -61,6 +61,8 @@ struct CompiledOp {
   bool scanReverse = false;
   /// maximum/minimum with propagate_nan=ALL (a NaN operand gives NaN).
   bool propagateNan = false;
+  /// minimum with `clip`: tl.clamp(x, -limit, limit) on (x, limit), see evalClip.
+  bool clip = false;
   /// A cast with fp_downcast_rounding='rtz'.
   bool roundTowardZero = false;
   /// The value of a `constant` (a scalar of the result's element type).
@@ -455,6 +457,10 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
         compileError(op, "unknown propagate_nan '" + op.strAttr("propagate_nan") + "'");
       compiled.propagateNan = true;
     }
+    compiled.clip = op.hasAttr("clip") && op.boolAttr("clip");
+    if (compiled.clip && (op.code() != OpCode::Minimum || !op.result()->type().elem.isFloat() ||
+                          op.result()->type().elem.bits() > 32))
+      compileError(op, "clip is a minimum of fp32 or fp16");
     break;
   case OpCode::Cast:
     if (op.hasAttr("rounding")) {
@@ -838,6 +844,8 @@ void Machine::execElementwise(CompiledOp &op, Tensor &out) {
   default:
     break;
   }
+  if (op.clip)
+    return evalClip(operand(0), operand(1), out, op.propagateNan);
   if (op.propagateNan)
     return evalMaxMinPropagatingNan(op.code, operand(0), operand(1), out, *this);
   if (op.operands.size() == 2)

@@ -162,6 +162,10 @@ void evalBinary(tir::OpCode code, const Tensor &lhs, const Tensor &rhs, Tensor &
 /// maximum/minimum with propagate_nan=ALL on floats: a NaN operand gives the canonical NaN (as
 /// PTX max.NaN / min.NaN on sm_80+: 0x7fffffff for fp32, 0x7fff for fp16/bf16; fp64, which LLVM
 /// expands, 0x7ff8000000000000); otherwise as `maximum`/`minimum`.
+/// tl.clamp(x, -limit, limit) as Triton lowers it from sm_90 (min.xorsign.abs): min(|x|, |limit|)
+/// with the sign of x xor that of limit; a NaN operand gives the other's magnitude (that sign), or
+/// the canonical NaN with `propagateNan`. fp32 and fp16 lanes.
+void evalClip(const Tensor &x, const Tensor &limit, Tensor &out, bool propagateNan);
 void evalMaxMinPropagatingNan(tir::OpCode code, const Tensor &lhs, const Tensor &rhs, Tensor &out,
                               const ErrorReporter &errors);
 

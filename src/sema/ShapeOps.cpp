@@ -261,12 +261,24 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
     }
     for (tir::Value *&e : v)
       e = broadcastTo(e, shape, loc);
-    // minnum(maxnum(x, min), max), Triton's lowering without NaN propagation; with it, a NaN
-    // operand (x first, then min, then max) is the result.
-    tir::Value *r = b.binary(OpCode::Minimum, b.binary(OpCode::Maximum, v[0], v[1]), v[2]);
-    if (propagate)
-      for (int i = 2; i >= 0; --i)
-        r = b.select(b.cmp("ne", v[i], v[i]), v[i], r);
+    if (isClipPattern(*a[1], *a[2], v[1], v[2]) &&
+        (type.kind == ScalarKind::F32 || type.kind == ScalarKind::F16)) {
+      // clamp(x, -limit, limit), which Triton lowers to min.xorsign.abs(x, limit) from sm_90
+      // (codegen: `clip`): the same values, but a NaN x gives +-limit by its sign, not -limit.
+      tir::Value *r = b.binary(OpCode::Minimum, v[0], v[2]);
+      r->definingOp()->setAttr("clip", true);
+      if (propagate)
+        r->definingOp()->setAttr("propagate_nan", std::string("all"));
+      return SemaValue::ofTensor(r);
+    }
+    // minnum(maxnum(x, min), max), Triton's lowering without NaN propagation; with it,
+    // minimum(maximum(x, min), max) (max.NaN / min.NaN): a NaN operand gives the canonical NaN.
+    tir::Value *lower = b.binary(OpCode::Maximum, v[0], v[1]);
+    tir::Value *r = b.binary(OpCode::Minimum, lower, v[2]);
+    if (propagate) {
+      lower->definingOp()->setAttr("propagate_nan", std::string("all"));
+      r->definingOp()->setAttr("propagate_nan", std::string("all"));
+    }
     return SemaValue::ofTensor(r);
   }
 
@@ -286,6 +298,31 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
   if (precise)
     r->definingOp()->setAttr("rounding", std::string("rn"));
   return SemaValue::ofTensor(r);
+}
+
+/// Whether tl.clamp's bounds are the pattern Triton's ClampFOpConversion recognises as a clip:
+/// two compile-time numbers with min == -max, or min computed as `0 - max` from max itself.
+bool Specializer::isClipPattern(const SemaValue &min, const SemaValue &max, tir::Value *lower,
+                                tir::Value *upper) {
+  auto number = [](const SemaValue &v) {
+    return v.kind == Kind::Float ? v.floatValue : static_cast<double>(v.intValue);
+  };
+  if (min.isConstexprNumber() && max.isConstexprNumber())
+    return number(min) == -number(max);
+  const tir::Operation *sub = lower->definingOp();
+  if (!sub || sub->code() != OpCode::Sub || sub->operand(1) != upper)
+    return false;
+  const tir::Operation *zero = sub->operand(0)->definingOp();
+  while (zero && zero->code() == OpCode::Splat)
+    zero = zero->operand(0)->definingOp();
+  if (!zero || zero->code() != OpCode::Constant)
+    return false;
+  const tir::Attribute &value = zero->attr("value");
+  if (auto *d = std::get_if<double>(&value))
+    return *d == 0.0;
+  if (auto *i = std::get_if<int64_t>(&value))
+    return *i == 0;
+  return false;
 }
 
 SemaValue Specializer::promoteBFloat16ToFloat32(const SemaValue &v) {

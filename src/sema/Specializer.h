@@ -353,6 +353,8 @@ private:
   /// A bf16 tensor cast to fp32, anything else as is (Triton's _promote_bfloat16_to_float32,
   /// which tl.minimum, tl.maximum and tl.clamp apply to their operands: no bf16 min/max/compare).
   SemaValue promoteBFloat16ToFloat32(const SemaValue &v);
+  static bool isClipPattern(const SemaValue &min, const SemaValue &max, tir::Value *lower,
+                            tir::Value *upper);
   int64_t constAxis(const SemaValue &v, unsigned rank, SourceLoc loc, const std::string &what);
   void buildCombineRegion(tir::Operation &op, const SemaValue &fn,
                           const std::vector<tir::DType> &types, SourceLoc loc,

@@ -970,6 +970,31 @@ def special_floats(n, dtype, seed_shift=0):
     return x.to(DEVICE)
 
 
+def clamp_nan_sample(name, dtype):
+    """tl.clamp(x, -0.5, 0.5) with and without NaN propagation, a clip (min.xorsign.abs on sm_90):
+    fp32 and fp16 (bf16 is widened to fp32 by tl.clamp, as by tl.maximum)."""
+    short = {"float16": "fp16", "float32": "fp32"}[dtype]
+    ibits = BITS_DTYPE[dtype]
+
+    def reference(t, n):
+        x = t["x"].cpu().double()
+        plain = x.clamp(-0.5, 0.5)
+        # clamp(x, -0.5, 0.5) is Triton's clip on sm_90 (min.xorsign.abs(x, 0.5)): a NaN x
+        # gives 0.5 with the NaN's sign.
+        nan = x.isnan()
+        plain[nan] = torch.where(torch.signbit(x[nan]), -0.5, 0.5).double()
+        propagated = x.clamp(-0.5, 0.5)  # torch propagates the NaN
+        return {"c": plain, "cn": propagated}
+
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="clamp_nan", ptx=name,
+        signature=f"*{short}:16,*{short}:16,*{short}:16,i32,256", size=3001, small=700,
+        inputs=lambda n: {"x": special_floats(n, dtype), "c": empty(n, dtype),
+                          "cn": empty(n, dtype)},
+        outputs=["c", "cn"], args=lambda t, n: [t["x"], t["c"], t["cn"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT, reference=reference)
+
+
 def max_min_nan_sample(name, dtype, arch="sm_90"):
     short = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64"}[dtype]
     # tl.maximum/minimum widen bf16 to fp32 (Triton's _promote_bfloat16_to_float32): the results
@@ -1048,6 +1073,8 @@ def rtz_reference(t, n):
 
 
 LANG_BITS_SAMPLES = [
+    clamp_nan_sample("clamp_nan_fp32", "float32"),
+    clamp_nan_sample("clamp_nan_fp16", "float16"),
     Sample(
         name="volatile_load", source="tests/gpu/lang_bits.tl", kernel="volatile_load",
         ptx="volatile_load", signature="*fp32:16,*fp32:16,i32,1024", size=5000, small=700,
