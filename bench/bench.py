@@ -457,8 +457,18 @@ class TilecKernel:
     def __init__(self, ptx_path: str, metadata_path: str, name: str):
         with open(metadata_path) as f:
             metadata = json.load(f)
-        if metadata.get("schema") != "tilec-metadata" or metadata.get("version") != 1:
-            raise RuntimeError(f"{metadata_path}: not tilec metadata version 1")
+        # Version 1, or 3 (tensor_maps, which launch() builds). Version 2 (variants) is not read:
+        # an autotuned kernel is given as a file of one variant (check_samples.kernel_metadata).
+        version = metadata.get("version")
+        if metadata.get("schema") != "tilec-metadata" or version not in (1, 3):
+            raise RuntimeError(f"{metadata_path}: not tilec metadata version 1 or 3")
+        for k in metadata["kernels"]:
+            if version < 3 and any("tensor_maps" in x for x in [k] + k.get("variants", [])):
+                raise RuntimeError(f"{metadata_path}: kernel {k.get('name')} has tensor_maps, a "
+                                   f"version 3 member, and the file says version {version}")
+            if "variants" in k:
+                raise RuntimeError(f"{metadata_path}: kernel {k.get('name')} is autotuned "
+                                   "(variants): give a file of one variant")
         kernels = {k["name"]: k for k in metadata["kernels"]}
         if name not in kernels:
             raise RuntimeError(

@@ -147,11 +147,12 @@ public:
     std::optional<int64_t> versionNumber = version.asInt64();
     if (!versionNumber || *versionNumber < 1)
       fail(version, "version", "must be a positive integer");
-    if (*versionNumber > 2)
+    if (*versionNumber > 3)
       fail(version, "version",
            "is " + version.text() +
-               "; this runtime reads versions 1 and 2 (the file was written by a newer tilec)");
+               "; this runtime reads versions 1 to 3 (the file was written by a newer tilec)");
     metadata.Version = static_cast<int>(*versionNumber);
+    Version = metadata.Version;
     metadata.Compiler = optionalString(root, "compiler", "");
     metadata.Source = optionalString(root, "source", "");
     metadata.Target = requireString(root, "target", "").text();
@@ -358,6 +359,12 @@ private:
   /// The `tensor_maps` member of \p kernel, whose params and tensor_descriptors are read.
   std::vector<TensorMapInfo> readTensorMaps(const json::Value &maps, const std::string &path,
                                             const KernelInfo &kernel) const {
+    // Version 3's member: a version 1 or 2 reader would ignore it and launch the kernel without
+    // its maps, so a file that has it must say version 3.
+    if (Version < 3)
+      fail(maps, path,
+           "is a version 3 member (the .entry takes the maps), and the file says version " +
+               std::to_string(Version));
     expectKind(maps, json::Value::Kind::Array, path);
     std::vector<TensorMapInfo> result;
     for (size_t i = 0; i < maps.elements().size(); ++i) {
@@ -494,6 +501,7 @@ private:
   }
 
   std::string Origin;
+  int Version = 0; // the document's, once read
 };
 
 } // namespace

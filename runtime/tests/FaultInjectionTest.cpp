@@ -177,7 +177,7 @@ void testStickyTrap() {
 
 // (out: *u8, a: tensordesc<fp16[32, 64]>), with a tensor map of a: a box of the whole block,
 // 128-byte swizzle, NaN fill.
-const char *const TmaMetadata = R"({"schema": "tilec-metadata", "version": 1, "target": "sm_90a",
+const char *const TmaMetadata = R"({"schema": "tilec-metadata", "version": 3, "target": "sm_90a",
   "kernels": [{"name": "tma_probe", "entry": "tma_probe", "num_warps": 4, "threads_per_block": 128,
     "shared_memory_bytes": 0,
     "params": [{"name": "out", "type": "*u8"},

@@ -141,10 +141,9 @@ TEST_CASE("metadata: the document's own members", "[metadata]") {
   CHECK(errorOf("{}") == "m.json:1:1: the metadata has no member \"schema\"");
   CHECK(errorOf(R"({"schema": "other", "version": 1})") ==
         "m.json:1:12: schema is \"other\", expected \"tilec-metadata\"");
-  CHECK(errorOf(R"({"schema": "tilec-metadata", "version": 3})") ==
-        "m.json:1:41: version is 3; this runtime reads versions 1 and 2 (the file was written by a "
-        "newer "
-        "tilec)");
+  CHECK(errorOf(R"({"schema": "tilec-metadata", "version": 4})") ==
+        "m.json:1:41: version is 4; this runtime reads versions 1 to 3 (the file was written by a "
+        "newer tilec)");
   CHECK(errorOf(R"({"schema": "tilec-metadata", "version": "1"})") ==
         "m.json:1:41: version must be a positive integer");
   CHECK(errorOf(R"({"schema": "tilec-metadata", "version": 1.0})") ==

@@ -21,7 +21,7 @@ namespace {
 /// promises of the descriptors' parameters left out, so that the TMA checks are reached), and
 /// the members of its kernel object after "params" replaced by \p maps (and what follows).
 std::string document(const std::string &maps) {
-  return R"({"schema": "tilec-metadata", "version": 1, "target": "sm_90a", "kernels": [
+  return R"({"schema": "tilec-metadata", "version": 3, "target": "sm_90a", "kernels": [
       {"name": "k", "entry": "k", "num_warps": 4, "threads_per_block": 128,
        "shared_memory_bytes": 0, "params": [
          {"name": "x", "type": "*fp32"},
@@ -148,7 +148,7 @@ TEST_CASE("tensor maps: what the metadata reader refuses", "[tensormap]") {
   CHECK_THAT(map("0", "[64, 32]", "64", "\"fp16\"", "\"zeros\""), Contains("k.json:"));
   // A kernel without descriptors has no maps.
   std::string noDescriptors =
-      R"({"schema": "tilec-metadata", "version": 1, "target": "sm_90a", "kernels": [
+      R"({"schema": "tilec-metadata", "version": 3, "target": "sm_90a", "kernels": [
       {"name": "k", "entry": "k", "num_warps": 4, "threads_per_block": 128,
        "shared_memory_bytes": 0, "params": [], "tensor_maps": [{"descriptor": 0}]}]})";
   CHECK_THROWS_WITH(Metadata::parse(noDescriptors),
@@ -163,15 +163,53 @@ TEST_CASE("tensor maps: variants take the kernel's maps or their own", "[tensorm
          {"entry": "k__1", "num_warps": 4, "threads_per_block": 128, "shared_memory_bytes": 0,
           "tensor_maps": [{"descriptor": 1, "box": [2, 8, 16], "swizzle": 64,
                            "element": "fp32", "fill": "zero"}]}])";
+  // Version 3 has the members of version 2 (variants) too.
   std::string text = document(variants);
-  text.replace(text.find("\"version\": 1"), 12, "\"version\": 2");
   Metadata metadata = Metadata::parse(text);
+  CHECK(metadata.Version == 3);
   const KernelInfo &k = metadata.Kernels[0];
   REQUIRE(k.Variants.size() == 2);
   CHECK(k.Variants[0].TensorMaps.size() == 2);
   CHECK(k.Variants[0].TensorDescriptors.size() == 2);
   REQUIRE(k.Variants[1].TensorMaps.size() == 1);
   CHECK(k.Variants[1].TensorMaps[0].Box == std::vector<uint32_t>{2, 8, 16});
+  // `[]`: a variant whose .entry takes no maps (its loop loads without TMA).
+  std::string none = document(std::string(TwoMaps) + R"(,
+       "autotune_key": [],
+       "variants": [
+         {"entry": "k__0", "num_warps": 4, "threads_per_block": 128, "shared_memory_bytes": 0},
+         {"entry": "k__1", "num_warps": 4, "threads_per_block": 128, "shared_memory_bytes": 0,
+          "tensor_maps": []}])");
+  Metadata withNone = Metadata::parse(none);
+  CHECK(withNone.Kernels[0].Variants[0].TensorMaps.size() == 2);
+  CHECK(withNone.Kernels[0].Variants[1].TensorMaps.empty());
+}
+
+TEST_CASE("tensor maps: a member of version 3", "[tensormap]") {
+  // A version 1 or 2 reader ignores tensor_maps and would launch the kernel without its maps:
+  // a file of an older version that has them is refused.
+  auto withVersion = [](std::string text, const char *version) {
+    text.replace(text.find("\"version\": 3"), 12, std::string("\"version\": ") + version);
+    return text;
+  };
+  std::string v1 = withVersion(document(TwoMaps), "1");
+  CHECK_THROWS_WITH(Metadata::parse(v1, "k.json"),
+                    Contains("k.json:") &&
+                        Contains("kernels[0].tensor_maps is a version 3 member") &&
+                        Contains("the file says version 1"));
+  std::string variantMaps = std::string(R"(,
+       "autotune_key": [],
+       "variants": [
+         {"entry": "k__0", "num_warps": 4, "threads_per_block": 128, "shared_memory_bytes": 0},
+         {"entry": "k__1", "num_warps": 4, "threads_per_block": 128, "shared_memory_bytes": 0,
+          "tensor_maps": [{"descriptor": 1, "box": [2, 8, 16], "swizzle": 64,
+                           "element": "fp32"}]}])");
+  CHECK_THROWS_WITH(Metadata::parse(withVersion(document(variantMaps), "2"), "k.json"),
+                    Contains("kernels[0].variants[1].tensor_maps is a version 3 member") &&
+                        Contains("the file says version 2"));
+  CHECK(Metadata::parse(document(variantMaps)).Kernels[0].Variants[1].TensorMaps.size() == 1);
+  // Version 3 without maps is read as well (the compiler writes 1 or 2 then, but it is valid).
+  CHECK(Metadata::parse(document(R"(, "constexprs": [])")).Kernels[0].TensorMaps.empty());
 }
 
 TEST_CASE("tensor maps: the arguments of cuTensorMapEncodeTiled", "[tensormap]") {
@@ -209,7 +247,7 @@ TEST_CASE("tensor maps: without \"fill\", the descriptor's padding_nan decides",
   // One descriptor of \p element (1-D, 128 elements), its map without "fill".
   auto kernel = [](const std::string &element, const std::string &fill) {
     return Metadata::parse(
-        R"({"schema": "tilec-metadata", "version": 1, "target": "sm_90a", "kernels": [
+        R"({"schema": "tilec-metadata", "version": 3, "target": "sm_90a", "kernels": [
       {"name": "k", "entry": "k", "num_warps": 4, "threads_per_block": 128,
        "shared_memory_bytes": 0, "params": [
          {"name": "a.base", "type": "*)" +
@@ -261,7 +299,7 @@ TEST_CASE("tensor maps: the data type of each element type", "[tensormap]") {
   for (const Case &c : cases) {
     INFO(c.Element);
     std::string json =
-        std::string(R"({"schema": "tilec-metadata", "version": 1, "target": "sm_90a", "kernels": [
+        std::string(R"({"schema": "tilec-metadata", "version": 3, "target": "sm_90a", "kernels": [
       {"name": "k", "entry": "k", "num_warps": 4, "threads_per_block": 128,
        "shared_memory_bytes": 0, "params": [
          {"name": "a.base", "type": "*)") +

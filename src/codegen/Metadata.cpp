@@ -60,8 +60,10 @@ std::string kernelMetadataJson(const tir::Module &module, const TargetOptions &o
   using Json = nlohmann::ordered_json;
   Json root;
   root["schema"] = "tilec-metadata";
-  // Version 1 readers (bench.py, older runtimes) still read files without variants.
-  root["version"] = variants.empty() ? 1 : 2;
+  // The lowest version that describes the file (set below, once the kernels are known): 1, 2
+  // with variants, 3 with tensor maps (which readers must not ignore; v3 may have variants too).
+  // Version 1 readers (bench.py, older runtimes) still read files without either.
+  root["version"] = 1;
   root["compiler"] = "tilec 0.1.0";
   root["source"] = sourceName;
   root["target"] = options.arch;
@@ -72,6 +74,19 @@ std::string kernelMetadataJson(const tir::Module &module, const TargetOptions &o
       constexprs.push_back(Json{{"name", binding.name}, {"value", binding.value}});
     return constexprs;
   };
+  // The CUtensorMaps TMA copies read: parameters after `params` that launchers build from the
+  // descriptors' parameters (docs/metadata.md).
+  auto tensorMapsOf = [](const tir::Function &function) {
+    Json maps = Json::array();
+    for (const tir::TensorMap &map : function.tensorMaps)
+      maps.push_back(
+          Json{{"descriptor", map.descriptor},
+               {"box", map.box},
+               {"swizzle", map.swizzleBytes},
+               {"element", signatureTypeName(function.tensorDescriptors.at(map.descriptor).elem)}});
+    return maps;
+  };
+  bool anyTensorMaps = false;
   auto describe = [&](const tir::Function &function, const std::string &name) {
     Json kernel;
     kernel["name"] = name;
@@ -108,17 +123,9 @@ std::string kernelMetadataJson(const tir::Module &module, const TargetOptions &o
       }
       kernel["tensor_descriptors"] = std::move(descriptors);
     }
-    // The CUtensorMaps TMA copies read: parameters after `params` that launchers build from the
-    // descriptors' parameters (docs/metadata.md).
     if (!function.tensorMaps.empty()) {
-      Json maps = Json::array();
-      for (const tir::TensorMap &map : function.tensorMaps)
-        maps.push_back(Json{
-            {"descriptor", map.descriptor},
-            {"box", map.box},
-            {"swizzle", map.swizzleBytes},
-            {"element", signatureTypeName(function.tensorDescriptors.at(map.descriptor).elem)}});
-      kernel["tensor_maps"] = std::move(maps);
+      kernel["tensor_maps"] = tensorMapsOf(function);
+      anyTensorMaps = true;
     }
     kernel["constexprs"] = constexprsOf(function);
     return kernel;
@@ -159,12 +166,20 @@ std::string kernelMetadataJson(const tir::Module &module, const TargetOptions &o
       v["threads_per_block"] = 32 * variant->numWarps;
       v["shared_memory_bytes"] = sharedMemoryBytes(*variant);
       v["constexprs"] = constexprsOf(*variant);
+      // A variant whose .entry takes other maps than the kernel's (variant 0's) lists its own,
+      // `[]` for none (a config whose loop is not pipelined loads without TMA).
+      Json maps = tensorMapsOf(*variant);
+      if (maps != kernel.value("tensor_maps", Json::array())) {
+        anyTensorMaps |= !maps.empty();
+        v["tensor_maps"] = std::move(maps);
+      }
       list.push_back(std::move(v));
     }
     kernel["variants"] = std::move(list);
     kernels.push_back(std::move(kernel));
   }
   root["kernels"] = std::move(kernels);
+  root["version"] = anyTensorMaps ? 3 : variants.empty() ? 1 : 2;
   return root.dump(2) + "\n";
 }
 

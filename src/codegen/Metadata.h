@@ -37,7 +37,8 @@ struct KernelVariants {
 
 /// The metadata of every kernel of `module`, which must have been through the layout passes
 /// (the shared memory size depends on the layouts). Functions named in `variants` are described
-/// as the variants of their kernel; the document is version 2 when there are any, else 1.
+/// as the variants of their kernel; the document is version 3 when a kernel or variant has tensor
+/// maps, else 2 when there are variants, else 1.
 std::string kernelMetadataJson(const tir::Module &module, const TargetOptions &options,
                                const std::string &sourceName,
                                const std::vector<KernelVariants> &variants = {});

@@ -1724,7 +1724,8 @@ SAMPLES: List[Sample] = [
 
 def kernel_metadata(sample: Sample, ptx_dir: str) -> str:
     """The metadata file to give bench.TilecKernel. For an autotuned kernel (metadata version 2,
-    one variant per config), a version-1 file describing only the chosen variant."""
+    or 3 with tensor maps; one variant per config), a file describing only the chosen variant:
+    version 3 when it has tensor maps, else 1."""
     path = os.path.join(ptx_dir, sample.ptx + ".json")
     if sample.variant is None:
         return path
@@ -1735,10 +1736,12 @@ def kernel_metadata(sample: Sample, ptx_dir: str) -> str:
     chosen = {key: value for key, value in kernel.items() if key not in ("variants", "autotune_key")}
     chosen.update({key: variant[key] for key in
                    ("entry", "num_warps", "threads_per_block", "shared_memory_bytes", "constexprs")})
-    if "tensor_maps" in variant:  # a variant may load other boxes than the kernel's
+    if "tensor_maps" in variant:  # a variant may load other boxes than the kernel's, or none
         chosen["tensor_maps"] = variant["tensor_maps"]
+    if not chosen.get("tensor_maps"):
+        chosen.pop("tensor_maps", None)
     chosen["num_stages"] = variant.get("num_stages")
-    metadata.update(version=1, kernels=[chosen])
+    metadata.update(version=3 if chosen.get("tensor_maps") else 1, kernels=[chosen])
     directory = tempfile.mkdtemp(prefix="check-samples-")
     derived = os.path.join(directory, f"{sample.name}.json")
     with open(derived, "w") as f:

@@ -49,7 +49,7 @@ private:
 };
 
 //===----------------------------------------------------------------------===//
-// Metadata (docs/metadata.md, schema "tilec-metadata" version 1)
+// Metadata (docs/metadata.md, schema "tilec-metadata" versions 1 to 3)
 //===----------------------------------------------------------------------===//
 
 /// The scalar types of the Triton AOT signature, spelled as there (dtypeName).
@@ -152,7 +152,8 @@ struct KernelInfo {
   std::vector<ParamInfo> Params;
   /// The tensor descriptor arguments among Params (a launch may pass a TensorDescriptor for each).
   std::vector<TensorDescInfo> TensorDescriptors;
-  /// The tensor maps the .entry takes after Params (hidden parameters the launch builds).
+  /// Metadata version 3: the tensor maps the .entry takes after Params (hidden parameters the
+  /// launch builds).
   std::vector<TensorMapInfo> TensorMaps;
   std::vector<ConstexprInfo> Constexprs;
   /// Metadata version 2, autotuned kernels (@triton.autotune): the parameters whose values select
