@@ -182,6 +182,25 @@ std::string mergeMetadata(const std::vector<std::string> &jsons,
     if (kernels.size() != otherKernels.size())
       throw CompileError("internal compiler error: the kernels differ between targets");
     for (size_t k = 0; k < kernels.size(); ++k) {
+      // One description serves every image: the kernels must take the same parameters, which
+      // TMA's tensor maps (sm_90a only) may not.
+      auto sameMaps = [&](const Json &a, const Json &b, const std::string &what) {
+        Json none = Json::array();
+        if (a.value("tensor_maps", none) == b.value("tensor_maps", none))
+          return;
+        throw CompileError(
+            "error: kernel '" + what + "' takes TMA tensor maps for " +
+            (a.contains("tensor_maps") && !a["tensor_maps"].empty() ? archs[0] : archs[i]) +
+            " but not for " +
+            (a.contains("tensor_maps") && !a["tensor_maps"].empty() ? archs[i] : archs[0]) +
+            ", so one fatbin cannot describe both: its tensor descriptor loads are "
+            "TMA copies only on sm_90a; build the targets into separate files");
+      };
+      sameMaps(kernels[k], otherKernels[k], kernels[k].value("name", std::string("?")));
+      if (kernels[k].contains("variants"))
+        for (size_t v = 0; v < kernels[k]["variants"].size(); ++v)
+          sameMaps(kernels[k]["variants"][v], otherKernels[k].at("variants").at(v),
+                   kernels[k]["variants"][v].value("entry", std::string("?")));
       auto widen = [](Json &into, const Json &from) {
         unsigned a = into.at("shared_memory_bytes").get<unsigned>();
         unsigned b = from.at("shared_memory_bytes").get<unsigned>();
