@@ -222,13 +222,13 @@ private:
         wgmmaOperand = uses[0]->operand(0) == operand ? 0 : 1;
       if (load.hasAttr("descriptor") && wgmmaOperand >= 0) {
         if (std::optional<tir::TensorMap> map = tensorMapFor(load, wgmmaOperand))
-          candidates_.push_back({&load, 0, wgmmaOperand, 0, map});
+          candidates_.push_back({&load, 0, wgmmaOperand, 0, map, 0});
         continue;
       }
       unsigned vec = copyVectorWidth(load);
       if (!vec)
         continue;
-      candidates_.push_back({&load, vec, wgmmaOperand});
+      candidates_.push_back({&load, vec, wgmmaOperand, 0, std::nullopt, 0});
     }
   }
 
@@ -248,7 +248,7 @@ private:
           users[load->result()].size() != 1)
         continue;
       if (unsigned vec = copyVectorWidth(*load))
-        invariantOperands_.push_back({load, vec, 0});
+        invariantOperands_.push_back({load, vec, 0, 0, std::nullopt, 0});
     }
   }
 

@@ -116,9 +116,11 @@ class Function;
   X(AsyncWait, "async_wait")     /* attr pending: at most that many groups in flight */            \
   X(LocalLoad, "local_load")     /* slot i32; attr buffer: the tile in that slot */                \
   /* ... or by TMA (cp.async.bulk.tensor) from a tensor descriptor, counted by mbarriers */        \
-  X(TmaInit, "tma_init") /* attrs barrier, count: mbarrier.init of barriers [barrier, +count) */   \
-  X(TmaCopy,                                                                                       \
-    "tma_copy") /* slot i32, pred i1, offsets i32...; attrs buffer, tensor_map, barrier */         \
+  /* tma_init: attrs barrier, count, arrivals: mbarrier.init of [barrier, +count), `arrivals` each \
+   */                                                                                              \
+  X(TmaInit, "tma_init")                                                                           \
+  /* tma_copy: slot i32, pred i1, offsets i32...; attrs buffer, tensor_map, barrier */             \
+  X(TmaCopy, "tma_copy")                                                                           \
   X(TmaWait, "tma_wait")   /* slot i32, phase i32; attr barrier: the slot's tile has landed */     \
   X(TmaInval, "tma_inval") /* attrs barrier, count: mbarrier.inval, after the loop */              \
   /* debugging */                                                                                  \
