@@ -96,10 +96,12 @@ struct Expr {
 
   /// StringLit with isFString: the literal text around its replacement fields (one more than
   /// the fields), and per field its conversion ('s', 'r', 'a', or 0 for none) and its format
-  /// spec as written; the fields' expressions are `operands`.
+  /// spec as written, with the spec as an f-string of its own where it holds replacement fields
+  /// (`{x:>{width}}`; else null); the fields' expressions are `operands`.
   std::vector<std::string> fstringLiterals;
   std::vector<char> fstringConversions;
   std::vector<std::string> fstringSpecs;
+  std::vector<ExprPtr> fstringSpecFields;
 
   Expr(ExprKind kind, SourceLoc loc) : kind(kind), loc(loc) {}
 };

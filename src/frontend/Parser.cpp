@@ -1504,7 +1504,9 @@ private:
   }
 
   /// Adds the literal text and the replacement fields of an f-string piece to `expr`.
-  void splitFString(ast::Expr &expr, const StringPiece &piece, TerminalNode *token) {
+  /// `nested`: the piece is a format spec, whose fields may not hold specs with fields.
+  void splitFString(ast::Expr &expr, const StringPiece &piece, TerminalNode *token,
+                    bool nested = false) {
     const std::string &body = piece.body;
     const size_t bodyStart = piece.bodyStart;
     std::string literal;
@@ -1559,13 +1561,28 @@ private:
           if (exprEnd == std::string::npos)
             exprEnd = end;
           specStart = end + 1;
-          // The spec runs to the field's closing brace (nested fields are not supported).
-          size_t close = body.find('}', specStart);
-          if (close == std::string::npos)
+          // The spec runs to the field's closing brace, past the replacement fields nested in
+          // it (`{x:{width}}`), themselves past brackets and quoted strings.
+          int nesting = 0;
+          char specQuote = 0;
+          size_t close = specStart;
+          for (; close < body.size(); ++close) {
+            char e = body[close];
+            if (specQuote) {
+              if (e == specQuote)
+                specQuote = 0;
+            } else if (nesting > 0 && (e == '\'' || e == '"')) {
+              specQuote = e;
+            } else if (e == '{' || (nesting > 0 && (e == '(' || e == '['))) {
+              ++nesting;
+            } else if (nesting > 0 && (e == '}' || e == ')' || e == ']')) {
+              --nesting;
+            } else if (e == '}') {
+              break;
+            }
+          }
+          if (close >= body.size())
             break;
-          if (body.find('{', specStart) < close)
-            error(locInToken(token, bodyStart + specStart),
-                  "f-string: replacement fields inside a format spec are not supported yet");
           end = close;
           break;
         }
@@ -1592,7 +1609,24 @@ private:
         error(locInToken(token, bodyStart + start), "f-string: empty expression not allowed");
       expr.operands.push_back(parseFieldExpression(text, locInToken(token, bodyStart + start)));
       expr.fstringConversions.push_back(conversion);
-      expr.fstringSpecs.push_back(specStart ? body.substr(specStart, end - specStart) : "");
+      std::string spec = specStart ? body.substr(specStart, end - specStart) : "";
+      expr.fstringSpecs.push_back(spec);
+      ExprPtr specFields;
+      if (spec.find('{') != std::string::npos) {
+        // A spec with replacement fields is an f-string of its own.
+        if (nested)
+          error(locInToken(token, bodyStart + specStart + spec.find('{')),
+                "f-string: expressions nested too deeply");
+        specFields = makeExpr(ast::ExprKind::StringLit, locInToken(token, bodyStart + specStart));
+        specFields->isFString = true;
+        specFields->stringValue = spec;
+        specFields->fstringLiterals.push_back("");
+        StringPiece specPiece = piece;
+        specPiece.body = spec;
+        specPiece.bodyStart = bodyStart + specStart;
+        splitFString(*specFields, specPiece, token, /*nested=*/true);
+      }
+      expr.fstringSpecFields.push_back(std::move(specFields));
       expr.fstringLiterals.push_back("");
       i = end;
     }

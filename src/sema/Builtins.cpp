@@ -453,6 +453,29 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       error(loc, "str() takes one argument");
     return SemaValue::ofString(pythonStr(args.positional[0], loc));
   }
+  if (name == "py.format") {
+    // Python's format(value, format_spec=''); Triton's code generator has no format() in a
+    // kernel.
+    if (hostCallDepth_ == 0 && moduleLevelDepth_ == 0)
+      error(loc, "format() is not supported in a kernel (Triton's code generator has none); "
+                 "it is evaluated in module-level Python");
+    auto a = bindCallArgs(*this, "format", {"value", "format_spec"}, 1, args);
+    std::string spec;
+    if (a[1] && a[1]->kind != Kind::String) {
+      const Kind k = a[1]->kind;
+      std::string cls = k == Kind::None    ? "NoneType"
+                        : k == Kind::Int   ? "int"
+                        : k == Kind::Float ? "float"
+                        : k == Kind::Bool  ? "bool"
+                        : k == Kind::Tuple ? (a[1]->isList ? "list" : "tuple")
+                                           : a[1]->describe();
+      raisePython(*builtinExceptionClasses("TypeError"),
+                  "format() argument 2 must be str, not " + cls, loc);
+    }
+    if (a[1])
+      spec = a[1]->name;
+    return SemaValue::ofString(pythonFormat(*a[0], spec, loc));
+  }
   if (name == "py.tuple" || name == "py.list") {
     if (args.positional.size() != 1 || args.positional[0].kind != Kind::Tuple)
       error(loc, name.substr(3) + "() is only supported on a tuple or a list");

@@ -27,6 +27,7 @@
 // named groups are numbered. Constructs with no faithful translation (lookbehind, inline flags,
 // possessive quantifiers) are errors, and so is text outside ASCII, where Python's Unicode
 // character classes and std::regex's bytes differ.
+#include "sema/PythonFormat.h"
 #include "sema/Specializer.h"
 
 #include <algorithm>
@@ -544,6 +545,51 @@ std::string Specializer::pythonRepr(const SemaValue &v, SourceLoc loc) {
   return *s;
 }
 
+std::string Specializer::pythonFormat(const SemaValue &v, const std::string &spec, SourceLoc loc) {
+  PyFormatResult result;
+  switch (v.kind) {
+  case Kind::Int:
+    result = formatPythonInt(v.intValue, false, spec);
+    break;
+  case Kind::Bool:
+    result = formatPythonInt(v.boolValue, true, spec);
+    break;
+  case Kind::Float:
+    result = formatPythonFloat(v.floatValue, spec);
+    break;
+  case Kind::String:
+    result = formatPythonStr(v.name, spec);
+    break;
+  default: {
+    // object.__format__: str() for an empty spec, else a TypeError naming the class.
+    if (spec.empty())
+      return pythonStr(v, loc);
+    std::string cls;
+    if (v.kind == Kind::None)
+      cls = "NoneType";
+    else if (v.kind == Kind::Tuple)
+      cls = v.isList ? "list" : "tuple";
+    else if (v.kind == Kind::DType)
+      cls = "dtype";
+    else if (isObject(v, kVersionClass))
+      cls = "Version";
+    else if (isObject(v, kMatchClass) || isObject(v, kPatternClass))
+      cls = v.name;
+    else if (isObject(v, kModuleSpecClass))
+      cls = "ModuleSpec";
+    else
+      error(loc, "format specs on " + v.describe() + " are not supported yet");
+    raisePython(kTypeError, "unsupported format string passed to " + cls + ".__format__", loc);
+  }
+  }
+  if (auto *e = std::get_if<PyFormatError>(&result)) {
+    if (e->cls.empty())
+      error(loc, e->message);
+    raisePython(*builtinExceptionClasses(e->cls), e->message, loc);
+  }
+  return std::get<std::string>(result);
+}
+
 SemaValue Specializer::isInstance(CallArgs &args) {
   if (args.positional.size() != 2 || !args.keywords.empty())
     error(args.loc, "isinstance() takes two arguments: a value and a class (or a tuple of them)");
@@ -646,7 +692,7 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
   if (object.kind == Kind::String) {
     static const std::set<std::string> methods = {"strip",   "lstrip",     "rstrip",   "lower",
                                                   "upper",   "startswith", "endswith", "split",
-                                                  "replace", "isdigit",    "join"};
+                                                  "replace", "isdigit",    "join",     "format"};
     if (methods.count(attr))
       return method("str." + attr);
     error(loc, "the string method '" + attr + "' is not supported yet");
@@ -1091,6 +1137,11 @@ SemaValue Specializer::callStringMethod(const std::string &method, CallArgs &arg
     parts.push_back(SemaValue::ofString(self.substr(pos)));
     return SemaValue::ofList(std::move(parts));
   }
+  if (method == "format") {
+    int autoState = 0;
+    int64_t autoNumber = 0;
+    return SemaValue::ofString(formatString(self, args, 2, autoState, autoNumber));
+  }
   if (method == "join") {
     auto a = bindCallArgs(*this, display, {"iterable"}, 1, args);
     if (a[0]->kind != Kind::Tuple)
@@ -1101,6 +1152,183 @@ SemaValue Specializer::callStringMethod(const std::string &method, CallArgs &arg
     return SemaValue::ofString(out);
   }
   error(loc, "the string method '" + method + "' is not supported yet");
+}
+
+std::string Specializer::formatString(const std::string &text, const CallArgs &args, int depth,
+                                      int &autoState, int64_t &autoNumber) {
+  // After CPython's Objects/stringlib/unicode_format.h: MarkupIterator_next, parse_field,
+  // field_name_split and get_field_object, with their messages.
+  SourceLoc loc = args.loc;
+  auto fail = [&](const std::string &message) { raisePython(kValueError, message, loc); };
+  if (depth <= 0)
+    fail("Max string recursion exceeded");
+  enum { kInit, kAuto, kManual };
+  std::string out;
+  size_t pos = 0, end = text.size();
+  while (pos < end) {
+    // Literal text up to a '{' or '}'; a doubled one is literal.
+    size_t start = pos;
+    char c = 0;
+    bool markup = false;
+    while (pos < end) {
+      c = text[pos++];
+      if (c == '{' || c == '}') {
+        markup = true;
+        break;
+      }
+    }
+    bool atEnd = pos >= end;
+    size_t len = pos - start;
+    if (markup && c == '}' && (atEnd || text[pos] != '}'))
+      fail("Single '}' encountered in format string");
+    if (markup && atEnd && c == '{')
+      fail("Single '{' encountered in format string");
+    if (markup) {
+      if (text[pos] == c) {
+        ++pos;
+        markup = false;
+      } else {
+        --len;
+      }
+    }
+    out += text.substr(start, len);
+    if (!markup)
+      continue;
+    // parse_field: the field name, up to '}', ':' or '!' (past a '[...]').
+    size_t nameStart = pos;
+    c = 0;
+    while (pos < end) {
+      c = text[pos++];
+      if (c == '{')
+        fail("unexpected '{' in field name");
+      if (c == '[') {
+        while (pos < end && text[pos] != ']')
+          ++pos;
+        continue;
+      }
+      if (c == '}' || c == ':' || c == '!')
+        break;
+    }
+    std::string fieldName = text.substr(nameStart, pos - 1 - nameStart);
+    char conversion = 0;
+    std::string spec;
+    bool specHasFields = false;
+    if (c == '!' || c == ':') {
+      bool closed = false;
+      if (c == '!') {
+        if (pos >= end)
+          fail("end of string while looking for conversion specifier");
+        conversion = text[pos++];
+        if (pos < end) {
+          c = text[pos++];
+          if (c == '}')
+            closed = true;
+          else if (c != ':')
+            fail("expected ':' after conversion specifier");
+        }
+      }
+      if (!closed) {
+        size_t specStart = pos;
+        int count = 1;
+        while (pos < end && count > 0) {
+          c = text[pos++];
+          if (c == '{') {
+            specHasFields = true;
+            ++count;
+          } else if (c == '}') {
+            --count;
+          }
+        }
+        if (count > 0)
+          fail("unmatched '{' in format spec");
+        spec = text.substr(specStart, pos - 1 - specStart);
+      }
+    } else if (c != '}') {
+      fail("expected '}' before end of string");
+    }
+    // field_name_split: the first part names a positional (a number, or none for the next
+    // one) or keyword argument.
+    size_t firstEnd = fieldName.find_first_of(".[");
+    std::string first = fieldName.substr(0, firstEnd);
+    std::string rest = firstEnd == std::string::npos ? "" : fieldName.substr(firstEnd);
+    bool numeric =
+        !first.empty() && first.size() < 18 && std::all_of(first.begin(), first.end(), ::isdigit);
+    int64_t index = numeric ? std::stoll(first) : -1;
+    if (first.empty() || numeric) {
+      if (autoState == kInit)
+        autoState = first.empty() ? kAuto : kManual;
+      if (autoState == kManual && first.empty())
+        fail("cannot switch from manual field specification to automatic field numbering");
+      if (autoState == kAuto && !first.empty())
+        fail("cannot switch from automatic field numbering to manual field specification");
+      if (first.empty())
+        index = autoNumber++;
+    }
+    SemaValue object;
+    if (index < 0) {
+      auto kw = std::find_if(args.keywords.begin(), args.keywords.end(),
+                             [&](const auto &k) { return k.first == first; });
+      if (kw == args.keywords.end())
+        raisePython(*builtinExceptionClasses("KeyError"), stringRepr(first), loc);
+      object = kw->second;
+    } else {
+      if (index >= static_cast<int64_t>(args.positional.size()))
+        raisePython(kIndexError,
+                    "Replacement index " + std::to_string(index) +
+                        " out of range for positional args tuple",
+                    loc);
+      object = args.positional[static_cast<size_t>(index)];
+    }
+    // The rest: `.attribute` and `[index]`.
+    for (size_t r = 0; r < rest.size();) {
+      bool isAttribute = rest[r] == '.';
+      if (!isAttribute && rest[r] != '[')
+        fail("Only '.' or '[' may follow ']' in format field specifier");
+      ++r;
+      size_t stop = isAttribute ? rest.find_first_of(".[", r) : rest.find(']', r);
+      if (!isAttribute && stop == std::string::npos)
+        fail("Missing ']' in format string");
+      std::string name = rest.substr(r, stop == std::string::npos ? std::string::npos : stop - r);
+      r = stop == std::string::npos ? rest.size() : stop + (isAttribute ? 0 : 1);
+      if (!isAttribute && r < rest.size() && rest[r] != '.' && rest[r] != '[')
+        fail("Only '.' or '[' may follow ']' in format field specifier");
+      if (name.empty())
+        fail("Empty attribute in format string");
+      if (isAttribute) {
+        object = attribute(object, name, loc);
+        continue;
+      }
+      bool digits = name.size() < 18 && std::all_of(name.begin(), name.end(), ::isdigit);
+      if (object.kind != Kind::Tuple || !digits)
+        error(loc, "str.format: the item '[" + name + "]' of " + object.describe() +
+                       " is not supported yet");
+      size_t item = static_cast<size_t>(std::stoll(name));
+      if (item >= object.elems.size())
+        raisePython(kIndexError,
+                    std::string(object.isList ? "list" : "tuple") + " index out of range", loc);
+      SemaValue element = object.elems[item];
+      object = element;
+    }
+    if (conversion == 'r' || conversion == 'a') {
+      std::string repr = pythonRepr(object, loc);
+      if (conversion == 'a' &&
+          std::any_of(repr.begin(), repr.end(), [](char ch) { return ch & 0x80; }))
+        error(loc, "'!a' of text outside ASCII is not supported yet");
+      object = SemaValue::ofString(repr);
+    } else if (conversion == 's') {
+      object = SemaValue::ofString(pythonStr(object, loc));
+    } else if (conversion) {
+      unsigned char u = static_cast<unsigned char>(conversion);
+      if (u > 32 && u < 128) {
+        fail(std::string("Unknown conversion specifier ") + conversion);
+      }
+      error(loc, "str.format: a conversion outside printable ASCII is not supported yet");
+    }
+    if (specHasFields)
+      spec = formatString(spec, args, depth - 1, autoState, autoNumber);
+    out += pythonFormat(object, spec, loc);
+  }
+  return out;
 }
 
 SemaValue Specializer::callMatchMethod(const std::string &method, CallArgs &args) {

@@ -691,8 +691,8 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
   }
   // Python builtins that kernels may use.
   static const std::set<std::string> pyBuiltins = {
-      "range", "min", "max",   "float", "int",        "bool",    "len",    "print",
-      "abs",   "str", "tuple", "list",  "isinstance", "getattr", "hasattr"};
+      "range", "min", "max",   "float", "int",        "bool",    "len",     "print",
+      "abs",   "str", "tuple", "list",  "isinstance", "getattr", "hasattr", "format"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   error(loc, "undefined name '" + name + "'");
@@ -945,6 +945,7 @@ std::optional<std::vector<std::string>> builtinExceptionClasses(const std::strin
       {"NameError", {"Exception", "BaseException"}},
       {"NotImplementedError", {"RuntimeError", "Exception", "BaseException"}},
       {"OSError", {"Exception", "BaseException"}},
+      {"OverflowError", {"ArithmeticError", "Exception", "BaseException"}},
       {"RuntimeError", {"Exception", "BaseException"}},
       {"TypeError", {"Exception", "BaseException"}},
       {"ValueError", {"Exception", "BaseException"}},
@@ -1010,8 +1011,8 @@ void Specializer::execRaise(const ast::Stmt &stmt) {
 SemaValue Specializer::evalFString(const ast::Expr &expr) {
   // In a kernel, as Triton's code generator: every field is a compile-time value, formatted by
   // its conversion (str() by default), and its format spec is ignored. The Python code that
-  // module-level evaluation runs formats as Python does, which for a format spec tilec does not
-  // do yet.
+  // module-level evaluation runs formats as Python does: format(value, spec) of the field's
+  // value, or of its conversion's string.
   const bool python = hostCallDepth_ > 0 || moduleLevelDepth_ > 0;
   std::string text = expr.fstringLiterals[0];
   for (size_t i = 0; i < expr.operands.size(); ++i) {
@@ -1020,17 +1021,24 @@ SemaValue Specializer::evalFString(const ast::Expr &expr) {
     if (value.isTensor())
       error(field.loc, "Cannot evaluate f-string containing non-constexpr conversion values, "
                        "found conversion of type <class 'triton.language.core.tensor'>");
-    if (python && !expr.fstringSpecs[i].empty())
-      error(field.loc, "format specs in f-strings (':" + expr.fstringSpecs[i] +
-                           "') are not supported yet in Python code that tilec evaluates");
     char conversion = expr.fstringConversions[i];
+    std::string converted;
     if (conversion == 'a') {
-      std::string repr = pythonRepr(value, field.loc);
-      if (std::any_of(repr.begin(), repr.end(), [](char c) { return c & 0x80; }))
+      converted = pythonRepr(value, field.loc);
+      if (std::any_of(converted.begin(), converted.end(), [](char c) { return c & 0x80; }))
         error(field.loc, "'!a' of text outside ASCII is not supported yet");
-      text += repr;
+    } else if (conversion == 'r') {
+      converted = pythonRepr(value, field.loc);
+    } else if (!python || conversion == 's' || expr.fstringSpecs[i].empty()) {
+      converted = pythonStr(value, field.loc);
+    }
+    if (python && !expr.fstringSpecs[i].empty()) {
+      std::string spec = expr.fstringSpecs[i];
+      if (const ast::ExprPtr &fields = expr.fstringSpecFields[i])
+        spec = evalFString(*fields).name;
+      text += pythonFormat(conversion ? SemaValue::ofString(converted) : value, spec, field.loc);
     } else {
-      text += conversion == 'r' ? pythonRepr(value, field.loc) : pythonStr(value, field.loc);
+      text += converted;
     }
     text += expr.fstringLiterals[i + 1];
   }

@@ -132,6 +132,9 @@ public:
   std::string pythonStr(const SemaValue &v, SourceLoc loc);
   /// repr() of `v`, as Python gives it; a located error for what tilec does not model.
   std::string pythonRepr(const SemaValue &v, SourceLoc loc);
+  /// format(v, spec), as Python gives it (PythonFormat.h): the format-spec mini-language of int,
+  /// bool, float and str; Python's TypeError for a non-empty spec on other values.
+  std::string pythonFormat(const SemaValue &v, const std::string &spec, SourceLoc loc);
   SemaValue isInstance(CallArgs &args);
   /// getattr(x, name[, default]) and hasattr(x, name).
   SemaValue callGetattr(CallArgs &args, bool hasattr);
@@ -305,6 +308,10 @@ private:
   // The library functions behind callHostLibrary (HostPython.cpp).
   SemaValue callRegex(const std::string &fn, CallArgs &args);
   SemaValue callStringMethod(const std::string &method, CallArgs &args);
+  /// str.format: `text` with its replacement fields formatted from `args` (Python's
+  /// build_string; `depth` counts down the nesting of fields in specs).
+  std::string formatString(const std::string &text, const CallArgs &args, int depth, int &autoState,
+                           int64_t &autoNumber);
   SemaValue callMatchMethod(const std::string &method, CallArgs &args);
   SemaValue importlibVersion(CallArgs &args);
   SemaValue findSpec(CallArgs &args);

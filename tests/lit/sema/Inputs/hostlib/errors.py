@@ -22,7 +22,7 @@ NOT_FOUND = importlib.metadata.version("no-such-distribution")
 LOOKBEHIND = re.search(r"(?<=v)\d", "v1")
 NON_ASCII = re.match("\u00e9", "\u00e9t\u00e9")
 ISINSTANCE = isinstance(1, torch.Tensor)
-FSTRING = f"{1:>3}"
+FSTRING = f"{tl.float32:>3}"
 ORDER = Version("1.0") < "2.0"
 STR = str(torch.float32)
 CALL = os.cpu_count()
