@@ -654,6 +654,21 @@ llvm::Value *KernelLowering::lowerCast(const Operation &op, llvm::Value *v, cons
         builder_.CreateCall(type, llvm::InlineAsm::get(type, cvt, "=h,f", false), {v});
     return builder_.CreateBitCast(bits, scalarType(to));
   }
+  if (op.code() == OpCode::Cast && op.hasAttr("rounding") && op.strAttr("rounding") == "rtz" &&
+      to.kind == ScalarKind::F8E5M2) {
+    // To e5m2 toward zero, as Triton: fp16 rounded toward zero (cvt.rz.f16.f32 from fp32), then
+    // its high byte (e5m2 is fp16 without its low 8 mantissa bits).
+    llvm::Type *i16 = builder_.getInt16Ty();
+    llvm::Value *half = v;
+    if (from.kind == ScalarKind::F32) {
+      auto *type = llvm::FunctionType::get(i16, {builder_.getFloatTy()}, false);
+      half = builder_.CreateCall(
+          type, llvm::InlineAsm::get(type, "cvt.rz.f16.f32 $0, $1;", "=h,f", false), {v});
+    } else {
+      half = builder_.CreateBitCast(v, i16);
+    }
+    return builder_.CreateTrunc(builder_.CreateLShr(half, 8), builder_.getInt8Ty());
+  }
   if (from.isFp8() || to.isFp8())
     return lowerFp8Cast(op, v, from, to);
   llvm::Type *target = scalarType(to);

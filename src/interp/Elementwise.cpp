@@ -372,6 +372,17 @@ void evalClip(const Tensor &x, const Tensor &limit, Tensor &out, bool propagateN
 }
 
 void evalCastTowardZero(const Tensor &in, Tensor &out) {
+  if (out.dtype().kind == ScalarKind::F8E5M2) {
+    // fp8e5m2 is fp16 without the low byte: truncating it rounds toward zero. An fp16 input is
+    // taken as it is (an infinity stays one), an fp32 one rounded toward zero to fp16 first.
+    if (in.dtype().kind == ScalarKind::F16)
+      return mapUnary<float, float>(in, out, [](float x) {
+        return halfBitsToFloat(static_cast<uint16_t>(floatToHalfBits(x) & 0xFF00u));
+      });
+    return mapUnary<float, float>(in, out, [](float x) {
+      return halfBitsToFloat(static_cast<uint16_t>(floatToHalfBitsTowardZero(x) & 0xFF00u));
+    });
+  }
   if (out.dtype().kind == ScalarKind::BF16)
     return mapUnary<float, float>(
         in, out, [](float x) { return bfloat16BitsToFloat(floatToBFloat16BitsTowardZero(x)); });

@@ -465,8 +465,11 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
   case OpCode::Cast:
     if (op.hasAttr("rounding")) {
       const tir::DType from = op.operand(0)->type().elem, to = op.result()->type().elem;
-      if (op.strAttr("rounding") != "rtz" || from.kind != tir::ScalarKind::F32 ||
-          (to.kind != tir::ScalarKind::F16 && to.kind != tir::ScalarKind::BF16))
+      bool toE5 = to.kind == tir::ScalarKind::F8E5M2 &&
+                  (from.kind == tir::ScalarKind::F32 || from.kind == tir::ScalarKind::F16);
+      if (op.strAttr("rounding") != "rtz" ||
+          (!toE5 && (from.kind != tir::ScalarKind::F32 ||
+                     (to.kind != tir::ScalarKind::F16 && to.kind != tir::ScalarKind::BF16))))
         compileError(op, "unknown rounding '" + op.strAttr("rounding") + "' from " + from.str() +
                              " to " + to.str());
       compiled.roundTowardZero = true;

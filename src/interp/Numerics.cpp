@@ -302,8 +302,13 @@ uint64_t floatLaneToBits(float v, ScalarKind kind) {
     return floatToHalfBits(v);
   case ScalarKind::BF16:
     return floatToBFloat16Bits(v);
-  case ScalarKind::F8E4M3:
   case ScalarKind::F8E5M2:
+    // A lane holds a representable value: e5m2's infinities are encoded, not saturated (a
+    // loaded 0x7c, an rtz conversion of an fp16 infinity).
+    if (std::isinf(v))
+      return std::signbit(v) ? 0xFCu : 0x7Cu;
+    return doubleToFp8Bits(v, kind);
+  case ScalarKind::F8E4M3:
     return doubleToFp8Bits(v, kind);
   default:
     return floatBits(v);

@@ -187,7 +187,8 @@ void evalSelect(const Tensor &cond, const Tensor &ifTrue, const Tensor &ifFalse,
 
 /// Numeric conversion between non-pointer dtypes; `out` already has the result type.
 void evalCast(const Tensor &in, Tensor &out);
-/// fp32 to fp16 or bf16 rounding toward zero (cvt.rz.f16.f32 / cvt.rz.bf16.f32).
+/// fp32 to fp16 or bf16 rounding toward zero (cvt.rz.f16.f32 / cvt.rz.bf16.f32); fp32 or fp16
+/// to fp8e5m2 the same way: fp16 toward zero, then its high byte.
 void evalCastTowardZero(const Tensor &in, Tensor &out);
 /// Reinterprets the bits of non-pointer dtypes of the same width.
 void evalBitcast(const Tensor &in, Tensor &out, const ErrorReporter &errors);

@@ -880,16 +880,16 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     if (rounding == "rtz") {
       DType from = source->type().elem;
       // Triton's NVIDIA backend (FpToFpOpConversion) has rtz for fp32 -> fp16 (cvt.rz.f16.f32),
-      // fp32 -> bf16 (cvt.rz.bf16.f32) and to fp8e5m2 from fp32 or fp16; it stops on the others.
-      if (to.isFp8()) {
-        if (to.kind == ScalarKind::F8E5M2 &&
-            (from.kind == ScalarKind::F32 || from.kind == ScalarKind::F16))
-          error(loc, "fp_downcast_rounding='rtz' to fp8e5 is not supported yet");
+      // fp32 -> bf16 (cvt.rz.bf16.f32) and to fp8e5m2 from fp32 or fp16 (through fp16 rounded
+      // toward zero, then its high byte); it stops on the others.
+      bool toE5 = to.kind == ScalarKind::F8E5M2 &&
+                  (from.kind == ScalarKind::F32 || from.kind == ScalarKind::F16);
+      if (to.isFp8() && !toE5) {
         error(loc, "Triton has no rtz conversion from " + from.tritonName() + " to " +
                        to.tritonName() +
                        " (its NVIDIA backend stops: 'Unsupported rounding mode for conversion')");
       }
-      if (from.kind != ScalarKind::F32)
+      if (from.kind != ScalarKind::F32 && !toE5)
         error(loc, "Triton has no rtz conversion from " + from.tritonName() + " to " +
                        to.tritonName() +
                        " (its NVIDIA backend stops: 'Unsupported rounding mode for conversion'); "

@@ -1072,7 +1072,30 @@ def rtz_reference(t, n):
             "bits": torch.cat([hb.to(torch.int16), bfb.to(torch.int16)]).double()}
 
 
+def rtz_fp8_inputs(n):
+    """fp32 values around the rounding points, and fp16 ones (the same values rounded; NaN made 0:
+    the interpreter keeps no fp16 NaN payloads, and Triton takes the NaN's high byte)."""
+    x = rtz_inputs(n)
+    h = x.half()
+    h[h.isnan()] = 0
+    return {"x": x, "h": h, "bits": empty(2 * n, "int8")}
+
+
+def rtz_fp8_reference(t, n):
+    hb = rtz_reference(t, n)["bits"][:n].to(torch.int32) & 0xFFFF  # fp32 -> fp16 toward zero
+    from_h = t["h"].cpu().view(torch.int16).to(torch.int32) & 0xFFFF
+    top = torch.cat([hb >> 8, from_h >> 8])
+    return {"bits": torch.where(top >= 128, top - 256, top).double()}
+
+
 LANG_BITS_SAMPLES = [
+    # fp32 and fp16 to fp8e5m2 toward zero: fp16 toward zero, then its high byte (as Triton).
+    Sample(
+        name="downcast_rtz_fp8", source="tests/gpu/lang_bits.tl", kernel="downcast_rtz_fp8",
+        ptx="downcast_rtz_fp8", signature="*fp32:16,*fp16:16,*i8:16,i32,256", size=3001,
+        small=700, inputs=rtz_fp8_inputs, outputs=["bits"],
+        args=lambda t, n: [t["x"], t["h"], t["bits"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT, reference=rtz_fp8_reference),
     clamp_nan_sample("clamp_nan_fp32", "float32"),
     clamp_nan_sample("clamp_nan_fp16", "float16"),
     Sample(
