@@ -880,8 +880,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     if (rounding == "rtz") {
       DType from = source->type().elem;
       // Triton's NVIDIA backend (FpToFpOpConversion) has rtz for fp32 -> fp16 (cvt.rz.f16.f32),
-      // fp32 -> bf16 (cvt.rz.bf16.f32) and to fp8e5m2 from fp32 or fp16 (through fp16 rounded
-      // toward zero, then its high byte); it stops on the others.
+      // fp32 -> bf16 (cvt.rz.bf16.f32) and, after 3.6 (which stops on it), to fp8e5m2 from fp32
+      // or fp16 (through fp16 rounded toward zero, then its high byte); it stops on the others.
       bool toE5 = to.kind == ScalarKind::F8E5M2 &&
                   (from.kind == ScalarKind::F32 || from.kind == ScalarKind::F16);
       if (to.isFp8() && !toE5) {

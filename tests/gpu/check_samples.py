@@ -1095,7 +1095,10 @@ LANG_BITS_SAMPLES = [
         ptx="downcast_rtz_fp8", signature="*fp32:16,*fp16:16,*i8:16,i32,256", size=3001,
         small=700, inputs=rtz_fp8_inputs, outputs=["bits"],
         args=lambda t, n: [t["x"], t["h"], t["bits"], n],
-        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT, reference=rtz_fp8_reference),
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT, reference=rtz_fp8_reference,
+        triton=False,
+        note="Triton 3.6 stops ('Unsupported rounding mode for conversion to fp8: rtz'); its later "
+             "NVIDIA backend converts through fp16 toward zero, as tilec"),
     clamp_nan_sample("clamp_nan_fp32", "float32"),
     clamp_nan_sample("clamp_nan_fp16", "float16"),
     Sample(
