@@ -5,7 +5,8 @@
 // mma.sync as mmaOperandPlan lays it out, read with ldmatrix; for wgmma in an NVMMA layout, read
 // by the instruction itself. An async_copy writes each thread's vectors of the load's layout there,
 // 4, 8 or 16 bytes per cp.async, with a source size of 0 where the mask (or the predicate that the
-// iteration exists) is off, which zero-fills.
+// iteration exists) is off, which zero-fills. A tensor descriptor's tile may come by TMA instead
+// (tma_copy, below), counted by mbarriers.
 #include "codegen/KernelLowering.h"
 #include "codegen/SharedMemory.h"
 #include "gpu/Mma.h"
@@ -134,7 +135,8 @@ void KernelLowering::lowerLocalLoad(const Operation &op) {
 //
 // One thread (thread 0) issues a slot's copies: for each tile, mbarrier.arrive.expect_tx with
 // the tile's bytes on the slot's barrier, then one cp.async.bulk.tensor per box, which counts
-// its bytes on the same barrier as they land. Every thread waits for the barrier's phase of
+// its bytes on the same barrier as they land. (Spreading the boxes over warp 0's lanes, or over
+// the warps, measured slower on an H100: bench/results/tensor_cores_h200.md, session 10.) Every thread waits for the barrier's phase of
 // the iteration (try_wait.parity in a loop). The barrier expects one arrival per tile copied
 // into the slot (tma_init's `arrivals`), so its phase completes when all of them are in.
 
