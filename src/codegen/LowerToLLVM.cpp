@@ -1582,7 +1582,9 @@ void KernelLowering::lowerReduce(const Operation &op) {
     for (Values &a : acc)
       a = {warpRedux(*redux, a[0], in.elem)};
   } else {
-    for (int64_t step = 1; step < distinctLanes; step *= 2)
+    // Halving the lane distance, as Triton's warpReduce: for a sum, the association of the
+    // additions is Triton's, so that the rounding is too.
+    for (int64_t step = distinctLanes / 2; step >= 1; step /= 2)
       for (Values &a : acc) {
         Values other;
         for (llvm::Value *v : a)
@@ -1616,18 +1618,20 @@ void KernelLowering::lowerReduce(const Operation &op) {
       }
     barrier();
     for (unsigned r = 0; r < numResults; ++r) {
-      Values total;
-      for (unsigned w = 0; w < warps; ++w) {
-        Values partial;
+      std::vector<Values> partials(warps);
+      for (unsigned w = 0; w < warps; ++w)
         for (unsigned i = 0; i < n; ++i) {
           const DType &elem = op.operand(i)->type().elem;
           llvm::Value *v = builder_.CreateLoad(
               memoryType(elem), slotPointer(i, builder_.CreateAdd(slots[r], builder_.getInt32(w))));
-          partial.push_back(fromSharedElement(v, elem));
+          partials[w].push_back(fromSharedElement(v, elem));
         }
-        total = total.empty() ? partial : combineValues(op, total, partial);
-      }
-      acc[r] = total;
+      // The warps' partials combined as Triton's butterfly over them does (warp w with warp
+      // w + half, halving): ((w0 + w2) + (w1 + w3)) for four, not a left fold.
+      for (unsigned half = warps / 2; half >= 1; half /= 2)
+        for (unsigned w = 0; w < half; ++w)
+          partials[w] = combineValues(op, partials[w], partials[w + half]);
+      acc[r] = partials[0];
     }
     sharedInUse_ = true;
   }
