@@ -313,6 +313,11 @@ private:
   /// fence.proxy.async.shared::cta: makes this thread's generic-proxy writes to shared memory
   /// visible to wgmma's (async proxy) reads after the next barrier.
   void fenceProxyAsync();
+  /// The bits of fp32 `v` rounded toward zero to fp16 or bf16 (cvt.rz), as an i16.
+  llvm::Value *towardZero16(llvm::Value *v, bool bf16);
+  /// Inline assembly without results, with side effects, reading `args` through `constraints`.
+  void voidAsm(const std::string &text, const std::string &constraints = "~{memory}",
+               llvm::ArrayRef<llvm::Value *> args = {});
 
   /// The software pipeline's ops (LowerPipeline.cpp).
   llvm::Value *pipelineSlot(const Operation &op);

@@ -31,9 +31,16 @@
 namespace tilec::codegen::detail {
 
 void KernelLowering::fenceProxyAsync() {
-  auto *type = llvm::FunctionType::get(builder_.getVoidTy(), false);
-  builder_.CreateCall(
-      type, llvm::InlineAsm::get(type, "fence.proxy.async.shared::cta;", "~{memory}", true));
+  voidAsm("fence.proxy.async.shared::cta;");
+}
+
+void KernelLowering::voidAsm(const std::string &text, const std::string &constraints,
+                             llvm::ArrayRef<llvm::Value *> args) {
+  std::vector<llvm::Type *> types;
+  for (llvm::Value *arg : args)
+    types.push_back(arg->getType());
+  auto *type = llvm::FunctionType::get(builder_.getVoidTy(), types, false);
+  builder_.CreateCall(type, llvm::InlineAsm::get(type, text, constraints, true), args);
 }
 
 bool KernelLowering::wgmmaStaysInFlight(const Operation &dot, unsigned *carriedIndex) {
@@ -348,10 +355,6 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
     result[element(mi, ni, 2 * reg + 1)] = builder_.CreateExtractElement(pair, uint64_t(1));
   };
 
-  auto voidAsm = [&](const char *text) {
-    auto *type = llvm::FunctionType::get(builder_.getVoidTy(), false);
-    builder_.CreateCall(type, llvm::InlineAsm::get(type, text, "~{memory}", true));
-  };
   // Every register the instructions read (A fragments, packed accumulators) is formed before the
   // one fence: registers written between wgmma.fence and a wgmma would need another fence (ptxas
   // inserts it, and warns).

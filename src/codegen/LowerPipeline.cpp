@@ -140,20 +140,6 @@ void KernelLowering::lowerLocalLoad(const Operation &op) {
 // the iteration (try_wait.parity in a loop). The barrier expects one arrival per tile copied
 // into the slot (tma_init's `arrivals`), so its phase completes when all of them are in.
 
-namespace {
-
-/// Inline assembly without results, with `constraints` for `args`.
-void tmaAsm(llvm::IRBuilder<> &builder, const std::string &text, const std::string &constraints,
-            llvm::ArrayRef<llvm::Value *> args) {
-  std::vector<llvm::Type *> types;
-  for (llvm::Value *arg : args)
-    types.push_back(arg->getType());
-  auto *type = llvm::FunctionType::get(builder.getVoidTy(), types, false);
-  builder.CreateCall(type, llvm::InlineAsm::get(type, text, constraints, true), args);
-}
-
-} // namespace
-
 llvm::Value *KernelLowering::tmaBarrierAddress(unsigned barrier, llvm::Value *slot) {
   llvm::Value *offset = builder_.getInt32(tmaBarrierOffset(function_) + 8 * barrier);
   if (slot)
@@ -167,11 +153,11 @@ void KernelLowering::lowerTmaInit(const Operation &op) {
   const unsigned arrivals = static_cast<unsigned>(op.intAttr("arrivals"));
   ifThen(builder_.CreateICmpEQ(threadId_, builder_.getInt32(0)), [&] {
     for (unsigned b = 0; b < count; ++b)
-      tmaAsm(builder_, "mbarrier.init.shared::cta.b64 [$0], " + std::to_string(arrivals) + ";",
-             "r,~{memory}", {tmaBarrierAddress(first + b, nullptr)});
+      voidAsm("mbarrier.init.shared::cta.b64 [$0], " + std::to_string(arrivals) + ";",
+              "r,~{memory}", {tmaBarrierAddress(first + b, nullptr)});
   });
   // The initialisation is visible to the other threads and to TMA (the async proxy).
-  tmaAsm(builder_, "fence.mbarrier_init.release.cluster;", "~{memory}", {});
+  voidAsm("fence.mbarrier_init.release.cluster;");
   barrier();
 }
 
@@ -198,9 +184,8 @@ void KernelLowering::lowerTmaCopy(const Operation &op) {
   // The barrier's phase waits for all the bytes of the boxes, which cover the tile.
   const int64_t tileBytes = plan.shape[0] * plan.shape[1] * plan.elemBytes;
   ifThen(issue, [&] {
-    tmaAsm(builder_,
-           "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], " + std::to_string(tileBytes) + ";",
-           "r,~{memory}", {bar});
+    voidAsm("mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], " + std::to_string(tileBytes) + ";",
+            "r,~{memory}", {bar});
     for (int64_t block = 0; block < blocks; ++block)
       for (int64_t row = 0; row < plan.shape[0]; row += boxRows) {
         std::optional<int64_t> offset = tmaBoxOffset(plan, boxRows, row, block);
@@ -212,10 +197,9 @@ void KernelLowering::lowerTmaCopy(const Operation &op) {
         llvm::Value *x = builder_.CreateAdd(
             column0, builder_.getInt32(static_cast<uint32_t>(block * plan.blockLength)));
         llvm::Value *y = builder_.CreateAdd(row0, builder_.getInt32(static_cast<uint32_t>(row)));
-        tmaAsm(builder_,
-               "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-               "[$0], [$1, {$2, $3}], [$4];",
-               "r,l,r,r,r,~{memory}", {dst, tensorMap, x, y, bar});
+        voidAsm("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+                "[$0], [$1, {$2, $3}], [$4];",
+                "r,l,r,r,r,~{memory}", {dst, tensorMap, x, y, bar});
       }
   });
 }
@@ -245,8 +229,8 @@ void KernelLowering::lowerTmaInval(const Operation &op) {
   const unsigned count = static_cast<unsigned>(op.intAttr("count"));
   ifThen(builder_.CreateICmpEQ(threadId_, builder_.getInt32(0)), [&] {
     for (unsigned b = 0; b < count; ++b)
-      tmaAsm(builder_, "mbarrier.inval.shared::cta.b64 [$0];", "r,~{memory}",
-             {tmaBarrierAddress(first + b, nullptr)});
+      voidAsm("mbarrier.inval.shared::cta.b64 [$0];", "r,~{memory}",
+              {tmaBarrierAddress(first + b, nullptr)});
   });
 }
 

@@ -403,48 +403,37 @@ llvm::Value *KernelLowering::lowerElement(const Operation &op, const Values &arg
   case OpCode::Minimum: {
     bool max = op.code() == OpCode::Maximum;
     bool propagate = op.hasAttr("propagate_nan") && op.strAttr("propagate_nan") == "all";
+    // tl.PropagateNan.ALL, as Triton's MinMaxFOpConversion: llvm.maximum / llvm.minimum from
+    // sm_80 (max.NaN / min.NaN for fp32, fp16 and bf16: a NaN operand gives the canonical NaN;
+    // fp64 has no .NaN form and LLVM expands it); before sm_80, maxnum / minnum and the quiet NaN
+    // where either operand is NaN. Without it, maxnum / minnum.
+    auto floatMinMax = [&](bool takeMax, llvm::Value *x, llvm::Value *y) -> llvm::Value * {
+      if (!propagate)
+        return intrinsic(takeMax ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum,
+                         {x->getType()}, {x, y});
+      if (gpu::smVersion(options_.arch) >= 80)
+        return intrinsic(takeMax ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum,
+                         {x->getType()}, {x, y});
+      llvm::Value *r = intrinsic(takeMax ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum,
+                                 {x->getType()}, {x, y});
+      llvm::Value *isNan =
+          builder_.CreateOr(builder_.CreateFCmpUNO(x, x), builder_.CreateFCmpUNO(y, y));
+      return builder_.CreateSelect(isNan, llvm::ConstantFP::getNaN(x->getType()), r);
+    };
     if (op.hasAttr("clip") && op.boolAttr("clip")) {
       // tl.clamp(x, -limit, limit) on (x, limit), as Triton from sm_90: min.xorsign.abs (with .NaN
       // under propagation); before, maximum(x, -limit) then minimum with limit.
+      if (gpu::smVersion(options_.arch) < 90)
+        return floatMinMax(false, floatMinMax(true, a, builder_.CreateFNeg(b)), b);
       bool half = a->getType()->isHalfTy();
-      if (gpu::smVersion(options_.arch) >= 90) {
-        llvm::Intrinsic::ID id = half ? (propagate ? llvm::Intrinsic::nvvm_fmin_nan_xorsign_abs_f16
-                                                   : llvm::Intrinsic::nvvm_fmin_xorsign_abs_f16)
-                                      : (propagate ? llvm::Intrinsic::nvvm_fmin_nan_xorsign_abs_f
-                                                   : llvm::Intrinsic::nvvm_fmin_xorsign_abs_f);
-        return intrinsic(id, {}, {a, b});
-      }
-      llvm::Intrinsic::ID maxId = propagate && gpu::smVersion(options_.arch) >= 80
-                                      ? llvm::Intrinsic::maximum
-                                      : llvm::Intrinsic::maxnum;
-      llvm::Intrinsic::ID minId = propagate && gpu::smVersion(options_.arch) >= 80
-                                      ? llvm::Intrinsic::minimum
-                                      : llvm::Intrinsic::minnum;
-      llvm::Value *lower = intrinsic(maxId, {a->getType()}, {a, builder_.CreateFNeg(b)});
-      llvm::Value *r = intrinsic(minId, {a->getType()}, {lower, b});
-      if (propagate && gpu::smVersion(options_.arch) < 80)
-        r = builder_.CreateSelect(
-            builder_.CreateOr(builder_.CreateFCmpUNO(a, a), builder_.CreateFCmpUNO(b, b)),
-            llvm::ConstantFP::getNaN(a->getType()), r);
-      return r;
-    }
-    if (isFloat && propagate) {
-      // tl.PropagateNan.ALL, as Triton's MinMaxFOpConversion: llvm.maximum / llvm.minimum from
-      // sm_80 (max.NaN / min.NaN for fp32, fp16 and bf16: a NaN operand gives the canonical
-      // NaN; fp64 has no .NaN form and LLVM expands it); before sm_80, maxnum / minnum and the
-      // quiet NaN where either operand is NaN.
-      if (gpu::smVersion(options_.arch) >= 80)
-        return intrinsic(max ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, {a->getType()},
-                         {a, b});
-      llvm::Value *r = intrinsic(max ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum,
-                                 {a->getType()}, {a, b});
-      llvm::Value *isNan =
-          builder_.CreateOr(builder_.CreateFCmpUNO(a, a), builder_.CreateFCmpUNO(b, b));
-      return builder_.CreateSelect(isNan, llvm::ConstantFP::getNaN(a->getType()), r);
+      llvm::Intrinsic::ID id = half ? (propagate ? llvm::Intrinsic::nvvm_fmin_nan_xorsign_abs_f16
+                                                 : llvm::Intrinsic::nvvm_fmin_xorsign_abs_f16)
+                                    : (propagate ? llvm::Intrinsic::nvvm_fmin_nan_xorsign_abs_f
+                                                 : llvm::Intrinsic::nvvm_fmin_xorsign_abs_f);
+      return intrinsic(id, {}, {a, b});
     }
     if (isFloat)
-      return intrinsic(max ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum, {a->getType()},
-                       {a, b});
+      return floatMinMax(max, a, b);
     llvm::Intrinsic::ID id = max ? (isSigned ? llvm::Intrinsic::smax : llvm::Intrinsic::umax)
                                  : (isSigned ? llvm::Intrinsic::smin : llvm::Intrinsic::umin);
     return intrinsic(id, {a->getType()}, {a, b});
@@ -635,6 +624,12 @@ llvm::Value *KernelLowering::lowerFp8Cast(const Operation &op, llvm::Value *v, c
   return builder_.CreateTrunc(pair, builder_.getInt8Ty());
 }
 
+llvm::Value *KernelLowering::towardZero16(llvm::Value *v, bool bf16) {
+  auto *type = llvm::FunctionType::get(builder_.getInt16Ty(), {builder_.getFloatTy()}, false);
+  std::string cvt = std::string("cvt.rz.") + (bf16 ? "bf16" : "f16") + ".f32 $0, $1;";
+  return builder_.CreateCall(type, llvm::InlineAsm::get(type, cvt, "=h,f", false), {v});
+}
+
 llvm::Value *KernelLowering::lowerCast(const Operation &op, llvm::Value *v, const DType &from,
                                        const DType &to) {
   if (from == to)
@@ -647,26 +642,15 @@ llvm::Value *KernelLowering::lowerCast(const Operation &op, llvm::Value *v, cons
     if (bf16 && gpu::smVersion(options_.arch) < 80)
       unsupported(op, "fp_downcast_rounding='rtz' to bf16 before sm_80 (cvt.rz.bf16.f32 needs "
                       "sm_80)");
-    llvm::Type *i16 = builder_.getInt16Ty();
-    auto *type = llvm::FunctionType::get(i16, {builder_.getFloatTy()}, false);
-    std::string cvt = std::string("cvt.rz.") + (bf16 ? "bf16" : "f16") + ".f32 $0, $1;";
-    llvm::Value *bits =
-        builder_.CreateCall(type, llvm::InlineAsm::get(type, cvt, "=h,f", false), {v});
-    return builder_.CreateBitCast(bits, scalarType(to));
+    return builder_.CreateBitCast(towardZero16(v, bf16), scalarType(to));
   }
   if (op.code() == OpCode::Cast && op.hasAttr("rounding") && op.strAttr("rounding") == "rtz" &&
       to.kind == ScalarKind::F8E5M2) {
     // To e5m2 toward zero, as Triton: fp16 rounded toward zero (cvt.rz.f16.f32 from fp32), then
     // its high byte (e5m2 is fp16 without its low 8 mantissa bits).
-    llvm::Type *i16 = builder_.getInt16Ty();
-    llvm::Value *half = v;
-    if (from.kind == ScalarKind::F32) {
-      auto *type = llvm::FunctionType::get(i16, {builder_.getFloatTy()}, false);
-      half = builder_.CreateCall(
-          type, llvm::InlineAsm::get(type, "cvt.rz.f16.f32 $0, $1;", "=h,f", false), {v});
-    } else {
-      half = builder_.CreateBitCast(v, i16);
-    }
+    llvm::Value *half = from.kind == ScalarKind::F32
+                            ? towardZero16(v, /*bf16=*/false)
+                            : builder_.CreateBitCast(v, builder_.getInt16Ty());
     return builder_.CreateTrunc(builder_.CreateLShr(half, 8), builder_.getInt8Ty());
   }
   if (from.isFp8() || to.isFp8())
