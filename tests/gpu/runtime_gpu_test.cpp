@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuChecks.h"
 #include "tilec/runtime.h"
 #include "tilec/runtime.hpp"
 
@@ -26,17 +27,10 @@ namespace rt = tilec::rt;
 
 namespace {
 
-int Failures = 0;
-int Checks = 0;
-
-void expect(bool condition, const std::string &what, int line) {
-  ++Checks;
-  if (condition)
-    return;
-  std::printf("  runtime_gpu_test.cpp:%d: FAILED: %s\n", line, what.c_str());
-  ++Failures;
-}
-#define EXPECT(condition) expect((condition), #condition, __LINE__)
+using gpu_checks::Checks;
+using gpu_checks::expect;
+using gpu_checks::Failures;
+using gpu_checks::section;
 
 /// \p body must throw an rt::Error whose message contains every one of \p needles.
 void expectError(const std::function<void()> &body, const std::vector<std::string> &needles,
@@ -56,19 +50,6 @@ void expectError(const std::function<void()> &body, const std::vector<std::strin
     return;
   }
   expect(false, "an rt::Error was thrown", line);
-}
-
-/// Runs one group of checks; an unexpected exception fails it without stopping the others.
-void section(const char *name, const std::function<void()> &body) {
-  std::printf("[%s]\n", name);
-  int before = Failures;
-  try {
-    body();
-  } catch (const std::exception &error) {
-    std::printf("  FAILED: unexpected exception: %s\n", error.what());
-    ++Failures;
-  }
-  std::printf("  %s\n", Failures == before ? "ok" : "FAILED");
 }
 
 std::string Ptx, PtxPath, MetadataPath;

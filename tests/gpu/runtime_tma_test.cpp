@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuChecks.h"
 #include "tilec/runtime.hpp"
 
 #include <cmath>
@@ -25,27 +26,9 @@ namespace rt = tilec::rt;
 
 namespace {
 
-int Failures = 0;
-
-void expect(bool condition, const std::string &what, int line) {
-  if (condition)
-    return;
-  std::printf("  runtime_tma_test.cpp:%d: FAILED: %s\n", line, what.c_str());
-  ++Failures;
-}
-#define EXPECT(condition) expect((condition), #condition, __LINE__)
-
-void section(const char *name, const std::function<void()> &body) {
-  std::printf("[%s]\n", name);
-  int before = Failures;
-  try {
-    body();
-  } catch (const std::exception &error) {
-    std::printf("  FAILED: unexpected exception: %s\n", error.what());
-    ++Failures;
-  }
-  std::printf("  %s\n", Failures == before ? "ok" : "FAILED");
-}
+using gpu_checks::expect;
+using gpu_checks::Failures;
+using gpu_checks::section;
 
 // The tensor: Rows x Cols fp32, rows Stride elements apart (the padding is never read).
 constexpr int Rows = 20, Cols = 24, Stride = 32, BoxRows = 8, BoxCols = 16;
