@@ -341,6 +341,12 @@ void AxisInfoAnalysis::visitOp(const Operation &op) {
         out.constancy[d] = std::max(
             out.constancy[d],
             std::gcd(lhs.contiguity[d], std::gcd(lhs.divisibility[d], rhs.divisibility[d])));
+        // x / 2^k is exact, and divisible by D / 2^k, when x is divisible by D >= 2^k (group
+        // norm's C // GROUPS with C divisible by 16).
+        if (rhs.constant && *rhs.constant > 0 &&
+            highestPowerOf2Divisor(*rhs.constant) == *rhs.constant && lhs.contiguity[d] == 1 &&
+            lhs.divisibility[d] % *rhs.constant == 0)
+          out.divisibility[d] = lhs.divisibility[d] / *rhs.constant;
       }
     }
     if (lhs.constant && rhs.constant && *rhs.constant != 0) {

@@ -96,3 +96,32 @@ TEST_CASE("loop-carried pointers keep what every iteration preserves", "[axisinf
   CHECK(ptr.divisibility[0] == 16);
   CHECK(axis.vectorWidth(load->operand(0), 0) == 4);
 }
+
+TEST_CASE("division by a power of two that divides the dividend's divisibility", "[axisinfo]") {
+  // Group norm's channels = C // GROUPS with C divisible by 16: C // 8 is exact and even.
+  tir::Module m;
+  tir::Function *f = m.addFunction("k", SourceLoc{});
+  tir::Builder b(f->body());
+  tir::Value *c = b.intConstant(48, i32());
+  tir::Value *byEight = b.binary(tir::OpCode::Div, c, b.intConstant(8, i32()));
+  tir::Value *range = b.makeRange(0, 64);
+  tir::Value *scaled = b.binary(tir::OpCode::Mul, range, b.intConstant(32, tir::Type(i32(), {64})));
+  tir::Value *scaledByFour =
+      b.binary(tir::OpCode::Div, scaled, b.intConstant(4, tir::Type(i32(), {64})));
+  tir::Value *scaledByThree =
+      b.binary(tir::OpCode::Div, scaled, b.intConstant(3, tir::Type(i32(), {64})));
+  tir::Value *scaledBy64 =
+      b.binary(tir::OpCode::Div, scaled, b.intConstant(64, tir::Type(i32(), {64})));
+  tir::Value *rangeByTwo =
+      b.binary(tir::OpCode::Div, range, b.intConstant(2, tir::Type(i32(), {64})));
+  b.create(tir::OpCode::Return, {}, {});
+  analysis::AxisInfoAnalysis axis(*f);
+  CHECK(axis.info(byEight).constant == 6); // folded
+  CHECK(axis.info(scaled).divisibility[0] == 32);
+  CHECK(axis.info(scaledByFour).divisibility[0] == 8);
+  // 3 is not a power of two, and 64 does not divide 32: nothing is known.
+  CHECK(axis.info(scaledByThree).divisibility[0] == 1);
+  CHECK(axis.info(scaledBy64).divisibility[0] == 1);
+  // The range is contiguous: its divisibility speaks of the first element of each run only.
+  CHECK(axis.info(rangeByTwo).divisibility[0] == 1);
+}
