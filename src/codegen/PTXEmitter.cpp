@@ -1,5 +1,6 @@
 #include "codegen/PTXEmitter.h"
 
+#include "codegen/CompareBitTestsWithZero.h"
 #include "codegen/FuseWideMultiplyAdd.h"
 #include "codegen/NVPTXTarget.h"
 #include "codegen/SinkLoopIncrements.h"
@@ -181,7 +182,7 @@ std::string emitPTX(llvm::Module &module, const TargetOptions &options) {
   if (machine->addPassesToEmitFile(passes, stream, nullptr, llvm::CodeGenFileType::AssemblyFile))
     throw CompileError("error: the NVPTX target cannot emit PTX");
   passes.run(module);
-  return fuseWideMultiplyAdds(std::string(ptx.str()));
+  return compareBitTestsWithZero(fuseWideMultiplyAdds(std::string(ptx.str())));
 }
 
 } // namespace tilec::codegen

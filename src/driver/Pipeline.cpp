@@ -208,8 +208,10 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
     return result;
   }
 
-  // 6. PTX from the NVPTX target machine (with the wide multiply-adds LLVM 19 cannot form fused
-  //    on its text: codegen/FuseWideMultiplyAdd.h), and the metadata the runtime reads.
+  // 6. PTX from the NVPTX target machine, with two peepholes on its text for what LLVM 19 emits
+  //    worse than Triton's newer LLVM (the wide multiply-adds it cannot form:
+  //    codegen/FuseWideMultiplyAdd.h; bit tests compared with 1, not 0:
+  //    codegen/CompareBitTestsWithZero.h), and the metadata the runtime reads.
   result.output = codegen::emitPTX(*llvmModule, target);
   result.metadata = codegen::kernelMetadataJson(*module, target, options.inputPath, variants);
   return result;
