@@ -360,9 +360,10 @@ private:
   Values broadcastFromOwners(const std::optional<Distribution> &dist, const Values &results,
                              const DType &elem);
 
-  /// Argmax/argmin (LowerArgReduce.cpp): whether (vb, ib) beats (va, ia).
-  llvm::Value *argBetter(bool max, const DType &type, llvm::Value *va, llvm::Value *ia,
-                         llvm::Value *vb, llvm::Value *ib);
+  /// Argmax/argmin (LowerArgReduce.cpp), step 1 for floats: each result's (value, index) pairs,
+  /// in order, folded into one NaN-free pair.
+  using ArgRuns = std::vector<std::vector<std::pair<llvm::Value *, llvm::Value *>>>;
+  void foldFloatRuns(bool max, ArgRuns &runs, Values &values, Values &indices, uint32_t nanBit);
 
   /// Print and assert (LowerDebug.cpp).
   llvm::Value *globalString(const std::string &text, const std::string &name);

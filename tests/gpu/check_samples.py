@@ -445,6 +445,13 @@ def nan_rows(rows: int, n: int):
     x[2, 5] = float("inf")
     x[3, -1] = float("nan")
     x[4, :] = 1.0  # all equal: the first index
+    # A thread whose first element is a NaN and whose others are the extreme itself: its first
+    # real -inf (+inf) is the row's first, found by the fold's rescan.
+    x[5] = float("-inf")
+    x[5, 0] = float("nan")
+    x[6] = float("inf")
+    x[6, 512] = float("nan")
+    x[6, 514] = float("-inf")
     return x.flatten().to(DEVICE)
 
 
