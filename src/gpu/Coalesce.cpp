@@ -29,22 +29,62 @@ static bool isMemoryAccess(const Operation &op) {
   }
 }
 
+/// The elements of `access` one vector instruction can reach along `dim`: as far as the pointers
+/// are contiguous and aligned, and, when `provable`, as far as the mask is constant (Triton's
+/// width). Without `provable`, a load whose mask may change inside a vector is still vectorised,
+/// under a runtime test of the vector's mask (codegen's load.vector / load.masked).
+static unsigned accessWidth(const analysis::AxisInfoAnalysis &axisInfo, const Operation &access,
+                            unsigned dim, bool provable) {
+  unsigned width = axisInfo.vectorWidth(access.operand(0), dim);
+  unsigned maskOperand = access.code() == OpCode::Load ? 1 : 2;
+  bool masked = (access.code() == OpCode::Load || access.code() == OpCode::Store) &&
+                access.numOperands() > maskOperand;
+  if (provable && masked)
+    width = std::min(width, axisInfo.maskConstancy(access.operand(maskOperand), dim));
+  return width;
+}
+
 /// As in Triton: accesses of one shape and contiguity order share a layout, so that their values
 /// meet without conversions; each thread takes the widest vector any of them allows, except that
 /// a store keeps to its own vector width (a wider one would leave gaps in each warp's writes).
+/// Runtime-tested vectors count only where no store of the group moves fewer bytes per vector
+/// than its loads (its pointers less aligned or contiguous): otherwise the loaded values would go
+/// through shared memory to the store's layout, which costs more than the vectors save; there
+/// every width is Triton's. (layer_norm_fp16_v3, rows not 16-byte aligned: w and b loaded in
+/// 8-element vectors and converted, with x, to y's one-element layout ran at 0.95 times Triton on
+/// an H100; loaded one element per thread as Triton does, at 1.41.)
 static LayoutPtr coalescedLayout(const analysis::AxisInfoAnalysis &axisInfo, const Operation &op,
                                  const std::vector<Operation *> &accesses, unsigned numWarps) {
   const tir::Value *ptr = op.operand(0);
   std::vector<unsigned> order = axisInfo.contiguityOrder(ptr);
-  unsigned own = axisInfo.vectorWidth(ptr, order[0]);
-  unsigned perThread = own;
+  std::vector<const Operation *> group;
   for (const Operation *other : accesses) {
     const tir::Value *otherPtr = other->operand(0);
     if (otherPtr->type().shape == ptr->type().shape && axisInfo.contiguityOrder(otherPtr) == order)
-      perThread = std::max(perThread, axisInfo.vectorWidth(otherPtr, order[0]));
+      group.push_back(other);
   }
+  auto groupWidth = [&](bool provable) {
+    unsigned width = accessWidth(axisInfo, op, order[0], provable);
+    for (const Operation *other : group)
+      width = std::max(width, accessWidth(axisInfo, *other, order[0], provable));
+    return width;
+  };
+  // Compared in bytes: an int8 load of 16 and an int32 store of 4 are both whole vectors.
+  auto bytes = [&](const Operation &access) {
+    const auto &elem = access.operand(0)->type().elem.pointeeType();
+    unsigned width = accessWidth(axisInfo, access, order[0], /*provable=*/false);
+    return width * std::max(1u, (elem.isBool() ? 8u : elem.bits()) / 8);
+  };
+  unsigned loadBytes = 0;
+  for (const Operation *other : group)
+    if (other->code() == OpCode::Load)
+      loadBytes = std::max(loadBytes, bytes(*other));
+  bool provable = false;
+  for (const Operation *other : group)
+    provable |= other->code() == OpCode::Store && bytes(*other) < loadBytes;
+  unsigned perThread = groupWidth(provable);
   if (op.code() != OpCode::Load)
-    perThread = std::min(perThread, own);
+    perThread = std::min(perThread, accessWidth(axisInfo, op, order[0], provable));
   // Small tensors: keep every thread busy rather than give a few threads long vectors.
   int64_t numThreads = 32 * static_cast<int64_t>(numWarps);
   int64_t elementsPerThread = std::max<int64_t>(1, ptr->type().numElements() / numThreads);
@@ -59,8 +99,14 @@ void runCoalesce(tir::Function &function) {
     if (isMemoryAccess(op))
       accesses.push_back(&op);
   });
-  for (Operation *op : accesses) {
-    LayoutPtr layout = coalescedLayout(axisInfo, *op, accesses, function.numWarps);
+  // Every layout is chosen before any conversion is inserted: the axis info knows the accesses'
+  // pointers and masks, not the conversions that replace them.
+  std::vector<LayoutPtr> layouts;
+  for (Operation *op : accesses)
+    layouts.push_back(coalescedLayout(axisInfo, *op, accesses, function.numWarps));
+  for (size_t a = 0; a < accesses.size(); ++a) {
+    Operation *op = accesses[a];
+    const LayoutPtr &layout = layouts[a];
     for (unsigned i = 0; i < op->numOperands(); ++i) {
       tir::Value *operand = op->operand(i);
       if (operand->type().isTensor() && !sameLayout(layoutOf(operand), layout))
