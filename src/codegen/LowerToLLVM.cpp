@@ -403,22 +403,16 @@ llvm::Value *KernelLowering::lowerElement(const Operation &op, const Values &arg
   case OpCode::Minimum: {
     bool max = op.code() == OpCode::Maximum;
     bool propagate = op.hasAttr("propagate_nan") && op.strAttr("propagate_nan") == "all";
-    // tl.PropagateNan.ALL, as Triton's MinMaxFOpConversion: llvm.maximum / llvm.minimum from
-    // sm_80 (max.NaN / min.NaN for fp32, fp16 and bf16: a NaN operand gives the canonical NaN;
-    // fp64 has no .NaN form and LLVM expands it); before sm_80, maxnum / minnum and the quiet NaN
-    // where either operand is NaN. Without it, maxnum / minnum.
+    // tl.PropagateNan.ALL, as Triton's MinMaxFOpConversion: llvm.maximum / llvm.minimum (max.NaN
+    // / min.NaN for fp32, fp16 and bf16, sm_80 and later like every target here: a NaN operand
+    // gives the canonical NaN; fp64 has no .NaN form and LLVM expands it). Without it, maxnum /
+    // minnum.
     auto floatMinMax = [&](bool takeMax, llvm::Value *x, llvm::Value *y) -> llvm::Value * {
       if (!propagate)
         return intrinsic(takeMax ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum,
                          {x->getType()}, {x, y});
-      if (gpu::smVersion(options_.arch) >= 80)
-        return intrinsic(takeMax ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum,
-                         {x->getType()}, {x, y});
-      llvm::Value *r = intrinsic(takeMax ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum,
-                                 {x->getType()}, {x, y});
-      llvm::Value *isNan =
-          builder_.CreateOr(builder_.CreateFCmpUNO(x, x), builder_.CreateFCmpUNO(y, y));
-      return builder_.CreateSelect(isNan, llvm::ConstantFP::getNaN(x->getType()), r);
+      return intrinsic(takeMax ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum,
+                       {x->getType()}, {x, y});
     };
     if (op.hasAttr("clip") && op.boolAttr("clip")) {
       // tl.clamp(x, -limit, limit) on (x, limit), as Triton from sm_90: min.xorsign.abs (with .NaN
@@ -637,11 +631,8 @@ llvm::Value *KernelLowering::lowerCast(const Operation &op, llvm::Value *v, cons
   if (op.code() == OpCode::Cast && op.hasAttr("rounding") && op.strAttr("rounding") == "rtz" &&
       from.kind == ScalarKind::F32 && (to.kind == ScalarKind::F16 || to.kind == ScalarKind::BF16)) {
     // fp_downcast_rounding='rtz', as Triton: cvt.rz.f16.f32, and cvt.rz.bf16.f32 (PTX ISA 7.0,
-    // sm_80; Triton's llvm.nvvm.f2bf16.rz).
+    // sm_80, the oldest target here; Triton's llvm.nvvm.f2bf16.rz).
     bool bf16 = to.kind == ScalarKind::BF16;
-    if (bf16 && gpu::smVersion(options_.arch) < 80)
-      unsupported(op, "fp_downcast_rounding='rtz' to bf16 before sm_80 (cvt.rz.bf16.f32 needs "
-                      "sm_80)");
     return builder_.CreateBitCast(towardZero16(v, bf16), scalarType(to));
   }
   if (op.code() == OpCode::Cast && op.hasAttr("rounding") && op.strAttr("rounding") == "rtz" &&
@@ -1486,7 +1477,7 @@ llvm::Value *KernelLowering::shuffle(llvm::Value *v, llvm::Intrinsic::ID id, llv
 
 std::optional<llvm::Intrinsic::ID> KernelLowering::warpReduxIntrinsic(const std::string &kind,
                                                                       const DType &elem) const {
-  if (gpu::smVersion(options_.arch) < 80 || !elem.isInteger() || elem.isBool() || elem.bits() > 32)
+  if (!elem.isInteger() || elem.isBool() || elem.bits() > 32) // redux.sync: sm_80, every target
     return std::nullopt;
   if (kind == "sum")
     return llvm::Intrinsic::nvvm_redux_sync_add;

@@ -53,7 +53,7 @@ static void useShortSharedPointers(bool enable) {
 /// that the PTX loads on the oldest drivers that know the SM; raised to `minimum` where the
 /// kernel uses newer instructions (fp8 mma.sync needs 8.4).
 static std::string ptxFeatureFor(unsigned sm, unsigned minimum) {
-  unsigned version = sm >= 90 ? 80 : sm >= 89 ? 78 : sm >= 86 ? 71 : sm >= 80 ? 70 : 64;
+  unsigned version = sm >= 90 ? 80 : sm >= 89 ? 78 : sm >= 86 ? 71 : 70; // sm_80 and later
   return "+ptx" + std::to_string(std::max(version, minimum));
 }
 

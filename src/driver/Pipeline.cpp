@@ -7,6 +7,7 @@
 #include "codegen/Metadata.h"
 #include "codegen/PTXEmitter.h"
 #include "frontend/Parser.h"
+#include "gpu/Arch.h"
 #include "gpu/Passes.h"
 #include "sema/Autotune.h"
 #include "sema/Imports.h"
@@ -153,6 +154,11 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
     return result;
   }
 
+  // Every lowering assumes sm_80 or later (cp.async, redux.sync, max.NaN, cvt.rz.bf16); the
+  // command line accepts nothing older, and neither does the library.
+  if (gpu::smVersion(options.arch) < 80)
+    throw CompileError("error: unsupported GPU architecture '" + options.arch +
+                       "' (sm_80, sm_86, sm_87, sm_89, sm_90 or sm_90a)");
   std::vector<codegen::KernelVariants> variants;
   std::unique_ptr<tir::Module> module =
       compileToTIRHere(options, sources, log, &variants, &result.sourceFiles);

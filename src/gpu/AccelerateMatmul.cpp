@@ -265,8 +265,6 @@ std::pair<unsigned, unsigned> mmaV2WarpGrid(Operation &dot, unsigned numWarps, b
 } // namespace
 
 void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
-  if (smVersion(arch) < 80)
-    return;
   auto users = usersOf(function);
   std::vector<Operation *> dots;
   tir::walk(function, [&](Operation &op) {
