@@ -1,8 +1,8 @@
 //===- GpuChecks.h - the checks of the runtime's GPU test programs --------===//
 //
-// The GPU test programs (runtime_gpu_test.cpp, runtime_tma_test.cpp) count their failed checks in
-// Failures and run them in named sections, so that one failure is reported with its file and line
-// and the others still run.
+// The GPU test programs (runtime_gpu_test.cpp, runtime_tma_test.cpp, runtime_trap_test.cpp) count
+// their failed checks in Failures and run them in named sections, so that one failure is reported
+// with its file and line and the others still run.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

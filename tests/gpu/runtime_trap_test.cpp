@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuChecks.h"
 #include "tilec/runtime.h"
 #include "tilec/runtime.hpp"
 
@@ -26,15 +27,8 @@ namespace rt = tilec::rt;
 
 namespace {
 
-int Failures = 0;
-
-void expect(bool condition, const std::string &what, int line) {
-  if (condition)
-    return;
-  std::fprintf(stderr, "runtime_trap_test.cpp:%d: FAILED: %s\n", line, what.c_str());
-  ++Failures;
-}
-#define EXPECT(condition) expect((condition), #condition, __LINE__)
+using gpu_checks::expect;
+using gpu_checks::Failures;
 
 /// Runs \p body, which must throw an rt::Error whose message contains each of \p needles; returns
 /// its CUresult.
