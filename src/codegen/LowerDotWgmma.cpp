@@ -43,10 +43,27 @@ void KernelLowering::voidAsm(const std::string &text, const std::string &constra
   builder_.CreateCall(type, llvm::InlineAsm::get(type, text, constraints, true), args);
 }
 
+/// How many products Triton lets the tensor cores accumulate in their reduced precision before
+/// it adds them into the fp32 accumulator with an ordinary fp32 add: tl.dot's
+/// max_num_imprecise_acc, for fp8 operands into fp32 (Triton's needsPartialAccumulator), counted
+/// in K per instruction. Nothing when the instructions accumulate into the result themselves.
+static std::optional<unsigned> partialAccumulation(const Operation &dot) {
+  if (!dot.hasAttr("max_num_imprecise_acc"))
+    return std::nullopt;
+  const tir::Type &a = dot.operand(0)->type();
+  if (!a.elem.isFp8() || dot.result()->type().elem.kind != ScalarKind::F32)
+    return std::nullopt;
+  int64_t bound = dot.intAttr("max_num_imprecise_acc");
+  if (bound > a.shape.back())
+    return std::nullopt;
+  return static_cast<unsigned>(std::max<int64_t>(0, bound));
+}
+
 bool KernelLowering::wgmmaStaysInFlight(const Operation &dot, unsigned *carriedIndex) {
   const tir::Block *body = dot.parentBlock();
   const Operation *loop = body ? body->parentOp() : nullptr;
-  if (!loop || loop->code() != OpCode::For)
+  // A dot with partial accumulators ends with fp32 adds after its own waits: nothing in flight.
+  if (!loop || loop->code() != OpCode::For || partialAccumulation(dot))
     return false;
   MmaDotPlans plans = mmaDotPlans(dot);
   if (!plans.inBuffer[0] || !plans.inBuffer[1])
@@ -86,7 +103,7 @@ static const Operation *topLevelIn(const tir::Block &body, const Operation *op) 
 const Operation *KernelLowering::wgmmaDeferredTo(const Operation &dot, unsigned *carriedIndex) {
   const tir::Block *body = dot.parentBlock();
   const Operation *loop = body ? body->parentOp() : nullptr;
-  if (!loop || loop->code() != OpCode::For || wgmmaStaysInFlight(dot))
+  if (!loop || loop->code() != OpCode::For || wgmmaStaysInFlight(dot) || partialAccumulation(dot))
     return nullptr;
   // Nothing the group reads may change before the wait: its operands are in pipeline slots
   // (released by a barrier after the wait) or registers, not in the scratch area.
@@ -380,25 +397,56 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
       for (unsigned r = 0; r < accRegs; ++r)
         accumulators[mi * tilesN + ni].push_back(startsFromZero ? llvm::UndefValue::get(accElement)
                                                                 : accumulatorRegister(mi, ni, r));
+  auto product = [&](unsigned mi, unsigned ni, unsigned s, bool scaleD,
+                     std::vector<llvm::Value *> &acc) {
+    std::vector<llvm::Value *> args;
+    if (aInRegisters) {
+      const Values &regs = aFragments[s * blocksM + mi];
+      args.assign(regs.begin(), regs.end());
+    } else {
+      args.push_back(aDescriptor(mi, s));
+    }
+    args.push_back(bDescriptor(ni, s));
+    args.push_back(builder_.getInt32(scaleD ? 1 : 0)); // d = a * b + d, or d = a * b
+    args.insert(args.end(), acc.begin(), acc.end());
+    llvm::Value *d = builder_.CreateCall(asmType, wgmma, args);
+    for (unsigned r = 0; r < accRegs; ++r)
+      acc[r] = builder_.CreateExtractValue(d, r);
+  };
+  std::optional<unsigned> maxImprecise = partialAccumulation(op);
   voidAsm("wgmma.fence.sync.aligned;");
   for (unsigned mi = 0; mi < blocksM; ++mi)
     for (unsigned ni = 0; ni < tilesN; ++ni) {
       std::vector<llvm::Value *> &acc = accumulators[mi * tilesN + ni];
+      if (!maxImprecise) {
+        // The first step of a dot from zeros with scale-d 0.
+        for (unsigned s = 0; s < kSteps; ++s)
+          product(mi, ni, s, !(startsFromZero && s == 0), acc);
+        continue;
+      }
+      // As Triton's: the products go to a partial accumulator (its first step with scale-d 0);
+      // once max_num_imprecise_acc products of K are in it, and after the last step, it is
+      // waited for and added into the accumulator in fp32.
+      bool accumulated = !startsFromZero;
+      std::vector<llvm::Value *> partial;
+      unsigned imprecise = 0;
       for (unsigned s = 0; s < kSteps; ++s) {
-        std::vector<llvm::Value *> args;
-        if (aInRegisters) {
-          const Values &regs = aFragments[s * blocksM + mi];
-          args.assign(regs.begin(), regs.end());
-        } else {
-          args.push_back(aDescriptor(mi, s));
-        }
-        args.push_back(bDescriptor(ni, s));
-        // scale-d: d = a * b + d, or d = a * b for the first step of a dot from zeros.
-        args.push_back(builder_.getInt32(startsFromZero && s == 0 ? 0 : 1));
-        args.insert(args.end(), acc.begin(), acc.end());
-        llvm::Value *d = builder_.CreateCall(asmType, wgmma, args);
+        bool fresh = partial.empty();
+        if (fresh)
+          partial.assign(accRegs, llvm::UndefValue::get(accElement));
+        product(mi, ni, s, !fresh, partial);
+        imprecise += instr.k;
+        if (imprecise < *maxImprecise && s + 1 < kSteps)
+          continue;
+        voidAsm("wgmma.commit_group.sync.aligned;");
+        Values landed = waitForWgmma(Values(partial.begin(), partial.end()), 0);
         for (unsigned r = 0; r < accRegs; ++r)
-          acc[r] = builder_.CreateExtractValue(d, r);
+          acc[r] = accumulated ? builder_.CreateFAdd(acc[r], landed[r]) : landed[r];
+        accumulated = true;
+        partial.clear();
+        imprecise = 0;
+        if (s + 1 < kSteps)
+          voidAsm("wgmma.fence.sync.aligned;"); // registers written since the last fence
       }
     }
   // (Unpacked after the commit: fp16 accumulators leave the packed registers only then.)

@@ -1335,18 +1335,18 @@ SemaValue Specializer::dot(CallArgs &args) {
   }
   if (in.kind != ScalarKind::F32)
     precision = "ieee"; // only fp32 inputs are rounded
+  // As Triton 3.6's semantic.dot: checked against K for fp8 x fp8 only, and only the sm_90 wgmma
+  // lowering of fp8 into fp32 reads it (how many products accumulate in the tensor cores' reduced
+  // precision before an fp32 add); for every other dtype it has no effect. Unset, it is 2^30
+  // there (Triton's default on sm_90): no extra adds.
+  std::optional<int64_t> maxImpreciseAcc;
   if (const SemaValue *acc = a.get(5); acc && !acc->isNone()) {
-    // As Triton 3.6's semantic.dot: checked against K for fp8 x fp8 only, and only Triton's
-    // sm_90 wgmma lowering of fp8 reads it (how often the fp8 accumulator is promoted into the
-    // fp32 one); for every other dtype it has no effect.
     int64_t bound = constInt(*this, *acc, loc, "tl.dot's max_num_imprecise_acc");
     if (in.isFp8()) {
       if (bound > k)
         error(loc, "max_num_imprecise_acc (" + std::to_string(bound) + ") must be <= K (" +
                        std::to_string(k) + ")");
-      error(loc, "tl.dot's max_num_imprecise_acc on fp8 operands is not supported yet (Triton "
-                 "promotes the wgmma accumulator every max_num_imprecise_acc products on sm_90; "
-                 "tilec does not model it)");
+      maxImpreciseAcc = bound;
     }
   }
 
@@ -1372,6 +1372,8 @@ SemaValue Specializer::dot(CallArgs &args) {
   }
   tir::Operation *op = builder_.create(OpCode::Dot, {lhs, rhs, acc}, {Type(outType, shape)});
   op->setAttr("input_precision", precision);
+  if (maxImpreciseAcc)
+    op->setAttr("max_num_imprecise_acc", *maxImpreciseAcc);
   return SemaValue::ofTensor(op->result());
 }
 

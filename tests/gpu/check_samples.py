@@ -694,7 +694,39 @@ def fp8_gemm_sample(name, kind, blocks=(128, 128, 64), num_warps=4, size=(300, 2
                   tol=EXACT, reference=reference)
 
 
+def fp8_imprecise_sample(name, max_imprecise, blocks=(128, 128, 128), size=(256, 256, 1024)):
+    """C = A @ B on e4m3 inputs of many magnitudes (B stored N x K), with tl.dot's
+    max_num_imprecise_acc: how many products of K accumulate in the tensor cores' reduced
+    precision before an fp32 add. Their bits are the hardware's: compared with Triton bit for bit,
+    with the interpreter (exact fp32 sums) within a tolerance, with no torch reference."""
+    bm, bn, bk = blocks
+    signature = (f"*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32,i32,i32:16,i32:16,1,1,i32:16,i32:16,1,"
+                 f"{bm},{bn},{bk},{max_imprecise}")
+
+    def spread(count):
+        values = torch.randn(count) * torch.pow(2.0, torch.randint(-4, 5, (count,)).double()).float()
+        if hasattr(torch, "float8_e4m3fn"):
+            return values.to(torch.float8_e4m3fn).to(DEVICE)
+        return torch.tensor([fp8_encode(v, "e4m3") for v in values.tolist()], dtype=torch.uint8)
+
+    def inputs(s):
+        m, n, k = s
+        return {"a": spread(m * k), "b": spread(n * k), "c": empty(m * n, "float32")}
+
+    return Sample(name=name, source="tests/gpu/mma_gemm.tl", kernel="gemm_f32acc_imprecise",
+                  ptx=name, signature=signature, size=size,
+                  tilec_flags=("--num-warps", "4", "--num-stages", "3"), small=(128, 128, 256),
+                  inputs=inputs, outputs=["c"], args=lambda t, s: [t["a"], t["b"], t["c"], s[0],
+                                                                   s[1], s[2], s[2], s[2], s[1]],
+                  grid=lambda meta, s: (cdiv(s[0], meta["BLOCK_M"]), cdiv(s[1], meta["BLOCK_N"])),
+                  tol=EXACT, interp_tols={"c": Tol(scale=1e-3)},
+                  note=f"max_num_imprecise_acc={max_imprecise}: bit-exact against Triton")
+
+
 FP8_SAMPLES = [
+    # fp32 adds of the partial accumulators after every K step (32) and every other one (64).
+    fp8_imprecise_sample("fp8_imprecise_32", 32),
+    fp8_imprecise_sample("fp8_imprecise_64", 64),
     fp8_gemm_sample("fp8_e4m3_gemm", "e4m3"),
     fp8_gemm_sample("fp8_e5m2_gemm", "e5m2", blocks=(128, 64, 128)),
     fp8_gemm_sample("fp8_e4m3_gemm_w8", "e4m3", blocks=(128, 256, 128), num_warps=8,
