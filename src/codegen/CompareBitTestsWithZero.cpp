@@ -49,7 +49,7 @@ std::string compareBitTestsWithZero(const std::string &ptx) {
         type != "s64" && type != "u16" && type != "u32" && type != "u64")
       continue;
     const std::string &tested = setp->operands[1];
-    if (ptx::registersIn(tested).size() != 1 || ptx::registersIn(tested)[0] != tested)
+    if (ptx::registersIn(tested) != std::vector<std::string>{tested})
       continue;
     // The tested register's one definition: an `and` with 1 of the same width.
     size_t definitions = 0;

@@ -363,11 +363,14 @@ private:
   /// Argmax/argmin (LowerArgReduce.cpp), step 1 for floats: each result's (value, index) pairs,
   /// in order, folded into one NaN-free pair.
   using ArgRuns = std::vector<std::vector<std::pair<llvm::Value *, llvm::Value *>>>;
-  void foldFloatRuns(bool max, ArgRuns &runs, Values &values, Values &indices, uint32_t nanBit);
+  void foldFloatRuns(bool max, ArgRuns &runs, Values &values, Values &indices);
 
   /// Print and assert (LowerDebug.cpp).
   llvm::Value *globalString(const std::string &text, const std::string &name);
   void ifThen(llvm::Value *cond, const std::function<void()> &body);
+  /// Whether this is the block's thread 0, which does the block's one-thread work (printing the
+  /// pid, a scalar atomic, mbarrier set-up and TMA copies).
+  llvm::Value *isThreadZero() { return builder_.CreateICmpEQ(threadId_, builder_.getInt32(0)); }
   void lowerFor(const Operation &op);
   void lowerIf(const Operation &op);
   void lowerWhile(const Operation &op);

@@ -22,6 +22,9 @@
 
 namespace tilec::codegen::detail {
 
+/// Set in the index of a thread's result that stands for a NaN (see the file comment).
+constexpr uint32_t kNanBit = 0x80000000u;
+
 /// Whether `candidate` is strictly better than `current`: greater for argmax, smaller for
 /// argmin. Floats compare ordered (false when either is a NaN); see the file comment for why no
 /// NaN reaches a compare that matters.
@@ -40,9 +43,8 @@ static llvm::Value *strictlyBetter(llvm::IRBuilder<> &builder, bool max, const D
 /// in order become one NaN-free pair. The running extreme is maxnum (minnum for argmin), which
 /// passes over NaNs; the index moves to an element when the extreme changes: when it is strictly
 /// better, or when the extreme so far is a NaN (only the first elements can make it one). A NaN
-/// left at the end (the thread saw only NaNs) becomes the extreme with nanBit in the first index.
-void KernelLowering::foldFloatRuns(bool max, ArgRuns &runs, Values &values, Values &indices,
-                                   uint32_t nanBit) {
+/// left at the end (the thread saw only NaNs) becomes the extreme with kNanBit in the first index.
+void KernelLowering::foldFloatRuns(bool max, ArgRuns &runs, Values &values, Values &indices) {
   for (size_t r = 0; r < runs.size(); ++r) {
     if (runs[r].empty())
       continue;
@@ -59,7 +61,7 @@ void KernelLowering::foldFloatRuns(bool max, ArgRuns &runs, Values &values, Valu
     llvm::Value *isNan = builder_.CreateFCmpUNO(value, value);
     values[r] = builder_.CreateSelect(isNan, infinity, value);
     indices[r] = builder_.CreateSelect(
-        isNan, builder_.CreateOr(runs[r].front().second, builder_.getInt32(nanBit)), index);
+        isNan, builder_.CreateOr(runs[r].front().second, builder_.getInt32(kNanBit)), index);
   }
 }
 
@@ -118,9 +120,8 @@ void KernelLowering::lowerArgReduce(const Operation &op) {
     index.erase(index.begin() + axis);
     runs[resultDist ? resultDist->linearIndex(index) : 0].push_back({valueOf(input[e]), position});
   }
-  const uint32_t nanBit = 0x80000000u;
   if (elem.isFloat()) {
-    foldFloatRuns(max, runs, values, indices, nanBit);
+    foldFloatRuns(max, runs, values, indices);
   } else {
     // Integers: neighbours merged pairwise (a tree), a dependent chain of log2(n) merges.
     for (unsigned r = 0; r < numResults; ++r) {
@@ -198,7 +199,7 @@ void KernelLowering::lowerArgReduce(const Operation &op) {
   // All-NaN rows keep the smallest index, 0.
   if (elem.isFloat())
     for (llvm::Value *&index : indices)
-      index = builder_.CreateAnd(index, builder_.getInt32(~nanBit));
+      index = builder_.CreateAnd(index, builder_.getInt32(~kNanBit));
   values_[op.result()] = indices;
 }
 

@@ -55,7 +55,7 @@ llvm::Value *KernelLowering::ownsResultOf(const std::optional<Distribution> &dis
                                           unsigned element) {
   if (dist)
     return ownsElement(*dist, element);
-  return builder_.CreateICmpEQ(threadId_, builder_.getInt32(0));
+  return isThreadZero();
 }
 
 /// `@pred atom.global.gpu.acq_rel.<suffix> old, [ptr], operands...` returning the old word (0

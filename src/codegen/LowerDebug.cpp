@@ -79,8 +79,7 @@ void KernelLowering::lowerPrint(const Operation &op) {
   };
   std::string pidFormat = "pid (%u, %u, %u)";
   if (op.numOperands() == 0) {
-    ifThen(builder_.CreateICmpEQ(threadId_, builder_.getInt32(0)),
-           [&] { emit(pidFormat + prefix + "\n", pid); });
+    ifThen(isThreadZero(), [&] { emit(pidFormat + prefix + "\n", pid); });
     return;
   }
   for (unsigned k = 0; k < op.numOperands(); ++k) {

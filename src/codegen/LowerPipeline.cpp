@@ -136,9 +136,10 @@ void KernelLowering::lowerLocalLoad(const Operation &op) {
 // One thread (thread 0) issues a slot's copies: for each tile, mbarrier.arrive.expect_tx with
 // the tile's bytes on the slot's barrier, then one cp.async.bulk.tensor per box, which counts
 // its bytes on the same barrier as they land. (Spreading the boxes over warp 0's lanes, or over
-// the warps, measured slower on an H100: bench/results/tensor_cores_h200.md, session 10.) Every thread waits for the barrier's phase of
-// the iteration (try_wait.parity in a loop). The barrier expects one arrival per tile copied
-// into the slot (tma_init's `arrivals`), so its phase completes when all of them are in.
+// the warps, measured slower on an H100: bench/results/tensor_cores_h200.md, session 10.) Every
+// thread waits for the barrier's phase of the iteration (try_wait.parity in a loop). The barrier
+// expects one arrival per tile copied into the slot (tma_init's `arrivals`), so its phase
+// completes when all of them are in.
 
 llvm::Value *KernelLowering::tmaBarrierAddress(unsigned barrier, llvm::Value *slot) {
   llvm::Value *offset = builder_.getInt32(tmaBarrierOffset(function_) + 8 * barrier);
@@ -151,7 +152,7 @@ void KernelLowering::lowerTmaInit(const Operation &op) {
   const unsigned first = static_cast<unsigned>(op.intAttr("barrier"));
   const unsigned count = static_cast<unsigned>(op.intAttr("count"));
   const unsigned arrivals = static_cast<unsigned>(op.intAttr("arrivals"));
-  ifThen(builder_.CreateICmpEQ(threadId_, builder_.getInt32(0)), [&] {
+  ifThen(isThreadZero(), [&] {
     for (unsigned b = 0; b < count; ++b)
       voidAsm("mbarrier.init.shared::cta.b64 [$0], " + std::to_string(arrivals) + ";",
               "r,~{memory}", {tmaBarrierAddress(first + b, nullptr)});
@@ -163,8 +164,8 @@ void KernelLowering::lowerTmaInit(const Operation &op) {
 
 void KernelLowering::lowerTmaCopy(const Operation &op) {
   const unsigned buffer = static_cast<unsigned>(op.intAttr("buffer"));
-  const tir::TensorMap &map =
-      function_.tensorMaps.at(static_cast<size_t>(op.intAttr("tensor_map")));
+  const size_t mapIndex = static_cast<size_t>(op.intAttr("tensor_map"));
+  const tir::TensorMap &map = function_.tensorMaps.at(mapIndex);
   const SharedTilePlan plan = pipelineSlotPlan(function_, buffer);
   const int64_t boxRows = map.box[0], blocks = plan.shape[1] / plan.blockLength;
   // The copies overwrite shared memory that other ops may have read last (as lowerAsyncCopy).
@@ -176,11 +177,9 @@ void KernelLowering::lowerTmaCopy(const Operation &op) {
   llvm::Value *base = sharedAddress32(slot);
   llvm::Value *bar =
       tmaBarrierAddress(static_cast<unsigned>(op.intAttr("barrier")), get(op.operand(0))[0]);
-  llvm::Value *tensorMap = builder_.CreatePtrToInt(
-      tensorMaps_.at(static_cast<size_t>(op.intAttr("tensor_map"))), builder_.getInt64Ty());
+  llvm::Value *tensorMap = builder_.CreatePtrToInt(tensorMaps_.at(mapIndex), builder_.getInt64Ty());
   llvm::Value *row0 = get(op.operand(2))[0], *column0 = get(op.operand(3))[0];
-  llvm::Value *issue = builder_.CreateAnd(get(op.operand(1))[0],
-                                          builder_.CreateICmpEQ(threadId_, builder_.getInt32(0)));
+  llvm::Value *issue = builder_.CreateAnd(get(op.operand(1))[0], isThreadZero());
   // The barrier's phase waits for all the bytes of the boxes, which cover the tile.
   const int64_t tileBytes = plan.shape[0] * plan.shape[1] * plan.elemBytes;
   ifThen(issue, [&] {
@@ -227,7 +226,7 @@ void KernelLowering::lowerTmaWait(const Operation &op) {
 void KernelLowering::lowerTmaInval(const Operation &op) {
   const unsigned first = static_cast<unsigned>(op.intAttr("barrier"));
   const unsigned count = static_cast<unsigned>(op.intAttr("count"));
-  ifThen(builder_.CreateICmpEQ(threadId_, builder_.getInt32(0)), [&] {
+  ifThen(isThreadZero(), [&] {
     for (unsigned b = 0; b < count; ++b)
       voidAsm("mbarrier.inval.shared::cta.b64 [$0];", "r,~{memory}",
               {tmaBarrierAddress(first + b, nullptr)});

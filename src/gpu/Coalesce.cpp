@@ -63,17 +63,16 @@ static LayoutPtr coalescedLayout(const analysis::AxisInfoAnalysis &axisInfo, con
     if (otherPtr->type().shape == ptr->type().shape && axisInfo.contiguityOrder(otherPtr) == order)
       group.push_back(other);
   }
-  auto groupWidth = [&](bool provable) {
-    unsigned width = accessWidth(axisInfo, op, order[0], provable);
+  auto groupWidth = [&](bool provable) { // op itself is one of the group
+    unsigned width = 1;
     for (const Operation *other : group)
       width = std::max(width, accessWidth(axisInfo, *other, order[0], provable));
     return width;
   };
   // Compared in bytes: an int8 load of 16 and an int32 store of 4 are both whole vectors.
   auto bytes = [&](const Operation &access) {
-    const auto &elem = access.operand(0)->type().elem.pointeeType();
-    unsigned width = accessWidth(axisInfo, access, order[0], /*provable=*/false);
-    return width * std::max(1u, (elem.isBool() ? 8u : elem.bits()) / 8);
+    return accessWidth(axisInfo, access, order[0], /*provable=*/false) *
+           access.operand(0)->type().elem.pointeeType().bytes();
   };
   unsigned loadBytes = 0;
   for (const Operation *other : group)
