@@ -457,6 +457,22 @@ std::string formatFloatSpec(double value, Spec f) {
   return layoutNumber(f, negative, "", text.substr(0, digitsEnd), text.substr(digitsEnd), grouped);
 }
 
+/// The presentation types that format a number as a float (ints convert to one first).
+bool isFloatPresentation(char32_t type) {
+  switch (type) {
+  case 'e':
+  case 'E':
+  case 'f':
+  case 'F':
+  case 'g':
+  case 'G':
+  case '%':
+    return true;
+  default:
+    return false;
+  }
+}
+
 } // namespace
 
 PyFormatResult formatPythonFloat(double v, const std::string &spec) {
@@ -464,20 +480,9 @@ PyFormatResult formatPythonFloat(double v, const std::string &spec) {
   if (auto *e = std::get_if<PyFormatError>(&parsed))
     return *e;
   Spec f = std::get<Spec>(parsed);
-  switch (f.type) {
-  case 0:
-  case 'e':
-  case 'E':
-  case 'f':
-  case 'F':
-  case 'g':
-  case 'G':
-  case 'n':
-  case '%':
+  if (f.type == 0 || f.type == 'n' || isFloatPresentation(f.type))
     return formatFloatSpec(v, f);
-  default:
-    return unknownType(f.type, "float");
-  }
+  return unknownType(f.type, "float");
 }
 
 PyFormatResult formatPythonInt(int64_t v, bool isBool, const std::string &spec) {
@@ -497,15 +502,9 @@ PyFormatResult formatPythonInt(int64_t v, bool isBool, const std::string &spec) 
   case 'X':
   case 'n':
     break;
-  case 'e':
-  case 'E':
-  case 'f':
-  case 'F':
-  case 'g':
-  case 'G':
-  case '%':
-    return formatFloatSpec(static_cast<double>(v), f);
   default:
+    if (isFloatPresentation(f.type))
+      return formatFloatSpec(static_cast<double>(v), f);
     return unknownType(f.type, typeName);
   }
   // format_long_internal
