@@ -56,9 +56,14 @@ WIDE_KINDS = {"tf32": ("fp32", "fp32", "matmul_kernel", TF32_CONFIGS),
               "i8": ("i8", "i32", "matmul_int8_kernel", INT8_CONFIGS)}
 
 
-def gemm_name(dtype, config):
+def config_tag(config):
+    """BMxBNxBK_wWARPS_sSTAGES, the part of an entry's name its config gives."""
     bm, bn, bk, group, warps, stages = config
-    return f"gemm_{SHORT[dtype]}_{bm}x{bn}x{bk}_w{warps}_s{stages}"
+    return f"{bm}x{bn}x{bk}_w{warps}_s{stages}"
+
+
+def gemm_name(dtype, config):
+    return f"gemm_{SHORT[dtype]}_{config_tag(config)}"
 
 
 def gemm_signature(dtype, config):
@@ -70,8 +75,7 @@ def gemm_signature(dtype, config):
 
 
 def fp8_name(config):
-    bm, bn, bk, group, warps, stages = config
-    return f"gemm_fp8e4_{bm}x{bn}x{bk}_w{warps}_s{stages}"
+    return f"gemm_fp8e4_{config_tag(config)}"
 
 
 def fp8_signature(config):
@@ -81,8 +85,7 @@ def fp8_signature(config):
 
 
 def tma_name(dtype, config):
-    bm, bn, bk, group, warps, stages = config
-    return f"gemm_tma_{SHORT[dtype]}_{bm}x{bn}x{bk}_w{warps}_s{stages}"
+    return f"gemm_tma_{SHORT[dtype]}_{config_tag(config)}"
 
 
 def tma_signature(dtype, config):
@@ -94,8 +97,7 @@ def tma_signature(dtype, config):
 
 
 def wide_name(kind, b_layout, config):
-    bm, bn, bk, group, warps, stages = config
-    return f"gemm_{kind}_{b_layout}_{bm}x{bn}x{bk}_w{warps}_s{stages}"
+    return f"gemm_{kind}_{b_layout}_{config_tag(config)}"
 
 
 def wide_signature(kind, b_layout, config):
