@@ -29,7 +29,9 @@ unsigned Distribution::linearIndex(const std::vector<unsigned> &index) const {
 }
 
 int64_t Distribution::offset(unsigned d, unsigned k) const {
-  return int64_t(k / spt(d)) * tile(d) + k % spt(d);
+  unsigned group = k / spt(d); // which of the thread's groups of spt consecutive elements
+  return int64_t(group / reps(d)) * tile(d) + int64_t(group % reps(d)) * spt(d) * tpw(d) +
+         k % spt(d);
 }
 
 std::vector<int64_t> Distribution::coordinates(unsigned lane, unsigned warp,
@@ -84,9 +86,13 @@ Distribution distributionOf(const tir::Type &type) {
       dist.order.push_back(static_cast<unsigned>(it - dims.begin()));
   }
   dist.elemsPerThread.resize(dist.rank());
+  dist.repsInWarp.resize(dist.rank());
   for (unsigned d = 0; d < dist.rank(); ++d) {
-    int64_t reps = std::max<int64_t>(1, dist.shape[d] / dist.tile(d));
-    dist.elemsPerThread[d] = static_cast<unsigned>(reps * dist.spt(d));
+    int64_t lanesCover = int64_t(dist.spt(d)) * dist.tpw(d);
+    dist.repsInWarp[d] = static_cast<unsigned>(
+        std::clamp<int64_t>(dist.shape[d] / lanesCover, 1, root->reps(dist.rootDim[d])));
+    int64_t tiles = std::max<int64_t>(1, dist.shape[d] / dist.tile(d));
+    dist.elemsPerThread[d] = static_cast<unsigned>(tiles * dist.spt(d) * dist.reps(d));
   }
   return dist;
 }

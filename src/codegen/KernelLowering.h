@@ -176,8 +176,8 @@ private:
       return it->second.first[0];
     llvm::Value *base = prologue_.CreateAdd(
         prologue_.CreateMul(lanes[r], prologue_.getInt32(dist.spt(d))),
-        prologue_.CreateMul(warps[r], prologue_.getInt32(dist.spt(d) * dist.tpw(d))), "", true,
-        true);
+        prologue_.CreateMul(warps[r], prologue_.getInt32(static_cast<uint32_t>(dist.perWarp(d)))),
+        "", true, true);
     threadIndices_[key] = {Values{base}, Values{}};
     return base;
   }

@@ -3,10 +3,9 @@
 //
 // A warpgroup (four consecutive warps) multiplies 64 rows of a by n columns of b per instruction,
 // reading b, and a unless it is in registers, from shared memory through matrix descriptors. The
-// accumulator keeps mma.sync's layout (gpu/Layout.h, every warp along M): a thread's per-warp
-// fragments are the same, and the rows an instruction covers are the ones wgmmaRow
-// (SharedTile.h) stores at its 64 rows of a's tile, so that warp w of the warpgroup gets exactly
-// the rows the layout gives it. Operands come from a pipeline slot, from registers (a chained
+// accumulator has the instructions' own layout (gpu/Layout.h, mmaV3AccumulatorLayout, every warp
+// along M): instruction mi of warpgroup g computes a's rows 64 (g + mi * warpgroups) to 64 more,
+// in their order. Operands come from a pipeline slot, from registers (a chained
 // dot's a, or a loop-invariant a read into fragments before the loop), or are staged here; every
 // tile is in an NVMMA layout (wgmmaOperandPlan).
 //
@@ -279,7 +278,7 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
     return builder_.CreateAdd(tile, builder_.CreateZExt(builder_.CreateLShr(offset, 4), i64));
   };
   auto constant = [&](unsigned v) { return builder_.getInt32(v); };
-  // The first of a's rows the warpgroup's instruction mi computes (wgmmaRow's order).
+  // The first of a's rows the warpgroup's instruction mi computes.
   llvm::Value *warpGroup = builder_.CreateLShr(warpId_, 2);
   auto aRowsStart = [&](unsigned mi) {
     return builder_.CreateMul(builder_.CreateAdd(warpGroup, constant(mi * (warpsM / 4))),

@@ -766,22 +766,7 @@ llvm::Value *KernelLowering::sharedAddress32(llvm::Value *pointer) {
 }
 
 llvm::Value *KernelLowering::sharedTileIndex(const SharedTilePlan &plan, const Values &at) {
-  Values coords = at;
-  if (plan.wgmmaWarpsM) { // SharedTile.h: wgmmaRow
-    unsigned log2Warps = llvm::Log2_32(plan.wgmmaWarpsM);
-    llvm::Value *r = coords[0];
-    auto bits = [&](unsigned shift, uint32_t mask) {
-      return builder_.CreateAnd(builder_.CreateLShr(r, shift), builder_.getInt32(mask));
-    };
-    llvm::Value *g = builder_.CreateAnd(r, builder_.getInt32(7));
-    llvm::Value *w = bits(3, plan.wgmmaWarpsM - 1);
-    llvm::Value *i = builder_.CreateLShr(r, 3 + log2Warps);
-    llvm::Value *permuted = builder_.CreateOr(
-        builder_.CreateOr(g, builder_.CreateShl(builder_.CreateAnd(i, builder_.getInt32(1)), 3)),
-        builder_.CreateOr(builder_.CreateShl(w, 4),
-                          builder_.CreateShl(builder_.CreateLShr(i, 1), 4 + log2Warps)));
-    coords[0] = permuted;
-  }
+  const Values &coords = at;
   llvm::Value *row = builder_.getInt32(0);
   for (unsigned d = 0; d < plan.shape.size(); ++d)
     if (d != plan.fastDim)

@@ -25,8 +25,7 @@ unsigned distinctWarpsAlongAxis(const tir::Operation &reduce) {
   const tir::Type &type = reduce.operand(0)->type();
   Distribution dist = distributionOf(type);
   unsigned axis = static_cast<unsigned>(reduce.intAttr("axis"));
-  int64_t perWarp = int64_t(dist.spt(axis)) * dist.tpw(axis);
-  int64_t warps = std::max<int64_t>(1, dist.shape[axis] / perWarp);
+  int64_t warps = std::max<int64_t>(1, dist.shape[axis] / dist.perWarp(axis));
   return static_cast<unsigned>(std::min<int64_t>(dist.wpc(axis), warps));
 }
 

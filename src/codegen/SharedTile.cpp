@@ -54,16 +54,8 @@ int64_t SharedTilePlan::row(const std::vector<int64_t> &coords) const {
   return r;
 }
 
-int64_t wgmmaRow(int64_t r, unsigned warpsM) {
-  unsigned log2Warps = llvm::Log2_32(warpsM);
-  int64_t g = r & 7, w = (r >> 3) & (warpsM - 1), i = r >> (3 + log2Warps);
-  return g | (i & 1) << 3 | w << 4 | (i >> 1) << (4 + log2Warps);
-}
-
 int64_t SharedTilePlan::offset(const std::vector<int64_t> &at) const {
-  std::vector<int64_t> coords = at;
-  if (wgmmaWarpsM)
-    coords[0] = wgmmaRow(coords[0], wgmmaWarpsM);
+  const std::vector<int64_t> &coords = at;
   int64_t r = row(coords);
   int64_t f = coords[fastDim];
   int64_t block = 0;
@@ -193,7 +185,11 @@ gpu::LayoutPtr dotOperandLayout(const gpu::Layout &acc, unsigned operand, int64_
   std::vector<unsigned> spt = acc.sizePerThread;
   unsigned rank = static_cast<unsigned>(spt.size());
   spt[operand == 0 ? rank - 1 : rank - 2] = static_cast<unsigned>(k);
-  return gpu::makeBlocked(spt, acc.threadsPerWarp, acc.warpsPerCTA, acc.order);
+  std::vector<unsigned> reps(rank);
+  for (unsigned d = 0; d < rank; ++d)
+    reps[d] = acc.reps(d);
+  reps[operand == 0 ? rank - 1 : rank - 2] = 1;
+  return gpu::makeBlocked(spt, acc.threadsPerWarp, acc.warpsPerCTA, acc.order, reps);
 }
 
 DotPlans dotPlans(const tir::Operation &dot) {
@@ -225,7 +221,7 @@ std::optional<SharedAddressStep> sharedAddressStep(const SharedTilePlan &plan,
                                                    uint64_t baseAlignment,
                                                    const std::vector<int64_t> &fastValues,
                                                    int64_t dRow, int64_t dFast) {
-  if (plan.shape.size() != 2 || plan.blockLength || plan.wgmmaWarpsM || fastValues.empty())
+  if (plan.shape.size() != 2 || plan.blockLength || fastValues.empty())
     return std::nullopt;
   const unsigned f = plan.fastDim;
   auto bytesAt = [&](int64_t row, int64_t fast) {
@@ -275,7 +271,7 @@ SharedTilePlan mmaOperandPlan(const tir::Type &operand) {
   return plan;
 }
 
-SharedTilePlan wgmmaOperandPlan(const tir::Type &operand, unsigned operandIndex, unsigned warpsM) {
+SharedTilePlan wgmmaOperandPlan(const tir::Type &operand) {
   SharedTilePlan plan;
   plan.shape = operand.shape;
   plan.elemBytes = sharedElementBytes(operand.elem);
@@ -288,8 +284,6 @@ SharedTilePlan wgmmaOperandPlan(const tir::Type &operand, unsigned operandIndex,
   // 32-byte with (row / 4) mod 2: bits 4.. of the byte address with bits 7.. of it.
   plan.swizzleMask = static_cast<unsigned>(swizzleBytes / 16 - 1);
   plan.swizzleShift = llvm::Log2_32(static_cast<unsigned>(128 / swizzleBytes));
-  if (operandIndex == 0)
-    plan.wgmmaWarpsM = warpsM;
   return plan;
 }
 
@@ -314,23 +308,25 @@ std::optional<int64_t> tmaBoxOffset(const SharedTilePlan &plan, int64_t boxRows,
   return start;
 }
 
-SharedTilePlan tensorCoreOperandPlan(const tir::Operation &dot, unsigned operandIndex,
-                                     const tir::Type &operand) {
+SharedTilePlan tensorCoreOperandPlan(const tir::Operation &dot, const tir::Type &operand) {
   if (!gpu::isWgmmaDot(dot))
     return mmaOperandPlan(operand);
-  return wgmmaOperandPlan(operand, operandIndex, dot.operand(2)->type().layout->warpsPerCTA[0]);
+  return wgmmaOperandPlan(operand);
 }
 
 SharedTilePlan pipelineSlotPlan(const tir::Function &function, unsigned buffer) {
   const tir::Function::PipelineBuffer &b = function.pipelineBuffers.at(buffer);
   if (b.wgmmaOperand < 0)
     return mmaOperandPlan(b.tile);
-  return wgmmaOperandPlan(b.tile, static_cast<unsigned>(b.wgmmaOperand), function.numWarps);
+  return wgmmaOperandPlan(b.tile);
 }
 
 bool mmaTakesAFromRegisters(const tir::Type &a, const gpu::Layout &acc) {
   unsigned warpsN = 0;
-  if (!a.layout || !gpu::isMmaV2AccumulatorLayout(acc, nullptr, &warpsN) || warpsN != 1)
+  const bool everyWarpAlongM =
+      gpu::isMmaV3AccumulatorLayout(acc) ||
+      (gpu::isMmaV2AccumulatorLayout(acc, nullptr, &warpsN) && warpsN == 1);
+  if (!a.layout || !everyWarpAlongM)
     return false;
   return sharedElementBytes(a.elem) == 2 && *a.layout == acc;
 }
@@ -352,7 +348,7 @@ MmaDotPlans mmaDotPlans(const tir::Operation &dot) {
     plans.inBuffer[i] = bufferedTile(dot.operand(i)) != nullptr;
     if (i == 0 && plans.aInRegisters)
       continue;
-    plans.operands[i] = tensorCoreOperandPlan(dot, i, dot.operand(i)->type());
+    plans.operands[i] = tensorCoreOperandPlan(dot, dot.operand(i)->type());
     if (!plans.staged(i))
       continue;
     // NVMMA tiles start at a multiple of their swizzle pattern's 1024 bytes (the hardware

@@ -11,10 +11,9 @@
 // wgmma reads its operands from tiles in the NVMMA layouts (Triton's name; the PTX ISA's
 // canonical layouts with 32/64/128-byte swizzling): the fast dimension is cut into blocks of the
 // swizzle width, each block stored whole (all rows of it) before the next, its rows one swizzle
-// width apart; and a's rows are stored in the order the instructions compute them (wgmmaRow). Every
-// accessor reads or writes whole vectors of its consecutive elements along F; the planner picks F,
-// the padding and the swizzle that give the fewest shared-memory wavefronts for the accessors' warp
-// 0, simulated at compile time.
+// width apart. Every accessor reads or writes whole vectors of its consecutive elements along F;
+// the planner picks F, the padding and the swizzle that give the fewest shared-memory wavefronts
+// for the accessors' warp 0, simulated at compile time.
 #pragma once
 
 #include "codegen/Distribution.h"
@@ -36,8 +35,6 @@ struct SharedTilePlan {
   unsigned swizzleMask = 0;
   /// Elements of a block along F (NVMMA layouts); 0: rows are not cut into blocks.
   int64_t blockLength = 0;
-  /// wgmma's a: dimension 0 (M) coordinate r is stored at wgmmaRow(r, wgmmaWarpsM); 0: as is.
-  unsigned wgmmaWarpsM = 0;
 
   int64_t rowLength() const { return shape[fastDim]; }
   int64_t rowStride() const { return blockLength ? blockLength : rowLength() + pad; }
@@ -75,14 +72,6 @@ std::optional<SharedAddressStep> sharedAddressStep(const SharedTilePlan &plan,
                                                    const std::vector<int64_t> &fastValues,
                                                    int64_t dRow, int64_t dFast);
 
-/// The row of a wgmma accumulator where row r of a program's [M, N] mma accumulator
-/// (Layout.h, warpsM x 1 warps) is computed: a warpgroup's m64 instruction gives warp w (of 4) the
-/// rows 16w + g and 16w + 8 + g (g = lane / 4); the accumulator layout gives warp w the rows
-/// 8w + g + 8*warpsM*i. Row r = g + 8w + 8*warpsM*i goes to instruction i / 2, warpgroup w / 4,
-/// that warpgroup's row 16 (w % 4) + 8 (i % 2) + g: instruction blocks of 64 rows ordered by
-/// (i / 2, w / 4).
-int64_t wgmmaRow(int64_t r, unsigned warpsM);
-
 /// The plan for a tile of `shape` with elements of `elemBytes` bytes, written and read by the
 /// threads of `accessors` (all distributions of that shape).
 SharedTilePlan planSharedTile(const std::vector<int64_t> &shape, unsigned elemBytes,
@@ -116,13 +105,12 @@ SharedTilePlan mmaOperandPlan(const tir::Type &operand);
 /// The NVMMA shared tile a wgmma operand is read from: rows along the operand layout's fastest
 /// dimension, cut into blocks of 128 bytes (or the whole row when it is 32 or 64 bytes), each
 /// block swizzled as its width says (16-byte unit u of row r at u ^ (r / (128 / width)) % (width
-/// / 16)); for a (operand 0), the rows in wgmmaRow order for `warpsM` warps.
-SharedTilePlan wgmmaOperandPlan(const tir::Type &operand, unsigned operandIndex, unsigned warpsM);
+/// / 16)).
+SharedTilePlan wgmmaOperandPlan(const tir::Type &operand);
 
-/// The plan of the tile a tensor-core dot reads as operand `operandIndex` (mmaOperandPlan or
+/// The plan of the tile a tensor-core dot reads `operand` from (mmaOperandPlan or
 /// wgmmaOperandPlan, as the dot's engine says).
-SharedTilePlan tensorCoreOperandPlan(const tir::Operation &dot, unsigned operandIndex,
-                                     const tir::Type &operand);
+SharedTilePlan tensorCoreOperandPlan(const tir::Operation &dot, const tir::Type &operand);
 
 /// Where a TMA copy writes the box of `boxRows` rows from row `rowStart` and of block `block`
 /// (the block's elements along the fast dimension) of `plan`'s tile, in bytes from the tile's

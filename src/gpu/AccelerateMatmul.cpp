@@ -2,11 +2,11 @@
 //
 // As Triton's pass of that name, it asks one question per dot (does a wgmma, else an mma.sync,
 // instruction take these operand types, and does the [M, N] tile split over the program's warps
-// in whole instruction tiles?) and answers by giving the dot's result the mma accumulator layout
-// (Layout.h: mmaV2AccumulatorLayout) and the attribute engine = "wgmma" or "mma_v2". Both engines
-// share that layout: a wgmma accumulator has the per-warp fragments of mma.sync's, and which
-// matrix rows a warpgroup's instruction covers is the lowering's choice (it stores a's rows in
-// shared memory in that order: SharedTile.h, wgmmaOperandPlan). Layout assignment then
+// in whole instruction tiles?) and answers by giving the dot's result the accumulator layout of
+// its instructions (Layout.h: mmaV3AccumulatorLayout for wgmma, the hardware's, Triton's version
+// 3; mmaV2AccumulatorLayout for mma.sync) and the attribute engine = "wgmma" or "mma_v2". Both
+// are blocked layouts (the v3 one with two repeats of each warp's rows), so every other pass
+// handles them as any other. Layout assignment then
 // spreads that layout to the accumulator's loop-carried values and converts where needed; the
 // operands keep the layouts their producers give them and the lowering stages them through
 // swizzled shared memory (or, for a chained dot's A, takes them straight from registers).
@@ -145,8 +145,8 @@ std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsign
   if (instruction.elemBits != 16 &&
       (contiguousDim(dot.operand(0)) != 1 || contiguousDim(dot.operand(1)) != 0))
     return std::nullopt;
-  // a's rows are stored in the order the instructions compute them; a tile transposed on its way
-  // to the dot would need that order along its other dimension.
+  // A tile transposed on its way to the dot keeps mma.sync until wgmma's transposed-A form is
+  // checked on the GPU.
   const Value *a = dot.operand(0);
   while (a->definingOp() && a->definingOp()->code() == OpCode::ConvertLayout)
     a = a->definingOp()->operand(0);
@@ -281,7 +281,7 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
     }
     if (hasWgmma(arch) && wgmmaInstructionFor(*dot, function.numWarps)) {
       dot->setAttr("engine", std::string("wgmma"));
-      retypeResult(function, *dot, 0, mmaV2AccumulatorLayout(function.numWarps, 1));
+      retypeResult(function, *dot, 0, mmaV3AccumulatorLayout(function.numWarps));
       continue;
     }
     const bool chained = hasChainedDot(*dot, users);

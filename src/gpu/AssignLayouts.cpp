@@ -307,8 +307,10 @@ private:
       return;
     }
     if (op.code() == OpCode::Scan) {
-      LayoutPtr target = layoutOf(op.operand(0));
-      for (unsigned i = 1; i < op.numOperands(); ++i)
+      // The scan's lowering walks a thread's elements, then the lanes, then the warps along the
+      // axis: a warp's repeated rows (a wgmma accumulator's) are converted away first.
+      LayoutPtr target = withoutRepsInWarp(layoutOf(op.operand(0)));
+      for (unsigned i = 0; i < op.numOperands(); ++i)
         convertOperand(op, i, target);
       for (unsigned r = 0; r < op.numResults(); ++r)
         retypeResult(op, r, target);

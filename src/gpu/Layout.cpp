@@ -39,6 +39,10 @@ std::string Layout::str() const {
   printList(os, warpsPerCTA);
   os << ", order=";
   printList(os, order);
+  if (std::any_of(repsInWarp.begin(), repsInWarp.end(), [](unsigned r) { return r != 1; })) {
+    os << ", rep=";
+    printList(os, repsInWarp);
+  }
   os << "}>";
   return os.str();
 }
@@ -48,18 +52,27 @@ bool Layout::operator==(const Layout &o) const {
     return false;
   if (kind == LayoutKind::Slice)
     return dim == o.dim && *parent == *o.parent;
-  return sizePerThread == o.sizePerThread && threadsPerWarp == o.threadsPerWarp &&
-         warpsPerCTA == o.warpsPerCTA && order == o.order;
+  if (sizePerThread != o.sizePerThread || threadsPerWarp != o.threadsPerWarp ||
+      warpsPerCTA != o.warpsPerCTA || order != o.order)
+    return false;
+  for (unsigned d = 0; d < rank(); ++d)
+    if (reps(d) != o.reps(d))
+      return false;
+  return true;
 }
 
 LayoutPtr makeBlocked(std::vector<unsigned> sizePerThread, std::vector<unsigned> threadsPerWarp,
-                      std::vector<unsigned> warpsPerCTA, std::vector<unsigned> order) {
+                      std::vector<unsigned> warpsPerCTA, std::vector<unsigned> order,
+                      std::vector<unsigned> repsInWarp) {
   auto l = std::make_shared<Layout>();
   l->kind = LayoutKind::Blocked;
   l->sizePerThread = std::move(sizePerThread);
   l->threadsPerWarp = std::move(threadsPerWarp);
   l->warpsPerCTA = std::move(warpsPerCTA);
   l->order = std::move(order);
+  // Without repeats the list stays empty, so that such layouts compare and print as before.
+  if (std::any_of(repsInWarp.begin(), repsInWarp.end(), [](unsigned r) { return r != 1; }))
+    l->repsInWarp = std::move(repsInWarp);
   return l;
 }
 
@@ -126,21 +139,35 @@ static LayoutPtr blockedWithSizePerThread(const std::vector<int64_t> &shape, uns
   return makeBlocked(spt, tpw, wpc, order);
 }
 
+LayoutPtr withoutRepsInWarp(const LayoutPtr &layout) {
+  if (!layout)
+    return layout;
+  if (layout->kind == LayoutKind::Slice) {
+    LayoutPtr parent = withoutRepsInWarp(layout->parent);
+    return parent == layout->parent ? layout : makeSlice(layout->dim, parent);
+  }
+  if (layout->repsInWarp.empty())
+    return layout;
+  return makeBlocked(layout->sizePerThread, layout->threadsPerWarp, layout->warpsPerCTA,
+                     layout->order);
+}
+
 LayoutPtr permuteLayout(const LayoutPtr &layout, const std::vector<int64_t> &order) {
   if (!layout || layout->kind != LayoutKind::Blocked || layout->rank() != order.size())
     return nullptr;
   unsigned rank = layout->rank();
-  std::vector<unsigned> spt(rank), tpw(rank), wpc(rank), inverse(rank), newOrder;
+  std::vector<unsigned> spt(rank), tpw(rank), wpc(rank), reps(rank), inverse(rank), newOrder;
   for (unsigned i = 0; i < rank; ++i) {
     unsigned from = static_cast<unsigned>(order[i]);
     spt[i] = layout->sizePerThread[from];
     tpw[i] = layout->threadsPerWarp[from];
     wpc[i] = layout->warpsPerCTA[from];
+    reps[i] = layout->reps(from);
     inverse[from] = i;
   }
   for (unsigned d : layout->order)
     newOrder.push_back(inverse[d]);
-  return makeBlocked(spt, tpw, wpc, newOrder);
+  return makeBlocked(spt, tpw, wpc, newOrder, reps);
 }
 
 LayoutPtr dotFmaLayout(const std::vector<int64_t> &shape, unsigned numWarps) {
@@ -177,7 +204,7 @@ LayoutPtr mmaV2AccumulatorLayout(unsigned warpsM, unsigned warpsN) {
 }
 
 bool isMmaV2AccumulatorLayout(const Layout &layout, unsigned *warpsM, unsigned *warpsN) {
-  if (layout.kind != LayoutKind::Blocked || layout.rank() != 2)
+  if (layout.kind != LayoutKind::Blocked || layout.rank() != 2 || !layout.repsInWarp.empty())
     return false;
   if (layout.sizePerThread != std::vector<unsigned>{1, 2} ||
       layout.threadsPerWarp != std::vector<unsigned>{8, 4} ||
@@ -187,6 +214,23 @@ bool isMmaV2AccumulatorLayout(const Layout &layout, unsigned *warpsM, unsigned *
     *warpsM = layout.warpsPerCTA[0];
   if (warpsN)
     *warpsN = layout.warpsPerCTA[1];
+  return true;
+}
+
+LayoutPtr mmaV3AccumulatorLayout(unsigned warpsM) {
+  return makeBlocked({1, 2}, {8, 4}, {warpsM, 1}, {1, 0}, {2, 1});
+}
+
+bool isMmaV3AccumulatorLayout(const Layout &layout, unsigned *warpsM) {
+  if (layout.kind != LayoutKind::Blocked || layout.rank() != 2)
+    return false;
+  if (layout.sizePerThread != std::vector<unsigned>{1, 2} ||
+      layout.threadsPerWarp != std::vector<unsigned>{8, 4} ||
+      layout.order != std::vector<unsigned>{1, 0} || layout.reps(0) != 2 || layout.reps(1) != 1 ||
+      layout.warpsPerCTA[1] != 1)
+    return false;
+  if (warpsM)
+    *warpsM = layout.warpsPerCTA[0];
   return true;
 }
 

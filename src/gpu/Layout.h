@@ -5,9 +5,13 @@
 //   sizePerThread[d]   consecutive elements held by one thread,
 //   threadsPerWarp[d]  threads of a warp along d        (their product is 32),
 //   warpsPerCTA[d]     warps of the program along d     (their product is num_warps),
+//   repsInWarp[d]      times a warp's threads repeat along d before the next warp's elements
+//                      (1 unless given; Triton's wgmma accumulator has 2 along M, see below),
 // and `order` lists the dimensions from fastest- to slowest-varying when numbering threads and a
-// thread's elements. When the tile (sizePerThread*threadsPerWarp*warpsPerCTA) is smaller than the
-// tensor it repeats; when larger, several threads hold the same element (broadcast).
+// thread's elements. Along d, a thread's spt elements are consecutive, the warp's lanes cover
+// spt*tpw, which repeats repsInWarp times, then come the next warps. When the tile
+// (spt*tpw*repsInWarp*wpc) is smaller than the tensor it repeats; when larger, several threads
+// hold the same element (broadcast).
 //
 // A slice layout is the layout of a tensor that lost dimension `dim` of a parent layout (the result
 // of a reduction along `dim`, or the operand of expand_dims): element i of the slice is held by the
@@ -31,6 +35,7 @@ struct Layout {
   std::vector<unsigned> threadsPerWarp;
   std::vector<unsigned> warpsPerCTA;
   std::vector<unsigned> order; // fastest-varying dimension first
+  std::vector<unsigned> repsInWarp;
 
   // Slice
   unsigned dim = 0;
@@ -39,7 +44,11 @@ struct Layout {
   unsigned rank() const;
   unsigned numWarps() const;
 
-  /// "#blocked<{spt=[4], tpw=[32], wpc=[4], order=[0]}>", "#slice<{dim=1, parent=#blocked<...>}>"
+  /// repsInWarp[d] (1 for every dimension of a layout made without it).
+  unsigned reps(unsigned d) const { return repsInWarp.empty() ? 1 : repsInWarp[d]; }
+
+  /// "#blocked<{spt=[4], tpw=[32], wpc=[4], order=[0]}>", "#slice<{dim=1, parent=#blocked<...>}>";
+  /// a blocked layout with repeats in the warp adds ", rep=[2, 1]".
   std::string str() const;
   bool operator==(const Layout &o) const;
   bool operator!=(const Layout &o) const { return !(*this == o); }
@@ -48,7 +57,8 @@ struct Layout {
 using LayoutPtr = std::shared_ptr<const Layout>;
 
 LayoutPtr makeBlocked(std::vector<unsigned> sizePerThread, std::vector<unsigned> threadsPerWarp,
-                      std::vector<unsigned> warpsPerCTA, std::vector<unsigned> order);
+                      std::vector<unsigned> warpsPerCTA, std::vector<unsigned> order,
+                      std::vector<unsigned> repsInWarp = {});
 LayoutPtr makeSlice(unsigned dim, LayoutPtr parent);
 
 /// The default blocked layout for a tensor of `shape` in a program of `numWarps` warps: threads
@@ -56,6 +66,11 @@ LayoutPtr makeSlice(unsigned dim, LayoutPtr parent);
 /// `vectorWidth` consecutive elements along order[0] when the shape allows.
 LayoutPtr defaultBlockedLayout(const std::vector<int64_t> &shape, unsigned numWarps,
                                unsigned vectorWidth, std::vector<unsigned> order = {});
+
+/// `layout` (blocked, or slices of one) without its warps' repeats (repsInWarp): the same
+/// threads, sizes and warps, a tile that many times shorter. The layout itself when it has none,
+/// or null for null.
+LayoutPtr withoutRepsInWarp(const LayoutPtr &layout);
 
 /// The layout of `trans(x, order)` for x in `layout` (blocked): result dimension i is operand
 /// dimension order[i], each thread keeps its elements. Null for other layouts.
@@ -74,6 +89,17 @@ LayoutPtr mmaV2AccumulatorLayout(unsigned warpsM, unsigned warpsN);
 /// Whether `layout` is an mma.sync accumulator layout; sets the warp grid if so.
 bool isMmaV2AccumulatorLayout(const Layout &layout, unsigned *warpsM = nullptr,
                               unsigned *warpsN = nullptr);
+
+/// The layout of a wgmma accumulator (Triton's NVIDIA MMA layout, version 3) on `warpsM` warps,
+/// all along M: the hardware's. Warp w of a warpgroup holds rows 16w + g and 16w + 8 + g of the
+/// instruction's 64 (g = lane / 4), and the warpgroups' instructions follow one another along M.
+/// As the blocked layout it is: sizePerThread [1, 2], threadsPerWarp [8, 4], repsInWarp [2, 1]
+/// (the warp's 8 rows twice: 16 rows per warp), warpsPerCTA [warpsM, 1], order [1, 0]. A's rows
+/// are then in shared memory in their own order, so one TMA box can fill its tile.
+LayoutPtr mmaV3AccumulatorLayout(unsigned warpsM);
+
+/// Whether `layout` is a wgmma accumulator layout; sets its warps along M if so.
+bool isMmaV3AccumulatorLayout(const Layout &layout, unsigned *warpsM = nullptr);
 
 /// The layout of an FMA dot's [M, N] result: each thread holds a block of about
 /// M*N/threads elements, as square as the shape allows (more multiply-adds per operand read).

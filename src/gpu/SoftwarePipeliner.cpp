@@ -157,9 +157,8 @@ private:
   /// The tensor map a TMA copy of `load`'s tile into a wgmma operand slot would read; none where
   /// TMA cannot write the slot's NVMMA layout (codegen/SharedTile.h,
   /// wgmmaOperandPlan): rows along the descriptor's contiguous last dimension, cut into blocks of
-  /// the swizzle width (one box each), 128-byte swizzled for blocks of 128 bytes (64 and 32 for
-  /// narrower rows). a's rows are stored in groups of 8 in the order the instructions compute them
-  /// (wgmmaRow), so its boxes are 8 rows; b's take all rows at once (at most 256, TMA's limit).
+  /// the swizzle width (one box each, all rows at once: at most 256, TMA's limit), 128-byte
+  /// swizzled for blocks of 128 bytes (64 and 32 for narrower rows).
   std::optional<tir::TensorMap> tensorMapFor(const Operation &load, int wgmmaOperand) const {
     if (wgmmaOperand < 0 || !load.hasAttr("descriptor"))
       return std::nullopt;
@@ -177,8 +176,8 @@ private:
     int64_t swizzle = std::min<int64_t>(128, rowBytes);
     if ((swizzle != 32 && swizzle != 64 && swizzle != 128) || rowBytes % swizzle != 0)
       return std::nullopt;
-    int64_t boxRows = wgmmaOperand == 0 ? 8 : type.shape[0];
-    if (boxRows > 256 || type.shape[0] % boxRows != 0)
+    int64_t boxRows = type.shape[0];
+    if (boxRows > 256)
       return std::nullopt;
     return tir::TensorMap{static_cast<unsigned>(load.intAttr("descriptor")),
                           {boxRows, swizzle / elemBytes},

@@ -472,6 +472,34 @@ def nan_ignoring_argreduce(x):
     return out
 
 
+def epilogue_ops_sample(name, blocks, num_warps, k=256):
+    """tests/gpu/mma_gemm.tl gemm_epilogue_ops: column sums, row maxima, a cumulative sum along M
+    and a column argmax of one accumulator tile. The inputs are small integers, so that every
+    product and sum is exact in fp32 whatever the order: the outputs are compared bit for bit, and
+    the argmax's ties (many, among integers) must go to the first row."""
+    bm, bn, bk = blocks
+
+    def inputs(s):
+        return {"a": randint(-4, 5, (bm * k,), "float16"), "b": randint(-4, 5, (k * bn,), "float16"),
+                "colsum": empty(bn), "rowmax": empty(bm), "cumsum": empty(bm * bn),
+                "argmax": empty(bn, "int32")}
+
+    def reference(t, s):
+        acc = t["a"].double().view(bm, k) @ t["b"].double().view(k, bn)
+        rowmax = acc.max(dim=1).values
+        return {"colsum": acc.sum(dim=0), "rowmax": rowmax,
+                "cumsum": (acc - rowmax[:, None]).cumsum(dim=0).flatten(),
+                "argmax": acc.argmax(dim=0).double()}
+
+    return Sample(name=name, source="tests/gpu/mma_gemm.tl", kernel="gemm_epilogue_ops", ptx=name,
+                  signature=f"*fp16:16,*fp16:16,*fp32:16,*fp32:16,*fp32:16,*i32:16,i32:16,{bm},{bn},{bk}",
+                  size=k, tilec_flags=("--num-warps", str(num_warps)), inputs=inputs,
+                  outputs=["colsum", "rowmax", "cumsum", "argmax"],
+                  args=lambda t, s: [t["a"], t["b"], t["colsum"], t["rowmax"], t["cumsum"],
+                                     t["argmax"], k],
+                  grid=lambda meta, s: (1,), tol=EXACT, reference=reference)
+
+
 def mma_sample(name, kernel, in_dtype, out_dtype, tol, trans="NN", blocks=(64, 64, 32),
                num_warps=4, stages=3, size=(300, 208, 144)):
     """tests/gpu/mma_gemm.tl: C = A @ B on the tensor cores, for one operand type. `trans` says
@@ -557,6 +585,8 @@ MMA_SAMPLES = [
     # M-major a staged on 8 warps (its loads are masked along M: not pipelined).
     mma_sample("wgmma_f16_staged", "gemm_f32acc", "float16", "float32", DOT_F16_OUT_F32,
                stages=1),
+    epilogue_ops_sample("wgmma_epilogue_ops", (128, 64, 32), 4),
+    epilogue_ops_sample("wgmma_epilogue_ops_w8", (128, 128, 32), 8),
     mma_sample("wgmma_f16acc_64x512", "gemm_f16acc", "float16", "float16", DOT_F16_OUT_F16,
                blocks=(64, 512, 32), size=(150, 1040, 112)),
     mma_sample("wgmma_bf16_tn_w8", "gemm_f32acc", "bfloat16", "float32", DOT_BF16_OUT_F32, "TN",

@@ -27,8 +27,8 @@ SharedTilePlan swizzledRows() {
 }
 
 /// An NVMMA tile of `rows` x `columns` fp16 as wgmmaOperandPlan lays it out: blocks of up to 64
-/// columns (128 bytes), swizzled as their width says; a's rows in wgmmaRow order for `warpsM`.
-SharedTilePlan nvmmaTile(int64_t rows, int64_t columns, unsigned warpsM) {
+/// columns (128 bytes), swizzled as their width says.
+SharedTilePlan nvmmaTile(int64_t rows, int64_t columns) {
   SharedTilePlan plan;
   plan.shape = {rows, columns};
   plan.elemBytes = 2;
@@ -38,32 +38,31 @@ SharedTilePlan nvmmaTile(int64_t rows, int64_t columns, unsigned warpsM) {
   plan.blockLength = width / 2;
   plan.swizzleMask = static_cast<unsigned>(width / 16 - 1);
   plan.swizzleShift = width == 128 ? 0 : width == 64 ? 1 : 2;
-  plan.wgmmaWarpsM = warpsM;
   return plan;
 }
 
 } // namespace
 
-TEST_CASE("TMA boxes of a's 8-row groups land where wgmma's a tile keeps them",
-          "[codegen][shared]") {
-  // 4 warps: logical rows 8..15 are stored at rows 16..23, rows 32..39 at 8..15 (wgmmaRow).
-  SharedTilePlan a = nvmmaTile(128, 64, 4);
-  CHECK(tmaBoxOffset(a, 8, 0, 0) == 0);
-  CHECK(tmaBoxOffset(a, 8, 8, 0) == 16 * 128);
-  CHECK(tmaBoxOffset(a, 8, 32, 0) == 8 * 128);
-  // The permutation breaks any box of more rows.
-  CHECK_FALSE(tmaBoxOffset(a, 16, 0, 0));
-  CHECK_FALSE(tmaBoxOffset(a, 128, 0, 0));
+TEST_CASE("TMA boxes of any rows land where the NVMMA tile keeps them", "[codegen][shared]") {
+  // a's rows are in their own order (the wgmma accumulator layout is the instructions'): the
+  // whole tile is one box, and so is any run of its rows.
+  SharedTilePlan a = nvmmaTile(128, 64);
+  CHECK(tmaBoxOffset(a, 128, 0, 0) == 0);
+  CHECK(tmaBoxOffset(a, 8, 8, 0) == 8 * 128);
+  CHECK(tmaBoxOffset(a, 16, 32, 0) == 32 * 128);
+  // Past the tile's rows or columns: none.
+  CHECK_FALSE(tmaBoxOffset(a, 128, 8, 0));
+  CHECK_FALSE(tmaBoxOffset(a, 8, 0, 1));
 }
 
 TEST_CASE("a TMA box covers b's whole block of rows, swizzled as the block is wide",
           "[codegen][shared]") {
-  SharedTilePlan b = nvmmaTile(256, 128, 0); // two 128-byte blocks
+  SharedTilePlan b = nvmmaTile(256, 128); // two 128-byte blocks
   CHECK(tmaBoxOffset(b, 256, 0, 0) == 0);
   CHECK(tmaBoxOffset(b, 256, 0, 1) == 256 * 128);
-  SharedTilePlan narrow = nvmmaTile(64, 32, 0); // 64-byte rows, 64-byte swizzle
+  SharedTilePlan narrow = nvmmaTile(64, 32); // 64-byte rows, 64-byte swizzle
   CHECK(tmaBoxOffset(narrow, 64, 0, 0) == 0);
-  SharedTilePlan narrowest = nvmmaTile(64, 16, 0); // 32-byte rows, 32-byte swizzle
+  SharedTilePlan narrowest = nvmmaTile(64, 16); // 32-byte rows, 32-byte swizzle
   CHECK(tmaBoxOffset(narrowest, 64, 0, 0) == 0);
   // Past the tile, or along a plan without blocks: none.
   CHECK_FALSE(tmaBoxOffset(b, 256, 0, 2));
