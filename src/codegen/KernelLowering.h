@@ -305,6 +305,15 @@ private:
   /// Whether a wgmma dot is left in flight across its loop's iterations (see LowerDotWgmma.cpp);
   /// sets the index of the loop-carried value its result is.
   bool wgmmaStaysInFlight(const Operation &dot, unsigned *carriedIndex = nullptr);
+  /// Whether the kernel has a GEMM main loop: a wgmma dot whose group stays in flight from one
+  /// iteration to the next. Such a loop keeps the tensor cores busy with its own asynchronous
+  /// groups while the next tiles are copied, so a further resident CTA per SM buys it nothing;
+  /// but ptxas, unless told that one CTA per SM is enough (.minnctapersm 1), squeezes registers to
+  /// reach the next occupancy tier, and the few it leaves serialise the loop's copies (H100,
+  /// fp16 128x128x32 on 4 warps: 196 -> 168 registers, 0.93 -> 0.82 of Triton at 1024^3).
+  /// Attention's loops keep ptxas's choice: their softmax needs the resident CTAs (D64 128x64 on 8
+  /// warps: one CTA per SM instead of two, 1.03 -> 0.89 of Triton).
+  bool hasGemmMainLoop();
   /// The earlier wgmma dot of the loop body whose wait completes `dot`'s group in the next
   /// iteration, when `dot` is left in flight that way (see LowerDotWgmma.cpp); null otherwise.
   const Operation *wgmmaDeferredTo(const Operation &dot, unsigned *carriedIndex = nullptr);

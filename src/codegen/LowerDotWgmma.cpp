@@ -92,6 +92,14 @@ bool KernelLowering::wgmmaStaysInFlight(const Operation &dot, unsigned *carriedI
   return onlyUses;
 }
 
+bool KernelLowering::hasGemmMainLoop() {
+  bool found = false;
+  tir::walk(const_cast<tir::Function &>(function_), [&](Operation &op) {
+    found = found || (gpu::isWgmmaDot(op) && wgmmaStaysInFlight(op));
+  });
+  return found;
+}
+
 /// The op of `body` that contains `op` (op itself when it is in body).
 static const Operation *topLevelIn(const tir::Block &body, const Operation *op) {
   while (op && op->parentBlock() != &body)

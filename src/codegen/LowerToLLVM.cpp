@@ -84,6 +84,8 @@ llvm::Function *KernelLowering::run() {
   annotate("maxntidx", threads);
   annotate("maxntidy", 1);
   annotate("maxntidz", 1);
+  if (hasGemmMainLoop())
+    annotate("minctasm", 1); // .minnctapersm 1: see hasGemmMainLoop
   kernel_->addFnAttr("tilec-shared-memory-bytes", std::to_string(sharedMemoryBytes(function_)));
 
   llvm::BasicBlock *entry = llvm::BasicBlock::Create(context_, "entry", kernel_);
