@@ -145,13 +145,6 @@ std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsign
   if (instruction.elemBits != 16 &&
       (contiguousDim(dot.operand(0)) != 1 || contiguousDim(dot.operand(1)) != 0))
     return std::nullopt;
-  // A tile transposed on its way to the dot keeps mma.sync until wgmma's transposed-A form is
-  // checked on the GPU.
-  const Value *a = dot.operand(0);
-  while (a->definingOp() && a->definingOp()->code() == OpCode::ConvertLayout)
-    a = a->definingOp()->operand(0);
-  if (a->definingOp() && a->definingOp()->code() == OpCode::Trans)
-    return std::nullopt;
   return instruction;
 }
 

@@ -501,12 +501,14 @@ def epilogue_ops_sample(name, blocks, num_warps, k=256):
 
 
 def mma_sample(name, kernel, in_dtype, out_dtype, tol, trans="NN", blocks=(64, 64, 32),
-               num_warps=4, stages=3, size=(300, 208, 144)):
+               num_warps=4, stages=3, size=(300, 208, 144), aligned=False):
     """tests/gpu/mma_gemm.tl: C = A @ B on the tensor cores, for one operand type. `trans` says
     which operand is stored transposed (TN: A is K x M in memory, NT: B is N x K), which moves the
     operand's contiguous dimension and so the ldmatrix variant the lowering picks. The unit strides
     are bound to 1, as Triton's JIT specialises them; C's rows are not padded (N % 16 == 0), so
-    integer outputs have no padding to compare."""
+    integer outputs have no padding to compare. `aligned`: M and N are promised divisible by 16
+    too (give such a size), so that the M and N masks are constant over 16-byte vectors and a tile
+    contiguous along M or N is pipelined as well."""
     short = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "int8": "i8",
              "int32": "i32"}
     a_t, b_t = trans[0] == "T", trans[1] == "T"
@@ -516,7 +518,8 @@ def mma_sample(name, kernel, in_dtype, out_dtype, tol, trans="NN", blocks=(64, 6
     bm, bn, bk = blocks
     # K is promised divisible by 16 (as Triton specialises it): the K masks are then constant over
     # a 16-byte vector, so that the loads along K are pipelined (cp.async) with a masked last tile.
-    signature = (f"*{short[in_dtype]}:16,*{short[in_dtype]}:16,*{short[out_dtype]}:16,i32,i32,i32:16,"
+    mn = "i32:16,i32:16" if aligned else "i32,i32"
+    signature = (f"*{short[in_dtype]}:16,*{short[in_dtype]}:16,*{short[out_dtype]}:16,{mn},i32:16,"
                  + ",".join(strides) + f",i32:16,1,{bm},{bn},{bk}")
 
     def inputs(s):
@@ -542,7 +545,8 @@ def mma_sample(name, kernel, in_dtype, out_dtype, tol, trans="NN", blocks=(64, 6
     return Sample(name=name, source="tests/gpu/mma_gemm.tl", kernel=kernel, ptx=name,
                   signature=signature, size=size,
                   tilec_flags=("--num-warps", str(num_warps), "--num-stages", str(stages)),
-                  small=(70, 48, 48), inputs=inputs, outputs=["c"], args=args,
+                  small=(80, 48, 48) if aligned else (70, 48, 48), inputs=inputs, outputs=["c"],
+                  args=args,
                   grid=lambda meta, s: (cdiv(s[0], meta["BLOCK_M"]), cdiv(s[1], meta["BLOCK_N"])),
                   tol=tol, reference=reference)
 
@@ -585,6 +589,12 @@ MMA_SAMPLES = [
     # M-major a staged on 8 warps (its loads are masked along M: not pipelined).
     mma_sample("wgmma_f16_staged", "gemm_f32acc", "float16", "float32", DOT_F16_OUT_F32,
                stages=1),
+    # A transposed on its way to the dot (tl.trans of a K x M tile): wgmma's transposed-A form.
+    mma_sample("wgmma_f16_trans_a", "gemm_f32acc_trans_a", "float16", "float32", DOT_F16_OUT_F32,
+               "TN", blocks=(128, 64, 32)),
+    mma_sample("wgmma_bf16_trans_a_w8", "gemm_f32acc_trans_a", "bfloat16", "float32",
+               DOT_BF16_OUT_F32, "TN", blocks=(128, 128, 64), num_warps=8, size=(304, 400, 208),
+               aligned=True),
     epilogue_ops_sample("wgmma_epilogue_ops", (128, 64, 32), 4),
     epilogue_ops_sample("wgmma_epilogue_ops_w8", (128, 128, 32), 8),
     mma_sample("wgmma_f16acc_64x512", "gemm_f16acc", "float16", "float16", DOT_F16_OUT_F16,
