@@ -341,6 +341,7 @@ private:
   llvm::Value *tmaBarrierAddress(unsigned barrier, llvm::Value *slot);
   void lowerTmaInit(const Operation &op);
   void lowerTmaCopy(const Operation &op);
+  void lowerTmaStore(const Operation &op);
   void lowerTmaWait(const Operation &op);
   void lowerTmaInval(const Operation &op);
   void lowerLoad(const Operation &op);

@@ -233,4 +233,44 @@ void KernelLowering::lowerTmaInval(const Operation &op) {
   });
 }
 
+/// A descriptor store by TMA (gpu/TmaStores.cpp): the tile goes into the scratch area in the
+/// NVMMA layout, then thread 0 copies it out box by box (cp.async.bulk.tensor, bulk group) and
+/// waits until TMA has read it; TMA leaves the elements outside the tensor unwritten.
+void KernelLowering::lowerTmaStore(const Operation &op) {
+  const tir::Type &type = op.operand(0)->type();
+  const size_t mapIndex = static_cast<size_t>(op.intAttr("tensor_map"));
+  const tir::TensorMap &map = function_.tensorMaps.at(mapIndex);
+  const SharedTilePlan plan = tmaStorePlan(type);
+  const int64_t boxRows = map.box[0], blocks = plan.shape[1] / plan.blockLength;
+  llvm::Value *tile = sharedAt(0);
+  beginSharedWrite();
+  writeSharedTile(plan, tile, distributionOf(type), get(op.operand(0)), type.elem);
+  // The generic proxy's writes, visible to TMA (the async proxy) once every thread has made them.
+  fenceProxyAsync();
+  barrier();
+  llvm::Value *base = sharedAddress32(tile);
+  llvm::Value *tensorMap = builder_.CreatePtrToInt(tensorMaps_.at(mapIndex), builder_.getInt64Ty());
+  llvm::Value *row0 = get(op.operand(1))[0], *column0 = get(op.operand(2))[0];
+  ifThen(isThreadZero(), [&] {
+    for (int64_t block = 0; block < blocks; ++block)
+      for (int64_t row = 0; row < plan.shape[0]; row += boxRows) {
+        std::optional<int64_t> offset = tmaBoxOffset(plan, boxRows, row, block);
+        if (!offset)
+          unsupported(op, "a TMA box the shared tile does not store as TMA reads it");
+        llvm::Value *src =
+            builder_.CreateAdd(base, builder_.getInt32(static_cast<uint32_t>(*offset)));
+        // Coordinates innermost first: the column, then the row.
+        llvm::Value *x = builder_.CreateAdd(
+            column0, builder_.getInt32(static_cast<uint32_t>(block * plan.blockLength)));
+        llvm::Value *y = builder_.CreateAdd(row0, builder_.getInt32(static_cast<uint32_t>(row)));
+        voidAsm("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];",
+                "l,r,r,r,~{memory}", {tensorMap, x, y, src});
+      }
+    voidAsm("cp.async.bulk.commit_group;", "~{memory}");
+    // TMA has read the tile: the scratch area may be written again (after a barrier).
+    voidAsm("cp.async.bulk.wait_group.read 0;", "~{memory}");
+  });
+  sharedInUse_ = true;
+}
+
 } // namespace tilec::codegen::detail

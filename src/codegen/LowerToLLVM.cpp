@@ -202,6 +202,8 @@ void KernelLowering::lowerOp(const Operation &op) {
     return lowerTmaWait(op);
   case OpCode::TmaInval:
     return lowerTmaInval(op);
+  case OpCode::TmaStore:
+    return lowerTmaStore(op);
   case OpCode::Load:
     return lowerLoad(op);
   case OpCode::Store:
@@ -1771,7 +1773,7 @@ std::unique_ptr<llvm::Module> lowerToLLVM(const tir::Module &module, llvm::LLVMC
     checkSharedMemoryLimit(*function, options);
     needsShared |= sharedMemoryBytes(*function) > 0;
     tir::walk(*function, [&](tir::Operation &op) {
-      tensorCoreTiles |= gpu::isTensorCoreDot(op);
+      tensorCoreTiles |= gpu::isTensorCoreDot(op) || op.code() == tir::OpCode::TmaStore;
       wgmma |= gpu::isWgmmaDot(op);
     });
   }

@@ -272,10 +272,18 @@ SharedTilePlan mmaOperandPlan(const tir::Type &operand) {
 }
 
 SharedTilePlan wgmmaOperandPlan(const tir::Type &operand) {
+  return nvmmaTilePlan(operand, distributionOf(operand).order[0]);
+}
+
+SharedTilePlan tmaStorePlan(const tir::Type &tile) {
+  return nvmmaTilePlan(tile, tile.rank() - 1);
+}
+
+SharedTilePlan nvmmaTilePlan(const tir::Type &tile, unsigned fastDim) {
   SharedTilePlan plan;
-  plan.shape = operand.shape;
-  plan.elemBytes = sharedElementBytes(operand.elem);
-  plan.fastDim = distributionOf(operand).order[0];
+  plan.shape = tile.shape;
+  plan.elemBytes = sharedElementBytes(tile.elem);
+  plan.fastDim = fastDim;
   plan.unit = 16 / plan.elemBytes;
   int64_t rowBytes = plan.rowLength() * plan.elemBytes;
   int64_t swizzleBytes = std::min<int64_t>(128, rowBytes);

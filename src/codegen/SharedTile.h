@@ -108,6 +108,13 @@ SharedTilePlan mmaOperandPlan(const tir::Type &operand);
 /// / 16)).
 SharedTilePlan wgmmaOperandPlan(const tir::Type &operand);
 
+/// The NVMMA tile a TMA store reads `tile` from: rows along the last dimension, as the tensor
+/// descriptor's; boxes as tmaBoxOffset says.
+SharedTilePlan tmaStorePlan(const tir::Type &tile);
+
+/// The NVMMA tile of `tile` with rows along `fastDim` (wgmmaOperandPlan, tmaStorePlan).
+SharedTilePlan nvmmaTilePlan(const tir::Type &tile, unsigned fastDim);
+
 /// The plan of the tile a tensor-core dot reads `operand` from (mmaOperandPlan or
 /// wgmmaOperandPlan, as the dot's engine says).
 SharedTilePlan tensorCoreOperandPlan(const tir::Operation &dot, const tir::Type &operand);

@@ -167,10 +167,12 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
     return result;
   }
 
-  // 4. GPU layouts: coalesced layouts for memory operations from the axis analysis, tensor-core
-  //    accumulator layouts for the dots wgmma or mma.sync computes, layouts for every other tensor,
-  //    and conversions only where producer and consumer disagree.
+  // 4. GPU layouts: TMA stores for the descriptor stores Hopper can copy out, coalesced layouts
+  //    for memory operations from the axis analysis, tensor-core accumulator layouts for the dots
+  //    wgmma or mma.sync computes, layouts for every other tensor, and conversions only where
+  //    producer and consumer disagree.
   PassRunner passes(*module, options, log);
+  passes.run("tma-stores", [&](tir::Function &f) { gpu::runTmaStores(f, options.arch); });
   passes.run("coalesce", gpu::runCoalesce);
   passes.run("accelerate-matmul",
              [&](tir::Function &f) { gpu::runAccelerateMatmul(f, options.arch); });

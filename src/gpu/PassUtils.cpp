@@ -90,4 +90,34 @@ tir::Value *insertConvert(tir::Value *value, LayoutPtr layout, Operation *before
   return converted;
 }
 
+std::optional<tir::TensorMap> nvmmaTensorMap(const tir::Type &tile, unsigned descriptor,
+                                             const analysis::AxisInfo &column) {
+  if (tile.rank() != 2)
+    return std::nullopt;
+  int64_t elemBytes = std::max(1u, tile.elem.bytes());
+  // A box whose innermost coordinate is not a multiple of 16 bytes traps (measured on an H100,
+  // driver 580).
+  int64_t divisibility = column.divisibility.empty() ? 1 : column.divisibility[0];
+  if (divisibility * elemBytes % 16 != 0)
+    return std::nullopt;
+  int64_t rowBytes = tile.shape[1] * elemBytes;
+  int64_t swizzle = std::min<int64_t>(128, rowBytes);
+  if ((swizzle != 32 && swizzle != 64 && swizzle != 128) || rowBytes % swizzle != 0)
+    return std::nullopt;
+  int64_t boxRows = tile.shape[0];
+  if (boxRows > 256)
+    return std::nullopt;
+  return tir::TensorMap{descriptor, {boxRows, swizzle / elemBytes}, static_cast<unsigned>(swizzle)};
+}
+
+unsigned addTensorMap(tir::Function &function, const tir::TensorMap &map) {
+  std::vector<tir::TensorMap> &maps = function.tensorMaps;
+  for (unsigned i = 0; i < maps.size(); ++i)
+    if (maps[i].descriptor == map.descriptor && maps[i].box == map.box &&
+        maps[i].swizzleBytes == map.swizzleBytes)
+      return i;
+  maps.push_back(map);
+  return static_cast<unsigned>(maps.size() - 1);
+}
+
 } // namespace tilec::gpu

@@ -1,10 +1,12 @@
 // Small rewriting helpers the GPU passes share. TIR has no use lists, so these walk the function.
 #pragma once
 
+#include "analysis/AxisInfo.h"
 #include "gpu/Layout.h"
 #include "tir/IR.h"
 
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace tilec::gpu {
@@ -37,5 +39,18 @@ inline bool sameLayout(const LayoutPtr &a, const LayoutPtr &b) {
 
 /// Inserts `convert_layout(value)` to `layout` before `before` and returns its result.
 tir::Value *insertConvert(tir::Value *value, LayoutPtr layout, tir::Operation *before);
+
+/// The tensor map for TMA copies between a 2-D `tile` of tensor descriptor argument `descriptor`
+/// and shared memory in the NVMMA layout (codegen/SharedTile.h, nvmmaTilePlan): rows along the
+/// descriptor's contiguous last dimension, cut into blocks of the swizzle width (one box each,
+/// all rows at once: at most 256, TMA's limit), 128-byte swizzled for blocks of 128 bytes (64 and
+/// 32 for narrower rows). None where TMA cannot copy the tile so: `column`, the axis facts of the
+/// tile's column offset, must prove it a multiple of 16 bytes (an unaligned box traps).
+std::optional<tir::TensorMap> nvmmaTensorMap(const tir::Type &tile, unsigned descriptor,
+                                             const analysis::AxisInfo &column);
+
+/// The index of `map` in `function`'s tensor maps, added where it is new (one map serves every
+/// copy of a descriptor with the same box).
+unsigned addTensorMap(tir::Function &function, const tir::TensorMap &map);
 
 } // namespace tilec::gpu

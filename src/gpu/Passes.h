@@ -1,5 +1,7 @@
 // The GPU layout passes, run in this order on a kernel whose tensors have no layouts yet:
 //
+//   runTmaStores                 stores through tensor descriptor arguments become TMA stores
+//                                where the target and the tile allow (TmaStores.cpp);
 //   runCoalesce                  each load/store gets the blocked layout that lets a thread access
 //                                the widest vector the axis info allows (Coalesce.cpp);
 //   runAccelerateMatmul          each dot an mma.sync instruction can compute gets the mma
@@ -20,6 +22,7 @@
 
 namespace tilec::gpu {
 
+void runTmaStores(tir::Function &function, const std::string &arch);
 void runCoalesce(tir::Function &function);
 void runAccelerateMatmul(tir::Function &function, const std::string &arch);
 void runAssignLayouts(tir::Function &function);
@@ -31,7 +34,7 @@ void runSoftwarePipelining(tir::Function &function);
 /// (PrefetchLoads.cpp). Runs after software pipelining.
 void runPrefetchLoads(tir::Function &function);
 
-/// The three in order.
+/// TmaStores (for sm_80: none) and the three above, in order.
 void runLayoutPasses(tir::Function &function);
 
 } // namespace tilec::gpu

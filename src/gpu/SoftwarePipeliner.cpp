@@ -154,46 +154,16 @@ private:
     return vec * bytes < 4 ? 0 : vec;
   }
 
-  /// The tensor map a TMA copy of `load`'s tile into a wgmma operand slot would read; none where
-  /// TMA cannot write the slot's NVMMA layout (codegen/SharedTile.h,
-  /// wgmmaOperandPlan): rows along the descriptor's contiguous last dimension, cut into blocks of
-  /// the swizzle width (one box each, all rows at once: at most 256, TMA's limit), 128-byte
-  /// swizzled for blocks of 128 bytes (64 and 32 for narrower rows).
+  /// The tensor map a TMA copy of `load`'s tile into a wgmma operand slot would read (PassUtils.h,
+  /// nvmmaTensorMap); none where the slot's rows are not along the descriptor's last dimension.
   std::optional<tir::TensorMap> tensorMapFor(const Operation &load, int wgmmaOperand) const {
     if (wgmmaOperand < 0 || !load.hasAttr("descriptor"))
       return std::nullopt;
     const Type &type = load.result()->type();
     if (!type.layout || type.layout->order[0] != 1)
       return std::nullopt;
-    int64_t elemBytes = std::max(1u, type.elem.bytes());
-    // A box whose innermost coordinate is not a multiple of 16 bytes traps (measured on an H100,
-    // driver 580): the axis analysis must prove the column offset's alignment.
-    analysis::AxisInfo column = axis_.info(load.operand(load.numOperands() - 1));
-    int64_t divisibility = column.divisibility.empty() ? 1 : column.divisibility[0];
-    if (divisibility * elemBytes % 16 != 0)
-      return std::nullopt;
-    int64_t rowBytes = type.shape[1] * elemBytes;
-    int64_t swizzle = std::min<int64_t>(128, rowBytes);
-    if ((swizzle != 32 && swizzle != 64 && swizzle != 128) || rowBytes % swizzle != 0)
-      return std::nullopt;
-    int64_t boxRows = type.shape[0];
-    if (boxRows > 256)
-      return std::nullopt;
-    return tir::TensorMap{static_cast<unsigned>(load.intAttr("descriptor")),
-                          {boxRows, swizzle / elemBytes},
-                          static_cast<unsigned>(swizzle)};
-  }
-
-  /// The index of `map` in the function's tensor maps, added where it is new (one map serves
-  /// every copy of a descriptor with the same box).
-  unsigned addTensorMap(const tir::TensorMap &map) {
-    std::vector<tir::TensorMap> &maps = function_.tensorMaps;
-    for (unsigned i = 0; i < maps.size(); ++i)
-      if (maps[i].descriptor == map.descriptor && maps[i].box == map.box &&
-          maps[i].swizzleBytes == map.swizzleBytes)
-        return i;
-    maps.push_back(map);
-    return static_cast<unsigned>(maps.size() - 1);
+    return nvmmaTensorMap(type, static_cast<unsigned>(load.intAttr("descriptor")),
+                          axis_.info(load.operand(load.numOperands() - 1)));
   }
 
   /// Loads in the loop body whose only user is a tensor-core dot of the same body, as its a or b.
@@ -281,7 +251,7 @@ private:
   void rewrite() {
     for (Candidate &c : candidates_) {
       if (c.tensorMap)
-        c.tensorMapIndex = addTensorMap(*c.tensorMap);
+        c.tensorMapIndex = addTensorMap(function_, *c.tensorMap);
       c.buffer = static_cast<unsigned>(function_.pipelineBuffers.size());
       function_.pipelineBuffers.push_back({c.load->result()->type(), stages_, c.wgmmaOperand});
     }

@@ -510,7 +510,8 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
     expectOperands(1, op.hasAttr("descriptor") ? 3 + op.operand(0)->type().rank() : 3);
     break;
   case OpCode::Store:
-    expectOperands(2, 3);
+    // (As a descriptor load's, a descriptor store's trailing offsets are for the GPU's TMA.)
+    expectOperands(2, op.hasAttr("descriptor") ? 3 + op.operand(0)->type().rank() : 3);
     break;
   case OpCode::For:
     if (op.numOperands() < 3 || op.numRegions() != 1 ||

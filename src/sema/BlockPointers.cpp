@@ -280,8 +280,8 @@ SemaValue Specializer::loadBlockPointer(const SemaValue &blockPtr, const SemaVal
       builder_.createValue(OpCode::Load, operands, Type(elem, ptr->type().shape)));
 }
 
-void Specializer::storeBlockPointer(const SemaValue &blockPtr, const SemaValue &value,
-                                    const SemaValue *boundaryCheck, SourceLoc loc) {
+tir::Operation *Specializer::storeBlockPointer(const SemaValue &blockPtr, const SemaValue &value,
+                                               const SemaValue *boundaryCheck, SourceLoc loc) {
   DType elem = blockPtr.elems[kBase].value->type().elem.pointeeType();
   std::vector<int64_t> block = intsOf(blockPtr.elems[kBlockShape]);
   if (!value.isTensor() && !value.isConstexprNumber())
@@ -297,7 +297,7 @@ void Specializer::storeBlockPointer(const SemaValue &blockPtr, const SemaValue &
   std::vector<tir::Value *> operands = {ptr, v};
   if (mask)
     operands.push_back(mask);
-  builder_.create(OpCode::Store, operands, {});
+  return builder_.create(OpCode::Store, operands, {});
 }
 
 SemaValue Specializer::blockPointerAt(const SemaValue &base, std::vector<SemaValue> shape,

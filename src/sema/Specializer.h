@@ -154,8 +154,9 @@ public:
   SemaValue advanceBlockPointer(CallArgs &args);
   SemaValue loadBlockPointer(const SemaValue &blockPtr, const SemaValue *boundaryCheck,
                              const SemaValue *padding, SourceLoc loc);
-  void storeBlockPointer(const SemaValue &blockPtr, const SemaValue &value,
-                         const SemaValue *boundaryCheck, SourceLoc loc);
+  /// The store it creates.
+  tir::Operation *storeBlockPointer(const SemaValue &blockPtr, const SemaValue &value,
+                                    const SemaValue *boundaryCheck, SourceLoc loc);
   /// Whether two block pointers are made of the same values.
   static bool sameBlockPointer(const SemaValue &a, const SemaValue &b);
   /// A block pointer at \p offsets (int32 scalars) into a tensor of \p shape and \p strides

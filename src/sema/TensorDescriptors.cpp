@@ -9,7 +9,9 @@
 // axis analysis sees them are the block pointers' (BlockPointers.cpp). A load through a
 // descriptor argument also carries its attribute `descriptor` and its offsets, so that the
 // pipeliner may copy the tile by TMA on Hopper instead (gpu/SoftwarePipeliner.cpp); the copy
-// fills the elements outside with the padding the runtime encodes in the tensor map.
+// fills the elements outside with the padding the runtime encodes in the tensor map. A store
+// through a descriptor argument carries them likewise, after its mask, for a TMA store
+// (gpu/TmaStores.cpp), which writes nothing outside.
 //
 // Triton requires the last stride to be 1. Where it is a constant, tilec checks it; a kernel
 // argument's last stride is taken to be 1 (the runtime checks the value passed), so the last
@@ -286,7 +288,15 @@ void Specializer::storeTensorDescriptor(const SemaValue &desc, const SemaValue &
                      Type(elementOf(desc), block).str() + ", not " + value.value->type().str());
   }
   SemaValue dims = allDimensions(rankOf(desc));
-  storeBlockPointer(blockPtr, value, &dims, loc);
+  tir::Operation *store = storeBlockPointer(blockPtr, value, &dims, loc);
+  // As a load's: through a descriptor argument, the tile is also the box of a TMA store at these
+  // offsets, if gpu/TmaStores.cpp takes it (after the mask, which bounds-checking always gives).
+  std::optional<unsigned> argument = descriptorArgument(desc);
+  if (!argument || store->numOperands() != 3)
+    return;
+  for (const SemaValue &offset : blockPtr.elems[3].elems)
+    store->addOperand(offset.value);
+  store->setAttr("descriptor", int64_t(*argument));
 }
 
 SemaValue Specializer::tensorDescriptorAttribute(const SemaValue &desc, const std::string &attr,

@@ -19,6 +19,7 @@ bool hasSideEffects(const Operation &op) {
   case OpCode::TmaCopy:
   case OpCode::TmaWait:
   case OpCode::TmaInval:
+  case OpCode::TmaStore:
   case OpCode::Return:
   case OpCode::Yield:
   case OpCode::Condition:

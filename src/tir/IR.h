@@ -123,6 +123,8 @@ class Function;
   X(TmaCopy, "tma_copy")                                                                           \
   X(TmaWait, "tma_wait")   /* slot i32, phase i32; attr barrier: the slot's tile has landed */     \
   X(TmaInval, "tma_inval") /* attrs barrier, count: mbarrier.inval, after the loop */              \
+  /* tma_store: value, offsets i32...; attr tensor_map: a descriptor store by TMA */               \
+  X(TmaStore, "tma_store")                                                                         \
   /* debugging */                                                                                  \
   X(Print, "print")          /* attr prefix; values */                                             \
   X(Barrier, "barrier")      /* tl.debug_barrier: all threads of the program wait (bar.sync 0) */  \

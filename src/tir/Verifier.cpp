@@ -373,6 +373,11 @@ private:
     case OpCode::TmaWait:
       expectOperands(op, 2, 2);
       return;
+    case OpCode::TmaStore:
+      expectOperands(op, 1 + op.operand(0)->type().rank(), 1 + op.operand(0)->type().rank());
+      if (!op.hasAttr("tensor_map"))
+        fail(op, "expects the attribute tensor_map");
+      return;
     case OpCode::TmaInit:
     case OpCode::TmaInval:
       expectOperands(op, 0, 0);
@@ -382,7 +387,12 @@ private:
       expectOperands(op, 0, 0);
       return;
     case OpCode::Store:
-      expectOperands(op, 2, 3);
+      // A store through a tensor descriptor argument also carries its offsets, one per
+      // dimension, after its mask, for a TMA store (gpu/TmaStores.cpp), which drops them.
+      if (op.hasAttr("descriptor"))
+        expectOperands(op, 3 + op.operand(0)->type().rank(), 3 + op.operand(0)->type().rank());
+      else
+        expectOperands(op, 2, 3);
       if (!op.operand(0)->type().elem.isPointer())
         return fail(op, "stores through a non-pointer");
       if (op.operand(0)->type().elem.pointeeType() != op.operand(1)->type().elem)
