@@ -56,6 +56,8 @@ private:
   llvm::Function *kernel_ = nullptr;
   std::unordered_map<const tir::Value *, Values> values_;
   llvm::Value *laneId_ = nullptr, *warpId_ = nullptr, *threadId_ = nullptr;
+  /// The warpgroup index (warp / 4) as lane 0 of the warp has it (uniformWarpGroup).
+  llvm::Value *uniformWarpGroup_ = nullptr;
   /// The generic addresses of the CUtensorMap parameters (Function::tensorMaps).
   std::vector<llvm::Value *> tensorMaps_;
   /// Per root layout and root dimension: the thread's lane and warp index along it.
@@ -314,6 +316,12 @@ private:
   /// Attention's loops keep ptxas's choice: their softmax needs the resident CTAs (D64 128x64 on 8
   /// warps: one CTA per SM instead of two, 1.03 -> 0.89 of Triton).
   bool hasGemmMainLoop();
+  /// The warp's warpgroup (warp / 4; 0 with 4 warps), broadcast from lane 0 by a shuffle, as
+  /// Triton computes its
+  /// warp id: ptxas then knows it is the same in every lane of the warp, and keeps the wgmma
+  /// descriptors that depend on it in uniform registers. (From tid.x it computes them in vector
+  /// registers and moves each into uniform ones (R2UR) just before its instruction.)
+  llvm::Value *uniformWarpGroup();
   /// The earlier wgmma dot of the loop body whose wait completes `dot`'s group in the next
   /// iteration, when `dot` is left in flight that way (see LowerDotWgmma.cpp); null otherwise.
   const Operation *wgmmaDeferredTo(const Operation &dot, unsigned *carriedIndex = nullptr);

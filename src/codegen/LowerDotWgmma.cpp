@@ -92,6 +92,19 @@ bool KernelLowering::wgmmaStaysInFlight(const Operation &dot, unsigned *carriedI
   return onlyUses;
 }
 
+llvm::Value *KernelLowering::uniformWarpGroup() {
+  if (uniformWarpGroup_)
+    return uniformWarpGroup_;
+  if (function_.numWarps <= 4)
+    return uniformWarpGroup_ = prologue_.getInt32(0);
+  llvm::Function *shuffle =
+      llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_shfl_sync_idx_i32);
+  llvm::Value *warp =
+      prologue_.CreateCall(shuffle, {prologue_.getInt32(0xFFFFFFFF), warpId_, prologue_.getInt32(0),
+                                     prologue_.getInt32(0x1F)});
+  return uniformWarpGroup_ = prologue_.CreateLShr(warp, 2);
+}
+
 bool KernelLowering::hasGemmMainLoop() {
   bool found = false;
   tir::walk(const_cast<tir::Function &>(function_), [&](Operation &op) {
@@ -176,8 +189,8 @@ Values KernelLowering::waitForWgmma(const Values &accumulators, unsigned pending
 
 namespace {
 
-/// The PTX type of a wgmma operand or accumulator of `type` (fp32 operands are tf32: AccelerateMatmul
-/// puts only those dots on wgmma).
+/// The PTX type of a wgmma operand or accumulator of `type` (fp32 operands are tf32:
+/// AccelerateMatmul puts only those dots on wgmma).
 const char *wgmmaTypeName(const DType &type, bool operand) {
   switch (type.kind) {
   case ScalarKind::F16:
@@ -287,7 +300,7 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
   };
   auto constant = [&](unsigned v) { return builder_.getInt32(v); };
   // The first of a's rows the warpgroup's instruction mi computes.
-  llvm::Value *warpGroup = builder_.CreateLShr(warpId_, 2);
+  llvm::Value *warpGroup = uniformWarpGroup();
   auto aRowsStart = [&](unsigned mi) {
     return builder_.CreateMul(builder_.CreateAdd(warpGroup, constant(mi * (warpsM / 4))),
                               constant(64));
@@ -315,8 +328,7 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
   ptx << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << accRegs + (aInRegisters ? 5 : 2) << ", 0;\n"
       << "wgmma.mma_async.sync.aligned.m64n" << instr.n << "k" << instr.k << "."
       << wgmmaTypeName(out, false) << "." << wgmmaTypeName(in, true) << "."
-      << wgmmaTypeName(in, true)
-      << " {";
+      << wgmmaTypeName(in, true) << " {";
   for (unsigned r = 0; r < accRegs; ++r)
     ptx << (r ? ", " : "") << "$" << r;
   ptx << "}, ";
