@@ -7,9 +7,8 @@
 // layout's dimension of d) and offset(d, k) = (k / spt) * tile + k % spt is a compile-time
 // constant (tile = spt * tpw * wpc); with repeats in the warp (Layout.h, repsInWarp) the warp's
 // spt * tpw elements come `reps` times, spt * tpw apart, before the next tile. The thread's
-// elements are numbered with order[0] (the fastest
-// dimension of the layout) varying fastest, so that the spt consecutive elements of a vector are
-// consecutive in that numbering.
+// elements are numbered with order[0] (the fastest dimension of the layout) varying fastest, so
+// that the spt consecutive elements of a vector are consecutive in that numbering.
 #pragma once
 
 #include "gpu/Layout.h"
