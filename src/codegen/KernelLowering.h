@@ -350,6 +350,12 @@ private:
   void lowerTmaInit(const Operation &op);
   void lowerTmaCopy(const Operation &op);
   void lowerTmaStore(const Operation &op);
+  /// For each TMA box of `plan`'s tile (at 32-bit shared address `base`) at tensor coordinates
+  /// (row0, column0): the box's shared address and its coordinates, innermost (the column)
+  /// first. A box `plan` does not keep as TMA copies it is a located error at `op`.
+  void forEachTmaBox(const Operation &op, const SharedTilePlan &plan, int64_t boxRows,
+                     llvm::Value *base, llvm::Value *row0, llvm::Value *column0,
+                     const std::function<void(llvm::Value *, llvm::Value *, llvm::Value *)> &copy);
   void lowerTmaWait(const Operation &op);
   void lowerTmaInval(const Operation &op);
   void lowerLoad(const Operation &op);

@@ -167,7 +167,6 @@ void KernelLowering::lowerTmaCopy(const Operation &op) {
   const size_t mapIndex = static_cast<size_t>(op.intAttr("tensor_map"));
   const tir::TensorMap &map = function_.tensorMaps.at(mapIndex);
   const SharedTilePlan plan = pipelineSlotPlan(function_, buffer);
-  const int64_t boxRows = map.box[0], blocks = plan.shape[1] / plan.blockLength;
   // The copies overwrite shared memory that other ops may have read last (as lowerAsyncCopy).
   if (sharedInUse_) {
     barrier();
@@ -185,22 +184,33 @@ void KernelLowering::lowerTmaCopy(const Operation &op) {
   ifThen(issue, [&] {
     voidAsm("mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], " + std::to_string(tileBytes) + ";",
             "r,~{memory}", {bar});
-    for (int64_t block = 0; block < blocks; ++block)
-      for (int64_t row = 0; row < plan.shape[0]; row += boxRows) {
-        std::optional<int64_t> offset = tmaBoxOffset(plan, boxRows, row, block);
-        if (!offset)
-          unsupported(op, "a TMA box the shared tile does not store as TMA writes it");
-        llvm::Value *dst =
-            builder_.CreateAdd(base, builder_.getInt32(static_cast<uint32_t>(*offset)));
-        // Coordinates innermost first: the column, then the row.
-        llvm::Value *x = builder_.CreateAdd(
-            column0, builder_.getInt32(static_cast<uint32_t>(block * plan.blockLength)));
-        llvm::Value *y = builder_.CreateAdd(row0, builder_.getInt32(static_cast<uint32_t>(row)));
-        voidAsm("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-                "[$0], [$1, {$2, $3}], [$4];",
-                "r,l,r,r,r,~{memory}", {dst, tensorMap, x, y, bar});
-      }
+    forEachTmaBox(op, plan, map.box[0], base, row0, column0,
+                  [&](llvm::Value *dst, llvm::Value *x, llvm::Value *y) {
+                    voidAsm("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
+                            "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+                            "r,l,r,r,r,~{memory}", {dst, tensorMap, x, y, bar});
+                  });
   });
+}
+
+void KernelLowering::forEachTmaBox(
+    const Operation &op, const SharedTilePlan &plan, int64_t boxRows, llvm::Value *base,
+    llvm::Value *row0, llvm::Value *column0,
+    const std::function<void(llvm::Value *, llvm::Value *, llvm::Value *)> &copy) {
+  const int64_t blocks = plan.shape[1] / plan.blockLength;
+  for (int64_t block = 0; block < blocks; ++block)
+    for (int64_t row = 0; row < plan.shape[0]; row += boxRows) {
+      std::optional<int64_t> offset = tmaBoxOffset(plan, boxRows, row, block);
+      if (!offset)
+        unsupported(op, "a TMA box the shared tile does not store as TMA copies it");
+      llvm::Value *shared =
+          builder_.CreateAdd(base, builder_.getInt32(static_cast<uint32_t>(*offset)));
+      // Coordinates innermost first: the column, then the row.
+      llvm::Value *x = builder_.CreateAdd(
+          column0, builder_.getInt32(static_cast<uint32_t>(block * plan.blockLength)));
+      llvm::Value *y = builder_.CreateAdd(row0, builder_.getInt32(static_cast<uint32_t>(row)));
+      copy(shared, x, y);
+    }
 }
 
 void KernelLowering::lowerTmaWait(const Operation &op) {
@@ -241,7 +251,6 @@ void KernelLowering::lowerTmaStore(const Operation &op) {
   const size_t mapIndex = static_cast<size_t>(op.intAttr("tensor_map"));
   const tir::TensorMap &map = function_.tensorMaps.at(mapIndex);
   const SharedTilePlan plan = tmaStorePlan(type);
-  const int64_t boxRows = map.box[0], blocks = plan.shape[1] / plan.blockLength;
   llvm::Value *tile = sharedAt(0);
   beginSharedWrite();
   writeSharedTile(plan, tile, distributionOf(type), get(op.operand(0)), type.elem);
@@ -252,20 +261,12 @@ void KernelLowering::lowerTmaStore(const Operation &op) {
   llvm::Value *tensorMap = builder_.CreatePtrToInt(tensorMaps_.at(mapIndex), builder_.getInt64Ty());
   llvm::Value *row0 = get(op.operand(1))[0], *column0 = get(op.operand(2))[0];
   ifThen(isThreadZero(), [&] {
-    for (int64_t block = 0; block < blocks; ++block)
-      for (int64_t row = 0; row < plan.shape[0]; row += boxRows) {
-        std::optional<int64_t> offset = tmaBoxOffset(plan, boxRows, row, block);
-        if (!offset)
-          unsupported(op, "a TMA box the shared tile does not store as TMA reads it");
-        llvm::Value *src =
-            builder_.CreateAdd(base, builder_.getInt32(static_cast<uint32_t>(*offset)));
-        // Coordinates innermost first: the column, then the row.
-        llvm::Value *x = builder_.CreateAdd(
-            column0, builder_.getInt32(static_cast<uint32_t>(block * plan.blockLength)));
-        llvm::Value *y = builder_.CreateAdd(row0, builder_.getInt32(static_cast<uint32_t>(row)));
-        voidAsm("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];",
-                "l,r,r,r,~{memory}", {tensorMap, x, y, src});
-      }
+    forEachTmaBox(op, plan, map.box[0], base, row0, column0,
+                  [&](llvm::Value *src, llvm::Value *x, llvm::Value *y) {
+                    voidAsm("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group "
+                            "[$0, {$1, $2}], [$3];",
+                            "l,r,r,r,~{memory}", {tensorMap, x, y, src});
+                  });
     voidAsm("cp.async.bulk.commit_group;", "~{memory}");
     // TMA has read the tile: the scratch area may be written again (after a barrier).
     voidAsm("cp.async.bulk.wait_group.read 0;", "~{memory}");
