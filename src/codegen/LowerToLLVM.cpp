@@ -769,8 +769,7 @@ llvm::Value *KernelLowering::sharedAddress32(llvm::Value *pointer) {
   return builder_.CreatePtrToInt(pointer, builder_.getInt32Ty()); // shared pointers are 32-bit
 }
 
-llvm::Value *KernelLowering::sharedTileIndex(const SharedTilePlan &plan, const Values &at) {
-  const Values &coords = at;
+llvm::Value *KernelLowering::sharedTileIndex(const SharedTilePlan &plan, const Values &coords) {
   llvm::Value *row = builder_.getInt32(0);
   for (unsigned d = 0; d < plan.shape.size(); ++d)
     if (d != plan.fastDim)

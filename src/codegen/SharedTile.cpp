@@ -54,8 +54,7 @@ int64_t SharedTilePlan::row(const std::vector<int64_t> &coords) const {
   return r;
 }
 
-int64_t SharedTilePlan::offset(const std::vector<int64_t> &at) const {
-  const std::vector<int64_t> &coords = at;
+int64_t SharedTilePlan::offset(const std::vector<int64_t> &coords) const {
   int64_t r = row(coords);
   int64_t f = coords[fastDim];
   int64_t block = 0;
