@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -1541,8 +1542,19 @@ void Specializer::execFor(const ast::Stmt &stmt) {
   }
   if (stmt.targets[0]->kind != ast::ExprKind::Name)
     error(stmt.targets[0]->loc, "the loop variable must be a single name");
-  if (step.kind == SemaValue::Kind::Int && step.intValue <= 0)
-    error(iter.loc, "range() with a zero or negative step is not supported yet in a run-time loop");
+  if (step.kind == SemaValue::Kind::Int && step.intValue == 0)
+    error(iter.loc, "range() step must not be zero");
+  // A constexpr negative step (`range(n - 1, -1, -1)`) runs as Triton's: the loop counts up from
+  // the stop to the start by -step, and the body sees start + stop - counter, which takes the
+  // same values as Python's range in the same order. A negative step known only at run time
+  // would run no iteration (the loop counts up), as in Triton.
+  bool negativeStep = step.kind == SemaValue::Kind::Int && step.intValue < 0;
+  if (negativeStep) {
+    if (step.intValue == std::numeric_limits<int64_t>::min())
+      error(iter.loc, "range() step " + std::to_string(step.intValue) + " is out of range");
+    std::swap(lb, ub);
+    step = SemaValue::ofInt(-step.intValue);
+  }
 
   // The induction variable's type: the promoted type of the bounds (int32 unless one is wider).
   tir::Value *lbV = toValue(lb, iter.loc, "range bound");
@@ -1601,6 +1613,9 @@ void Specializer::execFor(const ast::Stmt &stmt) {
 
     tir::Block *outer = forOp->parentBlock();
     builder_.setInsertionPointToEnd(body);
+    if (negativeStep) // lbV and ubV are the swapped bounds: stop and start
+      bind(ivName, SemaValue::ofTensor(
+                       builder_.binary(OpCode::Add, builder_.binary(OpCode::Sub, ubV, iv), lbV)));
     ++runtimeControlFlowDepth_;
     execBlock(stmt.body);
     --runtimeControlFlowDepth_;

@@ -1167,7 +1167,29 @@ def rtz_fp8_reference(t, n):
     return {"bits": torch.where(top >= 128, top - 256, top).double()}
 
 
+def reverse_chunks_reference(t, s):
+    rows, start, stop = s
+    x = t["x"].double().cpu().view(rows, 32)
+    chunks = cdiv(rows, 64)
+    h, carried = torch.zeros(chunks, 32, dtype=torch.float64), torch.zeros(32, dtype=torch.float64)
+    for i in range(chunks - 1, -1, -1):
+        carried = x[i * 64:(i + 1) * 64].sum(dim=0) - carried
+        h[i] = carried
+    seen = list(range(start, stop, -3))
+    return {"h": h.flatten(), "visits": torch.tensor(seen + [-100] * (16 - len(seen)) + [len(seen)],
+                                                     dtype=torch.float64)}
+
+
 LANG_BITS_SAMPLES = [
+    # range() with negative steps; integer-valued inputs: every sum is exact.
+    Sample(
+        name="reverse_loops", source="tests/gpu/lang_bits.tl", kernel="reverse_chunks",
+        ptx="reverse_loops", signature="*fp32:16,*fp32:16,*i32:16,i32,i32,i32,32,64,16",
+        size=(1000, 20, -3), small=(200, 7, 0),
+        inputs=lambda s: {"x": randint(-4, 5, (s[0] * 32,), "float32"),
+                          "h": empty(cdiv(s[0], 64) * 32), "visits": empty(17, "int32")},
+        outputs=["h", "visits"], args=lambda t, s: [t["x"], t["h"], t["visits"], *s],
+        grid=lambda meta, s: (1,), tol=EXACT, reference=reverse_chunks_reference),
     # fp32 and fp16 to fp8e5m2 toward zero: fp16 toward zero, then its high byte (as Triton).
     Sample(
         name="downcast_rtz_fp8", source="tests/gpu/lang_bits.tl", kernel="downcast_rtz_fp8",

@@ -289,6 +289,49 @@ TEST_CASE("return under run-time conditions: values from if/else in nested helpe
   }
 }
 
+TEST_CASE("range() with a negative constexpr step visits Python's values in Python's order",
+          "[language]") {
+  struct Case {
+    int64_t start, stop, step;
+  };
+  // Unit and wider steps, bounds crossing zero, a step that overshoots the stop, empty ranges.
+  const std::vector<Case> cases = {{7, -1, 1}, {20, -3, 3}, {20, -2, 3}, {9, 0, 2},
+                                   {10, 1, 3}, {5, 5, 1},   {0, 10, 2},  {-2, -9, 4}};
+  const int64_t cap = 16;
+  for (const Case &c : cases) {
+    INFO("range(" << c.start << ", " << c.stop << ", -" << c.step << ")");
+    auto module = compile(kernelPath("reverse_loops"), "visits",
+                          "*i32:16,i32,i32," + std::to_string(c.step) + "," + std::to_string(cap));
+    HostBuffer out(i32, cap + 1);
+    launch(*module->functions.at(0),
+           {KernelArg::pointer(out), KernelArg::integer(c.start), KernelArg::integer(c.stop)}, 1);
+    std::vector<double> want(cap, -100);
+    int64_t count = 0;
+    for (int64_t i = c.start; i > c.stop; i -= c.step)
+      want[count++] = static_cast<double>(i);
+    want.push_back(static_cast<double>(count));
+    CHECK(worst(out, want, 0, 0) == 0);
+  }
+}
+
+TEST_CASE("a reversed run-time loop carries a recurrence from the last element down",
+          "[language]") {
+  const int64_t rows = 3, n = 37;
+  auto module = compile(kernelPath("reverse_loops"), "alternating_suffix", "*fp32:16,*fp32:16,i32");
+  HostBuffer x(f32, rows * n), h(f32, rows * n);
+  for (int64_t i = 0; i < rows * n; ++i)
+    x.setDouble(i, (i * 5) % 9 - 4.0); // small integers: every result is exact in fp32
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(h), KernelArg::integer(n)}, rows);
+  std::vector<double> want(rows * n);
+  for (int64_t r = 0; r < rows; ++r) {
+    double carried = 0;
+    for (int64_t i = n - 1; i >= 0; --i)
+      want[r * n + i] = carried = x.getDouble(r * n + i) - carried;
+  }
+  CHECK(worst(h, want, 0, 0) == 0);
+}
+
 TEST_CASE("tl.cumsum and tl.cumprod along an axis, reversed, on the interpreter", "[language]") {
   const int64_t m = 4, n = 8;
   auto module = compile(kernelPath("scans"), "scan_rows", "*fp32,*fp32,*fp32,*fp32,4,8");
