@@ -259,13 +259,10 @@ def tilec_command(options):
     return wrapper
 
 
-def setup(description):
-    """Parses the arguments, prepares the mode, installs tilec_diff; returns the device for tensors."""
-    global tilec_diff, args
-    args = parse_args(description)
-    if args.precheck:
-        _setup_precheck()
-    path = find_tilec_diff(args.tilec_diff)
+def install_tilec_diff(tilec, out, explicit_tilec_diff=None):
+    """Imports tilec_diff, adapts it (below) and installs its launch hook: every Triton launch from
+    now on is compiled by `tilec` too and compared; results go to `out`. Returns the module."""
+    path = find_tilec_diff(explicit_tilec_diff)
     sys.path.insert(0, os.path.dirname(path))
     import tilec_diff as td
     import torch
@@ -281,9 +278,19 @@ def setup(description):
     # (Liger's poly norm passes a scalar weight): compare those as 1-element tensors.
     compare = td.compare
     td.compare = lambda a, b: compare(a.reshape(1), b.reshape(1)) if a.dim() == 0 else compare(a, b)
-    tilec_diff = td
+    os.makedirs(out, exist_ok=True)
+    td.install(tilec, os.path.abspath(out))
+    return td
+
+
+def setup(description):
+    """Parses the arguments, prepares the mode, installs tilec_diff; returns the device for tensors."""
+    global tilec_diff, args
+    args = parse_args(description)
+    if args.precheck:
+        _setup_precheck()
     os.makedirs(args.out, exist_ok=True)
-    td.install(tilec_command(args), os.path.abspath(args.out))
+    tilec_diff = install_tilec_diff(tilec_command(args), args.out, args.tilec_diff)
     return "cpu" if args.precheck else "cuda"
 
 

@@ -139,6 +139,8 @@ struct SemaValue {
   /// description of what the value is for messages ("a tensor", "module 'torch'").
   std::string repr() const;
   std::string describe() const;
+  /// The same value: equal fields and elements, the same IR value for tensors.
+  bool sameAs(const SemaValue &other) const;
 };
 
 } // namespace tilec::sema

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <set>
@@ -23,6 +24,21 @@ using tir::Type;
 //===----------------------------------------------------------------------===//
 // SemaValue
 //===----------------------------------------------------------------------===//
+
+bool SemaValue::sameAs(const SemaValue &other) const {
+  if (kind != other.kind || intValue != other.intValue || boolValue != other.boolValue ||
+      name != other.name || !(dtype == other.dtype) || value != other.value ||
+      function != other.function || userModule != other.userModule || isList != other.isList ||
+      elems.size() != other.elems.size())
+    return false;
+  // Floats by their bits: a NaN constant stays the same value.
+  if (std::memcmp(&floatValue, &other.floatValue, sizeof floatValue) != 0)
+    return false;
+  for (size_t i = 0; i < elems.size(); ++i)
+    if (!elems[i].sameAs(other.elems[i]))
+      return false;
+  return true;
+}
 
 std::string SemaValue::repr() const {
   switch (kind) {
@@ -1471,6 +1487,34 @@ void Specializer::execReturningIf(const ast::Stmt &stmt, tir::Value *cond) {
   returnValue_ = rebuildReturned(thenResult, elseResult, results, next);
 }
 
+std::vector<std::string>
+Specializer::splitUncarried(std::vector<std::string> &carried,
+                            const std::map<std::string, SemaValue> &before) const {
+  std::vector<std::string> uncarried;
+  auto isUncarried = [&](const std::string &name) {
+    const SemaValue &v = before.at(name);
+    return !v.isTensor() && !v.isConstexprNumber();
+  };
+  for (const std::string &name : carried)
+    if (isUncarried(name))
+      uncarried.push_back(name);
+  carried.erase(std::remove_if(carried.begin(), carried.end(), isUncarried), carried.end());
+  return uncarried;
+}
+
+void Specializer::checkUncarriedUnchanged(const std::vector<std::string> &uncarried,
+                                          const std::map<std::string, SemaValue> &before,
+                                          const ast::Stmt &loop) const {
+  for (const std::string &name : uncarried) {
+    const SemaValue &was = before.at(name);
+    const SemaValue &now = scopes_.back().names.at(name);
+    if (!now.sameAs(was))
+      error(loop.loc, "'" + name + "' is " + was.describe() + " before the loop and becomes " +
+                          now.describe() +
+                          " in it; only numbers and tensors can change in a run-time loop");
+  }
+}
+
 void Specializer::execStaticFor(const ast::Stmt &stmt, const std::vector<int64_t> &values) {
   ++staticLoopDepth_;
   for (int64_t v : values) {
@@ -1576,6 +1620,7 @@ void Specializer::execFor(const ast::Stmt &stmt) {
       carried.push_back(name);
   std::vector<CarriedBlockPointer> blockPointers = splitCarriedBlockPointers(carried, stmt);
   std::map<std::string, SemaValue> before = scopes_.back().names;
+  std::vector<std::string> uncarried = splitUncarried(carried, before);
 
   // The initial type of each carried value. A constexpr number's type may need to change to what
   // the body makes of it (`acc = 0` then `acc += x` with x a float tensor): then the loop is
@@ -1586,10 +1631,6 @@ void Specializer::execFor(const ast::Stmt &stmt) {
     std::vector<tir::Value *> inits;
     for (size_t i = 0; i < carried.size(); ++i) {
       const SemaValue &v = before.at(carried[i]);
-      if (!v.isTensor() && !v.isConstexprNumber())
-        error(stmt.loc, "'" + carried[i] + "' is " + v.describe() +
-                            " before the loop and is reassigned in it; only numbers and tensors "
-                            "can change in a run-time loop");
       tir::Value *init =
           v.isTensor()
               ? v.value
@@ -1627,6 +1668,7 @@ void Specializer::execFor(const ast::Stmt &stmt) {
       return execFor(stmt);
     }
 
+    checkUncarriedUnchanged(uncarried, before, stmt);
     // Yield the new values; find carried values whose type changed.
     bool retry = false;
     std::vector<tir::Value *> yields;
@@ -1671,13 +1713,10 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
   std::vector<std::string> carried = carriedNames(stmt.body);
   std::vector<CarriedBlockPointer> blockPointers = splitCarriedBlockPointers(carried, stmt);
   std::map<std::string, SemaValue> before = scopes_.back().names;
+  std::vector<std::string> uncarried = splitUncarried(carried, before);
   std::vector<tir::Value *> inits;
   for (const std::string &name : carried) {
     const SemaValue &v = before.at(name);
-    if (!v.isTensor() && !v.isConstexprNumber())
-      error(stmt.loc, "'" + name + "' is " + v.describe() +
-                          " before the loop and is reassigned in it; only numbers and tensors "
-                          "can change in a run-time loop");
     inits.push_back(v.isTensor() ? v.value : materialize(v, stmt.loc));
   }
   tir::Operation *whileOp = builder_.create(OpCode::While, inits, {});
@@ -1719,6 +1758,7 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
     scopes_.back().names = before;
     return execWhile(stmt);
   }
+  checkUncarriedUnchanged(uncarried, before, stmt);
   std::vector<tir::Value *> yields;
   for (size_t i = 0; i < carried.size(); ++i) {
     SemaValue now = scopes_.back().names.at(carried[i]);

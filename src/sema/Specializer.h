@@ -158,6 +158,16 @@ public:
   tir::Operation *storeBlockPointer(const SemaValue &blockPtr, const SemaValue &value,
                                     const SemaValue *boundaryCheck, SourceLoc loc);
   /// Whether two block pointers are made of the same values.
+  /// Takes out of `carried` the names whose value before a run-time loop is neither a tensor
+  /// nor a number (`b_dw = ... if USE_DW else None`, reassigned in the loop only under
+  /// `if USE_DW:`): no loop can carry them, and the body must leave them as they were, which
+  /// checkUncarriedUnchanged checks once it has run (a branch of a false constexpr `if` never
+  /// runs).
+  std::vector<std::string> splitUncarried(std::vector<std::string> &carried,
+                                          const std::map<std::string, SemaValue> &before) const;
+  void checkUncarriedUnchanged(const std::vector<std::string> &uncarried,
+                               const std::map<std::string, SemaValue> &before,
+                               const ast::Stmt &loop) const;
   static bool sameBlockPointer(const SemaValue &a, const SemaValue &b);
   /// A block pointer at \p offsets (int32 scalars) into a tensor of \p shape and \p strides
   /// (int64 scalars), for loads and stores through tensor descriptors.
