@@ -118,6 +118,7 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
                              config.constexprs.end());
       request.numWarps = config.numWarps;
       request.numStages = config.numStages;
+      request.arch = options.arch;
       request.usedDefines = &usedDefines;
       for (const auto &library : stdlib)
         request.stdlib.push_back(library.get());

@@ -22,19 +22,26 @@ namespace {
 // tl.* functions and what they are; anything else under `tl.` is "not supported yet".
 const std::set<std::string> &supportedTl() {
   static const std::set<std::string> names = {
-      "program_id", "num_programs", "arange", "zeros", "full", "load", "store",
-      "exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "abs", "floor",
-      "ceil", "erf", "fma", "maximum", "minimum", "where", "sum", "max", "min",
-      "argmax", "argmin", "cast", "expand_dims", "broadcast_to", "static_assert",
-      "static_print", "device_print", "device_assert", "multiple_of", "max_contiguous",
-      "max_constancy", "constexpr", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg",
-      "atomic_and", "atomic_or", "atomic_xor", "atomic_cas", "range", "static_range",
-      "static_range", "to", "debug_barrier", "dot", "trans", "permute", "reshape", "view",
-      "next_power_of_2", "umulhi", "to_tensor", "make_block_ptr", "advance", "cumsum", "cumprod",
-      "associative_scan", "reduce", "xor_sum", "join", "split", "interleave", "flip", "clamp",
-      "div_rn", "fdiv", "sort", "topk", "histogram", "gather", "inline_asm_elementwise",
-      "assume", "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor"};
+      "program_id", "num_programs", "arange", "zeros", "full", "load", "store", "exp", "exp2",
+      "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "abs", "floor", "ceil", "erf", "fma",
+      "maximum", "minimum", "where", "sum", "max", "min", "argmax", "argmin", "cast", "expand_dims",
+      "broadcast_to", "static_assert", "static_print", "device_print", "device_assert",
+      "multiple_of", "max_contiguous", "max_constancy", "constexpr", "atomic_add", "atomic_max",
+      "atomic_min", "atomic_xchg", "atomic_and", "atomic_or", "atomic_xor", "atomic_cas", "range",
+      "static_range", "static_range", "to", "debug_barrier", "dot", "trans", "permute", "reshape",
+      "view", "next_power_of_2", "umulhi", "to_tensor", "make_block_ptr", "advance", "cumsum",
+      "cumprod", "associative_scan", "reduce", "xor_sum", "join", "split", "interleave", "flip",
+      "clamp", "div_rn", "fdiv", "sort", "topk", "histogram", "gather", "inline_asm_elementwise",
+      "assume", "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
+      // Helpers of Triton's own library that kernels call (tl.standard._log2 in a user's
+      // bitonic sort, tl.core.get_int_dtype for its bitcasts).
+      "_log2", "get_int_dtype"};
   return names;
+}
+
+bool isTritonLanguageModule(const std::string &module) {
+  return module == "triton.language" || module == "triton.language.math" ||
+         module == "triton.language.core" || module == "triton.language.standard";
 }
 
 const std::map<std::string, ScalarKind> &dtypeNames() {
@@ -123,6 +130,44 @@ std::string valueText(const SemaValue &v) {
 // Attributes
 //===----------------------------------------------------------------------===//
 
+std::optional<SemaValue> Specializer::tritonLanguageAttribute(const std::string &module,
+                                                              const std::string &attr) {
+  auto dt = dtypeNames().find(attr);
+  if (dt != dtypeNames().end())
+    return SemaValue::ofDType(DType::scalar(dt->second));
+  if (attr == "math" || attr == "core" || attr == "standard" || attr == "extra")
+    return SemaValue::ofModule("triton.language." + attr);
+  if (attr == "PropagateNan") // tl.PropagateNan.ALL / .NONE, read by tl.clamp
+    return SemaValue::ofModule("triton.language.PropagateNan");
+  if (attr == "float8e4m3fn")
+    return SemaValue::ofDType(DType::scalar(ScalarKind::F8E4M3));
+  if (attr == "CONSTEXPR_0") // core.CONSTEXPR_0, a parameter default
+    return SemaValue::ofInt(0);
+  if (supportedTl().count(attr))
+    return SemaValue::ofBuiltin("tl." + attr);
+  // Functions Triton writes in its own language come from tilec's stdlib.
+  if (const ast::Stmt *def = stdlibFunction(attr))
+    return SemaValue::ofJitFunction(def);
+  if (attr == "permute" || attr == "join" || attr == "split" || attr == "cumsum" ||
+      attr == "cumprod" || attr == "associative_scan" || attr == "reduce" || attr == "dtype" ||
+      attr == "tensor" || attr == "pointer_type" || attr == "histogram" || attr == "div_rn" ||
+      attr == "fdiv" || attr == "clamp" || attr == "ravel" || attr == "flip" ||
+      attr == "interleave" || attr == "inline_asm_elementwise" || attr == "xor_sum" ||
+      attr == "sort")
+    return SemaValue::ofBuiltin("tl." + attr);
+  // Older Triton had libdevice's functions in tl.math (tl.math.tanh).
+  if (module == "triton.language.math" && tir::findLibdeviceFunction(attr))
+    return SemaValue::ofBuiltin("libdevice." + attr);
+  return std::nullopt;
+}
+
+std::optional<bool> Specializer::tritonLanguageHas(const std::string &module,
+                                                   const std::string &attr) {
+  if (!isTritonLanguageModule(module))
+    return std::nullopt;
+  return tritonLanguageAttribute(module, attr).has_value();
+}
+
 SemaValue Specializer::moduleAttribute(const std::string &module, const std::string &attr,
                                        SourceLoc loc) {
   if (module == "triton") {
@@ -132,35 +177,13 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
       return SemaValue::ofString(kTritonVersion);
     if (attr == "cdiv" || attr == "next_power_of_2")
       return moduleAttribute("triton.language", attr, loc);
+    if (attr == "runtime") // triton.runtime.driver.active.get_current_target() and the like
+      return SemaValue::ofModule("triton.runtime");
     return SemaValue::ofBuiltin("triton." + attr); // jit, autotune, Config, heuristics...
   }
-  if (module == "triton.language" || module == "triton.language.math" ||
-      module == "triton.language.core" || module == "triton.language.standard") {
-    auto dt = dtypeNames().find(attr);
-    if (dt != dtypeNames().end())
-      return SemaValue::ofDType(DType::scalar(dt->second));
-    if (attr == "math" || attr == "core" || attr == "standard" || attr == "extra")
-      return SemaValue::ofModule("triton.language." + attr);
-    if (attr == "PropagateNan") // tl.PropagateNan.ALL / .NONE, read by tl.clamp
-      return SemaValue::ofModule("triton.language.PropagateNan");
-    if (attr == "float8e4m3fn")
-      return SemaValue::ofDType(DType::scalar(ScalarKind::F8E4M3));
-    if (supportedTl().count(attr))
-      return SemaValue::ofBuiltin("tl." + attr);
-    // Functions Triton writes in its own language come from tilec's stdlib.
-    if (const ast::Stmt *def = stdlibFunction(attr))
-      return SemaValue::ofJitFunction(def);
-    if (attr == "permute" || attr == "join" ||
-        attr == "split" || attr == "cumsum" || attr == "cumprod" || attr == "associative_scan" ||
-        attr == "reduce" || attr == "dtype" || attr == "tensor" || attr == "pointer_type" ||
-        attr == "histogram" ||
-        attr == "div_rn" || attr == "fdiv" || attr == "clamp" || attr == "ravel" ||
-        attr == "flip" || attr == "interleave" || attr == "inline_asm_elementwise" ||
-        attr == "xor_sum" || attr == "sort")
-      return SemaValue::ofBuiltin("tl." + attr);
-    // Older Triton had libdevice's functions in tl.math (tl.math.tanh).
-    if (module == "triton.language.math" && tir::findLibdeviceFunction(attr))
-      return SemaValue::ofBuiltin("libdevice." + attr);
+  if (isTritonLanguageModule(module)) {
+    if (std::optional<SemaValue> value = tritonLanguageAttribute(module, attr))
+      return *value;
     error(loc, "tl." + attr + " is not supported yet");
   }
   // The host that runs the kernels tilec compiles has a CUDA build of torch (HostPython.cpp).
@@ -523,6 +546,32 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     while (p < n)
       p <<= 1;
     return SemaValue::ofInt(p);
+  }
+  if (fn == "_log2") { // standard._log2: the floor of log2 of a constexpr (0 below 2)
+    auto a = bindArgs(*this, display, {"i"}, 1, args);
+    int64_t n = constInt(*this, *a.values[0], loc, "i");
+    int64_t log2 = 0;
+    for (; n > 1; n >>= 1)
+      ++log2;
+    return SemaValue::ofInt(log2);
+  }
+  if (fn == "get_int_dtype") {
+    auto a = bindArgs(*this, display, {"bitwidth", "signed"}, 2, args);
+    int64_t bits = constInt(*this, *a.values[0], loc, "bitwidth");
+    auto isSigned = constexprTruth(*a.values[1]);
+    if (!isSigned)
+      error(loc, display + "'s signed must be a constexpr bool");
+    static const std::map<std::pair<int64_t, bool>, ScalarKind> kinds = {
+        {{1, true}, ScalarKind::I1},   {{1, false}, ScalarKind::I1},
+        {{8, true}, ScalarKind::I8},   {{8, false}, ScalarKind::U8},
+        {{16, true}, ScalarKind::I16}, {{16, false}, ScalarKind::U16},
+        {{32, true}, ScalarKind::I32}, {{32, false}, ScalarKind::U32},
+        {{64, true}, ScalarKind::I64}, {{64, false}, ScalarKind::U64}};
+    auto it = kinds.find({bits, *isSigned});
+    if (it == kinds.end())
+      error(loc, "Unsupported bitwidth " + std::to_string(bits) + " and signedness " +
+                     (*isSigned ? "True" : "False"));
+    return SemaValue::ofDType(DType::scalar(it->second));
   }
   if (fn == "multiple_of" || fn == "max_contiguous" || fn == "max_constancy") {
     auto a = bindArgs(*this, display, {"input", "values"}, 2, args);

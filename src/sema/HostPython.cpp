@@ -49,6 +49,10 @@ constexpr const char *kVersionClass = "packaging.version.Version";
 constexpr const char *kMatchClass = "re.Match";
 constexpr const char *kPatternClass = "re.Pattern";
 constexpr const char *kModuleSpecClass = "importlib.machinery.ModuleSpec";
+// triton.runtime.driver.active.get_current_target() and .utils.get_device_properties(i), asked
+// of the GPU tilec compiles for (Specializer::deviceQuery).
+constexpr const char *kGpuTargetClass = "triton.backends.compiler.GPUTarget";
+constexpr const char *kDevicePropertiesClass = "dict (triton device properties)";
 
 /// Python's exception classes tilec raises, each with its bases, for `except` clauses.
 const std::vector<std::string> kTypeError = *builtinExceptionClasses("TypeError");
@@ -62,6 +66,7 @@ const std::vector<std::string> kPackageNotFound =
     libraryExceptionClasses("PackageNotFoundError", "ModuleNotFoundError");
 // re.error
 const std::vector<std::string> kRegexError = libraryExceptionClasses("error", "Exception");
+const std::vector<std::string> kKeyError = *builtinExceptionClasses("KeyError");
 
 SemaValue makeObject(const std::string &cls, std::vector<SemaValue> state) {
   SemaValue v;
@@ -195,6 +200,10 @@ std::optional<std::string> pyRepr(const SemaValue &v) {
     }
     if (v.name == kPatternClass)
       return "re.compile(" + stringRepr(v.elems[0].name) + ")";
+    if (v.name == kGpuTargetClass)
+      return "GPUTarget(backend=" + stringRepr(v.elems[0].name) +
+             ", arch=" + std::to_string(v.elems[1].intValue) +
+             ", warp_size=" + std::to_string(v.elems[2].intValue) + ")";
     return std::nullopt;
   default:
     return std::nullopt;
@@ -696,6 +705,15 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
     if (methods.count(attr))
       return method("str." + attr);
     error(loc, "the string method '" + attr + "' is not supported yet");
+  }
+  if (isObject(object, kGpuTargetClass)) {
+    if (attr == "backend")
+      return object.elems[0];
+    if (attr == "arch")
+      return object.elems[1];
+    if (attr == "warp_size")
+      return object.elems[2];
+    error(loc, "GPUTarget has no attribute '" + attr + "' (it has backend, arch and warp_size)");
   }
   if (isObject(object, kVersionClass)) {
     PyVersion v = versionOf(object);
@@ -1451,6 +1469,10 @@ SemaValue Specializer::callGetattr(CallArgs &args, bool hasattr) {
   } else if (object.kind == Kind::Module && object.name == "torch" &&
              (attr.name == "cuda" || attr.name == "version")) {
     has = true;
+  } else if (object.kind == Kind::Module) {
+    // The language as tilec implements it: a project that tests for a newer function
+    // (hasattr(tl, "gather")) takes the path its tilec can compile.
+    has = tritonLanguageHas(object.name, attr.name);
   }
   if (hasattr) {
     if (!has)
@@ -1467,6 +1489,62 @@ SemaValue Specializer::callGetattr(CallArgs &args, bool hasattr) {
   // Otherwise as `object.attr`: an attribute of a module tilec does not model is taken to exist,
   // as everywhere else, and is an error where it is used.
   return attribute(object, attr.name, args.loc);
+}
+
+namespace {
+
+/// "sm_90a" -> 90: the compute capability as Triton's GPUTarget.arch writes it.
+int64_t computeCapability(const std::string &arch) {
+  size_t digits = arch.find_first_of("0123456789");
+  return digits == std::string::npos ? 0 : std::atoll(arch.c_str() + digits);
+}
+
+} // namespace
+
+SemaValue Specializer::deviceQuery(const std::string &qualified, CallArgs &args) {
+  const int64_t capability = computeCapability(targetArch_);
+  if (qualified == "triton.runtime.driver.active.get_current_target") {
+    bindCallArgs(*this, qualified, {}, 0, args);
+    return makeObject(kGpuTargetClass, {SemaValue::ofString("cuda"), SemaValue::ofInt(capability),
+                                        SemaValue::ofInt(32)});
+  }
+  if (qualified == "triton.runtime.driver.active.utils.get_device_properties") {
+    bindCallArgs(*this, qualified, {"device"}, 1, args);
+    return makeObject(kDevicePropertiesClass, {SemaValue::ofInt(capability)});
+  }
+  if (qualified == "torch.cuda.get_device_capability") {
+    bindCallArgs(*this, qualified, {"device"}, 0, args);
+    return SemaValue::ofTuple(
+        {SemaValue::ofInt(capability / 10), SemaValue::ofInt(capability % 10)});
+  }
+  // The rest differs between GPUs of one architecture, or between machines.
+  error(args.loc, "'" + qualified + "()' asks about the GPU that will run the kernel; tilec " +
+                      "compiles ahead of time for " + targetArch_ +
+                      " and knows only its compute capability (torch.cuda.get_device_capability(), "
+                      "triton.runtime.driver.active.get_current_target())");
+}
+
+SemaValue Specializer::devicePropertiesItem(const SemaValue &properties, const SemaValue &key,
+                                            SourceLoc loc) {
+  if (!isObject(properties, kDevicePropertiesClass) || key.kind != Kind::String)
+    error(loc, "cannot index " + properties.describe() + " with " + key.describe());
+  int64_t capability = properties.elems[0].intValue;
+  // What every GPU of a compute capability has (the CUDA programming guide's table): shared
+  // memory a block may opt into, registers, the warp size.
+  if (key.name == "max_shared_mem") {
+    int64_t kib = capability == 90 ? 227 : (capability == 80 || capability == 87) ? 163 : 99;
+    return SemaValue::ofInt(kib * 1024);
+  }
+  if (key.name == "max_num_regs")
+    return SemaValue::ofInt(65536);
+  if (key.name == "warpSize")
+    return SemaValue::ofInt(32);
+  if (key.name == "multiprocessor_count" || key.name == "sm_clock_rate" ||
+      key.name == "mem_clock_rate" || key.name == "mem_bus_width")
+    error(loc, "the device property '" + key.name +
+                   "' differs between GPUs of one architecture: tilec compiles ahead of time "
+                   "and cannot know it");
+  raisePython(kKeyError, stringRepr(key.name), loc);
 }
 
 SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &args) {
@@ -1505,6 +1583,9 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     bindCallArgs(*this, qualified, {}, 0, args);
     return SemaValue::ofString("Linux");
   }
+  if (qualified.rfind("triton.runtime.driver.", 0) == 0 ||
+      qualified.rfind("torch.cuda.get_device_", 0) == 0 || qualified == "torch.cuda.device_count")
+    return deviceQuery(qualified, args);
   if (qualified == "torch.cuda.is_available") {
     bindCallArgs(*this, qualified, {}, 0, args);
     return SemaValue::ofBool(true);

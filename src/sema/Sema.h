@@ -31,6 +31,10 @@ struct KernelRequest {
   std::vector<std::pair<std::string, std::string>> defines;
   unsigned numWarps = 4;
   unsigned numStages = 3;
+  /// The GPU the kernel is compiled for (sm_80 ... sm_90a): module-level code that asks the host
+  /// what it runs on (torch.cuda.get_device_capability(), Triton's current target) is answered
+  /// from it.
+  std::string arch = "sm_90a";
   /// When set, receives the names of the `defines` this kernel used (a parameter or a module-level
   /// name), so the driver can reject a -D that no kernel uses.
   std::vector<std::string> *usedDefines = nullptr;

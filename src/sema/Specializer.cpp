@@ -333,6 +333,21 @@ static void collectModuleNames(const ast::StmtList &stmts, std::set<std::string>
   }
 }
 
+/// The names a module-level assignment target binds: `x`, or `a, (b, c)`; false for targets
+/// that bind no module-level name (`x[0] = ...`, `obj.attr = ...`).
+static bool unpackedNames(const ast::Expr &target, std::vector<std::string> &names) {
+  if (target.kind == ast::ExprKind::Name) {
+    names.push_back(target.name);
+    return true;
+  }
+  if (target.kind != ast::ExprKind::Tuple && target.kind != ast::ExprKind::List)
+    return false;
+  for (const ast::ExprPtr &part : target.operands)
+    if (!unpackedNames(*part, names))
+      return false;
+  return true;
+}
+
 void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std::string> *only,
                                  size_t count) {
   auto wanted = [&](const std::string &name) { return !only || only->count(name); };
@@ -433,13 +448,23 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       bool sawJit = false;
       if (!redecoratedName(*stmt, sawJit).empty())
         break;
-      if (stmt->targets.size() == 1 && stmt->targets[0]->kind == ast::ExprKind::Name &&
-          stmt->value && wanted(stmt->targets[0]->name)) {
-        const std::string &name = stmt->targets[0]->name;
+      if (stmt->targets.size() != 1 || !stmt->value)
+        break;
+      const ast::Expr *target = stmt->targets[0].get();
+      std::vector<std::string> names;
+      if (!unpackedNames(*target, names))
+        break;
+      for (const std::string &name : names) {
+        if (!wanted(name))
+          continue;
         mod().globals.erase(name);
         mod().conditional.erase(name);
         mod().imported.erase(name);
         mod().pending[name] = stmt->value.get();
+        if (target->kind == ast::ExprKind::Name)
+          mod().pendingTarget.erase(name);
+        else
+          mod().pendingTarget[name] = target;
       }
       break;
     }
@@ -677,9 +702,34 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
   auto pending = mod().pending.find(name);
   if (pending != mod().pending.end()) {
     SemaValue value = evalConstantGlobal(name, *pending->second);
-    mod().globals[name] = value;
-    mod().pending.erase(name);
-    return value;
+    auto target = mod().pendingTarget.find(name);
+    if (target == mod().pendingTarget.end()) {
+      mod().globals[name] = value;
+      mod().pending.erase(name);
+      return value;
+    }
+    // `a, b = value`: every name of the target gets its part (those another statement
+    // rebound since keep their own).
+    const ast::Expr *whole = target->second;
+    std::function<void(const ast::Expr &, const SemaValue &)> unpack = [&](const ast::Expr &t,
+                                                                           const SemaValue &v) {
+      if (t.kind == ast::ExprKind::Name) {
+        auto own = mod().pendingTarget.find(t.name);
+        if (own == mod().pendingTarget.end() || own->second != whole)
+          return;
+        mod().globals[t.name] = v;
+        mod().pending.erase(t.name);
+        mod().pendingTarget.erase(own);
+        return;
+      }
+      if (v.kind != SemaValue::Kind::Tuple || v.elems.size() != t.operands.size())
+        error(t.loc, "cannot unpack " + v.describe() + " into " +
+                         std::to_string(t.operands.size()) + " names");
+      for (size_t i = 0; i < t.operands.size(); ++i)
+        unpack(*t.operands[i], v.elems[i]);
+    };
+    unpack(*whole, value);
+    return lookup(name, loc);
   }
   auto conditional = mod().conditional.find(name);
   if (conditional != mod().conditional.end()) {
@@ -1926,6 +1976,8 @@ SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
                                " out of range for a tuple of " + std::to_string(n));
     return base.elems[static_cast<size_t>(i)];
   }
+  if (base.kind == SemaValue::Kind::Object && indices.size() == 1)
+    return devicePropertiesItem(base, indices[0], indexExpr.loc);
   if (!base.isTensor())
     error(expr.loc, "cannot index " + base.describe());
   // x[:, None]: ':' keeps a dimension, None inserts one of size 1. The index is checked whole
@@ -2293,6 +2345,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   }
 
   Specializer specializer(module, sources, *function, request.stdlib, request.imports);
+  specializer.setTargetArch(request.arch);
   // -D names that are not parameters of this kernel override module-level constants.
   for (const auto &[name, text] : defines) {
     bool isParam = std::any_of(kernel->params.begin(), kernel->params.end(),

@@ -62,6 +62,9 @@ public:
               const std::vector<const ast::Module *> &stdlib = {},
               const ModuleGraph *imports = nullptr);
 
+  /// The target GPU (KernelRequest::arch), which module-level queries of the device answer from.
+  void setTargetArch(std::string arch) { targetArch_ = std::move(arch); }
+
   /// Replaces a module-level name with a value given on the command line (-D). Returns false
   /// when the module has no such name.
   bool overrideGlobal(const std::string &name, const SemaValue &value);
@@ -209,6 +212,9 @@ private:
     // Module-level names: imports and functions eagerly, constant assignments lazily.
     std::map<std::string, SemaValue> globals;
     std::map<std::string, const ast::Expr *> pending;
+    // For a name of a tuple assignment (`major, minor = torch.cuda.get_device_capability()`):
+    // the whole target, which unpacks the pending value into all its names at once.
+    std::map<std::string, const ast::Expr *> pendingTarget;
     // Names bound by a module-level `if` (`if compare_version("triton", ...):`): the condition
     // is evaluated when a kernel first uses one of them, so that a condition tilec cannot
     // evaluate is an error only for the kernels that depend on it.
@@ -312,6 +318,19 @@ private:
   // Python function calls under it.
   unsigned moduleLevelDepth_ = 0;
   unsigned hostCallDepth_ = 0;
+  std::string targetArch_ = "sm_90a";
+  // What module-level code asks of the GPU it will run on (HostPython.cpp): the compute
+  // capability and what follows from it; what differs between GPUs of one architecture (the name,
+  // the number of SMs, how many there are) is an error.
+  SemaValue deviceQuery(const std::string &qualified, CallArgs &args);
+  SemaValue devicePropertiesItem(const SemaValue &properties, const SemaValue &key, SourceLoc loc);
+  /// Whether tilec's triton.language (or tl.math, tl.core, tl.standard) has `attr`: what
+  /// hasattr(tl, "gather") answers; nullopt when `module` is none of them.
+  std::optional<bool> tritonLanguageHas(const std::string &module, const std::string &attr);
+  /// tl.X (or tl.math.X, ...): a dtype, a submodule, a builtin, a stdlib function; nullopt for
+  /// what tilec does not have.
+  std::optional<SemaValue> tritonLanguageAttribute(const std::string &module,
+                                                   const std::string &attr);
   // "module:name" of the imported names being looked up, to report `from a import x` in b and
   // `from b import x` in a instead of recursing forever.
   std::set<std::string> importsBeingResolved_;
