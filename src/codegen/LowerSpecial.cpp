@@ -85,9 +85,10 @@ void KernelLowering::lowerGather(const Operation &op) {
     llvm::Value *linear = builder_.getInt32(0);
     for (unsigned d = 0; d < outDist.rank(); ++d) {
       llvm::Value *c =
-          d == axis ? builder_.CreateAnd(builder_.CreateTrunc(index[e], builder_.getInt32Ty()),
-                                         builder_.getInt32(axisMask))
-                    : coordinate(outDist, d, multi[d]);
+          d == axis
+              ? builder_.CreateAnd(builder_.CreateSExtOrTrunc(index[e], builder_.getInt32Ty()),
+                                   builder_.getInt32(axisMask))
+              : coordinate(outDist, d, multi[d]);
       linear = builder_.CreateAdd(
           builder_.CreateMul(linear, builder_.getInt32(static_cast<uint32_t>(src.shape[d]))), c);
     }

@@ -1527,7 +1527,7 @@ def histogram_reference(t, s):
 
 def gather_reference(t, s, axis):
     src = t["src"].double().view(8, 16)
-    idx = t["idx"].view((4, 16) if axis == 0 else (8, 4))
+    idx = t["idx"].long().view((4, 16) if axis == 0 else (8, 4))
     return {"out": torch.gather(src, axis, idx).flatten()}
 
 
@@ -1541,17 +1541,19 @@ SPECIAL_SAMPLES = [
         outputs=["out"], args=lambda t, s: [t["x"], t["out"], s - 24],
         grid=lambda meta, s: (1,), reference=histogram_reference),
 ] + [
+    # Indices of any integer type (fla's KDA kernels gather with int16 ones).
     Sample(
-        name=f"special_gather_axis{axis}", source="tests/gpu/special_ops.tl",
-        kernel="gather_kernel", ptx=f"special_gather_axis{axis}",
-        signature=f"*fp32:16,*i64:16,*fp32:16,8,16,4,{axis}", size=axis,
-        inputs=lambda s: {"src": randn(8 * 16),
-                          "idx": randint(0, 8 if s == 0 else 16, (4 * 16 if s == 0 else 8 * 4,),
-                                         "int64"),
-                          "out": empty(4 * 16 if s == 0 else 8 * 4)},
+        name=f"special_gather_axis{axis}{suffix}", source="tests/gpu/special_ops.tl",
+        kernel="gather_kernel", ptx=f"special_gather_axis{axis}{suffix}",
+        signature=f"*fp32:16,*{kind}:16,*fp32:16,8,16,4,{axis}", size=axis,
+        inputs=lambda s, index_dtype=index_dtype: {
+            "src": randn(8 * 16),
+            "idx": randint(0, 8 if s == 0 else 16, (4 * 16 if s == 0 else 8 * 4,), index_dtype),
+            "out": empty(4 * 16 if s == 0 else 8 * 4)},
         outputs=["out"], args=lambda t, s: [t["src"], t["idx"], t["out"]],
         grid=lambda meta, s: (1,), reference=lambda t, s: gather_reference(t, s, s))
-    for axis in (0, 1)
+    for axis, index_dtype, kind, suffix in ((0, "int64", "i64", ""), (1, "int64", "i64", ""),
+                                            (1, "int16", "i16", "_i16"))
 ] + [
     Sample(
         name="special_argmax_fast", source="tests/gpu/special_ops.tl", kernel="arg_fast_kernel",
