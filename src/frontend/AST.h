@@ -30,24 +30,25 @@ using StmtList = std::vector<StmtPtr>;
 //===----------------------------------------------------------------------===//
 
 enum class ExprKind {
-  Name,        // x
-  IntLit,      // 42, 0x10 (arbitrary precision is not needed: kernels use 64-bit values)
-  FloatLit,    // 1.0, 1e-5
-  BoolLit,     // True / False
-  NoneLit,     // None
-  StringLit,   // "abc", f-strings are kept as their raw text with `isFString`
-  Attribute,   // value.attr
-  Subscript,   // value[index]          (index may be a Tuple, Slice or None literal)
-  Slice,       // lower:upper:step      (only inside a Subscript)
-  Call,        // func(args, name=kw)
-  BinOp,       // a + b
-  UnaryOp,     // -a, ~a, not a, +a
-  Compare,     // a < b, chains `a < b < c` keep all operands
-  BoolOp,      // a and b and c
-  IfExp,       // a if cond else b
-  Tuple,       // (a, b) or a, b
-  List,        // [a, b]
-  Unsupported, // lambda, comprehension, dict, set, await, yield, starred... : kept by name
+  Name,          // x
+  IntLit,        // 42, 0x10 (arbitrary precision is not needed: kernels use 64-bit values)
+  FloatLit,      // 1.0, 1e-5
+  BoolLit,       // True / False
+  NoneLit,       // None
+  StringLit,     // "abc", f-strings are kept as their raw text with `isFString`
+  Attribute,     // value.attr
+  Subscript,     // value[index]          (index may be a Tuple, Slice or None literal)
+  Slice,         // lower:upper:step      (only inside a Subscript)
+  Call,          // func(args, name=kw)
+  BinOp,         // a + b
+  UnaryOp,       // -a, ~a, not a, +a
+  Compare,       // a < b, chains `a < b < c` keep all operands
+  BoolOp,        // a and b and c
+  IfExp,         // a if cond else b
+  Tuple,         // (a, b) or a, b
+  List,          // [a, b]
+  Comprehension, // [e for x in xs if c] (boolValue: a list) or (e for x in xs) (a generator)
+  Unsupported,   // lambda, dict, set, their comprehensions, await, yield, starred...: kept by name
 };
 
 enum class BinaryOperator {
@@ -90,6 +91,8 @@ struct Expr {
   ///  Attribute: [value]          Subscript: [value, index]      Slice: [lower?, upper?, step?]
   ///  Call: [func, positional...]  BinOp/UnaryOp: operands         Compare/BoolOp: operands
   ///  IfExp: [body, test, orelse]  Tuple/List: elements
+  ///  Comprehension: [element, then per `for` clause its target, its iterable and its
+  ///  condition (the clause's `if`s joined by `and`; null without one)]
   /// Slice keeps three entries and uses null for an omitted part.
   std::vector<ExprPtr> operands;
   std::vector<Keyword> keywords; // Call only

@@ -221,6 +221,8 @@ private:
       return "Tuple";
     case ExprKind::List:
       return "List";
+    case ExprKind::Comprehension:
+      return expr.boolValue ? "ListComp" : "GeneratorExp";
     case ExprKind::Unsupported:
       return "Unsupported " + expr.name;
     }

@@ -202,6 +202,8 @@ std::string describeExpr(const ast::Expr &expr) {
     return "tuple";
   case ast::ExprKind::List:
     return "list";
+  case ast::ExprKind::Comprehension:
+    return expr.boolValue ? "list comprehension" : "generator expression";
   case ast::ExprKind::Unsupported:
     return expr.name;
   }
@@ -895,8 +897,7 @@ private:
       if (auto *comprehension = arg->comp_for()) {
         if (arguments.size() > 1)
           error(at, "Generator expression must be parenthesized");
-        buildGeneratorExpression(tests[0], comprehension);
-        call.operands.push_back(unsupported("generator expression", at));
+        call.operands.push_back(buildGeneratorExpression(tests[0], comprehension, at));
         continue;
       }
       call.operands.push_back(buildTest(tests[0]));
@@ -1000,15 +1001,14 @@ private:
     return expr;
   }
 
-  void buildTestNocond(PythonParser::Test_nocondContext *ctx) {
-    if (auto *test = ctx->or_test()) {
-      buildOrTest(test);
-      return;
-    }
+  ExprPtr buildTestNocond(PythonParser::Test_nocondContext *ctx) {
+    if (auto *test = ctx->or_test())
+      return buildOrTest(test);
     auto *lambda = ctx->lambdef_nocond();
     if (auto *params = lambda->varargslist())
       buildUntypedParams(params);
     inNewScope(Scope::Lambda, [&] { buildTestNocond(lambda->test_nocond()); });
+    return unsupported("lambda", loc(ctx));
   }
 
   ExprPtr buildOrTest(PythonParser::Or_testContext *ctx) {
@@ -1298,13 +1298,13 @@ private:
   /// comprehension.
   ExprPtr buildTestlistComp(PythonParser::Testlist_compContext *ctx, SourceLoc at, bool isList) {
     if (auto *comprehension = ctx->comp_for()) {
-      if (!isList) {
-        buildGeneratorExpression(ctx->children[0], comprehension);
-        return unsupported("generator expression", at);
-      }
-      buildAny(ctx->children[0]);
-      buildComprehension(comprehension);
-      return unsupported("list comprehension", at);
+      if (!isList)
+        return buildGeneratorExpression(ctx->children[0], comprehension, at);
+      ExprPtr list = makeExpr(ast::ExprKind::Comprehension, at);
+      list->boolValue = true;
+      list->operands.push_back(buildAny(ctx->children[0]));
+      buildComprehension(comprehension, &list->operands);
+      return list;
     }
     if (!isList) {
       ExprPtr expr = buildSequence(ctx);
@@ -1321,28 +1321,49 @@ private:
 
   /// A generator expression may use `await` and `async for` anywhere: it becomes an
   /// asynchronous generator, whatever encloses it.
-  void buildGeneratorExpression(ParseTree *element, PythonParser::Comp_forContext *comprehension) {
+  ExprPtr buildGeneratorExpression(ParseTree *element, PythonParser::Comp_forContext *comprehension,
+                                   SourceLoc at) {
     bool savedAsync = inAsyncFunction_;
     inAsyncFunction_ = true;
-    buildAny(element);
-    buildComprehension(comprehension);
+    ExprPtr generator = makeExpr(ast::ExprKind::Comprehension, at);
+    generator->operands.push_back(buildAny(element));
+    buildComprehension(comprehension, &generator->operands);
     inAsyncFunction_ = savedAsync;
+    return generator;
   }
 
-  /// The `for` and `if` clauses of a comprehension.
-  void buildComprehension(PythonParser::Comp_forContext *ctx) {
+  /// The `for` and `if` clauses of a comprehension; with `clauses`, appends each `for`'s
+  /// target, iterable and condition (its `if`s joined by `and`, or null).
+  void buildComprehension(PythonParser::Comp_forContext *ctx,
+                          std::vector<ExprPtr> *clauses = nullptr) {
     if (ctx->ASYNC() && !inAsyncFunction_)
       error(loc(ctx), "asynchronous comprehension outside of an asynchronous function");
-    checkTarget(*buildExprlist(ctx->exprlist()), TargetUse::For);
-    buildOrTest(ctx->or_test());
-    for (auto *iter = ctx->comp_iter(); iter;) {
-      if (auto *next = iter->comp_for()) {
-        buildComprehension(next);
-        return;
+    if (ctx->ASYNC() && clauses)
+      clauses = nullptr; // an async comprehension stays unsupported below
+    ExprPtr target = buildExprlist(ctx->exprlist());
+    checkTarget(*target, TargetUse::For);
+    ExprPtr iterable = buildOrTest(ctx->or_test());
+    ExprPtr condition;
+    auto *iter = ctx->comp_iter();
+    for (; iter && !iter->comp_for(); iter = iter->comp_if()->comp_iter()) {
+      ExprPtr test = buildTestNocond(iter->comp_if()->test_nocond());
+      if (!condition) {
+        condition = std::move(test);
+        continue;
       }
-      buildTestNocond(iter->comp_if()->test_nocond());
-      iter = iter->comp_if()->comp_iter();
+      ExprPtr both = makeExpr(ast::ExprKind::BoolOp, condition->loc);
+      both->boolOp = ast::BoolOperator::And;
+      both->operands.push_back(std::move(condition));
+      both->operands.push_back(std::move(test));
+      condition = std::move(both);
     }
+    if (clauses) {
+      clauses->push_back(std::move(target));
+      clauses->push_back(std::move(iterable));
+      clauses->push_back(std::move(condition));
+    }
+    if (iter)
+      buildComprehension(iter->comp_for(), clauses);
   }
 
   ExprPtr buildDictOrSet(PythonParser::DictorsetmakerContext *ctx, SourceLoc at) {

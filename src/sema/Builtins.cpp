@@ -499,6 +499,30 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       spec = a[1]->name;
     return SemaValue::ofString(pythonFormat(*a[0], spec, loc));
   }
+  if (name == "py.sum" || name == "py.any" || name == "py.all") {
+    // Over the constants of a tuple or list (a comprehension's result), as Python.
+    if (args.positional.empty() || args.positional.size() > (name == "py.sum" ? 2u : 1u) ||
+        args.positional[0].kind != Kind::Tuple)
+      error(loc, name.substr(3) + "() is only supported on a tuple or a list of constants");
+    if (name != "py.sum") {
+      bool any = false, all = true;
+      for (const SemaValue &v : args.positional[0].elems) {
+        std::optional<bool> truth = constexprTruth(v);
+        if (!truth)
+          error(loc, name.substr(3) + "() of " + v.describe() + " is not supported");
+        any |= *truth;
+        all &= *truth;
+      }
+      return SemaValue::ofBool(name == "py.any" ? any : all);
+    }
+    SemaValue total = args.positional.size() == 2 ? args.positional[1] : SemaValue::ofInt(0);
+    for (const SemaValue &v : args.positional[0].elems) {
+      if (!v.isConstexprNumber() || !total.isConstexprNumber())
+        error(loc, "sum() is only supported on constant numbers");
+      total = binaryOp(ast::BinaryOperator::Add, total, v, loc);
+    }
+    return total;
+  }
   if (name == "py.tuple" || name == "py.list") {
     if (args.positional.size() != 1 || args.positional[0].kind != Kind::Tuple)
       error(loc, name.substr(3) + "() is only supported on a tuple or a list");

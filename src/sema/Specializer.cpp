@@ -758,8 +758,8 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
   }
   // Python builtins that kernels may use.
   static const std::set<std::string> pyBuiltins = {
-      "range", "min", "max",   "float", "int",        "bool",    "len",     "print",
-      "abs",   "str", "tuple", "list",  "isinstance", "getattr", "hasattr", "format"};
+      "range", "min",  "max",        "float",   "int",     "bool",   "len", "print", "abs", "str",
+      "tuple", "list", "isinstance", "getattr", "hasattr", "format", "sum", "any",   "all"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   error(loc, "undefined name '" + name + "'");
@@ -1579,7 +1579,106 @@ void Specializer::execStaticFor(const ast::Stmt &stmt, const std::vector<int64_t
     execBlock(stmt.orelse);
 }
 
+std::vector<SemaValue> Specializer::hostIterationItems(const ast::Expr &iter) {
+  std::vector<SemaValue> items;
+  SemaValue callee = iter.kind == ast::ExprKind::Call ? eval(*iter.operands[0]) : SemaValue();
+  if (callee.kind == SemaValue::Kind::Builtin && callee.name == "py.range") {
+    std::vector<int64_t> bounds;
+    for (size_t i = 1; i < iter.operands.size(); ++i) {
+      SemaValue b = eval(*iter.operands[i]);
+      if (b.kind != SemaValue::Kind::Int && b.kind != SemaValue::Kind::Bool)
+        raisePython(*builtinExceptionClasses("TypeError"),
+                    "'" + b.describe() + "' object cannot be interpreted as an integer", iter.loc);
+      bounds.push_back(b.kind == SemaValue::Kind::Bool ? b.boolValue : b.intValue);
+    }
+    if (bounds.empty() || bounds.size() > 3 || !iter.keywords.empty())
+      error(iter.loc, "range() takes 1 to 3 positional arguments");
+    int64_t start = bounds.size() >= 2 ? bounds[0] : 0;
+    int64_t stop = bounds.size() >= 2 ? bounds[1] : bounds[0];
+    int64_t step = bounds.size() == 3 ? bounds[2] : 1;
+    if (step == 0)
+      raisePython(*builtinExceptionClasses("ValueError"), "range() arg 3 must not be zero",
+                  iter.loc);
+    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+      if (items.size() >= kMaxStaticRangeIterations)
+        error(iter.loc, "this loop runs more than " + std::to_string(kMaxStaticRangeIterations) +
+                            " iterations, more than tilec evaluates in module-level code");
+      items.push_back(SemaValue::ofInt(i));
+    }
+    return items;
+  }
+  SemaValue iterable = eval(iter);
+  if (iterable.kind == SemaValue::Kind::Tuple)
+    return iterable.elems;
+  if (iterable.kind == SemaValue::Kind::String) {
+    for (char c : iterable.name)
+      items.push_back(SemaValue::ofString(std::string(1, c)));
+    return items;
+  }
+  error(iter.loc, "a loop over " + iterable.describe() +
+                      " is not supported yet in module-level code that tilec evaluates");
+}
+
+void Specializer::execHostFor(const ast::Stmt &stmt) {
+  for (const SemaValue &item : hostIterationItems(*stmt.iter)) {
+    assign(*stmt.targets[0], item);
+    execBlock(stmt.body);
+    if (returnValue_)
+      return;
+  }
+  execBlock(stmt.orelse);
+}
+
+SemaValue Specializer::evalComprehension(const ast::Expr &expr) {
+  if (moduleLevelDepth_ == 0)
+    error(expr.loc,
+          std::string(expr.boolValue ? "a list comprehension" : "a generator expression") +
+              " is not supported in a kernel; tilec evaluates comprehensions in "
+              "module-level Python");
+  // Its names are its own (Python 3): the enclosing scope is as it was afterwards.
+  std::map<std::string, SemaValue> enclosing = scopes_.back().names;
+  size_t clauses = (expr.operands.size() - 1) / 3;
+  std::vector<SemaValue> items;
+  std::function<void(size_t)> run = [&](size_t clause) {
+    if (clause == clauses) {
+      if (items.size() >= kMaxStaticRangeIterations)
+        error(expr.loc, "this comprehension makes more than " +
+                            std::to_string(kMaxStaticRangeIterations) +
+                            " elements, more than tilec evaluates in module-level code");
+      items.push_back(eval(*expr.operands[0]));
+      return;
+    }
+    const ast::Expr &target = *expr.operands[1 + 3 * clause];
+    const ast::Expr *condition = expr.operands[3 + 3 * clause].get();
+    for (const SemaValue &item : hostIterationItems(*expr.operands[2 + 3 * clause])) {
+      assign(target, item);
+      if (condition) {
+        std::optional<bool> keep = constexprTruth(eval(*condition));
+        if (!keep)
+          error(condition->loc, "a comprehension's condition must be a Python value here");
+        if (!*keep)
+          continue;
+      }
+      run(clause + 1);
+    }
+  };
+  try {
+    run(0);
+  } catch (...) {
+    scopes_.back().names = enclosing;
+    throw;
+  }
+  scopes_.back().names = enclosing;
+  // A generator is consumed where it is made (str.join, sum, tuple...): a list serves.
+  return SemaValue::ofList(std::move(items));
+}
+
 void Specializer::execFor(const ast::Stmt &stmt) {
+  // A Python function that module-level code calls loops as Python does.
+  if (moduleLevelDepth_ > 0) {
+    execHostFor(stmt);
+    return;
+  }
   const ast::Expr &iter = *stmt.iter;
   if (iter.kind != ast::ExprKind::Call)
     error(iter.loc, "a kernel can only loop over range(), tl.range() or tl.static_range()");
@@ -1935,6 +2034,8 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
       return SemaValue::ofList(std::move(elems));
     return SemaValue::ofTuple(std::move(elems));
   }
+  case ast::ExprKind::Comprehension:
+    return evalComprehension(expr);
   case ast::ExprKind::Unsupported:
     error(expr.loc, expr.name + " is not supported yet in a kernel");
   }

@@ -367,6 +367,14 @@ private:
   void execIf(const ast::Stmt &stmt);
 
   void execReturningIf(const ast::Stmt &stmt, tir::Value *cond);
+  /// A `for` in a Python function that module-level code calls: over range(), a tuple or list,
+  /// or a string, run as Python runs it.
+  void execHostFor(const ast::Stmt &stmt);
+  /// What a `for` of module-level Python iterates: range()'s numbers, a tuple's or list's
+  /// elements, a string's characters.
+  std::vector<SemaValue> hostIterationItems(const ast::Expr &iter);
+  /// [e for x in xs if c] and (e for x in xs) in module-level Python: a list.
+  SemaValue evalComprehension(const ast::Expr &expr);
   void execFor(const ast::Stmt &stmt);
   void execWhile(const ast::Stmt &stmt);
   void execStaticFor(const ast::Stmt &stmt, const std::vector<int64_t> &values);

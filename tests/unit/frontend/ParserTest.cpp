@@ -527,9 +527,20 @@ def gen():
   CHECK(module->body[6]->body[0]->value->name == "yield expression");
 
   CHECK(parseExpr("lambda x, *a, k=1, **kw: x")->name == "lambda");
-  CHECK(parseExpr("[x * 2 for x in y if x if z]")->name == "list comprehension");
-  CHECK(parseExpr("(x for x in y)")->name == "generator expression");
-  CHECK(parseExpr("f(x for x in y)")->operands[1]->name == "generator expression");
+  // List comprehensions and generator expressions are modelled (module-level Python runs
+  // them): the element, then per `for` its target, iterable and condition (`if`s joined by
+  // `and`, null without one).
+  ast::ExprPtr comprehension = parseExpr("[x * 2 for x in y if x if z]");
+  REQUIRE(comprehension->kind == ExprKind::Comprehension);
+  CHECK(comprehension->boolValue);
+  REQUIRE(comprehension->operands.size() == 4);
+  CHECK(comprehension->operands[3]->kind == ExprKind::BoolOp);
+  ast::ExprPtr generator = parseExpr("(a + b for a in x for b in y)");
+  REQUIRE(generator->kind == ExprKind::Comprehension);
+  CHECK_FALSE(generator->boolValue);
+  REQUIRE(generator->operands.size() == 7);
+  CHECK(generator->operands[3] == nullptr);
+  CHECK(parseExpr("f(x for x in y)")->operands[1]->kind == ExprKind::Comprehension);
   CHECK(parseExpr("{k: v for k, v in d.items()}")->name == "dict comprehension");
   CHECK(parseExpr("{x for x in y}")->name == "set comprehension");
   CHECK(parseExpr("{'BLOCK_M': 128, **extra}")->name == "dict display");
