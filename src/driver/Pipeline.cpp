@@ -119,6 +119,7 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
       request.numWarps = config.numWarps;
       request.numStages = config.numStages;
       request.arch = options.arch;
+      request.dotPrecision = options.dotPrecision;
       request.usedDefines = &usedDefines;
       for (const auto &library : stdlib)
         request.stdlib.push_back(library.get());

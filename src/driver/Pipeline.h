@@ -38,6 +38,9 @@ struct CompileOptions {
   unsigned numWarps = 4;
   unsigned numStages = 3;
   std::string arch = "sm_90a";
+  /// tl.dot's input_precision where a dot of fp32 inputs names none (Triton's
+  /// default_dot_input_precision): "tf32", "tf32x3" or "ieee".
+  std::string dotPrecision = "tf32";
   /// Contract a*b+c into fma (Triton's enable_fp_fusion, on by default).
   bool fpFusion = true;
   /// libdevice.10.bc to link (math functions); empty: $TILEC_LIBDEVICE, else the CUDA toolkit's.

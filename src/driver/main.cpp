@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -66,6 +67,7 @@ struct CommonFlags {
   std::vector<std::string> includeDirs;
   unsigned numWarps = 4;
   unsigned numStages = 3;
+  std::string dotPrecision; // empty: $TRITON_F32_DEFAULT, else tf32
 };
 
 void addCommonFlags(CLI::App &app, CommonFlags &flags) {
@@ -100,6 +102,11 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
                  "stores are issued one iteration ahead; 1 turns both off")
       ->check(CLI::Range(1u, 8u))
       ->capture_default_str();
+  app.add_option("--dot-precision", flags.dotPrecision,
+                 "Precision of tl.dot on fp32 inputs that name none (input_precision=None): "
+                 "tf32, tf32x3 or ieee. Default: $TRITON_F32_DEFAULT, as Triton reads it, else "
+                 "tf32")
+      ->check(CLI::IsMember({"tf32", "tf32x3", "ieee"}));
 }
 
 /// Turns the shared flags into compile options; false with a message on bad combinations.
@@ -108,6 +115,20 @@ bool toOptions(const CommonFlags &flags, CompileOptions &options) {
   options.numWarps = flags.numWarps;
   options.numStages = flags.numStages;
   options.includeDirs = flags.includeDirs;
+  options.dotPrecision = flags.dotPrecision;
+  if (options.dotPrecision.empty()) {
+    // Triton's default dot precision comes from TRITON_F32_DEFAULT (projects' tests set it).
+    const char *fromEnvironment = std::getenv("TRITON_F32_DEFAULT");
+    options.dotPrecision = fromEnvironment && *fromEnvironment ? fromEnvironment : "tf32";
+    std::transform(options.dotPrecision.begin(), options.dotPrecision.end(),
+                   options.dotPrecision.begin(), ::tolower);
+    if (options.dotPrecision != "tf32" && options.dotPrecision != "tf32x3" &&
+        options.dotPrecision != "ieee") {
+      std::cerr << "error: TRITON_F32_DEFAULT is '" << fromEnvironment
+                << "'; tilec takes tf32, tf32x3 or ieee\n";
+      return false;
+    }
+  }
   if (flags.kernels.size() != flags.signatures.size()) {
     std::cerr << "error: give one -s/--signature for each -k/--kernel (got " << flags.kernels.size()
               << " kernels and " << flags.signatures.size() << " signatures)\n";

@@ -1387,10 +1387,11 @@ SemaValue Specializer::dot(CallArgs &args) {
   }
 
   // Precision of fp32 inputs: Triton's default is tf32 (tensor cores round the inputs to a
-  // 10-bit mantissa); allow_tf32=False or input_precision="ieee" asks for full fp32.
+  // 10-bit mantissa) unless TRITON_F32_DEFAULT (--dot-precision) says otherwise;
+  // allow_tf32=False or input_precision="ieee" asks for full fp32.
   if (a.get(3) && a.get(4))
     error(loc, "tl.dot takes input_precision or allow_tf32, not both");
-  std::string precision = "tf32";
+  std::string precision = defaultDotPrecision_;
   if (const SemaValue *allow = a.get(4)) {
     auto truth = constexprTruth(*allow);
     if (!truth)

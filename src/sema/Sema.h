@@ -35,6 +35,8 @@ struct KernelRequest {
   /// what it runs on (torch.cuda.get_device_capability(), Triton's current target) is answered
   /// from it.
   std::string arch = "sm_90a";
+  /// tl.dot's input_precision where an fp32 dot names none ("tf32", "tf32x3" or "ieee").
+  std::string dotPrecision = "tf32";
   /// When set, receives the names of the `defines` this kernel used (a parameter or a module-level
   /// name), so the driver can reject a -D that no kernel uses.
   std::vector<std::string> *usedDefines = nullptr;

@@ -2447,6 +2447,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
 
   Specializer specializer(module, sources, *function, request.stdlib, request.imports);
   specializer.setTargetArch(request.arch);
+  specializer.setDefaultDotPrecision(request.dotPrecision);
   // -D names that are not parameters of this kernel override module-level constants.
   for (const auto &[name, text] : defines) {
     bool isParam = std::any_of(kernel->params.begin(), kernel->params.end(),

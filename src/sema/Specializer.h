@@ -64,6 +64,10 @@ public:
 
   /// The target GPU (KernelRequest::arch), which module-level queries of the device answer from.
   void setTargetArch(std::string arch) { targetArch_ = std::move(arch); }
+  /// tl.dot's input_precision where an fp32 dot names none (KernelRequest::dotPrecision).
+  void setDefaultDotPrecision(std::string precision) {
+    defaultDotPrecision_ = std::move(precision);
+  }
 
   /// Replaces a module-level name with a value given on the command line (-D). Returns false
   /// when the module has no such name.
@@ -319,6 +323,7 @@ private:
   unsigned moduleLevelDepth_ = 0;
   unsigned hostCallDepth_ = 0;
   std::string targetArch_ = "sm_90a";
+  std::string defaultDotPrecision_ = "tf32";
   // What module-level code asks of the GPU it will run on (HostPython.cpp): the compute
   // capability and what follows from it; what differs between GPUs of one architecture (the name,
   // the number of SMs, how many there are) is an error.
