@@ -534,7 +534,9 @@ llvm::Value *KernelLowering::lowerMath(const Operation &op, llvm::Value *x, cons
                         builder_.CreateFMul(x, llvm::ConstantFP::get(t, kLog2E)));
     break;
   case OpCode::Exp2:
-    r = isDouble ? libdevice("__nv_exp2", t, {x}) : nvvm(llvm::Intrinsic::nvvm_ex2_approx_f, x);
+    // Triton's math.exp2 on fp32 is ex2.approx.ftz.f32 (denormal inputs and results flush to
+    // zero), where its exp keeps denormals.
+    r = isDouble ? libdevice("__nv_exp2", t, {x}) : nvvm(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, x);
     break;
   case OpCode::Log2:
     r = isDouble ? libdevice("__nv_log2", t, {x}) : nvvm(llvm::Intrinsic::nvvm_lg2_approx_f, x);
