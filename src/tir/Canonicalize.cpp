@@ -94,11 +94,13 @@ private:
   // x + dot(a, b) -> dot(a, b, x), as Triton's combine patterns: a dot whose accumulator is zero
   // and whose only user is an add accumulates into the add's other operand instead (attention's
   // o * alpha + dot(p, v), `acc += tl.dot(a, b)`). The sum is then formed in the dot's order, as
-  // Triton forms it.
+  // Triton forms it. When both operands are such dots (`v = dot(w1, h1); v += dot(w2, h2)`),
+  // the right one accumulates into the left, as Triton's pattern for `d + dot` matches first:
+  // dot(w2, h2, dot(w1, h1)).
   Value *addIntoDot(Block &block, Block::OpList::iterator at, const Operation &op) {
     if (op.code() != OpCode::Add || op.numResults() != 1 || !op.result()->type().isTensor())
       return nullptr;
-    for (unsigned i = 0; i < 2; ++i) {
+    for (unsigned i : {1u, 0u}) {
       Value *product = op.operand(i), *other = op.operand(1 - i);
       Operation *dot = product->definingOp();
       if (!dot || dot->code() != OpCode::Dot || dot->parentBlock() != &block ||
