@@ -33,6 +33,8 @@ const std::set<std::string> &supportedTl() {
       "cumprod", "associative_scan", "reduce", "xor_sum", "join", "split", "interleave", "flip",
       "clamp", "div_rn", "fdiv", "sort", "topk", "histogram", "gather", "inline_asm_elementwise",
       "assume", "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
+      // Types, for isinstance and annotations.
+      "dtype", "tensor", "pointer_type",
       // Helpers of Triton's own library that kernels call (tl.standard._log2 in a user's
       // bitonic sort, tl.core.get_int_dtype for its bitcasts).
       "_log2", "get_int_dtype"};
@@ -148,13 +150,6 @@ std::optional<SemaValue> Specializer::tritonLanguageAttribute(const std::string 
   // Functions Triton writes in its own language come from tilec's stdlib.
   if (const ast::Stmt *def = stdlibFunction(attr))
     return SemaValue::ofJitFunction(def);
-  if (attr == "permute" || attr == "join" || attr == "split" || attr == "cumsum" ||
-      attr == "cumprod" || attr == "associative_scan" || attr == "reduce" || attr == "dtype" ||
-      attr == "tensor" || attr == "pointer_type" || attr == "histogram" || attr == "div_rn" ||
-      attr == "fdiv" || attr == "clamp" || attr == "ravel" || attr == "flip" ||
-      attr == "interleave" || attr == "inline_asm_elementwise" || attr == "xor_sum" ||
-      attr == "sort")
-    return SemaValue::ofBuiltin("tl." + attr);
   // Older Triton had libdevice's functions in tl.math (tl.math.tanh).
   if (module == "triton.language.math" && tir::findLibdeviceFunction(attr))
     return SemaValue::ofBuiltin("libdevice." + attr);

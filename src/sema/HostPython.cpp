@@ -27,6 +27,7 @@
 // named groups are numbered. Constructs with no faithful translation (lookbehind, inline flags,
 // possessive quantifiers) are errors, and so is text outside ASCII, where Python's Unicode
 // character classes and std::regex's bytes differ.
+#include "gpu/Arch.h"
 #include "sema/PythonFormat.h"
 #include "sema/Specializer.h"
 
@@ -1491,18 +1492,9 @@ SemaValue Specializer::callGetattr(CallArgs &args, bool hasattr) {
   return attribute(object, attr.name, args.loc);
 }
 
-namespace {
-
-/// "sm_90a" -> 90: the compute capability as Triton's GPUTarget.arch writes it.
-int64_t computeCapability(const std::string &arch) {
-  size_t digits = arch.find_first_of("0123456789");
-  return digits == std::string::npos ? 0 : std::atoll(arch.c_str() + digits);
-}
-
-} // namespace
-
 SemaValue Specializer::deviceQuery(const std::string &qualified, CallArgs &args) {
-  const int64_t capability = computeCapability(targetArch_);
+  // As Triton's GPUTarget.arch writes the compute capability: 90 for sm_90a.
+  const int64_t capability = gpu::smVersion(targetArch_);
   if (qualified == "triton.runtime.driver.active.get_current_target") {
     bindCallArgs(*this, qualified, {}, 0, args);
     return makeObject(kGpuTargetClass, {SemaValue::ofString("cuda"), SemaValue::ofInt(capability),

@@ -1579,6 +1579,15 @@ void Specializer::execStaticFor(const ast::Stmt &stmt, const std::vector<int64_t
     execBlock(stmt.orelse);
 }
 
+/// How many values Python's range(start, stop, step) has (step != 0), in 128 bits: bounds and
+/// step are any int64.
+static __int128 rangeLength(int64_t start, int64_t stop, int64_t step) {
+  __int128 span = static_cast<__int128>(stop) - start;
+  if (step > 0)
+    return span > 0 ? (span + step - 1) / step : 0;
+  return span < 0 ? (span + step + 1) / step : 0;
+}
+
 std::vector<SemaValue> Specializer::hostIterationItems(const ast::Expr &iter) {
   std::vector<SemaValue> items;
   SemaValue callee = iter.kind == ast::ExprKind::Call ? eval(*iter.operands[0]) : SemaValue();
@@ -1599,12 +1608,12 @@ std::vector<SemaValue> Specializer::hostIterationItems(const ast::Expr &iter) {
     if (step == 0)
       raisePython(*builtinExceptionClasses("ValueError"), "range() arg 3 must not be zero",
                   iter.loc);
-    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
-      if (items.size() >= kMaxStaticRangeIterations)
-        error(iter.loc, "this loop runs more than " + std::to_string(kMaxStaticRangeIterations) +
-                            " iterations, more than tilec evaluates in module-level code");
-      items.push_back(SemaValue::ofInt(i));
-    }
+    __int128 trips = rangeLength(start, stop, step);
+    if (trips > kMaxStaticRangeIterations)
+      error(iter.loc, "this loop runs more than " + std::to_string(kMaxStaticRangeIterations) +
+                          " iterations, more than tilec evaluates in module-level code");
+    for (__int128 i = 0; i < trips; ++i)
+      items.push_back(SemaValue::ofInt(static_cast<int64_t>(start + i * step)));
     return items;
   }
   SemaValue iterable = eval(iter);
@@ -1717,11 +1726,7 @@ void Specializer::execFor(const ast::Stmt &stmt) {
       error(iter.loc, "tl.static_range needs constexpr integer bounds");
     if (step.intValue == 0)
       error(iter.loc, "range() step must not be zero");
-    // The trip count and the values in 128 bits: bounds and step are any int64.
-    __int128 span = static_cast<__int128>(ub.intValue) - lb.intValue;
-    __int128 trips = step.intValue > 0
-                         ? (span > 0 ? (span + step.intValue - 1) / step.intValue : 0)
-                         : (span < 0 ? (span + step.intValue + 1) / step.intValue : 0);
+    __int128 trips = rangeLength(lb.intValue, ub.intValue, step.intValue);
     if (trips > kMaxStaticRangeIterations)
       error(iter.loc,
             "tl.static_range unrolls " + std::to_string(static_cast<unsigned long long>(trips)) +
