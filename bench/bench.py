@@ -25,6 +25,7 @@ Adding a kernel is adding one Bench entry to KERNELS. On the machine with the co
 """
 
 import argparse
+import ast
 import csv
 import datetime
 import importlib.util
@@ -559,6 +560,8 @@ def scalar(type_name: str, value: Any, what: str):
 
 
 def parse_constexpr(text: str):
+    if text.startswith("("):  # a tuple of literals, as tilec's metadata prints it
+        return ast.literal_eval(text)
     for convert in (int, float):
         try:
             return convert(text)

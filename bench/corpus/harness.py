@@ -15,6 +15,7 @@ import argparse
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import inspect
 import json
 import logging
 import os
@@ -259,6 +260,54 @@ def tilec_command(options):
     return wrapper
 
 
+class _TupleElementsInspect:
+    """The `inspect` module, but with the elements of tuple arguments also bound by name.
+
+    tilec_diff binds a launch's arguments with inspect.signature(fn).bind(...) and passes each
+    parameter of tilec's metadata by its name. tilec takes a tuple argument's run-time elements
+    as parameters named after their position (`strides.0`, `ptrs.1.0`), so the bound arguments
+    here also hold every element under that name: tilec_diff then finds them, and copies and
+    compares the tensors among them like any other tensor argument."""
+
+    def __getattr__(self, name):
+        return getattr(inspect, name)
+
+    def signature(self, fn):
+        return _TupleElementsSignature(inspect.signature(fn))
+
+
+class _TupleElementsSignature:
+    def __init__(self, signature):
+        self.parameters = signature.parameters
+        self._signature = signature
+
+    def bind(self, *args, **kwargs):
+        return _TupleElementsBound(self._signature.bind(*args, **kwargs))
+
+
+class _TupleElementsBound:
+    def __init__(self, bound):
+        self._bound = bound
+
+    def apply_defaults(self):
+        self._bound.apply_defaults()
+
+    @property
+    def arguments(self):
+        arguments = dict(self._bound.arguments)
+
+        def add_elements(name, value):
+            for i, element in enumerate(value):
+                arguments[f"{name}.{i}"] = element
+                if isinstance(element, tuple):
+                    add_elements(f"{name}.{i}", element)
+
+        for name, value in self._bound.arguments.items():
+            if isinstance(value, tuple):
+                add_elements(name, value)
+        return arguments
+
+
 def install_tilec_diff(tilec, out, explicit_tilec_diff=None):
     """Imports tilec_diff, adapts it (below) and installs its launch hook: every Triton launch from
     now on is compiled by `tilec` too and compared; results go to `out`. Returns the module."""
@@ -278,6 +327,19 @@ def install_tilec_diff(tilec, out, explicit_tilec_diff=None):
     # (Liger's poly norm passes a scalar weight): compare those as 1-element tensors.
     compare = td.compare
     td.compare = lambda a, b: compare(a.reshape(1), b.reshape(1)) if a.dim() == 0 else compare(a, b)
+    # Tuple arguments: a tuple entry of tilec's signature syntax for each, each element specialised
+    # as Triton's JIT specialises it (a 1 is the literal, an aligned pointer `:16`...); the
+    # elements are passed to tilec's kernel by their names (_TupleElementsInspect).
+    sig_entry = td.sig_entry
+
+    def tuple_sig_entry(name, value, is_constexpr, nospec):
+        if not isinstance(value, tuple) or is_constexpr:
+            return sig_entry(name, value, is_constexpr, nospec)
+        elements = [tuple_sig_entry(name, v, False, nospec) for v in value]
+        return "(" + ",".join(elements) + ("," if len(elements) == 1 else "") + ")"
+
+    td.sig_entry = tuple_sig_entry
+    td.inspect = _TupleElementsInspect()
     os.makedirs(out, exist_ok=True)
     td.install(tilec, os.path.abspath(out))
     return td

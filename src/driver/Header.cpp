@@ -16,13 +16,13 @@
 
 #include "frontend/SourceManager.h"
 
-#include <nlohmann/json.hpp>
-
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -60,8 +60,9 @@ std::string cppParamType(const std::string &type) {
 }
 
 /// A Python identifier as a C++ one: C++ keywords and the launchers' own parameter names get a
-/// trailing underscore.
-std::string cppName(const std::string &name) {
+/// trailing underscore; the elements of a tuple argument (`strides.0`) are `strides_0`.
+std::string cppName(std::string name) {
+  std::replace(name.begin(), name.end(), '.', '_');
   static const std::set<std::string> reserved = {
       "alignas",  "alignof",   "asm",       "auto",      "bool",      "case",
       "catch",    "char",      "class",     "const",     "constexpr", "const_cast",

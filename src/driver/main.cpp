@@ -82,8 +82,9 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
                  "Signature of the kernel in Triton AOT syntax, one entry per parameter: "
                  "'*fp32:16' (pointer, 16-byte aligned), 'i32', 'i32:16' (divisible by 16), "
                  "'tensordesc<fp16[64, 64]>' (a host TensorDescriptor: base, shape, strides and "
-                 "padding flag as parameters, see docs/metadata.md), or a literal such as 1024 "
-                 "binding a tl.constexpr")
+                 "padding flag as parameters, see docs/metadata.md), a literal such as 1024 "
+                 "binding a tl.constexpr, or a tuple of entries such as '(*fp16:16,i32,1)' (its "
+                 "run-time elements are parameters named 'arg.0', 'arg.1'...)")
       ->allow_extra_args(false);
   app.add_option("-D,--define", flags.defines,
                  "Bind a constexpr parameter or module-level constant: NAME=VALUE")

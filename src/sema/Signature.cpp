@@ -1,5 +1,6 @@
 #include "sema/Signature.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace tilec::sema {
@@ -50,16 +51,16 @@ bool parseHint(const std::string &text, unsigned &hint) {
   return hint != 0 && (hint & (hint - 1)) == 0;
 }
 
-/// The entries of a signature: split at the commas outside <...> and [...], which
-/// `tensordesc<fp16[64, 64]>` has.
+/// The entries of a signature: split at the commas outside <...>, [...] and (...), which
+/// `tensordesc<fp16[64, 64]>` and tuples have.
 std::vector<std::string> splitEntries(const std::string &text) {
   std::vector<std::string> items;
   std::string current;
   int depth = 0;
   for (char c : text) {
-    if (c == '<' || c == '[')
+    if (c == '<' || c == '[' || c == '(')
       ++depth;
-    else if ((c == '>' || c == ']') && depth > 0)
+    else if ((c == '>' || c == ']' || c == ')') && depth > 0)
       --depth;
     if (c == ',' && depth == 0) {
       items.push_back(current);
@@ -113,58 +114,114 @@ std::string parseTensorDesc(const std::string &item, SignatureEntry &entry) {
   return "";
 }
 
+std::string parseEntry(const std::string &item, SignatureEntry &entry);
+
+/// Parses `(e0, e1, ...)` into \p entry, each element an entry of its own; returns an error
+/// message or "". As in Python, `()` is the empty tuple and `(e0,)` the one-element one.
+std::string parseTuple(const std::string &item, SignatureEntry &entry) {
+  if (item.back() != ')')
+    return "a tuple entry must end with ')'";
+  entry.kind = SignatureEntry::Kind::Tuple;
+  std::string inner = trim(item.substr(1, item.size() - 2));
+  if (inner.empty())
+    return "";
+  std::vector<std::string> parts = splitEntries(inner);
+  if (parts.size() > 1 && trim(parts.back()).empty())
+    parts.pop_back(); // the trailing comma of `(i32,)`
+  for (const std::string &part : parts) {
+    SignatureEntry element;
+    element.text = trim(part);
+    if (element.text.empty())
+      return "element " + std::to_string(entry.elements.size()) + " is empty";
+    std::string problem = parseEntry(element.text, element);
+    if (!problem.empty())
+      return "element " + std::to_string(entry.elements.size()) + " '" + element.text +
+             "': " + problem;
+    entry.elements.push_back(std::move(element));
+  }
+  return "";
+}
+
+/// Parses one entry (`*fp16:16`, `i32`, `1024`, `tensordesc<...>`, `(...)`) into \p entry;
+/// returns an error message or "".
+std::string parseEntry(const std::string &item, SignatureEntry &entry) {
+  if (item.empty())
+    return "is empty";
+  if (item.front() == '(')
+    return parseTuple(item, entry);
+  if (item.rfind("tensordesc", 0) == 0)
+    return parseTensorDesc(item, entry);
+  if (isNumberLiteral(item) || item == "True" || item == "False" || item == "None") {
+    entry.kind = SignatureEntry::Kind::Constant;
+    entry.constant = item;
+    return "";
+  }
+  bool isPointer = item[0] == '*';
+  std::string body = isPointer ? item.substr(1) : item;
+  std::string typeName = body, hintText;
+  size_t colon = body.find(':');
+  if (colon != std::string::npos) {
+    typeName = body.substr(0, colon);
+    hintText = body.substr(colon + 1);
+  }
+  tir::ScalarKind kind;
+  if (!parseSignatureType(typeName, kind)) {
+    if (isPointer)
+      return "unknown pointee type '" + typeName + "'";
+    // A bare word that is not a type binds a constexpr to a name, such as a dtype.
+    entry.kind = SignatureEntry::Kind::Constant;
+    entry.constant = item;
+    return "";
+  }
+  if (colon != std::string::npos && !parseHint(hintText, entry.hint))
+    return "the part after ':' must be a power of two (16)";
+  entry.kind = isPointer ? SignatureEntry::Kind::Pointer : SignatureEntry::Kind::Scalar;
+  entry.type = isPointer ? tir::DType::pointer(kind) : tir::DType::scalar(kind);
+  return "";
+}
+
 } // namespace
+
+bool SignatureEntry::isConstant() const {
+  if (kind == Kind::Tuple)
+    return std::all_of(elements.begin(), elements.end(),
+                       [](const SignatureEntry &e) { return e.isConstant(); });
+  return kind == Kind::Constant;
+}
 
 std::optional<std::vector<SignatureEntry>> parseSignature(const std::string &text,
                                                           std::string &error) {
-  std::vector<SignatureEntry> entries;
-  for (const std::string &raw : splitEntries(text)) {
-    std::string item = trim(raw);
-    SignatureEntry entry;
-    entry.text = item;
-    std::string position = "entry " + std::to_string(entries.size() + 1);
-    if (item.empty()) {
-      error = position + " of the signature is empty";
+  // Tuples nest as deep as a kernel's arguments do, never as deep as a stack overflow (the
+  // parser recurses); their parentheses must balance before the entries split at commas.
+  constexpr int kMaxTupleDepth = 16;
+  int depth = 0;
+  for (char c : text) {
+    depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    if (depth < 0) {
+      error = "a ')' closes no tuple";
       return std::nullopt;
     }
-    if (item.rfind("tensordesc", 0) == 0) {
-      std::string problem = parseTensorDesc(item, entry);
-      if (!problem.empty()) {
-        error = position + " '" + item + "': " + problem;
-        return std::nullopt;
-      }
-    } else if (isNumberLiteral(item) || item == "True" || item == "False" || item == "None") {
-      entry.kind = SignatureEntry::Kind::Constant;
-      entry.constant = item;
-    } else {
-      bool isPointer = item[0] == '*';
-      std::string body = isPointer ? item.substr(1) : item;
-      std::string typeName = body, hintText;
-      size_t colon = body.find(':');
-      if (colon != std::string::npos) {
-        typeName = body.substr(0, colon);
-        hintText = body.substr(colon + 1);
-      }
-      tir::ScalarKind kind;
-      if (!parseSignatureType(typeName, kind)) {
-        if (isPointer) {
-          error = position + " '" + item + "': unknown pointee type '" + typeName + "'";
-          return std::nullopt;
-        }
-        // A bare word that is not a type binds a constexpr to a name, such as a dtype.
-        entry.kind = SignatureEntry::Kind::Constant;
-        entry.constant = item;
-        entries.push_back(entry);
-        continue;
-      }
-      if (colon != std::string::npos && !parseHint(hintText, entry.hint)) {
-        error = position + " '" + item + "': the part after ':' must be a power of two (16)";
-        return std::nullopt;
-      }
-      entry.kind = isPointer ? SignatureEntry::Kind::Pointer : SignatureEntry::Kind::Scalar;
-      entry.type = isPointer ? tir::DType::pointer(kind) : tir::DType::scalar(kind);
+    if (depth > kMaxTupleDepth) {
+      error = "tuples nest more than " + std::to_string(kMaxTupleDepth) + " deep";
+      return std::nullopt;
     }
-    entries.push_back(entry);
+  }
+  if (depth > 0) {
+    error = "a tuple's '(' is not closed";
+    return std::nullopt;
+  }
+  std::vector<SignatureEntry> entries;
+  for (const std::string &raw : splitEntries(text)) {
+    SignatureEntry entry;
+    entry.text = trim(raw);
+    std::string problem = parseEntry(entry.text, entry);
+    if (!problem.empty()) {
+      std::string position = "entry " + std::to_string(entries.size() + 1);
+      error = entry.text.empty() ? position + " of the signature is empty"
+                                 : position + " '" + entry.text + "': " + problem;
+      return std::nullopt;
+    }
+    entries.push_back(std::move(entry));
   }
   return entries;
 }

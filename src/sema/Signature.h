@@ -11,6 +11,10 @@
 //                a host-side tensor descriptor (triton.tools.tensor_descriptor.TensorDescriptor)
 //                of fp16 elements and block shape [64, 64], spelled as Triton's JIT prints it;
 //                the kernel takes it as several parameters (docs/metadata.md)
+//   (i32, *fp16:16, 1)
+//                a tuple argument, with one entry of this syntax per element (tuples nest);
+//                the kernel takes its run-time elements as parameters named `arg.0`, `arg.1`...
+//                and its literal elements are bound at compile time, as Triton's JIT does
 #pragma once
 
 #include "tir/Types.h"
@@ -22,13 +26,17 @@
 namespace tilec::sema {
 
 struct SignatureEntry {
-  enum class Kind { Pointer, Scalar, Constant, TensorDesc };
+  enum class Kind { Pointer, Scalar, Constant, TensorDesc, Tuple };
   Kind kind = Kind::Scalar;
   tir::DType type;          // Pointer: the pointer type; Scalar, TensorDesc: the element type
   std::vector<int64_t> blockShape; // TensorDesc: the block shape
   unsigned hint = 0;        // Pointer: alignment in bytes; Scalar: divisibility
   std::string constant;     // Constant: the literal as written
   std::string text;         // the entry as written, for messages
+  std::vector<SignatureEntry> elements; // Tuple: one entry per element
+
+  /// Whether the entry and every element in it are literals (a tuple of them is a constexpr).
+  bool isConstant() const;
 };
 
 /// Parses a signature; on error returns nullopt and sets `error` to a message naming the entry.

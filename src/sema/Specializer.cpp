@@ -6,6 +6,7 @@
 #include "tir/Verifier.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cctype>
 #include <cmath>
 #include <cstring>
@@ -805,8 +806,46 @@ bool isConstexprAnnotation(const ast::Expr *annotation) {
          name == "language.constexpr";
 }
 
+static std::optional<SemaValue> parseConstexprLiteral(const std::string &text);
+
+std::optional<SemaValue> Specializer::runtimeArgument(const std::string &name) {
+  auto desc = std::find_if(function_.tensorDescriptors.begin(), function_.tensorDescriptors.end(),
+                           [&](const tir::TensorDescParam &d) { return d.name == name; });
+  if (desc != function_.tensorDescriptors.end())
+    return tensorDescriptorArgument(*desc);
+  // Run-time parameters were added as body arguments by specializeKernel, in order.
+  for (unsigned index = 0; index < function_.params.size(); ++index)
+    if (function_.params[index].name == name)
+      return SemaValue::ofTensor(function_.body().argument(index));
+  return std::nullopt;
+}
+
+SemaValue Specializer::tupleArgument(const std::string &name, const SignatureEntry &entry) {
+  std::vector<SemaValue> elements;
+  for (size_t i = 0; i < entry.elements.size(); ++i) {
+    const SignatureEntry &element = entry.elements[i];
+    std::string elementName = name + "." + std::to_string(i);
+    if (element.kind == SignatureEntry::Kind::Tuple) {
+      elements.push_back(tupleArgument(elementName, element));
+      continue;
+    }
+    if (element.kind == SignatureEntry::Kind::Constant) {
+      // specializeKernel checked that the literal reads.
+      SemaValue value = *parseConstexprLiteral(element.constant);
+      function_.constexprs.push_back({elementName, value.repr()});
+      elements.push_back(value);
+      continue;
+    }
+    std::optional<SemaValue> value = runtimeArgument(elementName);
+    assert(value && "specializeKernel adds a parameter for every run-time tuple element");
+    elements.push_back(*value);
+  }
+  return SemaValue::ofTuple(std::move(elements));
+}
+
 void Specializer::specialize(const ast::Stmt &kernel,
-                             const std::map<std::string, SemaValue> &constexprArgs) {
+                             const std::map<std::string, SemaValue> &constexprArgs,
+                             const std::map<std::string, SignatureEntry> &tupleArgs) {
   scopes_.push_back(Scope{});
   builder_.setLoc(kernel.loc);
   for (const ast::Param &param : kernel.params) {
@@ -816,19 +855,13 @@ void Specializer::specialize(const ast::Stmt &kernel,
       function_.constexprs.push_back({param.name, bound->second.repr()});
       continue;
     }
-    auto desc = std::find_if(function_.tensorDescriptors.begin(), function_.tensorDescriptors.end(),
-                             [&](const tir::TensorDescParam &d) { return d.name == param.name; });
-    if (desc != function_.tensorDescriptors.end()) {
-      bind(param.name, tensorDescriptorArgument(*desc));
+    auto tuple = tupleArgs.find(param.name);
+    if (tuple != tupleArgs.end()) {
+      bind(param.name, tupleArgument(param.name, tuple->second));
       continue;
     }
-    // Run-time parameters were added as body arguments by specializeKernel, in order.
-    unsigned index = 0;
-    for (; index < function_.params.size(); ++index)
-      if (function_.params[index].name == param.name)
-        break;
-    if (index < function_.params.size()) {
-      bind(param.name, SemaValue::ofTensor(function_.body().argument(index)));
+    if (std::optional<SemaValue> value = runtimeArgument(param.name)) {
+      bind(param.name, *value);
       continue;
     }
     // A parameter the signature did not cover: its default, evaluated in module scope.
@@ -2358,6 +2391,67 @@ static void addTensorDescriptorParams(tir::Function &function, const std::string
   add("padding_nan", DType::scalar(tir::ScalarKind::I1), 0, 0);
 }
 
+/// Reports the first literal of tuple argument \p entry that does not read as a constexpr.
+static void checkTupleLiterals(const SourceManager &sources, const ast::Param &param,
+                               const SignatureEntry &entry) {
+  for (const SignatureEntry &element : entry.elements) {
+    if (element.kind == SignatureEntry::Kind::Tuple)
+      checkTupleLiterals(sources, param, element);
+    else if (element.kind == SignatureEntry::Kind::Constant &&
+             !parseConstexprLiteral(element.constant))
+      sources.error(param.loc, "element '" + element.text + "' of the signature entry '" +
+                                   entry.text + "' for parameter '" + param.name +
+                                   "' is not a number, True/False/None, a string or a dtype (" +
+                                   kDTypeSpellings + ")");
+  }
+}
+
+/// The value of a tuple entry of literals only (checked by checkTupleLiterals).
+static SemaValue constantTuple(const SignatureEntry &entry) {
+  std::vector<SemaValue> elements;
+  for (const SignatureEntry &element : entry.elements)
+    elements.push_back(element.kind == SignatureEntry::Kind::Tuple
+                           ? constantTuple(element)
+                           : *parseConstexprLiteral(element.constant));
+  return SemaValue::ofTuple(std::move(elements));
+}
+
+/// The parameters of a tuple argument: its run-time elements, flattened in order as Triton's
+/// launcher passes them, each named after its position (`arg.0`, `arg.1.0`); its literals are
+/// bound at compile time and take none.
+static void addTupleParams(tir::Function &function, const std::string &name,
+                           const SignatureEntry &entry) {
+  for (size_t i = 0; i < entry.elements.size(); ++i) {
+    const SignatureEntry &element = entry.elements[i];
+    std::string elementName = name + "." + std::to_string(i);
+    switch (element.kind) {
+    case SignatureEntry::Kind::Constant:
+      break;
+    case SignatureEntry::Kind::Tuple:
+      addTupleParams(function, elementName, element);
+      break;
+    case SignatureEntry::Kind::TensorDesc:
+      addTensorDescriptorParams(function, elementName, element);
+      break;
+    case SignatureEntry::Kind::Pointer:
+    case SignatureEntry::Kind::Scalar: {
+      tir::ParamInfo info;
+      info.name = elementName;
+      info.type = element.type;
+      if (element.kind == SignatureEntry::Kind::Pointer)
+        info.alignment = element.hint;
+      else
+        info.divisibility = element.hint;
+      function.params.push_back(info);
+      std::string hint = elementName;
+      std::replace(hint.begin(), hint.end(), '.', '_');
+      function.body().addArgument(Type(element.type))->setNameHint(hint);
+      break;
+    }
+    }
+  }
+}
+
 tir::Function &specializeKernel(const ast::Module &module, const SourceManager &sources,
                                 const KernelRequest &request, tir::Module &out) {
   SourceLoc fileLoc{module.file, 0, 0};
@@ -2394,6 +2488,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   function->numWarps = request.numWarps;
   function->numStages = request.numStages;
   std::map<std::string, SemaValue> constexprArgs;
+  std::map<std::string, SignatureEntry> tupleArgs;
   for (size_t i = 0; i < kernel->params.size(); ++i) {
     const ast::Param &param = kernel->params[i];
     bool isConstexpr = isConstexprAnnotation(param.annotation.get());
@@ -2421,6 +2516,20 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
     if (entry.kind == SignatureEntry::Kind::Constant) {
       constexprArgs[param.name] =
           constexprArgument(sources, param, entry.constant, "signature entry '" + entry.text + "'");
+      continue;
+    }
+    if (entry.kind == SignatureEntry::Kind::Tuple) {
+      checkTupleLiterals(sources, param, entry);
+      if (entry.isConstant()) {
+        constexprArgs[param.name] = constantTuple(entry);
+        continue;
+      }
+      if (isConstexpr)
+        sources.error(param.loc, "parameter '" + param.name +
+                                     "' is tl.constexpr: its tuple must be literals, not '" +
+                                     entry.text + "'");
+      addTupleParams(*function, param.name, entry);
+      tupleArgs[param.name] = entry;
       continue;
     }
     // `fp16` for a constexpr is the dtype, as `tl.float16` is. An integer type is taken for a
@@ -2467,7 +2576,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
     if (specializer.overrideGlobal(name, *value) && request.usedDefines)
       request.usedDefines->push_back(name);
   }
-  specializer.specialize(*kernel, constexprArgs);
+  specializer.specialize(*kernel, constexprArgs, tupleArgs);
   return *function;
 }
 

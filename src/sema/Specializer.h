@@ -8,6 +8,7 @@
 #include "frontend/AST.h"
 #include "sema/Imports.h"
 #include "sema/SemaValue.h"
+#include "sema/Signature.h"
 #include "tir/Builder.h"
 #include "tir/Libdevice.h"
 
@@ -74,7 +75,10 @@ public:
   bool overrideGlobal(const std::string &name, const SemaValue &value);
 
   /// Binds the kernel's parameters (run-time ones become body arguments) and walks its body.
-  void specialize(const ast::Stmt &kernel, const std::map<std::string, SemaValue> &constexprArgs);
+  /// \p tupleArgs are the tuple arguments with run-time elements, whose parameters
+  /// specializeKernel added under dotted names (`arg.0`, `arg.1.0`).
+  void specialize(const ast::Stmt &kernel, const std::map<std::string, SemaValue> &constexprArgs,
+                  const std::map<std::string, SignatureEntry> &tupleArgs = {});
 
   // --- used by Operators.cpp and Builtins.cpp -----------------------------------------------
   [[noreturn]] void error(SourceLoc loc, const std::string &message) const {
@@ -187,6 +191,12 @@ public:
   /// The descriptor a `tensordesc<...>` kernel argument denotes, from its parameters (the base,
   /// the shape, the strides and the padding flag, as specializeKernel added them).
   SemaValue tensorDescriptorArgument(const tir::TensorDescParam &param);
+  /// The value of the run-time parameter or descriptor named \p name (dotted inside tuples), or
+  /// nullopt where specializeKernel added none.
+  std::optional<SemaValue> runtimeArgument(const std::string &name);
+  /// The value of tuple argument \p name given by \p entry: its literals bound, its run-time
+  /// elements the parameters named after their position.
+  SemaValue tupleArgument(const std::string &name, const SignatureEntry &entry);
   /// desc.load / tl.load_tensor_descriptor, desc.store / tl.store_tensor_descriptor.
   SemaValue loadTensorDescriptor(const SemaValue &desc, const SemaValue &offsets, SourceLoc loc);
   void storeTensorDescriptor(const SemaValue &desc, const SemaValue &offsets,

@@ -1180,7 +1180,29 @@ def reverse_chunks_reference(t, s):
                                                      dtype=torch.float64)}
 
 
+def tuple_args_reference(t, s):
+    n, stride = s
+    x, y = t["x"].double().cpu()[::stride][:n], t["y"].double().cpu()[::stride][:n]
+    return {"sum": (x + y) * 0.5 + 3 + 2, "product": x * y - 1}
+
+
 LANG_BITS_SAMPLES = [
+    # Tuple kernel arguments (nested, a literal 1 inside, a constexpr tuple): tilec takes the
+    # run-time elements flattened, Triton the tuples; integer-valued inputs, so exact.
+    Sample(
+        name="tuple_args", source="tests/interp/kernels/tuple_args.tl", kernel="tuple_args",
+        ptx="tuple_args",
+        signature="(*fp32:16,*fp32:16),(*fp32:16,*fp32:16),(i32,(i32,1)),fp32,128,(3, -1)",
+        size=(5000, 3), small=(300, 2),
+        inputs=lambda s: {"x": randint(-4, 5, (s[0] * s[1],), "float32"),
+                          "y": randint(-4, 5, (s[0] * s[1],), "float32"),
+                          "sum": empty(s[0]), "product": empty(s[0])},
+        outputs=["sum", "product"],
+        args=lambda t, s: [t["x"], t["y"], t["sum"], t["product"], s[0], s[1], 0.5],
+        triton_args=lambda t, s: [(t["x"], t["y"]), (t["sum"], t["product"]), (s[0], (s[1], 1)),
+                                  0.5],
+        grid=lambda meta, s: (cdiv(s[0], meta["BLOCK"]),), tol=EXACT,
+        reference=tuple_args_reference),
     # range() with negative steps; integer-valued inputs: every sum is exact.
     Sample(
         name="reverse_loops", source="tests/gpu/lang_bits.tl", kernel="reverse_chunks",
@@ -1904,7 +1926,9 @@ def triton_launcher(sample: Sample, constexprs: Dict[str, Any], num_warps: int,
         kernel = kernel.fn
     grid = sample.grid(constexprs, size)
     run_args = (sample.triton_args or sample.args)(t, size)
-    # By name: constexprs such as layernorm's mean_ptr=None sit between run-time parameters.
+    # By name: constexprs such as layernorm's mean_ptr=None sit between run-time parameters. The
+    # literal elements of tuple arguments (`sizes.1.1`) are in the tuples run_args gives.
+    constexprs = {k: v for k, v in constexprs.items() if "." not in k}
     names = [p for p in kernel.arg_names if p not in constexprs]
     if len(names) != len(run_args):
         raise TypeError(f"{sample.kernel}: {len(run_args)} arguments for parameters {names}")

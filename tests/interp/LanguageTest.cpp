@@ -332,6 +332,39 @@ TEST_CASE("a reversed run-time loop carries a recurrence from the last element d
   CHECK(worst(h, want, 0, 0) == 0);
 }
 
+TEST_CASE("tuple kernel arguments: nested, with literal elements, into helpers", "[language]") {
+  const int64_t n = 100, stride = 2, block = 32;
+  // Run-time elements are parameters in order (ins.0, ins.1, outs.0, outs.1, sizes.0,
+  // sizes.1.0); the literal sizes.1.1 = 1 is bound at compile time, as is the constexpr SHIFTS.
+  auto module = compile(kernelPath("tuple_args"), "tuple_args",
+                        "(*fp32:16,*fp32:16),(*fp32:16,*fp32:16),(i32,(i32,1)),fp32," +
+                            std::to_string(block) + ",(3, -1)");
+  const tir::Function &kernel = *module->functions.at(0);
+  std::vector<std::string> names;
+  for (const tir::ParamInfo &p : kernel.params)
+    names.push_back(p.name);
+  CHECK(names == std::vector<std::string>{"ins.0", "ins.1", "outs.0", "outs.1", "sizes.0",
+                                          "sizes.1.0", "scale"});
+  HostBuffer x(f32, n * stride), y(f32, n * stride), sum(f32, n), product(f32, n);
+  for (int64_t i = 0; i < n * stride; ++i) {
+    x.setDouble(i, i % 7 - 3.0);
+    y.setDouble(i, i % 5 - 2.0);
+  }
+  launch(kernel,
+         {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::pointer(sum),
+          KernelArg::pointer(product), KernelArg::integer(n), KernelArg::integer(stride),
+          KernelArg::floating(0.5)},
+         (n + block - 1) / block);
+  std::vector<double> wantSum(n), wantProduct(n);
+  for (int64_t i = 0; i < n; ++i) {
+    double a = x.getDouble(i * stride), b = y.getDouble(i * stride);
+    wantSum[i] = (a + b) * 0.5 + 3 + 2;
+    wantProduct[i] = a * b - 1;
+  }
+  CHECK(worst(sum, wantSum, 0, 0) == 0);
+  CHECK(worst(product, wantProduct, 0, 0) == 0);
+}
+
 TEST_CASE("tl.cumsum and tl.cumprod along an axis, reversed, on the interpreter", "[language]") {
   const int64_t m = 4, n = 8;
   auto module = compile(kernelPath("scans"), "scan_rows", "*fp32,*fp32,*fp32,*fp32,4,8");
