@@ -57,6 +57,10 @@ Value *Builder::broadcast(Value *tensor, std::vector<int64_t> shape) {
 }
 
 Value *Builder::expandDims(Value *tensor, unsigned axis) {
+  // A scalar (`tl.sum(x, 0)[None]`) becomes a one-element tensor: a splat, which the layout
+  // passes know for scalars; expand_dims keeps to tensors.
+  if (tensor->type().shape.empty())
+    return splat(tensor, {1});
   std::vector<int64_t> shape = tensor->type().shape;
   shape.insert(shape.begin() + axis, 1);
   Operation *op = create(OpCode::ExpandDims, {tensor}, {Type(tensor->type().elem, shape)});

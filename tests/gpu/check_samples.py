@@ -1186,7 +1186,23 @@ def tuple_args_reference(t, s):
     return {"sum": (x + y) * 0.5 + 3 + 2, "product": x * y - 1}
 
 
+def tiled_cumsum_reference(t, s):
+    rows, n = s
+    y = t["x"].double().cpu().view(rows, n).cumsum(dim=1)
+    return {"y": y.flatten(), "totals": y[:, -1]}
+
+
 LANG_BITS_SAMPLES = [
+    # A reduction's scalar given a dimension (`tl.sum(x, 0)[None]`) and carried through a loop, as
+    # FlagGems' block cumsum does; integer-valued inputs, so exact.
+    Sample(
+        name="tiled_cumsum", source="tests/interp/kernels/tiled_cumsum.tl", kernel="tiled_cumsum",
+        ptx="tiled_cumsum", signature="*fp32:16,*fp32:16,*fp32:16,i32,128",
+        size=(64, 1000), small=(3, 300),
+        inputs=lambda s: {"x": randint(-5, 6, (s[0] * s[1],), "float32"),
+                          "y": empty(s[0] * s[1]), "totals": empty(s[0])},
+        outputs=["y", "totals"], args=lambda t, s: [t["x"], t["y"], t["totals"], s[1]],
+        grid=lambda meta, s: (s[0],), tol=EXACT, reference=tiled_cumsum_reference),
     # Tuple kernel arguments (nested, a literal 1 inside, a constexpr tuple): tilec takes the
     # run-time elements flattened, Triton the tuples; integer-valued inputs, so exact.
     Sample(

@@ -365,6 +365,29 @@ TEST_CASE("tuple kernel arguments: nested, with literal elements, into helpers",
   CHECK(worst(product, wantProduct, 0, 0) == 0);
 }
 
+TEST_CASE("a reduction's scalar made a one-element tensor ([None], expand_dims) in a loop",
+          "[language]") {
+  const int64_t rows = 3, n = 100, tile = 32;
+  auto module = compile(kernelPath("tiled_cumsum"), "tiled_cumsum",
+                        "*fp32:16,*fp32:16,*fp32:16,i32," + std::to_string(tile));
+  HostBuffer x(f32, rows * n), y(f32, rows * n), totals(f32, rows);
+  for (int64_t i = 0; i < rows * n; ++i)
+    x.setDouble(i, (i * 7) % 11 - 5.0); // small integers: every sum is exact
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::pointer(totals),
+          KernelArg::integer(n)},
+         rows);
+  std::vector<double> want(rows * n), wantTotals(rows);
+  for (int64_t r = 0; r < rows; ++r) {
+    double running = 0;
+    for (int64_t i = 0; i < n; ++i)
+      want[r * n + i] = running += x.getDouble(r * n + i);
+    wantTotals[r] = running;
+  }
+  CHECK(worst(y, want, 0, 0) == 0);
+  CHECK(worst(totals, wantTotals, 0, 0) == 0);
+}
+
 TEST_CASE("tl.cumsum and tl.cumprod along an axis, reversed, on the interpreter", "[language]") {
   const int64_t m = 4, n = 8;
   auto module = compile(kernelPath("scans"), "scan_rows", "*fp32,*fp32,*fp32,*fp32,4,8");
