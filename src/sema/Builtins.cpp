@@ -676,8 +676,11 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     tir::Value *ptr = tensorArg(*a.values[0], "tl.load's pointer");
     if (!ptr->type().elem.isPointer())
       error(loc, "tl.load needs a pointer, got " + a.values[0]->describe());
-    if (ptr->type().elem.pointee == ScalarKind::I1)
-      error(loc, "loading through a pointer to int1 is not supported yet");
+    // Booleans are bytes in memory: as Triton does, an int1 pointer loads int8 (`other` cast to
+    // int8), and the bytes read are `!= 0`.
+    const bool boolMemory = ptr->type().elem.pointee == ScalarKind::I1;
+    if (boolMemory)
+      ptr = builder_.cast(ptr, DType::pointer(ScalarKind::I8));
     if ((a.get(3) && !(a.get(3)->kind == Kind::Tuple && a.get(3)->elems.empty())) ||
         (a.get(4) && !(a.get(4)->kind == Kind::String && a.get(4)->name.empty())))
       error(loc, "tl.load's boundary_check and padding_option need a block pointer "
@@ -710,6 +713,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     // volatile=True: every load reaches memory (no reuse, no early issue by prefetch-loads).
     if (const SemaValue *v = a.get(7); v && v->kind == Kind::Bool && v->boolValue)
       loaded->definingOp()->setAttr("volatile", true);
+    if (boolMemory)
+      loaded = castTo(loaded, DType::scalar(ScalarKind::I1));
     return SemaValue::ofTensor(loaded);
   }
   if (fn == "store") {
@@ -729,8 +734,9 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     tir::Value *ptr = tensorArg(*a.values[0], "tl.store's pointer");
     if (!ptr->type().elem.isPointer())
       error(loc, "tl.store needs a pointer, got " + a.values[0]->describe());
+    // An int1 pointer stores int8, the value cast to int8 as Triton does (a bool is 0 or 1).
     if (ptr->type().elem.pointee == ScalarKind::I1)
-      error(loc, "storing through a pointer to int1 is not supported yet");
+      ptr = builder_.cast(ptr, DType::pointer(ScalarKind::I8));
     if (a.get(3) && !(a.get(3)->kind == Kind::Tuple && a.get(3)->elems.empty()))
       error(loc, "tl.store's boundary_check needs a block pointer (tl.make_block_ptr): a tensor "
                  "of pointers has no bounds");

@@ -1192,7 +1192,22 @@ def tiled_cumsum_reference(t, s):
     return {"y": y.flatten(), "totals": y[:, -1]}
 
 
+def bool_memory_reference(t, n):
+    x, flags = t["x"].double().cpu(), t["flags"].cpu()
+    return {"positive": (x > 0).double(), "picked": torch.where(flags, x, -x)}
+
+
 LANG_BITS_SAMPLES = [
+    # torch.bool tensors (*i1) loaded and stored: bytes, as Triton treats them.
+    Sample(
+        name="bool_memory", source="tests/interp/kernels/bool_memory.tl", kernel="bool_memory",
+        ptx="bool_memory", signature="*fp32:16,*i1:16,*i1:16,*fp32:16,i32,128",
+        size=5000, small=300,
+        inputs=lambda n: {"x": randn(n), "flags": randint(0, 2, (n,), "int32") == 1,
+                          "positive": empty(n, "bool"), "picked": empty(n)},
+        outputs=["positive", "picked"],
+        args=lambda t, n: [t["x"], t["flags"], t["positive"], t["picked"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT, reference=bool_memory_reference),
     # A reduction's scalar given a dimension (`tl.sum(x, 0)[None]`) and carried through a loop, as
     # FlagGems' block cumsum does; integer-valued inputs, so exact.
     Sample(

@@ -388,6 +388,29 @@ TEST_CASE("a reduction's scalar made a one-element tensor ([None], expand_dims) 
   CHECK(worst(totals, wantTotals, 0, 0) == 0);
 }
 
+TEST_CASE("boolean tensors in memory are bytes: *i1 loads and stores", "[language]") {
+  const int64_t n = 100, block = 32;
+  auto module = compile(kernelPath("bool_memory"), "bool_memory",
+                        "*fp32:16,*i1:16,*i1:16,*fp32:16,i32," + std::to_string(block));
+  HostBuffer x(f32, n), flags(DType::scalar(ScalarKind::I1), n),
+      positive(DType::scalar(ScalarKind::I1), n), picked(f32, n);
+  for (int64_t i = 0; i < n; ++i) {
+    x.setDouble(i, i % 5 - 2.0);
+    flags.setDouble(i, i % 3 == 0);
+  }
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(flags), KernelArg::pointer(positive),
+          KernelArg::pointer(picked), KernelArg::integer(n)},
+         (n + block - 1) / block);
+  std::vector<double> wantPositive(n), wantPicked(n);
+  for (int64_t i = 0; i < n; ++i) {
+    wantPositive[i] = x.getDouble(i) > 0;
+    wantPicked[i] = i % 3 == 0 ? x.getDouble(i) : -x.getDouble(i);
+  }
+  CHECK(worst(positive, wantPositive, 0, 0) == 0);
+  CHECK(worst(picked, wantPicked, 0, 0) == 0);
+}
+
 TEST_CASE("tl.cumsum and tl.cumprod along an axis, reversed, on the interpreter", "[language]") {
   const int64_t m = 4, n = 8;
   auto module = compile(kernelPath("scans"), "scan_rows", "*fp32,*fp32,*fp32,*fp32,4,8");
