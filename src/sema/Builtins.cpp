@@ -33,6 +33,7 @@ const std::set<std::string> &supportedTl() {
       "cumprod", "associative_scan", "reduce", "xor_sum", "join", "split", "interleave", "flip",
       "clamp", "div_rn", "fdiv", "sort", "topk", "histogram", "gather", "inline_asm_elementwise",
       "assume", "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
+      "unwrap_if_constexpr", "constexpr_function",
       // Types, for isinstance and annotations.
       "dtype", "tensor", "pointer_type",
       // Helpers of Triton's own library that kernels call (tl.standard._log2 in a user's
@@ -181,6 +182,16 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
       return *value;
     error(loc, "tl." + attr + " is not supported yet");
   }
+  if (module == "math") {
+    static const std::map<std::string, double> constants = {
+        {"pi", M_PI},
+        {"e", M_E},
+        {"tau", 2 * M_PI},
+        {"inf", std::numeric_limits<double>::infinity()},
+        {"nan", std::numeric_limits<double>::quiet_NaN()}};
+    if (auto it = constants.find(attr); it != constants.end())
+      return SemaValue::ofFloat(it->second);
+  }
   // The host that runs the kernels tilec compiles has a CUDA build of torch (HostPython.cpp).
   if (module == "torch.version" && attr == "hip")
     return SemaValue::none();
@@ -234,11 +245,21 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
       CallArgs args{{value}, {}, loc};
       return callBuiltin(SemaValue::ofBuiltin("tl.trans"), args);
     }
-    static const std::set<std::string> methods = {
-        "to", "sum", "max", "min", "argmax", "argmin", "exp", "exp2", "log", "log2", "sqrt",
-        "abs", "expand_dims", "broadcast_to", "reshape", "view", "trans", "permute", "cast",
-        "cumsum", "cumprod", "associative_scan", "reduce", "xor_sum", "split", "flip", "sort",
-        "topk"};
+    static const std::set<std::string> methods = {"to",          "sum",
+                                                  "max",         "min",
+                                                  "argmax",      "argmin",
+                                                  "exp",         "exp2",
+                                                  "log",         "log2",
+                                                  "sqrt",        "abs",
+                                                  "expand_dims", "broadcast_to",
+                                                  "reshape",     "view",
+                                                  "trans",       "permute",
+                                                  "cast",        "cumsum",
+                                                  "cumprod",     "associative_scan",
+                                                  "reduce",      "xor_sum",
+                                                  "split",       "flip",
+                                                  "sort",        "topk",
+                                                  "logical_and", "logical_or"};
     if (methods.count(attr)) {
       SemaValue m = SemaValue::ofBuiltin("tl." + attr);
       m.elems.push_back(value);
@@ -261,10 +282,41 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
     }
     if (attr == "primitive_bitwidth")
       return SemaValue::ofInt(value.dtype.bits());
-    static const std::set<std::string> predicates = {
-        "is_fp16", "is_bf16", "is_fp32", "is_fp64", "is_floating", "is_int", "is_int_signed",
-        "is_int_unsigned", "is_ptr", "is_bool", "is_int1", "is_int8", "is_int16", "is_int32",
-        "is_int64"};
+    if (attr == "value") // tl.constexpr(dtype).value
+      return value;
+    if (attr == "int_bitwidth" && value.dtype.isInteger())
+      return SemaValue::ofInt(value.dtype.bits());
+    if (attr == "fp_mantissa_width" && value.dtype.isFloat()) {
+      static const std::map<ScalarKind, int64_t> widths = {
+          {ScalarKind::F8E4M3, 3}, {ScalarKind::F8E5M2, 2}, {ScalarKind::F16, 10},
+          {ScalarKind::BF16, 7},   {ScalarKind::F32, 23},   {ScalarKind::F64, 52}};
+      return SemaValue::ofInt(widths.at(value.dtype.kind));
+    }
+    static const std::set<std::string> predicates = {"is_fp16",
+                                                     "is_bf16",
+                                                     "is_fp32",
+                                                     "is_fp64",
+                                                     "is_floating",
+                                                     "is_int",
+                                                     "is_int_signed",
+                                                     "is_int_unsigned",
+                                                     "is_ptr",
+                                                     "is_bool",
+                                                     "is_int1",
+                                                     "is_int8",
+                                                     "is_int16",
+                                                     "is_int32",
+                                                     "is_int64",
+                                                     "is_uint8",
+                                                     "is_uint16",
+                                                     "is_uint32",
+                                                     "is_uint64",
+                                                     "is_fp8",
+                                                     "is_fp8e4nv",
+                                                     "is_fp8e5",
+                                                     "is_standard_floating",
+                                                     "is_block",
+                                                     "is_void"};
     if (predicates.count(attr)) {
       SemaValue m = SemaValue::ofBuiltin("dtype." + attr);
       m.elems.push_back(value);
@@ -276,8 +328,10 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
     return tensorDescriptorAttribute(value, attr, loc);
   if (value.kind == Kind::String || value.kind == Kind::Object)
     return hostObjectAttribute(value, attr, loc);
-  if (value.isConstexprNumber() && attr == "value")
-    return value; // tl.constexpr(...).value
+  // tl.constexpr(...).value: tilec holds constexprs unwrapped.
+  if (attr == "value" &&
+      (value.isConstexprNumber() || value.kind == Kind::None || value.kind == Kind::Tuple))
+    return value;
   error(loc, value.describe() + " has no attribute '" + attr + "' usable in a kernel");
 }
 
@@ -335,6 +389,27 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     return toValue(v, loc, what.c_str());
   };
 
+  if (name == "tl.unwrap_if_constexpr") {
+    // tilec holds constexprs unwrapped: tl.constexpr(x).value and unwrap_if_constexpr(x) are x.
+    if (args.positional.size() != 1 || !args.keywords.empty())
+      error(loc, "unwrap_if_constexpr takes one argument");
+    return args.positional[0];
+  }
+  if (name == "tl.constexpr_function")
+    error(loc, "tl.constexpr_function is a decorator of Python functions that kernels call");
+  if (name == "tl.logical_and" || name == "tl.logical_or") {
+    // Tensor methods (x.logical_or(y)); Triton takes booleans only (it bitcasts to int1).
+    if (args.positional.size() != 2 || !args.keywords.empty())
+      error(loc, "x." + name.substr(3) + "(y) takes one argument");
+    for (const SemaValue &v : args.positional) {
+      bool boolean = v.kind == Kind::Bool || (v.isTensor() && v.value->type().elem.isBool());
+      if (!boolean)
+        error(loc, name.substr(3) + " needs boolean tensors (x.to(tl.int1)), not " + v.describe());
+    }
+    return binaryOp(name == "tl.logical_and" ? ast::BinaryOperator::BitAnd
+                                             : ast::BinaryOperator::BitOr,
+                    args.positional[0], args.positional[1], loc);
+  }
   if (name.rfind("pyfunc:", 0) == 0)
     error(loc, "'" + name.substr(7) +
                    "' is a Python function, not a @triton.jit function: kernels can only call "
@@ -345,20 +420,31 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (name.rfind("dtype.", 0) == 0) {
     DType t = args.positional[0].dtype;
     std::string p = name.substr(6);
-    bool r = p == "is_fp16"           ? t.kind == ScalarKind::F16
-             : p == "is_bf16"         ? t.kind == ScalarKind::BF16
-             : p == "is_fp32"         ? t.kind == ScalarKind::F32
-             : p == "is_fp64"         ? t.kind == ScalarKind::F64
-             : p == "is_floating"     ? t.isFloat()
-             : p == "is_int"          ? t.isInteger()
-             : p == "is_int_signed"   ? t.isSigned()
-             : p == "is_int_unsigned" ? t.isUnsigned()
-             : p == "is_ptr"          ? t.isPointer()
+    bool r = p == "is_fp16"                     ? t.kind == ScalarKind::F16
+             : p == "is_bf16"                   ? t.kind == ScalarKind::BF16
+             : p == "is_fp32"                   ? t.kind == ScalarKind::F32
+             : p == "is_fp64"                   ? t.kind == ScalarKind::F64
+             : p == "is_floating"               ? t.isFloat()
+             : p == "is_int"                    ? t.isInteger()
+             : p == "is_int_signed"             ? t.isSigned()
+             : p == "is_int_unsigned"           ? t.isUnsigned()
+             : p == "is_ptr"                    ? t.isPointer()
              : p == "is_bool" || p == "is_int1" ? t.isBool()
-             : p == "is_int8"         ? t.kind == ScalarKind::I8
-             : p == "is_int16"        ? t.kind == ScalarKind::I16
-             : p == "is_int32"        ? t.kind == ScalarKind::I32
-                                      : t.kind == ScalarKind::I64;
+             : p == "is_int8"                   ? t.kind == ScalarKind::I8
+             : p == "is_int16"                  ? t.kind == ScalarKind::I16
+             : p == "is_int32"                  ? t.kind == ScalarKind::I32
+             : p == "is_int64"                  ? t.kind == ScalarKind::I64
+             : p == "is_uint8"                  ? t.kind == ScalarKind::U8
+             : p == "is_uint16"                 ? t.kind == ScalarKind::U16
+             : p == "is_uint32"                 ? t.kind == ScalarKind::U32
+             : p == "is_uint64"                 ? t.kind == ScalarKind::U64
+             : p == "is_fp8"     ? t.kind == ScalarKind::F8E4M3 || t.kind == ScalarKind::F8E5M2
+             : p == "is_fp8e4nv" ? t.kind == ScalarKind::F8E4M3
+             : p == "is_fp8e5"   ? t.kind == ScalarKind::F8E5M2
+             : p == "is_standard_floating"
+                 ? t.kind == ScalarKind::F16 || t.kind == ScalarKind::BF16 ||
+                       t.kind == ScalarKind::F32 || t.kind == ScalarKind::F64
+                 : false; // is_block, is_void: a scalar dtype is neither
     return SemaValue::ofBool(r);
   }
 

@@ -37,6 +37,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <regex>
 #include <set>
 
@@ -54,6 +55,10 @@ constexpr const char *kModuleSpecClass = "importlib.machinery.ModuleSpec";
 // of the GPU tilec compiles for (Specializer::deviceQuery).
 constexpr const char *kGpuTargetClass = "triton.backends.compiler.GPUTarget";
 constexpr const char *kDevicePropertiesClass = "dict (triton device properties)";
+// torch.finfo(dtype): bits, eps, max, min, tiny, resolution, the dtype's name.
+constexpr const char *kFinfoClass = "torch.finfo";
+// torch.iinfo(dtype): bits, max, min, the dtype's name.
+constexpr const char *kIinfoClass = "torch.iinfo";
 
 /// Python's exception classes tilec raises, each with its bases, for `except` clauses.
 const std::vector<std::string> kTypeError = *builtinExceptionClasses("TypeError");
@@ -766,6 +771,23 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
     if (attr == "string")
       return object.elems[0];
     error(loc, "re.Match has no attribute '" + attr + "' (or it is not supported yet)");
+  }
+  if (isObject(object, kFinfoClass)) {
+    static const std::map<std::string, size_t> fields = {
+        {"bits", 0},      {"eps", 1}, {"max", 2}, {"min", 3}, {"tiny", 4}, {"smallest_normal", 4},
+        {"resolution", 5}};
+    if (auto it = fields.find(attr); it != fields.end())
+      return object.elems[it->second];
+    if (attr == "dtype")
+      return object.elems[6];
+    error(loc, "torch.finfo has no attribute '" + attr + "' (or it is not supported yet)");
+  }
+  if (isObject(object, kIinfoClass)) {
+    if (attr == "bits" || attr == "max" || attr == "min")
+      return object.elems[attr == "bits" ? 0 : attr == "max" ? 1 : 2];
+    if (attr == "dtype")
+      return object.elems[3];
+    error(loc, "torch.iinfo has no attribute '" + attr + "' (or it is not supported yet)");
   }
   if (isObject(object, kModuleSpecClass)) {
     if (attr == "name")
@@ -1539,7 +1561,225 @@ SemaValue Specializer::devicePropertiesItem(const SemaValue &properties, const S
   raisePython(kKeyError, stringRepr(key.name), loc);
 }
 
+SemaValue Specializer::callMath(const std::string &fn, CallArgs &args) {
+  std::string display = "math." + fn;
+  if (!args.keywords.empty())
+    raisePython(kTypeError, display + "() takes no keyword arguments", args.loc);
+  auto number = [&](const SemaValue &v) -> double {
+    if (!v.isConstexprNumber())
+      raisePython(kTypeError, "must be real number, not " + v.describe(), args.loc);
+    return v.kind == Kind::Int    ? static_cast<double>(v.intValue)
+           : v.kind == Kind::Bool ? (v.boolValue ? 1.0 : 0.0)
+                                  : v.floatValue;
+  };
+  auto integer = [&](const SemaValue &v) -> int64_t {
+    if (v.kind != Kind::Int && v.kind != Kind::Bool)
+      raisePython(kTypeError, "'" + v.describe() + "' object cannot be interpreted as an integer",
+                  args.loc);
+    return v.kind == Kind::Int ? v.intValue : v.boolValue;
+  };
+  auto arity = [&](size_t n) {
+    if (args.positional.size() != n)
+      raisePython(kTypeError,
+                  display + "() takes exactly " + std::to_string(n) + " argument" +
+                      (n == 1 ? "" : "s") + " (" + std::to_string(args.positional.size()) +
+                      " given)",
+                  args.loc);
+  };
+  auto domain = [&](bool ok) {
+    if (!ok)
+      raisePython(kValueError, "math domain error", args.loc);
+  };
+  // Functions of one float, with their domains.
+  using Unary = double (*)(double);
+  static const std::map<std::string, std::pair<Unary, bool (*)(double)>> unary = {
+      {"sqrt", {[](double x) { return std::sqrt(x); }, [](double x) { return x >= 0; }}},
+      {"exp", {[](double x) { return std::exp(x); }, nullptr}},
+      {"exp2", {[](double x) { return std::exp2(x); }, nullptr}},
+      {"expm1", {[](double x) { return std::expm1(x); }, nullptr}},
+      {"log2", {[](double x) { return std::log2(x); }, [](double x) { return x > 0; }}},
+      {"log10", {[](double x) { return std::log10(x); }, [](double x) { return x > 0; }}},
+      {"log1p", {[](double x) { return std::log1p(x); }, [](double x) { return x > -1; }}},
+      {"fabs", {[](double x) { return std::fabs(x); }, nullptr}},
+      {"sin", {[](double x) { return std::sin(x); }, nullptr}},
+      {"cos", {[](double x) { return std::cos(x); }, nullptr}},
+      {"tan", {[](double x) { return std::tan(x); }, nullptr}},
+      {"atan", {[](double x) { return std::atan(x); }, nullptr}},
+      {"tanh", {[](double x) { return std::tanh(x); }, nullptr}},
+      {"erf", {[](double x) { return std::erf(x); }, nullptr}},
+      {"erfc", {[](double x) { return std::erfc(x); }, nullptr}},
+      {"degrees", {[](double x) { return x * 180.0 / M_PI; }, nullptr}},
+      {"radians", {[](double x) { return x * M_PI / 180.0; }, nullptr}}};
+  if (auto it = unary.find(fn); it != unary.end()) {
+    arity(1);
+    double x = number(args.positional[0]);
+    domain(!it->second.second || std::isnan(x) || it->second.second(x));
+    return SemaValue::ofFloat(it->second.first(x));
+  }
+  if (fn == "log") { // log(x[, base])
+    if (args.positional.empty() || args.positional.size() > 2)
+      raisePython(kTypeError, "log expected 1 or 2 arguments", args.loc);
+    double x = number(args.positional[0]);
+    domain(x > 0 || std::isnan(x));
+    if (args.positional.size() == 1)
+      return SemaValue::ofFloat(std::log(x));
+    double base = number(args.positional[1]);
+    domain(base > 0 && base != 1);
+    return SemaValue::ofFloat(std::log(x) / std::log(base));
+  }
+  if (fn == "pow" || fn == "atan2" || fn == "copysign" || fn == "fmod" || fn == "hypot") {
+    arity(2);
+    double x = number(args.positional[0]), y = number(args.positional[1]);
+    if (fn == "fmod")
+      domain(y != 0 && !std::isinf(x));
+    return SemaValue::ofFloat(fn == "pow"        ? std::pow(x, y)
+                              : fn == "atan2"    ? std::atan2(x, y)
+                              : fn == "copysign" ? std::copysign(x, y)
+                              : fn == "fmod"     ? std::fmod(x, y)
+                                                 : std::hypot(x, y));
+  }
+  if (fn == "ceil" || fn == "floor" || fn == "trunc") {
+    arity(1);
+    const SemaValue &v = args.positional[0];
+    if (v.kind == Kind::Int || v.kind == Kind::Bool)
+      return SemaValue::ofInt(integer(v));
+    double x = number(v);
+    double r = fn == "ceil" ? std::ceil(x) : fn == "floor" ? std::floor(x) : std::trunc(x);
+    if (std::isnan(r) || std::isinf(r))
+      raisePython(std::isnan(r) ? kValueError : *builtinExceptionClasses("OverflowError"),
+                  std::string("cannot convert float ") + (std::isnan(r) ? "NaN" : "infinity") +
+                      " to integer",
+                  args.loc);
+    if (std::fabs(r) >= 9.2e18)
+      error(args.loc, display + "() of " + floatRepr(x) + " overflows 64-bit integers");
+    return SemaValue::ofInt(static_cast<int64_t>(r));
+  }
+  if (fn == "isnan" || fn == "isinf" || fn == "isfinite") {
+    arity(1);
+    double x = number(args.positional[0]);
+    return SemaValue::ofBool(fn == "isnan"   ? std::isnan(x)
+                             : fn == "isinf" ? std::isinf(x)
+                                             : std::isfinite(x));
+  }
+  if (fn == "isqrt") {
+    arity(1);
+    int64_t n = integer(args.positional[0]);
+    if (n < 0)
+      raisePython(kValueError, "isqrt() argument must be nonnegative", args.loc);
+    int64_t r = static_cast<int64_t>(std::sqrt(static_cast<double>(n)));
+    while (r > 0 && static_cast<__int128>(r) * r > n)
+      --r;
+    while (static_cast<__int128>(r + 1) * (r + 1) <= n)
+      ++r;
+    return SemaValue::ofInt(r);
+  }
+  if (fn == "gcd" || fn == "lcm") {
+    int64_t result = fn == "gcd" ? 0 : 1;
+    for (const SemaValue &v : args.positional) {
+      int64_t x = integer(v);
+      if (fn == "gcd") {
+        result = std::gcd(result, x);
+        continue;
+      }
+      if (x == 0 || result == 0) {
+        result = 0;
+        continue;
+      }
+      __int128 l = static_cast<__int128>(std::abs(result)) / std::gcd(result, x) * std::abs(x);
+      if (l > std::numeric_limits<int64_t>::max())
+        error(args.loc, "math.lcm overflows 64-bit integers");
+      result = static_cast<int64_t>(l);
+    }
+    return SemaValue::ofInt(result);
+  }
+  if (fn == "factorial") {
+    arity(1);
+    int64_t n = integer(args.positional[0]);
+    if (n < 0)
+      raisePython(kValueError, "factorial() not defined for negative values", args.loc);
+    if (n > 20)
+      error(args.loc, "math.factorial(" + std::to_string(n) + ") overflows 64-bit integers");
+    int64_t r = 1;
+    for (int64_t i = 2; i <= n; ++i)
+      r *= i;
+    return SemaValue::ofInt(r);
+  }
+  error(args.loc, "math." + fn + " is not supported yet");
+}
+
+/// torch.finfo(dtype) / torch.iinfo(dtype): the limits of a torch dtype, as PyTorch gives them.
+SemaValue Specializer::torchTypeInfo(bool floating, CallArgs &args) {
+  std::string display = floating ? "torch.finfo" : "torch.iinfo";
+  auto a = bindCallArgs(*this, display, {"type"}, floating ? 0 : 1, args);
+  std::string name = "float32"; // torch.finfo() is the default dtype's
+  if (a[0]) {
+    const SemaValue &t = *a[0];
+    if (t.kind == Kind::Module && t.name.rfind("torch.", 0) == 0)
+      name = t.name.substr(6);
+    else
+      raisePython(kTypeError,
+                  display + "() argument 'type' must be torch.dtype, not " + t.describe(),
+                  args.loc);
+  }
+  static const std::map<std::string, std::string> aliases = {
+      {"float", "float32"}, {"half", "float16"}, {"double", "float64"}, {"int", "int32"},
+      {"long", "int64"},    {"short", "int16"},  {"bool", "bool"}};
+  if (auto it = aliases.find(name); it != aliases.end())
+    name = it->second;
+  // bits, then: finfo: eps, max, min (= -max), tiny (= smallest_normal), resolution;
+  // iinfo: max, min.
+  struct FloatInfo {
+    int64_t bits;
+    double eps, max, tiny, resolution;
+  };
+  static const std::map<std::string, FloatInfo> floats = {
+      {"float16", {16, 0x1p-10, 65504.0, 0x1p-14, 0.001}},
+      {"bfloat16", {16, 0x1p-7, 0x1.fep127, 0x1p-126, 0.01}},
+      {"float32", {32, 0x1p-23, 0x1.fffffep127, 0x1p-126, 1e-06}},
+      {"float64", {64, 0x1p-52, 0x1.fffffffffffffp1023, 0x1p-1022, 1e-15}},
+      {"float8_e4m3fn", {8, 0.125, 448.0, 0x1p-6, 0.1}},
+      {"float8_e5m2", {8, 0.25, 57344.0, 0x1p-14, 0.1}}};
+  static const std::map<std::string, std::pair<int64_t, int64_t>> ints = {
+      {"int8", {-128, 127}},
+      {"int16", {-32768, 32767}},
+      {"int32", {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()}},
+      {"int64", {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()}},
+      {"uint8", {0, 255}},
+      {"uint16", {0, 65535}},
+      {"uint32", {0, 4294967295}}};
+  if (floating) {
+    auto it = floats.find(name);
+    if (it == floats.end())
+      raisePython(kTypeError,
+                  "torch.finfo() requires a floating point input type. Use "
+                  "torch.iinfo to handle 'torch.finfo'",
+                  args.loc);
+    const FloatInfo &f = it->second;
+    return makeObject(kFinfoClass, {SemaValue::ofInt(f.bits), SemaValue::ofFloat(f.eps),
+                                    SemaValue::ofFloat(f.max), SemaValue::ofFloat(-f.max),
+                                    SemaValue::ofFloat(f.tiny), SemaValue::ofFloat(f.resolution),
+                                    SemaValue::ofString(name)});
+  }
+  auto it = ints.find(name);
+  if (it == ints.end())
+    raisePython(kTypeError,
+                "torch.iinfo() requires an integer input type. Use torch.finfo to "
+                "handle '" +
+                    name + "'",
+                args.loc);
+  int64_t bits = name.find("8") != std::string::npos    ? 8
+                 : name.find("16") != std::string::npos ? 16
+                 : name.find("32") != std::string::npos ? 32
+                                                        : 64;
+  return makeObject(kIinfoClass, {SemaValue::ofInt(bits), SemaValue::ofInt(it->second.second),
+                                  SemaValue::ofInt(it->second.first), SemaValue::ofString(name)});
+}
+
 SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &args) {
+  if (qualified.rfind("math.", 0) == 0)
+    return callMath(qualified.substr(5), args);
+  if (qualified == "torch.finfo" || qualified == "torch.iinfo")
+    return torchTypeInfo(qualified == "torch.finfo", args);
   if (qualified.rfind("str.", 0) == 0)
     return callStringMethod(qualified.substr(4), args);
   if (qualified.rfind(std::string(kMatchClass) + ".", 0) == 0)

@@ -132,6 +132,14 @@ static bool isJitDecorator(const ast::Expr &decorator) {
   return name == "jit" || name == "triton.jit";
 }
 
+/// `@triton.constexpr_function` (Triton 3.5 on), `@tl.constexpr_function`, or the older
+/// `@tl.constexpr` on a Python function: kernels may call it, and it runs at compile time.
+static bool isConstexprFunctionDecorator(const ast::Expr &decorator) {
+  std::string name = dottedName(decorator);
+  std::string last = name.substr(name.rfind('.') + 1);
+  return last == "constexpr_function" || last == "constexpr";
+}
+
 /// The name a module-level value wraps when it applies Triton's decorators by call, as
 /// unsloth writes its kernels: `f = triton.jit(f)`, `f = triton.heuristics({...})(f)`,
 /// `triton.autotune(...)(triton.jit(f))`. `sawJit` tells whether triton.jit is among them.
@@ -434,7 +442,11 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       bool jit = std::any_of(stmt->decorators.begin(), stmt->decorators.end(),
                              [](const ast::ExprPtr &d) { return isJitDecorator(*d); }) ||
                  std::find(kernels.begin(), kernels.end(), stmt.get()) != kernels.end();
-      SemaValue value = SemaValue::ofBuiltin("pyfunc:" + stmt->name);
+      bool constexprFunction =
+          std::any_of(stmt->decorators.begin(), stmt->decorators.end(),
+                      [](const ast::ExprPtr &d) { return isConstexprFunctionDecorator(*d); });
+      SemaValue value =
+          SemaValue::ofBuiltin((constexprFunction ? "constexprfn:" : "pyfunc:") + stmt->name);
       if (jit)
         value = SemaValue::ofJitFunction(stmt.get());
       else
@@ -1209,6 +1221,36 @@ SemaValue Specializer::callHostFunction(const ast::Stmt &def, CallArgs &args) {
   return result;
 }
 
+SemaValue Specializer::callConstexprFunction(const ast::Stmt &def, CallArgs &args) {
+  std::function<bool(const SemaValue &)> compileTime = [&](const SemaValue &v) {
+    if (v.kind == SemaValue::Kind::Tuple)
+      return std::all_of(v.elems.begin(), v.elems.end(), compileTime);
+    return v.kind != SemaValue::Kind::Tensor && v.kind != SemaValue::Kind::BlockPtr &&
+           v.kind != SemaValue::Kind::TensorDesc;
+  };
+  for (const SemaValue &v : args.positional)
+    if (!compileTime(v))
+      error(args.loc, "'" + def.name + "' is a constexpr function: its arguments must be known " +
+                          "at compile time, not " + v.describe());
+  for (const auto &[name, v] : args.keywords)
+    if (!compileTime(v))
+      error(args.loc, "'" + def.name + "' is a constexpr function: its argument '" + name +
+                          "' must be known at compile time, not " + v.describe());
+  // Its body is Python, run as module-level code runs.
+  ++moduleLevelDepth_;
+  SemaValue result;
+  try {
+    result = callHostFunction(def, args);
+  } catch (...) {
+    --moduleLevelDepth_;
+    throw;
+  }
+  --moduleLevelDepth_;
+  if (!compileTime(result))
+    error(args.loc, "constexpr function '" + def.name + "' returned " + result.describe());
+  return result;
+}
+
 void Specializer::execAssign(const ast::Stmt &stmt) {
   if (stmt.kind == ast::StmtKind::AugAssign) {
     const ast::Expr &target = *stmt.targets[0];
@@ -1734,7 +1776,14 @@ void Specializer::execFor(const ast::Stmt &stmt) {
   for (size_t i = 1; i < iter.operands.size(); ++i)
     bounds.push_back(eval(*iter.operands[i]));
   std::optional<int64_t> loopStages;
+  std::optional<SemaValue> stepKeyword;
   for (const ast::Keyword &kw : iter.keywords) {
+    // range(0, n, step=BLOCK): Triton runs a kernel's range() as tl.range, whose step is a
+    // keyword too.
+    if (kw.name == "step") {
+      stepKeyword = eval(*kw.value);
+      continue;
+    }
     // tl.range's tuning hints (num_stages, loop_unroll_factor, ...) do not change semantics;
     // num_stages is kept for the software pipeliner (the kernel's num_stages otherwise).
     if (kw.name != "num_stages" && kw.name != "loop_unroll_factor" && kw.name != "flatten" &&
@@ -1746,6 +1795,11 @@ void Specializer::execFor(const ast::Stmt &stmt) {
     if (stages.kind != SemaValue::Kind::Int || stages.intValue < 1 || stages.intValue > 8)
       error(kw.loc, "num_stages must be a constexpr integer from 1 to 8");
     loopStages = stages.intValue;
+  }
+  if (stepKeyword) {
+    if (bounds.size() != 2)
+      error(iter.loc, "range(start, end, step=...) needs the start and the end");
+    bounds.push_back(*stepKeyword);
   }
   if (bounds.empty() || bounds.size() > 3)
     error(iter.loc, "range() takes 1 to 3 arguments");
@@ -2171,6 +2225,13 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
     return compareVersion(args);
   if (callee.kind == SemaValue::Kind::Builtin && callee.function && moduleLevelDepth_ > 0)
     return callHostFunction(*callee.function, args);
+  if (callee.kind == SemaValue::Kind::Builtin && callee.function &&
+      callee.name.rfind("constexprfn:", 0) == 0)
+    return callConstexprFunction(*callee.function, args);
+  // math.log2(BLOCK) and the like on constexprs, in a kernel too.
+  if (callee.kind == SemaValue::Kind::Module && callee.userModule < 0 &&
+      callee.name.rfind("math.", 0) == 0)
+    return callMath(callee.name.substr(5), args);
   // A library function (re.match, packaging.version.Version...) called by module-level code.
   if (callee.kind == SemaValue::Kind::Module && callee.userModule < 0 && moduleLevelDepth_ > 0)
     return callHostLibrary(callee.name, args);

@@ -350,8 +350,14 @@ private:
   // `from b import x` in a instead of recursing forever.
   std::set<std::string> importsBeingResolved_;
   SemaValue callHostFunction(const ast::Stmt &def, CallArgs &args);
+  /// A `@triton.constexpr_function` (or `@tl.constexpr`) called from a kernel: run as Python
+  /// at compile time, on compile-time arguments, for a compile-time result.
+  SemaValue callConstexprFunction(const ast::Stmt &def, CallArgs &args);
   // The library functions behind callHostLibrary (HostPython.cpp).
   SemaValue callRegex(const std::string &fn, CallArgs &args);
+  /// Python's math module on compile-time numbers (math.log2(BLOCK), math.pi at module level).
+  SemaValue callMath(const std::string &fn, CallArgs &args);
+  SemaValue torchTypeInfo(bool floating, CallArgs &args);
   SemaValue callStringMethod(const std::string &method, CallArgs &args);
   /// str.format: `text` with its replacement fields formatted from `args` (Python's
   /// build_string; `depth` counts down the nesting of fields in specs).
