@@ -377,8 +377,13 @@ private:
       checkTarget(*targets, TargetUse::Delete);
       return unsupportedStmt("del statement", loc(stmt));
     }
-    if (auto *stmt = ctx->global_stmt())
-      return unsupportedStmt("global statement", loc(stmt));
+    if (auto *stmt = ctx->global_stmt()) {
+      // The names are kept: sema refuses module-level names that functions rebind this way.
+      ast::StmtPtr result = unsupportedStmt("global statement", loc(stmt));
+      for (auto *name : stmt->NAME())
+        result->names.push_back(ast::ImportAlias{name->getText(), "", loc(name)});
+      return result;
+    }
     return unsupportedStmt("nonlocal statement", loc(ctx->nonlocal_stmt()));
   }
 

@@ -427,6 +427,17 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
         std::string bound = alias.asName.empty() ? alias.name : alias.asName;
         if (!wanted(bound))
           continue;
+        // `from . import util` (or `from pkg import util`) where util is a submodule: Python
+        // imports it, also while pkg's own __init__ is still running (FlagGems' runtime package
+        // does), so it binds the submodule rather than a name pkg has not defined yet.
+        if (base >= 0) {
+          const SourceModule &package = graph_->modules[static_cast<size_t>(base)];
+          auto sub = package.submodules.find(alias.name);
+          if (sub != package.submodules.end()) {
+            define(bound, SemaValue::ofUserModule(package.name + "." + alias.name, sub->second));
+            continue;
+          }
+        }
         if (base >= 0)
           importName(bound, base, alias.name, alias.loc);
         else if (miss >= 0)
@@ -437,6 +448,7 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       break;
     }
     case ast::StmtKind::FunctionDef: {
+      recordGlobalStatements(stmt->body);
       if (!wanted(stmt->name))
         break;
       bool jit = std::any_of(stmt->decorators.begin(), stmt->decorators.end(),
@@ -709,6 +721,8 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
       error(loc, "undefined name '" + name + "' in the standard library");
     return SemaValue::ofBuiltin("py." + name);
   }
+  if (auto rebound = mod().reboundByFunction.find(name); rebound != mod().reboundByFunction.end())
+    reboundGlobalError(name, *rebound->second, loc);
   auto g = mod().globals.find(name);
   if (g != mod().globals.end())
     return g->second;
@@ -776,6 +790,33 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   error(loc, "undefined name '" + name + "'");
+}
+
+void Specializer::recordGlobalStatements(const ast::StmtList &body) {
+  for (const ast::StmtPtr &stmt : body) {
+    if (stmt->kind == ast::StmtKind::Unsupported && stmt->name == "global statement")
+      for (const ast::ImportAlias &name : stmt->names)
+        mod().reboundByFunction.emplace(name.name, stmt.get());
+    // Nested blocks (if, for, try...), not nested functions: their `global` is theirs.
+    if (stmt->kind != ast::StmtKind::FunctionDef) {
+      recordGlobalStatements(stmt->body);
+      recordGlobalStatements(stmt->orelse);
+    }
+  }
+}
+
+void Specializer::reboundGlobalError(const std::string &name, const ast::Stmt &global,
+                                     SourceLoc use) {
+  std::string message = "'global " + name + "' here";
+  try {
+    error(use, "module-level '" + name + "' is rebound by a function (global " + name +
+                   "): tilec evaluates module-level names when kernels use them and does not " +
+                   "run the calls that would change them; not supported yet");
+  } catch (const CompileError &e) {
+    sources_.note(global.loc, message);
+    throw CompileError(std::string(e.what()) + sources_.format(global.loc, "note", message),
+                       e.reported());
+  }
 }
 
 void Specializer::bind(const std::string &name, const SemaValue &value) {

@@ -235,6 +235,10 @@ private:
     std::map<std::string, const ast::Stmt *> conditional;
     // `from helpers import f`: looked up in helpers when first used.
     std::map<std::string, ImportedName> imported;
+    // Names that a function of the module rebinds (`global X` in it): the statement, for the
+    // error that refuses them. tilec evaluates module-level names on demand and does not run
+    // the calls whose side effects would change them.
+    std::map<std::string, const ast::Stmt *> reboundByFunction;
   };
   const ModuleGraph *graph_;
   std::vector<ModuleState> modules_;
@@ -350,6 +354,10 @@ private:
   // `from b import x` in a instead of recursing forever.
   std::set<std::string> importsBeingResolved_;
   SemaValue callHostFunction(const ast::Stmt &def, CallArgs &args);
+  /// Notes the names that `global` statements in a module-level function's body rebind.
+  void recordGlobalStatements(const ast::StmtList &body);
+  [[noreturn]] void reboundGlobalError(const std::string &name, const ast::Stmt &global,
+                                       SourceLoc use);
   /// A `@triton.constexpr_function` (or `@tl.constexpr`) called from a kernel: run as Python
   /// at compile time, on compile-time arguments, for a compile-time result.
   SemaValue callConstexprFunction(const ast::Stmt &def, CallArgs &args);
