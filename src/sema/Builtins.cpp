@@ -1451,9 +1451,16 @@ SemaValue Specializer::dot(CallArgs &args) {
     error(loc, "tl.dot of " + in.tritonName() +
                    " is not supported (Triton multiplies int8, fp8, fp16, bf16, fp32 and fp64)");
   int64_t m = lt.shape[mDim], k = lt.shape[kDim], n = rt.shape[kDim];
-  if (m < 16 || n < 16 || k < 16)
-    error(loc, "tl.dot needs every dimension to be at least 16, as in Triton; got " +
-                   shapeText(lt) + " x " + shapeText(rt));
+  // Triton 3.6 takes any M and N (it pads small ones for the tensor cores) and K of at least 8
+  // for 32-bit inputs, 4 for 64-bit and 16 otherwise.
+  const int64_t tritonMinK = in.bits() == 32 ? 8 : in.bits() == 64 ? 4 : 16;
+  if (k < tritonMinK)
+    error(loc, "tl.dot needs K to be at least " + std::to_string(tritonMinK) + " for " +
+                   in.tritonName() + ", as in Triton; got " + shapeText(lt) + " x " +
+                   shapeText(rt));
+  if (k < 16)
+    error(loc, "tl.dot with K below 16 is not supported yet; got " + shapeText(lt) + " x " +
+                   shapeText(rt));
 
   // The accumulator type: int8 products accumulate in int32, fp64 in fp64, the other floats in
   // fp32 (or fp16 on request, for fp16 and fp8 inputs).
@@ -1531,11 +1538,68 @@ SemaValue Specializer::dot(CallArgs &args) {
   } else {
     acc = broadcastTo(materialize(SemaValue::ofInt(0), loc, outType), shape, loc);
   }
-  tir::Operation *op = builder_.create(OpCode::Dot, {lhs, rhs, acc}, {Type(outType, shape)});
+  // M or N below 16 (a matrix-vector product: [64, 128] x [128, 1]): the operands and the
+  // accumulator are repeated up to 16 along it, the tensor cores compute each copy as they
+  // compute any output element, and the first copy is the result.
+  const int64_t mRepeat = m < 16 ? 16 / m : 1, nRepeat = n < 16 ? 16 / n : 1;
+  if (mRepeat > 1) {
+    lhs = repeatAlong(lhs, mDim, mRepeat);
+    acc = repeatAlong(acc, mDim, mRepeat);
+  }
+  if (nRepeat > 1) {
+    rhs = repeatAlong(rhs, kDim, nRepeat);
+    acc = repeatAlong(acc, kDim, nRepeat);
+  }
+  tir::Operation *op = builder_.create(OpCode::Dot, {lhs, rhs, acc}, {acc->type()});
   op->setAttr("input_precision", precision);
   if (maxImpreciseAcc)
     op->setAttr("max_num_imprecise_acc", *maxImpreciseAcc);
-  return SemaValue::ofTensor(op->result());
+  tir::Value *result = op->result();
+  if (mRepeat > 1)
+    result = firstRepeat(result, mDim, mRepeat);
+  if (nRepeat > 1)
+    result = firstRepeat(result, kDim, nRepeat);
+  return SemaValue::ofTensor(result);
+}
+
+tir::Value *Specializer::repeatAlong(tir::Value *x, unsigned axis, int64_t times) {
+  const Type &t = x->type();
+  // [.., d, ..] -> [.., 1, d, ..] -> [.., times, d, ..] -> [.., times * d, ..]
+  std::vector<int64_t> split = t.shape;
+  split.insert(split.begin() + axis, 1);
+  tir::Value *v = builder_.createValue(OpCode::Reshape, {x}, Type(t.elem, split));
+  split[axis] = times;
+  v = builder_.broadcast(v, split);
+  std::vector<int64_t> merged = t.shape;
+  merged[axis] *= times;
+  return builder_.createValue(OpCode::Reshape, {v}, Type(t.elem, merged));
+}
+
+tir::Value *Specializer::firstRepeat(tir::Value *x, unsigned axis, int64_t times) {
+  const Type &t = x->type();
+  std::vector<int64_t> split = t.shape;
+  split[axis] /= times;
+  split.insert(split.begin() + axis, times);
+  tir::Value *v = builder_.createValue(OpCode::Reshape, {x}, Type(t.elem, split));
+  // Copy 0 by a sum of the copies with the others replaced by the neutral element (-0.0, or 0
+  // for xor): exact for every value, -0.0 and NaN included.
+  std::vector<int64_t> rangeShape(split.size(), 1);
+  rangeShape[axis] = times;
+  tir::Value *index = builder_.createValue(OpCode::Reshape, {builder_.makeRange(0, times)},
+                                           Type(DType::scalar(ScalarKind::I32), rangeShape));
+  index = builder_.broadcast(index, split);
+  tir::Value *zero =
+      builder_.splat(builder_.intConstant(0, Type(DType::scalar(ScalarKind::I32))), split);
+  tir::Value *neutral = t.elem.isFloat() ? builder_.floatConstant(-0.0, Type(t.elem))
+                                         : builder_.intConstant(0, Type(t.elem));
+  tir::Value *picked =
+      builder_.select(builder_.cmp("eq", index, zero), v, builder_.splat(neutral, split));
+  std::vector<int64_t> reduced = split;
+  reduced.erase(reduced.begin() + axis);
+  tir::Operation *op = builder_.create(OpCode::Reduce, {picked}, {Type(t.elem, reduced)});
+  op->setAttr("kind", std::string(t.elem.isFloat() ? "sum" : "xor"));
+  op->setAttr("axis", static_cast<int64_t>(axis));
+  return op->result();
 }
 
 std::vector<std::optional<SemaValue>> bindCallArgs(Specializer &s, const std::string &fn,

@@ -354,6 +354,10 @@ private:
   // `from b import x` in a instead of recursing forever.
   std::set<std::string> importsBeingResolved_;
   SemaValue callHostFunction(const ast::Stmt &def, CallArgs &args);
+  /// `x` repeated `times` times along `axis` ([.., d, ..] -> [.., times * d, ..], the copies one
+  /// after the other), and the first of such copies back: tl.dot's small M and N.
+  tir::Value *repeatAlong(tir::Value *x, unsigned axis, int64_t times);
+  tir::Value *firstRepeat(tir::Value *x, unsigned axis, int64_t times);
   /// Notes the names that `global` statements in a module-level function's body rebind.
   void recordGlobalStatements(const ast::StmtList &body);
   [[noreturn]] void reboundGlobalError(const std::string &name, const ast::Stmt &global,

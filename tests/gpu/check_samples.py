@@ -980,6 +980,24 @@ def batched_dot_sample(name, dtype, blocks, tol, num_warps=4):
         grid=lambda meta, batches: (batches // meta["B"],), tol=tol, reference=reference)
 
 
+def small_dot_sample(name, dtype, m, n, k, tol):
+    """tl.dot with M or N below 16 (Triton pads them for the tensor cores; so does tilec)."""
+    kind = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32"}[dtype]
+
+    def reference(t, size):
+        a = t["a"].double().cpu().view(m, k)
+        b = t["b"].double().cpu().view(k, n)
+        return {"c": (a @ b + t["c"].double().cpu().view(m, n)).flatten()}
+
+    return Sample(
+        name=name, source="tests/interp/kernels/small_dots.tl", kernel="small_dot", ptx=name,
+        signature=f"*{kind}:16,*{kind}:16,*fp32:16,{m},{n},{k}", size=1, small=1,
+        inputs=lambda size: {"a": randn(m * k, dtype), "b": randn(k * n, dtype),
+                             "c": randn(m * n)},
+        inplace=["c"], outputs=["c"], args=lambda t, size: [t["a"], t["b"], t["c"]],
+        grid=lambda meta, size: (1,), tol=tol, reference=reference)
+
+
 def fp8_to_fp16_sample(name, kind):
     """Every byte (each of the 256, four times) as fp8 `kind` widened to fp16 by PTX for sm_80."""
     short = {"e4m3": "fp8e4nv", "e5m2": "fp8e5"}[kind]
@@ -1198,6 +1216,11 @@ def bool_memory_reference(t, n):
 
 
 LANG_BITS_SAMPLES = [
+    # Matrix-vector products and a few rows through the tensor cores (mamba3's [64, 128] x [128, 1]).
+    small_dot_sample("small_dot_f16_n1", "float16", 64, 1, 128, DOT_F16_OUT_F32),
+    small_dot_sample("small_dot_f32_n1", "float32", 64, 1, 64, DOT_TF32),
+    small_dot_sample("small_dot_bf16_m2", "bfloat16", 2, 32, 64, DOT_F16_OUT_F32),
+    small_dot_sample("small_dot_f16_4x8", "float16", 4, 8, 32, DOT_F16_OUT_F32),
     # torch.bool tensors (*i1) loaded and stored: bytes, as Triton treats them.
     Sample(
         name="bool_memory", source="tests/interp/kernels/bool_memory.tl", kernel="bool_memory",

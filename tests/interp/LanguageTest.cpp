@@ -411,6 +411,37 @@ TEST_CASE("boolean tensors in memory are bytes: *i1 loads and stores", "[languag
   CHECK(worst(picked, wantPicked, 0, 0) == 0);
 }
 
+TEST_CASE("tl.dot with M or N below 16: a matrix-vector product, a few rows", "[language]") {
+  struct Case {
+    int64_t m, n, k;
+  };
+  for (const Case &c : std::vector<Case>{{64, 1, 32}, {2, 32, 16}, {1, 1, 64}, {4, 8, 16}}) {
+    INFO("[" << c.m << ", " << c.k << "] x [" << c.k << ", " << c.n << "]");
+    auto module = compile(kernelPath("small_dots"), "small_dot",
+                          "*fp16:16,*fp16:16,*fp32:16," + std::to_string(c.m) + "," +
+                              std::to_string(c.n) + "," + std::to_string(c.k));
+    HostBuffer a(DType::scalar(ScalarKind::F16), c.m * c.k),
+        b(DType::scalar(ScalarKind::F16), c.k * c.n), out(f32, c.m * c.n);
+    for (int64_t i = 0; i < c.m * c.k; ++i)
+      a.setDouble(i, i % 7 - 3.0); // small integers: every product and sum is exact
+    for (int64_t i = 0; i < c.k * c.n; ++i)
+      b.setDouble(i, i % 5 - 2.0);
+    for (int64_t i = 0; i < c.m * c.n; ++i)
+      out.setDouble(i, i % 3);
+    std::vector<double> want(c.m * c.n);
+    for (int64_t i = 0; i < c.m; ++i)
+      for (int64_t j = 0; j < c.n; ++j) {
+        double sum = out.getDouble(i * c.n + j);
+        for (int64_t l = 0; l < c.k; ++l)
+          sum += a.getDouble(i * c.k + l) * b.getDouble(l * c.n + j);
+        want[i * c.n + j] = sum;
+      }
+    launch(*module->functions.at(0),
+           {KernelArg::pointer(a), KernelArg::pointer(b), KernelArg::pointer(out)}, 1);
+    CHECK(worst(out, want, 0, 0) == 0);
+  }
+}
+
 TEST_CASE("tl.cumsum and tl.cumprod along an axis, reversed, on the interpreter", "[language]") {
   const int64_t m = 4, n = 8;
   auto module = compile(kernelPath("scans"), "scan_rows", "*fp32,*fp32,*fp32,*fp32,4,8");
