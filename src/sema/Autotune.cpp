@@ -111,6 +111,14 @@ private:
       skipExpression();
       return kRuntimeHeuristic;
     }
+    // A heuristic's value is a function of the arguments; one named instead of written as a
+    // lambda (`"BLOCK_K": block_k_heuristic`) is as much a run-time one.
+    bool identifier =
+        !value.empty() && (std::isalpha(static_cast<unsigned char>(value[0])) || value[0] == '_');
+    if (allowLambdas_ && identifier && value != "True" && value != "False" && value != "None") {
+      skipExpression();
+      return kRuntimeHeuristic;
+    }
     if (value.empty() || value == "lambda")
       sources_.error(loc_, std::string(what) +
                                ": values must be constants; a lambda of the kernel's arguments "
@@ -176,10 +184,13 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
   for (const ast::ExprPtr &decorator : kernel.decorators) {
     std::string name = calleeName(*decorator);
     if (name == "heuristics") {
-      if (decorator->operands.size() != 2 ||
-          decorator->operands[1]->kind != ast::ExprKind::Unsupported)
+      // @triton.heuristics({...}) or @triton.heuristics(values={...})
+      const ast::Expr *values = decorator->operands.size() == 2 ? decorator->operands[1].get()
+                                                                : keyword(*decorator, "values");
+      if (!values || decorator->operands.size() + decorator->keywords.size() != 2 ||
+          values->kind != ast::ExprKind::Unsupported)
         sources.error(decorator->loc, "@triton.heuristics takes one dict: {'NAME': value, ...}");
-      DictReader reader(sources, decorator->operands[1]->loc);
+      DictReader reader(sources, values->loc);
       reader.allowLambdas_ = true;
       // A lambda of the kernel's arguments cannot be evaluated ahead of time: its name must be
       // bound like any constexpr, in the signature or with -D (Triton's AOT compiler asks the
