@@ -228,6 +228,11 @@ private:
   /// The shared-memory byte `byteOffset` (the scratch area conversions, reductions and dots
   /// share starts at 0; pipeline buffers follow it).
   llvm::Value *sharedAt(unsigned byteOffset);
+  /// Stores `value` (8 to 64 bits) at the shared-memory pointer `ptr` where `pred` holds: one
+  /// predicated `st.shared`, as Triton writes it, not a branch. A branch would split the basic
+  /// block, and LLVM contracts a multiply and an add into an fma only within one, so that the
+  /// arithmetic around would round differently from Triton's.
+  void storeSharedIf(llvm::Value *ptr, llvm::Value *value, llvm::Value *pred);
   /// Calls `fn` for each of the thread's vectors of `vec` consecutive elements along `fastDim`:
   /// its first element's number and per-dimension index, and that element's coordinates.
   void forEachVector(const Distribution &dist, unsigned fastDim, unsigned vec,

@@ -171,11 +171,8 @@ Values KernelLowering::broadcastFromOwners(const std::optional<Distribution> &di
   for (unsigned e = 0; e < results.size(); ++e)
     slots.push_back(dist ? linearCoordinate(*dist, e) : builder_.getInt32(0));
   beginSharedWrite();
-  for (unsigned e = 0; e < results.size(); ++e) {
-    llvm::Value *owner = ownsResultOf(dist, e);
-    ifThen(owner,
-           [&] { builder_.CreateStore(results[e], sharedElementPointer(memType, slots[e])); });
-  }
+  for (unsigned e = 0; e < results.size(); ++e)
+    storeSharedIf(sharedElementPointer(memType, slots[e]), results[e], ownsResultOf(dist, e));
   barrier();
   Values broadcast;
   for (unsigned e = 0; e < results.size(); ++e)

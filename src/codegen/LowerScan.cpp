@@ -167,14 +167,12 @@ void KernelLowering::lowerScan(const Operation &op) {
     };
     beginSharedWrite();
     llvm::Value *lastLane = builder_.CreateICmpEQ(lanePos, builder_.getInt32(L - 1));
-    ifThen(lastLane, [&] {
-      for (unsigned line = 0; line < lines; ++line)
-        for (unsigned q = 0; q < R; ++q)
-          for (unsigned i = 0; i < n; ++i) {
-            llvm::Value *v = toSharedElement(totals[line][q][i], op.operand(i)->type().elem);
-            builder_.CreateStore(v, slotPointer(i, line, q, warpPos));
-          }
-    });
+    for (unsigned line = 0; line < lines; ++line)
+      for (unsigned q = 0; q < R; ++q)
+        for (unsigned i = 0; i < n; ++i) {
+          llvm::Value *v = toSharedElement(totals[line][q][i], op.operand(i)->type().elem);
+          storeSharedIf(slotPointer(i, line, q, warpPos), v, lastLane);
+        }
     barrier();
     for (unsigned line = 0; line < lines; ++line) {
       Values acc;
