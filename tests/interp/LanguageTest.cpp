@@ -335,16 +335,16 @@ TEST_CASE("a reversed run-time loop carries a recurrence from the last element d
 TEST_CASE("tuple kernel arguments: nested, with literal elements, into helpers", "[language]") {
   const int64_t n = 100, stride = 2, block = 32;
   // Run-time elements are parameters in order (ins.0, ins.1, outs.0, outs.1, sizes.0,
-  // sizes.1.0); the literal sizes.1.1 = 1 is bound at compile time, as is the constexpr SHIFTS.
+  // sizes.2.0); the literal sizes.1 = 1 is bound at compile time, as is the constexpr SHIFTS.
   auto module = compile(kernelPath("tuple_args"), "tuple_args",
-                        "(*fp32:16,*fp32:16),(*fp32:16,*fp32:16),(i32,(i32,1)),fp32," +
+                        "(*fp32:16,*fp32:16),(*fp32:16,*fp32:16),(i32,1,(i32,)),fp32," +
                             std::to_string(block) + ",(3, -1)");
   const tir::Function &kernel = *module->functions.at(0);
   std::vector<std::string> names;
   for (const tir::ParamInfo &p : kernel.params)
     names.push_back(p.name);
   CHECK(names == std::vector<std::string>{"ins.0", "ins.1", "outs.0", "outs.1", "sizes.0",
-                                          "sizes.1.0", "scale"});
+                                          "sizes.2.0", "scale"});
   HostBuffer x(f32, n * stride), y(f32, n * stride), sum(f32, n), product(f32, n);
   for (int64_t i = 0; i < n * stride; ++i) {
     x.setDouble(i, i % 7 - 3.0);
