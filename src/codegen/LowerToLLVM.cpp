@@ -376,13 +376,21 @@ llvm::Value *KernelLowering::lowerElement(const Operation &op, const Values &arg
     return isSigned ? builder_.CreateSDiv(a, b) : builder_.CreateUDiv(a, b);
   case OpCode::Rem:
     if (isFloat) {
-      // fmod, in fp32 for the narrow types.
-      if (type.kind == ScalarKind::F64)
-        return libdevice("__nv_fmod", a->getType(), {a, b});
-      llvm::Type *t = builder_.getFloatTy();
-      llvm::Value *r =
-          libdevice("__nv_fmodf", t, {builder_.CreateFPExt(a, t), builder_.CreateFPExt(b, t)});
-      return builder_.CreateFPTrunc(r, a->getType());
+      // Triton emits LLVM's frem, which NVPTX expands to isinf(b) ? a : fma(-trunc(a / b), b, a)
+      // with an IEEE division (not the exact fmod; fp16 and bf16 promoted to fp32). Written out
+      // here, because the NVPTX of LLVM 19 does not contract that expansion's multiply and
+      // subtraction into Triton's fma.
+      llvm::Type *original = a->getType();
+      bool narrow = type.kind == ScalarKind::F16 || type.kind == ScalarKind::BF16;
+      llvm::Type *t = narrow ? builder_.getFloatTy() : original;
+      llvm::Value *x = narrow ? builder_.CreateFPExt(a, t) : a;
+      llvm::Value *y = narrow ? builder_.CreateFPExt(b, t) : b;
+      llvm::Value *quotient = intrinsic(llvm::Intrinsic::trunc, {t}, {builder_.CreateFDiv(x, y)});
+      llvm::Value *rest =
+          intrinsic(llvm::Intrinsic::fma, {t}, {builder_.CreateFNeg(quotient), y, x});
+      llvm::Value *infinite = builder_.createIsFPClass(y, llvm::fcInf); // testp.infinite
+      llvm::Value *r = builder_.CreateSelect(infinite, x, rest);
+      return narrow ? builder_.CreateFPTrunc(r, original) : r;
     }
     return isSigned ? builder_.CreateSRem(a, b) : builder_.CreateURem(a, b);
   case OpCode::And:
@@ -487,11 +495,17 @@ llvm::Value *KernelLowering::lowerElement(const Operation &op, const Values &arg
     return isFloat ? builder_.CreateFNeg(a) : builder_.CreateNeg(a);
   case OpCode::Not:
     return builder_.CreateNot(a);
-  case OpCode::Abs:
+  case OpCode::Abs: {
     if (!isFloat)
       return isSigned ? intrinsic(llvm::Intrinsic::abs, {a->getType()}, {a, builder_.getFalse()})
                       : a;
-    return intrinsic(llvm::Intrinsic::fabs, {a->getType()}, {a});
+    // The sign bit cleared, as Triton does (abs.f32 may change a NaN's payload).
+    unsigned bits = a->getType()->getPrimitiveSizeInBits();
+    llvm::Type *word = builder_.getIntNTy(bits);
+    llvm::Value *magnitude =
+        builder_.CreateAnd(builder_.CreateBitCast(a, word), llvm::APInt::getSignedMaxValue(bits));
+    return builder_.CreateBitCast(magnitude, a->getType());
+  }
   case OpCode::Libdevice: {
     // Sema has converted the operands to fp32 or fp64, the types libdevice has.
     const tir::LibdeviceFunction *fn = tir::findLibdeviceFunction(op.strAttr("fn"));
@@ -539,14 +553,17 @@ llvm::Value *KernelLowering::lowerMath(const Operation &op, llvm::Value *x, cons
     r = isDouble ? libdevice("__nv_exp2", t, {x}) : nvvm(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, x);
     break;
   case OpCode::Log2:
-    r = isDouble ? libdevice("__nv_log2", t, {x}) : nvvm(llvm::Intrinsic::nvvm_lg2_approx_f, x);
+    // libdevice's log2f, as Triton 3.6 (not lg2.approx).
+    r = libdevice(isDouble ? "__nv_log2" : "__nv_log2f", t, {x});
     break;
   case OpCode::Log:
     r = libdevice(isDouble ? "__nv_log" : "__nv_logf", t, {x});
     break;
   case OpCode::Sqrt:
-    // IEEE square root (sqrt.rn): what llvm.sqrt becomes on NVPTX.
-    r = intrinsic(llvm::Intrinsic::sqrt, {t}, {x});
+    // Triton's tl.sqrt on fp32 is sqrt.approx.ftz.f32; tl.sqrt_rn (attribute `ieee`) and fp64
+    // are sqrt.rn.
+    r = isDouble || op.hasAttr("ieee") ? intrinsic(llvm::Intrinsic::sqrt, {t}, {x})
+                                       : nvvm(llvm::Intrinsic::nvvm_sqrt_approx_ftz_f, x);
     break;
   case OpCode::Rsqrt:
     r = libdevice(isDouble ? "__nv_rsqrt" : "__nv_rsqrtf", t, {x});
@@ -560,11 +577,15 @@ llvm::Value *KernelLowering::lowerMath(const Operation &op, llvm::Value *x, cons
   case OpCode::Erf:
     r = libdevice(isDouble ? "__nv_erf" : "__nv_erff", t, {x});
     break;
+  // On fp32 Triton rounds with denormal inputs flushed to zero (cvt.rmi.ftz / cvt.rpi.ftz):
+  // floor of a negative denormal is -0, not -1.
   case OpCode::Floor:
-    r = intrinsic(llvm::Intrinsic::floor, {t}, {x});
+    r = isDouble ? intrinsic(llvm::Intrinsic::floor, {t}, {x})
+                 : nvvm(llvm::Intrinsic::nvvm_floor_ftz_f, x);
     break;
   case OpCode::Ceil:
-    r = intrinsic(llvm::Intrinsic::ceil, {t}, {x});
+    r = isDouble ? intrinsic(llvm::Intrinsic::ceil, {t}, {x})
+                 : nvvm(llvm::Intrinsic::nvvm_ceil_ftz_f, x);
     break;
   default:
     unsupported(op, std::string("'") + op.name() + "' on " + type.str());

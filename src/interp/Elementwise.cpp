@@ -114,7 +114,11 @@ void floatBinary(OpCode code, const Tensor &a, const Tensor &b, Tensor &out, Rou
   case OpCode::Div:
     return mapBinary<F, F>(a, b, out, [round](F x, F y) { return round(x / y); });
   case OpCode::Rem:
-    return mapBinary<F, F>(a, b, out, [round](F x, F y) { return round(std::fmod(x, y)); });
+    // As the GPU computes Triton's frem: isinf(y) ? x : fma(-trunc(x / y), y, x), the division
+    // rounded (not the exact fmod).
+    return mapBinary<F, F>(a, b, out, [round](F x, F y) {
+      return round(std::isinf(y) ? x : std::fma(-std::trunc(x / y), y, x));
+    });
   case OpCode::Maximum:
     return mapBinary<F, F>(a, b, out, [](F x, F y) { return maxNum(x, y); });
   case OpCode::Minimum:
@@ -248,6 +252,14 @@ void compareLanes(CmpPredicate predicate, const Tensor &a, const Tensor &b, Tens
 // Unary math
 //===----------------------------------------------------------------------===//
 
+/// A float's denormal as a zero of its sign (fp32 only: doubles keep theirs).
+template <typename F> F flushDenormalF32(F x) {
+  if constexpr (std::is_same_v<F, float>)
+    if (std::fpclassify(x) == FP_SUBNORMAL)
+      return std::copysign(0.0f, x);
+  return x;
+}
+
 template <typename F, typename Round>
 void floatUnary(OpCode code, const Tensor &a, Tensor &out, Round round,
                 const ErrorReporter &errors) {
@@ -273,10 +285,11 @@ void floatUnary(OpCode code, const Tensor &a, Tensor &out, Round round,
     return map([](F x) { return std::sin(x); });
   case OpCode::Cos:
     return map([](F x) { return std::cos(x); });
+  // fp32 rounds with denormal inputs flushed to (signed) zero, as Triton's cvt.rmi.ftz does.
   case OpCode::Floor:
-    return map([](F x) { return std::floor(x); });
+    return map([](F x) { return std::floor(flushDenormalF32(x)); });
   case OpCode::Ceil:
-    return map([](F x) { return std::ceil(x); });
+    return map([](F x) { return std::ceil(flushDenormalF32(x)); });
   case OpCode::Erf:
     return map([](F x) { return std::erf(x); });
   default:

@@ -911,7 +911,11 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     if (!t.isFloat())
       error(loc, display + " needs a floating-point argument, got " + t.tritonName() +
                      " (convert it with .to(tl.float32))");
-    return SemaValue::ofTensor(builder_.unary(m->second, x));
+    tir::Value *r = builder_.unary(m->second, x);
+    // tl.sqrt is the approximate square root on the GPU, tl.sqrt_rn the IEEE one.
+    if (fn == "sqrt_rn")
+      r->definingOp()->setAttr("ieee", true);
+    return SemaValue::ofTensor(r);
   }
   if (fn == "fma") {
     auto a = bindArgs(*this, display, {"x", "y", "z"}, 3, args);

@@ -1215,7 +1215,29 @@ def bool_memory_reference(t, n):
     return {"positive": (x > 0).double(), "picked": torch.where(flags, x, -x)}
 
 
+def math_rounding_inputs(n):
+    x = special_floats(n, "float32")
+    y = special_floats(n, "float32", seed_shift=3)
+    i = torch.arange(n, device=x.device)
+    # Denormals (floor and ceil flush them), large quotients (frem's rounded division), powers.
+    x = torch.where(i % 5 == 1, torch.full_like(x, 1e-40) * torch.sign(x), x)
+    x = torch.where(i % 9 == 2, x * 1e30, x)
+    y = torch.where(i % 23 == 4, torch.full_like(y, 7.0), y)
+    return {"x": x, "y": y, "out": empty(7 * n)}
+
+
 LANG_BITS_SAMPLES = [
+    # fp32 floor/ceil (denormals flushed), abs (sign bit), % (frem), sqrt_rn, sqrt (approx),
+    # log2 (libdevice), as Triton 3.6 computes them: bit-exact against Triton. No torch reference
+    # (torch keeps denormals and computes the exact fmod); against the interpreter, sqrt.approx
+    # and libdevice's log2 may be an ulp away from the C library's.
+    Sample(
+        name="math_rounding", source="tests/interp/kernels/math_rounding.tl",
+        kernel="math_rounding", ptx="math_rounding", signature="*fp32:16,*fp32:16,*fp32:16,i32,128",
+        size=4001, small=500, inputs=math_rounding_inputs, outputs=["out"],
+        args=lambda t, n: [t["x"], t["y"], t["out"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT,
+        interp_tols={"out": Tol(rtol=3e-7)}),
     # Matrix-vector products and a few rows through the tensor cores (mamba3's [64, 128] x [128, 1]).
     small_dot_sample("small_dot_f16_n1", "float16", 64, 1, 128, DOT_F16_OUT_F32),
     small_dot_sample("small_dot_f32_n1", "float32", 64, 1, 64, DOT_TF32),

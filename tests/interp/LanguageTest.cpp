@@ -442,6 +442,49 @@ TEST_CASE("tl.dot with M or N below 16: a matrix-vector product, a few rows", "[
   }
 }
 
+TEST_CASE("fp32 floor/ceil flush denormals, % is Triton's frem, abs clears the sign bit",
+          "[language]") {
+  const std::vector<float> xs = {-1e-40f, 1e-40f, -2.5f, 1e30f, 7.5f, -7.5f, 5.0f, -0.0f};
+  const std::vector<float> ys = {3.0f, 3.0f, 2.0f, 7.0f, INFINITY, 2.0f, -INFINITY, 1.0f};
+  const int64_t n = static_cast<int64_t>(xs.size());
+  auto module =
+      compile(kernelPath("math_rounding"), "math_rounding", "*fp32:16,*fp32:16,*fp32:16,i32,16");
+  HostBuffer x(f32, n), y(f32, n), out(f32, 7 * n);
+  for (int64_t i = 0; i < n; ++i) {
+    x.setDouble(i, xs[i]);
+    y.setDouble(i, ys[i]);
+  }
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::pointer(out),
+          KernelArg::integer(n)},
+         1);
+  auto at = [&](int64_t output, int64_t i) {
+    return static_cast<float>(out.getDouble(output * n + i));
+  };
+  // floor(-denormal) is -0 and ceil(+denormal) +0: the denormal is flushed first.
+  CHECK(at(0, 0) == 0.0f);
+  CHECK(std::signbit(at(0, 0)));
+  CHECK(at(1, 1) == 0.0f);
+  CHECK(!std::signbit(at(1, 1)));
+  CHECK(at(0, 2) == -3.0f);
+  CHECK(at(1, 2) == -2.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    CHECK(at(2, i) == std::fabs(xs[i]));
+    CHECK(!std::signbit(at(2, i)));
+    // x % y = isinf(y) ? x : fma(-trunc(x / y), y, x), the division rounded to fp32.
+    float want = std::isinf(ys[i]) ? xs[i] : std::fma(-std::trunc(xs[i] / ys[i]), ys[i], xs[i]);
+    INFO(xs[i] << " % " << ys[i]);
+    CHECK((at(3, i) == want || (std::isnan(want) && std::isnan(at(3, i)))));
+  }
+  // Not the exact fmod (1): 1e30 / 7 rounds, and the remainder of the rounded quotient is
+  // -2.83342e22.
+  CHECK(std::fmod(1e30f, 7.0f) == 1.0f);
+  CHECK(at(3, 3) < -2.8e22f);
+  CHECK(at(3, 4) == 7.5f);  // y = inf: x
+  CHECK(at(3, 5) == -1.5f); // the sign of x, as C's fmod
+  CHECK(at(4, 2) == std::sqrt(2.5f));
+}
+
 TEST_CASE("tl.cumsum and tl.cumprod along an axis, reversed, on the interpreter", "[language]") {
   const int64_t m = 4, n = 8;
   auto module = compile(kernelPath("scans"), "scan_rows", "*fp32,*fp32,*fp32,*fp32,4,8");
