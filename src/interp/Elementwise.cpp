@@ -261,8 +261,8 @@ template <typename F> F flushDenormalF32(F x) {
 }
 
 template <typename F, typename Round>
-void floatUnary(OpCode code, const Tensor &a, Tensor &out, Round round,
-                const ErrorReporter &errors) {
+void floatUnary(OpCode code, const Tensor &a, Tensor &out, Round round, const ErrorReporter &errors,
+                bool approxSqrt) {
   auto map = [&](auto fn) { mapUnary<F, F>(a, out, [=](F x) { return round(fn(x)); }); };
   switch (code) {
   case OpCode::Neg:
@@ -278,6 +278,8 @@ void floatUnary(OpCode code, const Tensor &a, Tensor &out, Round round,
   case OpCode::Log2:
     return map([](F x) { return std::log2(x); });
   case OpCode::Sqrt:
+    if (approxSqrt)
+      return map([](F x) { return std::sqrt(flushDenormalF32(x)); });
     return map([](F x) { return std::sqrt(x); });
   case OpCode::Rsqrt:
     return map([](F x) { return F(1) / std::sqrt(x); });
@@ -447,7 +449,8 @@ void evalCmp(CmpPredicate predicate, const Tensor &lhs, const Tensor &rhs, Tenso
   (void)errors;
 }
 
-void evalUnary(OpCode code, const Tensor &operand, Tensor &out, const ErrorReporter &errors) {
+void evalUnary(OpCode code, const Tensor &operand, Tensor &out, const ErrorReporter &errors,
+               bool approxSqrt) {
   tir::DType dtype = operand.dtype();
   switch (operand.laneKind()) {
   case LaneKind::Int:
@@ -458,11 +461,13 @@ void evalUnary(OpCode code, const Tensor &operand, Tensor &out, const ErrorRepor
     if (code == OpCode::Not)
       failUndefined(code, dtype, errors);
     return withRounding(dtype.kind,
-                        [&](auto round) { floatUnary<float>(code, operand, out, round, errors); });
+                        [&](auto round) {
+                          floatUnary<float>(code, operand, out, round, errors, approxSqrt);
+                        });
   case LaneKind::Double:
     if (code == OpCode::Not)
       failUndefined(code, dtype, errors);
-    return floatUnary<double>(code, operand, out, NoRounding{}, errors);
+    return floatUnary<double>(code, operand, out, NoRounding{}, errors, false);
   case LaneKind::Ptr:
     failUndefined(code, dtype, errors);
   }

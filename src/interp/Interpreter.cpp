@@ -855,7 +855,8 @@ void Machine::execElementwise(CompiledOp &op, Tensor &out) {
   if (op.operands.size() == 2)
     return evalBinary(op.code, operand(0), operand(1), out, *this);
   if (op.operands.size() == 1)
-    return evalUnary(op.code, operand(0), out, *this);
+    return evalUnary(op.code, operand(0), out, *this,
+                     op.code == OpCode::Sqrt && !op.op->hasAttr("ieee"));
   fail("has " + std::to_string(op.operands.size()) + " operands");
 }
 

@@ -176,7 +176,10 @@ void evalCmp(CmpPredicate predicate, const Tensor &lhs, const Tensor &rhs, Tenso
              const ErrorReporter &errors);
 
 /// neg not abs exp exp2 log log2 sqrt rsqrt sin cos floor ceil erf.
-void evalUnary(tir::OpCode code, const Tensor &operand, Tensor &out, const ErrorReporter &errors);
+/// `approxSqrt`: a Sqrt is tl.sqrt's sqrt.approx.ftz, which flushes an fp32 denormal input to
+/// zero (tl.sqrt_rn's IEEE one keeps it).
+void evalUnary(tir::OpCode code, const Tensor &operand, Tensor &out, const ErrorReporter &errors,
+               bool approxSqrt = false);
 void evalFma(const Tensor &a, const Tensor &b, const Tensor &c, Tensor &out,
              const ErrorReporter &errors);
 /// A libdevice function (tir/Libdevice.h) on fp32 or fp64 operands, with the C library.

@@ -483,6 +483,9 @@ TEST_CASE("fp32 floor/ceil flush denormals, % is Triton's frem, abs clears the s
   CHECK(at(3, 4) == 7.5f);  // y = inf: x
   CHECK(at(3, 5) == -1.5f); // the sign of x, as C's fmod
   CHECK(at(4, 2) == std::sqrt(2.5f));
+  // tl.sqrt (sqrt.approx.ftz) flushes a denormal input; tl.sqrt_rn does not.
+  CHECK(at(5, 0) == 0.0f);
+  CHECK(at(4, 0) == std::sqrt(1e-40f));
 }
 
 TEST_CASE("tl.cumsum and tl.cumprod along an axis, reversed, on the interpreter", "[language]") {
