@@ -1201,9 +1201,7 @@ def reverse_chunks_reference(t, s):
 def tuple_args_reference(t, s):
     n, stride = s
     x, y = t["x"].double().cpu()[::stride][:n], t["y"].double().cpu()[::stride][:n]
-    product = torch.full((2 * n,), float("nan"), dtype=torch.float64)
-    product[::2] = x * y - 1  # outs[1][i * unit], unit = 2
-    return {"sum": (x + y) * 0.5 + 3 + 2, "product": product}
+    return {"sum": (x + y) * 0.5 + 3 + 2, "product": x * y - 1}
 
 
 def tiled_cumsum_reference(t, s):
@@ -1265,21 +1263,19 @@ LANG_BITS_SAMPLES = [
                           "y": empty(s[0] * s[1]), "totals": empty(s[0])},
         outputs=["y", "totals"], args=lambda t, s: [t["x"], t["y"], t["totals"], s[1]],
         grid=lambda meta, s: (s[0],), tol=EXACT, reference=tiled_cumsum_reference),
-    # Tuple kernel arguments (nested, a constexpr tuple): tilec takes the run-time elements
-    # flattened, Triton the tuples; integer-valued inputs, so exact. The unit is 2, not the
-    # literal 1 the interpreter test binds: Triton 3.6 raises "unhashable type: 'list'" for a 1 in
-    # a tuple that also holds a tuple (GPU calls 2 and 4).
+    # Tuple kernel arguments (nested, a literal 1 inside, a constexpr tuple): tilec takes the
+    # run-time elements flattened, Triton the tuples; integer-valued inputs, so exact.
     Sample(
         name="tuple_args", source="tests/interp/kernels/tuple_args.tl", kernel="tuple_args",
         ptx="tuple_args",
-        signature="(*fp32:16,*fp32:16),(*fp32:16,*fp32:16),(i32,i32,(i32,)),fp32,128,(3, -1)",
+        signature="(*fp32:16,*fp32:16),(*fp32:16,*fp32:16),(i32,1,(i32,)),fp32,128,(3, -1)",
         size=(5000, 3), small=(300, 2),
         inputs=lambda s: {"x": randint(-4, 5, (s[0] * s[1],), "float32"),
                           "y": randint(-4, 5, (s[0] * s[1],), "float32"),
-                          "sum": empty(s[0]), "product": empty(2 * s[0])},
+                          "sum": empty(s[0]), "product": empty(s[0])},
         outputs=["sum", "product"],
-        args=lambda t, s: [t["x"], t["y"], t["sum"], t["product"], s[0], 2, s[1], 0.5],
-        triton_args=lambda t, s: [(t["x"], t["y"]), (t["sum"], t["product"]), (s[0], 2, (s[1],)),
+        args=lambda t, s: [t["x"], t["y"], t["sum"], t["product"], s[0], s[1], 0.5],
+        triton_args=lambda t, s: [(t["x"], t["y"]), (t["sum"], t["product"]), (s[0], 1, (s[1],)),
                                   0.5],
         grid=lambda meta, s: (cdiv(s[0], meta["BLOCK"]),), tol=EXACT,
         reference=tuple_args_reference),
