@@ -845,9 +845,8 @@ void KernelLowering::storeSharedIf(llvm::Value *ptr, llvm::Value *value, llvm::V
     argTypes.push_back(a->getType());
   auto *asmType = llvm::FunctionType::get(builder_.getVoidTy(), argTypes, false);
   std::string ptx = "@$1 st.shared." + type + " [ $0 + 0 ], $2;";
-  builder_.CreateCall(asmType,
-                      llvm::InlineAsm::get(asmType, ptx, std::string("r,b,") + constraint, true),
-                      args);
+  builder_.CreateCall(
+      asmType, llvm::InlineAsm::get(asmType, ptx, std::string("r,b,") + constraint, true), args);
 }
 
 void KernelLowering::writeSharedTile(const SharedTilePlan &plan, llvm::Value *base,

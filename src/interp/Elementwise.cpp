@@ -460,10 +460,9 @@ void evalUnary(OpCode code, const Tensor &operand, Tensor &out, const ErrorRepor
   case LaneKind::Float:
     if (code == OpCode::Not)
       failUndefined(code, dtype, errors);
-    return withRounding(dtype.kind,
-                        [&](auto round) {
-                          floatUnary<float>(code, operand, out, round, errors, approxSqrt);
-                        });
+    return withRounding(dtype.kind, [&](auto round) {
+      floatUnary<float>(code, operand, out, round, errors, approxSqrt);
+    });
   case LaneKind::Double:
     if (code == OpCode::Not)
       failUndefined(code, dtype, errors);
