@@ -560,7 +560,8 @@ def scalar(type_name: str, value: Any, what: str):
 
 
 def parse_constexpr(text: str):
-    if text.startswith("("):  # a tuple of literals, as tilec's metadata prints it
+    # A tuple of literals or a string, as tilec's metadata prints them: (3, -1), 'e4m3'.
+    if text.startswith("(") or (len(text) >= 2 and text[0] in "'\"" and text[-1] == text[0]):
         return ast.literal_eval(text)
     for convert in (int, float):
         try:

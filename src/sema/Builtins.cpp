@@ -33,7 +33,7 @@ const std::set<std::string> &supportedTl() {
       "cumprod", "associative_scan", "reduce", "xor_sum", "join", "split", "interleave", "flip",
       "clamp", "div_rn", "fdiv", "sort", "topk", "histogram", "gather", "inline_asm_elementwise",
       "assume", "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
-      "unwrap_if_constexpr", "constexpr_function",
+      "unwrap_if_constexpr", "constexpr_function", "dot_scaled",
       // Types, for isinstance and annotations.
       "dtype", "tensor", "pointer_type",
       // Helpers of Triton's own library that kernels call (tl.standard._log2 in a user's
@@ -1209,6 +1209,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   }
   if (fn == "dot")
     return dot(args);
+  if (fn == "dot_scaled")
+    return dotScaled(args);
 
   // --- Scans ----------------------------------------------------------------------------------
   if (fn == "cumsum" || fn == "cumprod") {
@@ -1564,6 +1566,117 @@ SemaValue Specializer::dot(CallArgs &args) {
   if (nRepeat > 1)
     result = firstRepeat(result, kDim, nRepeat);
   return SemaValue::ofTensor(result);
+}
+
+SemaValue Specializer::dotScaled(CallArgs &args) {
+  SourceLoc loc = args.loc;
+  auto a = bindArgs(*this, "tl.dot_scaled",
+                    {"lhs", "lhs_scale", "lhs_format", "rhs", "rhs_scale", "rhs_format", "acc",
+                     "fast_math", "lhs_k_pack", "rhs_k_pack", "out_dtype"},
+                    6, args);
+  auto format = [&](size_t i) {
+    const SemaValue &f = *a.values[i];
+    if (f.kind != Kind::String)
+      error(loc, "tl.dot_scaled's formats are strings (\"e4m3\", \"e5m2\", \"bf16\", \"fp16\", "
+                 "\"e2m1\"), not " +
+                     f.describe());
+    if (f.name == "e2m1")
+      error(loc, "tl.dot_scaled of e2m1 (packed fp4) is not supported yet");
+    if (f.name != "e4m3" && f.name != "e5m2" && f.name != "bf16" && f.name != "fp16")
+      error(loc,
+            "tl.dot_scaled's format must be e2m1, e4m3, e5m2, bf16 or fp16, not '" + f.name + "'");
+    return f.name;
+  };
+  const std::string lhsFormat = format(2), rhsFormat = format(5);
+  if (const SemaValue *o = a.get(10);
+      o && !(constDType(*this, *o, loc, "out_dtype") == DType::scalar(ScalarKind::F32)))
+    error(loc, "tl.dot_scaled with an out_dtype other than fp32 is not supported yet");
+  bool fastMath = false;
+  if (const SemaValue *f = a.get(7)) {
+    auto truth = constexprTruth(*f);
+    if (!truth)
+      error(loc, "tl.dot_scaled's fast_math must be a constant, not " + f->describe());
+    fastMath = *truth;
+  }
+  // As Triton lowers a scaled dot where the tensor cores have none (before sm_100,
+  // DecomposeScaledBlocked): both operands become fp16 (if either format is fp16) or bf16, each
+  // times its scale 2^(s - 127) broadcast along K (32 elements a scale), NaN where the scale is
+  // 0xFF unless fast_math; then an ordinary dot.
+  const DType compute = DType::scalar(
+      lhsFormat == "fp16" || rhsFormat == "fp16" ? ScalarKind::F16 : ScalarKind::BF16);
+  auto scaled = [&](size_t valueIndex, size_t scaleIndex, const std::string &fmt,
+                    bool isLhs) -> tir::Value * {
+    tir::Value *v = toValue(*a.values[valueIndex], loc, "tl.dot_scaled's operand");
+    if (v->type().rank() != 2)
+      error(loc, "tl.dot_scaled of tensors other than 2-D is not supported yet");
+    DType elem = v->type().elem;
+    DType want = DType::scalar(fmt == "e4m3"   ? ScalarKind::F8E4M3
+                               : fmt == "e5m2" ? ScalarKind::F8E5M2
+                               : fmt == "bf16" ? ScalarKind::BF16
+                                               : ScalarKind::F16);
+    if (want.isFp8() && (elem.kind == ScalarKind::U8 || elem.kind == ScalarKind::I8))
+      v = builder_.createValue(OpCode::Bitcast, {v}, v->type().withElem(want));
+    else if (!(elem == want))
+      error(loc, "tl.dot_scaled's " + std::string(isLhs ? "lhs" : "rhs") + " is " +
+                     elem.tritonName() + " but its format says " + fmt);
+    v = castTo(v, compute);
+    const SemaValue *scaleArg = a.get(scaleIndex);
+    if (!scaleArg || scaleArg->isNone())
+      return v;
+    tir::Value *scale = toValue(*scaleArg, loc, "tl.dot_scaled's scale");
+    const int64_t k = v->type().shape[isLhs ? 1 : 0], rows = v->type().shape[isLhs ? 0 : 1];
+    const Type &st = scale->type();
+    if (!(st.elem.kind == ScalarKind::U8 || st.elem.kind == ScalarKind::I8) || st.rank() != 2 ||
+        st.shape[0] != rows || st.shape[1] <= 0 || k % st.shape[1] != 0)
+      error(loc, "tl.dot_scaled's " + std::string(isLhs ? "lhs" : "rhs") +
+                     "_scale must be a uint8 tensor of [" + std::to_string(rows) +
+                     ", K / 32], got " + scaleArg->describe());
+    const int64_t group = k / st.shape[1];
+    // 2^(s - 127) in the compute type: the byte as bf16's exponent, or as fp32's, then rounded
+    // to fp16.
+    const DType i16 = DType::scalar(ScalarKind::I16), i32 = DType::scalar(ScalarKind::I32);
+    bool bf16 = compute.kind == ScalarKind::BF16;
+    tir::Value *bits =
+        builder_.createValue(OpCode::Bitcast, {scale}, st.withElem(DType::scalar(ScalarKind::U8)));
+    bits = castTo(bits, bf16 ? i16 : i32);
+    bits = builder_.binary(
+        OpCode::Shl, bits,
+        builder_.splat(builder_.intConstant(bf16 ? 7 : 23, Type(bf16 ? i16 : i32)), st.shape));
+    tir::Value *factor = builder_.createValue(
+        OpCode::Bitcast, {bits}, st.withElem(bf16 ? compute : DType::scalar(ScalarKind::F32)));
+    factor = castTo(factor, compute);
+    tir::Value *isNan = builder_.cmp(
+        "eq", bits,
+        builder_.splat(builder_.intConstant(bf16 ? 0xFF << 7 : 0xFF << 23, Type(bf16 ? i16 : i32)),
+                       st.shape));
+    // Along K: [rows, K/g] -> [rows, K/g, g] (lhs) or [K/g, g, rows] (rhs) -> the operand's shape.
+    auto alongK = [&](tir::Value *x) {
+      const DType &e = x->type().elem;
+      if (isLhs) {
+        x = builder_.createValue(OpCode::Reshape, {x}, Type(e, {rows, k / group, 1}));
+        x = builder_.broadcast(x, {rows, k / group, group});
+        return builder_.createValue(OpCode::Reshape, {x}, Type(e, {rows, k}));
+      }
+      tir::Operation *t = builder_.create(OpCode::Trans, {x}, {Type(e, {k / group, rows})});
+      t->setAttr("order", std::vector<int64_t>{1, 0});
+      x = builder_.createValue(OpCode::Reshape, {t->result()}, Type(e, {k / group, 1, rows}));
+      x = builder_.broadcast(x, {k / group, group, rows});
+      return builder_.createValue(OpCode::Reshape, {x}, Type(e, {k, rows}));
+    };
+    tir::Value *product = builder_.binary(OpCode::Mul, v, alongK(factor));
+    if (fastMath)
+      return product;
+    tir::Value *nan = builder_.splat(
+        builder_.floatConstant(std::numeric_limits<double>::quiet_NaN(), Type(compute)),
+        product->type().shape);
+    return builder_.select(alongK(isNan), nan, product);
+  };
+  tir::Value *lhs = scaled(0, 1, lhsFormat, true);
+  tir::Value *rhs = scaled(3, 4, rhsFormat, false);
+  CallArgs dotArgs{{SemaValue::ofTensor(lhs), SemaValue::ofTensor(rhs)}, {}, loc};
+  if (const SemaValue *acc = a.get(6); acc && !acc->isNone())
+    dotArgs.keywords.emplace_back("acc", *acc);
+  return dot(dotArgs);
 }
 
 tir::Value *Specializer::repeatAlong(tir::Value *x, unsigned axis, int64_t times) {

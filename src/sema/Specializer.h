@@ -122,6 +122,8 @@ public:
   SemaValue callLibdevice(const tir::LibdeviceFunction &fn, CallArgs &args);
   /// tl.dot (Builtins.cpp).
   SemaValue dot(CallArgs &args);
+  /// tl.dot_scaled, decomposed into scaled fp16/bf16 operands and a dot, as Triton before sm_100.
+  SemaValue dotScaled(CallArgs &args);
   /// tl.associative_scan, tl.reduce and tl.xor_sum (Combine.cpp).
   SemaValue callCombining(const std::string &fn, CallArgs &args);
   /// tl.join, tl.split, tl.interleave, tl.flip, tl.clamp, tl.div_rn, tl.fdiv (ShapeOps.cpp).

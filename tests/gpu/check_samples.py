@@ -693,6 +693,43 @@ def fp8_random(count: int, kind: str):
     return torch.tensor([fp8_encode(v, kind) for v in values.tolist()], dtype=torch.uint8)
 
 
+def dot_scaled_sample(name, a_format, b_format, fast_math, m=64, n=64, k=128):
+    """tl.dot_scaled of fp8 bytes with e8m0 scales (one per 32 elements along K), as Triton
+    decomposes it before sm_100: bf16 operands times 2^(s - 127), NaN where s is 0xFF (unless
+    fast_math), then a bf16 dot."""
+
+    def fp8_bytes(count, kind):
+        x = fp8_random(count, kind)
+        return x if x.dtype == torch.uint8 else x.view(torch.uint8)
+
+    def inputs(size):
+        a_scale = randint(118, 136, (m * k // 32,), "uint8")
+        b_scale = randint(118, 136, (n * k // 32,), "uint8")
+        if not fast_math:
+            a_scale[5] = 255  # row 1's second group of 32: NaN
+            b_scale[7] = 255
+        return {"a": fp8_bytes(m * k, a_format), "a_scale": a_scale,
+                "b": fp8_bytes(k * n, b_format), "b_scale": b_scale, "c": empty(m * n)}
+
+    def reference(t, size):
+        def scaled(values, scales, rows, along_k_first):
+            factor = torch.pow(2.0, scales.cpu().double() - 127).view(rows, k // 32)
+            factor = torch.where(scales.cpu().view(rows, k // 32) == 255, float("nan"), factor)
+            factor = factor.repeat_interleave(32, dim=1)  # [rows, K]
+            return values * (factor.t() if along_k_first else factor)
+        a = scaled(fp8_decode(t["a"].cpu(), a_format).view(m, k), t["a_scale"], m, False)
+        b = scaled(fp8_decode(t["b"].cpu(), b_format).view(k, n), t["b_scale"], n, True)
+        return {"c": (a @ b).flatten()}
+
+    return Sample(
+        name=name, source="tests/interp/kernels/dot_scaled.tl", kernel="dot_scaled_kernel",
+        ptx=name, signature=f"*u8:16,*u8:16,*u8:16,*u8:16,*fp32:16,{m},{n},{k},"
+        f"'{a_format}','{b_format}',{fast_math}", size=1, small=1, inputs=inputs,
+        outputs=["c"],
+        args=lambda t, size: [t["a"], t["a_scale"], t["b"], t["b_scale"], t["c"]],
+        grid=lambda meta, size: (1,), tol=DOT_F16_OUT_F32, reference=reference)
+
+
 def fp8_gemm_sample(name, kind, blocks=(128, 128, 64), num_warps=4, size=(300, 208, 192),
                     b_along_n=False, arch=None):
     """C = A @ B (fp32) on fp8 inputs, B stored N x K (contiguous along K), or K x N with
@@ -1227,6 +1264,10 @@ def math_rounding_inputs(n):
 
 
 LANG_BITS_SAMPLES = [
+    # tl.dot_scaled (mxfp8 e4m3 x e5m2 with NaN scales; e4m3 x e4m3 fast_math), decomposed as
+    # Triton does on Hopper.
+    dot_scaled_sample("dot_scaled_e4m3_e5m2", "e4m3", "e5m2", False),
+    dot_scaled_sample("dot_scaled_e4m3_fast", "e4m3", "e4m3", True),
     # fp32 floor/ceil (denormals flushed), abs (sign bit), % (frem), sqrt_rn, sqrt (approx),
     # log2 (libdevice), as Triton 3.6 computes them: bit-exact against Triton. No torch reference
     # (torch keeps denormals and computes the exact fmod); against the interpreter, sqrt.approx

@@ -488,6 +488,49 @@ TEST_CASE("fp32 floor/ceil flush denormals, % is Triton's frem, abs clears the s
   CHECK(at(4, 0) == std::sqrt(1e-40f));
 }
 
+TEST_CASE("tl.dot_scaled of e4m3 bytes: 2^(s - 127) per 32 elements of K, NaN for 0xFF",
+          "[language]") {
+  const int64_t m = 16, n = 16, k = 64;
+  auto module = compile(kernelPath("dot_scaled"), "dot_scaled_kernel",
+                        "*u8:16,*u8:16,*u8:16,*u8:16,*fp32:16,16,16,64,'e4m3','e4m3',False");
+  const DType u8 = DType::scalar(ScalarKind::U8);
+  HostBuffer a(u8, m * k), b(u8, k * n), as(u8, m * k / 32), bs(u8, n * k / 32), c(f32, m * n);
+  // e4m3 bytes of 1, 1.5, -1 and 0.5 (exponent bias 7, 3 mantissa bits).
+  const uint8_t codes[] = {0x38, 0x3C, 0xB8, 0x30};
+  const double values[] = {1.0, 1.5, -1.0, 0.5};
+  for (int64_t i = 0; i < m * k; ++i)
+    a.setDouble(i, codes[i % 4]);
+  for (int64_t i = 0; i < k * n; ++i)
+    b.setDouble(i, codes[(i / 3) % 4]);
+  for (int64_t i = 0; i < m * k / 32; ++i)
+    as.setDouble(i, 126 + i % 3); // 2^-1, 2^0, 2^1
+  for (int64_t i = 0; i < n * k / 32; ++i)
+    bs.setDouble(i, 127 + i % 2);
+  as.setDouble(3, 255); // row 1, second group of 32: NaN
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(a), KernelArg::pointer(as), KernelArg::pointer(b),
+          KernelArg::pointer(bs), KernelArg::pointer(c)},
+         1);
+  std::vector<double> want(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t l = 0; l < k; ++l) {
+        double sa = std::ldexp(1.0, static_cast<int>(as.getDouble(i * 2 + l / 32)) - 127);
+        if (as.getDouble(i * 2 + l / 32) == 255)
+          sa = NAN;
+        double sb = std::ldexp(1.0, static_cast<int>(bs.getDouble(j * 2 + l / 32)) - 127);
+        sum += values[(i * k + l) % 4] * sa * values[((l * n + j) / 3) % 4] * sb;
+      }
+      want[i * n + j] = sum; // small powers of two: exact in bf16 and fp32
+    }
+  // Row 1 is NaN everywhere (its second group's scale is 0xFF); the others exact.
+  int64_t wrong = 0;
+  for (int64_t e = 0; e < m * n; ++e)
+    wrong += e / n == 1 ? !std::isnan(c.getDouble(e)) : c.getDouble(e) != want[e];
+  CHECK(wrong == 0);
+}
+
 TEST_CASE("tl.cumsum and tl.cumprod along an axis, reversed, on the interpreter", "[language]") {
   const int64_t m = 4, n = 8;
   auto module = compile(kernelPath("scans"), "scan_rows", "*fp32,*fp32,*fp32,*fp32,4,8");
