@@ -1580,9 +1580,8 @@ SemaValue Specializer::dotScaled(CallArgs &args) {
       error(loc, "tl.dot_scaled's formats are strings (\"e4m3\", \"e5m2\", \"bf16\", \"fp16\", "
                  "\"e2m1\"), not " +
                      f.describe());
-    if (f.name == "e2m1")
-      error(loc, "tl.dot_scaled of e2m1 (packed fp4) is not supported yet");
-    if (f.name != "e4m3" && f.name != "e5m2" && f.name != "bf16" && f.name != "fp16")
+    if (f.name != "e2m1" && f.name != "e4m3" && f.name != "e5m2" && f.name != "bf16" &&
+        f.name != "fp16")
       error(loc,
             "tl.dot_scaled's format must be e2m1, e4m3, e5m2, bf16 or fp16, not '" + f.name + "'");
     return f.name;
@@ -1610,10 +1609,21 @@ SemaValue Specializer::dotScaled(CallArgs &args) {
     if (v->type().rank() != 2)
       error(loc, "tl.dot_scaled of tensors other than 2-D is not supported yet");
     DType elem = v->type().elem;
-    DType want = DType::scalar(fmt == "e4m3"   ? ScalarKind::F8E4M3
-                               : fmt == "e5m2" ? ScalarKind::F8E5M2
-                               : fmt == "bf16" ? ScalarKind::BF16
-                                               : ScalarKind::F16);
+    if (fmt == "e2m1") {
+      const SemaValue *pack = a.get(isLhs ? 8 : 9);
+      if (pack && constexprTruth(*pack) != std::optional<bool>(true))
+        error(loc, "tl.dot_scaled of e2m1 packed along M or N (k_pack=False) is not supported yet");
+      if (elem.kind != ScalarKind::U8 && elem.kind != ScalarKind::I8)
+        error(loc, "tl.dot_scaled's e2m1 " + std::string(isLhs ? "lhs" : "rhs") +
+                       " must be uint8 (two fp4 values a byte), not " + elem.tritonName());
+      v = unpackFp4(v, isLhs ? 1 : 0, compute);
+      elem = compute;
+    }
+    DType want = fmt == "e2m1" ? compute
+                               : DType::scalar(fmt == "e4m3"   ? ScalarKind::F8E4M3
+                                               : fmt == "e5m2" ? ScalarKind::F8E5M2
+                                               : fmt == "bf16" ? ScalarKind::BF16
+                                                               : ScalarKind::F16);
     if (want.isFp8() && (elem.kind == ScalarKind::U8 || elem.kind == ScalarKind::I8))
       v = builder_.createValue(OpCode::Bitcast, {v}, v->type().withElem(want));
     else if (!(elem == want))
@@ -1677,6 +1687,57 @@ SemaValue Specializer::dotScaled(CallArgs &args) {
   if (const SemaValue *acc = a.get(6); acc && !acc->isNone())
     dotArgs.keywords.emplace_back("acc", *acc);
   return dot(dotArgs);
+}
+
+tir::Value *Specializer::unpackFp4(tir::Value *bytes, unsigned axis, DType compute) {
+  // Two e2m1 values a byte along `axis`, the low nibble first; each becomes the bf16 of its
+  // value (exactly: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives), then `compute`.
+  const DType i16 = DType::scalar(ScalarKind::I16);
+  const std::vector<int64_t> &shape = bytes->type().shape;
+  auto constant = [&](int64_t v) {
+    return builder_.splat(builder_.intConstant(v, Type(i16)), shape);
+  };
+  tir::Value *word =
+      castTo(builder_.createValue(OpCode::Bitcast, {bytes},
+                                  bytes->type().withElem(DType::scalar(ScalarKind::U8))),
+             i16);
+  auto decode = [&](tir::Value *nibble) {
+    tir::Value *exponent = builder_.binary(
+        OpCode::And, builder_.binary(OpCode::Shr, nibble, constant(1)), constant(3));
+    tir::Value *mantissa = builder_.binary(OpCode::And, nibble, constant(1));
+    // e > 0: 2^(e - 1) (1 + m / 2) = bf16 exponent e + 126, mantissa m << 6; e = 0: m / 2.
+    tir::Value *normal = builder_.binary(
+        OpCode::Or,
+        builder_.binary(OpCode::Shl, builder_.binary(OpCode::Add, exponent, constant(126)),
+                        constant(7)),
+        builder_.binary(OpCode::Shl, mantissa, constant(6)));
+    tir::Value *subnormal =
+        builder_.select(builder_.cmp("eq", mantissa, constant(1)), constant(0x3F00), constant(0));
+    tir::Value *magnitude =
+        builder_.select(builder_.cmp("eq", exponent, constant(0)), subnormal, normal);
+    tir::Value *sign = builder_.binary(
+        OpCode::Shl, builder_.binary(OpCode::And, nibble, constant(8)), constant(12));
+    tir::Value *bits = builder_.binary(OpCode::Or, magnitude, sign);
+    return castTo(
+        builder_.createValue(OpCode::Bitcast, {bits}, Type(DType::scalar(ScalarKind::BF16), shape)),
+        compute);
+  };
+  tir::Value *low = decode(builder_.binary(OpCode::And, word, constant(15)));
+  tir::Value *high = decode(builder_.binary(OpCode::Shr, word, constant(4)));
+  // Interleaved along `axis` (the last one, transposing around it for axis 0).
+  auto transpose = [&](tir::Value *x) {
+    const std::vector<int64_t> &sh = x->type().shape;
+    tir::Operation *t = builder_.create(OpCode::Trans, {x}, {Type(x->type().elem, {sh[1], sh[0]})});
+    t->setAttr("order", std::vector<int64_t>{1, 0});
+    return t->result();
+  };
+  if (axis == 0) {
+    low = transpose(low);
+    high = transpose(high);
+  }
+  CallArgs interleave{{SemaValue::ofTensor(low), SemaValue::ofTensor(high)}, {}, builder_.loc()};
+  tir::Value *values = callBuiltin(SemaValue::ofBuiltin("tl.interleave"), interleave).value;
+  return axis == 0 ? transpose(values) : values;
 }
 
 tir::Value *Specializer::repeatAlong(tir::Value *x, unsigned axis, int64_t times) {

@@ -730,6 +730,48 @@ def dot_scaled_sample(name, a_format, b_format, fast_math, m=64, n=64, k=128):
         grid=lambda meta, size: (1,), tol=DOT_F16_OUT_F32, reference=reference)
 
 
+FP4_VALUES = [0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6]
+
+
+def dot_scaled_fp4_sample(name, m=64, n=64, k=128):
+    """tl.dot_scaled of e2m1 x e2m1: bytes of two fp4 values along K (the low nibble first)."""
+
+    def inputs(size):
+        a_scale = randint(118, 136, (m * k // 32,), "uint8")
+        a_scale[3] = 255  # NaN
+        return {"a": randint(0, 256, (m * k // 2,), "uint8"), "a_scale": a_scale,
+                "b": randint(0, 256, (k // 2 * n,), "uint8"),
+                "b_scale": randint(118, 136, (n * k // 32,), "uint8"), "c": empty(m * n)}
+
+    def reference(t, size):
+        table = torch.tensor(FP4_VALUES, dtype=torch.float64)
+
+        def unpack(bytes_, rows, cols, along_rows):
+            x = bytes_.cpu().to(torch.int64)
+            low, high = table[x & 15], table[x >> 4]
+            if along_rows:  # [K / 2, N] -> [K, N]
+                return torch.stack([low.view(rows // 2, cols), high.view(rows // 2, cols)],
+                                   dim=1).reshape(rows, cols)
+            return torch.stack([low.view(rows, cols // 2), high.view(rows, cols // 2)],
+                               dim=2).reshape(rows, cols)
+
+        def factors(scales, rows):
+            s = scales.cpu().view(rows, k // 32)
+            f = torch.where(s == 255, float("nan"), torch.pow(2.0, s.double() - 127))
+            return f.repeat_interleave(32, dim=1)
+
+        a = unpack(t["a"], m, k, False) * factors(t["a_scale"], m)
+        b = unpack(t["b"], k, n, True) * factors(t["b_scale"], n).t()
+        return {"c": (a @ b).flatten()}
+
+    return Sample(
+        name=name, source="tests/interp/kernels/dot_scaled.tl", kernel="dot_scaled_fp4",
+        ptx=name, signature=f"*u8:16,*u8:16,*u8:16,*u8:16,*fp32:16,{m},{n},{k}", size=1, small=1,
+        inputs=inputs, outputs=["c"],
+        args=lambda t, size: [t["a"], t["a_scale"], t["b"], t["b_scale"], t["c"]],
+        grid=lambda meta, size: (1,), tol=DOT_F16_OUT_F32, reference=reference)
+
+
 def fp8_gemm_sample(name, kind, blocks=(128, 128, 64), num_warps=4, size=(300, 208, 192),
                     b_along_n=False, arch=None):
     """C = A @ B (fp32) on fp8 inputs, B stored N x K (contiguous along K), or K x N with
@@ -1268,6 +1310,7 @@ LANG_BITS_SAMPLES = [
     # Triton does on Hopper.
     dot_scaled_sample("dot_scaled_e4m3_e5m2", "e4m3", "e5m2", False),
     dot_scaled_sample("dot_scaled_e4m3_fast", "e4m3", "e4m3", True),
+    dot_scaled_fp4_sample("dot_scaled_e2m1"),
     # fp32 floor/ceil (denormals flushed), abs (sign bit), % (frem), sqrt_rn, sqrt (approx),
     # log2 (libdevice), as Triton 3.6 computes them: bit-exact against Triton. No torch reference
     # (torch keeps denormals and computes the exact fmod); against the interpreter, sqrt.approx

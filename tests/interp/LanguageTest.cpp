@@ -531,6 +531,47 @@ TEST_CASE("tl.dot_scaled of e4m3 bytes: 2^(s - 127) per 32 elements of K, NaN fo
   CHECK(wrong == 0);
 }
 
+TEST_CASE("tl.dot_scaled of e2m1: two fp4 values a byte along K, the low nibble first",
+          "[language]") {
+  const int64_t m = 16, n = 16, k = 64;
+  auto module = compile(kernelPath("dot_scaled"), "dot_scaled_fp4",
+                        "*u8:16,*u8:16,*u8:16,*u8:16,*fp32:16,16,16,64");
+  const DType u8 = DType::scalar(ScalarKind::U8);
+  HostBuffer a(u8, m * k / 2), b(u8, k / 2 * n), as(u8, m * k / 32), bs(u8, n * k / 32),
+      c(f32, m * n);
+  // e2m1 nibbles: sign, 2 exponent bits (bias 1), 1 mantissa bit.
+  const double fp4[16] = {0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6};
+  for (int64_t i = 0; i < m * k / 2; ++i)
+    a.setDouble(i, (i * 37 + 11) % 256);
+  for (int64_t i = 0; i < k / 2 * n; ++i)
+    b.setDouble(i, (i * 53 + 7) % 256);
+  for (int64_t i = 0; i < m * k / 32; ++i)
+    as.setDouble(i, 126 + i % 3);
+  for (int64_t i = 0; i < n * k / 32; ++i)
+    bs.setDouble(i, 127);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(a), KernelArg::pointer(as), KernelArg::pointer(b),
+          KernelArg::pointer(bs), KernelArg::pointer(c)},
+         1);
+  auto nibble = [](const HostBuffer &bytes, int64_t index, bool high) {
+    int64_t byte = static_cast<int64_t>(bytes.getDouble(index));
+    return high ? byte >> 4 : byte & 15;
+  };
+  std::vector<double> want(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t l = 0; l < k; ++l) {
+        double x = fp4[nibble(a, i * k / 2 + l / 2, l % 2)] *
+                   std::ldexp(1.0, static_cast<int>(as.getDouble(i * 2 + l / 32)) - 127);
+        double y = fp4[nibble(b, (l / 2) * n + j, l % 2)];
+        sum += x * y;
+      }
+      want[i * n + j] = sum; // products of fp4 values and powers of two: exact
+    }
+  CHECK(worst(c, want, 0, 0) == 0);
+}
+
 TEST_CASE("tl.cumsum and tl.cumprod along an axis, reversed, on the interpreter", "[language]") {
   const int64_t m = 4, n = 8;
   auto module = compile(kernelPath("scans"), "scan_rows", "*fp32,*fp32,*fp32,*fp32,4,8");
