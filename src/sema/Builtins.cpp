@@ -328,6 +328,11 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
     return tensorDescriptorAttribute(value, attr, loc);
   if (value.kind == Kind::String || value.kind == Kind::Object)
     return hostObjectAttribute(value, attr, loc);
+  // A number assigned to a name in a kernel is a 0-d tensor in Triton (its code generator's
+  // to_tensor: int32, int64, fp32...), so `block = BLOCK_SIZE; block.to(tl.uint32)` works there:
+  // the number's tensor answers .to and .dtype here.
+  if (value.isConstexprNumber() && (attr == "to" || attr == "dtype"))
+    return valueAttribute(SemaValue::ofTensor(materialize(value, loc)), attr, loc);
   // tl.constexpr(...).value: tilec holds constexprs unwrapped.
   if (attr == "value" &&
       (value.isConstexprNumber() || value.kind == Kind::None || value.kind == Kind::Tuple))
