@@ -1763,26 +1763,7 @@ tir::Value *Specializer::firstRepeat(tir::Value *x, unsigned axis, int64_t times
   std::vector<int64_t> split = t.shape;
   split[axis] /= times;
   split.insert(split.begin() + axis, times);
-  tir::Value *v = builder_.createValue(OpCode::Reshape, {x}, Type(t.elem, split));
-  // Copy 0 by a sum of the copies with the others replaced by the neutral element (-0.0, or 0
-  // for xor): exact for every value, -0.0 and NaN included.
-  std::vector<int64_t> rangeShape(split.size(), 1);
-  rangeShape[axis] = times;
-  tir::Value *index = builder_.createValue(OpCode::Reshape, {builder_.makeRange(0, times)},
-                                           Type(DType::scalar(ScalarKind::I32), rangeShape));
-  index = builder_.broadcast(index, split);
-  tir::Value *zero =
-      builder_.splat(builder_.intConstant(0, Type(DType::scalar(ScalarKind::I32))), split);
-  tir::Value *neutral = t.elem.isFloat() ? builder_.floatConstant(-0.0, Type(t.elem))
-                                         : builder_.intConstant(0, Type(t.elem));
-  tir::Value *picked =
-      builder_.select(builder_.cmp("eq", index, zero), v, builder_.splat(neutral, split));
-  std::vector<int64_t> reduced = split;
-  reduced.erase(reduced.begin() + axis);
-  tir::Operation *op = builder_.create(OpCode::Reduce, {picked}, {Type(t.elem, reduced)});
-  op->setAttr("kind", std::string(t.elem.isFloat() ? "sum" : "xor"));
-  op->setAttr("axis", static_cast<int64_t>(axis));
-  return op->result();
+  return pickAlong(builder_.createValue(OpCode::Reshape, {x}, Type(t.elem, split)), axis, 0);
 }
 
 std::vector<std::optional<SemaValue>> bindCallArgs(Specializer &s, const std::string &fn,

@@ -36,22 +36,35 @@ DType intOfWidth(unsigned bits) {
 
 } // namespace
 
+tir::Value *Specializer::indexIs(const std::vector<int64_t> &shape, unsigned axis, int64_t k) {
+  std::vector<int64_t> rangeShape(shape.size(), 1);
+  rangeShape[axis] = shape[axis];
+  tir::Value *index = builder_.makeRange(0, shape[axis]);
+  if (shape.size() > 1)
+    index = builder_.createValue(OpCode::Reshape, {index}, Type(index->type().elem, rangeShape));
+  index = broadcastTo(index, shape, builder_.loc());
+  tir::Value *kValue = builder_.splat(builder_.intConstant(k, Type(index->type().elem)), shape);
+  return builder_.cmp("eq", index, kValue);
+}
+
+tir::Value *Specializer::pickAlong(tir::Value *x, unsigned axis, int64_t k) {
+  const Type &t = x->type();
+  tir::Value *neutral = t.elem.isFloat() ? builder_.floatConstant(-0.0, Type(t.elem))
+                                         : builder_.intConstant(0, Type(t.elem));
+  tir::Value *others = builder_.splat(neutral, t.shape);
+  tir::Value *picked = builder_.select(indexIs(t.shape, axis, k), x, others);
+  std::vector<int64_t> reduced = t.shape;
+  reduced.erase(reduced.begin() + axis);
+  tir::Operation *op = builder_.create(OpCode::Reduce, {picked}, {Type(t.elem, reduced)});
+  op->setAttr("kind", std::string(t.elem.isFloat() ? "sum" : "xor"));
+  op->setAttr("axis", static_cast<int64_t>(axis));
+  return op->result();
+}
+
 SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
   SourceLoc loc = args.loc;
   std::string display = "tl." + fn;
   tir::Builder &b = builder_;
-
-  // A boolean tensor of `shape` (last axis of length 2) that is true where the last index is k.
-  auto lastIndexIs = [&](const std::vector<int64_t> &shape, int64_t k) {
-    std::vector<int64_t> rangeShape(shape.size(), 1);
-    rangeShape.back() = 2;
-    tir::Value *index = b.makeRange(0, 2);
-    if (shape.size() > 1)
-      index = b.createValue(OpCode::Reshape, {index}, Type(index->type().elem, rangeShape));
-    index = broadcastTo(index, shape, loc);
-    tir::Value *kValue = b.splat(b.intConstant(k, Type(index->type().elem)), shape);
-    return b.cmp("eq", index, kValue);
-  };
 
   if (fn == "join" || fn == "interleave") {
     auto a = bindCallArgs(*this, display, {"a", "b"}, 2, args);
@@ -71,7 +84,8 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
                                : b.expandDims(v, static_cast<unsigned>(shape.size()));
       return b.broadcast(v, joined);
     };
-    tir::Value *r = b.select(lastIndexIs(joined, 0), widen(x), widen(y));
+    tir::Value *r =
+        b.select(indexIs(joined, static_cast<unsigned>(shape.size()), 0), widen(x), widen(y));
     if (fn == "join" || shape.empty())
       return SemaValue::ofTensor(r);
     // interleave(a, b): the join with its last two axes merged.
@@ -88,19 +102,9 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
       error(loc, display + " needs a tensor whose last dimension is 2, got " + a[0]->describe());
     if (t.elem.isPointer())
       error(loc, display + " of pointers is not supported yet");
-    unsigned axis = t.rank() - 1;
-    std::vector<int64_t> half = t.shape;
-    half.pop_back();
     std::vector<SemaValue> halves;
-    for (int64_t k = 0; k < 2; ++k) {
-      tir::Value *neutral =
-          t.elem.isFloat() ? b.floatConstant(-0.0, Type(t.elem)) : b.intConstant(0, Type(t.elem));
-      tir::Value *picked = b.select(lastIndexIs(t.shape, k), x, b.splat(neutral, t.shape));
-      tir::Operation *op = b.create(OpCode::Reduce, {picked}, {Type(t.elem, half)});
-      op->setAttr("kind", std::string(t.elem.isFloat() ? "sum" : "xor"));
-      op->setAttr("axis", static_cast<int64_t>(axis));
-      halves.push_back(SemaValue::ofTensor(op->result()));
-    }
+    for (int64_t k = 0; k < 2; ++k)
+      halves.push_back(SemaValue::ofTensor(pickAlong(x, t.rank() - 1, k)));
     return SemaValue::ofTuple(std::move(halves));
   }
 
