@@ -2493,6 +2493,22 @@ static void addTensorDescriptorParams(tir::Function &function, const std::string
   add("padding_nan", DType::scalar(tir::ScalarKind::I1), 0, 0);
 }
 
+/// The `.entry` parameter of a pointer or scalar entry, with the entry's promise.
+static void addScalarParam(tir::Function &function, const std::string &name,
+                           const SignatureEntry &entry) {
+  tir::ParamInfo info;
+  info.name = name;
+  info.type = entry.type;
+  if (entry.kind == SignatureEntry::Kind::Pointer)
+    info.alignment = entry.hint;
+  else
+    info.divisibility = entry.hint;
+  function.params.push_back(info);
+  std::string hint = name; // a tuple element's `strides.0` is the IR's `strides_0`
+  std::replace(hint.begin(), hint.end(), '.', '_');
+  function.body().addArgument(Type(entry.type))->setNameHint(hint);
+}
+
 /// Reports the first literal of tuple argument \p entry that does not read as a constexpr.
 static void checkTupleLiterals(const SourceManager &sources, const ast::Param &param,
                                const SignatureEntry &entry) {
@@ -2536,20 +2552,9 @@ static void addTupleParams(tir::Function &function, const std::string &name,
       addTensorDescriptorParams(function, elementName, element);
       break;
     case SignatureEntry::Kind::Pointer:
-    case SignatureEntry::Kind::Scalar: {
-      tir::ParamInfo info;
-      info.name = elementName;
-      info.type = element.type;
-      if (element.kind == SignatureEntry::Kind::Pointer)
-        info.alignment = element.hint;
-      else
-        info.divisibility = element.hint;
-      function.params.push_back(info);
-      std::string hint = elementName;
-      std::replace(hint.begin(), hint.end(), '.', '_');
-      function.body().addArgument(Type(element.type))->setNameHint(hint);
+    case SignatureEntry::Kind::Scalar:
+      addScalarParam(function, elementName, element);
       break;
-    }
     }
   }
 }
@@ -2650,15 +2655,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       addTensorDescriptorParams(*function, param.name, entry);
       continue;
     }
-    tir::ParamInfo info;
-    info.name = param.name;
-    info.type = entry.type;
-    if (entry.kind == SignatureEntry::Kind::Pointer)
-      info.alignment = entry.hint;
-    else
-      info.divisibility = entry.hint;
-    function->params.push_back(info);
-    function->body().addArgument(Type(entry.type))->setNameHint(param.name);
+    addScalarParam(*function, param.name, entry);
   }
 
   Specializer specializer(module, sources, *function, request.stdlib, request.imports);
