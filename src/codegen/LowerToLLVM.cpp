@@ -831,24 +831,6 @@ llvm::Value *KernelLowering::sharedAt(unsigned byteOffset) {
   return builder_.CreateConstInBoundsGEP1_32(builder_.getInt8Ty(), sharedMemory_, byteOffset);
 }
 
-void KernelLowering::storeSharedIf(llvm::Value *ptr, llvm::Value *value, llvm::Value *pred) {
-  unsigned bits = static_cast<unsigned>(value->getType()->getPrimitiveSizeInBits());
-  llvm::Value *word = builder_.CreateBitCast(value, builder_.getIntNTy(bits));
-  std::string type = bits == 8 ? "u8" : "b" + std::to_string(bits);
-  const char *constraint = bits == 64 ? "l" : bits == 32 ? "r" : "h";
-  if (bits == 8)
-    word = builder_.CreateZExt(word, builder_.getInt16Ty());
-  llvm::Value *address = builder_.CreatePtrToInt(ptr, builder_.getInt32Ty());
-  std::vector<llvm::Value *> args = {address, pred, word};
-  std::vector<llvm::Type *> argTypes;
-  for (llvm::Value *a : args)
-    argTypes.push_back(a->getType());
-  auto *asmType = llvm::FunctionType::get(builder_.getVoidTy(), argTypes, false);
-  std::string ptx = "@$1 st.shared." + type + " [ $0 + 0 ], $2;";
-  builder_.CreateCall(
-      asmType, llvm::InlineAsm::get(asmType, ptx, std::string("r,b,") + constraint, true), args);
-}
-
 void KernelLowering::writeSharedTile(const SharedTilePlan &plan, llvm::Value *base,
                                      const Distribution &dist, const Values &values,
                                      const DType &elem) {
@@ -1167,6 +1149,24 @@ static std::pair<unsigned, unsigned> wordsFor(unsigned vec, unsigned bits) {
   if (total >= 32)
     return {32, total / 32};
   return {total, 1};
+}
+
+void KernelLowering::storeSharedIf(llvm::Value *ptr, llvm::Value *value, llvm::Value *pred) {
+  unsigned bits = static_cast<unsigned>(value->getType()->getPrimitiveSizeInBits());
+  auto [regBits, constraint] = asmWord(bits);
+  llvm::Value *word = builder_.CreateBitCast(value, builder_.getIntNTy(bits));
+  if (regBits != bits)
+    word = builder_.CreateZExt(word, builder_.getIntNTy(regBits));
+  llvm::Value *address = builder_.CreatePtrToInt(ptr, builder_.getInt32Ty());
+  std::vector<llvm::Value *> args = {address, pred, word};
+  std::vector<llvm::Type *> argTypes;
+  for (llvm::Value *a : args)
+    argTypes.push_back(a->getType());
+  auto *asmType = llvm::FunctionType::get(builder_.getVoidTy(), argTypes, false);
+  std::string ptx = "@$1 st.shared." + std::string(bits == 8 ? "u8" : "b" + std::to_string(bits)) +
+                    " [ $0 + 0 ], $2;";
+  builder_.CreateCall(
+      asmType, llvm::InlineAsm::get(asmType, ptx, std::string("r,b,") + constraint, true), args);
 }
 
 Values KernelLowering::loadGroup(const Operation &op, llvm::Value *ptr, unsigned vec,
