@@ -1568,15 +1568,13 @@ SemaValue Specializer::callMath(const std::string &fn, CallArgs &args) {
   auto number = [&](const SemaValue &v) -> double {
     if (!v.isConstexprNumber())
       raisePython(kTypeError, "must be real number, not " + v.describe(), args.loc);
-    return v.kind == Kind::Int    ? static_cast<double>(v.intValue)
-           : v.kind == Kind::Bool ? (v.boolValue ? 1.0 : 0.0)
-                                  : v.floatValue;
+    return v.numberAsFloat();
   };
   auto integer = [&](const SemaValue &v) -> int64_t {
     if (v.kind != Kind::Int && v.kind != Kind::Bool)
       raisePython(kTypeError, "'" + v.describe() + "' object cannot be interpreted as an integer",
                   args.loc);
-    return v.kind == Kind::Int ? v.intValue : v.boolValue;
+    return v.numberAsInt();
   };
   auto arity = [&](size_t n) {
     if (args.positional.size() != n)

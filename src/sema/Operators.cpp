@@ -79,11 +79,8 @@ tir::Value *Specializer::materialize(const SemaValue &v, SourceLoc loc, std::opt
   DType t = type ? *type : literalType(v);
   if (t.isPointer())
     error(loc, "cannot use " + v.describe() + " as a pointer");
-  double asDouble = v.kind == Kind::Float  ? v.floatValue
-                    : v.kind == Kind::Bool ? (v.boolValue ? 1.0 : 0.0)
-                                           : static_cast<double>(v.intValue);
   if (t.isFloat())
-    return builder_.floatConstant(asDouble, Type(t));
+    return builder_.floatConstant(v.numberAsFloat(), Type(t));
   // A float beyond int64 (or NaN) has no integer value; converting it would be undefined.
   if (v.kind == Kind::Float && !t.isBool() &&
       !(std::fabs(v.floatValue) < 9223372036854775808.0))
@@ -181,14 +178,9 @@ tir::Value *Specializer::broadcastTo(tir::Value *v, const std::vector<int64_t> &
 // Constant folding (Python semantics)
 //===----------------------------------------------------------------------===//
 
-static bool isIntLike(const SemaValue &v) { return v.kind == Kind::Int || v.kind == Kind::Bool; }
-static int64_t asInt(const SemaValue &v) {
-  return v.kind == Kind::Bool ? (v.boolValue ? 1 : 0) : v.intValue;
+static bool isIntLike(const SemaValue &v) {
+  return v.kind == Kind::Int || v.kind == Kind::Bool;
 }
-static double asFloat(const SemaValue &v) {
-  return v.kind == Kind::Float ? v.floatValue : static_cast<double>(asInt(v));
-}
-
 static int64_t floorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0)))
@@ -231,7 +223,7 @@ static SemaValue foldBinary(const Specializer &s, ast::BinaryOperator op, const 
     return SemaValue::ofBool(r);
   }
   if (ints) {
-    int64_t x = asInt(a), y = asInt(b), r = 0;
+    int64_t x = a.numberAsInt(), y = b.numberAsInt(), r = 0;
     switch (op) {
     case BO::Add: {
       bool overflowed = __builtin_add_overflow(x, y, &r);
@@ -283,7 +275,7 @@ static SemaValue foldBinary(const Specializer &s, ast::BinaryOperator op, const 
     }
     s.error(loc, std::string("unsupported operator '") + ast::spelling(op) + "' on integers");
   }
-  double x = asFloat(a), y = asFloat(b);
+  double x = a.numberAsFloat(), y = b.numberAsFloat();
   switch (op) {
   case BO::Add: return SemaValue::ofFloat(x + y);
   case BO::Sub: return SemaValue::ofFloat(x - y);
@@ -330,7 +322,7 @@ DType Specializer::operandType(const SemaValue &lhs, const SemaValue &rhs, bool 
     for (const SemaValue *v : {&lhs, &rhs}) {
       if (v->isTensor() || v->kind != Kind::Int || literalType(*v).kind == ScalarKind::U64)
         continue;
-      int64_t value = asInt(*v);
+      int64_t value = v->numberAsInt();
       if (value < 0 && common->isUnsigned())
         error(loc, "cannot combine an unsigned " + common->tritonName() +
                        " tensor with the negative literal " + std::to_string(value) +
@@ -479,8 +471,8 @@ static std::optional<bool> constantsEqual(const SemaValue &a, const SemaValue &b
     return std::nullopt;
   if (a.isConstexprNumber() && b.isConstexprNumber()) {
     if (isIntLike(a) && isIntLike(b))
-      return asInt(a) == asInt(b);
-    return asFloat(a) == asFloat(b);
+      return a.numberAsInt() == b.numberAsInt();
+    return a.numberAsFloat() == b.numberAsFloat();
   }
   if (a.kind != b.kind)
     return false;
@@ -555,11 +547,11 @@ SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
   if (lhs.isConstexprNumber() && rhs.isConstexprNumber()) {
     bool r;
     if (isIntLike(lhs) && isIntLike(rhs)) {
-      int64_t a = asInt(lhs), b = asInt(rhs);
+      int64_t a = lhs.numberAsInt(), b = rhs.numberAsInt();
       r = op == CO::Lt ? a < b : op == CO::Le ? a <= b : op == CO::Gt ? a > b
           : op == CO::Ge ? a >= b : op == CO::Eq ? a == b : a != b;
     } else {
-      double a = asFloat(lhs), b = asFloat(rhs);
+      double a = lhs.numberAsFloat(), b = rhs.numberAsFloat();
       r = op == CO::Lt ? a < b : op == CO::Le ? a <= b : op == CO::Gt ? a > b
           : op == CO::Ge ? a >= b : op == CO::Eq ? a == b : a != b;
     }
@@ -610,15 +602,15 @@ SemaValue Specializer::unaryOp(ast::UnaryOperator op, const SemaValue &operand, 
       if (operand.kind == Kind::Float)
         return SemaValue::ofFloat(-operand.floatValue);
       int64_t negated = 0;
-      bool overflowed = __builtin_sub_overflow(int64_t(0), asInt(operand), &negated);
+      bool overflowed = __builtin_sub_overflow(int64_t(0), operand.numberAsInt(), &negated);
       return checkedInt(*this, overflowed, negated, loc);
     }
     case UO::Pos:
-      return operand.kind == Kind::Bool ? SemaValue::ofInt(asInt(operand)) : operand;
+      return operand.kind == Kind::Bool ? SemaValue::ofInt(operand.numberAsInt()) : operand;
     case UO::Invert:
       if (operand.kind == Kind::Float)
         error(loc, "'~' needs an integer");
-      return SemaValue::ofInt(~asInt(operand));
+      return SemaValue::ofInt(~operand.numberAsInt());
     default:
       break;
     }

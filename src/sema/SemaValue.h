@@ -132,6 +132,12 @@ struct SemaValue {
   bool isConstexprNumber() const {
     return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool;
   }
+  /// An Int's or a Bool's value as Python's int() gives it (True is 1).
+  int64_t numberAsInt() const { return kind == Kind::Bool ? (boolValue ? 1 : 0) : intValue; }
+  /// A constexpr number's value as Python's float() gives it.
+  double numberAsFloat() const {
+    return kind == Kind::Float ? floatValue : static_cast<double>(numberAsInt());
+  }
   bool isTensor() const { return kind == Kind::Tensor; }
   bool isNone() const { return kind == Kind::None; }
 
