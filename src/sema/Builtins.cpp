@@ -1672,9 +1672,7 @@ SemaValue Specializer::dotScaled(CallArgs &args) {
         x = builder_.broadcast(x, {rows, k / group, group});
         return builder_.createValue(OpCode::Reshape, {x}, Type(e, {rows, k}));
       }
-      tir::Operation *t = builder_.create(OpCode::Trans, {x}, {Type(e, {k / group, rows})});
-      t->setAttr("order", std::vector<int64_t>{1, 0});
-      x = builder_.createValue(OpCode::Reshape, {t->result()}, Type(e, {k / group, 1, rows}));
+      x = builder_.createValue(OpCode::Reshape, {transposed(x)}, Type(e, {k / group, 1, rows}));
       x = builder_.broadcast(x, {k / group, group, rows});
       return builder_.createValue(OpCode::Reshape, {x}, Type(e, {k, rows}));
     };
@@ -1730,19 +1728,18 @@ tir::Value *Specializer::unpackFp4(tir::Value *bytes, unsigned axis, DType compu
   tir::Value *low = decode(builder_.binary(OpCode::And, word, constant(15)));
   tir::Value *high = decode(builder_.binary(OpCode::Shr, word, constant(4)));
   // Interleaved along `axis` (the last one, transposing around it for axis 0).
-  auto transpose = [&](tir::Value *x) {
-    const std::vector<int64_t> &sh = x->type().shape;
-    tir::Operation *t = builder_.create(OpCode::Trans, {x}, {Type(x->type().elem, {sh[1], sh[0]})});
-    t->setAttr("order", std::vector<int64_t>{1, 0});
-    return t->result();
-  };
   if (axis == 0) {
-    low = transpose(low);
-    high = transpose(high);
+    low = transposed(low);
+    high = transposed(high);
   }
   CallArgs interleave{{SemaValue::ofTensor(low), SemaValue::ofTensor(high)}, {}, builder_.loc()};
   tir::Value *values = callBuiltin(SemaValue::ofBuiltin("tl.interleave"), interleave).value;
-  return axis == 0 ? transpose(values) : values;
+  return axis == 0 ? transposed(values) : values;
+}
+
+tir::Value *Specializer::transposed(tir::Value *matrix) {
+  CallArgs args{{SemaValue::ofTensor(matrix)}, {}, builder_.loc()};
+  return callBuiltin(SemaValue::ofBuiltin("tl.trans"), args).value;
 }
 
 tir::Value *Specializer::repeatAlong(tir::Value *x, unsigned axis, int64_t times) {

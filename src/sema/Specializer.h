@@ -126,6 +126,8 @@ public:
   SemaValue dotScaled(CallArgs &args);
   /// Bytes of two e2m1 (fp4) values each, packed along `axis` (low nibble first), as `compute`.
   tir::Value *unpackFp4(tir::Value *bytes, unsigned axis, tir::DType compute);
+  /// tl.trans of a 2-D tensor.
+  tir::Value *transposed(tir::Value *matrix);
   /// tl.associative_scan, tl.reduce and tl.xor_sum (Combine.cpp).
   SemaValue callCombining(const std::string &fn, CallArgs &args);
   /// tl.join, tl.split, tl.interleave, tl.flip, tl.clamp, tl.div_rn, tl.fdiv (ShapeOps.cpp).
