@@ -84,8 +84,11 @@ llvm::Function *KernelLowering::run() {
   annotate("maxntidx", threads);
   annotate("maxntidy", 1);
   annotate("maxntidz", 1);
-  if (hasGemmMainLoop())
+  if (hasGemmMainLoop()) {
     annotate("minctasm", 1); // .minnctapersm 1: see hasGemmMainLoop
+    if (function_.numWarps >= 8)
+      annotate("maxnreg", kGemmLoopMaxRegisters); // see kGemmLoopMaxRegisters
+  }
   kernel_->addFnAttr("tilec-shared-memory-bytes", std::to_string(sharedMemoryBytes(function_)));
 
   llvm::BasicBlock *entry = llvm::BasicBlock::Create(context_, "entry", kernel_);
