@@ -83,14 +83,6 @@ BoundArgs bindArgs(Specializer &s, const std::string &fn, const std::vector<std:
   return BoundArgs{bindCallArgs(s, fn, params, required, args)};
 }
 
-int64_t constInt(Specializer &s, const SemaValue &v, SourceLoc loc, const std::string &what) {
-  if (v.kind == Kind::Int)
-    return v.intValue;
-  if (v.kind == Kind::Bool)
-    return v.boolValue;
-  s.error(loc, what + " must be a constant integer (tl.constexpr), not " + v.describe());
-}
-
 DType constDType(Specializer &s, const SemaValue &v, SourceLoc loc, const std::string &what) {
   if (v.kind == Kind::DType)
     return v.dtype;
@@ -104,9 +96,9 @@ std::vector<int64_t> constShape(Specializer &s, const SemaValue &v, SourceLoc lo
   std::vector<int64_t> shape;
   if (v.kind == Kind::Tuple) {
     for (const SemaValue &e : v.elems)
-      shape.push_back(constInt(s, e, loc, "a shape dimension"));
+      shape.push_back(s.constantInt(e, loc, "a shape dimension"));
   } else {
-    shape.push_back(constInt(s, v, loc, "a shape"));
+    shape.push_back(s.constantInt(v, loc, "a shape"));
   }
   for (int64_t d : shape)
     if (d <= 0 || (d & (d - 1)) != 0)
@@ -171,7 +163,7 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
       return SemaValue::ofModule("triton.language");
     if (attr == "__version__")
       return SemaValue::ofString(kTritonVersion);
-    if (attr == "cdiv" || attr == "next_power_of_2")
+    if (attr == "next_power_of_2")
       return moduleAttribute("triton.language", attr, loc);
     if (attr == "runtime") // triton.runtime.driver.active.get_current_target() and the like
       return SemaValue::ofModule("triton.runtime");
@@ -419,6 +411,14 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     error(loc, "'" + name.substr(7) +
                    "' is a Python function, not a @triton.jit function: kernels can only call "
                    "@triton.jit functions");
+  if (name == "triton.cdiv") {
+    // Host Python, `(x + y - 1) // y`, not tl.cdiv: on numbers a number (a kernel can use it in
+    // a tl.constexpr), on tensors the same operations.
+    auto a = bindArgs(*this, "triton.cdiv", {"x", "y"}, 2, args);
+    SemaValue sum = binaryOp(ast::BinaryOperator::Add, *a.values[0], *a.values[1], loc);
+    SemaValue less = binaryOp(ast::BinaryOperator::Sub, sum, SemaValue::ofInt(1), loc);
+    return binaryOp(ast::BinaryOperator::FloorDiv, less, *a.values[1], loc);
+  }
   if (name.rfind("triton.", 0) == 0)
     error(loc, name + " cannot be used inside a kernel");
 
@@ -636,7 +636,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     auto a = bindArgs(*this, display, {"cond", "msg"}, 1, args);
     auto truth = constexprTruth(*a.values[0]);
     if (!truth)
-      error(loc, "tl.static_assert needs a compile-time condition, got " + a.values[0]->describe());
+      error(loc, "tl.static_assert needs a compile-time condition, got " + a.values[0]->describe() +
+                     assignedNumberHint(*a.values[0]));
     if (!*truth)
       error(loc, "static assertion failed" +
                      (a.get(1) ? ": " + valueText(*a.get(1)) : std::string()));
@@ -651,7 +652,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   }
   if (fn == "next_power_of_2") {
     auto a = bindArgs(*this, display, {"n"}, 1, args);
-    int64_t n = constInt(*this, *a.values[0], loc, "n");
+    int64_t n = constantInt(*a.values[0], loc, "n");
     int64_t p = 1;
     while (p < n)
       p <<= 1;
@@ -659,7 +660,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   }
   if (fn == "_log2") { // standard._log2: the floor of log2 of a constexpr (0 below 2)
     auto a = bindArgs(*this, display, {"i"}, 1, args);
-    int64_t n = constInt(*this, *a.values[0], loc, "i");
+    int64_t n = constantInt(*a.values[0], loc, "i");
     int64_t log2 = 0;
     for (; n > 1; n >>= 1)
       ++log2;
@@ -667,7 +668,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   }
   if (fn == "get_int_dtype") {
     auto a = bindArgs(*this, display, {"bitwidth", "signed"}, 2, args);
-    int64_t bits = constInt(*this, *a.values[0], loc, "bitwidth");
+    int64_t bits = constantInt(*a.values[0], loc, "bitwidth");
     auto isSigned = constexprTruth(*a.values[1]);
     if (!isSigned)
       error(loc, display + "'s signed must be a constexpr bool");
@@ -689,9 +690,9 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     std::vector<int64_t> values;
     if (a.values[1]->kind == Kind::Tuple) {
       for (const SemaValue &e : a.values[1]->elems)
-        values.push_back(constInt(*this, e, loc, "values"));
+        values.push_back(constantInt(e, loc, "values"));
     } else {
-      values.push_back(constInt(*this, *a.values[1], loc, "values"));
+      values.push_back(constantInt(*a.values[1], loc, "values"));
     }
     if (values.size() != std::max<size_t>(1, v->type().rank()))
       error(loc, display + " needs one value per dimension of the tensor");
@@ -707,7 +708,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   // --- Program and tensor creation ------------------------------------------------------------
   if (fn == "program_id" || fn == "num_programs") {
     auto a = bindArgs(*this, display, {"axis"}, 1, args);
-    int64_t axis = constInt(*this, *a.values[0], loc, "axis");
+    int64_t axis = constantInt(*a.values[0], loc, "axis");
     if (axis < 0 || axis > 2)
       error(loc, display + "'s axis must be 0, 1 or 2, got " + std::to_string(axis));
     return SemaValue::ofTensor(fn == "program_id" ? builder_.programId(axis)
@@ -715,8 +716,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   }
   if (fn == "arange") {
     auto a = bindArgs(*this, display, {"start", "end"}, 2, args);
-    int64_t start = constInt(*this, *a.values[0], loc, "tl.arange's start");
-    int64_t end = constInt(*this, *a.values[1], loc, "tl.arange's end");
+    int64_t start = constantInt(*a.values[0], loc, "tl.arange's start");
+    int64_t end = constantInt(*a.values[1], loc, "tl.arange's end");
     // Bounds far outside int32 would overflow the length computed from them.
     bool fitsInt32 = start >= std::numeric_limits<int32_t>::min() &&
                      start <= std::numeric_limits<int32_t>::max() &&
@@ -1090,9 +1091,9 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     std::vector<int64_t> axes;
     if (a.values[1]->kind == Kind::Tuple)
       for (const SemaValue &e : a.values[1]->elems)
-        axes.push_back(constInt(*this, e, loc, "axis"));
+        axes.push_back(constantInt(e, loc, "axis"));
     else
-      axes.push_back(constInt(*this, *a.values[1], loc, "axis"));
+      axes.push_back(constantInt(*a.values[1], loc, "axis"));
     int64_t newRank = v->type().rank() + axes.size();
     for (int64_t &ax : axes) {
       if (ax < 0)
@@ -1148,7 +1149,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     unsigned rank = v->type().rank();
     std::vector<int64_t> order;
     for (const SemaValue &d : dimArgs)
-      order.push_back(constInt(*this, d, loc, display + "'s dims"));
+      order.push_back(constantInt(d, loc, display + "'s dims"));
     if (order.empty()) {
       if (fn == "permute")
         error(loc, "tl.permute needs the new order of the dimensions");
@@ -1237,7 +1238,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       t = DType::scalar(t.isSigned() ? ScalarKind::I32 : ScalarKind::U32);
     v = castTo(v, t);
     int64_t rank = v->type().rank();
-    int64_t axis = a.get(1) ? constInt(*this, *a.get(1), loc, "axis") : 0;
+    int64_t axis = a.get(1) ? constantInt(*a.get(1), loc, "axis") : 0;
     if (axis < 0)
       axis += rank;
     if (axis < 0 || axis >= rank)
@@ -1314,7 +1315,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       for (unsigned d = rank; d-- > 0;)
         axes.push_back(d); // reduce everything, innermost first
     } else {
-      int64_t axis = constInt(*this, *a.get(1), loc, "axis");
+      int64_t axis = constantInt(*a.get(1), loc, "axis");
       if (axis < 0)
         axis += rank;
       if (axis < 0 || axis >= rank)
@@ -1520,7 +1521,7 @@ SemaValue Specializer::dot(CallArgs &args) {
   // there (Triton's default on sm_90): no extra adds.
   std::optional<int64_t> maxImpreciseAcc;
   if (const SemaValue *acc = a.get(5); acc && !acc->isNone()) {
-    int64_t bound = constInt(*this, *acc, loc, "tl.dot's max_num_imprecise_acc");
+    int64_t bound = constantInt(*acc, loc, "tl.dot's max_num_imprecise_acc");
     if (in.isFp8()) {
       if (bound > k)
         error(loc, "max_num_imprecise_acc (" + std::to_string(bound) + ") must be <= K (" +

@@ -30,7 +30,8 @@ bool Specializer::constFlag(const std::optional<SemaValue> &v, SourceLoc loc,
 int64_t Specializer::constAxis(const SemaValue &v, unsigned rank, SourceLoc loc,
                                const std::string &what) {
   if (v.kind != Kind::Int && v.kind != Kind::Bool)
-    error(loc, what + "'s axis must be a constant integer (tl.constexpr), not " + v.describe());
+    error(loc, what + "'s axis must be a constant integer (tl.constexpr), not " + v.describe() +
+                   assignedNumberHint(v));
   int64_t axis = v.kind == Kind::Int ? v.intValue : v.boolValue;
   if (axis < 0)
     axis += rank;

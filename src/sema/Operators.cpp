@@ -3,6 +3,7 @@
 #include "sema/Specializer.h"
 #include "sema/TypeRules.h"
 
+#include <cfloat>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -92,6 +93,45 @@ tir::Value *Specializer::materialize(const SemaValue &v, SourceLoc loc, std::opt
   if (t.isBool())
     asInt = asInt != 0 || (v.kind == Kind::Float && v.floatValue != 0.0);
   return builder_.intConstant(asInt, Type(t));
+}
+
+SemaValue Specializer::decayNumbers(const SemaValue &v, SourceLoc loc) {
+  if (v.kind == Kind::Tuple) {
+    SemaValue decayed = v;
+    for (SemaValue &elem : decayed.elems)
+      elem = decayNumbers(elem, loc);
+    return decayed;
+  }
+  if (!v.isConstexprNumber())
+    return v;
+  DType type = literalType(v);
+  if (v.kind == Kind::Float) {
+    // semantic.to_tensor: fp64 for a finite nonzero number outside fp32's normal range.
+    double magnitude = std::fabs(v.floatValue);
+    bool fp32 = std::isnan(v.floatValue) || std::isinf(v.floatValue) || magnitude == 0.0 ||
+                (magnitude >= 0x1p-126 && magnitude <= static_cast<double>(FLT_MAX));
+    if (!fp32)
+      type = DType::scalar(ScalarKind::F64);
+  }
+  return SemaValue::ofTensor(materialize(v, loc, type));
+}
+
+int64_t Specializer::constantInt(const SemaValue &v, SourceLoc loc, const std::string &what) {
+  if (v.kind == Kind::Int)
+    return v.intValue;
+  if (v.kind == Kind::Bool)
+    return v.boolValue;
+  error(loc, what + " must be a constant integer (tl.constexpr), not " + v.describe() +
+                 assignedNumberHint(v));
+}
+
+std::string Specializer::assignedNumberHint(const SemaValue &v) {
+  if (!v.isTensor() || !v.value->type().isScalar() || !v.value->definingOp() ||
+      v.value->definingOp()->code() != tir::OpCode::Constant)
+    return "";
+  std::string name = v.value->nameHint().empty() ? "x" : v.value->nameHint();
+  return " (as in Triton, `" + name + " = <number>` in a kernel makes a tensor; `" + name +
+         ": tl.constexpr = ...` keeps a constant)";
 }
 
 tir::Value *Specializer::toValue(const SemaValue &v, SourceLoc loc, const char *what) {

@@ -15,13 +15,6 @@ using Kind = SemaValue::Kind;
 
 namespace {
 
-int64_t constantInt(Specializer &s, const SemaValue &v, SourceLoc loc, const std::string &what) {
-  if (v.kind == Kind::Int)
-    return v.intValue;
-  if (v.kind == Kind::Bool)
-    return v.boolValue;
-  s.error(loc, what + " must be a constant integer (tl.constexpr), not " + v.describe());
-}
 
 } // namespace
 
@@ -39,7 +32,7 @@ SemaValue Specializer::callSpecialOp(const std::string &fn, CallArgs &args) {
                      std::to_string(input->type().rank()));
     if (!input->type().elem.isInteger() || input->type().elem.isBool())
       error(loc, display + " only supports integer input, not " + input->type().elem.str());
-    int64_t bins = constantInt(*this, *a[1], loc, "num_bins");
+    int64_t bins = constantInt(*a[1], loc, "num_bins");
     if (bins <= 0 || (bins & (bins - 1)) != 0)
       error(loc, display + "'s num_bins must be a power of two, got " + std::to_string(bins));
     checkTensorSize({bins}, loc);
@@ -71,7 +64,7 @@ SemaValue Specializer::callSpecialOp(const std::string &fn, CallArgs &args) {
     if (static_cast<int64_t>(index->type().rank()) != rank)
       error(loc, display + ": source and index tensors must have the same rank (" +
                      std::to_string(rank) + " and " + std::to_string(index->type().rank()) + ")");
-    int64_t axis = constantInt(*this, *a[2], loc, "axis");
+    int64_t axis = constantInt(*a[2], loc, "axis");
     if (axis < -rank || axis >= rank)
       error(loc, display + "'s axis " + std::to_string(axis) + " is out of range for rank " +
                      std::to_string(rank));
@@ -98,7 +91,7 @@ SemaValue Specializer::callSpecialOp(const std::string &fn, CallArgs &args) {
     std::optional<bool> pure = constexprTruth(*a[4]);
     if (!pure)
       error(loc, display + "'s is_pure must be a constant");
-    int64_t pack = constantInt(*this, *a[5], loc, "pack");
+    int64_t pack = constantInt(*a[5], loc, "pack");
     if (pack < 1)
       error(loc, display + "'s pack must be at least 1, got " + std::to_string(pack));
     // dtype: one dtype (one result) or a tuple of them (a tuple of results).

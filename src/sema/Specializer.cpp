@@ -1002,6 +1002,8 @@ void Specializer::exec(const ast::Stmt &stmt) {
       error(stmt.loc, "'return' inside a loop or an 'if' on a run-time condition is not "
                       "supported yet");
     returnValue_ = stmt.value ? eval(*stmt.value) : SemaValue::none();
+    if (inKernelCode())
+      returnValue_ = decayNumbers(*returnValue_, stmt.loc);
     return;
   case ast::StmtKind::Assert: {
     SemaValue cond = eval(*stmt.test);
@@ -1300,17 +1302,23 @@ void Specializer::execAssign(const ast::Stmt &stmt) {
     SemaValue current = lookup(target.name, target.loc);
     SemaValue rhs = eval(*stmt.value);
     builder_.setLoc(stmt.loc);
-    bind(target.name, binaryOp(stmt.augOp, current, rhs, stmt.loc));
+    SemaValue result = binaryOp(stmt.augOp, current, rhs, stmt.loc);
+    bind(target.name, inKernelCode() ? decayNumbers(result, stmt.loc) : result);
     return;
   }
   if (stmt.kind == ast::StmtKind::AnnAssign) {
     if (!stmt.value)
       return; // a bare annotation declares nothing at run time
     SemaValue value = eval(*stmt.value);
+    // `x: tl.constexpr = ...` keeps a compile-time value; any other annotation is an assignment.
+    if (inKernelCode() && !isConstexprAnnotation(stmt.annotation.get()))
+      value = decayNumbers(value, stmt.loc);
     assign(*stmt.targets[0], value);
     return;
   }
   SemaValue value = eval(*stmt.value);
+  if (inKernelCode())
+    value = decayNumbers(value, stmt.loc);
   for (const ast::ExprPtr &target : stmt.targets)
     assign(*target, value);
 }

@@ -89,6 +89,22 @@ public:
   /// Converts a constexpr number to an IR constant of its literal type (or `type` if given).
   tir::Value *materialize(const SemaValue &v, SourceLoc loc,
                           std::optional<tir::DType> type = std::nullopt);
+  /// What Triton's code generator makes of a value a kernel assigns to a name (without a
+  /// tl.constexpr annotation) or a @triton.jit helper returns: a number, a constexpr's too,
+  /// becomes a 0-d tensor of the type semantic.to_tensor gives it (bool: int1; int: int32,
+  /// uint32 or int64 by range; float: fp32, or fp64 outside fp32's normal range); a tuple decays
+  /// element by element; anything else is kept. So after `c = 0.5`, `x_fp16 * c` is fp32, as
+  /// in Triton, and `tl.arange(0, c)` is refused, as in Triton.
+  SemaValue decayNumbers(const SemaValue &v, SourceLoc loc);
+  /// `v`'s integer value; errors, naming `what`, unless it is a compile-time integer (or bool).
+  int64_t constantInt(const SemaValue &v, SourceLoc loc, const std::string &what);
+  /// For an error that wants a compile-time value and got `v`: where `v` is a number a kernel
+  /// assigned to a name (a 0-d constant tensor, see decayNumbers), a sentence saying so and how
+  /// to keep it a constant; else nothing.
+  static std::string assignedNumberHint(const SemaValue &v);
+  /// Whether the statements run now are a kernel's or a @triton.jit helper's (not module-level
+  /// Python, a constexpr function or another host function).
+  bool inKernelCode() const { return hostCallDepth_ == 0 && moduleLevelDepth_ == 0; }
   /// A run-time value (materialising constexpr numbers); errors for anything else.
   tir::Value *toValue(const SemaValue &v, SourceLoc loc, const char *what);
   /// Converts a value to `to` (numeric conversion), a no-op when it already has that type.

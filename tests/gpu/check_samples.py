@@ -1294,6 +1294,15 @@ def bool_memory_reference(t, n):
     return {"positive": (x > 0).double(), "picked": torch.where(flags, x, -x)}
 
 
+def assigned_numbers_reference(t, n):
+    x, i = t["x"].cpu().float(), t["i"].cpu().long()
+    # `x * 0.1`: the number becomes fp16 (0.0999755859375) and the exact product rounds to fp16.
+    fp16_product = (x * torch.tensor(0.1, dtype=torch.float16).float()).half().float()
+    int8_wrapped = (((i + 3).to(torch.int8).long() * 100) & 0xFF).to(torch.uint8).view(torch.int8)
+    return {"out": torch.cat([x * torch.tensor(0.1, dtype=torch.float32), (i + 3) * 100.0,
+                              fp16_product, int8_wrapped.double()]).double()}
+
+
 def math_rounding_inputs(n):
     x = special_floats(n, "float32")
     y = special_floats(n, "float32", seed_shift=3)
@@ -1322,6 +1331,18 @@ LANG_BITS_SAMPLES = [
         args=lambda t, n: [t["x"], t["y"], t["out"], n],
         grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT,
         interp_tols={"out": Tol(rtol=3e-7)}),
+    # Numbers assigned to names in a kernel are 0-d tensors (fp32, int32), as in Triton: an fp16
+    # product with `scale = 0.1` is fp32, int8 plus `bias = 3` does not wrap; `x * 0.1` and
+    # `i + 3` stay fp16 and int8.
+    Sample(
+        name="assigned_numbers", source="tests/interp/kernels/assigned_numbers.tl",
+        kernel="assigned_numbers", ptx="assigned_numbers",
+        signature="*fp16:16,*i8:16,*fp32:16,i32,128", size=4001, small=500,
+        inputs=lambda n: {"x": (randn(n) * 100).half(), "i": randint(-128, 128, (n,), "int8"),
+                          "out": empty(4 * n)},
+        outputs=["out"], args=lambda t, n: [t["x"], t["i"], t["out"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT,
+        reference=assigned_numbers_reference),
     # Matrix-vector products and a few rows through the tensor cores (mamba3's [64, 128] x [128, 1]).
     small_dot_sample("small_dot_f16_n1", "float16", 64, 1, 128, DOT_F16_OUT_F32),
     small_dot_sample("small_dot_f32_n1", "float32", 64, 1, 64, DOT_TF32),

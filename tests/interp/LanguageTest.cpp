@@ -488,6 +488,39 @@ TEST_CASE("fp32 floor/ceil flush denormals, % is Triton's frem, abs clears the s
   CHECK(at(4, 0) == std::sqrt(1e-40f));
 }
 
+TEST_CASE("a number assigned in a kernel is a tensor: fp32 and int32, as Triton's to_tensor",
+          "[language]") {
+  const std::vector<double> xs = {1.0, 0.3, -2.5, 1000.0};
+  const std::vector<int64_t> is = {1, 30, 124, -128};
+  const int64_t n = static_cast<int64_t>(xs.size());
+  auto module = compile(kernelPath("assigned_numbers"), "assigned_numbers",
+                        "*fp16:16,*i8:16,*fp32:16,i32,16");
+  HostBuffer x(DType::scalar(ScalarKind::F16), n), i(DType::scalar(ScalarKind::I8), n),
+      out(f32, 4 * n);
+  for (int64_t j = 0; j < n; ++j) {
+    x.setDouble(j, xs[j]);
+    i.setDouble(j, static_cast<double>(is[j]));
+  }
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(i), KernelArg::pointer(out),
+          KernelArg::integer(n)},
+         1);
+  for (int64_t j = 0; j < n; ++j) {
+    float x16 = static_cast<float>(x.getDouble(j)); // the fp16 input, exactly
+    INFO("element " << j);
+    // `scale = 0.1`: one fp32 product. `x * 0.1`: 0.1 becomes fp16 (0.0999755859375) and
+    // the product is rounded to fp16.
+    CHECK(out.getDouble(j) == static_cast<double>(x16 * 0.1f));
+    HostBuffer half(DType::scalar(ScalarKind::F16), 1);
+    half.setDouble(0, static_cast<double>(x16 * 0.0999755859375f));
+    CHECK(out.getDouble(2 * n + j) == half.getDouble(0));
+    // `bias = 3`: int32 arithmetic. `i + 3`: int8, wrapping.
+    CHECK(out.getDouble(n + j) == static_cast<double>((is[j] + 3) * 100));
+    CHECK(out.getDouble(3 * n + j) ==
+          static_cast<double>(static_cast<int8_t>(static_cast<int8_t>(is[j] + 3) * 100)));
+  }
+}
+
 TEST_CASE("tl.dot_scaled of e4m3 bytes: 2^(s - 127) per 32 elements of K, NaN for 0xFF",
           "[language]") {
   const int64_t m = 16, n = 16, k = 64;
