@@ -1857,9 +1857,10 @@ void Specializer::execFor(const ast::Stmt &stmt) {
   SemaValue step = bounds.size() == 3 ? bounds[2] : SemaValue::ofInt(1);
 
   if (callee.name == "tl.static_range") {
-    if (lb.kind != SemaValue::Kind::Int || ub.kind != SemaValue::Kind::Int ||
-        step.kind != SemaValue::Kind::Int)
-      error(iter.loc, "tl.static_range needs constexpr integer bounds");
+    for (const SemaValue *bound : {&lb, &ub, &step})
+      if (bound->kind != SemaValue::Kind::Int)
+        error(iter.loc, "tl.static_range needs constexpr integer bounds, not " + bound->describe() +
+                            assignedNumberHint(*bound));
     if (step.intValue == 0)
       error(iter.loc, "range() step must not be zero");
     __int128 trips = rangeLength(lb.intValue, ub.intValue, step.intValue);
