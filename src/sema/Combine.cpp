@@ -29,10 +29,7 @@ bool Specializer::constFlag(const std::optional<SemaValue> &v, SourceLoc loc,
 
 int64_t Specializer::constAxis(const SemaValue &v, unsigned rank, SourceLoc loc,
                                const std::string &what) {
-  if (v.kind != Kind::Int && v.kind != Kind::Bool)
-    error(loc, what + "'s axis must be a constant integer (tl.constexpr), not " + v.describe() +
-                   assignedNumberHint(v));
-  int64_t axis = v.kind == Kind::Int ? v.intValue : v.boolValue;
+  int64_t axis = constantInt(v, loc, what + "'s axis");
   if (axis < 0)
     axis += rank;
   if (axis < 0 || axis >= static_cast<int64_t>(rank))
