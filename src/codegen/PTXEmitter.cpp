@@ -4,6 +4,7 @@
 #include "codegen/FuseWideMultiplyAdd.h"
 #include "codegen/NVPTXTarget.h"
 #include "codegen/SinkLoopIncrements.h"
+#include "codegen/SplitHoistedWideMultiplies.h"
 #include "frontend/SourceManager.h"
 #include "gpu/Arch.h"
 
@@ -182,7 +183,8 @@ std::string emitPTX(llvm::Module &module, const TargetOptions &options) {
   if (machine->addPassesToEmitFile(passes, stream, nullptr, llvm::CodeGenFileType::AssemblyFile))
     throw CompileError("error: the NVPTX target cannot emit PTX");
   passes.run(module);
-  return compareBitTestsWithZero(fuseWideMultiplyAdds(std::string(ptx.str())));
+  return compareBitTestsWithZero(
+      splitHoistedWideMultiplies(fuseWideMultiplyAdds(std::string(ptx.str()))));
 }
 
 } // namespace tilec::codegen

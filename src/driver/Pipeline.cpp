@@ -218,9 +218,10 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
     return result;
   }
 
-  // 6. PTX from the NVPTX target machine, with two peepholes on its text for what LLVM 19 emits
-  //    worse than Triton's newer LLVM (the wide multiply-adds it cannot form:
-  //    codegen/FuseWideMultiplyAdd.h; bit tests compared with 1, not 0:
+  // 6. PTX from the NVPTX target machine, with three peepholes on its text for what LLVM 19
+  //    emits worse than Triton's newer LLVM (the wide multiply-adds it cannot form:
+  //    codegen/FuseWideMultiplyAdd.h; offsets hoisted out of loops as mul.wide:
+  //    codegen/SplitHoistedWideMultiplies.h; bit tests compared with 1, not 0:
   //    codegen/CompareBitTestsWithZero.h), and the metadata the runtime reads.
   result.output = codegen::emitPTX(*llvmModule, target);
   result.metadata = codegen::kernelMetadataJson(*module, target, options.inputPath, variants);
