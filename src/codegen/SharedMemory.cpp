@@ -182,7 +182,7 @@ static unsigned pipelineBuffersEnd(const tir::Function &function) {
     return 0;
   unsigned last = static_cast<unsigned>(function.pipelineBuffers.size()) - 1;
   return pipelineBufferOffset(function, last) +
-         function.pipelineBuffers[last].stages * pipelineSlotBytes(function, last);
+         function.pipelineBuffers[last].slots * pipelineSlotBytes(function, last);
 }
 
 unsigned tmaBarrierOffset(const tir::Function &function) {
@@ -242,7 +242,7 @@ unsigned pipelineBufferOffset(const tir::Function &function, unsigned buffer) {
   for (unsigned b = 0; b <= buffer; ++b) {
     offset = alignTo(offset, pipelineSlotAlignment(function, b));
     if (b < buffer)
-      offset += function.pipelineBuffers[b].stages * pipelineSlotBytes(function, b);
+      offset += function.pipelineBuffers[b].slots * pipelineSlotBytes(function, b);
   }
   return offset;
 }
@@ -290,8 +290,8 @@ void checkSharedMemoryLimit(const tir::Function &function, const TargetOptions &
   case OpCode::AsyncCopy:
   case OpCode::TmaCopy:
     what = "the software pipeline of this loop's loads (" +
-           std::to_string(function.pipelineBuffers.size()) + " tiles, num_stages " +
-           std::to_string(function.pipelineBuffers[0].stages) + ")";
+           std::to_string(function.pipelineBuffers.size()) + " tiles, " +
+           std::to_string(function.pipelineBuffers[0].slots) + " slots each)";
     break;
   default:
     what = "'" + std::string(largest->name()) + "' of " +

@@ -184,7 +184,8 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
   passes.run("dce", tir::runDCE);
   // 4b. Software pipelining (num_stages): the tiles tensor-core dots read in loops are copied
   //     into shared memory (cp.async) iterations ahead of their use.
-  passes.run("software-pipelining", gpu::runSoftwarePipelining);
+  passes.run("software-pipelining",
+              [&](tir::Function &f) { gpu::runSoftwarePipelining(f, options.arch); });
   //     The other loads of loops without side effects are issued one iteration ahead into
   //     registers, so that a memory-bound loop has the next tile in flight while it works.
   passes.run("prefetch-loads", gpu::runPrefetchLoads);

@@ -28,8 +28,9 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch);
 void runAssignLayouts(tir::Function &function);
 void runRemoveRedundantConversions(tir::Function &function);
 /// Loads feeding tensor-core dots in loops become cp.async copies num_stages - 1 iterations ahead
-/// into rings of shared-memory slots (SoftwarePipeliner.cpp). Runs after the layout passes.
-void runSoftwarePipelining(tir::Function &function);
+/// into rings of shared-memory slots (SoftwarePipeliner.cpp), as many as suit `arch`'s SMs. Runs
+/// after the layout passes.
+void runSoftwarePipelining(tir::Function &function, const std::string &arch);
 /// The other loads of side-effect-free loops issued one iteration ahead into registers
 /// (PrefetchLoads.cpp). Runs after software pipelining.
 void runPrefetchLoads(tir::Function &function);

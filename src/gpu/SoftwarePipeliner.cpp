@@ -1,15 +1,32 @@
 // Software pipelining of the loads that feed tensor-core dots (Triton's pipeliner, num_stages).
 //
 // In a `for` loop, a load whose tile goes straight (or through tl.trans) into a tensor-core dot
-// becomes an async_copy (cp.async) into a ring of `num_stages` shared-memory slots, issued
-// num_stages - 1 iterations ahead of the dot that reads it:
+// becomes an async_copy (cp.async) into a ring of R shared-memory slots, issued S - 1 iterations
+// ahead of the dot that reads it (S = num_stages):
 //
 //   prologue   for s in 0 .. S-2: async_copy(tile of iteration s) -> slot s; async_commit
 //   loop i     async_wait(pending = S-2)            the copies of iteration i have landed
-//              a = local_load(slot i % S)           the dot reads it from shared memory
+//              a = local_load(slot i % R)           the dot reads it from shared memory
 //              ... the loop body ...
-//              async_copy(tile of iteration i+S-1) -> slot (i+S-1) % S; async_commit
+//              [barrier]                            where R = S - 1 (below)
+//              async_copy(tile of iteration i+S-1) -> slot (i+S-1) % R; async_commit
 //   after      async_wait(pending = 0)
+//
+// How many slots: a wgmma dot reads its slot while it runs (the group of iteration i is waited for
+// in iteration i + 1, after the next group is issued), so the copies of iteration i + S - 1 take
+// the slot iteration i - 1 read: R = S. mma.sync's fragments are all read from the slot (ldmatrix)
+// before its instructions, so once every thread is past iteration i's dot its slot is free: after
+// a barrier the copies of iteration i + S - 1 can take it, and R = S - 1 (Triton's pipeliner
+// always does this for mma.sync). The barrier costs each iteration a wait for the slowest warp;
+// one slot less per tile is worth it where it lets more programs share an SM, so R = S - 1 is
+// taken only then (programsPerSM). Measured on an H100 (session 16): the tutorial GEMM's 32x64x32
+// config on 2 warps and 5 stages (24 KB, 9 programs per SM instead of 30 KB and 7) went from 0.94
+// to 1.01 times Triton at 2048^3 and from 1.05 to 0.99 at 1024^3, where all programs fit at once
+// either way; tf32 GEMMs with b stored K x N (one more program per SM) 3.3-3.9 -> 4.0-5.2 times
+// Triton at 64x256x32; int8 ones, whose registers allow no more programs, lost 2-20 % with the
+// barrier and keep S slots. Only for sm_90: sm_80 code run on the H100 lost up to 29 % with
+// S - 1 slots at 64x128x32 and 128x64x32 on 4 warps, where the SM's larger shared memory gains
+// it no program, and there is no A100 here to measure what its smaller one would gain.
 //
 // The copies of a future iteration need its pointers and masks: the ops that compute them from
 // the induction variable and loop-carried values (the load slice) are cloned with the induction
@@ -37,6 +54,7 @@
 // mask values, since a copy is all or nothing). num_stages = 1 means no pipelining; a loop's
 // tl.range(..., num_stages=N) overrides the kernel's num_stages.
 #include "analysis/AxisInfo.h"
+#include "gpu/Arch.h"
 #include "gpu/LoopSlice.h"
 #include "gpu/Mma.h"
 #include "gpu/PassUtils.h"
@@ -60,6 +78,12 @@ using tir::Operation;
 using tir::Type;
 using tir::Value;
 
+/// What bounds the programs an SM of sm_90 holds (the CUDA programming guide's table of compute
+/// capabilities; 1 KB of each program's shared memory is the system's).
+constexpr unsigned kSm90SharedBytes = 233472;
+constexpr unsigned kSm90Threads = 2048;
+constexpr unsigned kSm90Programs = 32;
+
 /// Whether `value` is a constant zero (int or float), the fill cp.async gives masked elements.
 bool isZeroConstant(const Value *value) {
   const Operation *def = value->definingOp();
@@ -78,9 +102,9 @@ bool isZeroConstant(const Value *value) {
 class LoopPipeliner {
 public:
   LoopPipeliner(tir::Function &function, Operation &loop, unsigned stages,
-                const analysis::AxisInfoAnalysis &axis)
+                const analysis::AxisInfoAnalysis &axis, const std::string &arch)
       : function_(function), loop_(loop), body_(loop.region(0).block()), stages_(stages),
-        axis_(axis) {}
+        axis_(axis), arch_(arch) {}
 
   void run() {
     findCandidates();
@@ -110,7 +134,10 @@ private:
   Operation &loop_;
   Block &body_;
   unsigned stages_;
+  /// Shared-memory slots per tile: stages_, or stages_ - 1 where only mma.sync dots read them.
+  unsigned slots_ = 0;
   const analysis::AxisInfoAnalysis &axis_;
+  const std::string &arch_;
   struct Candidate {
     Operation *load;
     unsigned vec;
@@ -221,6 +248,29 @@ private:
     }
   }
 
+  /// Programs of this kernel an SM of sm_90 can hold with the candidates' tiles in `slots` slots
+  /// each: by threads, by shared memory (the tiles only: the scratch area of the loop's other ops
+  /// is not known before codegen) and by registers, estimated as the loop's dot accumulators (32
+  /// bits an element, per thread) plus 32.
+  unsigned programsPerSM(unsigned slots) const {
+    unsigned threads = 32 * function_.numWarps;
+    unsigned sharedBytes = 1024;
+    for (const Candidate &c : candidates_) {
+      const Type &tile = c.load->result()->type();
+      sharedBytes += slots * static_cast<unsigned>(tile.numElements()) * tile.elem.bytes();
+    }
+    unsigned registers = 32;
+    for (auto &op : body_.ops())
+      if (isTensorCoreDot(*op)) {
+        const Type &acc = op->result()->type();
+        registers +=
+            static_cast<unsigned>(acc.numElements() / threads) * std::max(1u, acc.elem.bytes() / 4);
+      }
+    unsigned programs = std::min(kSm90Programs, kSm90Threads / threads);
+    programs = std::min(programs, 65536 / (registers * threads));
+    return std::min(programs, kSm90SharedBytes / sharedBytes);
+  }
+
   /// The copies of one future iteration (induction variable `iv`) into `slot`, and their commit.
   void issueCopies(Builder &builder, const std::map<const Value *, Value *> &map, Value *iv,
                    Value *slot) {
@@ -249,11 +299,18 @@ private:
   }
 
   void rewrite() {
+    bool readBeforeDot =
+        std::all_of(candidates_.begin(), candidates_.end(),
+                    [](const Candidate &c) { return c.wgmmaOperand < 0 && !c.tensorMap; });
+    bool hopper = smVersion(arch_) >= 90;
+    slots_ = hopper && readBeforeDot && programsPerSM(stages_ - 1) > programsPerSM(stages_)
+                 ? stages_ - 1
+                 : stages_;
     for (Candidate &c : candidates_) {
       if (c.tensorMap)
         c.tensorMapIndex = addTensorMap(function_, *c.tensorMap);
       c.buffer = static_cast<unsigned>(function_.pipelineBuffers.size());
-      function_.pipelineBuffers.push_back({c.load->result()->type(), stages_, c.wgmmaOperand});
+      function_.pipelineBuffers.push_back({c.load->result()->type(), slots_, c.wgmmaOperand});
     }
     Value *lb = loop_.operand(0), *step = loop_.operand(2);
     const Type &ivType = lb->type();
@@ -268,10 +325,10 @@ private:
                       [](const Candidate &c) { return c.tensorMap.has_value(); }));
     if (tmaCopies) {
       firstBarrier_ = function_.numTmaBarriers;
-      function_.numTmaBarriers += stages_;
+      function_.numTmaBarriers += slots_;
       Operation *init = before.create(OpCode::TmaInit, {}, {});
       init->setAttr("barrier", int64_t(firstBarrier_));
-      init->setAttr("count", int64_t(stages_));
+      init->setAttr("count", int64_t(slots_));
       init->setAttr("arrivals", int64_t(tmaCopies));
     }
 
@@ -330,11 +387,11 @@ private:
     Value *iteration =
         top.binary(OpCode::Div, top.binary(OpCode::Sub, body_.argument(0), lb), step);
     Value *iteration32 = ivType == i32 ? iteration : top.cast(iteration, i32.elem);
-    Value *slot = top.binary(OpCode::Rem, iteration32, top.intConstant(stages_, i32));
+    Value *slot = top.binary(OpCode::Rem, iteration32, top.intConstant(slots_, i32));
     if (tmaCopies) {
-      // The slot's barrier completes its phase (i / S) % 2 when this iteration's boxes landed.
+      // The slot's barrier completes its phase (i / R) % 2 when this iteration's boxes landed.
       Value *phase = top.binary(OpCode::And,
-                                top.binary(OpCode::Div, iteration32, top.intConstant(stages_, i32)),
+                                top.binary(OpCode::Div, iteration32, top.intConstant(slots_, i32)),
                                 top.intConstant(1, i32));
       Operation *tmaWait = top.create(OpCode::TmaWait, {slot, phase}, {});
       tmaWait->setAttr("barrier", int64_t(firstBarrier_));
@@ -356,17 +413,20 @@ private:
       removed_.push_back(loop_.parentBlock()->remove(c.load));
     }
 
-    // Bottom of the body: the copies of iteration i + S - 1.
+    // Bottom of the body: the copies of iteration i + S - 1, into this iteration's slot once every
+    // thread has read it where there are S - 1 slots.
     Operation *yield = body_.terminator();
     Builder bottom;
     bottom.setInsertionPoint(yield);
     bottom.setLoc(loop_.loc());
+    if (slots_ < stages_)
+      bottom.create(OpCode::Barrier, {}, {});
     Value *iv = bottom.binary(OpCode::Add, body_.argument(0),
                               bottom.binary(OpCode::Mul, constant(bottom, stages_ - 1), step));
     auto map = slice_->clone(bottom, iv, ahead);
     Value *nextSlot = bottom.binary(
         OpCode::Rem, bottom.binary(OpCode::Add, iteration32, bottom.intConstant(stages_ - 1, i32)),
-        bottom.intConstant(stages_, i32));
+        bottom.intConstant(slots_, i32));
     issueCopies(bottom, map, iv, nextSlot);
     for (size_t i = 0; i < carried.size(); ++i) {
       yield->addOperand(LoopSlice::mapped(map, yield->operand(carried[i] - 1)));
@@ -382,7 +442,7 @@ private:
       // Every copy issued was waited for in the loop (those past its end were not issued).
       Operation *inval = after.create(OpCode::TmaInval, {}, {});
       inval->setAttr("barrier", int64_t(firstBarrier_));
-      inval->setAttr("count", int64_t(stages_));
+      inval->setAttr("count", int64_t(slots_));
     }
   }
 };
@@ -401,12 +461,12 @@ static void dropDescriptorOffsets(tir::Function &function) {
   });
 }
 
-void runSoftwarePipelining(tir::Function &function) {
+void runSoftwarePipelining(tir::Function &function, const std::string &arch) {
   std::vector<std::pair<Operation *, unsigned>> loops = pipelinedLoops(function);
   if (!loops.empty()) {
     analysis::AxisInfoAnalysis axis(function);
     for (auto [loop, stages] : loops)
-      LoopPipeliner(function, *loop, stages, axis).run();
+      LoopPipeliner(function, *loop, stages, axis, arch).run();
   }
   dropDescriptorOffsets(function);
 }

@@ -337,7 +337,9 @@ public:
   /// filled by async_copy and read by local_load (SoftwarePipeliner.cpp).
   struct PipelineBuffer {
     Type tile;
-    unsigned stages = 2;
+    /// Shared-memory slots of the ring (num_stages for wgmma and TMA, num_stages - 1 for
+    /// mma.sync: gpu/SoftwarePipeliner.cpp).
+    unsigned slots = 2;
     /// The operand (0: a, 1: b) of the wgmma dot that reads the tile, -1 for an mma.sync dot:
     /// the two engines read differently laid out tiles (codegen/SharedTile.h).
     int wgmmaOperand = -1;
