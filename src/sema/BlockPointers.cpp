@@ -220,13 +220,25 @@ Specializer::blockPointerAddresses(const SemaValue &blockPtr, const std::vector<
                                    SourceLoc loc) {
   std::vector<int64_t> block = intsOf(blockPtr.elems[kBlockShape]);
   size_t rank = block.size();
-  tir::Value *ptr = broadcastTo(blockPtr.elems[kBase].value, block, loc);
+  // The address of element r is base + sum_d (offset_d + r_d) * stride_d, computed as the scalar
+  // base + sum_d offset_d * stride_d plus the tensor sum_d r_d * stride_d (the same int64
+  // values): the tensor part depends on no offset, so in a loop that advances the offsets it is
+  // computed once, and each iteration adds scalars only. Likewise offset_d + r_d in [0, shape_d)
+  // is r_d in [-offset_d, shape_d - offset_d): one scalar subtraction per dimension.
+  std::vector<tir::Value *> offsets;
+  tir::Value *start = blockPtr.elems[kBase].value;
+  for (size_t d = 0; d < rank; ++d) {
+    tir::Value *offset = castTo(blockPtr.elems[kOffsets].elems[d].value, kI64);
+    offsets.push_back(offset);
+    tir::Value *scaled =
+        builder_.binary(OpCode::Mul, offset, blockPtr.elems[kStrides].elems[d].value);
+    start = builder_.addPtr(start, scaled);
+  }
+  tir::Value *ptr = broadcastTo(start, block, loc);
   tir::Value *mask = nullptr;
   for (size_t d = 0; d < rank; ++d) {
-    // offset_d + arange(0, B_d) in int64, shaped [1, .., B_d, .., 1].
-    tir::Value *offset = castTo(blockPtr.elems[kOffsets].elems[d].value, kI64);
-    tir::Value *range = castTo(builder_.makeRange(0, block[d]), kI64);
-    tir::Value *index = builder_.binary(OpCode::Add, builder_.splat(offset, {block[d]}), range);
+    // arange(0, B_d) in int64, shaped [1, .., B_d, .., 1].
+    tir::Value *index = castTo(builder_.makeRange(0, block[d]), kI64);
     for (size_t k = 0; k < d; ++k)
       index = builder_.expandDims(index, 0);
     for (size_t k = d + 1; k < rank; ++k)
@@ -237,12 +249,14 @@ Specializer::blockPointerAddresses(const SemaValue &blockPtr, const std::vector<
     ptr = builder_.addPtr(ptr, broadcastTo(scaled, block, loc));
     if (std::find(checked.begin(), checked.end(), static_cast<int64_t>(d)) == checked.end())
       continue;
-    tir::Value *zero = builder_.splat(materialize(SemaValue::ofInt(0), loc, kI64), shape);
-    tir::Value *extent = builder_.splat(blockPtr.elems[kShape].elems[d].value, shape);
+    tir::Value *zero = materialize(SemaValue::ofInt(0), loc, kI64);
     // One statement each: the order of the ops must not depend on argument evaluation order.
-    tir::Value *aboveZero = builder_.cmp("ge", index, zero);
-    tir::Value *belowExtent = builder_.cmp("lt", index, extent);
-    tir::Value *inside = builder_.binary(OpCode::And, aboveZero, belowExtent);
+    tir::Value *first = builder_.binary(OpCode::Sub, zero, offsets[d]);
+    tir::Value *end =
+        builder_.binary(OpCode::Sub, blockPtr.elems[kShape].elems[d].value, offsets[d]);
+    tir::Value *aboveFirst = builder_.cmp("ge", index, builder_.splat(first, shape));
+    tir::Value *belowEnd = builder_.cmp("lt", index, builder_.splat(end, shape));
+    tir::Value *inside = builder_.binary(OpCode::And, aboveFirst, belowEnd);
     inside = broadcastTo(inside, block, loc);
     mask = mask ? builder_.binary(OpCode::And, mask, inside) : inside;
   }
