@@ -31,11 +31,8 @@ std::string fuseWideMultiplyAdds(const std::string &ptx) {
 
   std::vector<bool> erased(lines.size(), false);
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].find("mul.wide.") == std::string::npos)
-      continue;
-    std::optional<ptx::Instruction> mul = ptx::parseInstruction(lines[i]);
-    if (!mul || (mul->opcode != "mul.wide.s32" && mul->opcode != "mul.wide.u32") ||
-        mul->operands.size() != 3)
+    std::optional<ptx::Instruction> mul = ptx::parseWideMultiply(lines[i]);
+    if (!mul)
       continue;
     const std::string &product = mul->operands[0];
     std::unordered_map<std::string, std::vector<size_t>> &where =

@@ -67,6 +67,16 @@ std::optional<Instruction> parseInstruction(const std::string &line) {
   return instruction;
 }
 
+std::optional<Instruction> parseWideMultiply(const std::string &line) {
+  if (line.find("mul.wide.") == std::string::npos) // most lines: no parse needed
+    return std::nullopt;
+  std::optional<Instruction> mul = parseInstruction(line);
+  if (!mul || (mul->opcode != "mul.wide.s32" && mul->opcode != "mul.wide.u32") ||
+      mul->operands.size() != 3)
+    return std::nullopt;
+  return mul;
+}
+
 bool endsBlock(const std::string &line) {
   static const char *const kOpcodeWords[] = {"bra", "ret", "exit", "call", "bar.", "barrier"};
   auto mentionsOne = [](const std::string &text) {

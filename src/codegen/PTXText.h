@@ -26,6 +26,9 @@ struct Instruction {
 /// The instruction on `line`, or nothing for labels, directives, braces and comments.
 std::optional<Instruction> parseInstruction(const std::string &line);
 
+/// The unguarded 32-to-64-bit multiplication `mul.wide.{s,u}32 d, a, b;` on `line`, or nothing.
+std::optional<Instruction> parseWideMultiply(const std::string &line);
+
 /// Whether `line` ends a basic block for a local rewrite: a label, a branch, a return, a call, a
 /// barrier or the function's end. Calls and barriers are not block ends in PTX, but nothing is
 /// gained by moving an instruction across them.

@@ -18,6 +18,7 @@
 #include "codegen/PTXText.h"
 
 #include <algorithm>
+#include <llvm/Support/MathExtras.h>
 
 namespace tilec::codegen {
 namespace {
@@ -44,13 +45,8 @@ int shiftOf(const std::string &text) {
   if (text.empty() || text.size() > 10 ||
       !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return -1;
-  unsigned long long value = std::stoull(text);
-  if (value < 2 || (value & (value - 1)) != 0)
-    return -1;
-  int shift = 0;
-  while ((1ull << shift) != value)
-    ++shift;
-  return shift;
+  uint64_t value = std::stoull(text);
+  return value >= 2 && llvm::isPowerOf2_64(value) ? static_cast<int>(llvm::Log2_64(value)) : -1;
 }
 
 } // namespace
@@ -69,11 +65,8 @@ std::string splitHoistedWideMultiplies(const std::string &ptx) {
   }
 
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].find("mul.wide.") == std::string::npos)
-      continue;
-    std::optional<ptx::Instruction> mul = ptx::parseInstruction(lines[i]);
-    if (!mul || (mul->opcode != "mul.wide.s32" && mul->opcode != "mul.wide.u32") ||
-        mul->operands.size() != 3)
+    std::optional<ptx::Instruction> mul = ptx::parseWideMultiply(lines[i]);
+    if (!mul)
       continue;
     const std::string &product = mul->operands[0];
     const std::string &factor = mul->operands[1];

@@ -337,8 +337,8 @@ public:
   /// filled by async_copy and read by local_load (SoftwarePipeliner.cpp).
   struct PipelineBuffer {
     Type tile;
-    /// Shared-memory slots of the ring (num_stages for wgmma and TMA, num_stages - 1 for
-    /// mma.sync: gpu/SoftwarePipeliner.cpp).
+    /// Shared-memory slots of the ring: num_stages, or num_stages - 1 for mma.sync on sm_90
+    /// where that fits more programs per SM (gpu/SoftwarePipeliner.cpp).
     unsigned slots = 2;
     /// The operand (0: a, 1: b) of the wgmma dot that reads the tile, -1 for an mma.sync dot:
     /// the two engines read differently laid out tiles (codegen/SharedTile.h).
