@@ -77,6 +77,7 @@ struct Expr {
   // Payloads; which ones are meaningful depends on `kind` (see the comments on ExprKind).
   std::string name;    // Name: identifier; Attribute: attribute name; Unsupported: what it was
   int64_t intValue = 0;     // IntLit
+  bool intIsUint64 = false; // IntLit: intValue holds the bits of a literal in [2^63, 2^64)
   double floatValue = 0.0;  // FloatLit
   bool boolValue = false;   // BoolLit
   std::string stringValue;  // StringLit: the decoded text

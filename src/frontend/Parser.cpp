@@ -1433,12 +1433,14 @@ private:
       return unsupported("complex literal", at);
     if (ctx->INTEGER()) {
       std::optional<uint64_t> value = parseIntegerText(text);
-      // Host code may hold integers of any size (0xFFFFFFFFFFFFFFFF masks...): the file still
-      // parses, and only a kernel that uses such a literal gets an error.
-      if (!value || *value > static_cast<uint64_t>(INT64_MAX))
+      // Host code may hold integers of any size: the file still parses, and only a kernel that
+      // uses a literal beyond 64 bits gets an error. One in [2^63, 2^64) (0xFFFFFFFFFFFFFFFF
+      // masks, 0x8000000000000000 sign bits) is a uint64 in Triton.
+      if (!value)
         return unsupported("integer literal '" + text + "' (larger than 64 bits)", at);
       ExprPtr expr = makeExpr(ast::ExprKind::IntLit, at);
       expr->intValue = static_cast<int64_t>(*value);
+      expr->intIsUint64 = *value > static_cast<uint64_t>(INT64_MAX);
       return expr;
     }
     std::string digits;

@@ -506,9 +506,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       }
     }
     if (v.isConstexprNumber())
-      return SemaValue::ofFloat(v.kind == Kind::Float ? v.floatValue
-                                : v.kind == Kind::Bool ? v.boolValue
-                                                       : static_cast<double>(v.intValue));
+      return SemaValue::ofFloat(v.numberAsFloat());
     error(loc, "float() of a run-time value is not supported: use x.to(tl.float32)");
   }
   if (name == "py.bool" && args.positional.size() == 1 && args.keywords.empty()) {
@@ -529,14 +527,17 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       // Python's int() of a float has unbounded range; ours stops at int64 (and NaN has none).
       if (v.kind == Kind::Float && !(std::fabs(v.floatValue) < 9223372036854775808.0))
         error(loc, "int() of " + v.describe() + " does not fit in 64-bit integers");
+      if (v.kind == Kind::Int)
+        return v;
       return SemaValue::ofInt(v.kind == Kind::Float ? static_cast<int64_t>(v.floatValue)
-                              : v.kind == Kind::Bool ? v.boolValue
-                                                     : v.intValue);
+                                                    : v.boolValue);
     }
-    if (v.kind == Kind::Int && v.intValue == std::numeric_limits<int64_t>::min())
-      error(loc, "abs() of the smallest 64-bit integer does not fit in 64-bit integers");
-    return v.kind == Kind::Float ? SemaValue::ofFloat(std::fabs(v.floatValue))
-                                 : SemaValue::ofInt(std::llabs(v.intValue));
+    if (v.kind == Kind::Float)
+      return SemaValue::ofFloat(std::fabs(v.floatValue));
+    __int128 x = v.numberAsWideInt(); // |-2^127| is the one value beyond 128 bits
+    if (x == std::numeric_limits<__int128>::min())
+      error(loc, "abs() of " + v.repr() + " overflows 128-bit integers");
+    return SemaValue::ofWideInt(x < 0 ? -x : x);
   }
   if (name == "py.len") {
     if (args.positional.size() != 1)

@@ -175,7 +175,7 @@ std::optional<std::string> pyRepr(const SemaValue &v) {
   case Kind::Bool:
     return std::string(v.boolValue ? "True" : "False");
   case Kind::Int:
-    return std::to_string(v.intValue);
+    return v.repr();
   case Kind::Float:
     return floatRepr(v.floatValue);
   case Kind::String:
@@ -564,6 +564,11 @@ std::string Specializer::pythonFormat(const SemaValue &v, const std::string &spe
   PyFormatResult result;
   switch (v.kind) {
   case Kind::Int:
+    if (v.intIsWide) {
+      if (!spec.empty())
+        error(loc, "formatting an integer beyond int64 with '" + spec + "' is not supported yet");
+      return v.repr();
+    }
     result = formatPythonInt(v.intValue, false, spec);
     break;
   case Kind::Bool:

@@ -27,9 +27,10 @@ using tir::Type;
 //===----------------------------------------------------------------------===//
 
 bool SemaValue::sameAs(const SemaValue &other) const {
-  if (kind != other.kind || intValue != other.intValue || boolValue != other.boolValue ||
-      name != other.name || !(dtype == other.dtype) || value != other.value ||
-      function != other.function || userModule != other.userModule || isList != other.isList ||
+  if (kind != other.kind || intValue != other.intValue || intIsWide != other.intIsWide ||
+      wideValue != other.wideValue || boolValue != other.boolValue || name != other.name ||
+      !(dtype == other.dtype) || value != other.value || function != other.function ||
+      userModule != other.userModule || isList != other.isList ||
       elems.size() != other.elems.size())
     return false;
   // Floats by their bits: a NaN constant stays the same value.
@@ -46,7 +47,7 @@ std::string SemaValue::repr() const {
   case Kind::None:
     return "None";
   case Kind::Int:
-    return std::to_string(intValue);
+    return intIsWide ? wideIntToString(wideValue) : std::to_string(intValue);
   case Kind::Float: {
     std::ostringstream os;
     os.precision(17);
@@ -1328,7 +1329,7 @@ std::optional<bool> Specializer::constexprTruth(const SemaValue &v) const {
   case SemaValue::Kind::None:
     return false;
   case SemaValue::Kind::Int:
-    return v.intValue != 0;
+    return v.numberAsWideInt() != 0;
   case SemaValue::Kind::Float:
     return v.floatValue != 0.0;
   case SemaValue::Kind::Bool:
@@ -1722,7 +1723,7 @@ std::vector<SemaValue> Specializer::hostIterationItems(const ast::Expr &iter) {
       if (b.kind != SemaValue::Kind::Int && b.kind != SemaValue::Kind::Bool)
         raisePython(*builtinExceptionClasses("TypeError"),
                     "'" + b.describe() + "' object cannot be interpreted as an integer", iter.loc);
-      bounds.push_back(b.kind == SemaValue::Kind::Bool ? b.boolValue : b.intValue);
+      bounds.push_back(constantInt(b, iter.loc, "a range() bound"));
     }
     if (bounds.empty() || bounds.size() > 3 || !iter.keywords.empty())
       error(iter.loc, "range() takes 1 to 3 positional arguments");
@@ -1861,6 +1862,8 @@ void Specializer::execFor(const ast::Stmt &stmt) {
       if (bound->kind != SemaValue::Kind::Int)
         error(iter.loc, "tl.static_range needs constexpr integer bounds, not " + bound->describe() +
                             assignedNumberHint(*bound));
+    for (const SemaValue *bound : {&lb, &ub, &step})
+      constantInt(*bound, iter.loc, "a tl.static_range bound");
     if (step.intValue == 0)
       error(iter.loc, "range() step must not be zero");
     __int128 trips = rangeLength(lb.intValue, ub.intValue, step.intValue);
@@ -2084,8 +2087,11 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
       missingModuleError(value.missingImport, expr.loc);
     return value;
   }
-  case ast::ExprKind::IntLit:
+  case ast::ExprKind::IntLit: {
+    if (expr.intIsUint64)
+      return SemaValue::ofWideInt(static_cast<uint64_t>(expr.intValue));
     return SemaValue::ofInt(expr.intValue);
+  }
   case ast::ExprKind::FloatLit:
     return SemaValue::ofFloat(expr.floatValue);
   case ast::ExprKind::BoolLit:
@@ -2210,7 +2216,7 @@ SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
   if (base.kind == SemaValue::Kind::Tuple) {
     if (indices.size() != 1 || indices[0].kind != SemaValue::Kind::Int)
       error(indexExpr.loc, "a tuple can only be indexed by a constant integer");
-    int64_t i = indices[0].intValue;
+    int64_t i = constantInt(indices[0], indexExpr.loc, "a tuple index");
     int64_t n = static_cast<int64_t>(base.elems.size());
     if (i < 0)
       i += n;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -736,4 +737,35 @@ TEST_CASE("atomic_cas on 16-bit types swaps where the bits equal", "[language][a
     CHECK(worst(cells, wantCells, 0, 0) == 0);
     CHECK(worst(old, wantOld, 0, 0) == 0);
   }
+}
+
+TEST_CASE("integers from 2^63 to 2^64 - 1 are uint64 constants: masks, sort keys, FNV-1a",
+          "[language]") {
+  const int64_t n = 8;
+  const double xs[n] = {0.0, -0.0, 1.5, -1.5, 3.0e38, -3.0e-38, 1.0, -2.0};
+  const DType i64 = DType::scalar(ScalarKind::I64);
+  auto module = compile(kernelPath("uint64_constants"), "uint64_constants",
+                        "*fp64:16,*i64:16,*i64:16,*i64:16,i32,8");
+  HostBuffer x(f64, n), key(i64, n), hash(i64, n), inv(i64, n);
+  for (int64_t j = 0; j < n; ++j)
+    x.setDouble(j, xs[j]);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(key), KernelArg::pointer(hash),
+          KernelArg::pointer(inv), KernelArg::integer(n)},
+         1);
+  for (int64_t j = 0; j < n; ++j) {
+    INFO("element " << j << ": " << xs[j]);
+    uint64_t bits;
+    std::memcpy(&bits, &xs[j], sizeof bits);
+    uint64_t expected = (bits >> 63) ? ~bits : (bits | (uint64_t(1) << 63));
+    CHECK(static_cast<uint64_t>(key.getInt(j)) == expected);
+    CHECK(static_cast<uint64_t>(hash.getInt(j)) ==
+          ((14695981039346656037ull ^ (expected & 0xFF)) * 0x100000001B3ull));
+    CHECK(static_cast<uint64_t>(inv.getInt(j)) == ~expected);
+  }
+  // Sorted by key as unsigned numbers, the floats come out in numeric order.
+  for (int64_t a = 0; a < n; ++a)
+    for (int64_t b = 0; b < n; ++b)
+      if (xs[a] < xs[b])
+        CHECK(static_cast<uint64_t>(key.getInt(a)) < static_cast<uint64_t>(key.getInt(b)));
 }
