@@ -717,7 +717,7 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
     auto it = stdlibGlobals_.find(name);
     if (it != stdlibGlobals_.end())
       return it->second;
-    if (name != "range" && name != "min" && name != "max")
+    if (name != "range" && name != "min" && name != "max" && name != "len")
       error(loc, "undefined name '" + name + "' in the standard library");
     return SemaValue::ofBuiltin("py." + name);
   }

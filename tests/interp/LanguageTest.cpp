@@ -765,3 +765,17 @@ TEST_CASE("atomic_cas on 16-bit types swaps where the bits equal", "[language][a
     CHECK(worst(old, wantOld, 0, 0) == 0);
   }
 }
+
+TEST_CASE("tl.cat of two 1-D tensors: the first's elements, then the second's", "[language]") {
+  const int64_t blk = 64;
+  auto module = compile(kernelPath("concat"), "gather_pairs", "*fp32,*fp32," + std::to_string(blk));
+  HostBuffer x(f32, blk), y(f32, blk / 4);
+  x.fillRange();
+  launch(*module->functions.at(0), {KernelArg::pointer(x), KernelArg::pointer(y)}, 1);
+  std::vector<double> want(blk / 4);
+  for (int64_t i = 0; i < blk / 8; ++i) {
+    want[i] = static_cast<double>(i * 8);
+    want[blk / 8 + i] = static_cast<double>(i * 8 + 1);
+  }
+  CHECK(worst(y, want, 0, 0) == 0);
+}
