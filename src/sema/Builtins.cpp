@@ -566,6 +566,10 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       return SemaValue::ofInt(static_cast<int64_t>(v.elems.size()));
     if (v.isTensor() && v.value->type().isTensor())
       return SemaValue::ofInt(v.value->type().shape[0]);
+    if (v.kind == Kind::String) // code points: the UTF-8 bytes that do not continue one
+      return SemaValue::ofInt(std::count_if(v.name.begin(), v.name.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+      }));
     error(loc, "len() of " + v.describe() + " is not supported");
   }
   if (name == "py.print") {
@@ -637,7 +641,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     return copy;
   }
   // Methods of strings and of the library objects of module-level code (HostPython.cpp).
-  if (name.rfind("str.", 0) == 0 || name.rfind("re.", 0) == 0)
+  if (name.rfind("str.", 0) == 0 || name.rfind("re.", 0) == 0 || name.rfind("importlib.", 0) == 0)
     return callHostLibrary(name, args);
 
   if (name.rfind("libdevice.", 0) == 0)

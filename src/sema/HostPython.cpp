@@ -51,6 +51,8 @@ constexpr const char *kVersionClass = "packaging.version.Version";
 constexpr const char *kMatchClass = "re.Match";
 constexpr const char *kPatternClass = "re.Pattern";
 constexpr const char *kModuleSpecClass = "importlib.machinery.ModuleSpec";
+// A ModuleSpec's loader (spec.loader.exec_module(module)).
+constexpr const char *kModuleLoaderClass = "importlib.machinery.SourceFileLoader";
 // triton.runtime.driver.active.get_current_target() and .utils.get_device_properties(i), asked
 // of the GPU tilec compiles for (Specializer::deviceQuery).
 constexpr const char *kGpuTargetClass = "triton.backends.compiler.GPUTarget";
@@ -792,7 +794,14 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
   if (isObject(object, kModuleSpecClass)) {
     if (attr == "name")
       return object.elems[0];
+    if (attr == "loader")
+      return makeObject(kModuleLoaderClass, {object.elems[0]});
     error(loc, "ModuleSpec has no attribute '" + attr + "' (or it is not supported yet)");
+  }
+  if (isObject(object, kModuleLoaderClass)) {
+    if (attr == "exec_module")
+      return method(std::string(kModuleLoaderClass) + ".exec_module");
+    error(loc, "the module loader has no attribute '" + attr + "' (or it is not supported yet)");
   }
   if (isObject(object, kPatternClass)) {
     if (attr == "match" || attr == "search" || attr == "fullmatch" || attr == "sub" ||
@@ -1469,6 +1478,25 @@ SemaValue Specializer::findSpec(CallArgs &args) {
   return makeObject(kModuleSpecClass, {SemaValue::ofString(name)});
 }
 
+SemaValue Specializer::moduleFromSpec(CallArgs &args) {
+  auto a = bindCallArgs(*this, "importlib.util.module_from_spec", {"spec"}, 1, args);
+  if (!isObject(*a[0], kModuleSpecClass))
+    error(args.loc, "importlib.util.module_from_spec needs a spec from importlib.util.find_spec, "
+                    "not " +
+                        a[0]->describe());
+  const std::string &name = a[0]->elems[0].name;
+  // A file tilec loaded for an import is that module; triton's and the host libraries' modules
+  // are the ones tilec models (find_spec found nothing else).
+  for (size_t m = 0; graph_ && m < graph_->modules.size(); ++m)
+    if (graph_->modules[m].name == name && !graph_->modules[m].path.empty())
+      return SemaValue::ofUserModule(name, static_cast<int>(m));
+  std::string root = name.substr(0, name.find('.'));
+  if (root == "triton" || isAlwaysInstalled(root))
+    return SemaValue::ofModule(name);
+  error(args.loc, "importlib.util.module_from_spec of '" + name +
+                      "', a file no import of the kernel's modules loads, is not supported yet");
+}
+
 SemaValue Specializer::callGetattr(CallArgs &args, bool hasattr) {
   std::string fn = hasattr ? "hasattr" : "getattr";
   size_t most = hasattr ? 2 : 3;
@@ -1801,6 +1829,13 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     return importlibVersion(args);
   if (qualified == "importlib.util.find_spec")
     return findSpec(args);
+  if (qualified == "importlib.util.module_from_spec")
+    return moduleFromSpec(args);
+  if (qualified == std::string(kModuleLoaderClass) + ".exec_module") {
+    // The module runs as tilec runs every module: each name when a kernel first uses it.
+    bindCallArgs(*this, "exec_module", {"self", "module"}, 2, args);
+    return SemaValue::none();
+  }
   if (qualified == "os.environ.get" || qualified == "os.getenv") {
     auto a = bindCallArgs(*this, qualified, {"key", "default"}, 1, args);
     if (a[0]->kind != Kind::String)

@@ -2178,7 +2178,22 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
   }
   case ast::ExprKind::Comprehension:
     return evalComprehension(expr);
+  case ast::ExprKind::NamedExpr: {
+    // `if spec := importlib.util.find_spec(name):` in the Python functions module-level code
+    // calls binds a local as Python does; Triton's kernels have no walrus.
+    if (hostCallDepth_ == 0)
+      error(expr.loc, std::string("an assignment expression (:=) is not supported ") +
+                          (moduleLevelDepth_ > 0 ? "yet at module level"
+                                                 : "in a kernel (Triton does not support it "
+                                                   "either)"));
+    SemaValue value = eval(*expr.operands[0]);
+    bind(expr.name, value);
+    return value;
+  }
   case ast::ExprKind::Unsupported:
+    if (!inKernelCode())
+      error(expr.loc, expr.name + " is not supported yet in Python code that tilec evaluates at "
+                                  "module level");
     error(expr.loc, expr.name + " is not supported yet in a kernel");
   }
   error(expr.loc, "unexpected expression");

@@ -406,6 +406,7 @@ private:
   SemaValue callMatchMethod(const std::string &method, CallArgs &args);
   SemaValue importlibVersion(CallArgs &args);
   SemaValue findSpec(CallArgs &args);
+  SemaValue moduleFromSpec(CallArgs &args);
   /// An f-string's value: its literal text and its fields formatted (Triton's rules in kernels).
   SemaValue evalFString(const ast::Expr &expr);
   [[noreturn]] void execRaise(const ast::Stmt &stmt);
