@@ -1855,6 +1855,13 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     bindCallArgs(*this, qualified, {}, 0, args);
     return SemaValue::ofBool(true);
   }
+  // torch's own test for Triton (torchao defines its kernels under `if has_triton():`): the host
+  // that runs the kernels has Triton and a GPU it supports.
+  if (qualified == "torch.utils._triton.has_triton" ||
+      qualified == "torch.utils._triton.has_triton_package") {
+    bindCallArgs(*this, qualified, {}, 0, args);
+    return SemaValue::ofBool(true);
+  }
   if (qualified == "packaging.version.Version" || qualified == "packaging.version.parse") {
     auto a = bindCallArgs(*this, qualified, {"version"}, 1, args);
     if (a[0]->kind != Kind::String)
