@@ -1517,6 +1517,11 @@ SemaValue Specializer::callGetattr(CallArgs &args, bool hasattr) {
     has = state.globals.count(attr.name) || state.pending.count(attr.name) ||
           state.conditional.count(attr.name) || state.imported.count(attr.name) ||
           graph_->modules[index].submodules.count(attr.name);
+  } else if (object.kind == Kind::Module && object.name == "torch.version" &&
+             (attr.name == "__version__" || attr.name == "cuda" || attr.name == "hip" ||
+              attr.name == "debug" || attr.name == "git_version")) {
+    // What torch/version.py defines in every build (fbcode's has no git_version).
+    has = true;
   } else if (object.kind == Kind::Module && object.name == "torch" &&
              (attr.name == "cuda" || attr.name == "version")) {
     has = true;

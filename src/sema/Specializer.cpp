@@ -2397,6 +2397,11 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
   if (callee.kind == SemaValue::Kind::Module && callee.userModule < 0 &&
       callee.name.rfind("math.", 0) == 0)
     return callMath(callee.name.substr(5), args);
+  // torch.finfo(torch.float32).max in a kernel: Triton calls such Python functions at compile
+  // time and makes their result a constexpr.
+  if (callee.kind == SemaValue::Kind::Module && callee.userModule < 0 &&
+      (callee.name == "torch.finfo" || callee.name == "torch.iinfo"))
+    return callHostLibrary(callee.name, args);
   // A library function (re.match, packaging.version.Version...) called by module-level code.
   if (callee.kind == SemaValue::Kind::Module && callee.userModule < 0 && moduleLevelDepth_ > 0)
     return callHostLibrary(callee.name, args);
