@@ -48,6 +48,7 @@ enum class ExprKind {
   Tuple,         // (a, b) or a, b
   List,          // [a, b]
   Comprehension, // [e for x in xs if c] (boolValue: a list) or (e for x in xs) (a generator)
+  NamedExpr,     // target := value (name: the target, operands[0]: the value)
   Unsupported,   // lambda, dict, set, their comprehensions, await, yield, starred...: kept by name
 };
 

@@ -204,6 +204,8 @@ std::string describeExpr(const ast::Expr &expr) {
     return "list";
   case ast::ExprKind::Comprehension:
     return expr.boolValue ? "list comprehension" : "generator expression";
+  case ast::ExprKind::NamedExpr:
+    return "named expression";
   case ast::ExprKind::Unsupported:
     return expr.name;
   }
@@ -895,8 +897,7 @@ private:
       if (seenKeyword)
         error(at, "positional argument follows keyword argument");
       if (arg->WALRUS()) {
-        buildWalrus(tests[0], tests[1]);
-        call.operands.push_back(unsupported("assignment expression", at));
+        call.operands.push_back(buildWalrus(tests[0], tests[1], at));
         continue;
       }
       if (auto *comprehension = arg->comp_for()) {
@@ -978,15 +979,19 @@ private:
     std::vector<PythonParser::TestContext *> tests = ctx->test();
     if (tests.size() == 1)
       return buildTest(tests[0]);
-    buildWalrus(tests[0], tests[1]);
-    return unsupported("assignment expression", loc(ctx));
+    return buildWalrus(tests[0], tests[1], loc(ctx));
   }
 
-  void buildWalrus(PythonParser::TestContext *targetCtx, PythonParser::TestContext *valueCtx) {
+  /// `name := value`: a NamedExpr whose name is the target.
+  ExprPtr buildWalrus(PythonParser::TestContext *targetCtx, PythonParser::TestContext *valueCtx,
+                      SourceLoc at) {
     ExprPtr target = buildTest(targetCtx);
     if (target->kind != ast::ExprKind::Name)
       error(target->loc, "cannot use assignment expressions with " + describeExpr(*target));
-    buildTest(valueCtx);
+    ExprPtr named = makeExpr(ast::ExprKind::NamedExpr, at);
+    named->name = target->name;
+    named->operands.push_back(buildTest(valueCtx));
+    return named;
   }
 
   ExprPtr buildTest(PythonParser::TestContext *ctx) {

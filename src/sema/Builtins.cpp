@@ -115,6 +115,12 @@ std::string shapeText(const Type &t) {
   return text + "]";
 }
 
+/// Whether a stdlib function of this name is one of tl's: those of other modules
+/// (tl.extra.cuda's in extra_cuda.tl, torch's triton_helpers in inductor.tl) carry a prefix.
+bool isTlStdlibName(const std::string &name) {
+  return name.rfind("cuda_", 0) != 0 && name.rfind("inductor_", 0) != 0;
+}
+
 std::string valueText(const SemaValue &v) {
   return v.kind == Kind::String ? v.name : v.repr();
 }
@@ -141,8 +147,9 @@ std::optional<SemaValue> Specializer::tritonLanguageAttribute(const std::string 
   if (supportedTl().count(attr))
     return SemaValue::ofBuiltin("tl." + attr);
   // Functions Triton writes in its own language come from tilec's stdlib.
-  if (const ast::Stmt *def = stdlibFunction(attr))
-    return SemaValue::ofJitFunction(def);
+  if (isTlStdlibName(attr))
+    if (const ast::Stmt *def = stdlibFunction(attr))
+      return SemaValue::ofJitFunction(def);
   // Older Triton had libdevice's functions in tl.math (tl.math.tanh).
   if (module == "triton.language.math" && tir::findLibdeviceFunction(attr))
     return SemaValue::ofBuiltin("libdevice." + attr);
@@ -208,6 +215,19 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
         return SemaValue::ofJitFunction(def);
     error(loc, "tl.extra.cuda." + attr + " is not supported yet");
   }
+  // PyTorch Inductor's generated kernels call torch's triton_helpers module (the runtime/ one
+  // from torch 2.3 on): its @triton.jit helpers are tilec's stdlib/inductor.tl, its libdevice
+  // and math are Triton's.
+  if (module == "torch._inductor.runtime.triton_helpers" ||
+      module == "torch._inductor.triton_helpers") {
+    if (attr == "libdevice")
+      return SemaValue::ofModule("triton.language.extra.libdevice");
+    if (attr == "math")
+      return SemaValue::ofModule("triton.language.math");
+    if (const ast::Stmt *def = stdlibFunction("inductor_" + attr))
+      return SemaValue::ofJitFunction(def);
+    error(loc, "torch's triton_helpers." + attr + " is not supported yet");
+  }
   if (module == "triton.language.extra.libdevice" ||
       module == "triton.language.extra.cuda.libdevice") {
     if (tir::findLibdeviceFunction(attr))
@@ -258,7 +278,7 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
       return m;
     }
     // Stdlib functions are tensor methods too (x.sigmoid(), x.softmax(), x.ravel()).
-    if (const ast::Stmt *def = stdlibFunction(attr)) {
+    if (const ast::Stmt *def = isTlStdlibName(attr) ? stdlibFunction(attr) : nullptr) {
       SemaValue m = SemaValue::ofJitFunction(def);
       m.elems.push_back(value);
       return m;
@@ -547,6 +567,10 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       return SemaValue::ofInt(static_cast<int64_t>(v.elems.size()));
     if (v.isTensor() && v.value->type().isTensor())
       return SemaValue::ofInt(v.value->type().shape[0]);
+    if (v.kind == Kind::String) // code points: the UTF-8 bytes that do not continue one
+      return SemaValue::ofInt(std::count_if(v.name.begin(), v.name.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+      }));
     error(loc, "len() of " + v.describe() + " is not supported");
   }
   if (name == "py.print") {
@@ -618,7 +642,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     return copy;
   }
   // Methods of strings and of the library objects of module-level code (HostPython.cpp).
-  if (name.rfind("str.", 0) == 0 || name.rfind("re.", 0) == 0)
+  if (name.rfind("str.", 0) == 0 || name.rfind("re.", 0) == 0 || name.rfind("importlib.", 0) == 0)
     return callHostLibrary(name, args);
 
   if (name.rfind("libdevice.", 0) == 0)

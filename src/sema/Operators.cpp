@@ -671,6 +671,21 @@ SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
     }
     return SemaValue::ofBool(r);
   }
+  // Python orders tuples (and lists) element by element: the first pair that differs decides,
+  // else the shorter one is smaller (`torch.cuda.get_device_capability() >= (10, 0)`).
+  if (lhs.kind == Kind::Tuple && rhs.kind == Kind::Tuple && lhs.isList == rhs.isList) {
+    size_t common = std::min(lhs.elems.size(), rhs.elems.size());
+    for (size_t i = 0; i < common; ++i) {
+      std::optional<bool> same = constexprTruth(compareOp(CO::Eq, lhs.elems[i], rhs.elems[i], loc));
+      if (!same)
+        error(loc, std::string("cannot compare with '") + ast::spelling(op) +
+                       "': tuples whose elements are not constants");
+      if (!*same)
+        return compareOp(op, lhs.elems[i], rhs.elems[i], loc);
+    }
+    int c = lhs.elems.size() < rhs.elems.size() ? -1 : lhs.elems.size() > rhs.elems.size() ? 1 : 0;
+    return SemaValue::ofBool(orderingHolds(op, c));
+  }
   for (const SemaValue *v : {&lhs, &rhs})
     if (!v->isTensor() && !v->isConstexprNumber())
       error(loc, std::string("cannot compare with '") + ast::spelling(op) + "': " + v->describe());

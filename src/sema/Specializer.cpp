@@ -197,6 +197,63 @@ std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module) {
   return result;
 }
 
+static bool isJitDefinition(const ast::Stmt &stmt) {
+  return stmt.kind == ast::StmtKind::FunctionDef &&
+         std::any_of(stmt.decorators.begin(), stmt.decorators.end(),
+                     [](const ast::ExprPtr &d) { return isJitDecorator(*d); });
+}
+
+static void collectConditionalJit(const ast::StmtList &stmts, bool nested,
+                                  std::vector<const ast::Stmt *> &out) {
+  for (const ast::StmtPtr &stmt : stmts) {
+    if (nested && isJitDefinition(*stmt))
+      out.push_back(stmt.get());
+    if (stmt->kind == ast::StmtKind::If) {
+      collectConditionalJit(stmt->body, true, out);
+      collectConditionalJit(stmt->orelse, true, out);
+    } else if (stmt->kind == ast::StmtKind::Unsupported && stmt->name == "try statement") {
+      collectConditionalJit(stmt->body, true, out);
+      for (const ast::ExceptHandler &handler : stmt->handlers)
+        collectConditionalJit(handler.body, true, out);
+      collectConditionalJit(stmt->orelse, true, out);
+      collectConditionalJit(stmt->finalbody, true, out);
+    }
+  }
+}
+
+std::vector<const ast::Stmt *> conditionalJitFunctions(const ast::Module &module) {
+  std::vector<const ast::Stmt *> result;
+  collectConditionalJit(module.body, false, result);
+  return result;
+}
+
+const ast::Stmt *findKernel(const ast::Module &module, const SourceManager &sources,
+                            const KernelRequest &request) {
+  for (const ast::Stmt *f : jitFunctions(module))
+    if (f->name == request.name)
+      return f;
+  const std::vector<const ast::Stmt *> nested = conditionalJitFunctions(module);
+  auto candidate = std::find_if(nested.begin(), nested.end(),
+                                [&](const ast::Stmt *f) { return f->name == request.name; });
+  if (candidate == nested.end())
+    return nullptr;
+  // Which definition Python binds depends on the module-level code around it: ask a
+  // specializer of a scratch function, which evaluates the `if`s (and `try`s) as for any
+  // module-level name a kernel uses.
+  tir::Module scratch;
+  tir::Function *probe = scratch.addFunction(request.name, (*candidate)->loc);
+  Specializer specializer(module, sources, *probe, request.stdlib, request.imports);
+  specializer.setTargetArch(request.arch);
+  const ast::Stmt *kernel = specializer.moduleLevelKernel(request.name, (*candidate)->loc);
+  if (!kernel)
+    sources.error((*candidate)->loc,
+                  "'" + request.name +
+                      "' is a @triton.jit function only on a path of module-level code that "
+                      "Python does not take on the host tilec compiles for (--arch " +
+                      request.arch + ")");
+  return kernel;
+}
+
 Specializer::Specializer(const ast::Module &module, const SourceManager &sources,
                          tir::Function &function, const std::vector<const ast::Module *> &stdlib,
                          const ModuleGraph *imports)
@@ -501,6 +558,19 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       for (const std::string &name : names) {
         if (!wanted(name))
           continue;
+        ModuleState::PriorBinding prior;
+        if (auto g = mod().globals.find(name); g != mod().globals.end())
+          prior.global = g->second;
+        if (auto p = mod().pending.find(name); p != mod().pending.end())
+          prior.pending = p->second;
+        if (auto t = mod().pendingTarget.find(name); t != mod().pendingTarget.end())
+          prior.pendingTarget = t->second;
+        if (auto c = mod().conditional.find(name); c != mod().conditional.end())
+          prior.conditional = c->second;
+        if (auto i = mod().imported.find(name); i != mod().imported.end())
+          prior.imported = i->second;
+        if (prior.global || prior.pending || prior.conditional || prior.imported)
+          mod().priorBindings[{stmt.get(), name}] = prior;
         mod().globals.erase(name);
         mod().pending.erase(name);
         mod().imported.erase(name);
@@ -625,6 +695,24 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
   for (const std::string &n : owned)
     mod().conditional.erase(n);
   collectGlobals(*truth ? stmt.body : stmt.orelse, &owned);
+  // A name the branch taken does not bind keeps what it was bound to before the `if`.
+  for (const std::string &n : owned) {
+    auto prior = mod().priorBindings.find({&stmt, n});
+    if (prior == mod().priorBindings.end() || mod().globals.count(n) || mod().pending.count(n) ||
+        mod().conditional.count(n) || mod().imported.count(n))
+      continue;
+    const ModuleState::PriorBinding &p = prior->second;
+    if (p.global)
+      mod().globals[n] = *p.global;
+    if (p.pending)
+      mod().pending[n] = p.pending;
+    if (p.pendingTarget)
+      mod().pendingTarget[n] = p.pendingTarget;
+    if (p.conditional)
+      mod().conditional[n] = p.conditional;
+    if (p.imported)
+      mod().imported[n] = *p.imported;
+  }
 }
 
 SemaValue Specializer::compareVersion(const CallArgs &args) {
@@ -708,6 +796,18 @@ SemaValue Specializer::evalConstantGlobal(const std::string &name, const ast::Ex
   return value;
 }
 
+const ast::Stmt *Specializer::moduleLevelKernel(const std::string &name, SourceLoc use) {
+  // The `if`s that may bind it, evaluated as lookup would; a name no branch taken binds is no
+  // kernel (rather than an undefined name).
+  for (auto c = mod().conditional.find(name); c != mod().conditional.end();
+       c = mod().conditional.find(name))
+    resolveModuleIf(*c->second, name, use);
+  if (!mod().globals.count(name) && !mod().pending.count(name) && !mod().imported.count(name))
+    return nullptr;
+  SemaValue value = lookup(name, use);
+  return value.kind == SemaValue::Kind::JitFunction ? value.function : nullptr;
+}
+
 SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
   if (!scopes_.empty()) {
     auto it = scopes_.back().names.find(name);
@@ -718,7 +818,7 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
     auto it = stdlibGlobals_.find(name);
     if (it != stdlibGlobals_.end())
       return it->second;
-    if (name != "range" && name != "min" && name != "max")
+    if (name != "range" && name != "min" && name != "max" && name != "len")
       error(loc, "undefined name '" + name + "' in the standard library");
     return SemaValue::ofBuiltin("py." + name);
   }
@@ -2184,7 +2284,22 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
   }
   case ast::ExprKind::Comprehension:
     return evalComprehension(expr);
+  case ast::ExprKind::NamedExpr: {
+    // `if spec := importlib.util.find_spec(name):` in the Python functions module-level code
+    // calls binds a local as Python does; Triton's kernels have no walrus.
+    if (hostCallDepth_ == 0)
+      error(expr.loc, std::string("an assignment expression (:=) is not supported ") +
+                          (moduleLevelDepth_ > 0 ? "yet at module level"
+                                                 : "in a kernel (Triton does not support it "
+                                                   "either)"));
+    SemaValue value = eval(*expr.operands[0]);
+    bind(expr.name, value);
+    return value;
+  }
   case ast::ExprKind::Unsupported:
+    if (!inKernelCode())
+      error(expr.loc, expr.name + " is not supported yet in Python code that tilec evaluates at "
+                                  "module level");
     error(expr.loc, expr.name + " is not supported yet in a kernel");
   }
   error(expr.loc, "unexpected expression");
@@ -2288,6 +2403,11 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
   if (callee.kind == SemaValue::Kind::Module && callee.userModule < 0 &&
       callee.name.rfind("math.", 0) == 0)
     return callMath(callee.name.substr(5), args);
+  // torch.finfo(torch.float32).max in a kernel: Triton calls such Python functions at compile
+  // time and makes their result a constexpr.
+  if (callee.kind == SemaValue::Kind::Module && callee.userModule < 0 &&
+      (callee.name == "torch.finfo" || callee.name == "torch.iinfo"))
+    return callHostLibrary(callee.name, args);
   // A library function (re.match, packaging.version.Version...) called by module-level code.
   if (callee.kind == SemaValue::Kind::Module && callee.userModule < 0 && moduleLevelDepth_ > 0)
     return callHostLibrary(callee.name, args);
@@ -2577,14 +2697,13 @@ static void addTupleParams(tir::Function &function, const std::string &name,
 tir::Function &specializeKernel(const ast::Module &module, const SourceManager &sources,
                                 const KernelRequest &request, tir::Module &out) {
   SourceLoc fileLoc{module.file, 0, 0};
-  const ast::Stmt *kernel = nullptr;
-  std::vector<std::string> available;
-  for (const ast::Stmt *f : jitFunctions(module)) {
-    available.push_back(f->name);
-    if (f->name == request.name)
-      kernel = f;
-  }
+  const ast::Stmt *kernel = findKernel(module, sources, request);
   if (!kernel) {
+    std::vector<std::string> available;
+    for (const ast::Stmt *f : jitFunctions(module))
+      available.push_back(f->name);
+    for (const ast::Stmt *f : conditionalJitFunctions(module))
+      available.push_back(f->name);
     std::string list;
     for (const std::string &n : available)
       list += (list.empty() ? "" : ", ") + n;
