@@ -1073,6 +1073,26 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     if (!in.isTensor())
       return SemaValue::ofTensor(materialize(in, loc, to));
     tir::Value *v = in.value;
+    if (v->type().elem.isPointer() || to.isPointer()) {
+      // Triton 3.6's semantic.cast between pointers and numbers, which bitcast=True takes too: a
+      // pointer becomes its address (int64) or whether it is null (int1), an integer of any
+      // width a pointer, and a pointer a pointer to another type.
+      DType from = v->type().elem;
+      if (from == to)
+        return in;
+      if (from.isPointer() && to.isBool()) {
+        tir::Value *address = builder_.cast(v, DType::scalar(ScalarKind::I64));
+        tir::Value *zero = builder_.intConstant(0, Type(address->type().elem));
+        if (address->type().isTensor())
+          zero = builder_.splat(zero, address->type().shape);
+        return SemaValue::ofTensor(builder_.cmp("ne", address, zero));
+      }
+      if ((from.isPointer() && (to.isPointer() || to.kind == ScalarKind::I64)) ||
+          (from.isInteger() && to.isPointer()))
+        return SemaValue::ofTensor(builder_.cast(v, to));
+      error(loc, "cannot cast " + from.tritonName() + " to " + to.tritonName() +
+                     " (a pointer converts to int64 or int1, and from an integer or a pointer)");
+    }
     if (bitcast) {
       if (v->type().elem.bits() != to.bits())
         error(loc, "bitcast between types of different widths: " + v->type().elem.tritonName() +
@@ -1081,9 +1101,19 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
         return in;
       return SemaValue::ofTensor(builder_.createValue(OpCode::Bitcast, {v}, v->type().withElem(to)));
     }
-    if (v->type().elem.isPointer() != to.isPointer())
-      error(loc, "cannot convert between pointers and numbers with .to(); use bitcast=True");
     return SemaValue::ofTensor(castTo(v, to));
+  }
+  if (fn == "pointer_type") {
+    // tl.pointer_type(tl.float16): the dtype of a pointer, for .to() (a grouped GEMM's table of
+    // int64 addresses: tl.load(ptrs + g).to(tl.pointer_type(tl.float16))).
+    auto a = bindArgs(*this, display, {"element_ty", "address_space", "const"}, 1, args);
+    DType element = constDType(*this, *a.values[0], loc, "element_ty");
+    if (element.isPointer())
+      error(loc, "tl.pointer_type of a pointer type is not supported yet");
+    if (const SemaValue *space = a.get(1); space && constantInt(*space, loc, "address_space") != 1)
+      error(loc,
+            "tl.pointer_type with an address space other than 1 (global) is not supported yet");
+    return SemaValue::ofDType(DType::pointer(element.kind));
   }
   if (fn == "expand_dims") {
     auto a = bindArgs(*this, display, {"input", "axis"}, 2, args);
