@@ -223,8 +223,13 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
     const Type &t = value.value->type();
     if (attr == "dtype")
       return SemaValue::ofDType(t.elem);
-    if (attr == "type")
-      return SemaValue::ofDType(t.elem);
+    if (attr == "type") {
+      // Triton's block_type(element, shape) for a block, the dtype itself for a scalar.
+      SemaValue type = SemaValue::ofDType(t.elem);
+      for (int64_t d : t.shape)
+        type.elems.push_back(SemaValue::ofInt(d));
+      return type;
+    }
     if (attr == "shape") {
       std::vector<SemaValue> dims;
       for (int64_t d : t.shape)
@@ -265,7 +270,25 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
     }
     error(loc, "tensors have no attribute '" + attr + "' (or it is not supported yet)");
   }
+  if (value.kind == Kind::DType && value.isBlockType()) {
+    // A tensor's .type: block_type(element, shape).
+    if (attr == "element_ty" || attr == "scalar")
+      return SemaValue::ofDType(value.dtype);
+    if (attr == "shape")
+      return SemaValue::ofTuple(value.elems);
+    if (attr == "numel") {
+      int64_t n = 1;
+      for (const SemaValue &d : value.elems)
+        n *= d.intValue;
+      return SemaValue::ofInt(n);
+    }
+    // The dtype predicates (is_block(), is_fp32()...) answer for block types below.
+    if (attr.rfind("is_", 0) != 0)
+      error(loc, "block types have no attribute '" + attr + "' (or it is not supported yet)");
+  }
   if (value.kind == Kind::DType) {
+    if (attr == "scalar") // dtype.scalar is the dtype itself
+      return value;
     if (attr == "element_ty") {
       if (!value.dtype.isPointer())
         error(loc, "'element_ty' is only defined on pointer dtypes, not " +
@@ -318,6 +341,12 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
   }
   if (value.kind == Kind::TensorDesc)
     return tensorDescriptorAttribute(value, attr, loc);
+  if (value.kind == Kind::BlockPtr && (attr == "type" || attr == "dtype") &&
+      value.elems[0].isTensor()) {
+    // Triton types a block pointer pointer<block_type(element, shape)>: its .type.element_ty
+    // casts to the element type (q.to(Q_block_ptr.type.element_ty)), as the base's does here.
+    return SemaValue::ofDType(value.elems[0].value->type().elem);
+  }
   if (value.kind == Kind::String || value.kind == Kind::Object)
     return hostObjectAttribute(value, attr, loc);
   // A number assigned to a name in a kernel is a 0-d tensor in Triton (its code generator's
@@ -425,6 +454,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (name.rfind("dtype.", 0) == 0) {
     DType t = args.positional[0].dtype;
     std::string p = name.substr(6);
+    if (args.positional[0].isBlockType()) // a block type is a block, and nothing else
+      return SemaValue::ofBool(p == "is_block");
     bool r = p == "is_fp16"                     ? t.kind == ScalarKind::F16
              : p == "is_bf16"                   ? t.kind == ScalarKind::BF16
              : p == "is_fp32"                   ? t.kind == ScalarKind::F32

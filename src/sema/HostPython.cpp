@@ -161,8 +161,8 @@ std::optional<std::string> pyStr(const SemaValue &v) {
     if (v.name == kVersionClass)
       return v.elems[0].name;
     return pyRepr(v);
-  case Kind::DType: // Triton's dtype.__str__: its name
-    return v.dtype.tritonName();
+  case Kind::DType: // Triton's dtype.__str__: its name (<[64, 32], fp16> for a block type)
+    return v.repr();
   default:
     return pyRepr(v);
   }

@@ -572,7 +572,8 @@ SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
   if (auto r = compareHostObjects(op, lhs, rhs, loc))
     return *r;
   if (lhs.kind == Kind::DType && rhs.kind == Kind::DType && (op == CO::Eq || op == CO::Ne))
-    return SemaValue::ofBool((lhs.dtype == rhs.dtype) == (op == CO::Eq));
+    return SemaValue::ofBool((lhs.dtype == rhs.dtype && lhs.repr() == rhs.repr()) ==
+                             (op == CO::Eq));
   if (lhs.kind == Kind::String && rhs.kind == Kind::String) {
     // Python orders strings by code point, which is UTF-8's byte order.
     int c = lhs.name.compare(rhs.name);

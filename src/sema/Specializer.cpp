@@ -61,6 +61,12 @@ std::string SemaValue::repr() const {
   case Kind::String:
     return "'" + name + "'";
   case Kind::DType:
+    if (isBlockType()) { // Triton's block_type.__str__: <[64, 32], fp16>
+      std::string shape;
+      for (size_t i = 0; i < elems.size(); ++i)
+        shape += (i ? ", " : "") + elems[i].repr();
+      return "<[" + shape + "], " + dtype.tritonName() + ">";
+    }
     return dtype.tritonName();
   case Kind::Tuple: {
     std::string s = isList ? "[" : "(";
@@ -86,7 +92,7 @@ std::string SemaValue::describe() const {
   case Kind::String:
     return "a string";
   case Kind::DType:
-    return "the dtype " + dtype.tritonName();
+    return (isBlockType() ? "the block type " : "the dtype ") + repr();
   case Kind::Tuple:
     return isList ? "a list" : "a tuple";
   case Kind::Tensor:
