@@ -35,7 +35,7 @@ const std::set<std::string> &supportedTl() {
       "assume", "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
       "unwrap_if_constexpr", "constexpr_function", "dot_scaled",
       // Types, for isinstance and annotations.
-      "dtype", "tensor", "pointer_type",
+      "dtype", "tensor", "pointer_type", "tensor_descriptor", "tensor_descriptor_base",
       // Helpers of Triton's own library that kernels call (tl.standard._log2 in a user's
       // bitonic sort, tl.core.get_int_dtype for its bitcasts).
       "_log2", "get_int_dtype"};

@@ -617,14 +617,26 @@ SemaValue Specializer::isInstance(CallArgs &args) {
         collect(e);
       return;
     }
-    static const std::set<std::string> known = {
-        "py.str",    "py.int",    "py.float", "py.bool",     "py.tuple",  "py.list",
-        "py.object", "tl.tensor", "tl.dtype", kVersionClass, kMatchClass, kPatternClass};
+    static const std::set<std::string> known = {"py.str",
+                                                "py.int",
+                                                "py.float",
+                                                "py.bool",
+                                                "py.tuple",
+                                                "py.list",
+                                                "py.object",
+                                                "tl.tensor",
+                                                "tl.dtype",
+                                                "tl.tensor_descriptor",
+                                                "tl.tensor_descriptor_base",
+                                                kVersionClass,
+                                                kMatchClass,
+                                                kPatternClass};
     bool named = c.kind == Kind::Builtin || (c.kind == Kind::Module && c.userModule < 0);
     if (!named || !known.count(c.name))
       error(args.loc, "isinstance() with " + c.describe() +
                           " as the class is not supported yet (tilec knows str, int, float, "
-                          "bool, tuple, list, tl.tensor, tl.dtype, packaging.version.Version, "
+                          "bool, tuple, list, tl.tensor, tl.dtype, tl.tensor_descriptor, "
+                          "packaging.version.Version, "
                           "re.Match and re.Pattern)");
     classes.insert(c.name);
   };
@@ -645,7 +657,10 @@ SemaValue Specializer::isInstance(CallArgs &args) {
   case Kind::String:
     return SemaValue::ofBool(is("py.str"));
   case Kind::Tensor:
+  case Kind::BlockPtr: // a block pointer is a tl.tensor of pointer type in Triton
     return SemaValue::ofBool(is("tl.tensor"));
+  case Kind::TensorDesc: // _maybe_make_tensor_desc: a descriptor argument, or a pointer to make one
+    return SemaValue::ofBool(is("tl.tensor_descriptor") || is("tl.tensor_descriptor_base"));
   case Kind::DType:
     return SemaValue::ofBool(is("tl.dtype"));
   case Kind::Object:
