@@ -2585,6 +2585,30 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       kernel = f;
   }
   if (!kernel) {
+    // A kernel defined in a class body (`class Operator: @triton.jit def softmax_kernel(...)`,
+    // launched as Operator.softmax_kernel[grid]): its names are the module's, as for any
+    // function of a class body in Python. Classes nest in classes, not in functions here.
+    std::vector<const ast::Stmt *> found;
+    std::function<void(const ast::StmtList &)> search = [&](const ast::StmtList &body) {
+      for (const ast::StmtPtr &stmt : body) {
+        if (stmt->kind == ast::StmtKind::Unsupported && stmt->name == "class definition")
+          search(stmt->body);
+        else if (stmt->kind == ast::StmtKind::FunctionDef && stmt->name == request.name &&
+                 std::any_of(stmt->decorators.begin(), stmt->decorators.end(),
+                             [](const ast::ExprPtr &d) { return isJitDecorator(*d); }))
+          found.push_back(stmt.get());
+      }
+    };
+    for (const ast::StmtPtr &stmt : module.body)
+      if (stmt->kind == ast::StmtKind::Unsupported && stmt->name == "class definition")
+        search(stmt->body);
+    if (found.size() > 1)
+      sources.error(found[1]->loc, "several classes define a @triton.jit function named '" +
+                                       request.name + "': tilec cannot tell which to compile");
+    if (found.size() == 1)
+      kernel = found[0];
+  }
+  if (!kernel) {
     std::string list;
     for (const std::string &n : available)
       list += (list.empty() ? "" : ", ") + n;
