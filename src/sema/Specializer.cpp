@@ -2229,23 +2229,22 @@ SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
     return devicePropertiesItem(base, indices[0], indexExpr.loc);
   if (!base.isTensor())
     error(expr.loc, "cannot index " + base.describe());
-  // x[:, None]: ':' keeps a dimension, None inserts one of size 1. The index is checked whole
-  // first: a None after more ':' than the tensor has dimensions would insert past its shape.
-  unsigned kept = 0;
-  for (const SemaValue &index : indices) {
-    if (index.kind == SemaValue::Kind::Slice)
-      ++kept;
-    else if (!index.isNone())
+  // x[:, None]: as Triton 3.6's tensor.__getitem__, the i-th entry of the index, when None,
+  // inserts a dimension of size 1 at position i (a scalar becomes a one-element tensor), and
+  // ':' passes; their count need not be the rank (x[None] of a matrix is [1, M, N], a scalar
+  // program id's s[None, None, :] is [1, 1]).
+  for (const SemaValue &index : indices)
+    if (index.kind != SemaValue::Kind::Slice && !index.isNone())
       error(indexExpr.loc, "indexing a tensor with " + index.describe() +
                                " is not supported; only ':' and None are (x[:, None])");
-  }
-  if (kept != base.value->type().rank())
-    error(indexExpr.loc, "the index has " + std::to_string(kept) + " ':' but the tensor has rank " +
-                             std::to_string(base.value->type().rank()));
   tir::Value *v = base.value;
   unsigned dim = 0;
   for (const SemaValue &index : indices) {
     if (index.isNone()) {
+      if (v->type().rank() > 0 && dim > v->type().rank())
+        error(indexExpr.loc, "None at position " + std::to_string(dim) +
+                                 " of the index is past the dimensions of a tensor of rank " +
+                                 std::to_string(v->type().rank()));
       builder_.setLoc(expr.loc);
       v = builder_.expandDims(v, dim);
     }
