@@ -132,6 +132,8 @@ std::optional<SemaValue> Specializer::tritonLanguageAttribute(const std::string 
     return SemaValue::ofDType(DType::scalar(dt->second));
   if (attr == "math" || attr == "core" || attr == "standard" || attr == "extra")
     return SemaValue::ofModule("triton.language." + attr);
+  if (attr == "target_info") // tl.target_info.is_cuda(), Triton 3.6's constexpr target queries
+    return SemaValue::ofModule("triton.language.target_info");
   if (attr == "PropagateNan") // tl.PropagateNan.ALL / .NONE, read by tl.clamp
     return SemaValue::ofModule("triton.language.PropagateNan");
   if (attr == "float8e4m3fn")

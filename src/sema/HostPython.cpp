@@ -1529,6 +1529,29 @@ SemaValue Specializer::callGetattr(CallArgs &args, bool hasattr) {
   return attribute(object, attr.name, args.loc);
 }
 
+SemaValue Specializer::callTargetInfo(const std::string &fn, CallArgs &args) {
+  // Triton 3.6's triton/language/target_info.py: constexpr functions of the current target,
+  // which is the CUDA GPU of --arch here.
+  const int64_t capability = gpu::smVersion(targetArch_);
+  std::string qualified = "triton.language.target_info." + fn;
+  if (fn == "is_cuda" || fn.rfind("is_hip", 0) == 0) {
+    bindCallArgs(*this, qualified, {}, 0, args);
+    return SemaValue::ofBool(fn == "is_cuda");
+  }
+  if (fn == "cuda_capability_geq") {
+    auto a = bindCallArgs(*this, qualified, {"major", "minor"}, 1, args);
+    int64_t major = constantInt(*a[0], args.loc, "major");
+    int64_t minor = a[1] ? constantInt(*a[1], args.loc, "minor") : 0;
+    return SemaValue::ofBool(capability >= major * 10 + minor);
+  }
+  if (fn == "current_target") {
+    bindCallArgs(*this, qualified, {}, 0, args);
+    return makeObject(kGpuTargetClass, {SemaValue::ofString("cuda"), SemaValue::ofInt(capability),
+                                        SemaValue::ofInt(32)});
+  }
+  error(args.loc, "triton.language.target_info." + fn + " is not supported yet");
+}
+
 SemaValue Specializer::deviceQuery(const std::string &qualified, CallArgs &args) {
   // As Triton's GPUTarget.arch writes the compute capability: 90 for sm_90a.
   const int64_t capability = gpu::smVersion(targetArch_);

@@ -2283,6 +2283,11 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
   if (callee.kind == SemaValue::Kind::Builtin && callee.function &&
       callee.name.rfind("constexprfn:", 0) == 0)
     return callConstexprFunction(*callee.function, args);
+  // tl.target_info.is_cuda() and the like: constexpr functions, in a kernel and outside.
+  if (callee.kind == SemaValue::Kind::Module && callee.userModule < 0 &&
+      callee.name.rfind("triton.language.target_info.", 0) == 0)
+    return callTargetInfo(callee.name.substr(std::string("triton.language.target_info.").size()),
+                          args);
   // math.log2(BLOCK) and the like on constexprs, in a kernel too.
   if (callee.kind == SemaValue::Kind::Module && callee.userModule < 0 &&
       callee.name.rfind("math.", 0) == 0)
