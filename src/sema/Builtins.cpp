@@ -35,7 +35,7 @@ const std::set<std::string> &supportedTl() {
       "assume", "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
       "unwrap_if_constexpr", "constexpr_function", "dot_scaled",
       // Types, for isinstance and annotations.
-      "dtype", "tensor", "pointer_type",
+      "dtype", "tensor", "pointer_type", "tensor_descriptor", "tensor_descriptor_base",
       // Helpers of Triton's own library that kernels call (tl.standard._log2 in a user's
       // bitonic sort, tl.core.get_int_dtype for its bitcasts).
       "_log2", "get_int_dtype"};
@@ -138,6 +138,8 @@ std::optional<SemaValue> Specializer::tritonLanguageAttribute(const std::string 
     return SemaValue::ofDType(DType::scalar(dt->second));
   if (attr == "math" || attr == "core" || attr == "standard" || attr == "extra")
     return SemaValue::ofModule("triton.language." + attr);
+  if (attr == "target_info") // tl.target_info.is_cuda(), Triton 3.6's constexpr target queries
+    return SemaValue::ofModule("triton.language.target_info");
   if (attr == "PropagateNan") // tl.PropagateNan.ALL / .NONE, read by tl.clamp
     return SemaValue::ofModule("triton.language.PropagateNan");
   if (attr == "float8e4m3fn")
@@ -243,8 +245,13 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
     const Type &t = value.value->type();
     if (attr == "dtype")
       return SemaValue::ofDType(t.elem);
-    if (attr == "type")
-      return SemaValue::ofDType(t.elem);
+    if (attr == "type") {
+      // Triton's block_type(element, shape) for a block, the dtype itself for a scalar.
+      SemaValue type = SemaValue::ofDType(t.elem);
+      for (int64_t d : t.shape)
+        type.elems.push_back(SemaValue::ofInt(d));
+      return type;
+    }
     if (attr == "shape") {
       std::vector<SemaValue> dims;
       for (int64_t d : t.shape)
@@ -285,7 +292,25 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
     }
     error(loc, "tensors have no attribute '" + attr + "' (or it is not supported yet)");
   }
+  if (value.kind == Kind::DType && value.isBlockType()) {
+    // A tensor's .type: block_type(element, shape).
+    if (attr == "element_ty" || attr == "scalar")
+      return SemaValue::ofDType(value.dtype);
+    if (attr == "shape")
+      return SemaValue::ofTuple(value.elems);
+    if (attr == "numel") {
+      int64_t n = 1;
+      for (const SemaValue &d : value.elems)
+        n *= d.intValue;
+      return SemaValue::ofInt(n);
+    }
+    // The dtype predicates (is_block(), is_fp32()...) answer for block types below.
+    if (attr.rfind("is_", 0) != 0)
+      error(loc, "block types have no attribute '" + attr + "' (or it is not supported yet)");
+  }
   if (value.kind == Kind::DType) {
+    if (attr == "scalar") // dtype.scalar is the dtype itself
+      return value;
     if (attr == "element_ty") {
       if (!value.dtype.isPointer())
         error(loc, "'element_ty' is only defined on pointer dtypes, not " +
@@ -338,6 +363,12 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
   }
   if (value.kind == Kind::TensorDesc)
     return tensorDescriptorAttribute(value, attr, loc);
+  if (value.kind == Kind::BlockPtr && (attr == "type" || attr == "dtype") &&
+      value.elems[0].isTensor()) {
+    // Triton types a block pointer pointer<block_type(element, shape)>: its .type.element_ty
+    // casts to the element type (q.to(Q_block_ptr.type.element_ty)), as the base's does here.
+    return SemaValue::ofDType(value.elems[0].value->type().elem);
+  }
   if (value.kind == Kind::String || value.kind == Kind::Object)
     return hostObjectAttribute(value, attr, loc);
   // A number assigned to a name in a kernel is a 0-d tensor in Triton (its code generator's
@@ -445,6 +476,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (name.rfind("dtype.", 0) == 0) {
     DType t = args.positional[0].dtype;
     std::string p = name.substr(6);
+    if (args.positional[0].isBlockType()) // a block type is a block, and nothing else
+      return SemaValue::ofBool(p == "is_block");
     bool r = p == "is_fp16"                     ? t.kind == ScalarKind::F16
              : p == "is_bf16"                   ? t.kind == ScalarKind::BF16
              : p == "is_fp32"                   ? t.kind == ScalarKind::F32
@@ -1098,6 +1131,26 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     if (!in.isTensor())
       return SemaValue::ofTensor(materialize(in, loc, to));
     tir::Value *v = in.value;
+    if (v->type().elem.isPointer() || to.isPointer()) {
+      // Triton 3.6's semantic.cast between pointers and numbers, which bitcast=True takes too: a
+      // pointer becomes its address (int64) or whether it is null (int1), an integer of any
+      // width a pointer, and a pointer a pointer to another type.
+      DType from = v->type().elem;
+      if (from == to)
+        return in;
+      if (from.isPointer() && to.isBool()) {
+        tir::Value *address = builder_.cast(v, DType::scalar(ScalarKind::I64));
+        tir::Value *zero = builder_.intConstant(0, Type(address->type().elem));
+        if (address->type().isTensor())
+          zero = builder_.splat(zero, address->type().shape);
+        return SemaValue::ofTensor(builder_.cmp("ne", address, zero));
+      }
+      if ((from.isPointer() && (to.isPointer() || to.kind == ScalarKind::I64)) ||
+          (from.isInteger() && to.isPointer()))
+        return SemaValue::ofTensor(builder_.cast(v, to));
+      error(loc, "cannot cast " + from.tritonName() + " to " + to.tritonName() +
+                     " (a pointer converts to int64 or int1, and from an integer or a pointer)");
+    }
     if (bitcast) {
       if (v->type().elem.bits() != to.bits())
         error(loc, "bitcast between types of different widths: " + v->type().elem.tritonName() +
@@ -1106,9 +1159,19 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
         return in;
       return SemaValue::ofTensor(builder_.createValue(OpCode::Bitcast, {v}, v->type().withElem(to)));
     }
-    if (v->type().elem.isPointer() != to.isPointer())
-      error(loc, "cannot convert between pointers and numbers with .to(); use bitcast=True");
     return SemaValue::ofTensor(castTo(v, to));
+  }
+  if (fn == "pointer_type") {
+    // tl.pointer_type(tl.float16): the dtype of a pointer, for .to() (a grouped GEMM's table of
+    // int64 addresses: tl.load(ptrs + g).to(tl.pointer_type(tl.float16))).
+    auto a = bindArgs(*this, display, {"element_ty", "address_space", "const"}, 1, args);
+    DType element = constDType(*this, *a.values[0], loc, "element_ty");
+    if (element.isPointer())
+      error(loc, "tl.pointer_type of a pointer type is not supported yet");
+    if (const SemaValue *space = a.get(1); space && constantInt(*space, loc, "address_space") != 1)
+      error(loc,
+            "tl.pointer_type with an address space other than 1 (global) is not supported yet");
+    return SemaValue::ofDType(DType::pointer(element.kind));
   }
   if (fn == "expand_dims") {
     auto a = bindArgs(*this, display, {"input", "axis"}, 2, args);

@@ -163,8 +163,8 @@ std::optional<std::string> pyStr(const SemaValue &v) {
     if (v.name == kVersionClass)
       return v.elems[0].name;
     return pyRepr(v);
-  case Kind::DType: // Triton's dtype.__str__: its name
-    return v.dtype.tritonName();
+  case Kind::DType: // Triton's dtype.__str__: its name (<[64, 32], fp16> for a block type)
+    return v.repr();
   default:
     return pyRepr(v);
   }
@@ -624,14 +624,26 @@ SemaValue Specializer::isInstance(CallArgs &args) {
         collect(e);
       return;
     }
-    static const std::set<std::string> known = {
-        "py.str",    "py.int",    "py.float", "py.bool",     "py.tuple",  "py.list",
-        "py.object", "tl.tensor", "tl.dtype", kVersionClass, kMatchClass, kPatternClass};
+    static const std::set<std::string> known = {"py.str",
+                                                "py.int",
+                                                "py.float",
+                                                "py.bool",
+                                                "py.tuple",
+                                                "py.list",
+                                                "py.object",
+                                                "tl.tensor",
+                                                "tl.dtype",
+                                                "tl.tensor_descriptor",
+                                                "tl.tensor_descriptor_base",
+                                                kVersionClass,
+                                                kMatchClass,
+                                                kPatternClass};
     bool named = c.kind == Kind::Builtin || (c.kind == Kind::Module && c.userModule < 0);
     if (!named || !known.count(c.name))
       error(args.loc, "isinstance() with " + c.describe() +
                           " as the class is not supported yet (tilec knows str, int, float, "
-                          "bool, tuple, list, tl.tensor, tl.dtype, packaging.version.Version, "
+                          "bool, tuple, list, tl.tensor, tl.dtype, tl.tensor_descriptor, "
+                          "packaging.version.Version, "
                           "re.Match and re.Pattern)");
     classes.insert(c.name);
   };
@@ -652,7 +664,10 @@ SemaValue Specializer::isInstance(CallArgs &args) {
   case Kind::String:
     return SemaValue::ofBool(is("py.str"));
   case Kind::Tensor:
+  case Kind::BlockPtr: // a block pointer is a tl.tensor of pointer type in Triton
     return SemaValue::ofBool(is("tl.tensor"));
+  case Kind::TensorDesc: // _maybe_make_tensor_desc: a descriptor argument, or a pointer to make one
+    return SemaValue::ofBool(is("tl.tensor_descriptor") || is("tl.tensor_descriptor_base"));
   case Kind::DType:
     return SemaValue::ofBool(is("tl.dtype"));
   case Kind::Object:
@@ -1550,6 +1565,29 @@ SemaValue Specializer::callGetattr(CallArgs &args, bool hasattr) {
   // Otherwise as `object.attr`: an attribute of a module tilec does not model is taken to exist,
   // as everywhere else, and is an error where it is used.
   return attribute(object, attr.name, args.loc);
+}
+
+SemaValue Specializer::callTargetInfo(const std::string &fn, CallArgs &args) {
+  // Triton 3.6's triton/language/target_info.py: constexpr functions of the current target,
+  // which is the CUDA GPU of --arch here.
+  const int64_t capability = gpu::smVersion(targetArch_);
+  std::string qualified = "triton.language.target_info." + fn;
+  if (fn == "is_cuda" || fn.rfind("is_hip", 0) == 0) {
+    bindCallArgs(*this, qualified, {}, 0, args);
+    return SemaValue::ofBool(fn == "is_cuda");
+  }
+  if (fn == "cuda_capability_geq") {
+    auto a = bindCallArgs(*this, qualified, {"major", "minor"}, 1, args);
+    int64_t major = constantInt(*a[0], args.loc, "major");
+    int64_t minor = a[1] ? constantInt(*a[1], args.loc, "minor") : 0;
+    return SemaValue::ofBool(capability >= major * 10 + minor);
+  }
+  if (fn == "current_target") {
+    bindCallArgs(*this, qualified, {}, 0, args);
+    return makeObject(kGpuTargetClass, {SemaValue::ofString("cuda"), SemaValue::ofInt(capability),
+                                        SemaValue::ofInt(32)});
+  }
+  error(args.loc, "triton.language.target_info." + fn + " is not supported yet");
 }
 
 SemaValue Specializer::deviceQuery(const std::string &qualified, CallArgs &args) {

@@ -596,7 +596,7 @@ static std::optional<bool> constantsEqual(const SemaValue &a, const SemaValue &b
   case Kind::String:
     return a.name == b.name;
   case Kind::DType:
-    return a.dtype == b.dtype;
+    return a.dtype == b.dtype && a.repr() == b.repr(); // a block type is not its element type
   default:
     break;
   }
@@ -646,7 +646,12 @@ SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
   if (auto r = compareHostObjects(op, lhs, rhs, loc))
     return *r;
   if (lhs.kind == Kind::DType && rhs.kind == Kind::DType && (op == CO::Eq || op == CO::Ne))
-    return SemaValue::ofBool((lhs.dtype == rhs.dtype) == (op == CO::Eq));
+    return SemaValue::ofBool((lhs.dtype == rhs.dtype && lhs.repr() == rhs.repr()) ==
+                             (op == CO::Eq));
+  // Triton's dtype.__eq__ is False for anything but a dtype (V.dtype == torch.float8_e5m2).
+  if ((lhs.kind == Kind::DType) != (rhs.kind == Kind::DType) && !lhs.isTensor() &&
+      !rhs.isTensor() && (op == CO::Eq || op == CO::Ne))
+    return SemaValue::ofBool(op == CO::Ne);
   if (lhs.kind == Kind::String && rhs.kind == Kind::String) {
     // Python orders strings by code point, which is UTF-8's byte order.
     int c = lhs.name.compare(rhs.name);

@@ -114,6 +114,8 @@ struct SemaValue {
     r.name = std::move(s);
     return r;
   }
+  /// A tensor's .type is Triton's block_type(element, shape): a DType whose elems are the shape.
+  bool isBlockType() const { return kind == Kind::DType && !elems.empty(); }
   static SemaValue ofDType(tir::DType t) {
     SemaValue r;
     r.kind = Kind::DType;

@@ -211,6 +211,8 @@ std::optional<std::vector<SignatureEntry>> parseSignature(const std::string &tex
     return std::nullopt;
   }
   std::vector<SignatureEntry> entries;
+  if (trim(text).empty()) // a kernel without parameters (a launch-latency probe)
+    return entries;
   for (const std::string &raw : splitEntries(text)) {
     SignatureEntry entry;
     entry.text = trim(raw);

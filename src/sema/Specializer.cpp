@@ -62,6 +62,12 @@ std::string SemaValue::repr() const {
   case Kind::String:
     return "'" + name + "'";
   case Kind::DType:
+    if (isBlockType()) { // Triton's block_type.__str__: <[64, 32], fp16>
+      std::string shape;
+      for (size_t i = 0; i < elems.size(); ++i)
+        shape += (i ? ", " : "") + elems[i].repr();
+      return "<[" + shape + "], " + dtype.tritonName() + ">";
+    }
     return dtype.tritonName();
   case Kind::Tuple: {
     std::string s = isList ? "[" : "(";
@@ -87,7 +93,7 @@ std::string SemaValue::describe() const {
   case Kind::String:
     return "a string";
   case Kind::DType:
-    return "the dtype " + dtype.tritonName();
+    return (isBlockType() ? "the block type " : "the dtype ") + repr();
   case Kind::Tuple:
     return isList ? "a list" : "a tuple";
   case Kind::Tensor:
@@ -2344,23 +2350,22 @@ SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
     return devicePropertiesItem(base, indices[0], indexExpr.loc);
   if (!base.isTensor())
     error(expr.loc, "cannot index " + base.describe());
-  // x[:, None]: ':' keeps a dimension, None inserts one of size 1. The index is checked whole
-  // first: a None after more ':' than the tensor has dimensions would insert past its shape.
-  unsigned kept = 0;
-  for (const SemaValue &index : indices) {
-    if (index.kind == SemaValue::Kind::Slice)
-      ++kept;
-    else if (!index.isNone())
+  // x[:, None]: as Triton 3.6's tensor.__getitem__, the i-th entry of the index, when None,
+  // inserts a dimension of size 1 at position i (a scalar becomes a one-element tensor), and
+  // ':' passes; their count need not be the rank (x[None] of a matrix is [1, M, N], a scalar
+  // program id's s[None, None, :] is [1, 1]).
+  for (const SemaValue &index : indices)
+    if (index.kind != SemaValue::Kind::Slice && !index.isNone())
       error(indexExpr.loc, "indexing a tensor with " + index.describe() +
                                " is not supported; only ':' and None are (x[:, None])");
-  }
-  if (kept != base.value->type().rank())
-    error(indexExpr.loc, "the index has " + std::to_string(kept) + " ':' but the tensor has rank " +
-                             std::to_string(base.value->type().rank()));
   tir::Value *v = base.value;
   unsigned dim = 0;
   for (const SemaValue &index : indices) {
     if (index.isNone()) {
+      if (v->type().rank() > 0 && dim > v->type().rank())
+        error(indexExpr.loc, "None at position " + std::to_string(dim) +
+                                 " of the index is past the dimensions of a tensor of rank " +
+                                 std::to_string(v->type().rank()));
       builder_.setLoc(expr.loc);
       v = builder_.expandDims(v, dim);
     }
@@ -2399,6 +2404,11 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
   if (callee.kind == SemaValue::Kind::Builtin && callee.function &&
       callee.name.rfind("constexprfn:", 0) == 0)
     return callConstexprFunction(*callee.function, args);
+  // tl.target_info.is_cuda() and the like: constexpr functions, in a kernel and outside.
+  if (callee.kind == SemaValue::Kind::Module && callee.userModule < 0 &&
+      callee.name.rfind("triton.language.target_info.", 0) == 0)
+    return callTargetInfo(callee.name.substr(std::string("triton.language.target_info.").size()),
+                          args);
   // math.log2(BLOCK) and the like on constexprs, in a kernel too.
   if (callee.kind == SemaValue::Kind::Module && callee.userModule < 0 &&
       callee.name.rfind("math.", 0) == 0)
@@ -2698,6 +2708,30 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
                                 const KernelRequest &request, tir::Module &out) {
   SourceLoc fileLoc{module.file, 0, 0};
   const ast::Stmt *kernel = findKernel(module, sources, request);
+  if (!kernel) {
+    // A kernel defined in a class body (`class Operator: @triton.jit def softmax_kernel(...)`,
+    // launched as Operator.softmax_kernel[grid]): its names are the module's, as for any
+    // function of a class body in Python. Classes nest in classes, not in functions here.
+    std::vector<const ast::Stmt *> found;
+    std::function<void(const ast::StmtList &)> search = [&](const ast::StmtList &body) {
+      for (const ast::StmtPtr &stmt : body) {
+        if (stmt->kind == ast::StmtKind::Unsupported && stmt->name == "class definition")
+          search(stmt->body);
+        else if (stmt->kind == ast::StmtKind::FunctionDef && stmt->name == request.name &&
+                 std::any_of(stmt->decorators.begin(), stmt->decorators.end(),
+                             [](const ast::ExprPtr &d) { return isJitDecorator(*d); }))
+          found.push_back(stmt.get());
+      }
+    };
+    for (const ast::StmtPtr &stmt : module.body)
+      if (stmt->kind == ast::StmtKind::Unsupported && stmt->name == "class definition")
+        search(stmt->body);
+    if (found.size() > 1)
+      sources.error(found[1]->loc, "several classes define a @triton.jit function named '" +
+                                       request.name + "': tilec cannot tell which to compile");
+    if (found.size() == 1)
+      kernel = found[0];
+  }
   if (!kernel) {
     std::vector<std::string> available;
     for (const ast::Stmt *f : jitFunctions(module))

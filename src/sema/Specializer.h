@@ -379,6 +379,9 @@ private:
   // the number of SMs, how many there are) is an error.
   SemaValue deviceQuery(const std::string &qualified, CallArgs &args);
   SemaValue devicePropertiesItem(const SemaValue &properties, const SemaValue &key, SourceLoc loc);
+  /// triton.language.target_info's constexpr functions (is_cuda(), cuda_capability_geq(9, 0)...),
+  /// answered for the target compiled for.
+  SemaValue callTargetInfo(const std::string &fn, CallArgs &args);
   /// Whether tilec's triton.language (or tl.math, tl.core, tl.standard) has `attr`: what
   /// hasattr(tl, "gather") answers; nullopt when `module` is none of them.
   std::optional<bool> tritonLanguageHas(const std::string &module, const std::string &attr);

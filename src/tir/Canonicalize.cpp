@@ -147,6 +147,8 @@ private:
       if (!c)
         return std::nullopt;
       DType from = op.operand(0)->type().elem;
+      if (t.isPointer() || from.isPointer())
+        return std::nullopt; // addresses are not known at compile time
       Constant r;
       if (t.isFloat()) {
         if (!foldableFloat(t) || (from.isFloat() && !foldableFloat(from)))

@@ -417,6 +417,31 @@ TEST_CASE("a reduction's scalar made a one-element tensor ([None], expand_dims) 
   CHECK(worst(totals, wantTotals, 0, 0) == 0);
 }
 
+TEST_CASE("pointers cast to int64 and back, to other pointer types and to int1", "[language]") {
+  const int64_t n = 100, block = 32, programs = (n + block - 1) / block;
+  auto module = compile(kernelPath("pointer_casts"), "pointer_casts",
+                        "*fp32:16,*i64:16,*fp32:16,*i32:16,*i32:16,i32," + std::to_string(block));
+  HostBuffer x(f32, n), table(DType::scalar(ScalarKind::I64), programs), out(f32, n), bits(i32, n),
+      flags(i32, n);
+  for (int64_t i = 0; i < n; ++i)
+    x.setDouble(i, (i - 40) / 8.0);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(table), KernelArg::pointer(out),
+          KernelArg::pointer(bits), KernelArg::pointer(flags), KernelArg::integer(n)},
+         programs);
+  std::vector<double> wantOut(n), wantBits(n), wantFlags(n, 3.0);
+  for (int64_t i = 0; i < n; ++i) {
+    wantOut[i] = 2 * x.getDouble(i);
+    float f = static_cast<float>(x.getDouble(i));
+    int32_t word;
+    std::memcpy(&word, &f, sizeof word);
+    wantBits[i] = word;
+  }
+  CHECK(worst(out, wantOut, 0, 0) == 0);
+  CHECK(worst(bits, wantBits, 0, 0) == 0);
+  CHECK(worst(flags, wantFlags, 0, 0) == 0);
+}
+
 TEST_CASE("boolean tensors in memory are bytes: *i1 loads and stores", "[language]") {
   const int64_t n = 100, block = 32;
   auto module = compile(kernelPath("bool_memory"), "bool_memory",
