@@ -656,6 +656,19 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     auto a = bindArgs(*this, display, {"value"}, 1, args);
     return *a.values[0];
   }
+  if (fn == "pointer_type") {
+    // tl.pointer_type(tl.uint32): the dtype of pointers to it (for .to() casts of pointers and
+    // of the 64-bit integers that hold addresses), in the global address space.
+    auto a = bindArgs(*this, display, {"element_ty", "address_space", "const"}, 1, args);
+    if (a.values[0]->kind != Kind::DType || a.values[0]->dtype.isPointer())
+      error(loc, "tl.pointer_type needs the dtype of the elements, got " + a.values[0]->describe());
+    if (const SemaValue *space = a.get(1);
+        space && !(space->isConstexprNumber() && space->numberAsInt() == 1))
+      error(loc, "tl.pointer_type: only the global address space (1) is supported yet");
+    if (const SemaValue *isConst = a.get(2); isConst && constexprTruth(*isConst).value_or(true))
+      error(loc, "tl.pointer_type(const=True) is not supported yet");
+    return SemaValue::ofDType(tir::DType::pointer(a.values[0]->dtype.kind));
+  }
   if (fn == "static_assert") {
     auto a = bindArgs(*this, display, {"cond", "msg"}, 1, args);
     auto truth = constexprTruth(*a.values[0]);
@@ -1105,8 +1118,26 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
         return in;
       return SemaValue::ofTensor(builder_.createValue(OpCode::Bitcast, {v}, v->type().withElem(to)));
     }
-    if (v->type().elem.isPointer() != to.isPointer())
-      error(loc, "cannot convert between pointers and numbers with .to(); use bitcast=True");
+    const DType &from = v->type().elem;
+    if (from.isPointer() && to.isPointer() && from != to) // another element type: a bitcast
+      return SemaValue::ofTensor(
+          builder_.createValue(OpCode::Bitcast, {v}, v->type().withElem(to)));
+    if (from.isPointer() != to.isPointer()) {
+      // As Triton's cast: a pointer to a 64-bit integer is its address (ptrtoint), to int1
+      // whether it is not null; a 64-bit integer to a pointer is the address it holds
+      // (inttoptr, symmetric-memory kernels load peers' addresses from a table).
+      const DType &number = from.isPointer() ? to : from;
+      if (from.isPointer() && to.kind == ScalarKind::I1) {
+        tir::Value *address = builder_.createValue(
+            OpCode::Bitcast, {v}, v->type().withElem(DType::scalar(ScalarKind::I64)));
+        return SemaValue::ofTensor(castTo(address, to));
+      }
+      if (!number.isInteger() || number.bits() != 64)
+        error(loc, "converting between pointers and " + number.tritonName() +
+                       " with .to() is not supported yet (64-bit integers only)");
+      return SemaValue::ofTensor(
+          builder_.createValue(OpCode::Bitcast, {v}, v->type().withElem(to)));
+    }
     return SemaValue::ofTensor(castTo(v, to));
   }
   if (fn == "expand_dims") {
