@@ -2338,25 +2338,28 @@ SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
     return devicePropertiesItem(base, indices[0], indexExpr.loc);
   if (!base.isTensor())
     error(expr.loc, "cannot index " + base.describe());
-  // x[:, None]: ':' keeps a dimension, None inserts one of size 1. The index is checked whole
-  // first: a None after more ':' than the tensor has dimensions would insert past its shape.
-  unsigned kept = 0;
-  for (const SemaValue &index : indices) {
-    if (index.kind == SemaValue::Kind::Slice)
-      ++kept;
-    else if (!index.isNone())
+  // x[:, None] as Triton's tensor.__getitem__: ':' changes nothing, None at position i of the
+  // index inserts a dimension of size 1 at i. A scalar becomes a one-element tensor
+  // (pid[:, None] and pid[None, :] are both [1], as torchao's kernels use them); a None past the
+  // end of a tensor's shape is an error, as Triton's expand_dims makes it.
+  for (const SemaValue &index : indices)
+    if (index.kind != SemaValue::Kind::Slice && !index.isNone())
       error(indexExpr.loc, "indexing a tensor with " + index.describe() +
                                " is not supported; only ':' and None are (x[:, None])");
-  }
-  if (kept != base.value->type().rank())
-    error(indexExpr.loc, "the index has " + std::to_string(kept) + " ':' but the tensor has rank " +
-                             std::to_string(base.value->type().rank()));
   tir::Value *v = base.value;
   unsigned dim = 0;
+  builder_.setLoc(expr.loc);
   for (const SemaValue &index : indices) {
     if (index.isNone()) {
-      builder_.setLoc(expr.loc);
-      v = builder_.expandDims(v, dim);
+      if (v->type().isScalar())
+        v = builder_.splat(v, {1});
+      else if (dim > v->type().rank())
+        error(indexExpr.loc, "None at position " + std::to_string(dim) +
+                                 " of the index inserts a dimension past the end of a tensor of "
+                                 "rank " +
+                                 std::to_string(v->type().rank()));
+      else
+        v = builder_.expandDims(v, dim);
     }
     ++dim;
   }
