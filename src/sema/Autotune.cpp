@@ -206,9 +206,19 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
     const ast::Expr *configs = keyword(*decorator, "configs");
     if (!configs && decorator->operands.size() > 1)
       configs = decorator->operands[1].get();
-    if (!configs || configs->kind != ast::ExprKind::List || configs->operands.empty())
-      sources.error(decorator->loc, "@triton.autotune: configs must be a non-empty list literal "
-                                    "of triton.Config(...)");
+    if (!configs || configs->kind != ast::ExprKind::List || configs->operands.empty()) {
+      // Configs that module-level code computes (a name, a call, a comprehension) are not read
+      // yet; one specialisation needs none of them.
+      std::string constexprs;
+      for (const ast::Param &p : kernel.params)
+        if (isConstexprAnnotation(p.annotation.get()) && !p.defaultValue)
+          constexprs += (constexprs.empty() ? "" : ", ") + p.name;
+      sources.error(decorator->loc,
+                    "@triton.autotune: configs must be a non-empty list literal of "
+                    "triton.Config(...) for tilec to compile every config; to compile one, give "
+                    "each constexpr (" +
+                        constexprs + ") a value in the signature or with -D");
+    }
     for (const ast::ExprPtr &config : configs->operands) {
       if (calleeName(*config) != "Config")
         sources.error(config->loc, "@triton.autotune: each config must be triton.Config(...)");
