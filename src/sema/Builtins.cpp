@@ -914,15 +914,41 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     auto asElem = [&](const SemaValue &v) {
       return v.isTensor() ? castTo(v.value, elem) : materialize(v, loc, elem);
     };
+    // The memory order and scope, as Triton takes them (acq_rel and gpu by default); kept on the
+    // op where they differ, for the atom instruction's qualifiers.
+    auto orderAttrs = [&](tir::Operation *op) {
+      const SemaValue *sem = a.get(3), *scope = a.get(4);
+      if (sem) {
+        if (sem->kind != Kind::String || (sem->name != "acquire" && sem->name != "release" &&
+                                          sem->name != "acq_rel" && sem->name != "relaxed"))
+          error(loc, display + ": sem must be 'acquire', 'release', 'acq_rel' or 'relaxed', got " +
+                         (sem->kind == Kind::String ? "'" + sem->name + "'" : sem->describe()));
+        if (sem->name != "acq_rel")
+          op->setAttr("sem", sem->name);
+      }
+      if (scope) {
+        if (scope->kind != Kind::String ||
+            (scope->name != "gpu" && scope->name != "cta" && scope->name != "sys"))
+          error(loc,
+                display + ": scope must be 'gpu', 'cta' or 'sys', got " +
+                    (scope->kind == Kind::String ? "'" + scope->name + "'" : scope->describe()));
+        if (scope->name != "gpu")
+          op->setAttr("scope", scope->name);
+      }
+      return op;
+    };
     if (cas) {
       tir::Value *cmp = asElem(*a.values[1]);
       tir::Value *val = asElem(*a.values[2]);
       std::vector<int64_t> shape = broadcastShape(ptr->type(), cmp->type(), loc);
       shape = broadcastShape(Type(elem, shape), val->type(), loc);
-      return SemaValue::ofTensor(builder_.createValue(
-          OpCode::AtomicCAS,
-          {broadcastTo(ptr, shape, loc), broadcastTo(cmp, shape, loc), broadcastTo(val, shape, loc)},
-          Type(elem, shape)));
+      tir::Value *old =
+          builder_.createValue(OpCode::AtomicCAS,
+                               {broadcastTo(ptr, shape, loc), broadcastTo(cmp, shape, loc),
+                                broadcastTo(val, shape, loc)},
+                               Type(elem, shape));
+      orderAttrs(old->definingOp());
+      return SemaValue::ofTensor(old);
     }
     tir::Value *val = asElem(*a.values[1]);
     std::vector<int64_t> shape = broadcastShape(ptr->type(), val->type(), loc);
@@ -936,6 +962,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       operands.push_back(broadcastTo(mask, shape, loc));
     tir::Operation *op = builder_.create(OpCode::AtomicRMW, operands, {Type(elem, shape)});
     op->setAttr("kind", fn.substr(7));
+    orderAttrs(op);
     return SemaValue::ofTensor(op->result());
   }
 
