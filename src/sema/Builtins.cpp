@@ -690,6 +690,19 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     auto a = bindArgs(*this, display, {"value"}, 1, args);
     return *a.values[0];
   }
+  if (fn == "pointer_type") {
+    // tl.pointer_type(tl.uint32): the dtype of pointers to it (for .to() casts of pointers and
+    // of the 64-bit integers that hold addresses), in the global address space.
+    auto a = bindArgs(*this, display, {"element_ty", "address_space", "const"}, 1, args);
+    if (a.values[0]->kind != Kind::DType || a.values[0]->dtype.isPointer())
+      error(loc, "tl.pointer_type needs the dtype of the elements, got " + a.values[0]->describe());
+    if (const SemaValue *space = a.get(1);
+        space && !(space->isConstexprNumber() && space->numberAsInt() == 1))
+      error(loc, "tl.pointer_type: only the global address space (1) is supported yet");
+    if (const SemaValue *isConst = a.get(2); isConst && constexprTruth(*isConst).value_or(true))
+      error(loc, "tl.pointer_type(const=True) is not supported yet");
+    return SemaValue::ofDType(tir::DType::pointer(a.values[0]->dtype.kind));
+  }
   if (fn == "static_assert") {
     auto a = bindArgs(*this, display, {"cond", "msg"}, 1, args);
     auto truth = constexprTruth(*a.values[0]);
@@ -935,15 +948,41 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     auto asElem = [&](const SemaValue &v) {
       return v.isTensor() ? castTo(v.value, elem) : materialize(v, loc, elem);
     };
+    // The memory order and scope, as Triton takes them (acq_rel and gpu by default); kept on the
+    // op where they differ, for the atom instruction's qualifiers.
+    auto orderAttrs = [&](tir::Operation *op) {
+      const SemaValue *sem = a.get(3), *scope = a.get(4);
+      if (sem) {
+        if (sem->kind != Kind::String || (sem->name != "acquire" && sem->name != "release" &&
+                                          sem->name != "acq_rel" && sem->name != "relaxed"))
+          error(loc, display + ": sem must be 'acquire', 'release', 'acq_rel' or 'relaxed', got " +
+                         (sem->kind == Kind::String ? "'" + sem->name + "'" : sem->describe()));
+        if (sem->name != "acq_rel")
+          op->setAttr("sem", sem->name);
+      }
+      if (scope) {
+        if (scope->kind != Kind::String ||
+            (scope->name != "gpu" && scope->name != "cta" && scope->name != "sys"))
+          error(loc,
+                display + ": scope must be 'gpu', 'cta' or 'sys', got " +
+                    (scope->kind == Kind::String ? "'" + scope->name + "'" : scope->describe()));
+        if (scope->name != "gpu")
+          op->setAttr("scope", scope->name);
+      }
+      return op;
+    };
     if (cas) {
       tir::Value *cmp = asElem(*a.values[1]);
       tir::Value *val = asElem(*a.values[2]);
       std::vector<int64_t> shape = broadcastShape(ptr->type(), cmp->type(), loc);
       shape = broadcastShape(Type(elem, shape), val->type(), loc);
-      return SemaValue::ofTensor(builder_.createValue(
-          OpCode::AtomicCAS,
-          {broadcastTo(ptr, shape, loc), broadcastTo(cmp, shape, loc), broadcastTo(val, shape, loc)},
-          Type(elem, shape)));
+      tir::Value *old =
+          builder_.createValue(OpCode::AtomicCAS,
+                               {broadcastTo(ptr, shape, loc), broadcastTo(cmp, shape, loc),
+                                broadcastTo(val, shape, loc)},
+                               Type(elem, shape));
+      orderAttrs(old->definingOp());
+      return SemaValue::ofTensor(old);
     }
     tir::Value *val = asElem(*a.values[1]);
     std::vector<int64_t> shape = broadcastShape(ptr->type(), val->type(), loc);
@@ -957,6 +996,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       operands.push_back(broadcastTo(mask, shape, loc));
     tir::Operation *op = builder_.create(OpCode::AtomicRMW, operands, {Type(elem, shape)});
     op->setAttr("kind", fn.substr(7));
+    orderAttrs(op);
     return SemaValue::ofTensor(op->result());
   }
 
@@ -1160,18 +1200,6 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       return SemaValue::ofTensor(builder_.createValue(OpCode::Bitcast, {v}, v->type().withElem(to)));
     }
     return SemaValue::ofTensor(castTo(v, to));
-  }
-  if (fn == "pointer_type") {
-    // tl.pointer_type(tl.float16): the dtype of a pointer, for .to() (a grouped GEMM's table of
-    // int64 addresses: tl.load(ptrs + g).to(tl.pointer_type(tl.float16))).
-    auto a = bindArgs(*this, display, {"element_ty", "address_space", "const"}, 1, args);
-    DType element = constDType(*this, *a.values[0], loc, "element_ty");
-    if (element.isPointer())
-      error(loc, "tl.pointer_type of a pointer type is not supported yet");
-    if (const SemaValue *space = a.get(1); space && constantInt(*space, loc, "address_space") != 1)
-      error(loc,
-            "tl.pointer_type with an address space other than 1 (global) is not supported yet");
-    return SemaValue::ofDType(DType::pointer(element.kind));
   }
   if (fn == "expand_dims") {
     auto a = bindArgs(*this, display, {"input", "axis"}, 2, args);

@@ -2350,24 +2350,28 @@ SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
     return devicePropertiesItem(base, indices[0], indexExpr.loc);
   if (!base.isTensor())
     error(expr.loc, "cannot index " + base.describe());
-  // x[:, None]: as Triton 3.6's tensor.__getitem__, the i-th entry of the index, when None,
-  // inserts a dimension of size 1 at position i (a scalar becomes a one-element tensor), and
-  // ':' passes; their count need not be the rank (x[None] of a matrix is [1, M, N], a scalar
-  // program id's s[None, None, :] is [1, 1]).
+  // x[:, None] as Triton's tensor.__getitem__: ':' changes nothing, None at position i of the
+  // index inserts a dimension of size 1 at i. A scalar becomes a one-element tensor
+  // (pid[:, None] and pid[None, :] are both [1], as torchao's kernels use them); a None past the
+  // end of a tensor's shape is an error, as Triton's expand_dims makes it.
   for (const SemaValue &index : indices)
     if (index.kind != SemaValue::Kind::Slice && !index.isNone())
       error(indexExpr.loc, "indexing a tensor with " + index.describe() +
                                " is not supported; only ':' and None are (x[:, None])");
   tir::Value *v = base.value;
   unsigned dim = 0;
+  builder_.setLoc(expr.loc);
   for (const SemaValue &index : indices) {
     if (index.isNone()) {
-      if (v->type().rank() > 0 && dim > v->type().rank())
+      if (v->type().isScalar())
+        v = builder_.splat(v, {1});
+      else if (dim > v->type().rank())
         error(indexExpr.loc, "None at position " + std::to_string(dim) +
-                                 " of the index is past the dimensions of a tensor of rank " +
+                                 " of the index inserts a dimension past the end of a tensor of "
+                                 "rank " +
                                  std::to_string(v->type().rank()));
-      builder_.setLoc(expr.loc);
-      v = builder_.expandDims(v, dim);
+      else
+        v = builder_.expandDims(v, dim);
     }
     ++dim;
   }
