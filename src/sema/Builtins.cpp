@@ -31,9 +31,9 @@ const std::set<std::string> &supportedTl() {
       "static_range", "static_range", "to", "debug_barrier", "dot", "trans", "permute", "reshape",
       "view", "next_power_of_2", "umulhi", "to_tensor", "make_block_ptr", "advance", "cumsum",
       "cumprod", "associative_scan", "reduce", "xor_sum", "join", "split", "interleave", "flip",
-      "clamp", "div_rn", "fdiv", "sort", "topk", "histogram", "gather", "inline_asm_elementwise",
-      "assume", "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
-      "unwrap_if_constexpr", "constexpr_function", "dot_scaled",
+      "clamp", "div_rn", "fdiv", "sort", "topk", "bitonic_merge", "histogram", "gather",
+      "inline_asm_elementwise", "assume", "make_tensor_descriptor", "load_tensor_descriptor",
+      "store_tensor_descriptor", "unwrap_if_constexpr", "constexpr_function", "dot_scaled",
       // Types, for isinstance and annotations.
       "dtype", "tensor", "pointer_type", "tensor_descriptor", "tensor_descriptor_base",
       // Helpers of Triton's own library that kernels call (tl.standard._log2 in a user's
@@ -1136,6 +1136,25 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     }
     return SemaValue::ofTensor(castTo(v, to));
   }
+  if (fn == "dtype") {
+    // tl.dtype("uint16"): a dtype by its Triton name (triton_kernels' topk makes the unsigned
+    // type of a width: tl.dtype(f"uint{x_nbits}")).
+    auto a = bindArgs(*this, display, {"name"}, 1, args);
+    const SemaValue &name = *a.values[0];
+    if (name.kind != Kind::String)
+      error(loc, "tl.dtype takes a dtype's name such as 'uint16', not " + name.describe());
+    for (ScalarKind k : {ScalarKind::I1, ScalarKind::I8, ScalarKind::I16, ScalarKind::I32,
+                         ScalarKind::I64, ScalarKind::U8, ScalarKind::U16, ScalarKind::U32,
+                         ScalarKind::U64, ScalarKind::F16, ScalarKind::BF16, ScalarKind::F32,
+                         ScalarKind::F64, ScalarKind::F8E4M3, ScalarKind::F8E5M2})
+      if (DType::scalar(k).tritonName() == name.name)
+        return SemaValue::ofDType(DType::scalar(k));
+    if (name.name == "fp8e4b15" || name.name == "fp8e4b8" || name.name == "fp8e5b16")
+      error(loc, "the dtype " + name.name + " is not supported yet");
+    error(loc, "tl.dtype: '" + name.name +
+                   "' is no dtype name (Triton's are int1, int8, int16, int32, int64, uint8, "
+                   "uint16, uint32, uint64, fp8e4nv, fp8e5, fp16, bf16, fp32 and fp64)");
+  }
   if (fn == "pointer_type") {
     // tl.pointer_type(tl.float16): the dtype of a pointer, for .to() (a grouped GEMM's table of
     // int64 addresses: tl.load(ptrs + g).to(tl.pointer_type(tl.float16))).
@@ -1320,7 +1339,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (fn == "associative_scan" || fn == "reduce" || fn == "xor_sum")
     return callCombining(fn, args);
   if (fn == "join" || fn == "split" || fn == "interleave" || fn == "flip" || fn == "clamp" ||
-      fn == "div_rn" || fn == "fdiv" || fn == "sort" || fn == "topk")
+      fn == "div_rn" || fn == "fdiv" || fn == "sort" || fn == "topk" || fn == "bitonic_merge")
     return callShapeOp(fn, args);
   if (fn == "histogram" || fn == "gather" || fn == "inline_asm_elementwise")
     return callSpecialOp(fn, args);
