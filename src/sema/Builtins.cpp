@@ -33,7 +33,8 @@ const std::set<std::string> &supportedTl() {
       "cumprod", "associative_scan", "reduce", "xor_sum", "join", "split", "interleave", "flip",
       "clamp", "div_rn", "fdiv", "sort", "topk", "bitonic_merge", "histogram", "gather",
       "inline_asm_elementwise", "assume", "make_tensor_descriptor", "load_tensor_descriptor",
-      "store_tensor_descriptor", "unwrap_if_constexpr", "constexpr_function", "dot_scaled",
+      "store_tensor_descriptor", "unwrap_if_constexpr", "constexpr_function", "dot_scaled", "add",
+      "sub", "mul",
       // Types, for isinstance and annotations.
       "dtype", "tensor", "pointer_type", "tensor_descriptor", "tensor_descriptor_base",
       // Helpers of Triton's own library that kernels call (tl.standard._log2 in a user's
@@ -1135,6 +1136,15 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       return SemaValue::ofTensor(builder_.createValue(OpCode::Bitcast, {v}, v->type().withElem(to)));
     }
     return SemaValue::ofTensor(castTo(v, to));
+  }
+  if (fn == "add" || fn == "sub" || fn == "mul") {
+    // tl.core.sub(a, b, sanitize_overflow=False): the operator; sanitize_overflow only adds
+    // overflow checks in Triton's debug mode.
+    auto a = bindArgs(*this, display, {"x", "y", "sanitize_overflow"}, 2, args);
+    ast::BinaryOperator op = fn == "add"   ? ast::BinaryOperator::Add
+                             : fn == "sub" ? ast::BinaryOperator::Sub
+                                           : ast::BinaryOperator::Mul;
+    return binaryOp(op, *a.values[0], *a.values[1], loc);
   }
   if (fn == "dtype") {
     // tl.dtype("uint16"): a dtype by its Triton name (triton_kernels' topk makes the unsigned
