@@ -203,10 +203,12 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
     if (attr == "libdevice")
       return SemaValue::ofModule("triton.language.extra.cuda.libdevice");
     // num_warps() and num_threads() are the program's constants; globaltimer() and smid() read
-    // special registers, written in the kernel language (stdlib/extra_cuda.tl).
+    // special registers, and gdc_wait() and gdc_launch_dependents() are programmatic dependent
+    // launch's griddepcontrol, written in the kernel language (stdlib/extra_cuda.tl).
     if (attr == "num_warps" || attr == "num_threads")
       return SemaValue::ofBuiltin("cuda." + attr);
-    if (attr == "globaltimer" || attr == "smid")
+    if (attr == "globaltimer" || attr == "smid" || attr == "gdc_wait" ||
+        attr == "gdc_launch_dependents")
       if (const ast::Stmt *def = stdlibFunction("cuda_" + attr))
         return SemaValue::ofJitFunction(def);
     error(loc, "tl.extra.cuda." + attr + " is not supported yet");
