@@ -34,7 +34,7 @@ const std::set<std::string> &supportedTl() {
       "clamp", "div_rn", "fdiv", "sort", "topk", "bitonic_merge", "histogram", "gather",
       "inline_asm_elementwise", "assume", "make_tensor_descriptor", "load_tensor_descriptor",
       "store_tensor_descriptor", "unwrap_if_constexpr", "constexpr_function", "dot_scaled", "add",
-      "sub", "mul",
+      "sub", "mul", "broadcast",
       // Types, for isinstance and annotations.
       "dtype", "tensor", "pointer_type", "tensor_descriptor", "tensor_descriptor_base",
       // Helpers of Triton's own library that kernels call (tl.standard._log2 in a user's
@@ -133,6 +133,8 @@ std::optional<SemaValue> Specializer::tritonLanguageAttribute(const std::string 
     return SemaValue::ofDType(DType::scalar(dt->second));
   if (attr == "math" || attr == "core" || attr == "standard" || attr == "extra")
     return SemaValue::ofModule("triton.language." + attr);
+  if (attr == "TRITON_MAX_TENSOR_NUMEL") // the most elements a block may have, as in Triton
+    return SemaValue::ofInt(1048576);
   if (attr == "target_info") // tl.target_info.is_cuda(), Triton 3.6's constexpr target queries
     return SemaValue::ofModule("triton.language.target_info");
   if (attr == "PropagateNan") // tl.PropagateNan.ALL / .NONE, read by tl.clamp
@@ -1203,6 +1205,15 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     for (size_t i = 1; i < axes.size(); ++i)
       v = builder_.expandDims(v, static_cast<unsigned>(axes[i]));
     return SemaValue::ofTensor(v);
+  }
+  if (fn == "broadcast") {
+    // tl.broadcast(a, b): both, broadcast to their common shape (Triton's broadcast_impl_value).
+    auto a = bindArgs(*this, display, {"input", "other"}, 2, args);
+    tir::Value *x = tensorArg(*a.values[0], display);
+    tir::Value *y = tensorArg(*a.values[1], display);
+    std::vector<int64_t> shape = broadcastShape(x->type(), y->type(), loc);
+    return SemaValue::ofTuple({SemaValue::ofTensor(broadcastTo(x, shape, loc)),
+                               SemaValue::ofTensor(broadcastTo(y, shape, loc))});
   }
   if (fn == "broadcast_to") {
     std::vector<SemaValue> shapeArgs(args.positional.begin() + 1, args.positional.end());

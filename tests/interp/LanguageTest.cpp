@@ -480,6 +480,22 @@ TEST_CASE("tl.bitonic_merge sorts bitonic rows, tl.softmax takes dim and keep_di
   CHECK(worst(ors, wantOr, 0, 0) == 0);
 }
 
+TEST_CASE("tl.broadcast, tl.cat, tl.ravel with can_reorder", "[language]") {
+  auto module = compile(kernelPath("shape_helpers"), "shape_helpers", "*i32:16,*i32:16,*i32:16");
+  HostBuffer out(i32, 32), cat(i32, 32), flat(i32, 32);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(out), KernelArg::pointer(cat), KernelArg::pointer(flat)}, 1);
+  std::vector<double> wantOut(32), wantCat(32), wantFlat(32);
+  for (int64_t i = 0; i < 32; ++i) {
+    wantOut[i] = (i / 8) * 100 + i % 8;
+    wantCat[i] = i < 16 ? i : 100 + i - 16;
+    wantFlat[i] = i;
+  }
+  CHECK(worst(out, wantOut, 0, 0) == 0);
+  CHECK(worst(cat, wantCat, 0, 0) == 0);
+  CHECK(worst(flat, wantFlat, 0, 0) == 0);
+}
+
 TEST_CASE("boolean tensors in memory are bytes: *i1 loads and stores", "[language]") {
   const int64_t n = 100, block = 32;
   auto module = compile(kernelPath("bool_memory"), "bool_memory",
