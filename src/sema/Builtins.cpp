@@ -1013,6 +1013,11 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     auto a = bindArgs(*this, display, {"desc", "offsets"}, 2, args);
     return loadTensorDescriptor(*a.values[0], *a.values[1], loc);
   }
+  if (fn.rfind("descriptor_atomic_", 0) == 0) {
+    auto a = bindArgs(*this, display, {"desc", "offsets", "value"}, 3, args);
+    atomicTensorDescriptor(fn.substr(18), *a.values[0], *a.values[1], *a.values[2], loc);
+    return SemaValue::none();
+  }
   if (fn == "store_tensor_descriptor") {
     auto a = bindArgs(*this, display, {"desc", "offsets", "value"}, 3, args);
     storeTensorDescriptor(*a.values[0], *a.values[1], *a.values[2], loc);
