@@ -351,8 +351,10 @@ llvm::Value *KernelLowering::lowerElement(const Operation &op, const Values &arg
   const DType &resultType = op.result()->type().elem;
   bool isFloat = type.isFloat();
   bool isSigned = type.isSigned();
+  // fp8 values are bytes: conversions, bitcasts and selects (a descriptor's zero-or-NaN
+  // padding, chosen at run time) move them; arithmetic on them would need conversions first.
   if ((type.isFp8() || resultType.isFp8()) && op.code() != OpCode::Bitcast &&
-      op.code() != OpCode::Cast)
+      op.code() != OpCode::Cast && op.code() != OpCode::Select)
     unsupported(op, "fp8 arithmetic");
   llvm::Value *a = args.empty() ? nullptr : args[0];
   llvm::Value *b = args.size() > 1 ? args[1] : nullptr;

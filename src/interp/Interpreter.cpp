@@ -797,9 +797,20 @@ void Machine::execOp(CompiledOp &op) {
     return execGather(op, *out);
   case OpCode::Barrier:
     return; // programs run one at a time: there is nothing to wait for
-  case OpCode::InlineAsm:
+  case OpCode::InlineAsm: {
+    // Programmatic dependent launch (tl.extra.cuda.gdc_wait, gdc_launch_dependents): grids run
+    // one after the other here, so there is nothing to wait for and nothing to start early.
+    const std::string &assembly = op.op->strAttr("asm");
+    if (assembly.rfind("griddepcontrol.wait;", 0) == 0 ||
+        assembly.rfind("griddepcontrol.launch_dependents;", 0) == 0) {
+      if (out)
+        for (int64_t i = 0, n = out->numElements(); i < n; ++i)
+          out->lanes<int64_t>()[i] = 0;
+      return;
+    }
     fail("tl.inline_asm_elementwise is not supported on the interpreter: it cannot run the "
          "PTX inline assembly");
+  }
   case OpCode::Condition:
   case OpCode::Yield:
   case OpCode::Return:

@@ -31,14 +31,170 @@ const std::set<std::string> &supportedTl() {
       "static_range", "static_range", "to", "debug_barrier", "dot", "trans", "permute", "reshape",
       "view", "next_power_of_2", "umulhi", "to_tensor", "make_block_ptr", "advance", "cumsum",
       "cumprod", "associative_scan", "reduce", "xor_sum", "join", "split", "interleave", "flip",
-      "clamp", "div_rn", "fdiv", "sort", "topk", "histogram", "gather", "inline_asm_elementwise",
-      "assume", "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
-      "unwrap_if_constexpr", "constexpr_function", "dot_scaled",
+      "clamp", "div_rn", "fdiv", "sort", "topk", "bitonic_merge", "histogram", "gather",
+      "inline_asm_elementwise", "assume", "make_tensor_descriptor", "load_tensor_descriptor",
+      "store_tensor_descriptor", "unwrap_if_constexpr", "constexpr_function", "dot_scaled", "add",
+      "sub", "mul", "broadcast",
       // Types, for isinstance and annotations.
       "dtype", "tensor", "pointer_type", "tensor_descriptor", "tensor_descriptor_base",
       // Helpers of Triton's own library that kernels call (tl.standard._log2 in a user's
       // bitonic sort, tl.core.get_int_dtype for its bitcasts).
       "_log2", "get_int_dtype"};
+  return names;
+}
+
+// The names Triton 3.6's triton.language exports (its __all__, its submodules and the names
+// kernels reach through it): an unknown tl.X outside these is Triton's error too.
+const std::set<std::string> &tritonLanguageNames() {
+  static const std::set<std::string> names = {"PropagateNan",
+                                              "TRITON_MAX_TENSOR_NUMEL",
+                                              "load_tensor_descriptor",
+                                              "store_tensor_descriptor",
+                                              "make_tensor_descriptor",
+                                              "tensor_descriptor",
+                                              "tensor_descriptor_base",
+                                              "abs",
+                                              "add",
+                                              "advance",
+                                              "arange",
+                                              "argmax",
+                                              "argmin",
+                                              "associative_scan",
+                                              "assume",
+                                              "async_task",
+                                              "atomic_add",
+                                              "atomic_and",
+                                              "atomic_cas",
+                                              "atomic_max",
+                                              "atomic_min",
+                                              "atomic_or",
+                                              "atomic_xchg",
+                                              "atomic_xor",
+                                              "bfloat16",
+                                              "bitonic_merge",
+                                              "block_type",
+                                              "broadcast",
+                                              "broadcast_to",
+                                              "cat",
+                                              "cast",
+                                              "cdiv",
+                                              "ceil",
+                                              "clamp",
+                                              "condition",
+                                              "const",
+                                              "constexpr",
+                                              "constexpr_type",
+                                              "cos",
+                                              "cumprod",
+                                              "cumsum",
+                                              "debug_barrier",
+                                              "device_assert",
+                                              "device_print",
+                                              "div_rn",
+                                              "dot",
+                                              "dot_scaled",
+                                              "dtype",
+                                              "erf",
+                                              "exp",
+                                              "exp2",
+                                              "expand_dims",
+                                              "extra",
+                                              "fdiv",
+                                              "flip",
+                                              "float16",
+                                              "float32",
+                                              "float64",
+                                              "float8e4b15",
+                                              "float8e4nv",
+                                              "float8e4b8",
+                                              "float8e5",
+                                              "float8e5b16",
+                                              "floor",
+                                              "fma",
+                                              "full",
+                                              "gather",
+                                              "histogram",
+                                              "inline_asm_elementwise",
+                                              "interleave",
+                                              "int1",
+                                              "int16",
+                                              "int32",
+                                              "int64",
+                                              "int8",
+                                              "join",
+                                              "load",
+                                              "log",
+                                              "log2",
+                                              "make_block_ptr",
+                                              "map_elementwise",
+                                              "math",
+                                              "max",
+                                              "max_constancy",
+                                              "max_contiguous",
+                                              "maximum",
+                                              "min",
+                                              "minimum",
+                                              "multiple_of",
+                                              "num_programs",
+                                              "pair_uniform_to_normal",
+                                              "permute",
+                                              "philox",
+                                              "philox_impl",
+                                              "pi32_t",
+                                              "pointer_type",
+                                              "program_id",
+                                              "rand",
+                                              "rand4x",
+                                              "randint",
+                                              "randint4x",
+                                              "randn",
+                                              "randn4x",
+                                              "range",
+                                              "ravel",
+                                              "reduce",
+                                              "reduce_or",
+                                              "reshape",
+                                              "rsqrt",
+                                              "slice",
+                                              "sigmoid",
+                                              "sin",
+                                              "softmax",
+                                              "sort",
+                                              "split",
+                                              "sqrt",
+                                              "sqrt_rn",
+                                              "static_assert",
+                                              "static_print",
+                                              "static_range",
+                                              "store",
+                                              "sum",
+                                              "swizzle2d",
+                                              "target_info",
+                                              "tensor",
+                                              "topk",
+                                              "trans",
+                                              "tuple",
+                                              "uint16",
+                                              "uint32",
+                                              "uint64",
+                                              "uint8",
+                                              "uint_to_uniform_float",
+                                              "umulhi",
+                                              "view",
+                                              "void",
+                                              "where",
+                                              "xor_sum",
+                                              "zeros",
+                                              "zeros_like",
+                                              "core",
+                                              "standard",
+                                              "semantic",
+                                              "random",
+                                              "extern",
+                                              "float8e4m3fn",
+                                              "float8e5m2",
+                                              "to_tensor",
+                                              "next_power_of_2"};
   return names;
 }
 
@@ -138,6 +294,8 @@ std::optional<SemaValue> Specializer::tritonLanguageAttribute(const std::string 
     return SemaValue::ofDType(DType::scalar(dt->second));
   if (attr == "math" || attr == "core" || attr == "standard" || attr == "extra")
     return SemaValue::ofModule("triton.language." + attr);
+  if (attr == "TRITON_MAX_TENSOR_NUMEL") // the most elements a block may have, as in Triton
+    return SemaValue::ofInt(1048576);
   if (attr == "target_info") // tl.target_info.is_cuda(), Triton 3.6's constexpr target queries
     return SemaValue::ofModule("triton.language.target_info");
   if (attr == "PropagateNan") // tl.PropagateNan.ALL / .NONE, read by tl.clamp
@@ -181,6 +339,17 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
   if (isTritonLanguageModule(module)) {
     if (std::optional<SemaValue> value = tritonLanguageAttribute(module, attr))
       return *value;
+    if (module == "triton.language" && !tritonLanguageNames().count(attr)) {
+      // Not a name of Triton 3.6's triton.language either: Triton stops there too.
+      std::string hint;
+      if (attr.rfind("_experimental_", 0) == 0 && attr.find("descriptor") != std::string::npos)
+        hint = " (the experimental descriptor API was removed in Triton 3.4: make descriptors "
+               "with tl.make_tensor_descriptor, or pass a TensorDescriptor argument, and use "
+               "desc.load / desc.store)";
+      else if (attr == "float" || attr == "half" || attr == "double")
+        hint = " (its dtypes are spelled tl.float32, tl.float16, tl.float64...)";
+      error(loc, "Triton 3.6's triton.language has no attribute '" + attr + "'" + hint);
+    }
     error(loc, "tl." + attr + " is not supported yet");
   }
   if (module == "math") {
@@ -209,10 +378,12 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
     if (attr == "libdevice")
       return SemaValue::ofModule("triton.language.extra.cuda.libdevice");
     // num_warps() and num_threads() are the program's constants; globaltimer() and smid() read
-    // special registers, written in the kernel language (stdlib/extra_cuda.tl).
+    // special registers, and gdc_wait() and gdc_launch_dependents() are programmatic dependent
+    // launch's griddepcontrol, written in the kernel language (stdlib/extra_cuda.tl).
     if (attr == "num_warps" || attr == "num_threads")
       return SemaValue::ofBuiltin("cuda." + attr);
-    if (attr == "globaltimer" || attr == "smid")
+    if (attr == "globaltimer" || attr == "smid" || attr == "gdc_wait" ||
+        attr == "gdc_launch_dependents")
       if (const ast::Stmt *def = stdlibFunction("cuda_" + attr))
         return SemaValue::ofJitFunction(def);
     error(loc, "tl.extra.cuda." + attr + " is not supported yet");
@@ -1073,6 +1244,11 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     auto a = bindArgs(*this, display, {"desc", "offsets"}, 2, args);
     return loadTensorDescriptor(*a.values[0], *a.values[1], loc);
   }
+  if (fn.rfind("descriptor_atomic_", 0) == 0) {
+    auto a = bindArgs(*this, display, {"desc", "offsets", "value"}, 3, args);
+    atomicTensorDescriptor(fn.substr(18), *a.values[0], *a.values[1], *a.values[2], loc);
+    return SemaValue::none();
+  }
   if (fn == "store_tensor_descriptor") {
     auto a = bindArgs(*this, display, {"desc", "offsets", "value"}, 3, args);
     storeTensorDescriptor(*a.values[0], *a.values[1], *a.values[2], loc);
@@ -1201,6 +1377,34 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     }
     return SemaValue::ofTensor(castTo(v, to));
   }
+  if (fn == "add" || fn == "sub" || fn == "mul") {
+    // tl.core.sub(a, b, sanitize_overflow=False): the operator; sanitize_overflow only adds
+    // overflow checks in Triton's debug mode.
+    auto a = bindArgs(*this, display, {"x", "y", "sanitize_overflow"}, 2, args);
+    ast::BinaryOperator op = fn == "add"   ? ast::BinaryOperator::Add
+                             : fn == "sub" ? ast::BinaryOperator::Sub
+                                           : ast::BinaryOperator::Mul;
+    return binaryOp(op, *a.values[0], *a.values[1], loc);
+  }
+  if (fn == "dtype") {
+    // tl.dtype("uint16"): a dtype by its Triton name (triton_kernels' topk makes the unsigned
+    // type of a width: tl.dtype(f"uint{x_nbits}")).
+    auto a = bindArgs(*this, display, {"name"}, 1, args);
+    const SemaValue &name = *a.values[0];
+    if (name.kind != Kind::String)
+      error(loc, "tl.dtype takes a dtype's name such as 'uint16', not " + name.describe());
+    for (ScalarKind k : {ScalarKind::I1, ScalarKind::I8, ScalarKind::I16, ScalarKind::I32,
+                         ScalarKind::I64, ScalarKind::U8, ScalarKind::U16, ScalarKind::U32,
+                         ScalarKind::U64, ScalarKind::F16, ScalarKind::BF16, ScalarKind::F32,
+                         ScalarKind::F64, ScalarKind::F8E4M3, ScalarKind::F8E5M2})
+      if (DType::scalar(k).tritonName() == name.name)
+        return SemaValue::ofDType(DType::scalar(k));
+    if (name.name == "fp8e4b15" || name.name == "fp8e4b8" || name.name == "fp8e5b16")
+      error(loc, "the dtype " + name.name + " is not supported yet");
+    error(loc, "tl.dtype: '" + name.name +
+                   "' is no dtype name (Triton's are int1, int8, int16, int32, int64, uint8, "
+                   "uint16, uint32, uint64, fp8e4nv, fp8e5, fp16, bf16, fp32 and fp64)");
+  }
   if (fn == "expand_dims") {
     auto a = bindArgs(*this, display, {"input", "axis"}, 2, args);
     tir::Value *v = tensorArg(*a.values[0], display);
@@ -1225,6 +1429,15 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     for (size_t i = 1; i < axes.size(); ++i)
       v = builder_.expandDims(v, static_cast<unsigned>(axes[i]));
     return SemaValue::ofTensor(v);
+  }
+  if (fn == "broadcast") {
+    // tl.broadcast(a, b): both, broadcast to their common shape (Triton's broadcast_impl_value).
+    auto a = bindArgs(*this, display, {"input", "other"}, 2, args);
+    tir::Value *x = tensorArg(*a.values[0], display);
+    tir::Value *y = tensorArg(*a.values[1], display);
+    std::vector<int64_t> shape = broadcastShape(x->type(), y->type(), loc);
+    return SemaValue::ofTuple({SemaValue::ofTensor(broadcastTo(x, shape, loc)),
+                               SemaValue::ofTensor(broadcastTo(y, shape, loc))});
   }
   if (fn == "broadcast_to") {
     std::vector<SemaValue> shapeArgs(args.positional.begin() + 1, args.positional.end());
@@ -1373,7 +1586,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (fn == "associative_scan" || fn == "reduce" || fn == "xor_sum")
     return callCombining(fn, args);
   if (fn == "join" || fn == "split" || fn == "interleave" || fn == "flip" || fn == "clamp" ||
-      fn == "div_rn" || fn == "fdiv" || fn == "sort" || fn == "topk")
+      fn == "div_rn" || fn == "fdiv" || fn == "sort" || fn == "topk" || fn == "bitonic_merge")
     return callShapeOp(fn, args);
   if (fn == "histogram" || fn == "gather" || fn == "inline_asm_elementwise")
     return callSpecialOp(fn, args);

@@ -172,6 +172,18 @@ std::optional<std::string> pyStr(const SemaValue &v) {
 
 std::optional<std::string> pyRepr(const SemaValue &v) {
   switch (v.kind) {
+  case Kind::DType: {
+    // Triton 3.6's dtype.__repr__: triton.language.<codegen_name> (fp16 -> float16, bf16 ->
+    // bfloat16); pointer and block types print as their str().
+    if (v.isBlockType() || v.dtype.isPointer())
+      return v.repr();
+    std::string name = v.dtype.tritonName();
+    if (name.rfind("fp", 0) == 0)
+      name = "float" + name.substr(2);
+    else if (name.rfind("bf", 0) == 0)
+      name = "bfloat" + name.substr(2);
+    return "triton.language." + name;
+  }
   case Kind::None:
     return std::string("None");
   case Kind::Bool:

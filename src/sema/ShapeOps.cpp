@@ -150,11 +150,14 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
     return SemaValue::ofTensor(y);
   }
 
-  if (fn == "sort" || fn == "topk") {
+  if (fn == "sort" || fn == "topk" || fn == "bitonic_merge") {
     // As Triton's standard.sort_impl: the tensor viewed as a hypercube [2, 2, ..., 2], bitonic
     // merges of compare-and-swap steps along its axes (each pairs an element with its partner
     // through an xor-reduction), and for topk, halving by max before the last merges.
+    // bitonic_merge is one merge of the last dimension (standard._bitonic_merge): ascending, or
+    // descending, when each half is sorted the other way (a bitonic sequence).
     bool topk = fn == "topk";
+    bool mergeOnly = fn == "bitonic_merge";
     auto a = topk ? bindCallArgs(*this, display, {"x", "k", "dim"}, 2, args)
                   : bindCallArgs(*this, display, {"x", "dim", "descending"}, 1, args);
     tir::Value *x = toValue(*a[0], loc, display.c_str());
@@ -227,6 +230,10 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
       return h;
     };
     tir::Value *h = b.createValue(OpCode::Reshape, {x}, Type(t.elem, cube(nDims)));
+    if (mergeOnly) {
+      h = bitonicMerge(h, logN, descending ? 1 : 0);
+      return SemaValue::ofTensor(b.createValue(OpCode::Reshape, {h}, t));
+    }
     for (unsigned i = 1; i <= logK; ++i)
       h = bitonicMerge(h, i, i < logN ? 2 : (descending ? 1 : 0));
     for (unsigned i = logK + 1; i <= logN; ++i) {

@@ -226,6 +226,9 @@ public:
   SemaValue loadTensorDescriptor(const SemaValue &desc, const SemaValue &offsets, SourceLoc loc);
   void storeTensorDescriptor(const SemaValue &desc, const SemaValue &offsets,
                              const SemaValue &value, SourceLoc loc);
+  /// desc.atomic_add(offsets, value) and the other descriptor atomics (`kind` is add, min...).
+  void atomicTensorDescriptor(const std::string &kind, const SemaValue &desc,
+                              const SemaValue &offsets, const SemaValue &value, SourceLoc loc);
   SemaValue tensorDescriptorAttribute(const SemaValue &desc, const std::string &attr,
                                       SourceLoc loc);
   /// Whether two tensor descriptors are made of the same values.

@@ -22,6 +22,7 @@
 
 #include <limits>
 #include <optional>
+#include <set>
 
 namespace tilec::sema {
 
@@ -299,10 +300,52 @@ void Specializer::storeTensorDescriptor(const SemaValue &desc, const SemaValue &
   store->setAttr("descriptor", int64_t(*argument));
 }
 
+void Specializer::atomicTensorDescriptor(const std::string &kind, const SemaValue &desc,
+                                         const SemaValue &offsets, const SemaValue &value,
+                                         SourceLoc loc) {
+  // Triton 3.6 reduces the tile into memory with one TMA reduction (from sm_90); the same
+  // effect here is an atomic per element, through the bounds-checked addresses of a store:
+  // elements outside the tensor are not touched. The element types are Triton's.
+  std::string what = "a descriptor atomic_" + kind;
+  SemaValue blockPtr = descriptorBlockPointer(*this, desc, offsets, what, loc);
+  DType elem = elementOf(desc);
+  using SK = ScalarKind;
+  std::set<SK> allowed = kind == "add"
+                             ? std::set<SK>{SK::U32, SK::I32, SK::U64, SK::F32, SK::F16, SK::BF16}
+                         : kind == "min" || kind == "max"
+                             ? std::set<SK>{SK::U32, SK::I32, SK::U64, SK::I64, SK::F16, SK::BF16}
+                             : std::set<SK>{SK::U32, SK::I32, SK::U64, SK::I64};
+  if (!allowed.count(elem.kind))
+    error(loc, what + " does not support " + elem.tritonName() + " (as in Triton)");
+  if ((kind == "min" || kind == "max") && (elem.kind == SK::F16 || elem.kind == SK::BF16))
+    error(loc, what + " of " + elem.tritonName() + " is not supported yet");
+  std::vector<int64_t> block;
+  for (const SemaValue &d : desc.elems[kBlockShape].elems)
+    block.push_back(d.intValue);
+  if (!value.isTensor() || value.value->type().shape != block)
+    error(loc, "the value of " + what + " must have the descriptor's block shape " +
+                   Type(elem, block).str() + ", not " + value.describe());
+  std::vector<int64_t> all;
+  for (size_t d = 0; d < rankOf(desc); ++d)
+    all.push_back(static_cast<int64_t>(d));
+  auto [ptr, mask] = blockPointerAddresses(blockPtr, all, loc);
+  tir::Value *val = castTo(value.value, elem);
+  tir::Operation *op =
+      builder_.create(tir::OpCode::AtomicRMW, {ptr, val, mask}, {Type(elem, ptr->type().shape)});
+  op->setAttr("kind", kind);
+}
+
 SemaValue Specializer::tensorDescriptorAttribute(const SemaValue &desc, const std::string &attr,
                                                  SourceLoc loc) {
   if (attr == "load" || attr == "store") {
     SemaValue m = SemaValue::ofBuiltin("tl." + attr + "_tensor_descriptor");
+    m.elems.push_back(desc);
+    return m;
+  }
+  static const std::set<std::string> atomics = {"atomic_add", "atomic_min", "atomic_max",
+                                                "atomic_and", "atomic_or",  "atomic_xor"};
+  if (atomics.count(attr)) {
+    SemaValue m = SemaValue::ofBuiltin("tl.descriptor_" + attr);
     m.elems.push_back(desc);
     return m;
   }
@@ -319,13 +362,11 @@ SemaValue Specializer::tensorDescriptorAttribute(const SemaValue &desc, const st
   }
   if (attr == "strides")
     return desc.elems[kStrides];
-  static const std::set<std::string> unsupported = {"atomic_add", "atomic_min", "atomic_max",
-                                                    "atomic_and", "atomic_or",  "atomic_xor",
-                                                    "gather",     "scatter",    "block_type"};
+  static const std::set<std::string> unsupported = {"gather", "scatter", "block_type"};
   if (unsupported.count(attr))
     error(loc, "tensor descriptor '" + attr + "' is not supported yet");
   error(loc, "tensor descriptors have no attribute '" + attr +
-                 "' (they have load, store, shape, strides, block_shape and dtype)");
+                 "' (they have load, store, the atomics, shape, strides, block_shape and dtype)");
 }
 
 bool Specializer::sameTensorDescriptor(const SemaValue &a, const SemaValue &b) {

@@ -2,6 +2,7 @@
 // .tl files in kernels/ and run on the interpreter against references written here in C++.
 #include "SeedKernelTestUtil.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -440,6 +441,87 @@ TEST_CASE("pointers cast to int64 and back, to other pointer types and to int1",
   CHECK(worst(out, wantOut, 0, 0) == 0);
   CHECK(worst(bits, wantBits, 0, 0) == 0);
   CHECK(worst(flags, wantFlags, 0, 0) == 0);
+}
+
+TEST_CASE("tl.bitonic_merge sorts bitonic rows, tl.softmax takes dim and keep_dims, tl.reduce_or",
+          "[language]") {
+  const int64_t n = 16;
+  for (bool descending : {false, true}) {
+    INFO("descending " << descending);
+    auto module = compile(kernelPath("bitonic_softmax"), "merge_rows",
+                          std::string("*fp32:16,*fp32:16,") + (descending ? "True" : "False") +
+                              "," + std::to_string(n));
+    HostBuffer x(f32, 4 * n), y(f32, 4 * n);
+    std::vector<double> want(4 * n);
+    for (int64_t r = 0; r < 4; ++r) {
+      // A bitonic row: the first half ascending, the second descending.
+      std::vector<double> row(n);
+      for (int64_t c = 0; c < n; ++c)
+        row[c] = c < n / 2 ? (c * 3 + r) % 11 + c * 10.0 : (n - c) * 9.0 - r;
+      for (int64_t c = 0; c < n; ++c)
+        x.setDouble(r * n + c, row[c]);
+      std::sort(row.begin(), row.end());
+      if (descending)
+        std::reverse(row.begin(), row.end());
+      for (int64_t c = 0; c < n; ++c)
+        want[r * n + c] = row[c];
+    }
+    launch(*module->functions.at(0), {KernelArg::pointer(x), KernelArg::pointer(y)}, 1);
+    CHECK(worst(y, want, 0, 0) == 0);
+  }
+  auto module = compile(kernelPath("bitonic_softmax"), "softmax_or",
+                        "*fp32:16,*fp32:16,*fp32:16,*i32:16,*i32:16");
+  HostBuffer x(f32, 32), s0(f32, 32), s1(f32, 32), bits(i32, 32), ors(i32, 4);
+  for (int64_t i = 0; i < 32; ++i) {
+    x.setDouble(i, std::sin(i * 0.7) * 3);
+    bits.setDouble(i, i % 3 == 0 ? -2147483648.0 : double(1 << (i % 31)));
+  }
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(s0), KernelArg::pointer(s1),
+          KernelArg::pointer(bits), KernelArg::pointer(ors)},
+         1);
+  std::vector<double> want0(32), want1(32), wantOr(4);
+  for (int64_t r = 0; r < 4; ++r) {
+    double rowMax = -1e30, rowSum = 0;
+    for (int64_t c = 0; c < 8; ++c)
+      rowMax = std::max(rowMax, x.getDouble(r * 8 + c));
+    for (int64_t c = 0; c < 8; ++c)
+      rowSum += std::exp(x.getDouble(r * 8 + c) - rowMax);
+    for (int64_t c = 0; c < 8; ++c)
+      want1[r * 8 + c] = std::exp(x.getDouble(r * 8 + c) - rowMax) / rowSum;
+    uint32_t word = 0;
+    for (int64_t c = 0; c < 8; ++c)
+      word |= static_cast<uint32_t>(static_cast<int32_t>(bits.getDouble(r * 8 + c)));
+    wantOr[r] = static_cast<int32_t>(word);
+  }
+  for (int64_t c = 0; c < 8; ++c) { // dim None: along axis 0, the columns
+    double colMax = -1e30, colSum = 0;
+    for (int64_t r = 0; r < 4; ++r)
+      colMax = std::max(colMax, x.getDouble(r * 8 + c));
+    for (int64_t r = 0; r < 4; ++r)
+      colSum += std::exp(x.getDouble(r * 8 + c) - colMax);
+    for (int64_t r = 0; r < 4; ++r)
+      want0[r * 8 + c] = std::exp(x.getDouble(r * 8 + c) - colMax) / colSum;
+  }
+  CHECK(worst(s0, want0, 1e-6, 1e-5) <= 1);
+  CHECK(worst(s1, want1, 1e-6, 1e-5) <= 1);
+  CHECK(worst(ors, wantOr, 0, 0) == 0);
+}
+
+TEST_CASE("tl.broadcast, tl.cat, tl.ravel with can_reorder", "[language]") {
+  auto module = compile(kernelPath("shape_helpers"), "shape_helpers", "*i32:16,*i32:16,*i32:16");
+  HostBuffer out(i32, 32), cat(i32, 32), flat(i32, 32);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(out), KernelArg::pointer(cat), KernelArg::pointer(flat)}, 1);
+  std::vector<double> wantOut(32), wantCat(32), wantFlat(32);
+  for (int64_t i = 0; i < 32; ++i) {
+    wantOut[i] = (i / 8) * 100 + i % 8;
+    wantCat[i] = i < 16 ? i : 100 + i - 16;
+    wantFlat[i] = i;
+  }
+  CHECK(worst(out, wantOut, 0, 0) == 0);
+  CHECK(worst(cat, wantCat, 0, 0) == 0);
+  CHECK(worst(flat, wantFlat, 0, 0) == 0);
 }
 
 TEST_CASE("boolean tensors in memory are bytes: *i1 loads and stores", "[language]") {

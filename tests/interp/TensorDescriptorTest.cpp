@@ -4,6 +4,7 @@
 // written.
 #include "SeedKernelTestUtil.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace tilec;
@@ -135,4 +136,28 @@ TEST_CASE("tensor descriptors: shape and strides of an argument", "[tensor_desc]
   CHECK(out.getInt(1) == 9);
   CHECK(out.getInt(2) == 16);
   CHECK(out.getInt(3) == 1);
+}
+
+TEST_CASE("tensor descriptors: atomic_add, atomic_max and atomic_xor through arguments",
+          "[tensor_desc]") {
+  auto module = compile(kernelPath(), "desc_atomics",
+                        "tensordesc<fp32[16, 32]>,tensordesc<i32[16, 32]>,16,32");
+  const int64_t m = 20, n = 24, ld = 32; // the blocks run past both dimensions
+  HostBuffer f(DType::scalar(ScalarKind::F32), m * ld), x(i32, m * ld);
+  f.fill(1);
+  x.fill(2);
+  std::vector<KernelArg> args;
+  appendDescriptor(args, f, {m, n}, {ld, 1});
+  appendDescriptor(args, x, {m, n}, {ld, 1});
+  launch(*module->functions.at(0), args, cdiv(m, 16));
+  std::vector<double> wantF(m * ld), wantX(m * ld);
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t c = 0; c < ld; ++c) {
+      int64_t inTile = (r % 16) * 32 + c;
+      bool in = c < n;
+      wantF[r * ld + c] = in ? 1 + inTile * 0.5 : 1;
+      wantX[r * ld + c] = in ? (std::max<int64_t>(2, inTile - 8) ^ 1) : 2;
+    }
+  CHECK(worst(f, wantF, 0, 0) == 0);
+  CHECK(worst(x, wantX, 0, 0) == 0);
 }
