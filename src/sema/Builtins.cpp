@@ -840,7 +840,12 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       operands.push_back(broadcastTo(other, shape, loc));
     tir::Value *loaded = builder_.createValue(OpCode::Load, operands, Type(elem, shape));
     // volatile=True: every load reaches memory (no reuse, no early issue by prefetch-loads).
-    if (const SemaValue *v = a.get(7); v && v->kind == Kind::Bool && v->boolValue)
+    // cache_modifier=".cv" (fetch again, do not cache: the flag polls of multi-GPU kernels) asks
+    // no less, and is compiled so; the other cache modifiers only tune performance.
+    const SemaValue *cacheModifier = a.get(5);
+    bool fetchAgain =
+        cacheModifier && cacheModifier->kind == Kind::String && cacheModifier->name == ".cv";
+    if (const SemaValue *v = a.get(7); (v && v->kind == Kind::Bool && v->boolValue) || fetchAgain)
       loaded->definingOp()->setAttr("volatile", true);
     if (boolMemory)
       loaded = castTo(loaded, DType::scalar(ScalarKind::I1));
