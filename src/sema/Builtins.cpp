@@ -25,7 +25,7 @@ const std::set<std::string> &supportedTl() {
       "program_id", "num_programs", "arange", "zeros", "full", "load", "store", "exp", "exp2",
       "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "abs", "floor", "ceil", "erf", "fma",
       "maximum", "minimum", "where", "sum", "max", "min", "argmax", "argmin", "cast", "expand_dims",
-      "broadcast_to", "static_assert", "static_print", "device_print", "device_assert",
+      "broadcast", "broadcast_to", "static_assert", "static_print", "device_print", "device_assert",
       "multiple_of", "max_contiguous", "max_constancy", "constexpr", "atomic_add", "atomic_max",
       "atomic_min", "atomic_xchg", "atomic_and", "atomic_or", "atomic_xor", "atomic_cas", "range",
       "static_range", "static_range", "to", "debug_barrier", "dot", "trans", "permute", "reshape",
@@ -1196,6 +1196,15 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     for (size_t i = 1; i < axes.size(); ++i)
       v = builder_.expandDims(v, static_cast<unsigned>(axes[i]));
     return SemaValue::ofTensor(v);
+  }
+  if (fn == "broadcast") {
+    // tl.broadcast(input, other): both broadcast to their common shape, as a tuple.
+    auto a = bindArgs(*this, display, {"input", "other"}, 2, args);
+    tir::Value *x = tensorArg(*a.values[0], display);
+    tir::Value *y = tensorArg(*a.values[1], display);
+    std::vector<int64_t> shape = broadcastShape(x->type(), y->type(), loc);
+    return SemaValue::ofTuple({SemaValue::ofTensor(broadcastTo(x, shape, loc)),
+                               SemaValue::ofTensor(broadcastTo(y, shape, loc))});
   }
   if (fn == "broadcast_to") {
     std::vector<SemaValue> shapeArgs(args.positional.begin() + 1, args.positional.end());
