@@ -434,20 +434,20 @@ DType Specializer::operandType(const SemaValue &lhs, const SemaValue &rhs, bool 
   // refuses the operation otherwise instead of wrapping the literal).
   if (common->isInteger() && !common->isBool()) {
     for (const SemaValue *v : {&lhs, &rhs}) {
-      if (v->isTensor() || v->kind != Kind::Int || literalType(*v).kind == ScalarKind::U64)
+      if (v->isTensor() || v->kind != Kind::Int)
         continue;
-      int64_t value = v->numberAsInt();
+      __int128 value = v->numberAsWideInt(); // 0xFFFFFFFFFFFFFFFF does not fit an int64 tensor
       if (value < 0 && common->isUnsigned())
         error(loc, "cannot combine an unsigned " + common->tritonName() +
-                       " tensor with the negative literal " + std::to_string(value) +
+                       " tensor with the negative literal " + v->repr() +
                        " (as in Triton): cast one of them explicitly");
       unsigned bits = common->bits();
-      bool fits = bits >= 64 || (common->isUnsigned() ? value < (int64_t(1) << bits)
-                                                      : value >= -(int64_t(1) << (bits - 1)) &&
-                                                            value < (int64_t(1) << (bits - 1)));
-      if (!fits)
-        error(loc, "the literal " + std::to_string(value) + " is out of range for " +
-                       common->tritonName() + " (as in Triton): cast it or the tensor explicitly");
+      __int128 low = common->isUnsigned() ? 0 : -(static_cast<__int128>(1) << (bits - 1));
+      __int128 high = common->isUnsigned() ? (static_cast<__int128>(1) << bits) - 1
+                                           : (static_cast<__int128>(1) << (bits - 1)) - 1;
+      if (value < low || value > high)
+        error(loc, "the literal " + v->repr() + " is out of range for " + common->tritonName() +
+                       " (as in Triton): cast it or the tensor explicitly");
     }
   }
   return *common;
