@@ -61,10 +61,12 @@ std::string SemaValue::repr() const {
   case Kind::String:
     return "'" + name + "'";
   case Kind::DType:
-    if (isBlockType()) { // Triton's block_type.__str__: <[64, 32], fp16>
+    if (isBlockType() || isBlockPointerType()) { // Triton's block_type.__str__: <[64, 32], fp16>
       std::string shape;
       for (size_t i = 0; i < elems.size(); ++i)
         shape += (i ? ", " : "") + elems[i].repr();
+      if (isBlockPointerType())
+        return "pointer<<[" + shape + "], " + dtype.pointeeType().tritonName() + ">>";
       return "<[" + shape + "], " + dtype.tritonName() + ">";
     }
     return dtype.tritonName();
