@@ -394,6 +394,10 @@ private:
   llvm::Value *ownsResultOf(const std::optional<Distribution> &dist, unsigned element);
   llvm::Value *atom(const std::string &suffix, unsigned bits, llvm::Value *ptr,
                     llvm::ArrayRef<llvm::Value *> operands, llvm::Value *pred);
+  /// The scope and memory order of the atomic being lowered (`gpu.acq_rel`, Triton's default;
+  /// `sys.release` for tl.atomic_xchg(..., sem="release", scope="sys")).
+  std::string atomOrder_ = "gpu.acq_rel";
+  void setAtomOrder(const Operation &op);
   llvm::Value *floatMinMaxLoop(bool max, llvm::Value *ptr, llvm::Value *val, llvm::Value *pred);
   llvm::Value *halfAddLoop(llvm::Value *ptr, llvm::Value *val, llvm::Value *pred);
   Values broadcastFromOwners(const std::optional<Distribution> &dist, const Values &results,

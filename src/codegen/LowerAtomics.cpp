@@ -58,15 +58,23 @@ llvm::Value *KernelLowering::ownsResultOf(const std::optional<Distribution> &dis
   return isThreadZero();
 }
 
-/// `@pred atom.global.gpu.acq_rel.<suffix> old, [ptr], operands...` returning the old word (0
-/// where pred is false), as Triton emits it.
+/// The atom qualifiers of `op`: its scope and memory order, gpu and acq_rel unless sema kept
+/// others (tl.atomic_*(..., sem=, scope=)).
+void KernelLowering::setAtomOrder(const Operation &op) {
+  std::string scope = op.hasAttr("scope") ? op.strAttr("scope") : "gpu";
+  std::string sem = op.hasAttr("sem") ? op.strAttr("sem") : "acq_rel";
+  atomOrder_ = scope + "." + sem;
+}
+
+/// `@pred atom.global.<scope>.<sem>.<suffix> old, [ptr], operands...` returning the old word (0
+/// where pred is false), as Triton emits it (gpu.acq_rel unless the op asks otherwise).
 llvm::Value *KernelLowering::atom(const std::string &suffix, unsigned bits, llvm::Value *ptr,
                                   llvm::ArrayRef<llvm::Value *> operands, llvm::Value *pred) {
   llvm::Type *wordType = builder_.getIntNTy(bits);
   const char *constraint = bits == 64 ? "l" : bits == 16 ? "h" : "r";
   std::string ptx = "mov.b" + std::to_string(bits) + " $0, 0;\n\t@$" +
-                    std::to_string(operands.size() + 2) + " atom.global.gpu.acq_rel." + suffix +
-                    " $0, [ $1 + 0 ]";
+                    std::to_string(operands.size() + 2) + " atom.global." + atomOrder_ + "." +
+                    suffix + " $0, [ $1 + 0 ]";
   std::string constraints = std::string("=") + constraint + ",l";
   std::vector<llvm::Type *> types{ptr->getType()};
   std::vector<llvm::Value *> args{ptr};
@@ -210,6 +218,7 @@ void KernelLowering::lowerAtomicRMW(const Operation &op) {
 
   std::optional<Distribution> dist = distributionIfTensor(type);
   unsigned n = dist ? dist->numElements() : 1;
+  setAtomOrder(op);
   const Values &ptrs = get(op.operand(0));
   const Values &vals = get(op.operand(1));
   const Values *masks = op.numOperands() > 2 ? &get(op.operand(2)) : nullptr;
@@ -237,6 +246,7 @@ void KernelLowering::lowerAtomicCAS(const Operation &op) {
     unsupported(op, "'atomic_cas' on " + elem.str());
   std::optional<Distribution> dist = distributionIfTensor(type);
   unsigned n = dist ? dist->numElements() : 1;
+  setAtomOrder(op);
   const Values &ptrs = get(op.operand(0));
   const Values &cmps = get(op.operand(1));
   const Values &vals = get(op.operand(2));

@@ -27,6 +27,7 @@
 #include <llvm/Support/thread.h>
 #include <optional>
 #include <ostream>
+#include <set>
 
 namespace tilec::driver {
 namespace {
@@ -63,9 +64,14 @@ std::vector<KernelSpec> kernelsToCompile(const CompileOptions &options, const as
   if (!options.kernels.empty())
     return options.kernels;
   std::vector<KernelSpec> specs;
-  for (const ast::Stmt *kernel : sema::jitFunctions(module))
+  std::vector<const ast::Stmt *> kernels = sema::jitFunctions(module);
+  for (const ast::Stmt *nested : sema::conditionalJitFunctions(module))
+    kernels.push_back(nested);
+  std::set<std::string> seen; // a kernel defined on both paths of an `if` is one kernel
+  for (const ast::Stmt *kernel : kernels)
     if (auto signature = sema::signatureFromSource(sources, *kernel))
-      specs.push_back({kernel->name, *signature});
+      if (seen.insert(kernel->name).second)
+        specs.push_back({kernel->name, *signature});
   if (specs.empty())
     sources.error(SourceLoc{module.file, 0, 0},
                   "no kernel to compile: name one with -k NAME -s SIGNATURE, or put a "
@@ -93,14 +99,19 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
   std::vector<std::string> usedDefines;
   for (const KernelSpec &spec : kernelsToCompile(options, *syntax, sources)) {
     // @triton.autotune: one specialisation per config, named NAME__i, grouped in the metadata.
-    const std::vector<const ast::Stmt *> jit = sema::jitFunctions(*syntax);
-    auto kernel = std::find_if(jit.begin(), jit.end(),
-                               [&](const ast::Stmt *f) { return f->name == spec.name; });
+    // The kernel is the definition Python binds (one inside `if has_triton():` too).
+    sema::KernelRequest base;
+    base.name = spec.name;
+    base.arch = options.arch;
+    for (const auto &library : stdlib)
+      base.stdlib.push_back(library.get());
+    base.imports = imports.get();
+    const ast::Stmt *kernel = sema::findKernel(*syntax, sources, base);
     // A signature that binds every constexpr asks for one specialisation (bindsEveryConstexpr).
     sema::AutotuneSpec tuning;
-    if (kernel != jit.end() &&
-        !sema::bindsEveryConstexpr(**kernel, spec.signature, options.defines))
-      tuning = sema::readAutotune(**kernel, sources, options.numWarps, options.numStages);
+    if (kernel && !sema::bindsEveryConstexpr(*kernel, spec.signature, options.defines))
+      tuning =
+          sema::readAutotune(*kernel, sources, options.numWarps, options.numStages, syntax.get());
     else
       tuning.configs.push_back({{}, options.numWarps, options.numStages}); // sema reports it
     codegen::KernelVariants group;

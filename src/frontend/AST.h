@@ -48,6 +48,7 @@ enum class ExprKind {
   Tuple,         // (a, b) or a, b
   List,          // [a, b]
   Comprehension, // [e for x in xs if c] (boolValue: a list) or (e for x in xs) (a generator)
+  NamedExpr,     // target := value (name: the target, operands[0]: the value)
   Unsupported,   // lambda, dict, set, their comprehensions, await, yield, starred...: kept by name
 };
 
@@ -77,6 +78,7 @@ struct Expr {
   // Payloads; which ones are meaningful depends on `kind` (see the comments on ExprKind).
   std::string name;    // Name: identifier; Attribute: attribute name; Unsupported: what it was
   int64_t intValue = 0;     // IntLit
+  bool intIsUint64 = false; // IntLit: intValue holds the bits of a literal in [2^63, 2^64)
   double floatValue = 0.0;  // FloatLit
   bool boolValue = false;   // BoolLit
   std::string stringValue;  // StringLit: the decoded text

@@ -223,6 +223,8 @@ private:
       return "List";
     case ExprKind::Comprehension:
       return expr.boolValue ? "ListComp" : "GeneratorExp";
+    case ExprKind::NamedExpr:
+      return "NamedExpr " + expr.name;
     case ExprKind::Unsupported:
       return "Unsupported " + expr.name;
     }

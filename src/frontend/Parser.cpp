@@ -204,6 +204,8 @@ std::string describeExpr(const ast::Expr &expr) {
     return "list";
   case ast::ExprKind::Comprehension:
     return expr.boolValue ? "list comprehension" : "generator expression";
+  case ast::ExprKind::NamedExpr:
+    return "named expression";
   case ast::ExprKind::Unsupported:
     return expr.name;
   }
@@ -895,8 +897,7 @@ private:
       if (seenKeyword)
         error(at, "positional argument follows keyword argument");
       if (arg->WALRUS()) {
-        buildWalrus(tests[0], tests[1]);
-        call.operands.push_back(unsupported("assignment expression", at));
+        call.operands.push_back(buildWalrus(tests[0], tests[1], at));
         continue;
       }
       if (auto *comprehension = arg->comp_for()) {
@@ -978,15 +979,19 @@ private:
     std::vector<PythonParser::TestContext *> tests = ctx->test();
     if (tests.size() == 1)
       return buildTest(tests[0]);
-    buildWalrus(tests[0], tests[1]);
-    return unsupported("assignment expression", loc(ctx));
+    return buildWalrus(tests[0], tests[1], loc(ctx));
   }
 
-  void buildWalrus(PythonParser::TestContext *targetCtx, PythonParser::TestContext *valueCtx) {
+  /// `name := value`: a NamedExpr whose name is the target.
+  ExprPtr buildWalrus(PythonParser::TestContext *targetCtx, PythonParser::TestContext *valueCtx,
+                      SourceLoc at) {
     ExprPtr target = buildTest(targetCtx);
     if (target->kind != ast::ExprKind::Name)
       error(target->loc, "cannot use assignment expressions with " + describeExpr(*target));
-    buildTest(valueCtx);
+    ExprPtr named = makeExpr(ast::ExprKind::NamedExpr, at);
+    named->name = target->name;
+    named->operands.push_back(buildTest(valueCtx));
+    return named;
   }
 
   ExprPtr buildTest(PythonParser::TestContext *ctx) {
@@ -1433,12 +1438,14 @@ private:
       return unsupported("complex literal", at);
     if (ctx->INTEGER()) {
       std::optional<uint64_t> value = parseIntegerText(text);
-      // Host code may hold integers of any size (0xFFFFFFFFFFFFFFFF masks...): the file still
-      // parses, and only a kernel that uses such a literal gets an error.
-      if (!value || *value > static_cast<uint64_t>(INT64_MAX))
+      // Host code may hold integers of any size: the file still parses, and only a kernel that
+      // uses a literal beyond 64 bits gets an error. One in [2^63, 2^64) (0xFFFFFFFFFFFFFFFF
+      // masks, 0x8000000000000000 sign bits) is a uint64 in Triton.
+      if (!value)
         return unsupported("integer literal '" + text + "' (larger than 64 bits)", at);
       ExprPtr expr = makeExpr(ast::ExprKind::IntLit, at);
       expr->intValue = static_cast<int64_t>(*value);
+      expr->intIsUint64 = *value > static_cast<uint64_t>(INT64_MAX);
       return expr;
     }
     std::string digits;

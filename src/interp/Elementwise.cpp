@@ -617,6 +617,41 @@ template <typename F> double libdeviceLane(const std::string &fn, const F *x) {
     return std::hypot(a, b);
   if (fn == "copysign")
     return std::copysign(a, b);
+  // The special functions in double, as the C library has them (j0 and the like are POSIX's).
+  const double d = static_cast<double>(a);
+  const double pi = 3.14159265358979323846;
+  if (fn == "lgamma")
+    return std::lgamma(a);
+  if (fn == "tgamma")
+    return std::tgamma(a);
+  if (fn == "j0")
+    return ::j0(d);
+  if (fn == "j1")
+    return ::j1(d);
+  if (fn == "y0")
+    return ::y0(d);
+  if (fn == "y1")
+    return ::y1(d);
+  if (fn == "cyl_bessel_i0")
+    return std::cyl_bessel_i(0.0, std::fabs(d));
+  if (fn == "cyl_bessel_i1")
+    return std::copysign(std::cyl_bessel_i(1.0, std::fabs(d)), d);
+  if (fn == "erfcx")
+    return std::exp(d * d) * std::erfc(d);
+  if (fn == "normcdf")
+    return 0.5 * std::erfc(-d / std::sqrt(2.0));
+  if (fn == "sinpi")
+    return std::sin(pi * d);
+  if (fn == "cospi")
+    return std::cos(pi * d);
+  if (fn == "logb")
+    return std::logb(a);
+  if (fn == "nextafter")
+    return std::nextafter(a, b);
+  if (fn == "remainder")
+    return std::remainder(a, b);
+  if (fn == "fdim")
+    return std::fdim(a, b);
   if (fn == "isnan")
     return std::isnan(a) ? 1 : 0;
   if (fn == "isinf")

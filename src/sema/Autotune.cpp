@@ -177,8 +177,31 @@ unsigned unsignedKeyword(const ast::Expr &call, const char *name, unsigned fallb
 
 } // namespace
 
+/// The values of the module-level assignments `name = ...` in `stmts`, those inside `if`/`else`
+/// and `try` blocks included.
+static void moduleAssignments(const ast::StmtList &stmts, const std::string &name,
+                              std::vector<const ast::Expr *> &out) {
+  for (const ast::StmtPtr &stmt : stmts) {
+    if ((stmt->kind == ast::StmtKind::Assign || stmt->kind == ast::StmtKind::AnnAssign) &&
+        stmt->targets.size() == 1 && stmt->targets[0]->kind == ast::ExprKind::Name &&
+        stmt->targets[0]->name == name && stmt->value)
+      out.push_back(stmt->value.get());
+    if (stmt->kind == ast::StmtKind::If) {
+      moduleAssignments(stmt->body, name, out);
+      moduleAssignments(stmt->orelse, name, out);
+    } else if (stmt->kind == ast::StmtKind::Unsupported && stmt->name == "try statement") {
+      moduleAssignments(stmt->body, name, out);
+      for (const ast::ExceptHandler &handler : stmt->handlers)
+        moduleAssignments(handler.body, name, out);
+      moduleAssignments(stmt->orelse, name, out);
+      moduleAssignments(stmt->finalbody, name, out);
+    }
+  }
+}
+
 AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
-                          unsigned defaultWarps, unsigned defaultStages) {
+                          unsigned defaultWarps, unsigned defaultStages,
+                          const ast::Module *module) {
   AutotuneSpec spec;
   std::vector<std::pair<std::string, std::string>> heuristics;
   for (const ast::ExprPtr &decorator : kernel.decorators) {
@@ -206,9 +229,27 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
     const ast::Expr *configs = keyword(*decorator, "configs");
     if (!configs && decorator->operands.size() > 1)
       configs = decorator->operands[1].get();
-    if (!configs || configs->kind != ast::ExprKind::List || configs->operands.empty())
-      sources.error(decorator->loc, "@triton.autotune: configs must be a non-empty list literal "
-                                    "of triton.Config(...)");
+    if (configs && configs->kind == ast::ExprKind::Name && module) {
+      // `configs=kernel_configs` with `kernel_configs = [triton.Config(...), ...]` once at
+      // module level (under `if has_triton():` too).
+      std::vector<const ast::Expr *> bound;
+      moduleAssignments(module->body, configs->name, bound);
+      if (bound.size() == 1 && bound[0]->kind == ast::ExprKind::List)
+        configs = bound[0];
+    }
+    if (!configs || configs->kind != ast::ExprKind::List || configs->operands.empty()) {
+      // Configs that module-level code computes (a name, a call, a comprehension) are not read
+      // yet; one specialisation needs none of them.
+      std::string constexprs;
+      for (const ast::Param &p : kernel.params)
+        if (isConstexprAnnotation(p.annotation.get()) && !p.defaultValue)
+          constexprs += (constexprs.empty() ? "" : ", ") + p.name;
+      sources.error(decorator->loc,
+                    "@triton.autotune: configs must be a non-empty list literal of "
+                    "triton.Config(...) for tilec to compile every config; to compile one, give "
+                    "each constexpr (" +
+                        constexprs + ") a value in the signature or with -D");
+    }
     for (const ast::ExprPtr &config : configs->operands) {
       if (calleeName(*config) != "Config")
         sources.error(config->loc, "@triton.autotune: each config must be triton.Config(...)");

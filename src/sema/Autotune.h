@@ -46,8 +46,11 @@ struct AutotuneSpec {
 /// command line's, used where a config does not give them (Triton's defaults are 4 and 3).
 /// Errors (a config that is not a literal dict, a key that is not a parameter, a heuristic that
 /// is a lambda...) are reported through `sources.error`, which throws CompileError.
+/// `module`, when given, is the kernel's module: `configs=NAME` then reads the list literal that
+/// its one module-level assignment to NAME binds (`configs = [triton.Config(...), ...]`).
 AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
-                          unsigned defaultWarps, unsigned defaultStages);
+                          unsigned defaultWarps, unsigned defaultStages,
+                          const ast::Module *module = nullptr);
 
 /// Whether `signature` and `defines` bind every tl.constexpr parameter of `kernel` (which has at
 /// least one). Then a config has nothing left to choose but num_warps and num_stages, which the

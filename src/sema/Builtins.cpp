@@ -271,6 +271,12 @@ std::string shapeText(const Type &t) {
   return text + "]";
 }
 
+/// Whether a stdlib function of this name is one of tl's: those of other modules
+/// (tl.extra.cuda's in extra_cuda.tl, torch's triton_helpers in inductor.tl) carry a prefix.
+bool isTlStdlibName(const std::string &name) {
+  return name.rfind("cuda_", 0) != 0 && name.rfind("inductor_", 0) != 0;
+}
+
 std::string valueText(const SemaValue &v) {
   return v.kind == Kind::String ? v.name : v.repr();
 }
@@ -301,8 +307,9 @@ std::optional<SemaValue> Specializer::tritonLanguageAttribute(const std::string 
   if (supportedTl().count(attr))
     return SemaValue::ofBuiltin("tl." + attr);
   // Functions Triton writes in its own language come from tilec's stdlib.
-  if (const ast::Stmt *def = stdlibFunction(attr))
-    return SemaValue::ofJitFunction(def);
+  if (isTlStdlibName(attr))
+    if (const ast::Stmt *def = stdlibFunction(attr))
+      return SemaValue::ofJitFunction(def);
   // Older Triton had libdevice's functions in tl.math (tl.math.tanh).
   if (module == "triton.language.math" && tir::findLibdeviceFunction(attr))
     return SemaValue::ofBuiltin("libdevice." + attr);
@@ -381,6 +388,19 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
         return SemaValue::ofJitFunction(def);
     error(loc, "tl.extra.cuda." + attr + " is not supported yet");
   }
+  // PyTorch Inductor's generated kernels call torch's triton_helpers module (the runtime/ one
+  // from torch 2.3 on): its @triton.jit helpers are tilec's stdlib/inductor.tl, its libdevice
+  // and math are Triton's.
+  if (module == "torch._inductor.runtime.triton_helpers" ||
+      module == "torch._inductor.triton_helpers") {
+    if (attr == "libdevice")
+      return SemaValue::ofModule("triton.language.extra.libdevice");
+    if (attr == "math")
+      return SemaValue::ofModule("triton.language.math");
+    if (const ast::Stmt *def = stdlibFunction("inductor_" + attr))
+      return SemaValue::ofJitFunction(def);
+    error(loc, "torch's triton_helpers." + attr + " is not supported yet");
+  }
   if (module == "triton.language.extra.libdevice" ||
       module == "triton.language.extra.cuda.libdevice") {
     if (tir::findLibdeviceFunction(attr))
@@ -436,7 +456,7 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
       return m;
     }
     // Stdlib functions are tensor methods too (x.sigmoid(), x.softmax(), x.ravel()).
-    if (const ast::Stmt *def = stdlibFunction(attr)) {
+    if (const ast::Stmt *def = isTlStdlibName(attr) ? stdlibFunction(attr) : nullptr) {
       SemaValue m = SemaValue::ofJitFunction(def);
       m.elems.push_back(value);
       return m;
@@ -726,9 +746,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       }
     }
     if (v.isConstexprNumber())
-      return SemaValue::ofFloat(v.kind == Kind::Float ? v.floatValue
-                                : v.kind == Kind::Bool ? v.boolValue
-                                                       : static_cast<double>(v.intValue));
+      return SemaValue::ofFloat(v.numberAsFloat());
     error(loc, "float() of a run-time value is not supported: use x.to(tl.float32)");
   }
   if (name == "py.bool" && args.positional.size() == 1 && args.keywords.empty()) {
@@ -749,14 +767,17 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       // Python's int() of a float has unbounded range; ours stops at int64 (and NaN has none).
       if (v.kind == Kind::Float && !(std::fabs(v.floatValue) < 9223372036854775808.0))
         error(loc, "int() of " + v.describe() + " does not fit in 64-bit integers");
+      if (v.kind == Kind::Int)
+        return v;
       return SemaValue::ofInt(v.kind == Kind::Float ? static_cast<int64_t>(v.floatValue)
-                              : v.kind == Kind::Bool ? v.boolValue
-                                                     : v.intValue);
+                                                    : v.boolValue);
     }
-    if (v.kind == Kind::Int && v.intValue == std::numeric_limits<int64_t>::min())
-      error(loc, "abs() of the smallest 64-bit integer does not fit in 64-bit integers");
-    return v.kind == Kind::Float ? SemaValue::ofFloat(std::fabs(v.floatValue))
-                                 : SemaValue::ofInt(std::llabs(v.intValue));
+    if (v.kind == Kind::Float)
+      return SemaValue::ofFloat(std::fabs(v.floatValue));
+    __int128 x = v.numberAsWideInt(); // |-2^127| is the one value beyond 128 bits
+    if (x == std::numeric_limits<__int128>::min())
+      error(loc, "abs() of " + v.repr() + " overflows 128-bit integers");
+    return SemaValue::ofWideInt(x < 0 ? -x : x);
   }
   if (name == "py.len") {
     if (args.positional.size() != 1)
@@ -766,6 +787,10 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       return SemaValue::ofInt(static_cast<int64_t>(v.elems.size()));
     if (v.isTensor() && v.value->type().isTensor())
       return SemaValue::ofInt(v.value->type().shape[0]);
+    if (v.kind == Kind::String) // code points: the UTF-8 bytes that do not continue one
+      return SemaValue::ofInt(std::count_if(v.name.begin(), v.name.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+      }));
     error(loc, "len() of " + v.describe() + " is not supported");
   }
   if (name == "py.print") {
@@ -837,7 +862,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     return copy;
   }
   // Methods of strings and of the library objects of module-level code (HostPython.cpp).
-  if (name.rfind("str.", 0) == 0 || name.rfind("re.", 0) == 0)
+  if (name.rfind("str.", 0) == 0 || name.rfind("re.", 0) == 0 || name.rfind("importlib.", 0) == 0)
     return callHostLibrary(name, args);
 
   if (name.rfind("libdevice.", 0) == 0)
@@ -851,6 +876,19 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (fn == "constexpr") {
     auto a = bindArgs(*this, display, {"value"}, 1, args);
     return *a.values[0];
+  }
+  if (fn == "pointer_type") {
+    // tl.pointer_type(tl.uint32): the dtype of pointers to it (for .to() casts of pointers and
+    // of the 64-bit integers that hold addresses), in the global address space.
+    auto a = bindArgs(*this, display, {"element_ty", "address_space", "const"}, 1, args);
+    if (a.values[0]->kind != Kind::DType || a.values[0]->dtype.isPointer())
+      error(loc, "tl.pointer_type needs the dtype of the elements, got " + a.values[0]->describe());
+    if (const SemaValue *space = a.get(1);
+        space && !(space->isConstexprNumber() && space->numberAsInt() == 1))
+      error(loc, "tl.pointer_type: only the global address space (1) is supported yet");
+    if (const SemaValue *isConst = a.get(2); isConst && constexprTruth(*isConst).value_or(true))
+      error(loc, "tl.pointer_type(const=True) is not supported yet");
+    return SemaValue::ofDType(tir::DType::pointer(a.values[0]->dtype.kind));
   }
   if (fn == "static_assert") {
     auto a = bindArgs(*this, display, {"cond", "msg"}, 1, args);
@@ -1097,15 +1135,41 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     auto asElem = [&](const SemaValue &v) {
       return v.isTensor() ? castTo(v.value, elem) : materialize(v, loc, elem);
     };
+    // The memory order and scope, as Triton takes them (acq_rel and gpu by default); kept on the
+    // op where they differ, for the atom instruction's qualifiers.
+    auto orderAttrs = [&](tir::Operation *op) {
+      const SemaValue *sem = a.get(3), *scope = a.get(4);
+      if (sem) {
+        if (sem->kind != Kind::String || (sem->name != "acquire" && sem->name != "release" &&
+                                          sem->name != "acq_rel" && sem->name != "relaxed"))
+          error(loc, display + ": sem must be 'acquire', 'release', 'acq_rel' or 'relaxed', got " +
+                         (sem->kind == Kind::String ? "'" + sem->name + "'" : sem->describe()));
+        if (sem->name != "acq_rel")
+          op->setAttr("sem", sem->name);
+      }
+      if (scope) {
+        if (scope->kind != Kind::String ||
+            (scope->name != "gpu" && scope->name != "cta" && scope->name != "sys"))
+          error(loc,
+                display + ": scope must be 'gpu', 'cta' or 'sys', got " +
+                    (scope->kind == Kind::String ? "'" + scope->name + "'" : scope->describe()));
+        if (scope->name != "gpu")
+          op->setAttr("scope", scope->name);
+      }
+      return op;
+    };
     if (cas) {
       tir::Value *cmp = asElem(*a.values[1]);
       tir::Value *val = asElem(*a.values[2]);
       std::vector<int64_t> shape = broadcastShape(ptr->type(), cmp->type(), loc);
       shape = broadcastShape(Type(elem, shape), val->type(), loc);
-      return SemaValue::ofTensor(builder_.createValue(
-          OpCode::AtomicCAS,
-          {broadcastTo(ptr, shape, loc), broadcastTo(cmp, shape, loc), broadcastTo(val, shape, loc)},
-          Type(elem, shape)));
+      tir::Value *old =
+          builder_.createValue(OpCode::AtomicCAS,
+                               {broadcastTo(ptr, shape, loc), broadcastTo(cmp, shape, loc),
+                                broadcastTo(val, shape, loc)},
+                               Type(elem, shape));
+      orderAttrs(old->definingOp());
+      return SemaValue::ofTensor(old);
     }
     tir::Value *val = asElem(*a.values[1]);
     std::vector<int64_t> shape = broadcastShape(ptr->type(), val->type(), loc);
@@ -1119,6 +1183,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       operands.push_back(broadcastTo(mask, shape, loc));
     tir::Operation *op = builder_.create(OpCode::AtomicRMW, operands, {Type(elem, shape)});
     op->setAttr("kind", fn.substr(7));
+    orderAttrs(op);
     return SemaValue::ofTensor(op->result());
   }
 
@@ -1355,18 +1420,6 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     error(loc, "tl.dtype: '" + name.name +
                    "' is no dtype name (Triton's are int1, int8, int16, int32, int64, uint8, "
                    "uint16, uint32, uint64, fp8e4nv, fp8e5, fp16, bf16, fp32 and fp64)");
-  }
-  if (fn == "pointer_type") {
-    // tl.pointer_type(tl.float16): the dtype of a pointer, for .to() (a grouped GEMM's table of
-    // int64 addresses: tl.load(ptrs + g).to(tl.pointer_type(tl.float16))).
-    auto a = bindArgs(*this, display, {"element_ty", "address_space", "const"}, 1, args);
-    DType element = constDType(*this, *a.values[0], loc, "element_ty");
-    if (element.isPointer())
-      error(loc, "tl.pointer_type of a pointer type is not supported yet");
-    if (const SemaValue *space = a.get(1); space && constantInt(*space, loc, "address_space") != 1)
-      error(loc,
-            "tl.pointer_type with an address space other than 1 (global) is not supported yet");
-    return SemaValue::ofDType(DType::pointer(element.kind));
   }
   if (fn == "expand_dims") {
     auto a = bindArgs(*this, display, {"input", "axis"}, 2, args);

@@ -51,6 +51,8 @@ constexpr const char *kVersionClass = "packaging.version.Version";
 constexpr const char *kMatchClass = "re.Match";
 constexpr const char *kPatternClass = "re.Pattern";
 constexpr const char *kModuleSpecClass = "importlib.machinery.ModuleSpec";
+// A ModuleSpec's loader (spec.loader.exec_module(module)).
+constexpr const char *kModuleLoaderClass = "importlib.machinery.SourceFileLoader";
 // triton.runtime.driver.active.get_current_target() and .utils.get_device_properties(i), asked
 // of the GPU tilec compiles for (Specializer::deviceQuery).
 constexpr const char *kGpuTargetClass = "triton.backends.compiler.GPUTarget";
@@ -187,7 +189,7 @@ std::optional<std::string> pyRepr(const SemaValue &v) {
   case Kind::Bool:
     return std::string(v.boolValue ? "True" : "False");
   case Kind::Int:
-    return std::to_string(v.intValue);
+    return v.repr();
   case Kind::Float:
     return floatRepr(v.floatValue);
   case Kind::String:
@@ -576,6 +578,11 @@ std::string Specializer::pythonFormat(const SemaValue &v, const std::string &spe
   PyFormatResult result;
   switch (v.kind) {
   case Kind::Int:
+    if (v.intIsWide) {
+      if (!spec.empty())
+        error(loc, "formatting an integer beyond int64 with '" + spec + "' is not supported yet");
+      return v.repr();
+    }
     result = formatPythonInt(v.intValue, false, spec);
     break;
   case Kind::Bool:
@@ -819,7 +826,14 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
   if (isObject(object, kModuleSpecClass)) {
     if (attr == "name")
       return object.elems[0];
+    if (attr == "loader")
+      return makeObject(kModuleLoaderClass, {object.elems[0]});
     error(loc, "ModuleSpec has no attribute '" + attr + "' (or it is not supported yet)");
+  }
+  if (isObject(object, kModuleLoaderClass)) {
+    if (attr == "exec_module")
+      return method(std::string(kModuleLoaderClass) + ".exec_module");
+    error(loc, "the module loader has no attribute '" + attr + "' (or it is not supported yet)");
   }
   if (isObject(object, kPatternClass)) {
     if (attr == "match" || attr == "search" || attr == "fullmatch" || attr == "sub" ||
@@ -1496,6 +1510,25 @@ SemaValue Specializer::findSpec(CallArgs &args) {
   return makeObject(kModuleSpecClass, {SemaValue::ofString(name)});
 }
 
+SemaValue Specializer::moduleFromSpec(CallArgs &args) {
+  auto a = bindCallArgs(*this, "importlib.util.module_from_spec", {"spec"}, 1, args);
+  if (!isObject(*a[0], kModuleSpecClass))
+    error(args.loc, "importlib.util.module_from_spec needs a spec from importlib.util.find_spec, "
+                    "not " +
+                        a[0]->describe());
+  const std::string &name = a[0]->elems[0].name;
+  // A file tilec loaded for an import is that module; triton's and the host libraries' modules
+  // are the ones tilec models (find_spec found nothing else).
+  for (size_t m = 0; graph_ && m < graph_->modules.size(); ++m)
+    if (graph_->modules[m].name == name && !graph_->modules[m].path.empty())
+      return SemaValue::ofUserModule(name, static_cast<int>(m));
+  std::string root = name.substr(0, name.find('.'));
+  if (root == "triton" || isAlwaysInstalled(root))
+    return SemaValue::ofModule(name);
+  error(args.loc, "importlib.util.module_from_spec of '" + name +
+                      "', a file no import of the kernel's modules loads, is not supported yet");
+}
+
 SemaValue Specializer::callGetattr(CallArgs &args, bool hasattr) {
   std::string fn = hasattr ? "hasattr" : "getattr";
   size_t most = hasattr ? 2 : 3;
@@ -1516,6 +1549,11 @@ SemaValue Specializer::callGetattr(CallArgs &args, bool hasattr) {
     has = state.globals.count(attr.name) || state.pending.count(attr.name) ||
           state.conditional.count(attr.name) || state.imported.count(attr.name) ||
           graph_->modules[index].submodules.count(attr.name);
+  } else if (object.kind == Kind::Module && object.name == "torch.version" &&
+             (attr.name == "__version__" || attr.name == "cuda" || attr.name == "hip" ||
+              attr.name == "debug" || attr.name == "git_version")) {
+    // What torch/version.py defines in every build (fbcode's has no git_version).
+    has = true;
   } else if (object.kind == Kind::Module && object.name == "torch" &&
              (attr.name == "cuda" || attr.name == "version")) {
     has = true;
@@ -1851,6 +1889,13 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     return importlibVersion(args);
   if (qualified == "importlib.util.find_spec")
     return findSpec(args);
+  if (qualified == "importlib.util.module_from_spec")
+    return moduleFromSpec(args);
+  if (qualified == std::string(kModuleLoaderClass) + ".exec_module") {
+    // The module runs as tilec runs every module: each name when a kernel first uses it.
+    bindCallArgs(*this, "exec_module", {"self", "module"}, 2, args);
+    return SemaValue::none();
+  }
   if (qualified == "os.environ.get" || qualified == "os.getenv") {
     auto a = bindCallArgs(*this, qualified, {"key", "default"}, 1, args);
     if (a[0]->kind != Kind::String)
@@ -1867,6 +1912,13 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
       qualified.rfind("torch.cuda.get_device_", 0) == 0 || qualified == "torch.cuda.device_count")
     return deviceQuery(qualified, args);
   if (qualified == "torch.cuda.is_available") {
+    bindCallArgs(*this, qualified, {}, 0, args);
+    return SemaValue::ofBool(true);
+  }
+  // torch's own test for Triton (torchao defines its kernels under `if has_triton():`): the host
+  // that runs the kernels has Triton and a GPU it supports.
+  if (qualified == "torch.utils._triton.has_triton" ||
+      qualified == "torch.utils._triton.has_triton_package") {
     bindCallArgs(*this, qualified, {}, 0, args);
     return SemaValue::ofBool(true);
   }

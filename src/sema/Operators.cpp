@@ -68,7 +68,8 @@ static DType literalType(const SemaValue &v) {
   case Kind::Float:
     return DType::scalar(ScalarKind::F32);
   default:
-    return literalIntType(v.intValue);
+    // Beyond int64: uint64, where materialize refuses what does not fit it.
+    return v.intIsWide ? DType::scalar(ScalarKind::U64) : literalIntType(v.intValue);
   }
 }
 
@@ -86,6 +87,11 @@ tir::Value *Specializer::materialize(const SemaValue &v, SourceLoc loc, std::opt
   if (v.kind == Kind::Float && !t.isBool() &&
       !(std::fabs(v.floatValue) < 9223372036854775808.0))
     error(loc, "cannot convert " + v.describe() + " to " + t.str());
+  // Triton's to_tensor takes integers up to 2^64 - 1 (as uint64) and refuses larger ones.
+  if (v.kind == Kind::Int && v.intIsWide && !v.isUint64Int())
+    error(loc, "the integer " + v.repr() + " does not fit 64 bits (Triton refuses it too)");
+  if (v.kind == Kind::Int && v.intIsWide && t.isBool())
+    return builder_.intConstant(1, Type(t));
   int64_t asInt = v.kind == Kind::Float && !t.isBool()
                       ? static_cast<int64_t>(std::trunc(v.floatValue))
                   : v.kind == Kind::Bool ? (v.boolValue ? 1 : 0)
@@ -117,6 +123,8 @@ SemaValue Specializer::decayNumbers(const SemaValue &v, SourceLoc loc) {
 }
 
 int64_t Specializer::constantInt(const SemaValue &v, SourceLoc loc, const std::string &what) {
+  if (v.kind == Kind::Int && v.intIsWide)
+    error(loc, what + " " + v.repr() + " is beyond int64: not supported yet here");
   if (v.kind == Kind::Int)
     return v.intValue;
   if (v.kind == Kind::Bool)
@@ -228,26 +236,88 @@ static int64_t floorDiv(int64_t a, int64_t b) {
   return q;
 }
 
-/// Python's integers have no bounds, tilec's constexprs 64 bits: a result beyond them is an error
-/// rather than a wrapped (or undefined) value.
-static SemaValue checkedInt(const Specializer &s, bool overflowed, int64_t value, SourceLoc loc) {
-  if (overflowed)
-    s.error(loc, "this constant expression overflows 64-bit integers");
-  return SemaValue::ofInt(value);
-}
-
-/// x ** y for y >= 0, by squaring, so that a huge exponent takes 64 steps at most.
-static SemaValue foldIntPower(const Specializer &s, int64_t x, int64_t y, SourceLoc loc) {
-  int64_t result = 1;
-  bool overflowed = false;
-  while (y > 0 && !overflowed) {
-    if (y & 1)
-      overflowed |= __builtin_mul_overflow(result, x, &result);
-    y >>= 1;
-    if (y > 0)
-      overflowed |= __builtin_mul_overflow(x, x, &x);
+/// An integer operation whose operands or result leave int64, on 128 bits, as Python does it on
+/// its unbounded ints; a result beyond 128 bits is an error.
+static SemaValue foldWideInts(const Specializer &s, ast::BinaryOperator op, __int128 x, __int128 y,
+                              SourceLoc loc) {
+  using BO = ast::BinaryOperator;
+  const char *overflow = "this constant expression overflows 128-bit integers: not supported yet";
+  auto floorDivWide = [](__int128 p, __int128 q) {
+    __int128 quotient = p / q;
+    return (p % q != 0 && ((p < 0) != (q < 0))) ? quotient - 1 : quotient;
+  };
+  __int128 r = 0;
+  switch (op) {
+  case BO::Add:
+    if (__builtin_add_overflow(x, y, &r))
+      s.error(loc, overflow);
+    break;
+  case BO::Sub:
+    if (__builtin_sub_overflow(x, y, &r))
+      s.error(loc, overflow);
+    break;
+  case BO::Mul:
+    if (__builtin_mul_overflow(x, y, &r))
+      s.error(loc, overflow);
+    break;
+  case BO::Div:
+    if (y == 0)
+      s.error(loc, "division by zero");
+    return SemaValue::ofFloat(static_cast<double>(x) / static_cast<double>(y));
+  case BO::FloorDiv:
+  case BO::Mod: {
+    if (y == 0)
+      s.error(loc, "integer division or modulo by zero");
+    if (y == -1) // x // -1 overflows for the smallest x; x % -1 is 0
+      return op == BO::Mod ? SemaValue::ofInt(0) : foldWideInts(s, BO::Sub, 0, x, loc);
+    __int128 quotient = floorDivWide(x, y);
+    r = op == BO::FloorDiv ? quotient : x - quotient * y;
+    break;
   }
-  return checkedInt(s, overflowed, result, loc);
+  case BO::LShift:
+    if (y < 0)
+      s.error(loc, "negative shift count");
+    if (x == 0)
+      break;
+    // Shifted back, the value must come out unchanged: no bit (nor the sign) was lost.
+    if (y >= 127 || ((x << static_cast<int>(y)) >> static_cast<int>(y)) != x)
+      s.error(loc, overflow);
+    r = x << static_cast<int>(y);
+    break;
+  case BO::RShift:
+    if (y < 0)
+      s.error(loc, "negative shift count");
+    r = y >= 127 ? (x < 0 ? -1 : 0) : x >> static_cast<int>(y);
+    break;
+  case BO::BitAnd:
+    r = x & y;
+    break;
+  case BO::BitOr:
+    r = x | y;
+    break;
+  case BO::BitXor:
+    r = x ^ y;
+    break;
+  case BO::Pow:
+    if (y < 0)
+      return SemaValue::ofFloat(std::pow(static_cast<double>(x), static_cast<double>(y)));
+    if (x == 0 || x == 1) {
+      r = y == 0 ? 1 : x;
+    } else if (x == -1) {
+      r = (y & 1) ? -1 : 1;
+    } else {
+      // |x| >= 2: at most 127 steps before a product overflows.
+      r = 1;
+      for (__int128 i = 0; i < y; ++i)
+        if (__builtin_mul_overflow(r, x, &r))
+          s.error(loc, overflow);
+    }
+    break;
+  default:
+    s.error(loc, std::string("operator '") + ast::spelling(op) +
+                     "' on an integer beyond int64 is not supported yet");
+  }
+  return SemaValue::ofWideInt(r);
 }
 
 static SemaValue foldBinary(const Specializer &s, ast::BinaryOperator op, const SemaValue &a,
@@ -262,21 +332,24 @@ static SemaValue foldBinary(const Specializer &s, ast::BinaryOperator op, const 
                                : (a.boolValue != b.boolValue);
     return SemaValue::ofBool(r);
   }
+  if (ints && (a.intIsWide || b.intIsWide))
+    return foldWideInts(s, op, a.numberAsWideInt(), b.numberAsWideInt(), loc);
   if (ints) {
     int64_t x = a.numberAsInt(), y = b.numberAsInt(), r = 0;
     switch (op) {
-    case BO::Add: {
-      bool overflowed = __builtin_add_overflow(x, y, &r);
-      return checkedInt(s, overflowed, r, loc);
-    }
-    case BO::Sub: {
-      bool overflowed = __builtin_sub_overflow(x, y, &r);
-      return checkedInt(s, overflowed, r, loc);
-    }
-    case BO::Mul: {
-      bool overflowed = __builtin_mul_overflow(x, y, &r);
-      return checkedInt(s, overflowed, r, loc);
-    }
+    // Beyond int64, Python's result may still be a uint64 (2**63, 1 << 63, MAX + MAX + 1).
+    case BO::Add:
+      if (__builtin_add_overflow(x, y, &r))
+        return foldWideInts(s, op, x, y, loc);
+      return SemaValue::ofInt(r);
+    case BO::Sub:
+      if (__builtin_sub_overflow(x, y, &r))
+        return foldWideInts(s, op, x, y, loc);
+      return SemaValue::ofInt(r);
+    case BO::Mul:
+      if (__builtin_mul_overflow(x, y, &r))
+        return foldWideInts(s, op, x, y, loc);
+      return SemaValue::ofInt(r);
     case BO::Div:
       if (y == 0)
         s.error(loc, "division by zero");
@@ -284,7 +357,8 @@ static SemaValue foldBinary(const Specializer &s, ast::BinaryOperator op, const 
     case BO::FloorDiv:
       if (y == 0)
         s.error(loc, "integer division by zero");
-      checkedInt(s, x == std::numeric_limits<int64_t>::min() && y == -1, 0, loc);
+      if (x == std::numeric_limits<int64_t>::min() && y == -1) // 2^63
+        return foldWideInts(s, op, x, y, loc);
       return SemaValue::ofInt(floorDiv(x, y));
     case BO::Mod:
       if (y == 0)
@@ -293,17 +367,17 @@ static SemaValue foldBinary(const Specializer &s, ast::BinaryOperator op, const 
         return SemaValue::ofInt(0);
       return SemaValue::ofInt(x - floorDiv(x, y) * y);
     case BO::Pow:
-      if (y < 0)
-        return SemaValue::ofFloat(std::pow(static_cast<double>(x), static_cast<double>(y)));
-      return foldIntPower(s, x, y, loc);
+      return foldWideInts(s, op, x, y, loc);
     case BO::LShift:
       if (y < 0)
         s.error(loc, "negative shift count");
       if (y >= 64)
-        return checkedInt(s, x != 0, 0, loc);
+        return x == 0 ? SemaValue::ofInt(0) : foldWideInts(s, op, x, y, loc);
       // Shifted back, the value must come out unchanged: no bit (nor the sign) was lost.
       r = static_cast<int64_t>(static_cast<uint64_t>(x) << y);
-      return checkedInt(s, (r >> y) != x, r, loc);
+      if ((r >> y) != x)
+        return foldWideInts(s, op, x, y, loc);
+      return SemaValue::ofInt(r);
     case BO::RShift:
       if (y < 0)
         s.error(loc, "negative shift count");
@@ -511,7 +585,7 @@ static std::optional<bool> constantsEqual(const SemaValue &a, const SemaValue &b
     return std::nullopt;
   if (a.isConstexprNumber() && b.isConstexprNumber()) {
     if (isIntLike(a) && isIntLike(b))
-      return a.numberAsInt() == b.numberAsInt();
+      return a.numberAsWideInt() == b.numberAsWideInt();
     return a.numberAsFloat() == b.numberAsFloat();
   }
   if (a.kind != b.kind)
@@ -592,7 +666,7 @@ SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
   if (lhs.isConstexprNumber() && rhs.isConstexprNumber()) {
     bool r;
     if (isIntLike(lhs) && isIntLike(rhs)) {
-      int64_t a = lhs.numberAsInt(), b = rhs.numberAsInt();
+      __int128 a = lhs.numberAsWideInt(), b = rhs.numberAsWideInt();
       r = op == CO::Lt ? a < b : op == CO::Le ? a <= b : op == CO::Gt ? a > b
           : op == CO::Ge ? a >= b : op == CO::Eq ? a == b : a != b;
     } else {
@@ -601,6 +675,21 @@ SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
           : op == CO::Ge ? a >= b : op == CO::Eq ? a == b : a != b;
     }
     return SemaValue::ofBool(r);
+  }
+  // Python orders tuples (and lists) element by element: the first pair that differs decides,
+  // else the shorter one is smaller (`torch.cuda.get_device_capability() >= (10, 0)`).
+  if (lhs.kind == Kind::Tuple && rhs.kind == Kind::Tuple && lhs.isList == rhs.isList) {
+    size_t common = std::min(lhs.elems.size(), rhs.elems.size());
+    for (size_t i = 0; i < common; ++i) {
+      std::optional<bool> same = constexprTruth(compareOp(CO::Eq, lhs.elems[i], rhs.elems[i], loc));
+      if (!same)
+        error(loc, std::string("cannot compare with '") + ast::spelling(op) +
+                       "': tuples whose elements are not constants");
+      if (!*same)
+        return compareOp(op, lhs.elems[i], rhs.elems[i], loc);
+    }
+    int c = lhs.elems.size() < rhs.elems.size() ? -1 : lhs.elems.size() > rhs.elems.size() ? 1 : 0;
+    return SemaValue::ofBool(orderingHolds(op, c));
   }
   for (const SemaValue *v : {&lhs, &rhs})
     if (!v->isTensor() && !v->isConstexprNumber())
@@ -646,16 +735,17 @@ SemaValue Specializer::unaryOp(ast::UnaryOperator op, const SemaValue &operand, 
     case UO::Neg: {
       if (operand.kind == Kind::Float)
         return SemaValue::ofFloat(-operand.floatValue);
-      int64_t negated = 0;
-      bool overflowed = __builtin_sub_overflow(int64_t(0), operand.numberAsInt(), &negated);
-      return checkedInt(*this, overflowed, negated, loc);
+      __int128 negated = 0;
+      if (__builtin_sub_overflow(static_cast<__int128>(0), operand.numberAsWideInt(), &negated))
+        error(loc, "this constant expression overflows 128-bit integers: not supported yet");
+      return SemaValue::ofWideInt(negated);
     }
     case UO::Pos:
       return operand.kind == Kind::Bool ? SemaValue::ofInt(operand.numberAsInt()) : operand;
     case UO::Invert:
       if (operand.kind == Kind::Float)
         error(loc, "'~' needs an integer");
-      return SemaValue::ofInt(~operand.numberAsInt());
+      return SemaValue::ofWideInt(~operand.numberAsWideInt());
     default:
       break;
     }

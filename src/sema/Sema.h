@@ -54,6 +54,15 @@ std::vector<std::unique_ptr<ast::Module>> parseStdlib(SourceManager &sources);
 
 /// The module's @triton.jit functions, in source order.
 std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module);
+/// The @triton.jit functions defined inside the module's top-level `if`/`else` and `try` blocks
+/// (`if has_triton(): @triton.jit def k(...)`), nested ones included, in source order.
+std::vector<const ast::Stmt *> conditionalJitFunctions(const ast::Module &module);
+/// The definition of kernel `request.name` that Python would bind: a top-level @triton.jit
+/// function, or one inside module-level `if`/`try` blocks, whose conditions are then evaluated
+/// as for any module-level name (an error when the branch taken defines no such kernel). Null
+/// when the module defines no kernel of that name anywhere.
+const ast::Stmt *findKernel(const ast::Module &module, const SourceManager &sources,
+                            const KernelRequest &request);
 /// Whether a parameter annotation makes it a compile-time constant (`tl.constexpr`).
 bool isConstexprAnnotation(const ast::Expr *annotation);
 

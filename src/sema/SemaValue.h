@@ -9,10 +9,25 @@
 #include "frontend/AST.h"
 #include "tir/IR.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace tilec::sema {
+
+/// A 128-bit integer in decimal, as Python prints it.
+inline std::string wideIntToString(__int128 v) {
+  bool negative = v < 0;
+  unsigned __int128 magnitude =
+      negative ? static_cast<unsigned __int128>(-(v + 1)) + 1 : static_cast<unsigned __int128>(v);
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(magnitude % 10)));
+    magnitude /= 10;
+  } while (magnitude != 0);
+  return negative ? "-" + digits : digits;
+}
 
 struct SemaValue {
   enum class Kind {
@@ -45,6 +60,11 @@ struct SemaValue {
 
   Kind kind = Kind::None;
   int64_t intValue = 0;
+  /// Int: the value is outside int64 and held in wideValue (intValue has its low 64 bits).
+  /// Python's ints are unbounded, tilec's constants 128-bit; Triton gives a number in
+  /// [2^63, 2^64) the type uint64 and refuses larger ones in kernels (semantic.to_tensor).
+  bool intIsWide = false;
+  __int128 wideValue = 0;
   double floatValue = 0.0;
   bool boolValue = false;
   std::string name; // String: the text; Module: dotted name; Builtin: qualified name
@@ -63,6 +83,18 @@ struct SemaValue {
     r.kind = Kind::Int;
     r.intValue = v;
     return r;
+  }
+  /// An Int of any 128-bit value: a plain one where it fits int64.
+  static SemaValue ofWideInt(__int128 v) {
+    SemaValue r = ofInt(static_cast<int64_t>(static_cast<uint64_t>(v)));
+    r.intIsWide = v < static_cast<__int128>(INT64_MIN) || v > static_cast<__int128>(INT64_MAX);
+    r.wideValue = r.intIsWide ? v : 0;
+    return r;
+  }
+  /// An Int in [2^63, 2^64): a uint64 in Triton.
+  bool isUint64Int() const {
+    return kind == Kind::Int && intIsWide && wideValue > 0 &&
+           wideValue <= static_cast<__int128>(UINT64_MAX);
   }
   static SemaValue ofFloat(double v) {
     SemaValue r;
@@ -139,8 +171,12 @@ struct SemaValue {
   }
   /// An Int's or a Bool's value as Python's int() gives it (True is 1).
   int64_t numberAsInt() const { return kind == Kind::Bool ? (boolValue ? 1 : 0) : intValue; }
+  /// An Int's or a Bool's value, exactly, for the upper half of uint64 too.
+  __int128 numberAsWideInt() const { return intIsWide ? wideValue : numberAsInt(); }
   /// A constexpr number's value as Python's float() gives it.
   double numberAsFloat() const {
+    if (kind == Kind::Int && intIsWide)
+      return static_cast<double>(wideValue);
     return kind == Kind::Float ? floatValue : static_cast<double>(numberAsInt());
   }
   bool isTensor() const { return kind == Kind::Tensor; }

@@ -27,9 +27,10 @@ using tir::Type;
 //===----------------------------------------------------------------------===//
 
 bool SemaValue::sameAs(const SemaValue &other) const {
-  if (kind != other.kind || intValue != other.intValue || boolValue != other.boolValue ||
-      name != other.name || !(dtype == other.dtype) || value != other.value ||
-      function != other.function || userModule != other.userModule || isList != other.isList ||
+  if (kind != other.kind || intValue != other.intValue || intIsWide != other.intIsWide ||
+      wideValue != other.wideValue || boolValue != other.boolValue || name != other.name ||
+      !(dtype == other.dtype) || value != other.value || function != other.function ||
+      userModule != other.userModule || isList != other.isList ||
       elems.size() != other.elems.size())
     return false;
   // Floats by their bits: a NaN constant stays the same value.
@@ -46,7 +47,7 @@ std::string SemaValue::repr() const {
   case Kind::None:
     return "None";
   case Kind::Int:
-    return std::to_string(intValue);
+    return intIsWide ? wideIntToString(wideValue) : std::to_string(intValue);
   case Kind::Float: {
     std::ostringstream os;
     os.precision(17);
@@ -202,6 +203,63 @@ std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module) {
       result.push_back(stmt.get());
   }
   return result;
+}
+
+static bool isJitDefinition(const ast::Stmt &stmt) {
+  return stmt.kind == ast::StmtKind::FunctionDef &&
+         std::any_of(stmt.decorators.begin(), stmt.decorators.end(),
+                     [](const ast::ExprPtr &d) { return isJitDecorator(*d); });
+}
+
+static void collectConditionalJit(const ast::StmtList &stmts, bool nested,
+                                  std::vector<const ast::Stmt *> &out) {
+  for (const ast::StmtPtr &stmt : stmts) {
+    if (nested && isJitDefinition(*stmt))
+      out.push_back(stmt.get());
+    if (stmt->kind == ast::StmtKind::If) {
+      collectConditionalJit(stmt->body, true, out);
+      collectConditionalJit(stmt->orelse, true, out);
+    } else if (stmt->kind == ast::StmtKind::Unsupported && stmt->name == "try statement") {
+      collectConditionalJit(stmt->body, true, out);
+      for (const ast::ExceptHandler &handler : stmt->handlers)
+        collectConditionalJit(handler.body, true, out);
+      collectConditionalJit(stmt->orelse, true, out);
+      collectConditionalJit(stmt->finalbody, true, out);
+    }
+  }
+}
+
+std::vector<const ast::Stmt *> conditionalJitFunctions(const ast::Module &module) {
+  std::vector<const ast::Stmt *> result;
+  collectConditionalJit(module.body, false, result);
+  return result;
+}
+
+const ast::Stmt *findKernel(const ast::Module &module, const SourceManager &sources,
+                            const KernelRequest &request) {
+  for (const ast::Stmt *f : jitFunctions(module))
+    if (f->name == request.name)
+      return f;
+  const std::vector<const ast::Stmt *> nested = conditionalJitFunctions(module);
+  auto candidate = std::find_if(nested.begin(), nested.end(),
+                                [&](const ast::Stmt *f) { return f->name == request.name; });
+  if (candidate == nested.end())
+    return nullptr;
+  // Which definition Python binds depends on the module-level code around it: ask a
+  // specializer of a scratch function, which evaluates the `if`s (and `try`s) as for any
+  // module-level name a kernel uses.
+  tir::Module scratch;
+  tir::Function *probe = scratch.addFunction(request.name, (*candidate)->loc);
+  Specializer specializer(module, sources, *probe, request.stdlib, request.imports);
+  specializer.setTargetArch(request.arch);
+  const ast::Stmt *kernel = specializer.moduleLevelKernel(request.name, (*candidate)->loc);
+  if (!kernel)
+    sources.error((*candidate)->loc,
+                  "'" + request.name +
+                      "' is a @triton.jit function only on a path of module-level code that "
+                      "Python does not take on the host tilec compiles for (--arch " +
+                      request.arch + ")");
+  return kernel;
 }
 
 Specializer::Specializer(const ast::Module &module, const SourceManager &sources,
@@ -508,6 +566,19 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       for (const std::string &name : names) {
         if (!wanted(name))
           continue;
+        ModuleState::PriorBinding prior;
+        if (auto g = mod().globals.find(name); g != mod().globals.end())
+          prior.global = g->second;
+        if (auto p = mod().pending.find(name); p != mod().pending.end())
+          prior.pending = p->second;
+        if (auto t = mod().pendingTarget.find(name); t != mod().pendingTarget.end())
+          prior.pendingTarget = t->second;
+        if (auto c = mod().conditional.find(name); c != mod().conditional.end())
+          prior.conditional = c->second;
+        if (auto i = mod().imported.find(name); i != mod().imported.end())
+          prior.imported = i->second;
+        if (prior.global || prior.pending || prior.conditional || prior.imported)
+          mod().priorBindings[{stmt.get(), name}] = prior;
         mod().globals.erase(name);
         mod().pending.erase(name);
         mod().imported.erase(name);
@@ -632,6 +703,24 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
   for (const std::string &n : owned)
     mod().conditional.erase(n);
   collectGlobals(*truth ? stmt.body : stmt.orelse, &owned);
+  // A name the branch taken does not bind keeps what it was bound to before the `if`.
+  for (const std::string &n : owned) {
+    auto prior = mod().priorBindings.find({&stmt, n});
+    if (prior == mod().priorBindings.end() || mod().globals.count(n) || mod().pending.count(n) ||
+        mod().conditional.count(n) || mod().imported.count(n))
+      continue;
+    const ModuleState::PriorBinding &p = prior->second;
+    if (p.global)
+      mod().globals[n] = *p.global;
+    if (p.pending)
+      mod().pending[n] = p.pending;
+    if (p.pendingTarget)
+      mod().pendingTarget[n] = p.pendingTarget;
+    if (p.conditional)
+      mod().conditional[n] = p.conditional;
+    if (p.imported)
+      mod().imported[n] = *p.imported;
+  }
 }
 
 SemaValue Specializer::compareVersion(const CallArgs &args) {
@@ -715,6 +804,18 @@ SemaValue Specializer::evalConstantGlobal(const std::string &name, const ast::Ex
   return value;
 }
 
+const ast::Stmt *Specializer::moduleLevelKernel(const std::string &name, SourceLoc use) {
+  // The `if`s that may bind it, evaluated as lookup would; a name no branch taken binds is no
+  // kernel (rather than an undefined name).
+  for (auto c = mod().conditional.find(name); c != mod().conditional.end();
+       c = mod().conditional.find(name))
+    resolveModuleIf(*c->second, name, use);
+  if (!mod().globals.count(name) && !mod().pending.count(name) && !mod().imported.count(name))
+    return nullptr;
+  SemaValue value = lookup(name, use);
+  return value.kind == SemaValue::Kind::JitFunction ? value.function : nullptr;
+}
+
 SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
   if (!scopes_.empty()) {
     auto it = scopes_.back().names.find(name);
@@ -725,7 +826,7 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
     auto it = stdlibGlobals_.find(name);
     if (it != stdlibGlobals_.end())
       return it->second;
-    if (name != "range" && name != "min" && name != "max")
+    if (name != "range" && name != "min" && name != "max" && name != "len")
       error(loc, "undefined name '" + name + "' in the standard library");
     return SemaValue::ofBuiltin("py." + name);
   }
@@ -1336,7 +1437,7 @@ std::optional<bool> Specializer::constexprTruth(const SemaValue &v) const {
   case SemaValue::Kind::None:
     return false;
   case SemaValue::Kind::Int:
-    return v.intValue != 0;
+    return v.numberAsWideInt() != 0;
   case SemaValue::Kind::Float:
     return v.floatValue != 0.0;
   case SemaValue::Kind::Bool:
@@ -1730,7 +1831,7 @@ std::vector<SemaValue> Specializer::hostIterationItems(const ast::Expr &iter) {
       if (b.kind != SemaValue::Kind::Int && b.kind != SemaValue::Kind::Bool)
         raisePython(*builtinExceptionClasses("TypeError"),
                     "'" + b.describe() + "' object cannot be interpreted as an integer", iter.loc);
-      bounds.push_back(b.kind == SemaValue::Kind::Bool ? b.boolValue : b.intValue);
+      bounds.push_back(constantInt(b, iter.loc, "a range() bound"));
     }
     if (bounds.empty() || bounds.size() > 3 || !iter.keywords.empty())
       error(iter.loc, "range() takes 1 to 3 positional arguments");
@@ -1869,6 +1970,8 @@ void Specializer::execFor(const ast::Stmt &stmt) {
       if (bound->kind != SemaValue::Kind::Int)
         error(iter.loc, "tl.static_range needs constexpr integer bounds, not " + bound->describe() +
                             assignedNumberHint(*bound));
+    for (const SemaValue *bound : {&lb, &ub, &step})
+      constantInt(*bound, iter.loc, "a tl.static_range bound");
     if (step.intValue == 0)
       error(iter.loc, "range() step must not be zero");
     __int128 trips = rangeLength(lb.intValue, ub.intValue, step.intValue);
@@ -2092,8 +2195,11 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
       missingModuleError(value.missingImport, expr.loc);
     return value;
   }
-  case ast::ExprKind::IntLit:
+  case ast::ExprKind::IntLit: {
+    if (expr.intIsUint64)
+      return SemaValue::ofWideInt(static_cast<uint64_t>(expr.intValue));
     return SemaValue::ofInt(expr.intValue);
+  }
   case ast::ExprKind::FloatLit:
     return SemaValue::ofFloat(expr.floatValue);
   case ast::ExprKind::BoolLit:
@@ -2186,7 +2292,22 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
   }
   case ast::ExprKind::Comprehension:
     return evalComprehension(expr);
+  case ast::ExprKind::NamedExpr: {
+    // `if spec := importlib.util.find_spec(name):` in the Python functions module-level code
+    // calls binds a local as Python does; Triton's kernels have no walrus.
+    if (hostCallDepth_ == 0)
+      error(expr.loc, std::string("an assignment expression (:=) is not supported ") +
+                          (moduleLevelDepth_ > 0 ? "yet at module level"
+                                                 : "in a kernel (Triton does not support it "
+                                                   "either)"));
+    SemaValue value = eval(*expr.operands[0]);
+    bind(expr.name, value);
+    return value;
+  }
   case ast::ExprKind::Unsupported:
+    if (!inKernelCode())
+      error(expr.loc, expr.name + " is not supported yet in Python code that tilec evaluates at "
+                                  "module level");
     error(expr.loc, expr.name + " is not supported yet in a kernel");
   }
   error(expr.loc, "unexpected expression");
@@ -2218,7 +2339,7 @@ SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
   if (base.kind == SemaValue::Kind::Tuple) {
     if (indices.size() != 1 || indices[0].kind != SemaValue::Kind::Int)
       error(indexExpr.loc, "a tuple can only be indexed by a constant integer");
-    int64_t i = indices[0].intValue;
+    int64_t i = constantInt(indices[0], indexExpr.loc, "a tuple index");
     int64_t n = static_cast<int64_t>(base.elems.size());
     if (i < 0)
       i += n;
@@ -2231,24 +2352,28 @@ SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
     return devicePropertiesItem(base, indices[0], indexExpr.loc);
   if (!base.isTensor())
     error(expr.loc, "cannot index " + base.describe());
-  // x[:, None]: as Triton 3.6's tensor.__getitem__, the i-th entry of the index, when None,
-  // inserts a dimension of size 1 at position i (a scalar becomes a one-element tensor), and
-  // ':' passes; their count need not be the rank (x[None] of a matrix is [1, M, N], a scalar
-  // program id's s[None, None, :] is [1, 1]).
+  // x[:, None] as Triton's tensor.__getitem__: ':' changes nothing, None at position i of the
+  // index inserts a dimension of size 1 at i. A scalar becomes a one-element tensor
+  // (pid[:, None] and pid[None, :] are both [1], as torchao's kernels use them); a None past the
+  // end of a tensor's shape is an error, as Triton's expand_dims makes it.
   for (const SemaValue &index : indices)
     if (index.kind != SemaValue::Kind::Slice && !index.isNone())
       error(indexExpr.loc, "indexing a tensor with " + index.describe() +
                                " is not supported; only ':' and None are (x[:, None])");
   tir::Value *v = base.value;
   unsigned dim = 0;
+  builder_.setLoc(expr.loc);
   for (const SemaValue &index : indices) {
     if (index.isNone()) {
-      if (v->type().rank() > 0 && dim > v->type().rank())
+      if (v->type().isScalar())
+        v = builder_.splat(v, {1});
+      else if (dim > v->type().rank())
         error(indexExpr.loc, "None at position " + std::to_string(dim) +
-                                 " of the index is past the dimensions of a tensor of rank " +
+                                 " of the index inserts a dimension past the end of a tensor of "
+                                 "rank " +
                                  std::to_string(v->type().rank()));
-      builder_.setLoc(expr.loc);
-      v = builder_.expandDims(v, dim);
+      else
+        v = builder_.expandDims(v, dim);
     }
     ++dim;
   }
@@ -2294,6 +2419,11 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
   if (callee.kind == SemaValue::Kind::Module && callee.userModule < 0 &&
       callee.name.rfind("math.", 0) == 0)
     return callMath(callee.name.substr(5), args);
+  // torch.finfo(torch.float32).max in a kernel: Triton calls such Python functions at compile
+  // time and makes their result a constexpr.
+  if (callee.kind == SemaValue::Kind::Module && callee.userModule < 0 &&
+      (callee.name == "torch.finfo" || callee.name == "torch.iinfo"))
+    return callHostLibrary(callee.name, args);
   // A library function (re.match, packaging.version.Version...) called by module-level code.
   if (callee.kind == SemaValue::Kind::Module && callee.userModule < 0 && moduleLevelDepth_ > 0)
     return callHostLibrary(callee.name, args);
@@ -2583,13 +2713,7 @@ static void addTupleParams(tir::Function &function, const std::string &name,
 tir::Function &specializeKernel(const ast::Module &module, const SourceManager &sources,
                                 const KernelRequest &request, tir::Module &out) {
   SourceLoc fileLoc{module.file, 0, 0};
-  const ast::Stmt *kernel = nullptr;
-  std::vector<std::string> available;
-  for (const ast::Stmt *f : jitFunctions(module)) {
-    available.push_back(f->name);
-    if (f->name == request.name)
-      kernel = f;
-  }
+  const ast::Stmt *kernel = findKernel(module, sources, request);
   if (!kernel) {
     // A kernel defined in a class body (`class Operator: @triton.jit def softmax_kernel(...)`,
     // launched as Operator.softmax_kernel[grid]): its names are the module's, as for any
@@ -2615,6 +2739,11 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       kernel = found[0];
   }
   if (!kernel) {
+    std::vector<std::string> available;
+    for (const ast::Stmt *f : jitFunctions(module))
+      available.push_back(f->name);
+    for (const ast::Stmt *f : conditionalJitFunctions(module))
+      available.push_back(f->name);
     std::string list;
     for (const std::string &n : available)
       list += (list.empty() ? "" : ", ") + n;

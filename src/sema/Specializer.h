@@ -63,6 +63,9 @@ public:
               const std::vector<const ast::Module *> &stdlib = {},
               const ModuleGraph *imports = nullptr);
 
+  /// The @triton.jit function that module-level name `name` is bound to, its `if`s evaluated;
+  /// null when it names something else.
+  const ast::Stmt *moduleLevelKernel(const std::string &name, SourceLoc use);
   /// The target GPU (KernelRequest::arch), which module-level queries of the device answer from.
   void setTargetArch(std::string arch) { targetArch_ = std::move(arch); }
   /// tl.dot's input_precision where an fp32 dot names none (KernelRequest::dotPrecision).
@@ -260,6 +263,17 @@ private:
     std::map<std::string, const ast::Stmt *> conditional;
     // `from helpers import f`: looked up in helpers when first used.
     std::map<std::string, ImportedName> imported;
+    // What a name was bound to before a module-level `if` that may rebind it: when the branch
+    // Python takes does not bind it, the name keeps that binding (`import triton.language as tl`
+    // under `if has_triton():`, again under a later `if` whose condition is false).
+    struct PriorBinding {
+      std::optional<SemaValue> global;
+      const ast::Expr *pending = nullptr;
+      const ast::Expr *pendingTarget = nullptr;
+      const ast::Stmt *conditional = nullptr;
+      std::optional<ImportedName> imported;
+    };
+    std::map<std::pair<const ast::Stmt *, std::string>, PriorBinding> priorBindings;
     // Names that a function of the module rebinds (`global X` in it): the statement, for the
     // error that refuses them. tilec evaluates module-level names on demand and does not run
     // the calls whose side effects would change them.
@@ -412,6 +426,7 @@ private:
   SemaValue callMatchMethod(const std::string &method, CallArgs &args);
   SemaValue importlibVersion(CallArgs &args);
   SemaValue findSpec(CallArgs &args);
+  SemaValue moduleFromSpec(CallArgs &args);
   /// An f-string's value: its literal text and its fields formatted (Triton's rules in kernels).
   SemaValue evalFString(const ast::Expr &expr);
   [[noreturn]] void execRaise(const ast::Stmt &stmt);

@@ -1303,6 +1303,13 @@ def assigned_numbers_reference(t, n):
                               fp16_product, int8_wrapped.double()]).double()}
 
 
+def uint64_constants_reference(t, n):
+    bits = t["x"].cpu().view(torch.int64)
+    key = torch.where(bits < 0, bits ^ -1, bits | -(2**63))
+    fnv_offset = 14695981039346656037 - 2**64  # the same 64 bits as an int64
+    return {"key": key, "hash": (fnv_offset ^ (key & 0xFF)) * 0x100000001B3, "inv": key ^ -1}
+
+
 def math_rounding_inputs(n):
     x = special_floats(n, "float32")
     y = special_floats(n, "float32", seed_shift=3)
@@ -1343,6 +1350,16 @@ LANG_BITS_SAMPLES = [
         outputs=["out"], args=lambda t, n: [t["x"], t["i"], t["out"], n],
         grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT,
         reference=assigned_numbers_reference),
+    # Integers in [2^63, 2^64) are uint64 constants (sort keys of float bits, FNV-1a).
+    Sample(
+        name="uint64_constants", source="tests/interp/kernels/uint64_constants.tl",
+        kernel="uint64_constants", ptx="uint64_constants",
+        signature="*fp64:16,*i64:16,*i64:16,*i64:16,i32,128", size=4001, small=500,
+        inputs=lambda n: {"x": special_floats(n, "float64"), "key": empty(n, "int64"),
+                          "hash": empty(n, "int64"), "inv": empty(n, "int64")},
+        outputs=["key", "hash", "inv"], args=lambda t, n: [t["x"], t["key"], t["hash"], t["inv"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT,
+        reference=uint64_constants_reference),
     # Matrix-vector products and a few rows through the tensor cores (mamba3's [64, 128] x [128, 1]).
     small_dot_sample("small_dot_f16_n1", "float16", 64, 1, 128, DOT_F16_OUT_F32),
     small_dot_sample("small_dot_f32_n1", "float32", 64, 1, 64, DOT_TF32),
@@ -2127,6 +2144,18 @@ def triton_launcher(sample: Sample, constexprs: Dict[str, Any], num_warps: int,
 def compare(got, expected, tol: Tol):
     """(None or what differs, the largest difference): `got` within `tol` of `expected`, element by
     element, NaN matching NaN (padding neither side writes) and equal infinities matching."""
+    if not got.dtype.is_floating_point and not expected.dtype.is_floating_point and tol == EXACT:
+        # Integers exactly: as doubles, 64-bit values (hashes, sort keys) would lose low bits.
+        g, e = got.flatten().long(), expected.to(got.device).flatten().long()
+        if g.numel() != e.numel():
+            return f"{g.numel()} elements vs {e.numel()}", float("inf")
+        wrong = g != e
+        count = int(wrong.sum().item())
+        if not count:
+            return None, 0.0
+        first = int(wrong.nonzero()[0].item())
+        return (f"{count} of {g.numel()} differ, first at [{first}]: {g[first].item()} vs "
+                f"{e[first].item()}"), float("inf")
     g = got.double().flatten()
     e = expected.to(g.device).double().flatten()
     if g.numel() != e.numel():

@@ -122,6 +122,25 @@ TEST_CASE("libdevice functions on fp32 and fp64 match the C library", "[language
       {"rint", 1, [](double a, double, double) { return std::nearbyint(a); }, -4, 4},
       {"trunc", 1, [](double a, double, double) { return std::trunc(a); }, -4, 4},
       {"fmod", 2, [](double a, double b, double) { return std::fmod(a, b); }, 0.5, 9},
+      {"lgamma", 1, [](double a, double, double) { return std::lgamma(a); }, 0.1, 9},
+      {"tgamma", 1, [](double a, double, double) { return std::tgamma(a); }, 0.1, 9},
+      {"j0", 1, [](double a, double, double) { return ::j0(a); }, 0, 2},
+      {"j1", 1, [](double a, double, double) { return ::j1(a); }, 0.1, 3},
+      {"y0", 1, [](double a, double, double) { return ::y0(a); }, 0.1, 0.8},
+      {"y1", 1, [](double a, double, double) { return ::y1(a); }, 0.1, 1.5},
+      {"cyl_bessel_i0", 1,
+       [](double a, double, double) { return std::cyl_bessel_i(0.0, std::fabs(a)); }, -3, 3},
+      {"cyl_bessel_i1", 1, [](double a, double, double) { return std::cyl_bessel_i(1.0, a); }, 0.1,
+       3},
+      {"erfcx", 1, [](double a, double, double) { return std::exp(a * a) * std::erfc(a); }, -1, 3},
+      {"normcdf", 1, [](double a, double, double) { return 0.5 * std::erfc(-a / std::sqrt(2.0)); },
+       -3, 3},
+      {"sinpi", 1, [](double a, double, double) { return std::sin(M_PI * a); }, 0.05, 0.45},
+      {"cospi", 1, [](double a, double, double) { return std::cos(M_PI * a); }, 0.05, 0.45},
+      {"logb", 1, [](double a, double, double) { return std::logb(a); }, 0.1, 9},
+      {"nextafter", 2, [](double a, double, double) { return a; }, 0.5, 9}, // checked below
+      {"remainder", 2, [](double a, double b, double) { return std::remainder(a, b); }, 0.5, 9},
+      {"fdim", 2, [](double a, double b, double) { return std::fdim(a, b); }, -3, 3},
       {"isnan", 1, [](double a, double, double) { return std::isnan(a) ? 1.0 : 0.0; }, -4, 4},
       {"isinf", 1, [](double a, double, double) { return std::isinf(a) ? 1.0 : 0.0; }, -4, 4},
       {"signbit", 1, [](double a, double, double) { return std::signbit(a) ? 1.0 : 0.0; }, -4, 4},
@@ -177,6 +196,15 @@ TEST_CASE("libdevice functions on fp32 and fp64 match the C library", "[language
         // erf(erfinv(x)) == x.
         for (int64_t i = 0; i < n; ++i)
           out.setDouble(i, std::erf(out.getDouble(i)));
+      }
+      if (std::string(c.name) == "nextafter") {
+        // One step from a toward b: a itself where they are equal, else the neighbour on b's side.
+        for (int64_t i = 0; i < n; ++i) {
+          double x = a.getDouble(i), y = b.getDouble(i),
+                 step = isDouble ? std::nextafter(x, y)
+                                 : std::nextafter(static_cast<float>(x), static_cast<float>(y));
+          CHECK(out.getDouble(i) == step);
+        }
       }
       double rtol = isDouble ? 1e-13 : 2e-6;
       CHECK(worst(out, want, rtol, rtol) <= 1);
@@ -844,4 +872,49 @@ TEST_CASE("atomic_cas on 16-bit types swaps where the bits equal", "[language][a
     CHECK(worst(cells, wantCells, 0, 0) == 0);
     CHECK(worst(old, wantOld, 0, 0) == 0);
   }
+}
+
+TEST_CASE("integers from 2^63 to 2^64 - 1 are uint64 constants: masks, sort keys, FNV-1a",
+          "[language]") {
+  const int64_t n = 8;
+  const double xs[n] = {0.0, -0.0, 1.5, -1.5, 3.0e38, -3.0e-38, 1.0, -2.0};
+  const DType i64 = DType::scalar(ScalarKind::I64);
+  auto module = compile(kernelPath("uint64_constants"), "uint64_constants",
+                        "*fp64:16,*i64:16,*i64:16,*i64:16,i32,8");
+  HostBuffer x(f64, n), key(i64, n), hash(i64, n), inv(i64, n);
+  for (int64_t j = 0; j < n; ++j)
+    x.setDouble(j, xs[j]);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(key), KernelArg::pointer(hash),
+          KernelArg::pointer(inv), KernelArg::integer(n)},
+         1);
+  for (int64_t j = 0; j < n; ++j) {
+    INFO("element " << j << ": " << xs[j]);
+    uint64_t bits;
+    std::memcpy(&bits, &xs[j], sizeof bits);
+    uint64_t expected = (bits >> 63) ? ~bits : (bits | (uint64_t(1) << 63));
+    CHECK(static_cast<uint64_t>(key.getInt(j)) == expected);
+    CHECK(static_cast<uint64_t>(hash.getInt(j)) ==
+          ((14695981039346656037ull ^ (expected & 0xFF)) * 0x100000001B3ull));
+    CHECK(static_cast<uint64_t>(inv.getInt(j)) == ~expected);
+  }
+  // Sorted by key as unsigned numbers, the floats come out in numeric order.
+  for (int64_t a = 0; a < n; ++a)
+    for (int64_t b = 0; b < n; ++b)
+      if (xs[a] < xs[b])
+        CHECK(static_cast<uint64_t>(key.getInt(a)) < static_cast<uint64_t>(key.getInt(b)));
+}
+
+TEST_CASE("tl.cat of two 1-D tensors: the first's elements, then the second's", "[language]") {
+  const int64_t blk = 64;
+  auto module = compile(kernelPath("concat"), "gather_pairs", "*fp32,*fp32," + std::to_string(blk));
+  HostBuffer x(f32, blk), y(f32, blk / 4);
+  x.fillRange();
+  launch(*module->functions.at(0), {KernelArg::pointer(x), KernelArg::pointer(y)}, 1);
+  std::vector<double> want(blk / 4);
+  for (int64_t i = 0; i < blk / 8; ++i) {
+    want[i] = static_cast<double>(i * 8);
+    want[blk / 8 + i] = static_cast<double>(i * 8 + 1);
+  }
+  CHECK(worst(y, want, 0, 0) == 0);
 }

@@ -546,7 +546,12 @@ def gen():
   CHECK(parseExpr("{'BLOCK_M': 128, **extra}")->name == "dict display");
   CHECK(parseExpr("{}")->name == "dict display");
   CHECK(parseExpr("{1, 2, *rest}")->name == "set display");
-  CHECK(parseExpr("(n := 10)")->name == "assignment expression");
+  ast::ExprPtr walrus = parseExpr("(n := 10)");
+  CHECK(walrus->kind == ExprKind::NamedExpr);
+  CHECK(walrus->name == "n");
+  REQUIRE(walrus->operands.size() == 1);
+  CHECK(walrus->operands[0]->intValue == 10);
+  CHECK(parseExpr("f(a := g(1))")->operands[1]->kind == ExprKind::NamedExpr);
   CHECK(parseExpr("x[...]")->operands[1]->name == "ellipsis");
   ast::ExprPtr starred = parseExpr("a, *rest = xs");
   CHECK(starred->kind == ExprKind::Name); // the value of the assignment
