@@ -62,13 +62,15 @@ std::string SemaValue::repr() const {
   case Kind::String:
     return "'" + name + "'";
   case Kind::DType:
-    if (isBlockType() || isBlockPointerType()) { // Triton's block_type.__str__: <[64, 32], fp16>
+    if (isBlockType() || isBlockPointerType()) {
+      // Triton 3.6's block_type.__str__, its shape a tuple: <(64, 32), fp16>, <(16,), fp32>.
       std::string shape;
       for (size_t i = 0; i < elems.size(); ++i)
         shape += (i ? ", " : "") + elems[i].repr();
+      shape = "(" + shape + (elems.size() == 1 ? ",)" : ")");
       if (isBlockPointerType())
-        return "pointer<<[" + shape + "], " + dtype.pointeeType().tritonName() + ">>";
-      return "<[" + shape + "], " + dtype.tritonName() + ">";
+        return "pointer<<" + shape + ", " + dtype.pointeeType().tritonName() + ">>";
+      return "<" + shape + ", " + dtype.tritonName() + ">";
     }
     return dtype.tritonName();
   case Kind::Tuple: {
