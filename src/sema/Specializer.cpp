@@ -1596,15 +1596,12 @@ void Specializer::execIf(const ast::Stmt &stmt) {
       continue; // defined on one path only: not visible after the if (as in Triton)
     }
     const SemaValue &tv = t->second, &ev = e->second;
-    if (tv.kind == SemaValue::Kind::TensorDesc || ev.kind == SemaValue::Kind::TensorDesc) {
-      if (!sameTensorDescriptor(tv, ev))
-        error(stmt.loc, "'" + name +
-                            "' is a different tensor descriptor on each path of this "
-                            "if: that is not supported yet (make it before the if)");
+    if (sameTensorDescriptor(tv, ev)) {
       bind(name, tv);
       continue;
     }
-    if (tv.kind == SemaValue::Kind::BlockPtr || ev.kind == SemaValue::Kind::BlockPtr) {
+    if (tv.kind == SemaValue::Kind::BlockPtr || ev.kind == SemaValue::Kind::BlockPtr ||
+        tv.kind == SemaValue::Kind::TensorDesc || ev.kind == SemaValue::Kind::TensorDesc) {
       // The parts that differ flow out of the `if` after the other merged values.
       blockPointers.push_back({name, tv, mergeBlockPointers(name, tv, ev, stmt.loc)});
       continue;
