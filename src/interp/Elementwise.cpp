@@ -551,8 +551,23 @@ template <typename F> double libdeviceLane(const std::string &fn, const F *x) {
     return std::exp(a);
   if (fn == "exp2")
     return std::exp2(a);
-  if (fn == "exp10")
+  if (fn == "exp10" || fn == "fast_exp10f")
     return std::pow(F(10), a);
+  // The fast_* functions are approximations on the GPU; the interpreter computes the exact ones.
+  if (fn == "fast_log2f")
+    return std::log2(a);
+  if (fn == "fast_log10f")
+    return std::log10(a);
+  if (fn == "fast_sinf")
+    return std::sin(a);
+  if (fn == "fast_cosf")
+    return std::cos(a);
+  if (fn == "fast_tanf")
+    return std::tan(a);
+  if (fn == "fast_powf")
+    return std::pow(a, b);
+  if (fn == "fast_dividef")
+    return a / b;
   if (fn == "expm1")
     return std::expm1(a);
   if (fn == "log" || fn == "fast_logf")

@@ -306,7 +306,8 @@ bool bindsEveryConstexpr(const ast::Stmt &kernel, const std::string &signature,
     any = true;
     bool defined = std::any_of(defines.begin(), defines.end(),
                                [&](const auto &d) { return d.first == param.name; });
-    if (i >= entries->size() && !defined)
+    // A constexpr left out takes its default, as Triton's JIT gives it when a launch passes none.
+    if (i >= entries->size() && !defined && !param.defaultValue)
       return false;
   }
   return any;

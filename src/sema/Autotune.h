@@ -52,11 +52,12 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
                           unsigned defaultWarps, unsigned defaultStages,
                           const ast::Module *module = nullptr);
 
-/// Whether `signature` and `defines` bind every tl.constexpr parameter of `kernel` (which has at
-/// least one). Then a config has nothing left to choose but num_warps and num_stages, which the
-/// command line gives: the driver compiles that one specialisation, as Triton's AOT compiler
-/// does and as Triton's JIT does once the autotuner picked a config, without reading the
-/// decorators (whose configs may be built by code tilec does not evaluate).
+/// Whether `signature` and `defines` bind every tl.constexpr parameter of `kernel` that has no
+/// default (those left out take their defaults), and it has at least one. Then a config has
+/// nothing left to choose but num_warps and num_stages, which the command line gives: the driver
+/// compiles that one specialisation, as Triton's AOT compiler does and as Triton's JIT does once
+/// the autotuner picked a config, without reading the decorators (whose configs may be built by
+/// code tilec does not evaluate).
 bool bindsEveryConstexpr(const ast::Stmt &kernel, const std::string &signature,
                          const std::vector<std::pair<std::string, std::string>> &defines);
 

@@ -25,7 +25,7 @@ const std::set<std::string> &supportedTl() {
       "program_id", "num_programs", "arange", "zeros", "full", "load", "store", "exp", "exp2",
       "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "abs", "floor", "ceil", "erf", "fma",
       "maximum", "minimum", "where", "sum", "max", "min", "argmax", "argmin", "cast", "expand_dims",
-      "broadcast_to", "static_assert", "static_print", "device_print", "device_assert",
+      "broadcast", "broadcast_to", "static_assert", "static_print", "device_print", "device_assert",
       "multiple_of", "max_contiguous", "max_constancy", "constexpr", "atomic_add", "atomic_max",
       "atomic_min", "atomic_xchg", "atomic_and", "atomic_or", "atomic_xor", "atomic_cas", "range",
       "static_range", "static_range", "to", "debug_barrier", "dot", "trans", "permute", "reshape",
@@ -1061,7 +1061,12 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       operands.push_back(broadcastTo(other, shape, loc));
     tir::Value *loaded = builder_.createValue(OpCode::Load, operands, Type(elem, shape));
     // volatile=True: every load reaches memory (no reuse, no early issue by prefetch-loads).
-    if (const SemaValue *v = a.get(7); v && v->kind == Kind::Bool && v->boolValue)
+    // cache_modifier=".cv" (fetch again, do not cache: the flag polls of multi-GPU kernels) asks
+    // no less, and is compiled so; the other cache modifiers only tune performance.
+    const SemaValue *cacheModifier = a.get(5);
+    bool fetchAgain =
+        cacheModifier && cacheModifier->kind == Kind::String && cacheModifier->name == ".cv";
+    if (const SemaValue *v = a.get(7); (v && v->kind == Kind::Bool && v->boolValue) || fetchAgain)
       loaded->definingOp()->setAttr("volatile", true);
     if (boolMemory)
       loaded = castTo(loaded, DType::scalar(ScalarKind::I1));

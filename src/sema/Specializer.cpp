@@ -828,7 +828,8 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
     auto it = stdlibGlobals_.find(name);
     if (it != stdlibGlobals_.end())
       return it->second;
-    if (name != "range" && name != "min" && name != "max" && name != "len")
+    if (name != "range" && name != "min" && name != "max" && name != "len" && name != "float" &&
+        name != "int")
       error(loc, "undefined name '" + name + "' in the standard library");
     return SemaValue::ofBuiltin("py." + name);
   }
@@ -2456,7 +2457,12 @@ SemaValue Specializer::callJitFunction(const ast::Stmt &def, CallArgs &args) {
     return result;
   } catch (const CompileError &e) {
     inStdlib_ = false;
-    std::string message = "in tl." + def.name + ", called from here";
+    // The name the user wrote: tl.X, or torch's triton_helpers.X for stdlib/inductor.tl's.
+    const std::string inductor = "inductor_";
+    std::string message =
+        def.name.rfind(inductor, 0) == 0
+            ? "in triton_helpers." + def.name.substr(inductor.size()) + ", called from here"
+            : "in tl." + def.name + ", called from here";
     sources_.note(args.loc, message);
     throw CompileError(std::string(e.what()) + sources_.format(args.loc, "note", message),
                        e.reported());

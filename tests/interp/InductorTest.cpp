@@ -185,3 +185,52 @@ TEST_CASE("Inductor: a triton_helpers function tilec does not have is named in t
   CHECK(error.find("triton_helpers.bucketize_binary_search is not supported yet") !=
         std::string::npos);
 }
+
+TEST_CASE("Inductor: online softmax's max and sum in a loop, combined then reduced",
+          "[language][inductor]") {
+  const int64_t rows = 3, n = 100;
+  auto module = compile(inductorKernels(), "triton_red_fused__softmax_online_0",
+                        "*fp32:16,*fp32:16,*fp32:16,i32,i32,2,32");
+  HostBuffer x(f32, rows * n), max(f32, rows), sum(f32, rows);
+  for (int64_t i = 0; i < rows * n; ++i)
+    x.setDouble(i, noise(i, 400) / 64.0);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(max), KernelArg::pointer(sum),
+          KernelArg::integer(rows), KernelArg::integer(n)},
+         2);
+  std::vector<double> wantMax(rows), wantSum(rows);
+  for (int64_t r = 0; r < rows; ++r) {
+    double m = -INFINITY, s = 0;
+    for (int64_t i = 0; i < n; ++i)
+      m = std::max(m, x.getDouble(r * n + i));
+    for (int64_t i = 0; i < n; ++i)
+      s += std::exp(x.getDouble(r * n + i) - m);
+    wantMax[r] = m;
+    wantSum[r] = s;
+  }
+  CHECK(worst(max, wantMax, 0, 0) == 0);
+  CHECK(worst(sum, wantSum, 1e-5, 1e-5) <= 1);
+}
+
+TEST_CASE("Inductor: pow_integer is exact on integers, wrapping as integer products do",
+          "[language][inductor]") {
+  const int64_t n = 40;
+  auto module =
+      compile(inductorKernels(), "triton_poi_fused_pow_0", "*i64:16,*i32:16,*i64:16,i32,64");
+  HostBuffer base(i64, n), exponent(i32, n), out(i64, n);
+  for (int64_t i = 0; i < n; ++i) {
+    base.setInt(i, noise(i, 9));
+    exponent.setInt(i, i % 20);
+  }
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(base), KernelArg::pointer(exponent), KernelArg::pointer(out),
+          KernelArg::integer(n)},
+         1);
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t want = 1;
+    for (int64_t k = 0; k < i % 20; ++k)
+      want *= static_cast<uint64_t>(base.getInt(i));
+    INFO("base " << base.getInt(i) << " exponent " << i % 20);
+    CHECK(out.getInt(i) == static_cast<int64_t>(want));
+  }
+}
