@@ -353,16 +353,25 @@ bool Specializer::sameBlockPointer(const SemaValue &a, const SemaValue &b) {
 
 namespace {
 
-/// The run-time values of a block pointer, as (part, dimension) pairs: the offsets only, or with
-/// `whole` the base, shape, strides and offsets.
+// Tensor descriptors (TensorDescriptors.cpp) share this machinery: their run-time values are the
+// base, the shape and the strides (parts 0, 1 and 2 there as here), and their block shape and
+// padding option are compile-time (parts 3 and 4 there).
+constexpr size_t kDescriptorBlockShape = 3, kDescriptorPadding = 4;
+
+/// The run-time values of a block pointer or tensor descriptor, as (part, dimension) pairs: a
+/// block pointer's offsets only, or with `whole` the base, shape, strides (and offsets).
 std::vector<std::pair<size_t, size_t>> components(const SemaValue &blockPtr, bool whole) {
   std::vector<std::pair<size_t, size_t>> out;
-  if (whole)
+  bool descriptor = blockPtr.kind == Kind::TensorDesc;
+  if (whole || descriptor)
     out.push_back({kBase, 0});
+  size_t rank = descriptor ? blockPtr.elems[kShape].elems.size() : rankOf(blockPtr);
   for (size_t p : {kShape, kStrides, kOffsets}) {
-    if (!whole && p != kOffsets)
+    if (descriptor && p == kOffsets)
       continue;
-    for (size_t d = 0; d < rankOf(blockPtr); ++d)
+    if (!whole && !descriptor && p != kOffsets)
+      continue;
+    for (size_t d = 0; d < rank; ++d)
       out.push_back({p, d});
   }
   return out;
@@ -376,9 +385,15 @@ const SemaValue &component(const SemaValue &blockPtr, std::pair<size_t, size_t> 
   return at.first == kBase ? blockPtr.elems[kBase] : blockPtr.elems[at.first].elems[at.second];
 }
 
-/// Whether two block pointers have the same block shape, order and element type: what no
-/// run-time value can carry.
+/// Whether two block pointers (or two tensor descriptors) have the same block shape, order (or
+/// padding option) and element type: what no run-time value can carry.
 bool sameStaticPart(const SemaValue &a, const SemaValue &b) {
+  if (a.kind == Kind::TensorDesc && b.kind == Kind::TensorDesc) {
+    const SemaValue &pa = a.elems[kDescriptorPadding], &pb = b.elems[kDescriptorPadding];
+    return a.elems[kDescriptorBlockShape].repr() == b.elems[kDescriptorBlockShape].repr() &&
+           pa.kind == Kind::String && pb.kind == Kind::String && pa.name == pb.name &&
+           a.elems[kBase].value->type().elem == b.elems[kBase].value->type().elem;
+  }
   return a.kind == Kind::BlockPtr && b.kind == Kind::BlockPtr &&
          a.elems[kBlockShape].repr() == b.elems[kBlockShape].repr() &&
          a.elems[kOrder].repr() == b.elems[kOrder].repr() &&
@@ -393,11 +408,14 @@ Specializer::splitCarriedBlockPointers(std::vector<std::string> &carried, const 
   std::vector<std::string> names;
   for (const std::string &name : carried) {
     const SemaValue &v = scopes_.back().names.at(name);
-    if (v.kind != Kind::BlockPtr) {
+    bool descriptor =
+        v.kind == Kind::TensorDesc && v.elems[kDescriptorPadding].kind == Kind::String;
+    if (v.kind != Kind::BlockPtr && !descriptor) {
       names.push_back(name);
       continue;
     }
-    bool whole = wholeBlockPointers_.count({&loop, name}) != 0;
+    // A tensor descriptor made anew in the loop travels whole (base, shape and strides).
+    bool whole = descriptor || wholeBlockPointers_.count({&loop, name}) != 0;
     CarriedBlockPointer c{name, v, whole, {}};
     for (auto at : components(v, whole)) {
       // Not an identifier: no kernel can name it.
@@ -426,12 +444,14 @@ bool Specializer::exposeCarriedBlockPointers(const std::vector<CarriedBlockPoint
   bool settled = true;
   for (const CarriedBlockPointer &c : pointers) {
     const SemaValue &now = scopes_.back().names.at(c.name);
-    if (now.kind != Kind::BlockPtr)
-      error(loop.loc, "'" + c.name + "' is a block pointer before the loop and " + now.describe() +
+    const char *what = c.before.kind == Kind::TensorDesc ? "tensor descriptor" : "block pointer";
+    if (now.kind != c.before.kind)
+      error(loop.loc, "'" + c.name + "' is a " + what + " before the loop and " + now.describe() +
                           " after an iteration");
     if (!sameStaticPart(now, c.before))
-      error(loop.loc, "the block pointer '" + c.name +
-                          "' gets another block shape, order or element type in this loop");
+      error(loop.loc, std::string("the ") + what + " '" + c.name + "' gets another block shape, " +
+                          (c.before.kind == Kind::TensorDesc ? "padding" : "order") +
+                          " or element type in this loop");
     if (!c.whole) {
       // Only the offsets travel: anything else that changed needs the loop built again with
       // the whole block pointer carried.
@@ -455,10 +475,13 @@ std::vector<Specializer::MergedBlockPointer>
 Specializer::mergeBlockPointers(const std::string &name, const SemaValue &thenValue,
                                 const SemaValue &elseValue, SourceLoc loc) {
   if (!sameStaticPart(thenValue, elseValue))
-    error(loc,
-          "'" + name + "' is " + thenValue.describe() + " on one path of this if and " +
-              elseValue.describe() + " on the other" +
-              (thenValue.kind == elseValue.kind ? " (another block shape, order or type)" : ""));
+    error(loc, "'" + name + "' is " + thenValue.describe() + " on one path of this if and " +
+                   elseValue.describe() + " on the other" +
+                   (thenValue.kind != elseValue.kind ? ""
+                    : thenValue.kind == Kind::TensorDesc
+                        ? " (another block shape, padding or type, or a padding known only at run "
+                          "time, which is not supported yet)"
+                        : " (another block shape, order or type)"));
   std::vector<MergedBlockPointer> out;
   for (auto at : components(thenValue, true))
     if (component(thenValue, at).value != component(elseValue, at).value)

@@ -463,6 +463,17 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
     }
     error(loc, "tensors have no attribute '" + attr + "' (or it is not supported yet)");
   }
+  if (value.kind == Kind::DType && value.isBlockPointerType()) {
+    if (attr == "element_ty") {
+      SemaValue block = SemaValue::ofDType(value.dtype.pointeeType());
+      block.elems = value.elems;
+      return block;
+    }
+    // The dtype predicates (is_ptr() is the one true) answer below.
+    if (attr.rfind("is_", 0) != 0)
+      error(loc,
+            "a block pointer's type has no attribute '" + attr + "' (or it is not supported yet)");
+  }
   if (value.kind == Kind::DType && value.isBlockType()) {
     // A tensor's .type: block_type(element, shape).
     if (attr == "element_ty" || attr == "scalar")
@@ -536,9 +547,12 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
     return tensorDescriptorAttribute(value, attr, loc);
   if (value.kind == Kind::BlockPtr && (attr == "type" || attr == "dtype") &&
       value.elems[0].isTensor()) {
-    // Triton types a block pointer pointer<block_type(element, shape)>: its .type.element_ty
-    // casts to the element type (q.to(Q_block_ptr.type.element_ty)), as the base's does here.
-    return SemaValue::ofDType(value.elems[0].value->type().elem);
+    // Triton types a block pointer pointer<block_type(element, shape)>: its .type.element_ty is
+    // the block type, which .to() takes for its element (q.to(Q_block_ptr.type.element_ty)).
+    SemaValue type = SemaValue::ofDType(value.elems[0].value->type().elem);
+    type.elems = value.elems[4].elems; // the block shape
+    type.name = "block pointer";
+    return type;
   }
   if (value.kind == Kind::String || value.kind == Kind::Object)
     return hostObjectAttribute(value, attr, loc);
@@ -649,6 +663,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     std::string p = name.substr(6);
     if (args.positional[0].isBlockType()) // a block type is a block, and nothing else
       return SemaValue::ofBool(p == "is_block");
+    if (args.positional[0].isBlockPointerType()) // a pointer (to a block), and nothing else
+      return SemaValue::ofBool(p == "is_ptr");
     bool r = p == "is_fp16"                     ? t.kind == ScalarKind::F16
              : p == "is_bf16"                   ? t.kind == ScalarKind::BF16
              : p == "is_fp32"                   ? t.kind == ScalarKind::F32

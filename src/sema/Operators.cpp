@@ -659,7 +659,15 @@ SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
   }
   if (op == CO::Eq || op == CO::Ne) {
     // None, strings, tuples and numbers of different kinds are never equal in Python
-    // (raw == "unknown" with raw None is False).
+    // (raw == "unknown" with raw None is False). In a kernel, Triton makes a list literal a
+    // tl.tuple, which equals a tuple of the same elements (desc.block_shape == [BM, BN]).
+    if (inKernelCode() && lhs.kind == Kind::Tuple && rhs.kind == Kind::Tuple &&
+        lhs.isList != rhs.isList) {
+      SemaValue l = lhs, r = rhs;
+      l.isList = r.isList = false;
+      if (std::optional<bool> equal = constantsEqual(l, r))
+        return SemaValue::ofBool(*equal == (op == CO::Eq));
+    }
     if (std::optional<bool> equal = constantsEqual(lhs, rhs))
       return SemaValue::ofBool(*equal == (op == CO::Eq));
   }

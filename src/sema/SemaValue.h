@@ -115,7 +115,10 @@ struct SemaValue {
     return r;
   }
   /// A tensor's .type is Triton's block_type(element, shape): a DType whose elems are the shape.
-  bool isBlockType() const { return kind == Kind::DType && !elems.empty(); }
+  bool isBlockType() const { return kind == Kind::DType && !elems.empty() && name.empty(); }
+  /// A block pointer's .type: Triton's pointer_type(block_type(element, shape)); dtype is the
+  /// pointer to the element, elems the block shape.
+  bool isBlockPointerType() const { return kind == Kind::DType && name == "block pointer"; }
   static SemaValue ofDType(tir::DType t) {
     SemaValue r;
     r.kind = Kind::DType;

@@ -62,11 +62,15 @@ std::string SemaValue::repr() const {
   case Kind::String:
     return "'" + name + "'";
   case Kind::DType:
-    if (isBlockType()) { // Triton's block_type.__str__: <[64, 32], fp16>
+    if (isBlockType() || isBlockPointerType()) {
+      // Triton 3.6's block_type.__str__, its shape a tuple: <(64, 32), fp16>, <(16,), fp32>.
       std::string shape;
       for (size_t i = 0; i < elems.size(); ++i)
         shape += (i ? ", " : "") + elems[i].repr();
-      return "<[" + shape + "], " + dtype.tritonName() + ">";
+      shape = "(" + shape + (elems.size() == 1 ? ",)" : ")");
+      if (isBlockPointerType())
+        return "pointer<<" + shape + ", " + dtype.pointeeType().tritonName() + ">>";
+      return "<" + shape + ", " + dtype.tritonName() + ">";
     }
     return dtype.tritonName();
   case Kind::Tuple: {
@@ -1593,15 +1597,12 @@ void Specializer::execIf(const ast::Stmt &stmt) {
       continue; // defined on one path only: not visible after the if (as in Triton)
     }
     const SemaValue &tv = t->second, &ev = e->second;
-    if (tv.kind == SemaValue::Kind::TensorDesc || ev.kind == SemaValue::Kind::TensorDesc) {
-      if (!sameTensorDescriptor(tv, ev))
-        error(stmt.loc, "'" + name +
-                            "' is a different tensor descriptor on each path of this "
-                            "if: that is not supported yet (make it before the if)");
+    if (sameTensorDescriptor(tv, ev)) {
       bind(name, tv);
       continue;
     }
-    if (tv.kind == SemaValue::Kind::BlockPtr || ev.kind == SemaValue::Kind::BlockPtr) {
+    if (tv.kind == SemaValue::Kind::BlockPtr || ev.kind == SemaValue::Kind::BlockPtr ||
+        tv.kind == SemaValue::Kind::TensorDesc || ev.kind == SemaValue::Kind::TensorDesc) {
       // The parts that differ flow out of the `if` after the other merged values.
       blockPointers.push_back({name, tv, mergeBlockPointers(name, tv, ev, stmt.loc)});
       continue;
@@ -2714,6 +2715,156 @@ static void addTupleParams(tir::Function &function, const std::string &name,
   }
 }
 
+namespace {
+
+/// Calls `f` on every expression of `stmts` (and of the blocks inside them), nested functions'
+/// bodies included when `intoFunctions`.
+void forEachExpr(const ast::StmtList &stmts, bool intoFunctions,
+                 const std::function<void(const ast::Expr &)> &f) {
+  std::function<void(const ast::Expr *)> expr = [&](const ast::Expr *e) {
+    if (!e)
+      return;
+    f(*e);
+    for (const ast::ExprPtr &o : e->operands)
+      expr(o.get());
+    for (const ast::Keyword &k : e->keywords)
+      expr(k.value.get());
+    for (const ast::ExprPtr &o : e->fstringSpecFields)
+      expr(o.get());
+  };
+  std::function<void(const ast::StmtList &)> block = [&](const ast::StmtList &list) {
+    for (const ast::StmtPtr &st : list) {
+      if (st->kind == ast::StmtKind::FunctionDef) {
+        for (const ast::ExprPtr &d : st->decorators)
+          expr(d.get());
+        for (const ast::Param &p : st->params)
+          expr(p.defaultValue.get());
+        if (!intoFunctions)
+          continue;
+      }
+      for (const ast::ExprPtr &t : st->targets)
+        expr(t.get());
+      expr(st->value.get());
+      expr(st->test.get());
+      expr(st->iter.get());
+      block(st->body);
+      block(st->orelse);
+      for (const ast::ExceptHandler &h : st->handlers) {
+        expr(h.type.get());
+        block(h.body);
+      }
+      block(st->finalbody);
+    }
+  };
+  block(stmts);
+}
+
+/// The names a function binds: its parameters and every name its body assigns, imports or
+/// defines (over-approximated: nested blocks included).
+std::set<std::string> boundNames(const ast::Stmt &def) {
+  std::set<std::string> names;
+  for (const ast::Param &p : def.params)
+    names.insert(p.name);
+  std::function<void(const ast::Expr *)> target = [&](const ast::Expr *e) {
+    if (!e)
+      return;
+    if (e->kind == ast::ExprKind::Name)
+      names.insert(e->name);
+    else if (e->kind == ast::ExprKind::Tuple || e->kind == ast::ExprKind::List)
+      for (const ast::ExprPtr &o : e->operands)
+        target(o.get());
+  };
+  std::function<void(const ast::StmtList &)> block = [&](const ast::StmtList &list) {
+    for (const ast::StmtPtr &st : list) {
+      if (st->kind == ast::StmtKind::FunctionDef) {
+        names.insert(st->name);
+        continue;
+      }
+      if (st->kind == ast::StmtKind::Assign || st->kind == ast::StmtKind::AugAssign ||
+          st->kind == ast::StmtKind::AnnAssign || st->kind == ast::StmtKind::For)
+        for (const ast::ExprPtr &t : st->targets)
+          target(t.get());
+      for (const ast::ImportAlias &alias : st->names)
+        names.insert(alias.asName.empty() ? alias.name.substr(0, alias.name.find('.'))
+                                          : alias.asName);
+      for (const ast::ExceptHandler &h : st->handlers) {
+        if (!h.name.empty())
+          names.insert(h.name);
+        block(h.body);
+      }
+      block(st->body);
+      block(st->orelse);
+      block(st->finalbody);
+    }
+  };
+  block(def.body);
+  return names;
+}
+
+} // namespace
+
+/// A @triton.jit function defined inside a function (Triton's own tests define their kernels in
+/// the test functions), found by its name when no other function of the file has it. Its names
+/// resolve in the module as for a module-level kernel, so one that reads a variable of an
+/// enclosing function (a closure) is refused.
+static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceManager &sources,
+                                     const std::string &name) {
+  std::vector<std::pair<const ast::Stmt *, std::vector<const ast::Stmt *>>> found;
+  std::vector<const ast::Stmt *> enclosing;
+  std::function<void(const ast::StmtList &)> search = [&](const ast::StmtList &body) {
+    for (const ast::StmtPtr &st : body) {
+      if (st->kind == ast::StmtKind::FunctionDef) {
+        bool jit = std::any_of(st->decorators.begin(), st->decorators.end(),
+                               [](const ast::ExprPtr &d) { return isJitDecorator(*d); });
+        if (jit && st->name == name && !enclosing.empty())
+          found.push_back({st.get(), enclosing});
+        if (jit)
+          continue;
+        enclosing.push_back(st.get());
+        search(st->body);
+        enclosing.pop_back();
+        continue;
+      }
+      search(st->body);
+      search(st->orelse);
+      for (const ast::ExceptHandler &h : st->handlers)
+        search(h.body);
+      search(st->finalbody);
+    }
+  };
+  search(module.body);
+  if (found.empty())
+    return nullptr;
+  if (found.size() > 1) {
+    std::string where;
+    for (const auto &[def, outer] : found)
+      where += (where.empty() ? "" : ", ") + outer.back()->name + " (line " +
+               std::to_string(def->loc.line) + ")";
+    sources.error(found[1].first->loc, "several functions define a @triton.jit function named '" +
+                                           name + "' (in " + where +
+                                           "): tilec cannot tell which to compile");
+  }
+  const auto &[kernel, outer] = found[0];
+  std::set<std::string> own = boundNames(*kernel);
+  std::optional<std::pair<std::string, const ast::Expr *>> closure;
+  forEachExpr(kernel->body, true, [&](const ast::Expr &e) {
+    if (closure || e.kind != ast::ExprKind::Name || own.count(e.name))
+      return;
+    for (auto it = outer.rbegin(); it != outer.rend(); ++it)
+      if (boundNames(**it).count(e.name)) {
+        closure = {(*it)->name, &e};
+        return;
+      }
+  });
+  if (closure)
+    sources.error(closure->second->loc,
+                  "'" + closure->second->name + "' is a variable of '" + closure->first +
+                      "', the function that defines the kernel '" + name +
+                      "': reading an enclosing function's variables (a closure) is not "
+                      "supported yet; pass it as an argument");
+  return kernel;
+}
+
 tir::Function &specializeKernel(const ast::Module &module, const SourceManager &sources,
                                 const KernelRequest &request, tir::Module &out) {
   SourceLoc fileLoc{module.file, 0, 0};
@@ -2742,6 +2893,8 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
     if (found.size() == 1)
       kernel = found[0];
   }
+  if (!kernel)
+    kernel = nestedKernel(module, sources, request.name);
   if (!kernel) {
     std::vector<std::string> available;
     for (const ast::Stmt *f : jitFunctions(module))

@@ -161,3 +161,39 @@ TEST_CASE("tensor descriptors: atomic_add, atomic_max and atomic_xor through arg
   CHECK(worst(f, wantF, 0, 0) == 0);
   CHECK(worst(x, wantX, 0, 0) == 0);
 }
+
+TEST_CASE("tensor descriptors: made anew in run-time ifs inside for and while loops",
+          "[tensor_desc]") {
+  auto module = compile(kernelPath(), "desc_rebuilt", "*fp32:16,*fp32:16,i32,i32,8,16");
+  const int64_t m = 20, n = 48; // 3 column blocks; the last row block runs past M
+  HostBuffer x(DType::scalar(ScalarKind::F32), m * n), y(DType::scalar(ScalarKind::F32), m * n);
+  for (int64_t i = 0; i < m * n; ++i) {
+    x.setDouble(i, i % 17);
+    y.setDouble(i, 1000 + i % 13);
+  }
+  launch(
+      *module->functions.at(0),
+      {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::integer(m), KernelArg::integer(n)},
+      cdiv(m, 8));
+  std::vector<double> wantX(m * n), wantY(m * n);
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t c = 0; c < n; ++c) {
+      int64_t i = r * n + c;
+      double vx = i % 17, vy = 1000 + i % 13;
+      int64_t block = c / 16;
+      // The for loop: blocks 0 and 2 through x, block 1 through y.
+      if (block == 1)
+        vy = vy * 2 + 1;
+      else
+        vx = vx * 2 + 1;
+      wantX[i] = vx;
+      wantY[i] = vy;
+    }
+  // The while loop: block 0 through the last descriptor of the for loop (x's), blocks 1 and 2
+  // through one made from the program's first row of y.
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t c = 0; c < n; ++c)
+      (c < 16 ? wantX : wantY)[r * n + c] += 100;
+  CHECK(worst(x, wantX, 0, 0) == 0);
+  CHECK(worst(y, wantY, 0, 0) == 0);
+}
