@@ -128,7 +128,9 @@ OPS = (
     + [(f"routing_indx/{t}x{a}/{e}", functools.partial(routing_indx, t, a, e)) for t, a, e in ((32, 4, 8), (64, 2, 16))]
     + [(f"partition_k/{dt}/{m}x{n}x{k}", functools.partial(partition_k, dt, m, n, k))
        for dt in (torch.float16,) for m, n, k in ((128, 128, 1024), (64, 256, 2048))]
-    + [(f"grouped_gemm/{dt}", functools.partial(grouped_gemm, dt, ((128, 128, 64), (256, 64, 128), (64, 192, 64))))
+    # The kernel loads and stores whole tiles without masks (its comments say it assumes full
+    # tiles; its autotune configs go up to 128 x 128): every M and N a multiple of 128.
+    + [(f"grouped_gemm/{dt}", functools.partial(grouped_gemm, dt, ((128, 128, 64), (256, 128, 128), (128, 256, 64))))
        for dt in (torch.float16,)]
 )
 
