@@ -76,7 +76,9 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
                  "functions)")
       ->required();
   app.add_option("-k,--kernel", flags.kernels,
-                 "Kernel to compile; repeat with one -s each for several kernels")
+                 "Kernel to compile: a @triton.jit function at module level (also under a "
+                 "module-level if/try), else in a class body or nested in a function; repeat with "
+                 "one -s each for several kernels")
       ->allow_extra_args(false); // one value per -k/-s/-D: later words are positionals
   app.add_option("-s,--signature", flags.signatures,
                  "Signature of the kernel in Triton AOT syntax, one entry per parameter: "
@@ -84,7 +86,8 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
                  "'tensordesc<fp16[64, 64]>' (a host TensorDescriptor: base, shape, strides and "
                  "padding flag as parameters, see docs/metadata.md), a literal such as 1024 "
                  "binding a tl.constexpr, or a tuple of entries such as '(*fp16:16,i32,1)' (its "
-                 "run-time elements are parameters named 'arg.0', 'arg.1'...)")
+                 "run-time elements are parameters named 'arg.0', 'arg.1'...); '' for a kernel "
+                 "without parameters")
       ->allow_extra_args(false);
   app.add_option("-D,--define", flags.defines,
                  "Bind a constexpr parameter or module-level constant: NAME=VALUE")
