@@ -229,17 +229,11 @@ tir::Value *Specializer::broadcastTo(tir::Value *v, const std::vector<int64_t> &
 static bool isIntLike(const SemaValue &v) {
   return v.kind == Kind::Int || v.kind == Kind::Bool;
 }
-static int64_t floorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0)))
-    --q;
-  return q;
-}
 
-/// An integer operation whose operands or result leave int64, on 128 bits, as Python does it on
-/// its unbounded ints; a result beyond 128 bits is an error.
-static SemaValue foldWideInts(const Specializer &s, ast::BinaryOperator op, __int128 x, __int128 y,
-                              SourceLoc loc) {
+/// An integer operation on 128 bits, as Python does it on its unbounded ints (2**63, 1 << 63 and
+/// INT64_MAX + 1 leave int64 and stay exact); a result beyond 128 bits is an error.
+static SemaValue foldInts(const Specializer &s, ast::BinaryOperator op, __int128 x, __int128 y,
+                          SourceLoc loc) {
   using BO = ast::BinaryOperator;
   const char *overflow = "this constant expression overflows 128-bit integers: not supported yet";
   auto floorDivWide = [](__int128 p, __int128 q) {
@@ -267,9 +261,9 @@ static SemaValue foldWideInts(const Specializer &s, ast::BinaryOperator op, __in
   case BO::FloorDiv:
   case BO::Mod: {
     if (y == 0)
-      s.error(loc, "integer division or modulo by zero");
+      s.error(loc, op == BO::FloorDiv ? "integer division by zero" : "integer modulo by zero");
     if (y == -1) // x // -1 overflows for the smallest x; x % -1 is 0
-      return op == BO::Mod ? SemaValue::ofInt(0) : foldWideInts(s, BO::Sub, 0, x, loc);
+      return op == BO::Mod ? SemaValue::ofInt(0) : foldInts(s, BO::Sub, 0, x, loc);
     __int128 quotient = floorDivWide(x, y);
     r = op == BO::FloorDiv ? quotient : x - quotient * y;
     break;
@@ -279,10 +273,13 @@ static SemaValue foldWideInts(const Specializer &s, ast::BinaryOperator op, __in
       s.error(loc, "negative shift count");
     if (x == 0)
       break;
-    // Shifted back, the value must come out unchanged: no bit (nor the sign) was lost.
-    if (y >= 127 || ((x << static_cast<int>(y)) >> static_cast<int>(y)) != x)
+    // Shifted back, the value must come out unchanged: no bit (nor the sign) was lost. (Shifted
+    // as unsigned: a negative value's left shift is undefined in C++17.)
+    if (y >= 127)
       s.error(loc, overflow);
-    r = x << static_cast<int>(y);
+    r = static_cast<__int128>(static_cast<unsigned __int128>(x) << static_cast<int>(y));
+    if ((r >> static_cast<int>(y)) != x)
+      s.error(loc, overflow);
     break;
   case BO::RShift:
     if (y < 0)
@@ -314,8 +311,7 @@ static SemaValue foldWideInts(const Specializer &s, ast::BinaryOperator op, __in
     }
     break;
   default:
-    s.error(loc, std::string("operator '") + ast::spelling(op) +
-                     "' on an integer beyond int64 is not supported yet");
+    s.error(loc, std::string("unsupported operator '") + ast::spelling(op) + "' on integers");
   }
   return SemaValue::ofWideInt(r);
 }
@@ -332,63 +328,8 @@ static SemaValue foldBinary(const Specializer &s, ast::BinaryOperator op, const 
                                : (a.boolValue != b.boolValue);
     return SemaValue::ofBool(r);
   }
-  if (ints && (a.intIsWide || b.intIsWide))
-    return foldWideInts(s, op, a.numberAsWideInt(), b.numberAsWideInt(), loc);
-  if (ints) {
-    int64_t x = a.numberAsInt(), y = b.numberAsInt(), r = 0;
-    switch (op) {
-    // Beyond int64, Python's result may still be a uint64 (2**63, 1 << 63, MAX + MAX + 1).
-    case BO::Add:
-      if (__builtin_add_overflow(x, y, &r))
-        return foldWideInts(s, op, x, y, loc);
-      return SemaValue::ofInt(r);
-    case BO::Sub:
-      if (__builtin_sub_overflow(x, y, &r))
-        return foldWideInts(s, op, x, y, loc);
-      return SemaValue::ofInt(r);
-    case BO::Mul:
-      if (__builtin_mul_overflow(x, y, &r))
-        return foldWideInts(s, op, x, y, loc);
-      return SemaValue::ofInt(r);
-    case BO::Div:
-      if (y == 0)
-        s.error(loc, "division by zero");
-      return SemaValue::ofFloat(static_cast<double>(x) / static_cast<double>(y));
-    case BO::FloorDiv:
-      if (y == 0)
-        s.error(loc, "integer division by zero");
-      if (x == std::numeric_limits<int64_t>::min() && y == -1) // 2^63
-        return foldWideInts(s, op, x, y, loc);
-      return SemaValue::ofInt(floorDiv(x, y));
-    case BO::Mod:
-      if (y == 0)
-        s.error(loc, "integer modulo by zero");
-      if (y == -1) // x % -1 is 0, but x / -1 overflows for the smallest x
-        return SemaValue::ofInt(0);
-      return SemaValue::ofInt(x - floorDiv(x, y) * y);
-    case BO::Pow:
-      return foldWideInts(s, op, x, y, loc);
-    case BO::LShift:
-      if (y < 0)
-        s.error(loc, "negative shift count");
-      if (y >= 64)
-        return x == 0 ? SemaValue::ofInt(0) : foldWideInts(s, op, x, y, loc);
-      // Shifted back, the value must come out unchanged: no bit (nor the sign) was lost.
-      r = static_cast<int64_t>(static_cast<uint64_t>(x) << y);
-      if ((r >> y) != x)
-        return foldWideInts(s, op, x, y, loc);
-      return SemaValue::ofInt(r);
-    case BO::RShift:
-      if (y < 0)
-        s.error(loc, "negative shift count");
-      return SemaValue::ofInt(y >= 64 ? (x < 0 ? -1 : 0) : x >> y);
-    case BO::BitAnd: return SemaValue::ofInt(x & y);
-    case BO::BitOr: return SemaValue::ofInt(x | y);
-    case BO::BitXor: return SemaValue::ofInt(x ^ y);
-    case BO::MatMul: break;
-    }
-    s.error(loc, std::string("unsupported operator '") + ast::spelling(op) + "' on integers");
-  }
+  if (ints)
+    return foldInts(s, op, a.numberAsWideInt(), b.numberAsWideInt(), loc);
   double x = a.numberAsFloat(), y = b.numberAsFloat();
   switch (op) {
   case BO::Add: return SemaValue::ofFloat(x + y);
