@@ -489,28 +489,25 @@ TEST_CASE("tl.bitonic_merge sorts bitonic rows, tl.softmax takes dim and keep_di
           KernelArg::pointer(bits), KernelArg::pointer(ors)},
          1);
   std::vector<double> want0(32), want1(32), wantOr(4);
+  // The softmax of the `count` elements of x at start, start + stride, ..., into `want`.
+  auto softmax = [&](int64_t start, int64_t stride, int64_t count, std::vector<double> &want) {
+    double max = -1e30, sum = 0;
+    for (int64_t i = 0; i < count; ++i)
+      max = std::max(max, x.getDouble(start + i * stride));
+    for (int64_t i = 0; i < count; ++i)
+      sum += std::exp(x.getDouble(start + i * stride) - max);
+    for (int64_t i = 0; i < count; ++i)
+      want[start + i * stride] = std::exp(x.getDouble(start + i * stride) - max) / sum;
+  };
   for (int64_t r = 0; r < 4; ++r) {
-    double rowMax = -1e30, rowSum = 0;
-    for (int64_t c = 0; c < 8; ++c)
-      rowMax = std::max(rowMax, x.getDouble(r * 8 + c));
-    for (int64_t c = 0; c < 8; ++c)
-      rowSum += std::exp(x.getDouble(r * 8 + c) - rowMax);
-    for (int64_t c = 0; c < 8; ++c)
-      want1[r * 8 + c] = std::exp(x.getDouble(r * 8 + c) - rowMax) / rowSum;
+    softmax(r * 8, 1, 8, want1);
     uint32_t word = 0;
     for (int64_t c = 0; c < 8; ++c)
       word |= static_cast<uint32_t>(static_cast<int32_t>(bits.getDouble(r * 8 + c)));
     wantOr[r] = static_cast<int32_t>(word);
   }
-  for (int64_t c = 0; c < 8; ++c) { // dim None: along axis 0, the columns
-    double colMax = -1e30, colSum = 0;
-    for (int64_t r = 0; r < 4; ++r)
-      colMax = std::max(colMax, x.getDouble(r * 8 + c));
-    for (int64_t r = 0; r < 4; ++r)
-      colSum += std::exp(x.getDouble(r * 8 + c) - colMax);
-    for (int64_t r = 0; r < 4; ++r)
-      want0[r * 8 + c] = std::exp(x.getDouble(r * 8 + c) - colMax) / colSum;
-  }
+  for (int64_t c = 0; c < 8; ++c) // dim None: along axis 0, the columns
+    softmax(c, 8, 4, want0);
   CHECK(worst(s0, want0, 1e-6, 1e-5) <= 1);
   CHECK(worst(s1, want1, 1e-6, 1e-5) <= 1);
   CHECK(worst(ors, wantOr, 0, 0) == 0);
