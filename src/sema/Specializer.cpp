@@ -174,6 +174,13 @@ static std::string decoratorCallTarget(const ast::Expr &value, bool &sawJit) {
   return "";
 }
 
+/// A function definition that @triton.jit decorates.
+static bool isJitDefinition(const ast::Stmt &stmt) {
+  return stmt.kind == ast::StmtKind::FunctionDef &&
+         std::any_of(stmt.decorators.begin(), stmt.decorators.end(),
+                     [](const ast::ExprPtr &d) { return isJitDecorator(*d); });
+}
+
 /// The name of a function that a module-level `f = ...(f)` rebinds through Triton's decorators
 /// (see decoratorCallTarget), or empty.
 static std::string redecoratedName(const ast::Stmt &stmt, bool &sawJit) {
@@ -199,18 +206,10 @@ std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module) {
   for (const ast::StmtPtr &stmt : module.body) {
     if (stmt->kind != ast::StmtKind::FunctionDef)
       continue;
-    if (jittedByCall.count(stmt->name) ||
-        std::any_of(stmt->decorators.begin(), stmt->decorators.end(),
-                    [](const ast::ExprPtr &d) { return isJitDecorator(*d); }))
+    if (jittedByCall.count(stmt->name) || isJitDefinition(*stmt))
       result.push_back(stmt.get());
   }
   return result;
-}
-
-static bool isJitDefinition(const ast::Stmt &stmt) {
-  return stmt.kind == ast::StmtKind::FunctionDef &&
-         std::any_of(stmt.decorators.begin(), stmt.decorators.end(),
-                     [](const ast::ExprPtr &d) { return isJitDecorator(*d); });
 }
 
 static void collectConditionalJit(const ast::StmtList &stmts, bool nested,
@@ -519,8 +518,7 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       recordGlobalStatements(stmt->body);
       if (!wanted(stmt->name))
         break;
-      bool jit = std::any_of(stmt->decorators.begin(), stmt->decorators.end(),
-                             [](const ast::ExprPtr &d) { return isJitDecorator(*d); }) ||
+      bool jit = isJitDefinition(*stmt) ||
                  std::find(kernels.begin(), kernels.end(), stmt.get()) != kernels.end();
       bool constexprFunction =
           std::any_of(stmt->decorators.begin(), stmt->decorators.end(),
@@ -2803,6 +2801,33 @@ std::set<std::string> boundNames(const ast::Stmt &def) {
 
 } // namespace
 
+/// A @triton.jit function defined in a class body (`class Operator: @triton.jit def
+/// softmax_kernel(...)`, launched as Operator.softmax_kernel[grid]), found by its name when no
+/// module-level function has it: its names are the module's, as for any function of a class body
+/// in Python. Classes nest in classes, not in functions here.
+static const ast::Stmt *classKernel(const ast::Module &module, const SourceManager &sources,
+                                    const std::string &name) {
+  auto isClass = [](const ast::Stmt &stmt) {
+    return stmt.kind == ast::StmtKind::Unsupported && stmt.name == "class definition";
+  };
+  std::vector<const ast::Stmt *> found;
+  std::function<void(const ast::StmtList &)> search = [&](const ast::StmtList &body) {
+    for (const ast::StmtPtr &stmt : body) {
+      if (isClass(*stmt))
+        search(stmt->body);
+      else if (stmt->name == name && isJitDefinition(*stmt))
+        found.push_back(stmt.get());
+    }
+  };
+  for (const ast::StmtPtr &stmt : module.body)
+    if (isClass(*stmt))
+      search(stmt->body);
+  if (found.size() > 1)
+    sources.error(found[1]->loc, "several classes define a @triton.jit function named '" + name +
+                                     "': tilec cannot tell which to compile");
+  return found.empty() ? nullptr : found[0];
+}
+
 /// A @triton.jit function defined inside a function (Triton's own tests define their kernels in
 /// the test functions), found by its name when no other function of the file has it. Its names
 /// resolve in the module as for a module-level kernel, so one that reads a variable of an
@@ -2814,8 +2839,7 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
   std::function<void(const ast::StmtList &)> search = [&](const ast::StmtList &body) {
     for (const ast::StmtPtr &st : body) {
       if (st->kind == ast::StmtKind::FunctionDef) {
-        bool jit = std::any_of(st->decorators.begin(), st->decorators.end(),
-                               [](const ast::ExprPtr &d) { return isJitDecorator(*d); });
+        bool jit = isJitDefinition(*st);
         if (jit && st->name == name && !enclosing.empty())
           found.push_back({st.get(), enclosing});
         if (jit)
@@ -2869,30 +2893,8 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
                                 const KernelRequest &request, tir::Module &out) {
   SourceLoc fileLoc{module.file, 0, 0};
   const ast::Stmt *kernel = findKernel(module, sources, request);
-  if (!kernel) {
-    // A kernel defined in a class body (`class Operator: @triton.jit def softmax_kernel(...)`,
-    // launched as Operator.softmax_kernel[grid]): its names are the module's, as for any
-    // function of a class body in Python. Classes nest in classes, not in functions here.
-    std::vector<const ast::Stmt *> found;
-    std::function<void(const ast::StmtList &)> search = [&](const ast::StmtList &body) {
-      for (const ast::StmtPtr &stmt : body) {
-        if (stmt->kind == ast::StmtKind::Unsupported && stmt->name == "class definition")
-          search(stmt->body);
-        else if (stmt->kind == ast::StmtKind::FunctionDef && stmt->name == request.name &&
-                 std::any_of(stmt->decorators.begin(), stmt->decorators.end(),
-                             [](const ast::ExprPtr &d) { return isJitDecorator(*d); }))
-          found.push_back(stmt.get());
-      }
-    };
-    for (const ast::StmtPtr &stmt : module.body)
-      if (stmt->kind == ast::StmtKind::Unsupported && stmt->name == "class definition")
-        search(stmt->body);
-    if (found.size() > 1)
-      sources.error(found[1]->loc, "several classes define a @triton.jit function named '" +
-                                       request.name + "': tilec cannot tell which to compile");
-    if (found.size() == 1)
-      kernel = found[0];
-  }
+  if (!kernel)
+    kernel = classKernel(module, sources, request.name);
   if (!kernel)
     kernel = nestedKernel(module, sources, request.name);
   if (!kernel) {
