@@ -14,6 +14,7 @@
 #include "gpu/Passes.h"
 
 #include <functional>
+#include <set>
 
 namespace tilec::gpu {
 namespace {
@@ -181,6 +182,14 @@ public:
     // the store's layout happens once, after the loop, as in Triton.
     if (tensorCores)
       forward(function_.body());
+    // A floating-point sum's bits follow the layout it reduces in. Triton's layouts flow forward
+    // from the loads, so what such a reduction is computed from takes its loads' layout before
+    // the stores' layouts flow back (a layer norm whose rows are stored one element per thread
+    // still sums four-element vectors, as Triton does).
+    onlyForward_ = orderSensitiveReductionInputs(function_);
+    forwardOnly_ = true;
+    forward(function_.body());
+    forwardOnly_ = false;
     // A reduction's operand takes its layout from its producers (the loads and the loop that
     // accumulates it), not from where its result goes: a [BLOCK_M, 1] sum stored with keep_dims
     // would otherwise hand the store's layout back into the accumulating loop and convert every
@@ -206,10 +215,15 @@ private:
   tir::Function &function_;
   bool changed_ = false;
   bool reductionsFollowResults_ = false;
+  /// While set, only the values in onlyForward_ take layouts.
+  bool forwardOnly_ = false;
+  std::set<const Value *> onlyForward_;
 
   /// Gives `v` layout `l` unless it has one already.
   void set(Value *v, const LayoutPtr &l) {
     if (!l || !v->type().isTensor() || layoutOf(v))
+      return;
+    if (forwardOnly_ && !onlyForward_.count(v))
       return;
     v->setType(v->type().withLayout(l));
     changed_ = true;

@@ -11,6 +11,7 @@
 #include "gpu/Passes.h"
 
 #include <algorithm>
+#include <set>
 
 namespace tilec::gpu {
 
@@ -53,8 +54,12 @@ static unsigned accessWidth(const analysis::AxisInfoAnalysis &axisInfo, const Op
 /// every width is Triton's. (layer_norm_fp16_v3, rows not 16-byte aligned: w and b loaded in
 /// 8-element vectors and converted, with x, to y's one-element layout ran at 0.95 times Triton on
 /// an H100; loaded one element per thread as Triton does, at 1.41.)
+///
+/// A load whose values a floating-point sum is computed from always takes Triton's width (see
+/// orderSensitiveReductionInputs): the layout decides the order of the sum, hence its bits.
 static LayoutPtr coalescedLayout(const analysis::AxisInfoAnalysis &axisInfo, const Operation &op,
-                                 const std::vector<Operation *> &accesses, unsigned numWarps) {
+                                 const std::vector<Operation *> &accesses, unsigned numWarps,
+                                 bool feedsOrderedReduction) {
   const tir::Value *ptr = op.operand(0);
   std::vector<unsigned> order = axisInfo.contiguityOrder(ptr);
   std::vector<const Operation *> group;
@@ -81,6 +86,8 @@ static LayoutPtr coalescedLayout(const analysis::AxisInfoAnalysis &axisInfo, con
   bool provable = false;
   for (const Operation *other : group)
     provable |= other->code() == OpCode::Store && bytes(*other) < loadBytes;
+  if (feedsOrderedReduction)
+    provable = false;
   unsigned perThread = groupWidth(provable);
   if (op.code() != OpCode::Load)
     perThread = std::min(perThread, accessWidth(axisInfo, op, order[0], provable));
@@ -100,9 +107,14 @@ void runCoalesce(tir::Function &function) {
   });
   // Every layout is chosen before any conversion is inserted: the axis info knows the accesses'
   // pointers and masks, not the conversions that replace them.
+  std::set<const tir::Value *> orderSensitive = orderSensitiveReductionInputs(function);
   std::vector<LayoutPtr> layouts;
-  for (Operation *op : accesses)
-    layouts.push_back(coalescedLayout(axisInfo, *op, accesses, function.numWarps));
+  for (Operation *op : accesses) {
+    bool feedsOrderedReduction =
+        op->code() == OpCode::Load && orderSensitive.count(op->result()) != 0;
+    layouts.push_back(
+        coalescedLayout(axisInfo, *op, accesses, function.numWarps, feedsOrderedReduction));
+  }
   for (size_t a = 0; a < accesses.size(); ++a) {
     Operation *op = accesses[a];
     const LayoutPtr &layout = layouts[a];

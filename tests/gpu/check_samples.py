@@ -1322,6 +1322,19 @@ def math_rounding_inputs(n):
 
 
 LANG_BITS_SAMPLES = [
+    # A layer norm over rows 1000 floats apart (not 16-byte aligned): the sums' bits follow the
+    # layout they reduce in, so stats and y are bit-exact against Triton only where tilec reduces
+    # in the loads' layout as Triton does. No torch reference (another summation order); the
+    # interpreter sums in order too, in another association.
+    Sample(
+        name="row_norm_unaligned", source="tests/gpu/lang_bits.tl", kernel="row_norm_sums",
+        ptx="row_norm_unaligned", signature="*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,i32,1024",
+        size=(64, 1000), small=(3, 1000),
+        inputs=lambda s: {"x": randn(s[0] * s[1]), "w": randn(s[1]), "y": empty(s[0] * s[1]),
+                          "stats": empty(2 * s[0])},
+        outputs=["y", "stats"], args=lambda t, s: [t["x"], t["w"], t["y"], t["stats"], s[1], s[1]],
+        grid=lambda meta, s: (s[0],), tol=EXACT,
+        interp_tols={"y": Tol(atol=1e-5, rtol=1e-5), "stats": Tol(atol=1e-6, rtol=1e-5)}),
     # tl.dot_scaled (mxfp8 e4m3 x e5m2 with NaN scales; e4m3 x e4m3 fast_math), decomposed as
     # Triton does on Hopper.
     dot_scaled_sample("dot_scaled_e4m3_e5m2", "e4m3", "e5m2", False),
