@@ -827,7 +827,7 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
     if (it != stdlibGlobals_.end())
       return it->second;
     if (name != "range" && name != "min" && name != "max" && name != "len" && name != "float" &&
-        name != "int")
+        name != "int" && name != "isinstance")
       error(loc, "undefined name '" + name + "' in the standard library");
     return SemaValue::ofBuiltin("py." + name);
   }

@@ -1834,6 +1834,135 @@ SPECIAL_SAMPLES = [
 ]
 
 
+# --- torch's triton_helpers (tests/gpu/inductor_ops.tl): tilec compiles them from its own
+# stdlib/inductor.tl, Triton from the installed torch's triton_helpers.py.
+INDUCTOR_BOUNDS = [-2.0, -1.0, -1.0, -1.0, -0.5, -0.25, 0.0, 0.0, 0.125, 0.5, 0.75, 1.0, 1.0,
+                   1.5, 2.0, 2.5, 3.0, 4.0, 8.0, float("inf")]
+
+
+def inductor_bucketize_inputs(n):
+    # Values on the boundaries (ties: right= decides), between them, beyond both ends, and NaN.
+    x = torch.randint(-24, 72, (n,), dtype=torch.int64).double() / 8
+    x[::17] = float("nan")
+    x[5], x[6] = float("inf"), float("-inf")
+    return {"x": x.float().to(DEVICE), "bounds": torch.tensor(INDUCTOR_BOUNDS).float().to(DEVICE),
+            "left": empty(n, "int64"), "right": empty(n, "int32")}
+
+
+def inductor_sort_inputs(s, dtype="float32"):
+    # Small integers: many ties (the stable sort keeps their order); NaNs in some rows.
+    x = torch.randint(-6, 6, (s[0] * s[1],), dtype=torch.int64).double()
+    x[3::29] = float("nan")
+    return {"x": x.to(getattr(torch, dtype)).to(DEVICE), "values": empty(s[0] * s[1], dtype),
+            "indices": empty(s[0] * s[1], "int64")}
+
+
+def inductor_sort_reference(t, s, descending):
+    values, indices = t["x"].double().view(s).sort(dim=1, stable=True, descending=descending)
+    return {"values": values.flatten(), "indices": indices.flatten()}
+
+
+def inductor_sort_sample(name, stable, descending, size, block, xblock=4, num_warps=4):
+    return Sample(
+        name=name, source="tests/gpu/inductor_ops.tl", kernel="sort_kernel", ptx=name,
+        signature=f"*fp32:16,*fp32:16,*i64:16,i32,i32,{xblock},{block},{int(stable)},"
+                  f"{int(descending)}",
+        size=size, tilec_flags=("--num-warps", str(num_warps)),
+        inputs=inductor_sort_inputs, outputs=["values", "indices"],
+        args=lambda t, s: [t["x"], t["values"], t["indices"], s[0], s[1]],
+        grid=lambda meta, s: (cdiv(s[0], meta["XBLOCK"]),),
+        # Not stable: which of tied values goes first is the bitonic network's, as in torch's
+        # helper: compared with Triton only, bit for bit (indices included).
+        reference=(lambda t, s: inductor_sort_reference(t, s, descending)) if stable else None,
+        note="" if stable else "unstable: ties in the network's order, against Triton only")
+
+
+def inductor_cumsum_f32_reference(t, s):
+    rows, n, block = s
+    x = t["x"].double().view(rows, n)
+    blocks = cdiv(n, block)
+    sums = torch.zeros(rows, blocks * block, dtype=torch.float64, device=x.device)
+    sums[:, :n] = x
+    inclusive = sums.view(rows, blocks, block).sum(-1).cumsum(-1).float()
+    # One uint64 word per block: the float's bits above, flag 2 below.
+    bits = inclusive.view(torch.int32).long() & 0xFFFFFFFF
+    words = (bits << 32) | 2
+    return {"y": x.cumsum(1).flatten(), "ws": words.flatten().cpu().view(torch.uint8).to(x.device)}
+
+
+def inductor_cumsum_i64_reference(t, s):
+    rows, n, block = s
+    x = t["x"].view(rows, n)
+    blocks = cdiv(n, block)
+    padded = torch.zeros(rows, blocks * block, dtype=torch.int64, device=x.device)
+    padded[:, :n] = x
+    sums = padded.view(rows, blocks, block).sum(-1)
+    aggregate = sums.clone()
+    aggregate[:, 0] = 0  # block 0 publishes its prefix only
+    words = torch.stack([torch.full_like(sums, 2), aggregate, sums.cumsum(-1)], -1)
+    return {"y": x.cumsum(1).double().flatten(),
+            "ws": words.flatten().cpu().view(torch.uint8).to(x.device)}
+
+
+def inductor_frexp_inputs(n):
+    x = torch.randn(n, dtype=torch.float32) * torch.exp2(torch.randint(-40, 40, (n,)).float())
+    x[::13] = 0.0
+    x[7::13] = -0.0
+    x[9::31] = 1.0
+    return {"x": x.to(DEVICE), "mantissa": empty(n), "exponent": empty(n, "int32")}
+
+
+INDUCTOR_SAMPLES = [
+    Sample(
+        name="inductor_bucketize", source="tests/gpu/inductor_ops.tl", kernel="bucketize_kernel",
+        ptx="inductor_bucketize", signature=f"*fp32:16,*fp32:16,*i64:16,*i32:16,i32,"
+                                            f"{len(INDUCTOR_BOUNDS)},128",
+        size=1000, inputs=inductor_bucketize_inputs, outputs=["left", "right"],
+        args=lambda t, s: [t["x"], t["bounds"], t["left"], t["right"], s],
+        grid=lambda meta, s: (cdiv(s, meta["XBLOCK"]),),
+        reference=lambda t, s: {
+            "left": torch.bucketize(t["x"], t["bounds"], right=False).double(),
+            "right": torch.bucketize(t["x"], t["bounds"], right=True).double()},
+        # A NaN value is in the last bucket (torch.bucketize); torch's helper agrees since
+        # pytorch#173168 (2026), before it put NaN in bucket 0: against Triton, NaN lanes aside.
+        triton_compared=lambda t, s: {"left": ~t["x"].isnan(), "right": ~t["x"].isnan()}),
+    inductor_sort_sample("inductor_sort_stable", True, False, (37, 50), 64),
+    inductor_sort_sample("inductor_sort_stable_desc", True, True, (37, 50), 64),
+    inductor_sort_sample("inductor_sort_stable_256", True, False, (5, 200), 256, xblock=1,
+                         num_warps=8),
+    inductor_sort_sample("inductor_sort_unstable", False, False, (37, 50), 64),
+    inductor_sort_sample("inductor_sort_unstable_desc", False, True, (37, 50), 64),
+    Sample(
+        name="inductor_split_cumsum_f32", source="tests/gpu/inductor_ops.tl",
+        kernel="split_cumsum_f32", ptx="inductor_split_cumsum_f32",
+        signature="*fp32:16,*fp32:16,*u8:16,i32,256", size=(3, 5000, 256),
+        # Small integers: every partial sum is exact, whatever the order.
+        inputs=lambda s: {"x": randint(-8, 8, (s[0] * s[1],), "float32"),
+                          "y": empty(s[0] * s[1]), "ws": empty(8 * s[0] * cdiv(s[1], s[2]), "uint8")},
+        outputs=["y", "ws"], args=lambda t, s: [t["x"], t["y"], t["ws"], s[1]],
+        grid=lambda meta, s: (cdiv(s[1], meta["R0_BLOCK"]), s[0]),
+        reference=inductor_cumsum_f32_reference),
+    Sample(
+        name="inductor_split_cumsum_i64", source="tests/gpu/inductor_ops.tl",
+        kernel="split_cumsum_i64", ptx="inductor_split_cumsum_i64",
+        signature="*i64:16,*i64:16,*u8:16,i32,256", size=(3, 5000, 256),
+        inputs=lambda s: {"x": randint(-2**40, 2**40, (s[0] * s[1],), "int64"),
+                          "y": empty(s[0] * s[1], "int64"),
+                          "ws": empty(24 * s[0] * cdiv(s[1], s[2]), "uint8")},
+        outputs=["y", "ws"], args=lambda t, s: [t["x"], t["y"], t["ws"], s[1]],
+        grid=lambda meta, s: (cdiv(s[1], meta["R0_BLOCK"]), s[0]),
+        reference=inductor_cumsum_i64_reference),
+    Sample(
+        name="inductor_frexp", source="tests/gpu/inductor_ops.tl", kernel="frexp_kernel",
+        ptx="inductor_frexp", signature="*fp32:16,*fp32:16,*i32:16,i32,128", size=1000,
+        inputs=inductor_frexp_inputs, outputs=["mantissa", "exponent"],
+        args=lambda t, s: [t["x"], t["mantissa"], t["exponent"], s],
+        grid=lambda meta, s: (cdiv(s, meta["XBLOCK"]),),
+        reference=lambda t, s: {"mantissa": torch.frexp(t["x"]).mantissa.double(),
+                                "exponent": torch.frexp(t["x"]).exponent.double()}),
+]
+
+
 GROUPED_SIG = "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32,i32:16,i32,i32:16,i32"
 TILED_AUTOTUNE_SIG = "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32,i32:16,i32,i32:16,i32,i32:16,i32"
 
@@ -2067,7 +2196,7 @@ SAMPLES: List[Sample] = [
         tol=DOT_F16_OUT_F16, tols={"lse": Tol(atol=1e-4, rtol=1e-5)},
         reference=flash_reference)
     for dim, warps, block_m in ((64, 4, 64), (64, 8, 128), (128, 4, 64), (128, 8, 128))
-] + MMA_SAMPLES + SCAN_SAMPLES + SPECIAL_SAMPLES + [
+] + MMA_SAMPLES + SCAN_SAMPLES + SPECIAL_SAMPLES + INDUCTOR_SAMPLES + [
     # --- samples/vector_add_autotune.tl: one config (BLOCK_SIZE 4096, 8 warps, 2 stages).
     Sample(
         name="vector_add_autotune__3", source="samples/vector_add_autotune.tl",

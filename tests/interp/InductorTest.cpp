@@ -1,11 +1,14 @@
 // Kernels in the form PyTorch Inductor generates (kernels/inductor.tl): torch's triton_helpers
 // (Welford, NaN-propagating max/min, argmax with the lowest index on ties, prod, any, floor
-// division) run on the interpreter against references written here.
+// division, bucketize, sort with indices, the decoupled look-back scan, frexp) run on the
+// interpreter against references written here.
 #include "SeedKernelTestUtil.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <numeric>
 
 using namespace tilec;
 using namespace tilec::seedtest;
@@ -19,6 +22,10 @@ namespace {
 const DType f32 = DType::scalar(ScalarKind::F32);
 const DType i32 = DType::scalar(ScalarKind::I32);
 const DType i64 = DType::scalar(ScalarKind::I64);
+const DType f64 = DType::scalar(ScalarKind::F64);
+const DType u8 = DType::scalar(ScalarKind::U8);
+const DType u64 = DType::scalar(ScalarKind::U64);
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string inductorKernels() {
   return std::string(TILEC_LANGUAGE_KERNELS_DIR) + "/inductor.tl";
@@ -182,7 +189,7 @@ TEST_CASE("Inductor: a triton_helpers function tilec does not have is named in t
   std::string error;
   auto module = tryCompile(inductorKernels(), "uses_missing_helper", "*fp32:16,4", error);
   CHECK(!module);
-  CHECK(error.find("triton_helpers.bucketize_binary_search is not supported yet") !=
+  CHECK(error.find("triton_helpers.not_a_helper_of_torch is not supported yet") !=
         std::string::npos);
 }
 
@@ -232,5 +239,308 @@ TEST_CASE("Inductor: pow_integer is exact on integers, wrapping as integer produ
       want *= static_cast<uint64_t>(base.getInt(i));
     INFO("base " << base.getInt(i) << " exponent " << i % 20);
     CHECK(out.getInt(i) == static_cast<int64_t>(want));
+  }
+}
+
+TEST_CASE("Inductor: bucketize_binary_search as std::lower_bound / upper_bound, NaN last",
+          "[language][inductor]") {
+  const int64_t n = 50, size = 12;
+  auto module = compile(inductorKernels(), "triton_poi_fused_bucketize_0",
+                        "*fp32:16,*fp32:16,*i64:16,*i64:16,*i32:16,i32,64");
+  // Sorted boundaries with a run of three equal ones (ties: right= decides) and an infinity.
+  const std::vector<double> bounds = {-3, -2, -1, -1, -1, -0.5, 0, 0.25, 1, 2, 3.5, INFINITY};
+  HostBuffer values(f32, n), boundaries(f32, size), left(i64, n), right(i64, n), old(i32, n);
+  for (int64_t k = 0; k < size; ++k)
+    boundaries.setDouble(k, bounds[k]);
+  for (int64_t i = 0; i < n; ++i)
+    values.setDouble(i, noise(i, 20) / 4.0); // every boundary hit exactly, some in between
+  values.setDouble(7, kNaN);
+  values.setDouble(8, -INFINITY);
+  values.setDouble(9, INFINITY);
+  values.setDouble(10, -1);
+  // Lanes past xnumel are not stored: their sentinel stays.
+  const int64_t xnumel = n - 3;
+  for (int64_t i = xnumel; i < n; ++i) {
+    left.setInt(i, -7);
+    right.setInt(i, -7);
+    old.setInt(i, -7);
+  }
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(values), KernelArg::pointer(boundaries), KernelArg::pointer(left),
+          KernelArg::pointer(right), KernelArg::pointer(old), KernelArg::integer(xnumel)},
+         1);
+  for (int64_t i = 0; i < n; ++i) {
+    double v = values.getDouble(i);
+    INFO("value " << v);
+    if (i >= xnumel) {
+      CHECK(left.getInt(i) == -7);
+      CHECK(right.getInt(i) == -7);
+      CHECK(old.getInt(i) == -7);
+      continue;
+    }
+    int64_t wantLeft =
+        std::isnan(v) ? size : std::lower_bound(bounds.begin(), bounds.end(), v) - bounds.begin();
+    int64_t wantRight =
+        std::isnan(v) ? size : std::upper_bound(bounds.begin(), bounds.end(), v) - bounds.begin();
+    CHECK(left.getInt(i) == wantLeft);
+    CHECK(right.getInt(i) == wantRight);
+    CHECK(old.getInt(i) == wantRight);
+  }
+  CHECK(left.getInt(10) == 2); // -1: before the run of -1s, or after it
+  CHECK(right.getInt(10) == 5);
+  CHECK(left.getInt(7) == size);
+}
+
+TEST_CASE("Inductor: bucketize_binary_search through a sorter, per row of strided boundaries",
+          "[language][inductor]") {
+  const int64_t rows = 3, size = 10, perRow = 16, n = rows * perRow;
+  auto module = compile(inductorKernels(), "triton_poi_fused_searchsorted_1",
+                        "*fp32:16,*fp32:16,*i64:16,*i64:16,i32,64");
+  HostBuffer values(f32, n), boundaries(f32, rows * size), sorter(i64, rows * size), out(i64, n);
+  std::vector<std::vector<double>> sorted(rows);
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<int64_t> order(size);
+    for (int64_t k = 0; k < size; ++k)
+      boundaries.setDouble(r * size + k, noise(r * size + k + 500, 8) / 2.0); // unsorted, ties
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return boundaries.getDouble(r * size + a) < boundaries.getDouble(r * size + b);
+    });
+    for (int64_t k = 0; k < size; ++k) {
+      sorter.setInt(r * size + k, order[k]);
+      sorted[r].push_back(boundaries.getDouble(r * size + order[k]));
+    }
+  }
+  for (int64_t i = 0; i < n; ++i)
+    values.setDouble(i, noise(i + 900, 10) / 2.0);
+  values.setDouble(perRow + 3, kNaN);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(values), KernelArg::pointer(boundaries), KernelArg::pointer(sorter),
+          KernelArg::pointer(out), KernelArg::integer(n)},
+         1);
+  for (int64_t i = 0; i < n; ++i) {
+    const std::vector<double> &row = sorted[i / perRow];
+    double v = values.getDouble(i);
+    int64_t want = std::isnan(v) ? size : std::lower_bound(row.begin(), row.end(), v) - row.begin();
+    INFO("row " << i / perRow << " value " << v);
+    CHECK(out.getInt(i) == want);
+  }
+}
+
+namespace {
+
+/// torch.sort's order: NaN above every number; descending reverses it (NaN first).
+bool sortsBefore(double a, double b, bool descending) {
+  if (descending)
+    std::swap(a, b);
+  return !std::isnan(a) && (std::isnan(b) || a < b);
+}
+
+bool sameValue(double a, double b) {
+  return a == b || (std::isnan(a) && std::isnan(b));
+}
+
+} // namespace
+
+TEST_CASE("Inductor: sort_with_index as std::stable_sort (ties, NaN, lanes past rnumel)",
+          "[language][inductor]") {
+  const int64_t rows = 6, n = 13; // 13 of the block's 16 lanes: three sort past the end
+  auto [stable, descending] = GENERATE(std::pair{true, false}, std::pair{true, true},
+                                       std::pair{false, false}, std::pair{false, true});
+  INFO("stable " << stable << " descending " << descending);
+  std::string signature = std::string("*fp32:16,*fp32:16,*i64:16,i32,i32,4,") +
+                          (stable ? "1," : "0,") + (descending ? "1" : "0");
+  auto module = compile(inductorKernels(), "triton_per_fused_sort_0", signature);
+  HostBuffer x(f32, rows * n), values(f32, rows * n), indices(i64, rows * n);
+  for (int64_t i = 0; i < rows * n; ++i)
+    x.setDouble(i, static_cast<double>(noise(i, 4))); // 8 distinct values over 13: many ties
+  x.setDouble(n + 2, kNaN);                           // row 1: two NaNs
+  x.setDouble(n + 9, kNaN);
+  x.setDouble(2 * n + 0, -INFINITY);
+  x.setDouble(2 * n + 5, INFINITY);
+  for (int64_t i = 0; i < 3 * n; ++i)
+    x.setDouble(3 * n + i, static_cast<double>(-i % 3)); // rows 3-5: runs of ties only
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(values), KernelArg::pointer(indices),
+          KernelArg::integer(rows), KernelArg::integer(n)},
+         2);
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<int64_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return sortsBefore(x.getDouble(r * n + a), x.getDouble(r * n + b), descending);
+    });
+    std::vector<bool> seen(n, false);
+    for (int64_t k = 0; k < n; ++k) {
+      INFO("row " << r << " position " << k);
+      double want = x.getDouble(r * n + order[k]);
+      double got = values.getDouble(r * n + k);
+      CHECK(sameValue(got, want));
+      int64_t index = indices.getInt(r * n + k);
+      REQUIRE(index >= 0);
+      REQUIRE(index < n);
+      if (stable)
+        CHECK(index == order[k]);
+      else
+        CHECK(sameValue(x.getDouble(r * n + index), got)); // the value came from there
+      CHECK(!seen[index]);
+      seen[index] = true;
+    }
+  }
+}
+
+TEST_CASE("Inductor: sort_with_index with torch 2.4's reduction mask, int32, descending stable",
+          "[language][inductor]") {
+  const int64_t rows = 5, n = 11;
+  auto module =
+      compile(inductorKernels(), "triton_per_fused_sort_1", "*i32:16,*i32:16,*i64:16,i32,i32,2");
+  HostBuffer x(i32, rows * n), values(i32, rows * n), indices(i64, rows * n);
+  for (int64_t i = 0; i < rows * n; ++i)
+    x.setInt(i, noise(i + 77, 3) * 1000); // masked lanes load 0: the values' ties with them
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(values), KernelArg::pointer(indices),
+          KernelArg::integer(rows), KernelArg::integer(n)},
+         3);
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<int64_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return x.getInt(r * n + a) > x.getInt(r * n + b);
+    });
+    for (int64_t k = 0; k < n; ++k) {
+      INFO("row " << r << " position " << k);
+      CHECK(values.getInt(r * n + k) == x.getInt(r * n + order[k]));
+      CHECK(indices.getInt(r * n + k) == order[k]);
+    }
+  }
+}
+
+TEST_CASE("Inductor: split scans through the decoupled look-back, programs one after another",
+          "[language][inductor]") {
+  // The interpreter runs the programs of a row in order of program_id(0), so each finds its
+  // predecessor's inclusive prefix published: cumsum of int32 (a packed word), int64 (three
+  // words) and a float forward fill (a combine whose operands must not be swapped).
+  const int64_t rows = 2, n = 200, block = 32;
+  const unsigned blocks = cdiv(n, block);
+  auto module = compile(inductorKernels(), "triton_spl_fused_cumsum_0",
+                        "*i32:16,*i64:16,*fp32:16,*i32:16,*i64:16,*fp32:16,*u8:16,i32,i32,32");
+  HostBuffer a(i32, rows * n), b(i64, rows * n), c(f32, rows * n), sumA(i32, rows * n),
+      sumB(i64, rows * n), fill(f32, rows * n), ws(u8, 8 * 5 * blocks * rows);
+  for (int64_t i = 0; i < rows * n; ++i) {
+    a.setInt(i, noise(i, 1000));
+    b.setInt(i, noise(i + 5000, 1000) * (int64_t(1) << 33)); // beyond 32 bits
+    c.setDouble(i, noise(i + 9000, 3) == 0 ? noise(i + 7000, 100) / 8.0 : 0.0);
+  }
+  for (int64_t i = 40; i < 110; ++i) // a run of zeros across two blocks of row 0
+    c.setDouble(i, 0.0);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(a), KernelArg::pointer(b), KernelArg::pointer(c),
+          KernelArg::pointer(sumA), KernelArg::pointer(sumB), KernelArg::pointer(fill),
+          KernelArg::pointer(ws), KernelArg::integer(rows), KernelArg::integer(n)},
+         blocks, rows);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t runA = 0, runB = 0;
+    double last = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      INFO("row " << r << " element " << i);
+      runA += a.getInt(r * n + i);
+      runB += b.getInt(r * n + i);
+      if (c.getDouble(r * n + i) != 0)
+        last = c.getDouble(r * n + i);
+      CHECK(sumA.getInt(r * n + i) == runA);
+      CHECK(sumB.getInt(r * n + i) == runB);
+      CHECK(fill.getDouble(r * n + i) == last);
+    }
+  }
+  // Every program left its inclusive prefix published (flag 2).
+  uint64_t word;
+  for (int64_t p = 0; p < blocks * rows; ++p) {
+    std::memcpy(&word, ws.data() + 8 * p, 8);
+    CHECK((word & 0xFFFFFFFF) == 2);
+  }
+}
+
+TEST_CASE("Inductor: the look-back combines published aggregates until an inclusive prefix",
+          "[language][inductor]") {
+  // Blocks 0..4 published as: 0 inclusive (flag 2), 1 to 4 aggregates only (flag 1); block 5
+  // scans. Its prefix is the forward fill over blocks 0..4, so the walk must reach block 1 and
+  // take block 0's prefix, combining in order: the last nonzero aggregate wins.
+  auto module =
+      compile(inductorKernels(), "lookback_from_published", "*u64:16,*u64:16,*i64:16,fp32,i32");
+  auto pack = [](float value, uint32_t flag) {
+    uint32_t bits;
+    std::memcpy(&bits, &value, 4);
+    return static_cast<int64_t>((static_cast<uint64_t>(bits) << 32) | flag);
+  };
+  struct Case {
+    std::vector<float> published; // blocks 0..4; block 0 inclusive, the others aggregates
+    float want;
+  };
+  for (const Case &c : {Case{{7, 0, 3, 0, 0}, 3}, Case{{7, 0, 0, 0, 0}, 7},
+                        Case{{7, 5, 0, 0, 9}, 9}, Case{{0, 0, 0, 0, 0}, 0}}) {
+    HostBuffer ws32(u64, 8), ws64(u64, 3 * 8), out(i64, 2);
+    for (int64_t k = 0; k < 5; ++k) {
+      ws32.setInt(k, pack(c.published[k], k == 0 ? 2 : 1));
+      ws64.setInt(3 * k, k == 0 ? 2 : 1);
+      ws64.setInt(3 * k + (k == 0 ? 2 : 1), static_cast<int64_t>(c.published[k]) * 1000);
+    }
+    launch(*module->functions.at(0),
+           {KernelArg::pointer(ws32), KernelArg::pointer(ws64), KernelArg::pointer(out),
+            KernelArg::floating(4.0), KernelArg::integer(5)},
+           1);
+    INFO("published " << c.published[0] << " " << c.published[1] << " " << c.published[2] << " "
+                      << c.published[3] << " " << c.published[4]);
+    CHECK(out.getInt(0) == static_cast<int64_t>(c.want));
+    CHECK(out.getInt(1) == static_cast<int64_t>(c.want) * 1000);
+    // Block 5 published its inclusive prefix: its own 4 after the fill.
+    CHECK(ws32.getInt(5) == pack(4, 2));
+    CHECK(ws64.getInt(15) == 2);
+    CHECK(ws64.getInt(17) == 4000);
+  }
+}
+
+TEST_CASE("Inductor: frexp of fp32 and fp64 as std::frexp, subnormals and signed zeros",
+          "[language][inductor]") {
+  const int64_t n = 40;
+  auto module = compile(inductorKernels(), "triton_poi_fused_frexp_0",
+                        "*fp32:16,*fp64:16,*fp32:16,*i32:16,*fp64:16,*i32:16,i32,64");
+  HostBuffer x(f32, n), y(f64, n), mx(f32, n), ex(i32, n), my(f64, n), ey(i32, n);
+  for (int64_t i = 0; i < n; ++i) {
+    x.setDouble(i, std::ldexp(noise(i, 1000) / 7.0, static_cast<int>(noise(i + 1, 60))));
+    y.setDouble(i, std::ldexp(noise(i + 2, 1000) / 7.0, static_cast<int>(noise(i + 3, 900))));
+  }
+  const std::vector<double> special = {0.0, -0.0, INFINITY, -INFINITY, kNaN, 1.0, -0.5};
+  for (size_t k = 0; k < special.size(); ++k) {
+    x.setDouble(k, special[k]);
+    y.setDouble(k, special[k]);
+  }
+  x.setDouble(10, std::numeric_limits<float>::denorm_min());
+  x.setDouble(11, -std::numeric_limits<float>::denorm_min() * 12345);
+  x.setDouble(12, std::numeric_limits<float>::min());
+  x.setDouble(13, std::numeric_limits<float>::max());
+  y.setDouble(10, std::numeric_limits<double>::denorm_min());
+  y.setDouble(11, -std::numeric_limits<double>::denorm_min() * 987654321);
+  y.setDouble(12, std::numeric_limits<double>::max());
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::pointer(mx),
+          KernelArg::pointer(ex), KernelArg::pointer(my), KernelArg::pointer(ey),
+          KernelArg::integer(n)},
+         1);
+  auto check = [](double v, double gotMantissa, int64_t gotExponent) {
+    INFO("x = " << v);
+    if (std::isnan(v)) {
+      CHECK(std::isnan(gotMantissa));
+      CHECK(gotExponent == 0);
+      return;
+    }
+    int e = 0;
+    double m = std::isinf(v) ? v : std::frexp(v, &e); // torch: (inf, 0)
+    CHECK(gotMantissa == m);
+    CHECK(std::signbit(gotMantissa) == std::signbit(m));
+    CHECK(gotExponent == e);
+  };
+  for (int64_t i = 0; i < n; ++i) {
+    check(x.getDouble(i), mx.getDouble(i), ex.getInt(i));
+    check(y.getDouble(i), my.getDouble(i), ey.getInt(i));
   }
 }
