@@ -512,6 +512,16 @@ llvm::Value *KernelLowering::lowerElement(const Operation &op, const Values &arg
     return builder_.CreateBitCast(magnitude, a->getType());
   }
   case OpCode::Libdevice: {
+    if (op.hasAttr("symbol")) {
+      // A row of an extern_elementwise table (tir::LibdeviceOverload): the operands and the
+      // result have the row's types (uint32 and uint64 are i32 and i64 to LLVM).
+      std::vector<llvm::Type *> params;
+      for (llvm::Value *v : args)
+        params.push_back(v->getType());
+      llvm::FunctionCallee callee = module_.getOrInsertFunction(
+          op.strAttr("symbol"), llvm::FunctionType::get(scalarType(resultType), params, false));
+      return builder_.CreateCall(callee, args);
+    }
     // Sema has converted the operands to fp32 or fp64, the types libdevice has.
     const tir::LibdeviceFunction *fn = tir::findLibdeviceFunction(op.strAttr("fn"));
     const char *symbol = type.kind == ScalarKind::F64 ? fn->fp64 : fn->fp32;

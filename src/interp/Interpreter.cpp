@@ -57,6 +57,9 @@ struct CompiledOp {
   AtomicKind atomicKind = AtomicKind::Add;
   DotPrecision dotPrecision = DotPrecision::IEEE;
   const tir::LibdeviceFunction *libdevice = nullptr;
+  /// A libdevice op with a "symbol" (tir::LibdeviceOverload): its compiled implementation.
+  std::function<void(const std::vector<const Tensor *> &, Tensor &)> libdeviceExtern;
+  const tir::LibdeviceOverload *libdeviceOverload = nullptr;
   bool scanProduct = false;
   bool scanReverse = false;
   /// maximum/minimum with propagate_nan=ALL (a NaN operand gives NaN).
@@ -398,7 +401,16 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
     for (unsigned i = 0; i < op.numOperands(); ++i) {
       tir::DType expected = resultElement;
       // Comparisons and libdevice's isnan/isinf/signbit give another type than their operands'.
-      if (op.code() == OpCode::Cmp || op.code() == OpCode::Libdevice)
+      if (op.code() == OpCode::Libdevice && op.hasAttr("symbol")) {
+        const tir::LibdeviceOverload *o =
+            tir::findLibdeviceSymbol(stringAttr("fn"), op.strAttr("symbol"));
+        if (!o)
+          compileError(op, "unknown libdevice function '" + op.strAttr("fn") + "' (" +
+                               op.strAttr("symbol") + ")");
+        if (i >= o->arity)
+          compileError(op, "has " + std::to_string(op.numOperands()) + " operands");
+        expected = tir::DType::scalar(o->args[i]);
+      } else if (op.code() == OpCode::Cmp || op.code() == OpCode::Libdevice)
         expected = elementOf(0);
       else if (op.code() == OpCode::Select && i == 0)
         expected = tir::DType::scalar(ScalarKind::I1);
@@ -441,6 +453,21 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
     compiled.scanReverse = op.hasAttr("reverse") && op.boolAttr("reverse");
     break;
   case OpCode::Libdevice:
+    if (op.hasAttr("symbol")) {
+      compiled.libdeviceOverload = tir::findLibdeviceSymbol(stringAttr("fn"), op.strAttr("symbol"));
+      if (!compiled.libdeviceOverload)
+        compileError(op, "unknown libdevice function '" + op.strAttr("fn") + "'");
+      expectOperands(compiled.libdeviceOverload->arity, compiled.libdeviceOverload->arity);
+      if (op.result()->type().elem != tir::DType::scalar(compiled.libdeviceOverload->result))
+        compileError(op, "result type does not match " +
+                             std::string(compiled.libdeviceOverload->symbol) + "'s");
+      try {
+        compiled.libdeviceExtern = compileLibdeviceExtern(*compiled.libdeviceOverload);
+      } catch (const std::logic_error &e) {
+        compileError(op, e.what());
+      }
+      break;
+    }
     compiled.libdevice = tir::findLibdeviceFunction(stringAttr("fn"));
     if (!compiled.libdevice)
       compileError(op, "unknown libdevice function '" + op.strAttr("fn") + "'");
@@ -854,6 +881,8 @@ void Machine::execElementwise(CompiledOp &op, Tensor &out) {
     std::vector<const Tensor *> args;
     for (unsigned i = 0; i < op.operands.size(); ++i)
       args.push_back(&operand(i));
+    if (op.libdeviceExtern)
+      return op.libdeviceExtern(args, out);
     return evalLibdevice(*op.libdevice, args, out, *this);
   }
   default:

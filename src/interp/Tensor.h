@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -182,6 +183,11 @@ void evalUnary(tir::OpCode code, const Tensor &operand, Tensor &out, const Error
                bool approxSqrt = false);
 void evalFma(const Tensor &a, const Tensor &b, const Tensor &c, Tensor &out,
              const ErrorReporter &errors);
+/// A row of a libdevice extern_elementwise table (tir::LibdeviceOverload), ready to run on
+/// operands of the row's types (LibdeviceExtern.cpp). Throws std::logic_error for a symbol the
+/// interpreter does not implement.
+std::function<void(const std::vector<const Tensor *> &, Tensor &)>
+compileLibdeviceExtern(const tir::LibdeviceOverload &fn);
 /// A libdevice function (tir/Libdevice.h) on fp32 or fp64 operands, with the C library.
 void evalLibdevice(const tir::LibdeviceFunction &fn, const std::vector<const Tensor *> &operands,
                    Tensor &out, const ErrorReporter &errors);

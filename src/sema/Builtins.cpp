@@ -311,7 +311,8 @@ std::optional<SemaValue> Specializer::tritonLanguageAttribute(const std::string 
     if (const ast::Stmt *def = stdlibFunction(attr))
       return SemaValue::ofJitFunction(def);
   // Older Triton had libdevice's functions in tl.math (tl.math.tanh).
-  if (module == "triton.language.math" && tir::findLibdeviceFunction(attr))
+  if (module == "triton.language.math" &&
+      (tir::findLibdeviceFunction(attr) || tir::findLibdeviceExtern(attr)))
     return SemaValue::ofBuiltin("libdevice." + attr);
   return std::nullopt;
 }
@@ -403,9 +404,10 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
   }
   if (module == "triton.language.extra.libdevice" ||
       module == "triton.language.extra.cuda.libdevice") {
-    if (tir::findLibdeviceFunction(attr))
+    if (tir::findLibdeviceFunction(attr) || tir::findLibdeviceExtern(attr))
       return SemaValue::ofBuiltin("libdevice." + attr);
-    error(loc, "libdevice." + attr + " is not supported yet");
+    // Every function of Triton 3.6's libdevice is in one of the two tables: Python's own error.
+    error(loc, "module '" + module + "' has no attribute '" + attr + "'");
   }
   return SemaValue::ofModule(module + "." + attr);
 }
@@ -610,6 +612,89 @@ SemaValue Specializer::callLibdevice(const tir::LibdeviceFunction &fn, CallArgs 
   DType result = fn.returnsInt ? DType::scalar(ScalarKind::I32) : type;
   tir::Value *r = builder_.createValue(OpCode::Libdevice, operands, Type(result, shape));
   r->definingOp()->setAttr("fn", std::string(fn.name));
+  return SemaValue::ofTensor(r);
+}
+
+SemaValue Specializer::callLibdeviceExtern(const tir::LibdeviceExtern &fn, CallArgs &args) {
+  SourceLoc loc = args.loc;
+  std::string display = std::string("libdevice.") + fn.name;
+  unsigned arity = fn.overloads.front().arity;
+  if (!args.keywords.empty())
+    error(loc, display + " takes positional arguments only");
+  if (args.positional.size() != arity)
+    error(loc, display + " takes " + std::to_string(arity) + " argument" + (arity == 1 ? "" : "s") +
+                   " but " + std::to_string(args.positional.size()) + " were given");
+  // core.extern_elementwise: every argument becomes a tensor (semantic.to_tensor's types for
+  // numbers); an exact match of the dtypes in the function's table is called as it is, anything
+  // else is first promoted as a binary operator's operands are, all to one type.
+  std::vector<tir::Value *> operands;
+  for (const SemaValue &v : args.positional) {
+    SemaValue t = decayNumbers(v, loc);
+    if (!t.isTensor() || t.value->type().elem.isPointer())
+      error(loc, display + " needs numbers or tensors, not " + v.describe());
+    operands.push_back(t.value);
+  }
+  auto match = [&]() -> const tir::LibdeviceOverload * {
+    for (const tir::LibdeviceOverload &o : fn.overloads) {
+      bool same = true;
+      for (unsigned i = 0; i < arity; ++i)
+        same &= operands[i]->type().elem == DType::scalar(o.args[i]);
+      if (same)
+        return &o;
+    }
+    return nullptr;
+  };
+  const tir::LibdeviceOverload *overload = match();
+  if (!overload) {
+    DType common = operands[0]->type().elem;
+    std::string why;
+    for (tir::Value *v : operands) {
+      std::optional<DType> t = computationType(v->type().elem, false, common, false, false, why);
+      if (!t)
+        error(loc, display + ": " + why);
+      common = *t;
+    }
+    std::vector<DType> promoted;
+    for (tir::Value *&v : operands) {
+      DType t = *computationType(v->type().elem, false, common, false, false, why);
+      promoted.push_back(t);
+      v = castTo(v, t);
+    }
+    overload = match();
+    if (!overload) {
+      // Triton's ValueError: "input arg type does not match. Expect one of ..., got ...".
+      auto tuple = [](auto begin, auto end, auto name) {
+        std::string r = "(";
+        for (auto it = begin; it != end; ++it)
+          r += (it == begin ? "" : ", ") + name(*it);
+        return r + ")";
+      };
+      auto dtypeName = [](DType t) { return t.tritonName(); };
+      std::string expected;
+      for (const tir::LibdeviceOverload &o : fn.overloads)
+        expected += (expected.empty() ? "" : ", ") +
+                    tuple(o.args, o.args + o.arity,
+                          [](ScalarKind k) { return DType::scalar(k).tritonName(); });
+      std::vector<DType> given;
+      for (const SemaValue &v : args.positional)
+        given.push_back(v.isTensor() ? v.value->type().elem
+                                     : decayNumbers(v, loc).value->type().elem);
+      error(loc, display + ": input arg type does not match. Expect one of " + expected + ", got " +
+                     tuple(promoted.begin(), promoted.end(), dtypeName) +
+                     (given == promoted ? std::string()
+                                        : " (promoted from " +
+                                              tuple(given.begin(), given.end(), dtypeName) + ")"));
+    }
+  }
+  std::vector<int64_t> shape;
+  for (tir::Value *v : operands)
+    shape = broadcastShape(Type(v->type().elem, shape), v->type(), loc);
+  for (tir::Value *&v : operands)
+    v = broadcastTo(v, shape, loc);
+  tir::Value *r = builder_.createValue(OpCode::Libdevice, operands,
+                                       Type(DType::scalar(overload->result), shape));
+  r->definingOp()->setAttr("fn", std::string(fn.name));
+  r->definingOp()->setAttr("symbol", std::string(overload->symbol));
   return SemaValue::ofTensor(r);
 }
 
@@ -865,8 +950,19 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (name.rfind("str.", 0) == 0 || name.rfind("re.", 0) == 0 || name.rfind("importlib.", 0) == 0)
     return callHostLibrary(name, args);
 
-  if (name.rfind("libdevice.", 0) == 0)
-    return callLibdevice(*tir::findLibdeviceFunction(name.substr(10)), args);
+  if (name.rfind("libdevice.", 0) == 0) {
+    std::string fn = name.substr(10);
+    const tir::LibdeviceFunction *floatFn = tir::findLibdeviceFunction(fn);
+    const tir::LibdeviceExtern *externFn = tir::findLibdeviceExtern(fn);
+    // pow(x, n) with an integer exponent is Triton's __nv_powif/__nv_powi.
+    bool integerOperand = false;
+    for (const SemaValue &v : args.positional)
+      integerOperand |= v.kind == Kind::Int || v.kind == Kind::Bool ||
+                        (v.isTensor() && (v.value->type().elem.isInteger()));
+    if (floatFn && (!externFn || !integerOperand))
+      return callLibdevice(*floatFn, args);
+    return callLibdeviceExtern(*externFn, args);
+  }
   if (name.rfind("tl.", 0) != 0)
     error(loc, "'" + name + "' cannot be called in a kernel");
   std::string fn = name.substr(3);

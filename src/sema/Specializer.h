@@ -139,6 +139,9 @@ public:
   SemaValue callBuiltin(const SemaValue &callee, CallArgs &args);
   /// A call of libdevice.NAME (triton.language.extra.libdevice): fp32/fp64 operands.
   SemaValue callLibdevice(const tir::LibdeviceFunction &fn, CallArgs &args);
+  /// A call of a libdevice function with integer operands or results, or several operand types
+  /// (tir::LibdeviceExtern), dispatched as Triton's core.extern_elementwise.
+  SemaValue callLibdeviceExtern(const tir::LibdeviceExtern &fn, CallArgs &args);
   /// tl.dot (Builtins.cpp).
   SemaValue dot(CallArgs &args);
   /// tl.dot_scaled, decomposed into scaled fp16/bf16 operands and a dot, as Triton before sm_100.

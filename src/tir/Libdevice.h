@@ -5,8 +5,11 @@
 // linked libdevice.10.bc).
 #pragma once
 
+#include "tir/Types.h"
+
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace tilec::tir {
 
@@ -95,6 +98,279 @@ inline const LibdeviceFunction *findLibdeviceFunction(const std::string &name) {
   for (const LibdeviceFunction &f : table)
     if (name == f.name)
       return &f;
+  return nullptr;
+}
+
+/// One row of a Triton extern_elementwise table: the operand dtypes it takes, the __nv_ symbol
+/// it calls and the dtype it returns.
+struct LibdeviceOverload {
+  const char *symbol;
+  unsigned arity;
+  ScalarKind args[4];
+  ScalarKind result;
+  /// libdevice's code asks __nvvm_reflect("__CUDA_FTZ"), which Triton answers with 1: fp32
+  /// denormal operands and results are flushed to zero (the interpreter does the same).
+  bool ftz;
+};
+
+/// The libdevice functions whose Triton table is not "fp32 -> fp32, fp64 -> fp64": integer
+/// operands or results, conversions, rounding modes, several operand types. Sema dispatches a call
+/// as Triton's core.extern_elementwise does (an exact match of the operand dtypes, else the
+/// operands promoted to a common type, else an error); the IR's libdevice op then carries the
+/// symbol (attribute "symbol"), which the interpreter and the code generator read.
+struct LibdeviceExtern {
+  const char *name; // Triton's name: libdevice.<name>
+  std::vector<LibdeviceOverload> overloads;
+};
+
+inline const LibdeviceExtern *findLibdeviceExtern(const std::string &name) {
+  using K = ScalarKind;
+  static const std::vector<LibdeviceExtern> table = {
+      {"clz",
+       {{"__nv_clz", 1, {K::I32}, K::I32, false}, {"__nv_clzll", 1, {K::I64}, K::I32, false}}},
+      {"popc",
+       {{"__nv_popc", 1, {K::I32}, K::I32, false}, {"__nv_popcll", 1, {K::I64}, K::I32, false}}},
+      {"byte_perm", {{"__nv_byte_perm", 3, {K::I32, K::I32, K::I32}, K::I32, false}}},
+      {"mulhi",
+       {{"__nv_mulhi", 2, {K::I32, K::I32}, K::I32, false},
+        {"__nv_umulhi", 2, {K::U32, K::U32}, K::U32, false},
+        {"__nv_mul64hi", 2, {K::I64, K::I64}, K::I64, false},
+        {"__nv_umul64hi", 2, {K::U64, K::U64}, K::U64, false}}},
+      {"mul24",
+       {{"__nv_mul24", 2, {K::I32, K::I32}, K::I32, false},
+        {"__nv_umul24", 2, {K::U32, K::U32}, K::U32, false}}},
+      {"brev",
+       {{"__nv_brev", 1, {K::I32}, K::I32, false}, {"__nv_brevll", 1, {K::I64}, K::I64, false}}},
+      {"sad",
+       {{"__nv_sad", 3, {K::I32, K::I32, K::U32}, K::I32, false},
+        {"__nv_usad", 3, {K::U32, K::U32, K::U32}, K::U32, false}}},
+      {"abs",
+       {{"__nv_abs", 1, {K::I32}, K::I32, false},
+        {"__nv_llabs", 1, {K::I64}, K::I64, false},
+        {"__nv_fabsf", 1, {K::F32}, K::F32, true},
+        {"__nv_fabs", 1, {K::F64}, K::F64, false}}},
+      {"rcp64h", {{"__nv_rcp64h", 1, {K::F64}, K::F64, false}}},
+      {"saturatef", {{"__nv_saturatef", 1, {K::F32}, K::F32, true}}},
+      {"fma_rn",
+       {{"__nv_fmaf_rn", 3, {K::F32, K::F32, K::F32}, K::F32, true},
+        {"__nv_fma_rn", 3, {K::F64, K::F64, K::F64}, K::F64, false}}},
+      {"fma_rz",
+       {{"__nv_fmaf_rz", 3, {K::F32, K::F32, K::F32}, K::F32, true},
+        {"__nv_fma_rz", 3, {K::F64, K::F64, K::F64}, K::F64, false}}},
+      {"fma_rd",
+       {{"__nv_fmaf_rd", 3, {K::F32, K::F32, K::F32}, K::F32, true},
+        {"__nv_fma_rd", 3, {K::F64, K::F64, K::F64}, K::F64, false}}},
+      {"fma_ru",
+       {{"__nv_fmaf_ru", 3, {K::F32, K::F32, K::F32}, K::F32, true},
+        {"__nv_fma_ru", 3, {K::F64, K::F64, K::F64}, K::F64, false}}},
+      {"div_rz",
+       {{"__nv_fdiv_rz", 2, {K::F32, K::F32}, K::F32, true},
+        {"__nv_ddiv_rz", 2, {K::F64, K::F64}, K::F64, false}}},
+      {"div_rd",
+       {{"__nv_fdiv_rd", 2, {K::F32, K::F32}, K::F32, true},
+        {"__nv_ddiv_rd", 2, {K::F64, K::F64}, K::F64, false}}},
+      {"div_ru",
+       {{"__nv_fdiv_ru", 2, {K::F32, K::F32}, K::F32, true},
+        {"__nv_ddiv_ru", 2, {K::F64, K::F64}, K::F64, false}}},
+      {"rcp_rn",
+       {{"__nv_frcp_rn", 1, {K::F32}, K::F32, true}, {"__nv_drcp_rn", 1, {K::F64}, K::F64, false}}},
+      {"rcp_rz",
+       {{"__nv_frcp_rz", 1, {K::F32}, K::F32, true}, {"__nv_drcp_rz", 1, {K::F64}, K::F64, false}}},
+      {"rcp_rd",
+       {{"__nv_frcp_rd", 1, {K::F32}, K::F32, true}, {"__nv_drcp_rd", 1, {K::F64}, K::F64, false}}},
+      {"rcp_ru",
+       {{"__nv_frcp_ru", 1, {K::F32}, K::F32, true}, {"__nv_drcp_ru", 1, {K::F64}, K::F64, false}}},
+      {"sqrt_rn",
+       {{"__nv_fsqrt_rn", 1, {K::F32}, K::F32, true},
+        {"__nv_dsqrt_rn", 1, {K::F64}, K::F64, false}}},
+      {"sqrt_rz",
+       {{"__nv_fsqrt_rz", 1, {K::F32}, K::F32, true},
+        {"__nv_dsqrt_rz", 1, {K::F64}, K::F64, false}}},
+      {"sqrt_rd",
+       {{"__nv_fsqrt_rd", 1, {K::F32}, K::F32, true},
+        {"__nv_dsqrt_rd", 1, {K::F64}, K::F64, false}}},
+      {"sqrt_ru",
+       {{"__nv_fsqrt_ru", 1, {K::F32}, K::F32, true},
+        {"__nv_dsqrt_ru", 1, {K::F64}, K::F64, false}}},
+      {"add_rn",
+       {{"__nv_dadd_rn", 2, {K::F64, K::F64}, K::F64, false},
+        {"__nv_fadd_rn", 2, {K::F32, K::F32}, K::F32, true}}},
+      {"add_rz",
+       {{"__nv_dadd_rz", 2, {K::F64, K::F64}, K::F64, false},
+        {"__nv_fadd_rz", 2, {K::F32, K::F32}, K::F32, true}}},
+      {"add_rd",
+       {{"__nv_dadd_rd", 2, {K::F64, K::F64}, K::F64, false},
+        {"__nv_fadd_rd", 2, {K::F32, K::F32}, K::F32, true}}},
+      {"add_ru",
+       {{"__nv_dadd_ru", 2, {K::F64, K::F64}, K::F64, false},
+        {"__nv_fadd_ru", 2, {K::F32, K::F32}, K::F32, true}}},
+      {"mul_rn",
+       {{"__nv_dmul_rn", 2, {K::F64, K::F64}, K::F64, false},
+        {"__nv_fmul_rn", 2, {K::F32, K::F32}, K::F32, true}}},
+      {"mul_rz",
+       {{"__nv_dmul_rz", 2, {K::F64, K::F64}, K::F64, false},
+        {"__nv_fmul_rz", 2, {K::F32, K::F32}, K::F32, true}}},
+      {"mul_rd",
+       {{"__nv_dmul_rd", 2, {K::F64, K::F64}, K::F64, false},
+        {"__nv_fmul_rd", 2, {K::F32, K::F32}, K::F32, true}}},
+      {"mul_ru",
+       {{"__nv_dmul_ru", 2, {K::F64, K::F64}, K::F64, false},
+        {"__nv_fmul_ru", 2, {K::F32, K::F32}, K::F32, true}}},
+      {"sub_rn",
+       {{"__nv_fsub_rn", 2, {K::F32, K::F32}, K::F32, true},
+        {"__nv_dsub_rn", 2, {K::F64, K::F64}, K::F64, false}}},
+      {"sub_rz",
+       {{"__nv_fsub_rz", 2, {K::F32, K::F32}, K::F32, true},
+        {"__nv_dsub_rz", 2, {K::F64, K::F64}, K::F64, false}}},
+      {"sub_rd",
+       {{"__nv_fsub_rd", 2, {K::F32, K::F32}, K::F32, true},
+        {"__nv_dsub_rd", 2, {K::F64, K::F64}, K::F64, false}}},
+      {"sub_ru",
+       {{"__nv_fsub_ru", 2, {K::F32, K::F32}, K::F32, true},
+        {"__nv_dsub_ru", 2, {K::F64, K::F64}, K::F64, false}}},
+      {"double2float_rn", {{"__nv_double2float_rn", 1, {K::F64}, K::F32, true}}},
+      {"double2float_rz", {{"__nv_double2float_rz", 1, {K::F64}, K::F32, true}}},
+      {"double2float_rd", {{"__nv_double2float_rd", 1, {K::F64}, K::F32, true}}},
+      {"double2float_ru", {{"__nv_double2float_ru", 1, {K::F64}, K::F32, true}}},
+      {"double2int_rn", {{"__nv_double2int_rn", 1, {K::F64}, K::I32, false}}},
+      {"double2int_rz", {{"__nv_double2int_rz", 1, {K::F64}, K::I32, false}}},
+      {"double2int_rd", {{"__nv_double2int_rd", 1, {K::F64}, K::I32, false}}},
+      {"double2int_ru", {{"__nv_double2int_ru", 1, {K::F64}, K::I32, false}}},
+      {"double2uint_rn", {{"__nv_double2uint_rn", 1, {K::F64}, K::I32, false}}},
+      {"double2uint_rz", {{"__nv_double2uint_rz", 1, {K::F64}, K::I32, false}}},
+      {"double2uint_rd", {{"__nv_double2uint_rd", 1, {K::F64}, K::I32, false}}},
+      {"double2uint_ru", {{"__nv_double2uint_ru", 1, {K::F64}, K::I32, false}}},
+      {"int2double_rn", {{"__nv_int2double_rn", 1, {K::I32}, K::F64, false}}},
+      {"uint2double_rn", {{"__nv_uint2double_rn", 1, {K::U32}, K::F64, false}}},
+      {"float2int_rn", {{"__nv_float2int_rn", 1, {K::F32}, K::I32, true}}},
+      {"float2int_rz", {{"__nv_float2int_rz", 1, {K::F32}, K::I32, true}}},
+      {"float2int_rd", {{"__nv_float2int_rd", 1, {K::F32}, K::I32, true}}},
+      {"float2int_ru", {{"__nv_float2int_ru", 1, {K::F32}, K::I32, true}}},
+      {"float2uint_rn", {{"__nv_float2uint_rn", 1, {K::F32}, K::I32, true}}},
+      {"float2uint_rz", {{"__nv_float2uint_rz", 1, {K::F32}, K::I32, true}}},
+      {"float2uint_rd", {{"__nv_float2uint_rd", 1, {K::F32}, K::I32, true}}},
+      {"float2uint_ru", {{"__nv_float2uint_ru", 1, {K::F32}, K::I32, true}}},
+      {"int2float_rn", {{"__nv_int2float_rn", 1, {K::I32}, K::F32, false}}},
+      {"int2float_rz", {{"__nv_int2float_rz", 1, {K::I32}, K::F32, false}}},
+      {"int2float_rd", {{"__nv_int2float_rd", 1, {K::I32}, K::F32, false}}},
+      {"int2float_ru", {{"__nv_int2float_ru", 1, {K::I32}, K::F32, false}}},
+      {"uint2float_rn", {{"__nv_uint2float_rn", 1, {K::U32}, K::F32, false}}},
+      {"uint2float_rz", {{"__nv_uint2float_rz", 1, {K::U32}, K::F32, false}}},
+      {"uint2float_rd", {{"__nv_uint2float_rd", 1, {K::U32}, K::F32, false}}},
+      {"uint2float_ru", {{"__nv_uint2float_ru", 1, {K::U32}, K::F32, false}}},
+      {"hiloint2double", {{"__nv_hiloint2double", 2, {K::I32, K::I32}, K::F64, false}}},
+      {"double2loint", {{"__nv_double2loint", 1, {K::F64}, K::I32, false}}},
+      {"double2hiint", {{"__nv_double2hiint", 1, {K::F64}, K::I32, false}}},
+      {"float2ll_rn", {{"__nv_float2ll_rn", 1, {K::F32}, K::I64, true}}},
+      {"float2ll_rz", {{"__nv_float2ll_rz", 1, {K::F32}, K::I64, true}}},
+      {"float2ll_rd", {{"__nv_float2ll_rd", 1, {K::F32}, K::I64, true}}},
+      {"float2ll_ru", {{"__nv_float2ll_ru", 1, {K::F32}, K::I64, true}}},
+      {"float2ull_rn", {{"__nv_float2ull_rn", 1, {K::F32}, K::I64, true}}},
+      {"float2ull_rz", {{"__nv_float2ull_rz", 1, {K::F32}, K::I64, true}}},
+      {"float2ull_rd", {{"__nv_float2ull_rd", 1, {K::F32}, K::I64, true}}},
+      {"float2ull_ru", {{"__nv_float2ull_ru", 1, {K::F32}, K::I64, true}}},
+      {"double2ll_rn", {{"__nv_double2ll_rn", 1, {K::F64}, K::I64, false}}},
+      {"double2ll_rz", {{"__nv_double2ll_rz", 1, {K::F64}, K::I64, false}}},
+      {"double2ll_rd", {{"__nv_double2ll_rd", 1, {K::F64}, K::I64, false}}},
+      {"double2ll_ru", {{"__nv_double2ll_ru", 1, {K::F64}, K::I64, false}}},
+      {"double2ull_rn", {{"__nv_double2ull_rn", 1, {K::F64}, K::I64, false}}},
+      {"double2ull_rz", {{"__nv_double2ull_rz", 1, {K::F64}, K::I64, false}}},
+      {"double2ull_rd", {{"__nv_double2ull_rd", 1, {K::F64}, K::I64, false}}},
+      {"double2ull_ru", {{"__nv_double2ull_ru", 1, {K::F64}, K::I64, false}}},
+      {"ll2float_rn", {{"__nv_ll2float_rn", 1, {K::I64}, K::F32, false}}},
+      {"ll2float_rz", {{"__nv_ll2float_rz", 1, {K::I64}, K::F32, false}}},
+      {"ll2float_rd", {{"__nv_ll2float_rd", 1, {K::I64}, K::F32, false}}},
+      {"ll2float_ru", {{"__nv_ll2float_ru", 1, {K::I64}, K::F32, false}}},
+      {"ll2double_rn", {{"__nv_ll2double_rn", 1, {K::I64}, K::F64, false}}},
+      {"ll2double_rz", {{"__nv_ll2double_rz", 1, {K::I64}, K::F64, false}}},
+      {"ll2double_rd", {{"__nv_ll2double_rd", 1, {K::I64}, K::F64, false}}},
+      {"ll2double_ru", {{"__nv_ll2double_ru", 1, {K::I64}, K::F64, false}}},
+      {"ull2float_rn", {{"__nv_ull2float_rn", 1, {K::U64}, K::F32, false}}},
+      {"ull2float_rz", {{"__nv_ull2float_rz", 1, {K::U64}, K::F32, false}}},
+      {"ull2float_rd", {{"__nv_ull2float_rd", 1, {K::U64}, K::F32, false}}},
+      {"ull2float_ru", {{"__nv_ull2float_ru", 1, {K::U64}, K::F32, false}}},
+      {"ull2double_rn", {{"__nv_ull2double_rn", 1, {K::U64}, K::F64, false}}},
+      {"ull2double_rz", {{"__nv_ull2double_rz", 1, {K::U64}, K::F64, false}}},
+      {"ull2double_rd", {{"__nv_ull2double_rd", 1, {K::U64}, K::F64, false}}},
+      {"ull2double_ru", {{"__nv_ull2double_ru", 1, {K::U64}, K::F64, false}}},
+      {"int_as_float", {{"__nv_int_as_float", 1, {K::I32}, K::F32, false}}},
+      {"float_as_int", {{"__nv_float_as_int", 1, {K::F32}, K::I32, false}}},
+      {"uint_as_float", {{"__nv_uint_as_float", 1, {K::U32}, K::F32, false}}},
+      {"float_as_uint", {{"__nv_float_as_uint", 1, {K::F32}, K::I32, false}}},
+      {"longlong_as_double", {{"__nv_longlong_as_double", 1, {K::I64}, K::F64, false}}},
+      {"double_as_longlong", {{"__nv_double_as_longlong", 1, {K::F64}, K::I64, false}}},
+      {"hadd",
+       {{"__nv_hadd", 2, {K::I32, K::I32}, K::I32, false},
+        {"__nv_uhadd", 2, {K::U32, K::U32}, K::U32, false}}},
+      {"rhadd",
+       {{"__nv_rhadd", 2, {K::I32, K::I32}, K::I32, false},
+        {"__nv_urhadd", 2, {K::U32, K::U32}, K::U32, false}}},
+      {"rsqrt_rn", {{"__nv_frsqrt_rn", 1, {K::F32}, K::F32, true}}},
+      {"ffs",
+       {{"__nv_ffs", 1, {K::I32}, K::I32, false}, {"__nv_ffsll", 1, {K::I64}, K::I32, false}}},
+      {"llrint",
+       {{"__nv_llrintf", 1, {K::F32}, K::I64, true}, {"__nv_llrint", 1, {K::F64}, K::I64, false}}},
+      {"llround",
+       {{"__nv_llroundf", 1, {K::F32}, K::I64, true},
+        {"__nv_llround", 1, {K::F64}, K::I64, false}}},
+      {"finitef", {{"__nv_finitef", 1, {K::F32}, K::I32, true}}},
+      {"isfinited", {{"__nv_isfinited", 1, {K::F64}, K::I32, false}}},
+      {"ilogb",
+       {{"__nv_ilogbf", 1, {K::F32}, K::I32, true}, {"__nv_ilogb", 1, {K::F64}, K::I32, false}}},
+      {"rhypot",
+       {{"__nv_rhypotf", 2, {K::F32, K::F32}, K::F32, true},
+        {"__nv_rhypot", 2, {K::F64, K::F64}, K::F64, false}}},
+      {"norm3d",
+       {{"__nv_norm3df", 3, {K::F32, K::F32, K::F32}, K::F32, true},
+        {"__nv_norm3d", 3, {K::F64, K::F64, K::F64}, K::F64, false}}},
+      {"rnorm3d",
+       {{"__nv_rnorm3df", 3, {K::F32, K::F32, K::F32}, K::F32, true},
+        {"__nv_rnorm3d", 3, {K::F64, K::F64, K::F64}, K::F64, false}}},
+      {"norm4d",
+       {{"__nv_norm4df", 4, {K::F32, K::F32, K::F32, K::F32}, K::F32, true},
+        {"__nv_norm4d", 4, {K::F64, K::F64, K::F64, K::F64}, K::F64, false}}},
+      {"rnorm4d",
+       {{"__nv_rnorm4df", 4, {K::F32, K::F32, K::F32, K::F32}, K::F32, true},
+        {"__nv_rnorm4d", 4, {K::F64, K::F64, K::F64, K::F64}, K::F64, false}}},
+      {"rcbrt",
+       {{"__nv_rcbrtf", 1, {K::F32}, K::F32, true}, {"__nv_rcbrt", 1, {K::F64}, K::F64, true}}},
+      {"erfcinv",
+       {{"__nv_erfcinvf", 1, {K::F32}, K::F32, true},
+        {"__nv_erfcinv", 1, {K::F64}, K::F64, false}}},
+      {"normcdfinv",
+       {{"__nv_normcdfinvf", 1, {K::F32}, K::F32, true},
+        {"__nv_normcdfinv", 1, {K::F64}, K::F64, false}}},
+      {"yn",
+       {{"__nv_ynf", 2, {K::I32, K::F32}, K::F32, true},
+        {"__nv_yn", 2, {K::I32, K::F64}, K::F64, false}}},
+      {"jn",
+       {{"__nv_jnf", 2, {K::I32, K::F32}, K::F32, true},
+        {"__nv_jn", 2, {K::I32, K::F64}, K::F64, true}}},
+      {"ldexp",
+       {{"__nv_ldexpf", 2, {K::F32, K::I32}, K::F32, true},
+        {"__nv_ldexp", 2, {K::F64, K::I32}, K::F64, false}}},
+      {"scalbn",
+       {{"__nv_scalbnf", 2, {K::F32, K::I32}, K::F32, true},
+        {"__nv_scalbn", 2, {K::F64, K::I32}, K::F64, false}}},
+      {"pow",
+       {{"__nv_powif", 2, {K::F32, K::I32}, K::F32, true},
+        {"__nv_powi", 2, {K::F64, K::I32}, K::F64, false},
+        {"__nv_powf", 2, {K::F32, K::F32}, K::F32, true},
+        {"__nv_pow", 2, {K::F64, K::F64}, K::F64, false}}},
+  };
+  for (const LibdeviceExtern &f : table)
+    if (name == f.name)
+      return &f;
+  return nullptr;
+}
+
+/// The overload that calls `symbol`, or null.
+inline const LibdeviceOverload *findLibdeviceSymbol(const std::string &name,
+                                                    const std::string &symbol) {
+  if (const LibdeviceExtern *f = findLibdeviceExtern(name))
+    for (const LibdeviceOverload &o : f->overloads)
+      if (symbol == o.symbol)
+        return &o;
   return nullptr;
 }
 

@@ -320,6 +320,25 @@ private:
           return fail(op, "results differ in shape");
       return;
     case OpCode::Libdevice: {
+      if (op.hasAttr("symbol")) {
+        // A row of an extern_elementwise table: the operands' and result's dtypes are the row's.
+        const LibdeviceOverload *o =
+            op.hasAttr("fn") ? findLibdeviceSymbol(op.strAttr("fn"), op.strAttr("symbol"))
+                             : nullptr;
+        if (!o)
+          return fail(op, "names no libdevice function");
+        if (op.numOperands() != o->arity)
+          return expectOperands(op, o->arity, o->arity);
+        for (unsigned i = 0; i < o->arity; ++i) {
+          if (op.operand(i)->type().elem != DType::scalar(o->args[i]))
+            return fail(op, "operand type does not match " + std::string(o->symbol) + "'s");
+          if (op.operand(i)->type().shape != op.result()->type().shape)
+            return fail(op, "operand shape differs from the result's");
+        }
+        if (op.result()->type().elem != DType::scalar(o->result))
+          fail(op, "result type does not match the function's");
+        return;
+      }
       const LibdeviceFunction *fn =
           op.hasAttr("fn") ? findLibdeviceFunction(op.strAttr("fn")) : nullptr;
       if (!fn)

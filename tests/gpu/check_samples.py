@@ -1321,6 +1321,46 @@ def math_rounding_inputs(n):
     return {"x": x, "y": y, "out": empty(7 * n)}
 
 
+def libdevice_int_inputs(n):
+    """Full-range int32/int64 operands, the edge values first (0, -1, the limits)."""
+    def ints(bits, seed_shift):
+        lo, hi = -(2**(bits - 1)), 2**(bits - 1)
+        dtype = "int32" if bits == 32 else "int64"
+        v = torch.randint(lo, hi - 1 if bits == 64 else hi, (n,), dtype=torch.int64)  # int64 bound
+        edges = torch.tensor([0, 1, -1, hi - 1, lo, 2, 2**23, -(2**23)], dtype=torch.int64)
+        k = min(n, len(edges))
+        v[:k] = edges.roll(seed_shift)[:k]
+        return v.to(getattr(torch, dtype)).to(DEVICE)
+    return {"a": ints(32, 0), "b": ints(32, 3), "c": ints(32, 5), "la": ints(64, 0),
+            "lb": ints(64, 3), "o32": empty(20 * n, "int32"), "o64": empty(4 * n, "int64")}
+
+
+def libdevice_edge_floats(n, dtype, seed_shift=0):
+    """special_floats with halfway cases, denormals and values past int32/uint32/int64 ranges."""
+    x = special_floats(n, dtype, seed_shift).cpu()
+    i = torch.arange(n)
+    scale = torch.where(i % 5 == 1, 1e9, torch.where(i % 5 == 2, 3e18, 1.0)).to(x.dtype)
+    x = x * scale
+    x = torch.where(i % 23 == 3, torch.full_like(x, 2.5), x)
+    x = torch.where(i % 23 == 4, torch.full_like(x, -0.5), x)
+    x = torch.where(i % 29 == 5, torch.full_like(x, 1e-40 if dtype == "float32" else 1e-310), x)
+    x = torch.where(i % 31 == 6, torch.full_like(x, 4294967295.5), x)
+    return x.to(DEVICE)
+
+
+def libdevice_convert_inputs(n):
+    t = libdevice_int_inputs(n)
+    return {"x": libdevice_edge_floats(n, "float32"), "d": libdevice_edge_floats(n, "float64", 2),
+            "a": t["a"], "la": t["la"], "o32": empty(22 * n, "int32"),
+            "o64": empty(10 * n, "int64"), "of": empty(16 * n), "od": empty(7 * n, "float64")}
+
+
+def libdevice_rounding_inputs(n):
+    return {"x": libdevice_edge_floats(n, "float32"), "y": libdevice_edge_floats(n, "float32", 4),
+            "d": libdevice_edge_floats(n, "float64", 1), "e": libdevice_edge_floats(n, "float64", 6),
+            "of": empty(20 * n), "od": empty(8 * n, "float64")}
+
+
 LANG_BITS_SAMPLES = [
     # A layer norm over rows 1000 floats apart (not 16-byte aligned): the sums' bits follow the
     # layout they reduce in, so stats and y are bit-exact against Triton only where tilec reduces
@@ -1335,6 +1375,34 @@ LANG_BITS_SAMPLES = [
         outputs=["y", "stats"], args=lambda t, s: [t["x"], t["w"], t["y"], t["stats"], s[1], s[1]],
         grid=lambda meta, s: (s[0],), tol=EXACT,
         interp_tols={"y": Tol(atol=1e-5, rtol=1e-5), "stats": Tol(atol=1e-6, rtol=1e-5)}),
+    # libdevice's integer functions (clz, popc, ffs, brev, byte_perm, mulhi, mul24, sad, hadd,
+    # rhadd, abs on int32/uint32/int64/uint64), its conversions in the four rounding modes (NaN,
+    # saturation, fp32 denormals flushed), bit reinterpretations, ilogb, llrint, llround, ldexp,
+    # and its rounding-mode arithmetic: tilec and Triton call the same __nv_ functions, so
+    # bit-exact; against the interpreter too (these operations are exact).
+    Sample(
+        name="libdevice_bits", source="tests/interp/kernels/libdevice_int.tl",
+        kernel="libdevice_bits", ptx="libdevice_bits",
+        signature="*i32:16,*i32:16,*i32:16,*i64:16,*i64:16,*i32:16,*i64:16,i32,128", size=4001,
+        small=500, inputs=libdevice_int_inputs, outputs=["o32", "o64"],
+        args=lambda t, n: [t["a"], t["b"], t["c"], t["la"], t["lb"], t["o32"], t["o64"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT),
+    Sample(
+        name="libdevice_convert", source="tests/interp/kernels/libdevice_int.tl",
+        kernel="libdevice_convert", ptx="libdevice_convert",
+        signature="*fp32:16,*fp64:16,*i32:16,*i64:16,*i32:16,*i64:16,*fp32:16,*fp64:16,i32,128",
+        size=4001, small=500, inputs=libdevice_convert_inputs,
+        outputs=["o32", "o64", "of", "od"],
+        args=lambda t, n: [t["x"], t["d"], t["a"], t["la"], t["o32"], t["o64"], t["of"], t["od"],
+                           n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT),
+    Sample(
+        name="libdevice_rounding", source="tests/interp/kernels/libdevice_int.tl",
+        kernel="libdevice_rounding", ptx="libdevice_rounding",
+        signature="*fp32:16,*fp32:16,*fp64:16,*fp64:16,*fp32:16,*fp64:16,i32,128", size=4001,
+        small=500, inputs=libdevice_rounding_inputs, outputs=["of", "od"],
+        args=lambda t, n: [t["x"], t["y"], t["d"], t["e"], t["of"], t["od"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT),
     # tl.dot_scaled (mxfp8 e4m3 x e5m2 with NaN scales; e4m3 x e4m3 fast_math), decomposed as
     # Triton does on Hopper.
     dot_scaled_sample("dot_scaled_e4m3_e5m2", "e4m3", "e5m2", False),
