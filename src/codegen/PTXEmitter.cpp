@@ -14,6 +14,9 @@
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IRReader/IRReader.h>
@@ -91,6 +94,45 @@ std::unique_ptr<llvm::TargetMachine> createNVPTXTargetMachine(const TargetOption
   return machine;
 }
 
+/// LLVM 19's instcombine turns the round-toward-zero integer-to-float intrinsics into sitofp and
+/// uitofp, which round to nearest (fixed in later LLVM): libdevice's int2float_rz(2^31 - 1) came
+/// out as 2^31. Each call becomes the cvt it stands for, as inline PTX the optimiser keeps.
+static void keepRoundTowardZeroConversions(llvm::Module &module) {
+  struct Conversion {
+    llvm::Intrinsic::ID id;
+    const char *ptx;
+  };
+  static const Conversion conversions[] = {
+      {llvm::Intrinsic::nvvm_i2f_rz, "cvt.rz.f32.s32 $0, $1;"},
+      {llvm::Intrinsic::nvvm_ui2f_rz, "cvt.rz.f32.u32 $0, $1;"},
+      {llvm::Intrinsic::nvvm_ll2f_rz, "cvt.rz.f32.s64 $0, $1;"},
+      {llvm::Intrinsic::nvvm_ull2f_rz, "cvt.rz.f32.u64 $0, $1;"},
+      {llvm::Intrinsic::nvvm_ll2d_rz, "cvt.rz.f64.s64 $0, $1;"},
+      {llvm::Intrinsic::nvvm_ull2d_rz, "cvt.rz.f64.u64 $0, $1;"},
+  };
+  for (const Conversion &conversion : conversions) {
+    llvm::Function *intrinsic = module.getFunction(llvm::Intrinsic::getName(conversion.id));
+    if (!intrinsic)
+      continue;
+    llvm::FunctionType *type = intrinsic->getFunctionType();
+    bool toDouble = type->getReturnType()->isDoubleTy();
+    bool fromWide = type->getParamType(0)->isIntegerTy(64);
+    std::string constraints = std::string(toDouble ? "=d" : "=f") + (fromWide ? ",l" : ",r");
+    llvm::InlineAsm *cvt = llvm::InlineAsm::get(type, conversion.ptx, constraints, false);
+    for (llvm::User *user : llvm::make_early_inc_range(intrinsic->users())) {
+      auto *call = llvm::dyn_cast<llvm::CallInst>(user);
+      if (!call)
+        continue;
+      llvm::CallInst *replacement =
+          llvm::CallInst::Create(type, cvt, {call->getArgOperand(0)}, "", call->getIterator());
+      replacement->setDoesNotAccessMemory();
+      replacement->setDoesNotThrow();
+      call->replaceAllUsesWith(replacement);
+      call->eraseFromParent();
+    }
+  }
+}
+
 void linkLibdevice(llvm::Module &module, const TargetOptions &options) {
   bool needed = false;
   for (const llvm::Function &f : module)
@@ -121,6 +163,7 @@ void linkLibdevice(llvm::Module &module, const TargetOptions &options) {
                                 });
   if (failed)
     throw CompileError("error: cannot link libdevice '" + path + "'");
+  keepRoundTowardZeroConversions(module);
   // libdevice asks __nvvm_reflect whether to flush denormals. Triton 3.6 answers yes
   // (enable_reflect_ftz defaults to True): its erff, for one, computes |x| and the polynomial
   // with abs.ftz/fma.rn.ftz. Only libdevice's code reads the flag; the kernel's own arithmetic
