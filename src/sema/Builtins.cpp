@@ -959,9 +959,13 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     for (const SemaValue &v : args.positional)
       integerOperand |= v.kind == Kind::Int || v.kind == Kind::Bool ||
                         (v.isTensor() && (v.value->type().elem.isInteger()));
-    if (floatFn && (!externFn || !integerOperand))
-      return callLibdevice(*floatFn, args);
-    return callLibdeviceExtern(*externFn, args);
+    SemaValue result = floatFn && (!externFn || !integerOperand)
+                           ? callLibdevice(*floatFn, args)
+                           : callLibdeviceExtern(*externFn, args);
+    // Triton 3.6's libdevice converts these four int32 answers to int1 (signbit stays int32).
+    if (fn == "isnan" || fn == "isinf" || fn == "finitef" || fn == "isfinited")
+      return SemaValue::ofTensor(castTo(result.value, DType::scalar(ScalarKind::I1)));
+    return result;
   }
   if (name.rfind("tl.", 0) != 0)
     error(loc, "'" + name + "' cannot be called in a kernel");
