@@ -1395,7 +1395,12 @@ LANG_BITS_SAMPLES = [
         outputs=["o32", "o64", "of", "od"],
         args=lambda t, n: [t["x"], t["d"], t["a"], t["la"], t["o32"], t["o64"], t["of"], t["od"],
                            n],
-        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT),
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT,
+        # CUDA 13's __nv_ldexpf/__nv_scalbnf scale with mul.rn.ftz (a denormal result flushes to
+        # zero), the libdevice of Triton 3.6's wheel with ex2.approx and a plain mul: fp32
+        # results differ there by less than the smallest normal, unless tilec links Triton's
+        # libdevice (TILEC_LIBDEVICE). Every other result is bit-exact.
+        tols={"of": Tol(atol=2.0**-126)}),
     Sample(
         name="libdevice_rounding", source="tests/interp/kernels/libdevice_int.tl",
         kernel="libdevice_rounding", ptx="libdevice_rounding",
