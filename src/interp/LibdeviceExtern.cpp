@@ -67,10 +67,13 @@ double roundIntegral(double v, const std::string &suffix) {
   return std::nearbyint(v); // the default mode: ties to even
 }
 
-/// cvt's float-to-integer saturation: NaN to 0, the type's limits past its range.
-int64_t saturate(double v, ScalarKind to) {
+/// cvt's float-to-integer saturation: the type's limits past its range. NaN becomes 0 from fp32 to
+/// 32 bits, and the sign bit alone otherwise (INT32_MIN from fp64, INT64_MIN or 2^63 to 64 bits),
+/// as an H100 gives (GPU call 5 of session 18, Triton 3.6 and tilec alike).
+int64_t saturate(double v, ScalarKind to, bool fromDouble) {
+  bool wide = to == ScalarKind::I64 || to == ScalarKind::U64;
   if (std::isnan(v))
-    return 0;
+    return !fromDouble && !wide ? 0 : wide ? INT64_MIN : int64_t(int32_t(INT32_MIN));
   switch (to) {
   case ScalarKind::I32:
     return v <= -2147483648.0 ? INT32_MIN : v >= 2147483647.0 ? INT32_MAX : int64_t(v);
@@ -259,8 +262,9 @@ const std::unordered_map<std::string, Impl> &implementations() {
         ScalarKind k = kind;
         std::string sym = std::string("__nv_") + from + "2" + to + "_" + r;
         // uint results are int32 in Triton's table: the bits of the uint32.
+        bool fromDouble = std::string(from) == "double";
         t[sym] = [=](const Lane *a) {
-          int64_t v = saturate(roundIntegral(a[0].d, r), k);
+          int64_t v = saturate(roundIntegral(a[0].d, r), k, fromDouble);
           return I(k == ScalarKind::U32 ? int64_t(int32_t(uint32_t(v))) : v);
         };
       }
@@ -368,8 +372,11 @@ const std::unordered_map<std::string, Impl> &implementations() {
       return F(static_cast<double>(a[0].i)); // exact
     };
     // --- rounding to integers, exponents --------------------------------------------------------
-    t["__nv_llrintf"] = t["__nv_llrint"] = [=](const Lane *a) {
-      return I(saturate(std::nearbyint(a[0].d), ScalarKind::I64));
+    t["__nv_llrintf"] = [=](const Lane *a) {
+      return I(saturate(std::nearbyint(a[0].d), ScalarKind::I64, false));
+    };
+    t["__nv_llrint"] = [=](const Lane *a) {
+      return I(saturate(std::nearbyint(a[0].d), ScalarKind::I64, true));
     };
     t["__nv_llroundf"] = t["__nv_llround"] = [=](const Lane *a) { return I(llroundOf(a[0].d)); };
     t["__nv_ilogbf"] = t["__nv_ilogb"] = [=](const Lane *a) { return I(ilogbOf(a[0].d)); };

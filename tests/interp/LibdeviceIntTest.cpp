@@ -91,10 +91,12 @@ uint64_t bitsOf(double v) {
   return b;
 }
 
-/// cvt's float-to-integer rule: rounded in `mode`, NaN to 0, saturated at the limits.
-int64_t toInt(double v, int mode, double lo, double hi) {
+/// cvt's float-to-integer rule: rounded in `mode`, saturated at the limits; NaN is 0 from fp32 to
+/// 32 bits, the sign bit alone otherwise (what an H100 gives, Triton's kernels and tilec's alike).
+int64_t toInt(double v, int mode, double lo, double hi, bool fromDouble) {
+  bool wide = hi >= 9.2e18;
   if (std::isnan(v))
-    return 0;
+    return !fromDouble && !wide ? 0 : wide ? INT64_MIN : int64_t(INT32_MIN);
   double r = mode == FE_TOWARDZERO ? std::trunc(v)
              : mode == FE_DOWNWARD ? std::floor(v)
              : mode == FE_UPWARD   ? std::ceil(v)
@@ -264,12 +266,12 @@ TEST_CASE("libdevice conversions: float/int in four rounding modes, bits, ilogb,
     auto u32bits = [](int64_t v) { return int64_t(int32_t(uint32_t(v))); };
     int64_t want32[22];
     for (int r = 0; r < 4; ++r) {
-      want32[r] = toInt(xf, modes[r], kI32[0], kI32[1]);
-      want32[4 + r] = u32bits(toInt(xf, modes[r], kU32[0], kU32[1]));
-      want32[8 + r] = toInt(dv, modes[r], kI32[0], kI32[1]);
+      want32[r] = toInt(xf, modes[r], kI32[0], kI32[1], false);
+      want32[4 + r] = u32bits(toInt(xf, modes[r], kU32[0], kU32[1], false));
+      want32[8 + r] = toInt(dv, modes[r], kI32[0], kI32[1], true);
     }
-    want32[12] = u32bits(toInt(dv, FE_TONEAREST, kU32[0], kU32[1]));
-    want32[13] = u32bits(toInt(dv, FE_UPWARD, kU32[0], kU32[1]));
+    want32[12] = u32bits(toInt(dv, FE_TONEAREST, kU32[0], kU32[1], true));
+    want32[13] = u32bits(toInt(dv, FE_UPWARD, kU32[0], kU32[1], true));
     want32[14] = want32[15] = int32_t(bitsOf(xv));
     want32[16] = int32_t(bitsOf(dv) >> 32);
     want32[17] = int32_t(uint32_t(bitsOf(dv)));
@@ -283,9 +285,7 @@ TEST_CASE("libdevice conversions: float/int in four rounding modes, bits, ilogb,
     }
     // llrint: round half to even (std::llrint in the default mode) within range.
     auto llrintRef = [](double v) {
-      if (std::isnan(v))
-        return int64_t(0);
-      if (v < -9223372036854775808.0)
+      if (std::isnan(v) || v < -9223372036854775808.0)
         return INT64_MIN;
       if (v >= 9223372036854775808.0)
         return INT64_MAX;
@@ -303,11 +303,11 @@ TEST_CASE("libdevice conversions: float/int in four rounding modes, bits, ilogb,
         llrintRef(dv),
         llroundRef(xf),
         llroundRef(dv),
-        toInt(xf, FE_TONEAREST, kI64[0], kI64[1]),
-        toInt(xf, FE_DOWNWARD, kI64[0], kI64[1]),
-        toInt(xf, FE_TOWARDZERO, kU64[0], kU64[1]),
-        toInt(dv, FE_UPWARD, kI64[0], kI64[1]),
-        toInt(dv, FE_TONEAREST, kU64[0], kU64[1]),
+        toInt(xf, FE_TONEAREST, kI64[0], kI64[1], false),
+        toInt(xf, FE_DOWNWARD, kI64[0], kI64[1], false),
+        toInt(xf, FE_TOWARDZERO, kU64[0], kU64[1], false),
+        toInt(dv, FE_UPWARD, kI64[0], kI64[1], true),
+        toInt(dv, FE_TONEAREST, kU64[0], kU64[1], true),
         int64_t(bitsOf(dv)),
     };
     for (int k = 0; k < 10; ++k) {
@@ -362,6 +362,8 @@ TEST_CASE("libdevice conversions: float/int in four rounding modes, bits, ilogb,
   CHECK(o32.getInt(3 * n + 11) == 0);                  // float2int_ru(1e-40): flushed to 0 first
   CHECK(o32.getInt(0 * n + 13) == INT32_MAX);          // float2int_rn(3e9) saturates
   CHECK(o32.getInt(0 * n + 0) == 0);                   // float2int_rn(NaN) is 0
+  CHECK(o32.getInt(8 * n + 0) == INT32_MIN);           // double2int_rn(NaN): the sign bit
+  CHECK(o64.getInt(0 * n + 0) == INT64_MIN);           // llrint(fp32 NaN): the sign bit
   CHECK(o32.getInt(18 * n + 0) == INT_MIN);            // ilogb(NaN)
   CHECK(o32.getInt(18 * n + 1) == INT_MAX);            // ilogb(inf)
   CHECK(o32.getInt(18 * n + 11) == INT_MIN);           // ilogbf(1e-40): flushed, ilogb(0)
