@@ -201,6 +201,9 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
   //     registers, so that a memory-bound loop has the next tile in flight while it works.
   passes.run("prefetch-loads", gpu::runPrefetchLoads);
   passes.run("dce", tir::runDCE);
+  //     Conversions move down to their first users, where Triton's are: LLVM orders operands
+  //     (and so picks the multiply an FMA absorbs) by where values are defined.
+  passes.run("sink-conversions", gpu::runSinkConversions);
   if (options.emit == EmitKind::Tgir) {
     result.output = tir::print(*module);
     return result;

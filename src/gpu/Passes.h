@@ -35,6 +35,10 @@ void runSoftwarePipelining(tir::Function &function, const std::string &arch);
 /// (PrefetchLoads.cpp). Runs after software pipelining.
 void runPrefetchLoads(tir::Function &function);
 
+/// Each convert_layout moves down to just before its first user in its block, where Triton's
+/// conversions are (SinkConversions.cpp). Runs last, before lowering.
+void runSinkConversions(tir::Function &function);
+
 /// TmaStores (for sm_80: none) and the three above, in order.
 void runLayoutPasses(tir::Function &function);
 

@@ -1362,6 +1362,18 @@ def libdevice_rounding_inputs(n):
 
 
 LANG_BITS_SAMPLES = [
+    # Rotary embedding in fp32 (flash-attention's pattern): o1 = x0 * sin + x1 * cos is one
+    # multiply and one FMA, and which product the FMA absorbs decides the last bit; tilec's
+    # choice equals Triton's only with cos/sin converted where Triton converts them.
+    Sample(
+        name="rotate_halves", source="tests/gpu/lang_bits.tl", kernel="rotate_halves",
+        ptx="rotate_halves", signature="*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,i32,16,2,8",
+        size=(6, 100), small=(2, 20),
+        inputs=lambda s: {"x": randn(s[0] * s[1] * 32), "cos": randn(s[1] * 16),
+                          "sin": randn(s[1] * 16), "out": empty(s[0] * s[1] * 32)},
+        outputs=["out"], args=lambda t, s: [t["x"], t["cos"], t["sin"], t["out"], s[0], s[1]],
+        grid=lambda meta, s: (cdiv(s[1], meta["BLOCK_M"]), cdiv(s[0], meta["BLOCK_H"])),
+        tol=EXACT, interp_tols={"out": Tol(atol=1e-5, rtol=1e-5)}),
     # A layer norm over rows 1000 floats apart (not 16-byte aligned): the sums' bits follow the
     # layout they reduce in, so stats and y are bit-exact against Triton only where tilec reduces
     # in the loads' layout as Triton does. No torch reference (another summation order); the
