@@ -1,7 +1,8 @@
 // Kernels in the form PyTorch Inductor generates (kernels/inductor.tl): torch's triton_helpers
 // (Welford, NaN-propagating max/min, argmax with the lowest index on ties, prod, any, floor
-// division, bucketize, sort with indices, the decoupled look-back scan, frexp) run on the
-// interpreter against references written here.
+// division, bucketize, sort with indices, the decoupled look-back scan, frexp, the cooperative
+// reduction's constexpr_next_power_of_2, if_mask and x_grid_barrier) run on the interpreter
+// against references written here; loops that wait for another program are reported.
 #include "SeedKernelTestUtil.h"
 
 #include <algorithm>
