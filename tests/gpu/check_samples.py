@@ -2001,7 +2001,8 @@ def inductor_coop_inputs(s):
     x[5, 17] = float("nan")
     x[rows - 1, n - 1] = float("nan")
     return {"x": x.float().flatten().to(DEVICE), "sum": empty(rows), "max": empty(rows),
-            "sem": empty(cdiv(rows, 2), "int32"), "ws": empty(8 * rsplit * rows, "uint8")}
+            "sem": empty(cdiv(rows, 2), "int32"),
+            "ws": torch.zeros(8 * rsplit * rows, dtype=torch.uint8, device=DEVICE)}
 
 
 def inductor_coop_reference(t, s):
@@ -2084,7 +2085,7 @@ INDUCTOR_SAMPLES = [
         signature="*fp32:16,*fp32:16,*u32:16,*fp32:16,512", size=(8, 3),
         inputs=lambda s: {"x": randint(-1000, 1000, (s[1] * s[0] * 512,), "float32"),
                           "y": empty(s[1] * s[0] * 512), "sem": empty(s[1], "int32"),
-                          "ws": empty(s[1] * s[0] * 512)},
+                          "ws": torch.zeros(s[1] * s[0] * 512, device=DEVICE)},
         outputs=["y", "sem"],
         args=lambda t, s: [t["x"], t["y"], as_uint32(t["sem"]), t["ws"]],
         grid=lambda meta, s: s,
