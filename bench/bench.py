@@ -444,7 +444,8 @@ class TilecKernel:
         "i64": ("int64",),
         "u8": ("uint8",),
         "u16": ("uint16",),
-        "u32": ("uint32",),
+        # u32 also as int32 bits: PyTorch before 2.3 has no uint32 (its semaphores, say).
+        "u32": ("uint32", "int32"),
         "u64": ("uint64",),
         "fp16": ("float16",),
         "bf16": ("bfloat16",),

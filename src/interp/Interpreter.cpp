@@ -304,7 +304,17 @@ private:
   CompiledBlock body_;
   std::vector<Tensor> slots_;
   std::vector<BufferEntry> buffers_;
+  /// How many times a store or an atomic changed memory: a while loop whose iteration changed
+  /// neither memory nor its carried values can never end (execWhile).
+  uint64_t memoryWrites_ = 0;
 };
+
+/// Whether two tensors hold the same lanes, bit for bit.
+bool sameLanes(const Tensor &a, const Tensor &b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
+         std::memcmp(a.lanes<unsigned char>(), b.lanes<unsigned char>(),
+                     static_cast<size_t>(a.numElements()) * laneBytes(a.laneKind())) == 0;
+}
 
 //===----------------------------------------------------------------------===//
 // Compilation
@@ -984,7 +994,22 @@ void Machine::execWhile(CompiledOp &op) {
   CompiledBlock &after = op.regions[1];
   for (size_t k = 0; k < op.operands.size(); ++k)
     slot(before.args[k]).copyFrom(slot(op.operands[k]));
+  // The programs run one after another, each to its end, and nothing else runs meanwhile: an
+  // iteration that wrote no memory and left the carried values as they were repeats forever.
+  // That is a loop waiting for another program (a grid-wide barrier, a spin lock, a look-back
+  // on a later program): fail instead of hanging. The carried values are kept for comparison
+  // only after a few iterations in a row without writes.
+  const int kQuietBeforeWatching = 8;
+  int quietIterations = 0;
+  std::vector<Tensor> carried;
   while (true) {
+    const uint64_t writes = memoryWrites_;
+    const bool watching = quietIterations >= kQuietBeforeWatching;
+    if (watching) {
+      carried.resize(before.args.size());
+      for (size_t k = 0; k < before.args.size(); ++k)
+        carried[k].copyFrom(slot(before.args[k]));
+    }
     CompiledOp *condition = execBlock(before);
     currentOp_ = op.op;
     if (!condition || condition->code != OpCode::Condition || condition->operands.empty())
@@ -1008,6 +1033,20 @@ void Machine::execWhile(CompiledOp &op) {
     if (!yield || yield->code != OpCode::Yield)
       fail("after region does not end in 'yield'");
     assignYielded(op, *yield, 0, before.args, 0);
+    if (memoryWrites_ != writes) {
+      quietIterations = 0;
+      continue;
+    }
+    bool unchanged = watching;
+    for (size_t k = 0; unchanged && k < before.args.size(); ++k)
+      unchanged = sameLanes(carried[k], slot(before.args[k]));
+    if (unchanged)
+      fail("this while loop never ends: an iteration changed neither memory nor the values the "
+           "loop carries. The interpreter runs the programs one after another, so a loop that "
+           "waits for another program to write (a grid-wide barrier such as "
+           "triton_helpers.x_grid_barrier with more than one program along axis 0, a spin "
+           "lock, a look-back on a later program) would wait forever; it needs the GPU");
+    ++quietIterations;
   }
 }
 
@@ -1151,8 +1190,10 @@ void Machine::execStore(CompiledOp &op) {
     const Lane *v = values.lanes<Lane>();
     const int64_t *m = mask ? mask->lanes<int64_t>() : nullptr;
     for (int64_t i = 0; i < n; ++i)
-      if (!m || m[i])
+      if (!m || m[i]) {
         Codec::store(access(pointers, i, bytes, "store"), v[i]);
+        ++memoryWrites_;
+      }
   });
 }
 
@@ -1223,7 +1264,11 @@ void Machine::execAtomicRMW(CompiledOp &op, Tensor &out) {
       }
       unsigned char *address = access(pointers, i, bytes, "atomic access");
       Lane old = Codec::load(address);
-      Codec::store(address, combine(old, v[i]));
+      Lane updated = combine(old, v[i]);
+      Codec::store(address, updated);
+      // An atomic that leaves the word as it was (an atomic read: add 0, or 0) writes nothing.
+      if (laneBits(updated, dtype.kind) != laneBits(old, dtype.kind))
+        ++memoryWrites_;
       r[i] = old;
     }
   });
@@ -1248,8 +1293,11 @@ void Machine::execAtomicCAS(CompiledOp &op, Tensor &out) {
     for (int64_t i = 0; i < n; ++i) {
       unsigned char *address = access(pointers, i, bytes, "atomic access");
       Lane old = Codec::load(address);
-      if (laneBits(old, dtype.kind) == laneBits(e[i], dtype.kind))
+      if (laneBits(old, dtype.kind) == laneBits(e[i], dtype.kind)) {
         Codec::store(address, v[i]);
+        if (laneBits(v[i], dtype.kind) != laneBits(old, dtype.kind))
+          ++memoryWrites_;
+      }
       r[i] = old;
     }
   });

@@ -277,6 +277,19 @@ bool isTlStdlibName(const std::string &name) {
   return name.rfind("cuda_", 0) != 0 && name.rfind("inductor_", 0) != 0;
 }
 
+/// triton.next_power_of_2: the smallest power of two at or above n, 0 for n <= 0 (its bit
+/// twiddling on n - 1).
+int64_t nextPowerOfTwo(Specializer &s, int64_t n, SourceLoc loc) {
+  if (n <= 0)
+    return 0;
+  if (n > (int64_t(1) << 62))
+    s.error(loc, "the next power of two of " + std::to_string(n) + " does not fit in int64");
+  int64_t p = 1;
+  while (p < n)
+    p <<= 1;
+  return p;
+}
+
 std::string valueText(const SemaValue &v) {
   return v.kind == Kind::String ? v.name : v.repr();
 }
@@ -398,6 +411,9 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
       return SemaValue::ofModule("triton.language.extra.libdevice");
     if (attr == "math")
       return SemaValue::ofModule("triton.language.math");
+    // torch's @triton_builtin helpers, evaluated at compile time: they return constexprs.
+    if (attr == "constexpr_next_power_of_2" || attr == "if_mask")
+      return SemaValue::ofBuiltin("inductor." + attr);
     if (const ast::Stmt *def = stdlibFunction("inductor_" + attr))
       return SemaValue::ofJitFunction(def);
     error(loc, "torch's triton_helpers." + attr + " is not supported yet");
@@ -742,6 +758,21 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   }
   if (name.rfind("triton.", 0) == 0)
     error(loc, name + " cannot be used inside a kernel");
+  if (name == "inductor.constexpr_next_power_of_2") {
+    // triton.next_power_of_2 of a constexpr, as a constexpr (a tensor is an error, as torch's
+    // assertion that n is a tl.constexpr).
+    auto a = bindArgs(*this, "triton_helpers.constexpr_next_power_of_2", {"n"}, 1, args);
+    if (!a.values[0]->isConstexprNumber())
+      error(loc, "triton_helpers.constexpr_next_power_of_2 needs a tl.constexpr integer, not " +
+                     a.values[0]->describe());
+    return SemaValue::ofInt(nextPowerOfTwo(*this, constantInt(*a.values[0], loc, "n"), loc));
+  }
+  if (name == "inductor.if_mask") {
+    // `other=if_mask(mask, value)`: None where the mask is None (a load without a mask takes no
+    // other), else the value.
+    auto a = bindArgs(*this, "triton_helpers.if_mask", {"mask", "val"}, 2, args);
+    return a.values[0]->isNone() ? SemaValue::none() : *a.values[1];
+  }
 
   if (name.rfind("dtype.", 0) == 0) {
     DType t = args.positional[0].dtype;
@@ -1010,11 +1041,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   }
   if (fn == "next_power_of_2") {
     auto a = bindArgs(*this, display, {"n"}, 1, args);
-    int64_t n = constantInt(*a.values[0], loc, "n");
-    int64_t p = 1;
-    while (p < n)
-      p <<= 1;
-    return SemaValue::ofInt(p);
+    return SemaValue::ofInt(nextPowerOfTwo(*this, constantInt(*a.values[0], loc, "n"), loc));
   }
   if (fn == "_log2") { // standard._log2: the floor of log2 of a constexpr (0 below 2)
     auto a = bindArgs(*this, display, {"i"}, 1, args);

@@ -1997,6 +1997,49 @@ def inductor_frexp_inputs(n):
     return {"x": x.to(DEVICE), "mantissa": empty(n), "exponent": empty(n, "int32")}
 
 
+def as_uint32(t):
+    """An int32 tensor seen as torch.uint32 (Triton then compiles a *u32 parameter, as Inductor
+    declares its semaphores), where this torch has the dtype (2.3 on); compared as int32."""
+    return t.view(torch.uint32) if hasattr(torch, "uint32") else t
+
+
+def inductor_coop_inputs(s):
+    # Quarters: every partial sum is exact in fp32, whatever the split; NaN in a few rows (the
+    # sum and the max are NaN there), one row all below -100 (the max is not -inf's). The
+    # semaphores are uint32 for the kernels (Inductor's), int32 here for the comparison.
+    rows, n, rsplit = s
+    x = torch.randint(-64, 64, (rows, n), dtype=torch.int64).double() / 4
+    x[3] -= 200
+    x[5, 17] = float("nan")
+    x[rows - 1, n - 1] = float("nan")
+    return {"x": x.float().flatten().to(DEVICE), "sum": empty(rows), "max": empty(rows),
+            "sem": empty(cdiv(rows, 2), "int32"),
+            "ws": torch.zeros(8 * rsplit * rows, dtype=torch.uint8, device=DEVICE)}
+
+
+def inductor_coop_reference(t, s):
+    rows, n, rsplit = s
+    x = t["x"].double().view(rows, n)
+    return {"sum": x.sum(1), "max": x.amax(1),
+            "sem": torch.full((cdiv(rows, 2),), -2**31 if rsplit > 1 else 0, dtype=torch.int64)}
+
+
+def inductor_coop_sample(name, rsplit, size=(37, 5000), num_warps=4):
+    return Sample(
+        name=name, source="tests/gpu/inductor_ops.tl", kernel="coop_sum_max", ptx=name,
+        signature=f"*fp32:16,*fp32:16,*fp32:16,*u32:16,*u8:16,i32,i32,2,256,{rsplit}",
+        size=(*size, rsplit), tilec_flags=("--num-warps", str(num_warps)),
+        inputs=inductor_coop_inputs, outputs=["sum", "max", "sem"],
+        args=lambda t, s: [t["x"], t["sum"], t["max"], as_uint32(t["sem"]), t["ws"], s[0], s[1]],
+        grid=lambda meta, s: (meta["RSPLIT"], cdiv(s[0], meta["XBLOCK"])),
+        reference=inductor_coop_reference,
+        # RSPLIT programs wait for each other at the grid barrier: all must be resident at once
+        # (Inductor launches them as a cooperative grid; these grids are small enough), and the
+        # interpreter, which runs them one after another, stops with an error there.
+        interp=rsplit == 1,
+        note="" if rsplit == 1 else "grid barrier: its programs must run at once")
+
+
 INDUCTOR_SAMPLES = [
     Sample(
         name="inductor_bucketize", source="tests/gpu/inductor_ops.tl", kernel="bucketize_kernel",
@@ -2045,6 +2088,23 @@ INDUCTOR_SAMPLES = [
         grid=lambda meta, s: (cdiv(s, meta["XBLOCK"]),),
         reference=lambda t, s: {"mantissa": torch.frexp(t["x"]).mantissa.double(),
                                 "exponent": torch.frexp(t["x"]).exponent.double()}),
+    inductor_coop_sample("inductor_coop_rsplit1", 1),
+    inductor_coop_sample("inductor_coop_rsplit3", 3),
+    inductor_coop_sample("inductor_coop_rsplit4", 4, num_warps=8),
+    Sample(
+        name="inductor_grid_barrier", source="tests/gpu/inductor_ops.tl",
+        kernel="grid_barrier_exchange", ptx="inductor_grid_barrier",
+        signature="*fp32:16,*fp32:16,*u32:16,*fp32:16,512", size=(8, 3),
+        inputs=lambda s: {"x": randint(-1000, 1000, (s[1] * s[0] * 512,), "float32"),
+                          "y": empty(s[1] * s[0] * 512), "sem": empty(s[1], "int32"),
+                          "ws": torch.zeros(s[1] * s[0] * 512, device=DEVICE)},
+        outputs=["y", "sem"],
+        args=lambda t, s: [t["x"], t["y"], as_uint32(t["sem"]), t["ws"]],
+        grid=lambda meta, s: s,
+        reference=lambda t, s: {
+            "y": (2 * t["x"].double().view(s[1], s[0], 512).roll(-3, 1) + 1).flatten(),
+            "sem": torch.full((s[1],), -2**31, dtype=torch.int64)},
+        interp=False, note="grid barrier: its programs must run at once"),
 ]
 
 
@@ -2652,7 +2712,8 @@ def interp_entries(selected: Sequence[Sample]) -> List[Sample]:
     """The entries the interpreter can run; the others are named and left out."""
     for s in selected:
         if not s.interp:
-            print(f"SKIP      {s.name}: not run on the interpreter (inline PTX)", flush=True)
+            print(f"SKIP      {s.name}: not run on the interpreter ({s.note or 'inline PTX'})",
+                  flush=True)
     return [s for s in selected if s.interp]
 
 

@@ -1,7 +1,8 @@
 // Kernels in the form PyTorch Inductor generates (kernels/inductor.tl): torch's triton_helpers
 // (Welford, NaN-propagating max/min, argmax with the lowest index on ties, prod, any, floor
-// division, bucketize, sort with indices, the decoupled look-back scan, frexp) run on the
-// interpreter against references written here.
+// division, bucketize, sort with indices, the decoupled look-back scan, frexp, the cooperative
+// reduction's constexpr_next_power_of_2, if_mask and x_grid_barrier) run on the interpreter
+// against references written here; loops that wait for another program are reported.
 #include "SeedKernelTestUtil.h"
 
 #include <algorithm>
@@ -542,5 +543,120 @@ TEST_CASE("Inductor: frexp of fp32 and fp64 as std::frexp, subnormals and signed
   for (int64_t i = 0; i < n; ++i) {
     check(x.getDouble(i), mx.getDouble(i), ex.getInt(i));
     check(y.getDouble(i), my.getDouble(i), ey.getInt(i));
+  }
+}
+
+TEST_CASE("Inductor: a cooperative reduction (RSPLIT 1) with constexpr_next_power_of_2, if_mask",
+          "[language][inductor]") {
+  // One program per row block along axis 1: the workspace and the grid barrier are compiled
+  // out (HAS_RSPLIT is False), the partial sum and max are the row's.
+  const int64_t rows = 5, n = 300;
+  auto module = compile(inductorKernels(), "triton_unk_fused_max_sum_0",
+                        "*fp32:16,*fp32:16,*fp32:16,*u32:16,*u8:16,i32,i32,2,64,1");
+  HostBuffer x(f32, rows * n), sum(f32, rows), max(f32, rows),
+      sem(DType::scalar(ScalarKind::U32), 3), ws(u8, 8);
+  for (int64_t i = 0; i < rows * n; ++i)
+    x.setDouble(i, noise(i + 300, 64) / 4.0 - (i / n == 3 ? 100 : 0)); // row 3: all negative
+  x.setDouble(n + 17, kNaN);                                           // row 1: NaN is the max
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(sum), KernelArg::pointer(max),
+          KernelArg::pointer(sem), KernelArg::pointer(ws), KernelArg::integer(rows),
+          KernelArg::integer(n)},
+         1, cdiv(rows, 2));
+  for (int64_t r = 0; r < rows; ++r) {
+    INFO("row " << r);
+    double s = 0, m = -INFINITY;
+    for (int64_t i = 0; i < n; ++i) {
+      double v = x.getDouble(r * n + i);
+      s += v;
+      m = std::isnan(v) || std::isnan(m) ? kNaN : std::max(m, v);
+    }
+    if (std::isnan(m)) {
+      CHECK(std::isnan(max.getDouble(r)));
+      CHECK(std::isnan(sum.getDouble(r)));
+    } else {
+      CHECK(max.getDouble(r) == m); // quarters: every partial sum is exact
+      CHECK(sum.getDouble(r) == s);
+    }
+  }
+  CHECK(max.getDouble(3) < -80);
+  CHECK(sem.getInt(0) == 0); // no barrier
+}
+
+TEST_CASE("Inductor: x_grid_barrier flips bit 31 of its word; it cannot wait on the interpreter",
+          "[language][inductor]") {
+  const DType u32 = DType::scalar(ScalarKind::U32);
+  auto module = compile(inductorKernels(), "grid_barrier_alone", "*u32:16,*u32:16");
+  // One program along axis 0 (three semaphores along axis 1): it arrives last and passes.
+  HostBuffer sem(u32, 3), out(u32, 3);
+  sem.setInt(1, 0x80000000);
+  launch(*module->functions.at(0), {KernelArg::pointer(sem), KernelArg::pointer(out)}, 1, 3);
+  CHECK(out.getInt(0) == 0x80000000);
+  CHECK(out.getInt(1) == 0); // a word left flipped by an earlier barrier flips back
+  CHECK(out.getInt(2) == 0x80000000);
+  // Two programs along axis 0: program 0 would wait for program 1, which runs after it. A clear
+  // error instead of a hang, as for the cooperative reduction with RSPLIT 2.
+  HostBuffer sem2(u32, 1), out2(u32, 1);
+  CHECK_THROWS_WITH(
+      launch(*module->functions.at(0), {KernelArg::pointer(sem2), KernelArg::pointer(out2)}, 2),
+      Catch::Contains("this while loop never ends") &&
+          Catch::Contains("triton_helpers.x_grid_barrier"));
+  CHECK(sem2.getInt(0) == 0x80000000 - 1); // program 0's arrival
+  auto coop = compile(inductorKernels(), "triton_unk_fused_max_sum_0",
+                      "*fp32:16,*fp32:16,*fp32:16,*u32:16,*u8:16,i32,i32,2,64,2");
+  HostBuffer x(f32, 4 * 100), sum(f32, 4), max(f32, 4), sem3(u32, 2), ws(u8, 8 * 2 * 4);
+  CHECK_THROWS_WITH(launch(*coop->functions.at(0),
+                           {KernelArg::pointer(x), KernelArg::pointer(sum), KernelArg::pointer(max),
+                            KernelArg::pointer(sem3), KernelArg::pointer(ws), KernelArg::integer(4),
+                            KernelArg::integer(100)},
+                           2, 2),
+                    Catch::Contains("never ends"));
+}
+
+TEST_CASE("Inductor: a look-back on a predecessor that never publishes is an error, not a hang",
+          "[language][inductor]") {
+  auto module =
+      compile(inductorKernels(), "lookback_from_published", "*u64:16,*u64:16,*i64:16,fp32,i32");
+  HostBuffer ws32(u64, 8), ws64(u64, 3 * 8), out(i64, 2);
+  CHECK_THROWS_WITH(
+      launch(*module->functions.at(0),
+             {KernelArg::pointer(ws32), KernelArg::pointer(ws64), KernelArg::pointer(out),
+              KernelArg::floating(4.0), KernelArg::integer(5)},
+             1),
+      Catch::Contains("this while loop never ends"));
+}
+
+TEST_CASE("Inductor: constexpr_next_power_of_2 is a constexpr, as triton.next_power_of_2",
+          "[language][inductor]") {
+  for (int64_t n : {0, 1, 2, 3, 5, 16, 17, 1000}) {
+    INFO("n = " << n);
+    auto module =
+        compile(inductorKernels(), "next_power_of_2_constexpr", "*i64:16," + std::to_string(n));
+    HostBuffer out(i64, 2);
+    launch(*module->functions.at(0), {KernelArg::pointer(out)}, 1);
+    int64_t want = 0; // triton.next_power_of_2(0) is 0
+    if (n > 0)
+      for (want = 1; want < n; want *= 2) {
+      }
+    CHECK(out.getInt(0) == want);
+    CHECK(out.getInt(1) == want); // the sum of a block of `want` ones
+  }
+  std::string error;
+  CHECK(!tryCompile(inductorKernels(), "next_power_of_2_of_tensor", "*i64:16,i32", error));
+  CHECK(error.find("constexpr_next_power_of_2 needs a tl.constexpr integer") != std::string::npos);
+}
+
+TEST_CASE("Inductor: if_mask gives a load's other, or None where the mask is None",
+          "[language][inductor]") {
+  auto module = compile(inductorKernels(), "if_mask_other", "*fp32:16,*fp32:16,*fp32:16,i32,8");
+  HostBuffer x(f32, 8), masked(f32, 8), whole(f32, 8);
+  x.fillRange();
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(masked), KernelArg::pointer(whole),
+          KernelArg::integer(5)},
+         1);
+  for (int64_t i = 0; i < 8; ++i) {
+    CHECK(masked.getDouble(i) == (i < 5 ? x.getDouble(i) : -7.0));
+    CHECK(whole.getDouble(i) == x.getDouble(i));
   }
 }
