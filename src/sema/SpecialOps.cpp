@@ -179,8 +179,14 @@ SemaValue Specializer::mapElementwise(CallArgs &args) {
   }
   if (!fnArg)
     error(loc, display + " is missing its scalar_fn");
-  if (fnArg->kind != Kind::JitFunction)
-    error(loc, display + "'s scalar_fn must be a @triton.jit function, not " + fnArg->describe());
+  if (fnArg->kind != Kind::JitFunction) {
+    // A module-level Python function without @triton.jit is a Builtin named "pyfunc:NAME".
+    const std::string python = "pyfunc:";
+    std::string what = fnArg->kind == Kind::Builtin && fnArg->name.rfind(python, 0) == 0
+                           ? "the Python function '" + fnArg->name.substr(python.size()) + "'"
+                           : fnArg->describe();
+    error(loc, display + "'s scalar_fn must be a @triton.jit function, not " + what);
+  }
   const ast::Stmt &def = *fnArg->function;
   int64_t pack = packArg ? constantInt(*packArg, loc, display + "'s pack") : 1;
   if (pack < 1)
@@ -267,11 +273,20 @@ SemaValue Specializer::mapElementwise(CallArgs &args) {
   }
   // The region computes on scalars: a tensor made inside it has no element to belong to.
   tir::walk(body, [&](tir::Operation &inner) {
-    for (unsigned i = 0; i < inner.numResults(); ++i)
-      if (inner.result(i)->type().isTensor())
+    for (unsigned i = 0; i < inner.numResults(); ++i) {
+      if (!inner.result(i)->type().isTensor())
+        continue;
+      try {
         error(inner.loc(), display + ": '" + def.name +
                                "' must compute on scalars, but this makes a tensor of type " +
                                inner.result(i)->type().str());
+      } catch (const CompileError &e) {
+        const std::string note = "in the scalar function of tl.map_elementwise, called from here";
+        sources_.note(loc, note);
+        throw CompileError(std::string(e.what()) + sources_.format(loc, "note", note),
+                           e.reported());
+      }
+    }
   });
   if (numResults == 1 && result.kind != Kind::Tuple)
     return SemaValue::ofTensor(op->result());
