@@ -381,10 +381,12 @@ private:
   void lowerAtomicCAS(const Operation &op);
   void lowerPrint(const Operation &op);
   void lowerAssert(const Operation &op);
-  /// tl.histogram, tl.gather, tl.inline_asm_elementwise (LowerSpecial.cpp).
+  /// tl.histogram, tl.gather, tl.inline_asm_elementwise, tl.map_elementwise (LowerSpecial.cpp).
   void lowerHistogram(const Operation &op);
   void lowerGather(const Operation &op);
   void lowerInlineAsm(const Operation &op);
+  /// tl.map_elementwise: its region inlined once per group of `pack` elements a thread holds.
+  void lowerMapElementwise(const Operation &op);
   llvm::Value *ownsElement(const Distribution &dist, unsigned element);
   bool hasUses(const tir::Value *value);
 

@@ -1,5 +1,5 @@
 // tl.histogram and tl.gather through shared memory, tl.inline_asm_elementwise as LLVM inline
-// assembly, and tl.debug_barrier.
+// assembly, tl.map_elementwise as its region's scalar code per element, and tl.debug_barrier.
 #include "codegen/KernelLowering.h"
 
 #include <llvm/IR/InlineAsm.h>
@@ -177,6 +177,35 @@ void KernelLowering::lowerInlineAsm(const Operation &op) {
         }
       }
     }
+  }
+  for (unsigned r = 0; r < op.numResults(); ++r)
+    values_[op.result(r)] = results[r];
+}
+
+/// As Triton lowers it: the thread's elements in groups of `pack` (consecutive registers), the
+/// region's scalar code emitted once per group, its branches and loops as real control flow, so
+/// that each element runs only its own side of an `if`. A thread whose element count is not a
+/// multiple of `pack` repeats its last element to fill the last group and drops the extra
+/// results, where Triton refuses to compile.
+void KernelLowering::lowerMapElementwise(const Operation &op) {
+  unsigned pack = static_cast<unsigned>(op.intAttr("pack"));
+  const tir::Block &body = op.region(0).block();
+  unsigned n = numElementsOf(op.result(0)->type());
+  std::vector<const Values *> operands;
+  for (const tir::Value *operand : op.operands())
+    operands.push_back(&get(operand));
+  std::vector<Values> results(op.numResults());
+  for (unsigned first = 0; first < n; first += pack) {
+    for (unsigned i = 0; i < operands.size(); ++i)
+      for (unsigned j = 0; j < pack; ++j)
+        values_[body.argument(i * pack + j)] = {(*operands[i]).at(std::min(first + j, n - 1))};
+    for (const auto &inner : body.ops())
+      if (inner->code() != OpCode::Yield)
+        lowerOp(*inner);
+    const Operation *yield = body.terminator();
+    for (unsigned r = 0; r < op.numResults(); ++r)
+      for (unsigned j = 0; j < pack && first + j < n; ++j)
+        results[r].push_back(get(yield->operand(r * pack + j))[0]);
   }
   for (unsigned r = 0; r < op.numResults(); ++r)
     values_[op.result(r)] = results[r];

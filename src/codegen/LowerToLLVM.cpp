@@ -243,6 +243,8 @@ void KernelLowering::lowerOp(const Operation &op) {
     return lowerGather(op);
   case OpCode::InlineAsm:
     return lowerInlineAsm(op);
+  case OpCode::MapElementwise:
+    return lowerMapElementwise(op);
   case OpCode::Barrier:
     barrier();
     return;

@@ -350,7 +350,8 @@ private:
       convertOperand(op, 1, result);
       return;
     }
-    if (op.code() == OpCode::InlineAsm && op.numResults() > 0 && op.result(0)->type().isTensor()) {
+    if ((op.code() == OpCode::InlineAsm || op.code() == OpCode::MapElementwise) &&
+        op.numResults() > 0 && op.result(0)->type().isTensor()) {
       // Elementwise with several results: operands and results all in result 0's layout.
       LayoutPtr target = layoutOf(op.result(0));
       for (unsigned i = 0; i < op.numOperands(); ++i)

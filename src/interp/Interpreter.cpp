@@ -264,6 +264,8 @@ private:
                     const std::vector<const Tensor *> &rhs, int64_t r,
                     const std::vector<Tensor *> &out, int64_t o);
   static void checkCombineRegion(const tir::Operation &op, CompiledOp &compiled);
+  /// tl.map_elementwise: the region run on each group of `pack` elements, in row-major order.
+  void execMapElementwise(CompiledOp &op);
   void execPrint(CompiledOp &op);
   void execAssert(CompiledOp &op);
   void execHistogram(CompiledOp &op, Tensor &out);
@@ -597,6 +599,29 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
         op.operand(0)->type().elem != op.result()->type().elem)
       compileError(op, "must keep the number and type of elements");
     break;
+  case OpCode::MapElementwise: {
+    if (!op.hasAttr("pack") || !std::holds_alternative<int64_t>(op.attr("pack")) ||
+        op.intAttr("pack") < 1)
+      compileError(op, "needs an attribute pack of at least 1");
+    unsigned pack = static_cast<unsigned>(op.intAttr("pack"));
+    if (op.numOperands() == 0 || op.numResults() == 0 || op.numRegions() != 1 ||
+        compiled.regions[0].args.size() != pack * op.numOperands())
+      compileError(op, "needs operands, results and a region of pack arguments per operand");
+    const tir::Block &body = op.region(0).block();
+    const tir::Operation *yield = body.terminator();
+    if (!yield || yield->code() != OpCode::Yield || yield->numOperands() != pack * op.numResults())
+      compileError(op, "the region must yield pack values per result");
+    for (unsigned a = 0; a < body.numArguments(); ++a)
+      if (body.argument(a)->type().elem != op.operand(a / pack)->type().elem ||
+          op.operand(a / pack)->type().shape != op.result(0)->type().shape)
+        compileError(op, "operand " + std::to_string(a / pack) +
+                             " does not match its region arguments or the results' shape");
+    for (unsigned y = 0; y < yield->numOperands(); ++y)
+      if (yield->operand(y)->type().elem != op.result(y / pack)->type().elem ||
+          op.result(y / pack)->type().shape != op.result(0)->type().shape)
+        compileError(op, "result " + std::to_string(y / pack) + " does not match what is yielded");
+    break;
+  }
   case OpCode::Dot: {
     expectOperands(3, 3);
     if (!parseDotPrecision(stringAttr("input_precision"), compiled.dotPrecision))
@@ -824,6 +849,8 @@ void Machine::execOp(CompiledOp &op) {
     return execIf(op);
   case OpCode::While:
     return execWhile(op);
+  case OpCode::MapElementwise:
+    return execMapElementwise(op);
   case OpCode::Print:
     return execPrint(op);
   case OpCode::Assert:
@@ -1434,6 +1461,41 @@ void Machine::execCombining(CompiledOp &op) {
         std::memcpy(out[i]->lanes<unsigned char>() + (o * inner + j) * bytes,
                     work[i]->lanes<unsigned char>() + (o * length * inner + j) * bytes, bytes);
       }
+  }
+}
+
+void Machine::execMapElementwise(CompiledOp &op) {
+  const tir::Operation &ir = *op.op;
+  const tir::Block &body = ir.region(0).block();
+  CompiledBlock &region = op.regions[0];
+  const int64_t pack = ir.intAttr("pack");
+  for (unsigned a = 0; a < region.args.size(); ++a)
+    slot(region.args[a]).reset(body.argument(a)->type());
+  std::vector<const Tensor *> in;
+  for (unsigned operand : op.operands)
+    in.push_back(&slot(operand));
+  std::vector<Tensor *> out;
+  for (unsigned r = 0; r < ir.numResults(); ++r) {
+    out.push_back(&slot(op.results[r]));
+    out.back()->reset(ir.result(r)->type());
+  }
+  auto copyLane = [](const Tensor &from, int64_t i, Tensor &to, int64_t j) {
+    size_t bytes = laneBytes(from.laneKind());
+    std::memcpy(to.lanes<unsigned char>() + j * bytes, from.lanes<unsigned char>() + i * bytes,
+                bytes);
+  };
+  // Groups of `pack` consecutive elements; a last group that is short repeats its last element
+  // and drops the extra results (as the GPU lowering does for a thread's last group).
+  const int64_t n = out[0]->numElements();
+  for (int64_t first = 0; first < n; first += pack) {
+    for (size_t i = 0; i < in.size(); ++i)
+      for (int64_t j = 0; j < pack; ++j)
+        copyLane(*in[i], std::min(first + j, n - 1), slot(region.args[i * pack + j]), 0);
+    CompiledOp *yield = execBlock(region);
+    currentOp_ = op.op;
+    for (size_t r = 0; r < out.size(); ++r)
+      for (int64_t j = 0; j < pack && first + j < n; ++j)
+        copyLane(slot(yield->operands[r * pack + j]), 0, *out[r], first + j);
   }
 }
 

@@ -32,9 +32,9 @@ const std::set<std::string> &supportedTl() {
       "view", "next_power_of_2", "umulhi", "to_tensor", "make_block_ptr", "advance", "cumsum",
       "cumprod", "associative_scan", "reduce", "xor_sum", "join", "split", "interleave", "flip",
       "clamp", "div_rn", "fdiv", "sort", "topk", "bitonic_merge", "histogram", "gather",
-      "inline_asm_elementwise", "assume", "make_tensor_descriptor", "load_tensor_descriptor",
-      "store_tensor_descriptor", "unwrap_if_constexpr", "constexpr_function", "dot_scaled", "add",
-      "sub", "mul", "broadcast",
+      "inline_asm_elementwise", "map_elementwise", "assume", "make_tensor_descriptor",
+      "load_tensor_descriptor", "store_tensor_descriptor", "unwrap_if_constexpr",
+      "constexpr_function", "dot_scaled", "add", "sub", "mul", "broadcast",
       // Types, for isinstance and annotations.
       "dtype", "tensor", "pointer_type", "tensor_descriptor", "tensor_descriptor_base",
       // Helpers of Triton's own library that kernels call (tl.standard._log2 in a user's
@@ -1736,7 +1736,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (fn == "join" || fn == "split" || fn == "interleave" || fn == "flip" || fn == "clamp" ||
       fn == "div_rn" || fn == "fdiv" || fn == "sort" || fn == "topk" || fn == "bitonic_merge")
     return callShapeOp(fn, args);
-  if (fn == "histogram" || fn == "gather" || fn == "inline_asm_elementwise")
+  if (fn == "histogram" || fn == "gather" || fn == "inline_asm_elementwise" ||
+      fn == "map_elementwise")
     return callSpecialOp(fn, args);
 
   // --- Reductions -----------------------------------------------------------------------------

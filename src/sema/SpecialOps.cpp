@@ -1,6 +1,6 @@
-// tl.histogram, tl.gather and tl.inline_asm_elementwise: operations of their own in the IR,
-// because neither backend can build them from other ops at a reasonable cost (a histogram or a
-// gather written as a one-hot reduction grows with the product of two dimensions).
+// tl.histogram, tl.gather, tl.inline_asm_elementwise and tl.map_elementwise: operations of their
+// own in the IR, because neither backend can build them from other ops at a reasonable cost (a
+// histogram or a gather written as a one-hot reduction grows with the product of two dimensions).
 #include "sema/Specializer.h"
 
 #include <algorithm>
@@ -146,7 +146,154 @@ SemaValue Specializer::callSpecialOp(const std::string &fn, CallArgs &args) {
     return SemaValue::ofTuple(std::move(results));
   }
 
+  if (fn == "map_elementwise")
+    return mapElementwise(args);
+
   error(loc, display + " is not supported yet");
+}
+
+// tl.map_elementwise(scalar_fn, *args, pack=1): the arguments (tensors or scalars, not constants)
+// broadcast to one shape without promotion; scalar_fn, specialised on scalars of their element
+// types (pack of each, argument by argument: a0, a1, b0, b1 for pack 2), becomes the region of a
+// map_elementwise op, which runs it on every group of `pack` elements. Its results (a scalar, or
+// a tuple of pack * M scalars: result r's element j at r * pack + j) give the op's M results and
+// their element types, as in Triton 3.6's core.map_elementwise.
+SemaValue Specializer::mapElementwise(CallArgs &args) {
+  SourceLoc loc = args.loc;
+  const std::string display = "tl.map_elementwise";
+  std::optional<SemaValue> fnArg, packArg;
+  std::vector<SemaValue> inputs;
+  if (!args.positional.empty()) {
+    fnArg = args.positional[0];
+    inputs.assign(args.positional.begin() + 1, args.positional.end());
+  }
+  for (auto &[name, value] : args.keywords) {
+    if (name == "pack" && !packArg)
+      packArg = value;
+    else if (name == "scalar_fn" && !fnArg)
+      fnArg = value;
+    else if (name == "pack" || name == "scalar_fn")
+      error(loc, display + " got multiple values for argument '" + name + "'");
+    else
+      error(loc, display + " got an unexpected keyword argument '" + name + "'");
+  }
+  if (!fnArg)
+    error(loc, display + " is missing its scalar_fn");
+  if (fnArg->kind != Kind::JitFunction) {
+    // A module-level Python function without @triton.jit is a Builtin named "pyfunc:NAME".
+    const std::string python = "pyfunc:";
+    std::string what = fnArg->kind == Kind::Builtin && fnArg->name.rfind(python, 0) == 0
+                           ? "the Python function '" + fnArg->name.substr(python.size()) + "'"
+                           : fnArg->describe();
+    error(loc, display + "'s scalar_fn must be a @triton.jit function, not " + what);
+  }
+  const ast::Stmt &def = *fnArg->function;
+  int64_t pack = packArg ? constantInt(*packArg, loc, display + "'s pack") : 1;
+  if (pack < 1)
+    error(loc, display + "'s pack must be at least 1, got " + std::to_string(pack));
+  if (inputs.empty())
+    error(loc, display + " needs at least one tensor argument");
+
+  // The arguments: run-time values as they are (no promotion), broadcast together.
+  std::vector<tir::Value *> operands;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].isTensor())
+      error(loc, display + "'s argument " + std::to_string(i + 1) +
+                     " must be a tensor or a run-time scalar, not " + inputs[i].describe() +
+                     " (tl.full or tl.to_tensor makes a tensor of it)");
+    operands.push_back(inputs[i].value);
+  }
+  std::vector<int64_t> shape;
+  for (tir::Value *v : operands)
+    shape = broadcastShape(Type(v->type().elem, shape), v->type(), loc);
+  for (tir::Value *&v : operands)
+    v = broadcastTo(v, shape, loc);
+
+  // scalar_fn must take pack scalars of each argument.
+  size_t given = static_cast<size_t>(pack) * operands.size();
+  size_t required = 0, accepted = 0;
+  for (const ast::Param &p : def.params) {
+    if (p.isVarArgs || p.isKwArgs || p.isKeywordOnly)
+      continue;
+    ++accepted;
+    if (!p.defaultValue)
+      ++required;
+  }
+  if (given < required || given > accepted) {
+    std::string takes = required == accepted
+                            ? std::to_string(required)
+                            : std::to_string(required) + " to " + std::to_string(accepted);
+    error(loc, display + " calls '" + def.name + "' with " + std::to_string(given) + " scalar" +
+                   (given == 1 ? "" : "s") + " (" + std::to_string(operands.size()) + " argument" +
+                   (operands.size() == 1 ? "" : "s") +
+                   (pack > 1 ? " times pack " + std::to_string(pack) : std::string()) +
+                   "), but it takes " + takes + " parameter" + (accepted == 1 ? "" : "s"));
+  }
+
+  tir::Operation *op = builder_.create(OpCode::MapElementwise, operands, {});
+  op->setAttr("pack", pack);
+  tir::Block &body = op->addRegion().block();
+  std::vector<SemaValue> params;
+  for (tir::Value *v : operands)
+    for (int64_t j = 0; j < pack; ++j)
+      params.push_back(SemaValue::ofTensor(body.addArgument(Type(v->type().elem))));
+  tir::Builder::InsertPoint saved = builder_.insertionPoint();
+  builder_.setInsertionPointToEnd(body);
+  CallArgs call{params, {}, loc};
+  SemaValue result = callJitFunction(def, call);
+  std::vector<SemaValue> results =
+      result.kind == Kind::Tuple ? result.elems : std::vector<SemaValue>{result};
+  if (result.isNone() || results.empty())
+    error(loc, display + ": '" + def.name + "' returns no value");
+  if (results.size() % static_cast<size_t>(pack) != 0)
+    error(loc, display + ": '" + def.name + "' returns " + std::to_string(results.size()) +
+                   " values, not a multiple of pack " + std::to_string(pack));
+  std::vector<tir::Value *> yielded;
+  for (size_t i = 0; i < results.size(); ++i) {
+    SemaValue r = decayNumbers(results[i], loc);
+    if (!r.isTensor() || !r.value->type().isScalar())
+      error(loc, display + ": '" + def.name + "' must return scalars, but its result " +
+                     std::to_string(i) + " is " + r.describe());
+    yielded.push_back(r.value);
+  }
+  builder_.create(OpCode::Yield, yielded, {});
+  builder_.restoreInsertionPoint(saved);
+
+  // Result r's elements are results r * pack ... r * pack + pack - 1, all of one type.
+  size_t numResults = results.size() / static_cast<size_t>(pack);
+  for (size_t r = 0; r < numResults; ++r) {
+    DType t = yielded[r * pack]->type().elem;
+    for (int64_t j = 1; j < pack; ++j)
+      if (yielded[r * pack + j]->type().elem != t)
+        error(loc, display + ": '" + def.name + "' returns " + t.tritonName() + " and " +
+                       yielded[r * pack + j]->type().elem.tritonName() +
+                       " for elements of one result (results " + std::to_string(r * pack) +
+                       " and " + std::to_string(r * pack + j) + ")");
+    op->addResult(Type(t, shape));
+  }
+  // The region computes on scalars: a tensor made inside it has no element to belong to.
+  tir::walk(body, [&](tir::Operation &inner) {
+    for (unsigned i = 0; i < inner.numResults(); ++i) {
+      if (!inner.result(i)->type().isTensor())
+        continue;
+      try {
+        error(inner.loc(), display + ": '" + def.name +
+                               "' must compute on scalars, but this makes a tensor of type " +
+                               inner.result(i)->type().str());
+      } catch (const CompileError &e) {
+        const std::string note = "in the scalar function of tl.map_elementwise, called from here";
+        sources_.note(loc, note);
+        throw CompileError(std::string(e.what()) + sources_.format(loc, "note", note),
+                           e.reported());
+      }
+    }
+  });
+  if (numResults == 1 && result.kind != Kind::Tuple)
+    return SemaValue::ofTensor(op->result());
+  std::vector<SemaValue> out;
+  for (unsigned r = 0; r < op->numResults(); ++r)
+    out.push_back(SemaValue::ofTensor(op->result(r)));
+  return SemaValue::ofTuple(std::move(out));
 }
 
 } // namespace tilec::sema

@@ -154,8 +154,10 @@ public:
   SemaValue callCombining(const std::string &fn, CallArgs &args);
   /// tl.join, tl.split, tl.interleave, tl.flip, tl.clamp, tl.div_rn, tl.fdiv (ShapeOps.cpp).
   SemaValue callShapeOp(const std::string &fn, CallArgs &args);
-  /// tl.histogram, tl.gather, tl.inline_asm_elementwise (SpecialOps.cpp).
+  /// tl.histogram, tl.gather, tl.inline_asm_elementwise, tl.map_elementwise (SpecialOps.cpp).
   SemaValue callSpecialOp(const std::string &fn, CallArgs &args);
+  /// tl.map_elementwise: a scalar @triton.jit function as the region of a map_elementwise op.
+  SemaValue mapElementwise(CallArgs &args);
   /// Looks up `attr` of a module ("triton.language" . "load").
   SemaValue moduleAttribute(const std::string &module, const std::string &attr, SourceLoc loc);
   SemaValue valueAttribute(const SemaValue &value, const std::string &attr, SourceLoc loc);

@@ -64,7 +64,8 @@ bool sharesOneLayout(OpCode code) {
   case OpCode::AtomicRMW:
   case OpCode::AtomicCAS:
   case OpCode::Broadcast:
-  case OpCode::InlineAsm: // elementwise, with several results
+  case OpCode::InlineAsm:      // elementwise, with several results
+  case OpCode::MapElementwise: // the same, computed by its region
     return true;
   default:
     return isElementwise(code);

@@ -130,7 +130,12 @@ class Function;
   X(Barrier, "barrier")      /* tl.debug_barrier: all threads of the program wait (bar.sync 0) */  \
   X(InlineAsm, "inline_asm") /* args...; attrs asm, constraints, pack, pure; N results of the */   \
   /* args' (broadcast) shape: elementwise PTX, pack elements a call   */                           \
-  X(Assert, "assert") /* cond; attr message */
+  X(Assert, "assert") /* cond; attr message */                                                     \
+  /* map_elementwise: args... of one shape; attr pack; a region of pack * N scalar arguments */    \
+  /* (arg i's elements j < pack at i * pack + j) yielding pack * M scalars (result r's element */  \
+  /* j at r * pack + j): M results of the args' shape, the region run on each group of `pack` */   \
+  /* elements (tl.map_elementwise)                                                            */   \
+  X(MapElementwise, "map_elementwise")
 
 enum class OpCode {
 #define TILEC_ENUM(name, str) name,

@@ -169,6 +169,42 @@ private:
                             " is not a scalar of its operand's type");
   }
 
+  /// map_elementwise: N >= 1 operands and M >= 1 results of one shape; a region of pack * N
+  /// scalar arguments (operand i's at i * pack + j) that yields pack * M scalars (result r's at
+  /// r * pack + j).
+  void verifyMapElementwise(const Operation &op) {
+    if (!op.hasAttr("pack") || !std::holds_alternative<int64_t>(op.attr("pack")) ||
+        op.intAttr("pack") < 1)
+      return fail(op, "needs an attribute pack of at least 1");
+    if (op.numOperands() == 0 || op.numResults() == 0 || op.numRegions() != 1)
+      return fail(op, "needs operands, results and one region");
+    unsigned pack = static_cast<unsigned>(op.intAttr("pack"));
+    const std::vector<int64_t> &shape = op.operand(0)->type().shape;
+    for (const Value *v : op.operands())
+      if (v->type().shape != shape)
+        return fail(op, "operands differ in shape");
+    for (unsigned r = 0; r < op.numResults(); ++r)
+      if (op.result(r)->type().shape != shape)
+        return fail(op, "result " + std::to_string(r) + " differs from the operands in shape");
+    const Block &body = op.region(0).block();
+    if (body.numArguments() != pack * op.numOperands())
+      return fail(op, "the region needs " + std::to_string(pack * op.numOperands()) + " arguments");
+    for (unsigned a = 0; a < body.numArguments(); ++a)
+      if (!body.argument(a)->type().isScalar() ||
+          body.argument(a)->type().elem != op.operand(a / pack)->type().elem)
+        return fail(op, "region argument " + std::to_string(a) +
+                            " is not a scalar of its operand's type");
+    const Operation *yield = body.terminator();
+    if (!yield || yield->code() != OpCode::Yield || yield->numOperands() != pack * op.numResults())
+      return fail(op,
+                  "the region must yield " + std::to_string(pack * op.numResults()) + " values");
+    for (unsigned y = 0; y < yield->numOperands(); ++y)
+      if (!yield->operand(y)->type().isScalar() ||
+          yield->operand(y)->type().elem != op.result(y / pack)->type().elem)
+        return fail(op,
+                    "yielded value " + std::to_string(y) + " is not a scalar of its result's type");
+  }
+
   void verifyOp(const Operation &op) {
     switch (op.code()) {
     case OpCode::Constant:
@@ -319,6 +355,8 @@ private:
         if (op.result(r)->type().shape != op.result(0)->type().shape)
           return fail(op, "results differ in shape");
       return;
+    case OpCode::MapElementwise:
+      return verifyMapElementwise(op);
     case OpCode::Libdevice: {
       if (op.hasAttr("symbol")) {
         // A row of an extern_elementwise table: the operands' and result's dtypes are the row's.

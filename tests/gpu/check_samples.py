@@ -1919,6 +1919,110 @@ SPECIAL_SAMPLES = [
 ]
 
 
+# --- tl.map_elementwise (tests/gpu/map_elementwise.tl): scalar functions with branches, early
+# returns and loops, tuples of several dtypes, broadcast arguments, pack=2.
+
+
+def map_split_inputs(n):
+    d = randint(-50, 50, (n,), "int32")
+    d[::7] = 0  # these take the early return: no division by zero
+    return {"x": randint(-100000, 100000, (n,), "int32"), "d": d, "q": empty(n, "int32"),
+            "r": empty(n, "int16"), "f": empty(n)}
+
+
+def map_split_reference(t, n):
+    x, d = t["x"].long(), t["d"].long()
+    zero = d == 0
+    q = torch.where(zero, 0, torch.div(x, torch.where(zero, 1, d), rounding_mode="trunc"))
+    r = torch.where(zero, x, x - q * d).to(torch.int16)  # wraps as the kernel's conversion
+    return {"q": q.double(), "r": r.double(), "f": (t["x"].float() * 0.25).double()}
+
+
+def wrap_int32(v):
+    return (v + 2 ** 31) % 2 ** 32 - 2 ** 31
+
+
+def map_loops_reference(t, n):
+    base, e = t["base"].long(), t["e"].long()
+    acc = torch.ones_like(base)
+    for k in range(int(e.max().item())):
+        acc = torch.where(k < e, wrap_int32(acc * base), acc)
+    v, steps = base * base + e, torch.zeros_like(base)
+    for _ in range(300):
+        going = (v != 1) & (steps < 300)
+        v = torch.where(going, torch.where(v % 2 == 0, v // 2, 3 * v + 1), v)
+        steps = steps + going.long()
+    return {"pow": acc.double(), "steps": steps.double()}
+
+
+def map_broadcast_reference(t, s):
+    # In fp32 as the kernel computes (one rounding per operation), then widened.
+    rows, cols = t["rows"].float()[:, None], t["cols"][None, :]
+    out = torch.where(cols % 3 == 0, rows * MAP_SCALE, rows + cols.float())
+    return {"out": out.flatten().double()}
+
+
+MAP_SCALE = 0.375
+MAP_SAMPLES = [
+    # Bit-exact against Triton (the same mul and ex2.approx.f32 on the negative side); the
+    # interpreter's exp is exact, hence its tolerance. No torch reference: exp differs from it.
+    Sample(
+        name="map_selu", source="tests/gpu/map_elementwise.tl", kernel="map_selu_kernel",
+        ptx="map_selu", signature="*fp32:16,*fp32:16,fp32,fp32,i32,256", size=5000, small=1000,
+        inputs=lambda n: {"x": randn(n) * 2, "y": empty(n)}, outputs=["y"],
+        args=lambda t, n: [t["x"], t["y"], 1.6732632, 1.0507010, n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),),
+        interp_tols={"y": Tol(atol=1e-6, rtol=2e-6)}),
+    Sample(
+        name="map_compare", source="tests/gpu/map_elementwise.tl", kernel="map_compare_kernel",
+        ptx="map_compare", signature="*i32:16,*i32:16,*fp32:16,*i32:16,*i32:16,1024", size=1024,
+        inputs=lambda n: {"a": randint(-8, 8, (n,), "int32"), "b": randint(-8, 8, (n,), "int32"),
+                          "f": randint(-24, 24, (n,), "int32").float() / 8,
+                          "cmp": empty(n, "int32"), "bucket": empty(n, "int32")},
+        outputs=["cmp", "bucket"],
+        args=lambda t, n: [t["a"], t["b"], t["f"], t["cmp"], t["bucket"]],
+        grid=lambda meta, n: (1,),
+        reference=lambda t, n: {
+            "cmp": ((t["a"] > t["b"]).long() - (t["a"] < t["b"]).long()).double(),
+            "bucket": torch.bucketize(t["f"].double(),
+                                      torch.tensor([-1.0, 0.0, 1.0], dtype=torch.float64,
+                                                   device=t["f"].device), right=True).double()}),
+    Sample(
+        name="map_split", source="tests/gpu/map_elementwise.tl", kernel="map_split_kernel",
+        ptx="map_split", signature="*i32:16,*i32:16,*i32:16,*i16:16,*fp32:16,1024", size=1024,
+        inputs=map_split_inputs, outputs=["q", "r", "f"],
+        args=lambda t, n: [t["x"], t["d"], t["q"], t["r"], t["f"]], grid=lambda meta, n: (1,),
+        reference=map_split_reference),
+    Sample(
+        name="map_loops", source="tests/gpu/map_elementwise.tl", kernel="map_loops_kernel",
+        ptx="map_loops", signature="*i32:16,*i32:16,*i32:16,*i32:16,512", size=512,
+        inputs=lambda n: {"base": randint(-6, 6, (n,), "int32"), "e": randint(0, 12, (n,), "int32"),
+                          "pow": empty(n, "int32"), "steps": empty(n, "int32")},
+        outputs=["pow", "steps"],
+        args=lambda t, n: [t["base"], t["e"], t["pow"], t["steps"]], grid=lambda meta, n: (1,),
+        reference=map_loops_reference),
+    Sample(
+        name="map_broadcast", source="tests/gpu/map_elementwise.tl",
+        kernel="map_broadcast_kernel", ptx="map_broadcast",
+        signature="*fp32:16,*i32:16,*fp32:16,fp32,32,64", size=(32, 64),
+        inputs=lambda s: {"rows": randn(s[0]), "cols": randint(-2 ** 26, 2 ** 26, (s[1],), "int32"),
+                          "out": empty(s[0] * s[1])},
+        outputs=["out"], args=lambda t, s: [t["rows"], t["cols"], t["out"], MAP_SCALE],
+        grid=lambda meta, s: (1,), reference=map_broadcast_reference),
+    Sample(
+        name="map_pack2", source="tests/gpu/map_elementwise.tl", kernel="map_pack_kernel",
+        ptx="map_pack2", signature="*i32:16,*i32:16,*i32:16,*i32:16,1024", size=1024,
+        inputs=lambda n: {"a": randint(-1000, 1000, (n,), "int32"),
+                          "b": randint(1, 20, (n,), "int32") * (randint(0, 2, (n,), "int32") * 2 - 1),
+                          "q": empty(n, "int32"), "r": empty(n, "int32")},
+        outputs=["q", "r"], args=lambda t, n: [t["a"], t["b"], t["q"], t["r"]],
+        grid=lambda meta, n: (1,),
+        reference=lambda t, n: {
+            "q": torch.div(t["a"].long(), t["b"].long(), rounding_mode="trunc").double(),
+            "r": torch.fmod(t["a"].long(), t["b"].long()).double()}),
+]
+
+
 # --- torch's triton_helpers (tests/gpu/inductor_ops.tl): tilec compiles them from its own
 # stdlib/inductor.tl, Triton from the installed torch's triton_helpers.py.
 INDUCTOR_BOUNDS = [-2.0, -1.0, -1.0, -1.0, -0.5, -0.25, 0.0, 0.0, 0.125, 0.5, 0.75, 1.0, 1.0,
@@ -2341,7 +2445,7 @@ SAMPLES: List[Sample] = [
         tol=DOT_F16_OUT_F16, tols={"lse": Tol(atol=1e-4, rtol=1e-5)},
         reference=flash_reference)
     for dim, warps, block_m in ((64, 4, 64), (64, 8, 128), (128, 4, 64), (128, 8, 128))
-] + MMA_SAMPLES + SCAN_SAMPLES + SPECIAL_SAMPLES + INDUCTOR_SAMPLES + [
+] + MMA_SAMPLES + SCAN_SAMPLES + SPECIAL_SAMPLES + MAP_SAMPLES + INDUCTOR_SAMPLES + [
     # --- samples/vector_add_autotune.tl: one config (BLOCK_SIZE 4096, 8 warps, 2 stages).
     Sample(
         name="vector_add_autotune__3", source="samples/vector_add_autotune.tl",

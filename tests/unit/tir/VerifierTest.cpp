@@ -144,3 +144,47 @@ TEST_CASE("scans and reductions with a combine region", "[verifier]") {
   CHECK(text.find("{axis = 1, kind = \"combine\", reverse = false} : tensor<8x16xf32>, "
                   "tensor<8x16xi32> {") != std::string::npos);
 }
+
+namespace {
+/// map_elementwise of an f32 and an i32 operand of [64] with pack 2: a region of four scalars
+/// (x0, x1, y0, y1) yielding x0 + cast(y0), x1 + cast(y1), then y0 < y1 twice (two results).
+/// `argsPerOperand` and `wrongType` break it.
+std::unique_ptr<Function> makeMap(unsigned argsPerOperand = 2, bool wrongType = false) {
+  auto f = std::make_unique<Function>("k", tilec::SourceLoc{});
+  Builder b(f->body());
+  Value *x = b.splat(b.floatConstant(1.0, Type(f32)), {64});
+  Value *y = b.splat(b.intConstant(1, Type(i32)), {64});
+  Operation *op = b.create(OpCode::MapElementwise, {x, y},
+                           {Type(f32, {64}), Type(DType::scalar(ScalarKind::I1), {64})});
+  op->setAttr("pack", int64_t(2));
+  Block &body = op->addRegion().block();
+  std::vector<Value *> args;
+  for (DType t : {f32, i32})
+    for (unsigned j = 0; j < argsPerOperand; ++j)
+      args.push_back(body.addArgument(Type(t)));
+  Builder inner(body);
+  std::vector<Value *> yielded;
+  if (argsPerOperand == 2) {
+    yielded = {inner.binary(OpCode::Add, args[0], inner.cast(args[2], f32)),
+               inner.binary(OpCode::Add, args[1], inner.cast(args[3], f32)),
+               inner.cmp("lt", args[2], args[3]), inner.cmp("lt", args[2], args[3])};
+    if (wrongType)
+      yielded[1] = args[3];
+  }
+  inner.create(OpCode::Yield, yielded, {});
+  b.create(OpCode::Return, {}, {});
+  return f;
+}
+} // namespace
+
+TEST_CASE("map_elementwise: pack scalars of each operand in, pack of each result out",
+          "[verifier]") {
+  CHECK(verify(*makeMap()).empty());
+  CHECK(verify(*makeMap(1)).find("the region needs 4 arguments") != std::string::npos);
+  CHECK(verify(*makeMap(2, true)).find("yielded value 1 is not a scalar of its result's type") !=
+        std::string::npos);
+  std::string text = print(*makeMap());
+  INFO(text);
+  CHECK(text.find("map_elementwise %1, %3 {pack = 2} : tensor<64xf32>, tensor<64xi1>") !=
+        std::string::npos);
+}
