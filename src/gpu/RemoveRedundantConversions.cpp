@@ -137,22 +137,36 @@ private:
     return true;
   }
 
+  /// Copies of `v`'s producers in `layout`, inserted before `before`; or, with `atOriginals`,
+  /// each right after the operation it copies. A load issued again is placed so, its address
+  /// computation with it, as Triton's rematerialisation places copies: the load keeps its place
+  /// among the loads, and LLVM ranks an add's operands by where the unmovable instructions
+  /// (loads among them) are (see SinkConversions.cpp): Liger's rope fused another product than
+  /// Triton when cos was loaded again after q.
   Value *rematerialise(Value *v, const LayoutPtr &layout, Operation *before,
-                       std::map<std::pair<const Value *, std::string>, Value *> &done) {
+                       std::map<std::pair<const Value *, std::string>, Value *> &done,
+                       bool atOriginals = false) {
     if (!v->type().isTensor())
       return v;
     if (Value *available = availableIn(v, layout))
       return available;
-    auto key = std::make_pair(static_cast<const Value *>(v), layout->str());
+    auto key = std::make_pair(static_cast<const Value *>(v),
+                              layout->str() + (atOriginals ? " at original" : ""));
     if (auto it = done.find(key); it != done.end())
       return it->second;
     Operation *producer = v->definingOp();
+    atOriginals |= producer->code() == OpCode::Load;
     std::vector<Value *> operands;
     for (unsigned i = 0; i < producer->numOperands(); ++i)
       operands.push_back(rematerialise(producer->operand(i), operandLayoutFor(*producer, i, layout),
-                                       before, done));
+                                       before, done, atOriginals));
     tir::Builder b;
-    b.setInsertionPoint(before);
+    if (atOriginals) {
+      tir::Block *block = producer->parentBlock();
+      b.restoreInsertionPoint({block, std::next(block->find(producer))});
+    } else {
+      b.setInsertionPoint(before);
+    }
     b.setLoc(producer->loc());
     Operation *clone = b.create(producer->code(), operands, {v->type().withLayout(layout)});
     for (const auto &[name, value] : producer->attrs())

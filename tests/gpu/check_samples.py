@@ -1362,6 +1362,20 @@ def libdevice_rounding_inputs(n):
 
 
 LANG_BITS_SAMPLES = [
+    # Liger's rope in fp32, head size 96 in blocks of 128: the small cos/sin rows are loaded
+    # again in q's and k's layouts, where Triton loads them (before q and k), or the FMA of
+    # q2 * cos + q1 * sin absorbs the other product.
+    Sample(
+        name="rotate_heads", source="tests/gpu/lang_bits.tl", kernel="rotate_heads",
+        ptx="rotate_heads",
+        signature="*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,4,2,48,64",
+        size=15, small=2,
+        inputs=lambda n: {"q": randn(n * 4 * 96), "k": randn(n * 2 * 96), "cos": randn(n * 48),
+                          "sin": randn(n * 48), "qo": empty(n * 4 * 96), "ko": empty(n * 2 * 96)},
+        outputs=["qo", "ko"],
+        args=lambda t, n: [t["q"], t["k"], t["cos"], t["sin"], t["qo"], t["ko"], 4 * 96, 2 * 96],
+        grid=lambda meta, n: (n,), tol=EXACT,
+        interp_tols={"qo": Tol(atol=1e-5, rtol=1e-5), "ko": Tol(atol=1e-5, rtol=1e-5)}),
     # Rotary embedding in fp32 (flash-attention's pattern): o1 = x0 * sin + x1 * cos is one
     # multiply and one FMA, and which product the FMA absorbs decides the last bit; tilec's
     # choice equals Triton's only with cos/sin converted where Triton converts them.
