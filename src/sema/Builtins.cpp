@@ -1162,6 +1162,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
         (a.get(4) && !(a.get(4)->kind == Kind::String && a.get(4)->name.empty())))
       error(loc, "tl.load's boundary_check and padding_option need a block pointer "
                  "(tl.make_block_ptr): a tensor of pointers has no bounds");
+    if (!a.get(1) && a.get(2))
+      error(loc, "`other` cannot be provided without `mask`"); // Triton's ValueError
     tir::Value *mask = nullptr;
     if (const SemaValue *m = a.get(1)) {
       if (m->kind == Kind::Bool && m->boolValue) {
