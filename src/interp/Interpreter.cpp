@@ -405,6 +405,15 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
     if (!elementOf(i).isInteger())
       compileError(op, std::string(what) + " must be an integer, not " + elementOf(i).str());
   };
+  // A libdevice op with a "symbol" is one overload of tir::LibdeviceOverload: its operand types
+  // are the overload's.
+  if (op.code() == OpCode::Libdevice && op.hasAttr("symbol")) {
+    compiled.libdeviceOverload = tir::findLibdeviceSymbol(stringAttr("fn"), op.strAttr("symbol"));
+    if (!compiled.libdeviceOverload)
+      compileError(op, "unknown libdevice function '" + op.strAttr("fn") + "' (" +
+                           op.strAttr("symbol") + ")");
+    expectOperands(compiled.libdeviceOverload->arity, compiled.libdeviceOverload->arity);
+  }
   if (tir::isElementwise(op.code()) && op.code() != OpCode::Cast && op.code() != OpCode::Bitcast &&
       op.code() != OpCode::AddPtr) {
     if (op.numResults() != 1)
@@ -413,16 +422,9 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
     for (unsigned i = 0; i < op.numOperands(); ++i) {
       tir::DType expected = resultElement;
       // Comparisons and libdevice's isnan/isinf/signbit give another type than their operands'.
-      if (op.code() == OpCode::Libdevice && op.hasAttr("symbol")) {
-        const tir::LibdeviceOverload *o =
-            tir::findLibdeviceSymbol(stringAttr("fn"), op.strAttr("symbol"));
-        if (!o)
-          compileError(op, "unknown libdevice function '" + op.strAttr("fn") + "' (" +
-                               op.strAttr("symbol") + ")");
-        if (i >= o->arity)
-          compileError(op, "has " + std::to_string(op.numOperands()) + " operands");
-        expected = tir::DType::scalar(o->args[i]);
-      } else if (op.code() == OpCode::Cmp || op.code() == OpCode::Libdevice)
+      if (compiled.libdeviceOverload)
+        expected = tir::DType::scalar(compiled.libdeviceOverload->args[i]);
+      else if (op.code() == OpCode::Cmp || op.code() == OpCode::Libdevice)
         expected = elementOf(0);
       else if (op.code() == OpCode::Select && i == 0)
         expected = tir::DType::scalar(ScalarKind::I1);
@@ -465,11 +467,7 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
     compiled.scanReverse = op.hasAttr("reverse") && op.boolAttr("reverse");
     break;
   case OpCode::Libdevice:
-    if (op.hasAttr("symbol")) {
-      compiled.libdeviceOverload = tir::findLibdeviceSymbol(stringAttr("fn"), op.strAttr("symbol"));
-      if (!compiled.libdeviceOverload)
-        compileError(op, "unknown libdevice function '" + op.strAttr("fn") + "'");
-      expectOperands(compiled.libdeviceOverload->arity, compiled.libdeviceOverload->arity);
+    if (compiled.libdeviceOverload) {
       if (op.result()->type().elem != tir::DType::scalar(compiled.libdeviceOverload->result))
         compileError(op, "result type does not match " +
                              std::string(compiled.libdeviceOverload->symbol) + "'s");

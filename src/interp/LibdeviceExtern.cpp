@@ -92,25 +92,12 @@ float flushDenormal(float v) {
   return std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(0.0f, v) : v;
 }
 
-uint32_t floatBits(float v) {
-  uint32_t b;
-  std::memcpy(&b, &v, 4);
-  return b;
-}
-float bitsFloat(uint32_t b) {
-  float v;
-  std::memcpy(&v, &b, 4);
-  return v;
-}
-uint64_t doubleBits(double v) {
-  uint64_t b;
-  std::memcpy(&b, &v, 8);
-  return b;
-}
-double bitsDouble(uint64_t b) {
-  double v;
-  std::memcpy(&v, &b, 8);
-  return v;
+/// The same bits as another type of the same size (C++20's std::bit_cast).
+template <typename To, typename From> To bitCast(From from) {
+  static_assert(sizeof(To) == sizeof(From), "bitCast keeps the size");
+  To to;
+  std::memcpy(&to, &from, sizeof(To));
+  return to;
 }
 
 int ilogbOf(double v) {
@@ -233,19 +220,26 @@ const std::unordered_map<std::string, Impl> &implementations() {
     };
     t["__nv_fabsf"] = t["__nv_fabs"] = [=](const Lane *a) { return F(std::fabs(a[0].d)); };
     // --- reinterpretations ----------------------------------------------------------------------
-    t["__nv_int_as_float"] =
-        t["__nv_uint_as_float"] = [=](const Lane *a) { return F(bitsFloat(uint32_t(a[0].i))); };
+    t["__nv_int_as_float"] = t["__nv_uint_as_float"] = [=](const Lane *a) {
+      return F(bitCast<float>(uint32_t(a[0].i)));
+    };
     t["__nv_float_as_int"] = t["__nv_float_as_uint"] = [=](const Lane *a) {
-      return I(int32_t(floatBits(float(a[0].d))));
+      return I(int32_t(bitCast<uint32_t>(float(a[0].d))));
     };
-    t["__nv_longlong_as_double"] = [=](const Lane *a) { return F(bitsDouble(uint64_t(a[0].i))); };
-    t["__nv_double_as_longlong"] = [=](const Lane *a) { return I(int64_t(doubleBits(a[0].d))); };
+    t["__nv_longlong_as_double"] = [=](const Lane *a) {
+      return F(bitCast<double>(uint64_t(a[0].i)));
+    };
+    t["__nv_double_as_longlong"] = [=](const Lane *a) {
+      return I(int64_t(bitCast<uint64_t>(a[0].d)));
+    };
     t["__nv_hiloint2double"] = [=](const Lane *a) {
-      return F(bitsDouble((uint64_t(uint32_t(a[0].i)) << 32) | uint32_t(a[1].i)));
+      return F(bitCast<double>((uint64_t(uint32_t(a[0].i)) << 32) | uint32_t(a[1].i)));
     };
-    t["__nv_double2hiint"] = [=](const Lane *a) { return I(int32_t(doubleBits(a[0].d) >> 32)); };
+    t["__nv_double2hiint"] = [=](const Lane *a) {
+      return I(int32_t(bitCast<uint64_t>(a[0].d) >> 32));
+    };
     t["__nv_double2loint"] = [=](const Lane *a) {
-      return I(int32_t(uint32_t(doubleBits(a[0].d))));
+      return I(int32_t(uint32_t(bitCast<uint64_t>(a[0].d))));
     };
     // --- conversions and arithmetic in the four rounding modes
     // ------------------------------------
