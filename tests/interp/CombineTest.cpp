@@ -18,9 +18,6 @@ using tir::ScalarKind;
 
 namespace {
 
-const DType f32 = DType::scalar(ScalarKind::F32);
-const DType i32 = DType::scalar(ScalarKind::I32);
-
 std::string scanOps() {
   return std::string(TILEC_GPU_KERNELS_DIR) + "/scan_ops.tl";
 }

@@ -20,12 +20,6 @@ using tir::ScalarKind;
 
 namespace {
 
-const DType f32 = DType::scalar(ScalarKind::F32);
-const DType i32 = DType::scalar(ScalarKind::I32);
-const DType i64 = DType::scalar(ScalarKind::I64);
-const DType f64 = DType::scalar(ScalarKind::F64);
-const DType u8 = DType::scalar(ScalarKind::U8);
-const DType u64 = DType::scalar(ScalarKind::U64);
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string inductorKernels() {

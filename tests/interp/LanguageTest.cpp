@@ -19,10 +19,6 @@ using tir::ScalarKind;
 
 namespace {
 
-const DType f32 = DType::scalar(ScalarKind::F32);
-const DType f64 = DType::scalar(ScalarKind::F64);
-const DType i32 = DType::scalar(ScalarKind::I32);
-
 std::string kernelPath(const std::string &name) {
   return std::string(TILEC_LANGUAGE_KERNELS_DIR) + "/" + name + ".tl";
 }

@@ -20,10 +20,6 @@ using tir::ScalarKind;
 
 namespace {
 
-const DType f32 = DType::scalar(ScalarKind::F32);
-const DType f64 = DType::scalar(ScalarKind::F64);
-const DType i32 = DType::scalar(ScalarKind::I32);
-const DType i64 = DType::scalar(ScalarKind::I64);
 const int64_t n = 301;
 const double inf = std::numeric_limits<double>::infinity();
 const double nan = std::numeric_limits<double>::quiet_NaN();

@@ -16,10 +16,6 @@ using tir::ScalarKind;
 
 namespace {
 
-const DType f32 = DType::scalar(ScalarKind::F32);
-const DType i32 = DType::scalar(ScalarKind::I32);
-const DType i16 = DType::scalar(ScalarKind::I16);
-
 std::string mapKernels() {
   return std::string(TILEC_GPU_KERNELS_DIR) + "/map_elementwise.tl";
 }

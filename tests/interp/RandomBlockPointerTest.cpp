@@ -17,12 +17,6 @@ using tir::ScalarKind;
 
 namespace {
 
-const DType f16 = DType::scalar(ScalarKind::F16);
-const DType f32 = DType::scalar(ScalarKind::F32);
-const DType i32 = DType::scalar(ScalarKind::I32);
-const DType i64 = DType::scalar(ScalarKind::I64);
-const DType u32 = DType::scalar(ScalarKind::U32);
-
 std::string kernelPath(const std::string &name) {
   return std::string(TILEC_LANGUAGE_KERNELS_DIR) + "/" + name + ".tl";
 }

@@ -13,6 +13,17 @@
 
 namespace tilec::seedtest {
 
+/// The element types the interpreter tests build buffers of.
+inline const tir::DType f16 = tir::DType::scalar(tir::ScalarKind::F16);
+inline const tir::DType f32 = tir::DType::scalar(tir::ScalarKind::F32);
+inline const tir::DType f64 = tir::DType::scalar(tir::ScalarKind::F64);
+inline const tir::DType i16 = tir::DType::scalar(tir::ScalarKind::I16);
+inline const tir::DType i32 = tir::DType::scalar(tir::ScalarKind::I32);
+inline const tir::DType i64 = tir::DType::scalar(tir::ScalarKind::I64);
+inline const tir::DType u8 = tir::DType::scalar(tir::ScalarKind::U8);
+inline const tir::DType u32 = tir::DType::scalar(tir::ScalarKind::U32);
+inline const tir::DType u64 = tir::DType::scalar(tir::ScalarKind::U64);
+
 inline std::string samplePath(const std::string &name) {
   return std::string(TILEC_SAMPLES_DIR) + "/" + name + ".tl";
 }
@@ -115,7 +126,6 @@ inline double worst(const interp::HostBuffer &got, const std::vector<double> &wa
 /// with NaN padding into another. Returns how many of the 128 results are wrong.
 inline int64_t paddingMismatches(const tir::Function &function) {
   const int64_t m = 5, n = 6;
-  const tir::DType f32 = tir::DType::scalar(tir::ScalarKind::F32);
   interp::HostBuffer x(f32, m * n), zeros(f32, 64), nans(f32, 64);
   x.fillRange();
   launch(function,

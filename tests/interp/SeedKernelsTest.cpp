@@ -16,11 +16,6 @@ using tilec::tir::ScalarKind;
 
 namespace {
 
-const DType f32 = DType::scalar(ScalarKind::F32);
-const DType f16 = DType::scalar(ScalarKind::F16);
-const DType i32 = DType::scalar(ScalarKind::I32);
-const DType i64 = DType::scalar(ScalarKind::I64);
-
 /// C = A @ B for row-major A [m, k] and B [k, n], in double; `round` is applied to the inputs.
 std::vector<double> matmulReference(const HostBuffer &a, const HostBuffer &b, int64_t m, int64_t n,
                                     int64_t k, double (*round)(double) = nullptr) {

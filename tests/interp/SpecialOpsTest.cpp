@@ -16,11 +16,6 @@ using tir::ScalarKind;
 
 namespace {
 
-const DType f32 = DType::scalar(ScalarKind::F32);
-const DType i32 = DType::scalar(ScalarKind::I32);
-const DType i64 = DType::scalar(ScalarKind::I64);
-const DType u8 = DType::scalar(ScalarKind::U8);
-
 std::string specialOps() {
   return std::string(TILEC_GPU_KERNELS_DIR) + "/special_ops.tl";
 }

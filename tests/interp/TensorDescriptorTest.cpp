@@ -16,10 +16,6 @@ using tir::ScalarKind;
 
 namespace {
 
-const DType f16 = DType::scalar(ScalarKind::F16);
-const DType f32 = DType::scalar(ScalarKind::F32);
-const DType i32 = DType::scalar(ScalarKind::I32);
-
 std::string kernelPath() {
   return std::string(TILEC_LANGUAGE_KERNELS_DIR) + "/tensor_desc.tl";
 }
