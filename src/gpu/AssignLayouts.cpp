@@ -186,10 +186,10 @@ public:
     // from the loads, so what such a reduction is computed from takes its loads' layout before
     // the stores' layouts flow back (a layer norm whose rows are stored one element per thread
     // still sums four-element vectors, as Triton does).
-    onlyForward_ = orderSensitiveReductionInputs(function_);
-    forwardOnly_ = true;
+    std::set<const Value *> orderSensitive = orderSensitiveReductionInputs(function_);
+    onlyThese_ = &orderSensitive;
     forward(function_.body());
-    forwardOnly_ = false;
+    onlyThese_ = nullptr;
     // A reduction's operand takes its layout from its producers (the loads and the loop that
     // accumulates it), not from where its result goes: a [BLOCK_M, 1] sum stored with keep_dims
     // would otherwise hand the store's layout back into the accumulating loop and convert every
@@ -215,15 +215,14 @@ private:
   tir::Function &function_;
   bool changed_ = false;
   bool reductionsFollowResults_ = false;
-  /// While set, only the values in onlyForward_ take layouts.
-  bool forwardOnly_ = false;
-  std::set<const Value *> onlyForward_;
+  /// While set, only these values take layouts.
+  const std::set<const Value *> *onlyThese_ = nullptr;
 
   /// Gives `v` layout `l` unless it has one already.
   void set(Value *v, const LayoutPtr &l) {
     if (!l || !v->type().isTensor() || layoutOf(v))
       return;
-    if (forwardOnly_ && !onlyForward_.count(v))
+    if (onlyThese_ && !onlyThese_->count(v))
       return;
     v->setType(v->type().withLayout(l));
     changed_ = true;

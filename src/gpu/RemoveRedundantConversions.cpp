@@ -16,6 +16,7 @@
 #include "tir/Passes.h"
 
 #include <map>
+#include <tuple>
 
 namespace tilec::gpu {
 namespace {
@@ -47,6 +48,10 @@ LayoutPtr operandLayoutFor(const Operation &op, unsigned i, const LayoutPtr &lay
     return makeSlice(static_cast<unsigned>(op.intAttr("axis")), layout);
   return layout;
 }
+
+/// The copies rematerialise made: a value in a layout, placed at the conversion or right after
+/// the original.
+using Copies = std::map<std::tuple<const Value *, std::string, bool>, Value *>;
 
 class ConversionRemover {
 public:
@@ -103,7 +108,7 @@ private:
     }
     if (!canRematerialise(source, target, &convert, kMaxRematerialisationDepth))
       return false;
-    std::map<std::pair<const Value *, std::string>, Value *> done;
+    Copies done;
     Value *replacement = rematerialise(source, target, &convert, done);
     replaceAllUses(function_, convert.result(), replacement);
     return true;
@@ -143,15 +148,13 @@ private:
   /// among the loads, and LLVM ranks an add's operands by where the unmovable instructions
   /// (loads among them) are (see SinkConversions.cpp): Liger's rope fused another product than
   /// Triton when cos was loaded again after q.
-  Value *rematerialise(Value *v, const LayoutPtr &layout, Operation *before,
-                       std::map<std::pair<const Value *, std::string>, Value *> &done,
+  Value *rematerialise(Value *v, const LayoutPtr &layout, Operation *before, Copies &done,
                        bool atOriginals = false) {
     if (!v->type().isTensor())
       return v;
     if (Value *available = availableIn(v, layout))
       return available;
-    auto key = std::make_pair(static_cast<const Value *>(v),
-                              layout->str() + (atOriginals ? " at original" : ""));
+    auto key = std::make_tuple(static_cast<const Value *>(v), layout->str(), atOriginals);
     if (auto it = done.find(key); it != done.end())
       return it->second;
     Operation *producer = v->definingOp();

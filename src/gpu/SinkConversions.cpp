@@ -10,8 +10,6 @@
 #include "gpu/PassUtils.h"
 #include "gpu/Passes.h"
 
-#include <set>
-
 namespace tilec::gpu {
 namespace {
 
