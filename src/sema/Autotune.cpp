@@ -181,22 +181,12 @@ unsigned unsignedKeyword(const ast::Expr &call, const char *name, unsigned fallb
 /// and `try` blocks included.
 static void moduleAssignments(const ast::StmtList &stmts, const std::string &name,
                               std::vector<const ast::Expr *> &out) {
-  for (const ast::StmtPtr &stmt : stmts) {
-    if ((stmt->kind == ast::StmtKind::Assign || stmt->kind == ast::StmtKind::AnnAssign) &&
-        stmt->targets.size() == 1 && stmt->targets[0]->kind == ast::ExprKind::Name &&
-        stmt->targets[0]->name == name && stmt->value)
-      out.push_back(stmt->value.get());
-    if (stmt->kind == ast::StmtKind::If) {
-      moduleAssignments(stmt->body, name, out);
-      moduleAssignments(stmt->orelse, name, out);
-    } else if (stmt->kind == ast::StmtKind::Unsupported && stmt->name == "try statement") {
-      moduleAssignments(stmt->body, name, out);
-      for (const ast::ExceptHandler &handler : stmt->handlers)
-        moduleAssignments(handler.body, name, out);
-      moduleAssignments(stmt->orelse, name, out);
-      moduleAssignments(stmt->finalbody, name, out);
-    }
-  }
+  forEachModuleLevelStatement(stmts, [&](const ast::Stmt &stmt, bool) {
+    if ((stmt.kind == ast::StmtKind::Assign || stmt.kind == ast::StmtKind::AnnAssign) &&
+        stmt.targets.size() == 1 && stmt.targets[0]->kind == ast::ExprKind::Name &&
+        stmt.targets[0]->name == name && stmt.value)
+      out.push_back(stmt.value.get());
+  });
 }
 
 AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,

@@ -10,6 +10,7 @@
 #include "frontend/AST.h"
 #include "tir/IR.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,6 +52,13 @@ struct KernelRequest {
 /// Parses the standard library (stdlib/*.tl, embedded in tilec at build time) into `sources`,
 /// one module per file, named "<stdlib>/FILE" in diagnostics.
 std::vector<std::unique_ptr<ast::Module>> parseStdlib(SourceManager &sources);
+
+/// Calls `visit(stmt, nested)` on each statement of `stmts` and, recursively, on those of the
+/// blocks of its `if`/`else` and `try`/`except`/`else`/`finally` statements, in source order:
+/// the statements Python may run at module level, whichever way the conditions go. `nested` says
+/// whether the statement is inside one of those blocks.
+void forEachModuleLevelStatement(const ast::StmtList &stmts,
+                                 const std::function<void(const ast::Stmt &, bool nested)> &visit);
 
 /// The module's @triton.jit functions, in source order.
 std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module);

@@ -212,27 +212,34 @@ std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module) {
   return result;
 }
 
-static void collectConditionalJit(const ast::StmtList &stmts, bool nested,
-                                  std::vector<const ast::Stmt *> &out) {
+static void visitModuleLevel(const ast::StmtList &stmts, bool nested,
+                             const std::function<void(const ast::Stmt &, bool nested)> &visit) {
   for (const ast::StmtPtr &stmt : stmts) {
-    if (nested && isJitDefinition(*stmt))
-      out.push_back(stmt.get());
+    visit(*stmt, nested);
     if (stmt->kind == ast::StmtKind::If) {
-      collectConditionalJit(stmt->body, true, out);
-      collectConditionalJit(stmt->orelse, true, out);
+      visitModuleLevel(stmt->body, true, visit);
+      visitModuleLevel(stmt->orelse, true, visit);
     } else if (stmt->kind == ast::StmtKind::Unsupported && stmt->name == "try statement") {
-      collectConditionalJit(stmt->body, true, out);
+      visitModuleLevel(stmt->body, true, visit);
       for (const ast::ExceptHandler &handler : stmt->handlers)
-        collectConditionalJit(handler.body, true, out);
-      collectConditionalJit(stmt->orelse, true, out);
-      collectConditionalJit(stmt->finalbody, true, out);
+        visitModuleLevel(handler.body, true, visit);
+      visitModuleLevel(stmt->orelse, true, visit);
+      visitModuleLevel(stmt->finalbody, true, visit);
     }
   }
 }
 
+void forEachModuleLevelStatement(const ast::StmtList &stmts,
+                                 const std::function<void(const ast::Stmt &, bool nested)> &visit) {
+  visitModuleLevel(stmts, false, visit);
+}
+
 std::vector<const ast::Stmt *> conditionalJitFunctions(const ast::Module &module) {
   std::vector<const ast::Stmt *> result;
-  collectConditionalJit(module.body, false, result);
+  forEachModuleLevelStatement(module.body, [&](const ast::Stmt &stmt, bool nested) {
+    if (nested && isJitDefinition(stmt))
+      result.push_back(&stmt);
+  });
   return result;
 }
 
