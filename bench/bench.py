@@ -459,15 +459,19 @@ class TilecKernel:
     def __init__(self, ptx_path: str, metadata_path: str, name: str):
         with open(metadata_path) as f:
             metadata = json.load(f)
-        # Version 1, or 3 (tensor_maps, which launch() builds). Version 2 (variants) is not read:
-        # an autotuned kernel is given as a file of one variant (check_samples.kernel_metadata).
+        # Version 1, 3 (tensor_maps, which launch() builds) or 4 (global_scratch, which launch()
+        # allocates). Version 2 (variants) is not read: an autotuned kernel is given as a file of
+        # one variant (check_samples.kernel_metadata).
         version = metadata.get("version")
-        if metadata.get("schema") != "tilec-metadata" or version not in (1, 3):
-            raise RuntimeError(f"{metadata_path}: not tilec metadata version 1 or 3")
+        if metadata.get("schema") != "tilec-metadata" or version not in (1, 3, 4):
+            raise RuntimeError(f"{metadata_path}: not tilec metadata version 1, 3 or 4")
         for k in metadata["kernels"]:
             if version < 3 and any("tensor_maps" in x for x in [k] + k.get("variants", [])):
                 raise RuntimeError(f"{metadata_path}: kernel {k.get('name')} has tensor_maps, a "
                                    f"version 3 member, and the file says version {version}")
+            if version < 4 and any("global_scratch" in x for x in [k] + k.get("variants", [])):
+                raise RuntimeError(f"{metadata_path}: kernel {k.get('name')} has global_scratch, "
+                                   f"a version 4 member, and the file says version {version}")
             if "variants" in k:
                 raise RuntimeError(f"{metadata_path}: kernel {k.get('name')} is autotuned "
                                    "(variants): give a file of one variant")
@@ -515,9 +519,18 @@ class TilecKernel:
     def launcher(self, args: List[Any], grid: tuple) -> Callable[[], None]:
         packed = self.pack(args)
         grid = tuple(grid) + (1,) * (3 - len(grid))
+        # A kernel that writes its own tensor maps takes global scratch, global_scratch["size"]
+        # bytes per program, as its last parameter (docs/metadata.md). Allocated once: every
+        # launch of this launcher runs on the current stream, one after the other.
+        trailing = ()
+        scratch_bytes = self.info.get("global_scratch", {}).get("size", 0)
+        if scratch_bytes:
+            self.scratch = torch.empty(scratch_bytes * grid[0] * grid[1] * grid[2],
+                                       dtype=torch.int8, device="cuda")
+            trailing = (numpy.uint64(self.scratch.data_ptr()),)
         if self.info.get("tensor_maps"):
             # Built once: the arguments (so the maps) are the same for every launch.
-            params = tensormap.KernelParams(packed, tensormap.build(self.info, args))
+            params = tensormap.KernelParams(packed, tensormap.build(self.info, args), trailing)
             # get_function gives a RawKernel; its `kernel` is the cupy.cuda.Function (a CUfunction).
             function = getattr(self.function, "kernel", self.function).ptr
 
@@ -535,7 +548,7 @@ class TilecKernel:
             if stream is None:
                 stream = self.streams[pointer] = cupy.cuda.ExternalStream(pointer)
             with stream:
-                self.function(grid, self.block, packed, shared_mem=self.dynamic_shared)
+                self.function(grid, self.block, packed + trailing, shared_mem=self.dynamic_shared)
 
         return launch
 

@@ -96,6 +96,17 @@ def tma_signature(dtype, config):
             f"i32:16,i32:16,i32:16,{bm},{bn},{bk},{group}")
 
 
+def device_tma_name(dtype, config):
+    return f"gemm_dtma_{SHORT[dtype]}_{config_tag(config)}"
+
+
+def device_tma_signature(dtype, config):
+    bm, bn, bk, group, _, _ = config
+    t = SHORT[dtype]
+    # Plain pointers: matmul_device_tma_kernel makes the descriptors itself.
+    return f"*{t}:16,*{t}:16,*{t}:16,i32:16,i32:16,i32:16,{bm},{bn},{bk},{group}"
+
+
 def wide_name(kind, b_layout, config):
     return f"gemm_{kind}_{b_layout}_{config_tag(config)}"
 
@@ -142,6 +153,10 @@ def compile_all(tilec, ptx_dir, arch):
         for c in FP8_CONFIGS]
     tma = [] if arch != "sm_90a" else [
         (tma_name(dtype, c), TMA_SOURCE, "matmul_tma_kernel", tma_signature(dtype, c), c[4], c[5])
+        for dtype, c in itertools.product(SHORT, TMA_CONFIGS)]
+    tma += [] if arch != "sm_90a" else [
+        (device_tma_name(dtype, c), TMA_SOURCE, "matmul_device_tma_kernel",
+         device_tma_signature(dtype, c), c[4], c[5])
         for dtype, c in itertools.product(SHORT, TMA_CONFIGS)]
     for name, source, kernel, signature, warps, stages in (list(entries()) + fp8 + tma +
                                                            list(wide_entries())):
@@ -288,6 +303,41 @@ def run(ptx_dir, quick, only):
             def tri_launch(descriptors=descriptors, m=m, n=n, k=k):
                 tri[grid](*descriptors, m, n, k, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
                           GROUP_M=group, num_warps=warps, num_stages=stages)
+
+            def check(a=a, b=b, c_tilec=c_tilec, c_triton=c_triton, launch=launch,
+                      tri_launch=tri_launch):
+                c_tilec.fill_(float("nan"))
+                launch()
+                tri_launch()
+                torch.cuda.synchronize()
+                return gemm_mismatch(c_tilec, c_triton, a.float() @ b.float().t(),
+                                     1e-2 if dtype == "float16" else 3e-2)
+
+            row("gemm", name, f"{m}x{n}x{k}", 2.0 * m * n * k, launch, tri_launch, check)
+            del a, b, c_tilec, c_triton
+    # The same GEMM with descriptors made in the kernel: Triton and tilec both write the TMA maps
+    # in global scratch (Triton's from the allocator set here, tilec's from the launcher).
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8,
+                                                                 device="cuda"))
+    for dtype, config in itertools.product(SHORT, TMA_CONFIGS):
+        name = device_tma_name(dtype, config)
+        if (only and not re.search(only, name)) or \
+                not os.path.exists(os.path.join(ptx_dir, name + ".ptx")):
+            continue
+        tilec, tri = kernel_pair(name, TMA_SOURCE, "matmul_device_tma_kernel")
+        bm, bn, bk, group, warps, stages = config
+        for m, n, k in shapes + ([TMA_EDGE_SHAPE] if not quick else []):
+            torch_dtype = getattr(torch, dtype)
+            a = torch.randn(m, k, device="cuda").to(torch_dtype)
+            b = torch.randn(n, k, device="cuda").to(torch_dtype)  # N x K
+            c_tilec = torch.empty(m, n, device="cuda", dtype=torch_dtype)
+            c_triton = torch.empty_like(c_tilec)
+            grid = (triton.cdiv(m, bm) * triton.cdiv(n, bn),)
+            launch = tilec.launcher([a, b, c_tilec, m, n, k], grid)
+
+            def tri_launch(a=a, b=b, c=c_triton, m=m, n=n, k=k):
+                tri[grid](a, b, c, m, n, k, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=group,
+                          num_warps=warps, num_stages=stages)
 
             def check(a=a, b=b, c_tilec=c_tilec, c_triton=c_triton, launch=launch,
                       tri_launch=tri_launch):

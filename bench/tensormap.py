@@ -171,13 +171,17 @@ def build(info: Dict[str, Any], values: Sequence[Any]) -> List[TensorMap]:
 
 class KernelParams:
     """The kernelParams array of cuLaunchKernel: a pointer to each packed parameter value (numpy
-    scalars, as bench.TilecKernel.pack makes them), then to each tensor map. Keeps all of them
-    alive as long as it lives; `pointer` is the array's address."""
+    scalars, as bench.TilecKernel.pack makes them), then to each tensor map, then to each of
+    `trailing` (the global scratch pointer, docs/metadata.md). Keeps all of them alive as long as
+    it lives; `pointer` is the array's address."""
 
-    def __init__(self, packed: Sequence[Any], maps: Sequence[TensorMap]):
+    def __init__(self, packed: Sequence[Any], maps: Sequence[TensorMap], trailing=()):
         import numpy  # only here: the module itself imports nothing heavy
         self._values = [numpy.array(value) for value in packed]  # 0-d arrays own their bytes
         self._maps = list(maps)
-        addresses = [value.ctypes.data for value in self._values] + [m.address for m in self._maps]
+        self._trailing = [numpy.array(value) for value in trailing]
+        addresses = ([value.ctypes.data for value in self._values] +
+                     [m.address for m in self._maps] +
+                     [value.ctypes.data for value in self._trailing])
         self._array = (ctypes.c_void_p * max(1, len(addresses)))(*addresses)
         self.pointer = ctypes.addressof(self._array)

@@ -147,10 +147,10 @@ public:
     std::optional<int64_t> versionNumber = version.asInt64();
     if (!versionNumber || *versionNumber < 1)
       fail(version, "version", "must be a positive integer");
-    if (*versionNumber > 3)
+    if (*versionNumber > 4)
       fail(version, "version",
            "is " + version.text() +
-               "; this runtime reads versions 1 to 3 (the file was written by a newer tilec)");
+               "; this runtime reads versions 1 to 4 (the file was written by a newer tilec)");
     metadata.Version = static_cast<int>(*versionNumber);
     Version = metadata.Version;
     metadata.Compiler = optionalString(root, "compiler", "");
@@ -310,6 +310,8 @@ private:
     // them: the .entry takes them.
     if (const json::Value *maps = kernel.find("tensor_maps"))
       info.TensorMaps = readTensorMaps(*maps, join(path, "tensor_maps"), info);
+    if (const json::Value *scratch = kernel.find("global_scratch"))
+      info.GlobalScratchBytes = readGlobalScratch(*scratch, join(path, "global_scratch"));
 
     if (const json::Value *constexprs = kernel.find("constexprs")) {
       expectKind(*constexprs, json::Value::Kind::Array, join(path, "constexprs"));
@@ -440,6 +442,26 @@ private:
     return result;
   }
 
+  /// The `global_scratch` member of a kernel or variant: its size per program.
+  unsigned readGlobalScratch(const json::Value &scratch, const std::string &path) const {
+    // Version 4's member: an older reader would launch the kernel without the scratch pointer
+    // its .entry takes last, so a file that has it must say version 4.
+    if (Version < 4)
+      fail(scratch, path,
+           "is a version 4 member (the .entry takes a global scratch pointer), and the file says "
+           "version " +
+               std::to_string(Version));
+    expectKind(scratch, json::Value::Kind::Object, path);
+    unsigned size = readUnsigned(scratch, "size", path, 0, INT32_MAX, std::nullopt);
+    unsigned align = readUnsigned(scratch, "align", path, 1, 4096, 1u);
+    if (align > 128 || (align & (align - 1)) != 0)
+      fail(*scratch.find("align"), join(path, "align"),
+           "must be a power of two up to 128 (the alignment the launch gives)");
+    if (size % align != 0)
+      fail(*scratch.find("size"), join(path, "size"), "is not a multiple of align");
+    return size;
+  }
+
   KernelInfo readVariant(const json::Value &variant, const std::string &path,
                          const KernelInfo &kernel) const {
     KernelInfo v;
@@ -452,6 +474,9 @@ private:
       v.TensorMaps = readTensorMaps(*maps, join(path, "tensor_maps"), kernel);
     else
       v.TensorMaps = kernel.TensorMaps;
+    v.GlobalScratchBytes = kernel.GlobalScratchBytes;
+    if (const json::Value *scratch = variant.find("global_scratch"))
+      v.GlobalScratchBytes = readGlobalScratch(*scratch, join(path, "global_scratch"));
     v.Entry = requireName(variant, "entry", path);
     v.NumWarps = readUnsigned(variant, "num_warps", path, 1, 32, std::nullopt);
     v.NumStages = readUnsigned(variant, "num_stages", path, 1, 64, 3u);

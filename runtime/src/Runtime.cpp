@@ -252,7 +252,9 @@ void checkParamsAgainstPtx(const KernelInfo &info, CUfunction function, const st
   // failing driver call, which compute-sanitizer reports as an error in the user's program. So an
   // .entry with extra trailing parameters goes unnoticed; fewer, or different sizes, do not.
   // The tensor maps (hidden parameters after them) are checked as well: 128 bytes each.
-  size_t listed = info.Params.size() + info.TensorMaps.size();
+  // So is the global scratch pointer, the last parameter of a kernel that has one.
+  size_t listed =
+      info.Params.size() + info.TensorMaps.size() + (info.GlobalScratchBytes > 0 ? 1 : 0);
   for (size_t i = 0; i < listed; ++i) {
     size_t offset = 0, size = 0;
     CUresult result = cu.cuFuncGetParamInfo(function, i, &offset, &size);
@@ -265,6 +267,13 @@ void checkParamsAgainstPtx(const KernelInfo &info, CUfunction function, const st
                   (info.TensorMaps.empty()
                        ? std::string()
                        : " and " + std::to_string(info.TensorMaps.size()) + " tensor maps"));
+    if (i >= info.Params.size() + info.TensorMaps.size()) {
+      if (size != sizeof(CUdeviceptr))
+        throw Error(where + ": parameter " + std::to_string(i) + " of .entry " + info.Entry +
+                    " is " + std::to_string(size) + " bytes in the PTX, and the metadata's " +
+                    "global scratch pointer is " + std::to_string(sizeof(CUdeviceptr)));
+      continue;
+    }
     if (i >= info.Params.size()) {
       if (size != sizeof(CUtensorMap))
         throw Error(where + ": parameter " + std::to_string(i) + " of .entry " + info.Entry +
@@ -447,8 +456,34 @@ void launchState(const detail::KernelState &state, Grid grid, CUstream stream, s
                         " of descriptor " +
                         info.TensorDescriptors[info.TensorMaps[i].Descriptor].Name);
 
+  // The global scratch of a kernel that writes its own tensor maps: the last parameter, in the
+  // stream's order allocated before the launch and freed after it (the driver's memory pool
+  // makes both cheap), so that launches on several streams never share it.
+  CUdeviceptr scratch = 0;
+  if (info.GlobalScratchBytes > 0) {
+    const driver::Api &cu = driver::api();
+    if (!cu.cuMemAllocAsync || !cu.cuMemFreeAsync)
+      throw Error("kernel " + info.Name +
+                  " needs global scratch memory, which this CUDA driver "
+                  "cannot allocate in stream order (cuMemAllocAsync, CUDA 11.2)");
+    size_t bytes = size_t(info.GlobalScratchBytes) * grid.X * grid.Y * grid.Z;
+    CUresult result = cu.cuMemAllocAsync(&scratch, bytes, stream);
+    if (result != CUDA_SUCCESS)
+      driver::fail(result, "cuMemAllocAsync",
+                   "global scratch of kernel " + info.Name + ", " + std::to_string(bytes) +
+                       " bytes");
+  }
+  struct FreeScratch {
+    CUdeviceptr pointer;
+    CUstream stream;
+    ~FreeScratch() {
+      if (pointer)
+        driver::api().cuMemFreeAsync(pointer, stream);
+    }
+  } freeScratch{scratch, stream};
+
   // Kernels rarely have more than a handful of parameters: keep the common launch off the heap.
-  size_t total = count + maps.size();
+  size_t total = count + maps.size() + (scratch ? 1 : 0);
   void *inlinePointers[16];
   std::vector<void *> heapPointers;
   void **pointers = inlinePointers;
@@ -460,6 +495,8 @@ void launchState(const detail::KernelState &state, Grid grid, CUstream stream, s
     pointers[i] = &slots[i];
   for (size_t i = 0; i < maps.size(); ++i)
     pointers[count + i] = &maps[i];
+  if (scratch)
+    pointers[count + maps.size()] = &scratch;
   CUresult result = driver::api().cuLaunchKernel(
       state.Function, grid.X, grid.Y, grid.Z, info.ThreadsPerBlock, 1, 1, state.DynamicSharedBytes,
       stream, total ? pointers : nullptr, nullptr);

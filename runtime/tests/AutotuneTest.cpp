@@ -96,7 +96,7 @@ TEST_CASE("version 2 metadata lists an autotuned kernel's variants and key") {
   std::string badKey = json;
   badKey.replace(badKey.find("\"autotune_key\": [\"n\"]"), 21, "\"autotune_key\": [\"m\"]");
   CHECK_THROWS_WITH(rt::Metadata::parse(badKey, "v2.json"), Catch::Contains("not a parameter"));
-  std::string v4 = json;
-  v4.replace(v4.find("\"version\": 2"), 12, "\"version\": 4");
-  CHECK_THROWS_WITH(rt::Metadata::parse(v4, "v4.json"), Catch::Contains("versions 1 to 3"));
+  std::string v5 = json;
+  v5.replace(v5.find("\"version\": 2"), 12, "\"version\": 5");
+  CHECK_THROWS_WITH(rt::Metadata::parse(v5, "v5.json"), Catch::Contains("versions 1 to 4"));
 }

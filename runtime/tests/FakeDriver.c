@@ -1,8 +1,8 @@
 /*===- FakeDriver.c - A CUDA driver with one fake device, for fault tests -===//
 //
 // Exports the driver entry points the runtime resolves (runtime/src/DriverFunctions.def; the
-// optional ones are left out, but for cuTensorMapEncodeTiled) and behaves like one working device,
-with host memory standing in
+// optional ones are left out, but for cuTensorMapEncodeTiled, cuMemAllocAsync and cuMemFreeAsync)
+and behaves like one working device, with host memory standing in
 // for device memory, so the runtime can be tested on a machine without a GPU (TILEC_CUDA_DRIVER
 // points at this library).
 //
@@ -19,7 +19,10 @@ with host memory standing in
 // named "fill" with parameters (float *out, int n) sets out[0..n) to 42. A launch of "tma_probe",
 // whose parameters are (out: *u8, a rank-2 tensor descriptor's 6, the descriptor's tensor map),
 // copies the map's 128 bytes to out[0..128) and sets out[128] to 1 when the map's address is
-// 64-byte aligned. Other entries do nothing.
+// 64-byte aligned. A launch of "scratch_probe", whose parameters are (out: *u64, n: i32, then the
+// global scratch pointer), writes out[0] = the scratch's address, out[1] = the bytes it was
+// allocated with, out[2] = the stream it was allocated on, and fills the scratch (so that
+// LeakSanitizer and the allocator see a real buffer). Other entries do nothing.
 //
 // cuTensorMapEncodeTiled checks what the driver documents that tilec relies on (a 64-byte
 // aligned map, rank 1..5, a 16-byte aligned address, dims 1..2^32, strides multiples of 16 below
@@ -46,6 +49,10 @@ static CUcontext Current = NULL;
 static int PrimaryRetains = 0;
 static long FailuresLeft = -1; /* -1: not read from the environment yet */
 static CUresult StickyError = CUDA_SUCCESS;
+/* The last cuMemAllocAsync's size and stream, and the allocations it made that are not freed. */
+static size_t LastAsyncBytes = 0;
+static CUstream LastAsyncStream = NULL;
+static int LiveAsyncAllocations = 0;
 
 struct FakeModule {
   char *Ptx;
@@ -394,6 +401,14 @@ FAKE_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigne
     for (int i = 0; i < n; ++i)
       out[i] = 42.0f;
   }
+  if (strcmp((const char *)f, "scratch_probe") == 0 && kernelParams) {
+    cuuint64_t *out = (cuuint64_t *)(uintptr_t) * (CUdeviceptr *)kernelParams[0];
+    CUdeviceptr scratch = *(CUdeviceptr *)kernelParams[2];
+    out[0] = scratch;
+    out[1] = LastAsyncBytes;
+    out[2] = (cuuint64_t)(uintptr_t)LastAsyncStream;
+    memset((void *)(uintptr_t)scratch, 0xab, LastAsyncBytes);
+  }
   if (strcmp((const char *)f, "tma_probe") == 0 && kernelParams) {
     unsigned char *out = (unsigned char *)(uintptr_t) * (CUdeviceptr *)kernelParams[0];
     memcpy(out, kernelParams[7], sizeof(CUtensorMap));
@@ -412,6 +427,34 @@ FAKE_EXPORT CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytesize) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   *dptr = (CUdeviceptr)(uintptr_t)memory;
   return CUDA_SUCCESS;
+}
+
+/* Stream-ordered allocation, in host memory as the rest: the fake runs everything at once. */
+FAKE_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream) {
+  NEED_CONTEXT();
+  INJECT();
+  void *memory = malloc(bytesize ? bytesize : 1);
+  if (!memory)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  *dptr = (CUdeviceptr)(uintptr_t)memory;
+  LastAsyncBytes = bytesize;
+  LastAsyncStream = hStream;
+  ++LiveAsyncAllocations;
+  return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
+  (void)hStream;
+  NEED_CONTEXT();
+  INJECT();
+  free((void *)(uintptr_t)dptr);
+  --LiveAsyncAllocations;
+  return CUDA_SUCCESS;
+}
+
+/* For tests: stream-ordered allocations not freed yet. */
+FAKE_EXPORT int fakeLiveAsyncAllocations(void) {
+  return LiveAsyncAllocations;
 }
 
 FAKE_EXPORT CUresult cuMemFree(CUdeviceptr dptr) {

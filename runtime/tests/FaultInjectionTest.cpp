@@ -16,6 +16,9 @@
 //                  tensor_maps); then the launch builds the map from the descriptor and passes
 //                  it after the other parameters, 64-byte aligned (the fake kernel "tma_probe"
 //                  copies it out, and the fake encoding holds the encode call's arguments).
+//   global_scratch: cuMemAllocAsync fails (a kernel with global scratch, metadata version 4);
+//                  then the launch allocates grid * size bytes on its stream, passes them last
+//                  and frees them (the fake kernel "scratch_probe" reports what it got).
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <functional>
 #include <iterator>
 #include <memory>
@@ -237,16 +241,61 @@ void testTensorMap() {
       "a launch with a tensor map", __LINE__);
 }
 
+// (out: *u64, n: i32) with 256 bytes of global scratch per program (metadata version 4).
+const char *const ScratchMetadata =
+    R"({"schema": "tilec-metadata", "version": 4, "target": "sm_90a",
+  "kernels": [{"name": "scratch_probe", "entry": "scratch_probe", "num_warps": 4,
+    "threads_per_block": 128, "shared_memory_bytes": 0,
+    "params": [{"name": "out", "type": "*u64"}, {"name": "n", "type": "i32"}],
+    "global_scratch": {"size": 256, "align": 128}}]})";
+const char *const ScratchPtx = ".version 8.3\n.target sm_90a\n.address_size 64\n"
+                               ".visible .entry scratch_probe()\n{\n  ret;\n}\n";
+
+void testGlobalScratch() {
+  tilec::rt::Module module = tilec::rt::Module::loadFromMemory(ScratchPtx, ScratchMetadata);
+  tilec::rt::Kernel kernel = module.kernel("scratch_probe");
+  tilec::rt::DeviceBuffer out(24);
+  auto stream = reinterpret_cast<CUstream>(uintptr_t(0x5));
+  // The allocation fails (injected once): an error that names the kernel and the size.
+  expectError(
+      [&] {
+        kernel.launch(tilec::rt::Grid{3, 2}, stream, out.as<uint64_t>(), 1);
+      },
+      CUDA_ERROR_OUT_OF_MEMORY,
+      {"cuMemAllocAsync failed", "global scratch of kernel scratch_probe, 1536 bytes"}, __LINE__);
+  // Then the scratch, 256 bytes for each of the 6 programs, on the launch's stream, comes last
+  // and is freed after the launch.
+  expectSuccess(
+      [&] {
+        kernel.launch(tilec::rt::Grid{3, 2}, stream, out.as<uint64_t>(), 1);
+        std::vector<uint64_t> seen(3);
+        out.copyToHost(seen.data(), 24);
+        EXPECT(seen[0] != 0 && seen[0] != out.address());
+        EXPECT(seen[1] == 6 * 256);
+        EXPECT(seen[2] == 0x5);
+        // The fake driver the runtime loaded tells how many are still allocated.
+        void *driver = dlopen(std::getenv("TILEC_CUDA_DRIVER"), RTLD_NOW | RTLD_NOLOAD);
+        auto live = driver ? reinterpret_cast<int (*)()>(dlsym(driver, "fakeLiveAsyncAllocations"))
+                           : nullptr;
+        EXPECT(live && live() == 0);
+        if (driver)
+          dlclose(driver);
+      },
+      "a launch with global scratch", __LINE__);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-  const char *modes[] = {"module_load", "out_of_memory", "launch",
-                         "trap",        "sticky_trap",   "tensor_map"};
+  const char *modes[] = {"module_load", "out_of_memory", "launch",        "trap",
+                         "sticky_trap", "tensor_map",    "global_scratch"};
   const char *mode = argc == 2 ? argv[1] : "";
   if (std::find_if(std::begin(modes), std::end(modes), [&](const char *known) {
         return std::strcmp(known, mode) == 0;
       }) == std::end(modes)) {
-    std::fprintf(stderr, "usage: %s module_load|out_of_memory|launch|trap|sticky_trap|tensor_map\n",
+    std::fprintf(stderr,
+                 "usage: %s module_load|out_of_memory|launch|trap|sticky_trap|tensor_map|"
+                 "global_scratch\n",
                  argv[0]);
     return 2;
   }
@@ -276,6 +325,8 @@ int main(int argc, char **argv) {
     testTrap();
   else if (std::strcmp(mode, "tensor_map") == 0)
     testTensorMap();
+  else if (std::strcmp(mode, "global_scratch") == 0)
+    testGlobalScratch();
   else
     testStickyTrap();
   tilec::rt::ModuleCache::global().clear();

@@ -141,8 +141,8 @@ TEST_CASE("metadata: the document's own members", "[metadata]") {
   CHECK(errorOf("{}") == "m.json:1:1: the metadata has no member \"schema\"");
   CHECK(errorOf(R"({"schema": "other", "version": 1})") ==
         "m.json:1:12: schema is \"other\", expected \"tilec-metadata\"");
-  CHECK(errorOf(R"({"schema": "tilec-metadata", "version": 4})") ==
-        "m.json:1:41: version is 4; this runtime reads versions 1 to 3 (the file was written by a "
+  CHECK(errorOf(R"({"schema": "tilec-metadata", "version": 5})") ==
+        "m.json:1:41: version is 5; this runtime reads versions 1 to 4 (the file was written by a "
         "newer tilec)");
   CHECK(errorOf(R"({"schema": "tilec-metadata", "version": "1"})") ==
         "m.json:1:41: version must be a positive integer");
@@ -244,4 +244,38 @@ TEST_CASE("metadata: files", "[metadata]") {
   CHECK_THROWS_WITH(Metadata::loadFile("/nonexistent/dir/k.json"),
                     "cannot open metadata file '/nonexistent/dir/k.json': No such file or "
                     "directory");
+}
+
+TEST_CASE("version 4 metadata gives a kernel's global scratch, per program") {
+  auto document = [](int version, const std::string &scratch, const std::string &variants = "") {
+    return R"({"schema": "tilec-metadata", "version": )" + std::to_string(version) +
+           R"(, "target": "sm_90a", "kernels": [{"name": "k", "entry": "k0", "num_warps": 4,
+             "threads_per_block": 128, "shared_memory_bytes": 0,
+             "params": [{"name": "x", "type": "*fp16", "alignment": 16}])" +
+           scratch + variants + "}]}";
+  };
+  const std::string scratch = R"(, "global_scratch": {"size": 256, "align": 128})";
+  Metadata metadata = Metadata::parse(document(4, scratch), "m.json");
+  CHECK(metadata.Kernels[0].GlobalScratchBytes == 256);
+  CHECK(Metadata::parse(document(4, ""), "m.json").Kernels[0].GlobalScratchBytes == 0);
+
+  // A reader of versions 1 to 3 would launch without the pointer the .entry takes last.
+  CHECK_THAT(errorOf(document(3, scratch)),
+             Catch::Contains("global_scratch is a version 4 member (the .entry takes a global "
+                             "scratch pointer), and the file says version 3"));
+  CHECK_THAT(errorOf(document(4, R"(, "global_scratch": {"size": 100, "align": 128})")),
+             Catch::Contains("global_scratch.size is not a multiple of align"));
+  CHECK_THAT(errorOf(document(4, R"(, "global_scratch": {"size": 256, "align": 256})")),
+             Catch::Contains("must be a power of two up to 128"));
+
+  // A variant has the kernel's scratch unless it gives its own (0: a config that made no map).
+  const std::string variants = R"(, "autotune_key": [], "variants": [
+      {"entry": "k0", "num_warps": 4, "num_stages": 3, "threads_per_block": 128,
+       "shared_memory_bytes": 0, "constexprs": []},
+      {"entry": "k1", "num_warps": 4, "num_stages": 1, "threads_per_block": 128,
+       "shared_memory_bytes": 0, "constexprs": [], "global_scratch": {"size": 0, "align": 128}}])";
+  Metadata tuned = Metadata::parse(document(4, scratch, variants), "m.json");
+  REQUIRE(tuned.Kernels[0].Variants.size() == 2);
+  CHECK(tuned.Kernels[0].Variants[0].GlobalScratchBytes == 256);
+  CHECK(tuned.Kernels[0].Variants[1].GlobalScratchBytes == 0);
 }

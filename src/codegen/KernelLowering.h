@@ -60,6 +60,11 @@ private:
   llvm::Value *uniformWarpGroup_ = nullptr;
   /// The generic addresses of the CUtensorMap parameters (Function::tensorMaps).
   std::vector<llvm::Value *> tensorMaps_;
+  /// The global scratch parameter (Function::globalScratchBytes per program), or null.
+  llvm::Value *globalScratch_ = nullptr;
+  /// The generic addresses of the tensor maps the kernel wrote (Function::kernelTensorMaps),
+  /// set by lowerTensormapCreate.
+  std::map<unsigned, llvm::Value *> kernelTensorMaps_;
   /// Per root layout and root dimension: the thread's lane and warp index along it.
   std::map<std::string, std::pair<Values, Values>> threadIndices_;
   llvm::GlobalVariable *sharedMemory_ = nullptr;
@@ -365,6 +370,10 @@ private:
   void lowerTmaInit(const Operation &op);
   void lowerTmaCopy(const Operation &op);
   void lowerTmaStore(const Operation &op);
+  void lowerTensormapCreate(const Operation &op);
+  /// The generic address of the tensor map a tma_copy or tma_store reads (`tensor_map`: a
+  /// parameter; `kernel_map`: one the kernel wrote).
+  llvm::Value *tensorMapAddress(const Operation &op);
   /// For each TMA box of `plan`'s tile (at 32-bit shared address `base`) at tensor coordinates
   /// (row0, column0): the box's shared address and its coordinates, innermost (the column)
   /// first. A box `plan` does not keep as TMA copies it is a located error at `op`.

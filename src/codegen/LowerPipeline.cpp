@@ -162,10 +162,22 @@ void KernelLowering::lowerTmaInit(const Operation &op) {
   barrier();
 }
 
+llvm::Value *KernelLowering::tensorMapAddress(const Operation &op) {
+  if (op.hasAttr("kernel_map"))
+    return kernelTensorMaps_.at(static_cast<unsigned>(op.intAttr("kernel_map")));
+  return builder_.CreatePtrToInt(tensorMaps_.at(static_cast<size_t>(op.intAttr("tensor_map"))),
+                                 builder_.getInt64Ty());
+}
+
+/// The rows of the box of the tensor map a tma_copy or tma_store reads.
+static int64_t boxRowsOf(const tir::Function &function, const Operation &op) {
+  if (op.hasAttr("kernel_map"))
+    return function.kernelTensorMaps.at(static_cast<size_t>(op.intAttr("kernel_map"))).box[0];
+  return function.tensorMaps.at(static_cast<size_t>(op.intAttr("tensor_map"))).box[0];
+}
+
 void KernelLowering::lowerTmaCopy(const Operation &op) {
   const unsigned buffer = static_cast<unsigned>(op.intAttr("buffer"));
-  const size_t mapIndex = static_cast<size_t>(op.intAttr("tensor_map"));
-  const tir::TensorMap &map = function_.tensorMaps.at(mapIndex);
   const SharedTilePlan plan = pipelineSlotPlan(function_, buffer);
   // The copies overwrite shared memory that other ops may have read last (as lowerAsyncCopy).
   if (sharedInUse_) {
@@ -176,7 +188,7 @@ void KernelLowering::lowerTmaCopy(const Operation &op) {
   llvm::Value *base = sharedAddress32(slot);
   llvm::Value *bar =
       tmaBarrierAddress(static_cast<unsigned>(op.intAttr("barrier")), get(op.operand(0))[0]);
-  llvm::Value *tensorMap = builder_.CreatePtrToInt(tensorMaps_.at(mapIndex), builder_.getInt64Ty());
+  llvm::Value *tensorMap = tensorMapAddress(op);
   llvm::Value *row0 = get(op.operand(2))[0], *column0 = get(op.operand(3))[0];
   llvm::Value *issue = builder_.CreateAnd(get(op.operand(1))[0], isThreadZero());
   // The barrier's phase waits for all the bytes of the boxes, which cover the tile.
@@ -184,7 +196,7 @@ void KernelLowering::lowerTmaCopy(const Operation &op) {
   ifThen(issue, [&] {
     voidAsm("mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], " + std::to_string(tileBytes) + ";",
             "r,~{memory}", {bar});
-    forEachTmaBox(op, plan, map.box[0], base, row0, column0,
+    forEachTmaBox(op, plan, boxRowsOf(function_, op), base, row0, column0,
                   [&](llvm::Value *dst, llvm::Value *x, llvm::Value *y) {
                     voidAsm("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
                             "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
@@ -248,8 +260,6 @@ void KernelLowering::lowerTmaInval(const Operation &op) {
 /// waits until TMA has read it; TMA leaves the elements outside the tensor unwritten.
 void KernelLowering::lowerTmaStore(const Operation &op) {
   const tir::Type &type = op.operand(0)->type();
-  const size_t mapIndex = static_cast<size_t>(op.intAttr("tensor_map"));
-  const tir::TensorMap &map = function_.tensorMaps.at(mapIndex);
   const SharedTilePlan plan = tmaStorePlan(type);
   llvm::Value *tile = sharedAt(0);
   beginSharedWrite();
@@ -258,10 +268,10 @@ void KernelLowering::lowerTmaStore(const Operation &op) {
   fenceProxyAsync();
   barrier();
   llvm::Value *base = sharedAddress32(tile);
-  llvm::Value *tensorMap = builder_.CreatePtrToInt(tensorMaps_.at(mapIndex), builder_.getInt64Ty());
+  llvm::Value *tensorMap = tensorMapAddress(op);
   llvm::Value *row0 = get(op.operand(1))[0], *column0 = get(op.operand(2))[0];
   ifThen(isThreadZero(), [&] {
-    forEachTmaBox(op, plan, map.box[0], base, row0, column0,
+    forEachTmaBox(op, plan, boxRowsOf(function_, op), base, row0, column0,
                   [&](llvm::Value *src, llvm::Value *x, llvm::Value *y) {
                     voidAsm("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group "
                             "[$0, {$1, $2}], [$3];",
@@ -272,6 +282,137 @@ void KernelLowering::lowerTmaStore(const Operation &op) {
     voidAsm("cp.async.bulk.wait_group.read 0;", "~{memory}");
   });
   sharedInUse_ = true;
+}
+
+} // namespace tilec::codegen::detail
+
+namespace tilec::codegen::detail {
+
+// --- Tensor maps the kernel writes (descriptors made in the kernel) ---------------------------
+//
+// As Triton 3.6 does: warp 0 zeroes 128 bytes of shared memory, thread 0 sets each field with
+// tensormap.replace, and warp 0 copies the map to this program's part of the global scratch
+// with a release fence for the tensor-map proxy (tensormap.cp_fenceproxy), then acquires it
+// (fence.proxy.tensormap::generic.acquire) before a barrier lets every thread's TMA copies use it.
+// The fields are those cuTensorMapEncodeTiled takes (docs/metadata.md), innermost dimension first.
+
+/// tensormap.replace's element type codes (PTX ISA, "tensormap.replace"): integers by size,
+/// unsigned, as Triton gives them; fp8 as bytes.
+static int tensormapElementType(tir::DType elem) {
+  switch (elem.kind) {
+  case tir::ScalarKind::F16:
+    return 6;
+  case tir::ScalarKind::F32:
+    return 7;
+  case tir::ScalarKind::F64:
+    return 9;
+  case tir::ScalarKind::BF16:
+    return 10;
+  default:
+    break;
+  }
+  switch (elem.bytes()) {
+  case 1:
+    return 0;
+  case 2:
+    return 1;
+  case 4:
+    return 2;
+  default:
+    return 4;
+  }
+}
+
+void KernelLowering::lowerTensormapCreate(const Operation &op) {
+  const unsigned index = static_cast<unsigned>(op.intAttr("kernel_map"));
+  const tir::KernelTensorMap &map = function_.kernelTensorMaps.at(index);
+  // tensormap.replace and tensormap.cp_fenceproxy came with PTX ISA 8.3.
+  requirePtxVersion(83);
+  llvm::Type *i32 = builder_.getInt32Ty(), *i64 = builder_.getInt64Ty();
+
+  // This program's map: program x + nx * (y + ny * z) owns globalScratchBytes from that many
+  // times them on, as Triton lays out its global scratch.
+  auto sreg = [&](llvm::Intrinsic::ID id) {
+    return builder_.CreateZExt(builder_.CreateCall(llvm::Intrinsic::getDeclaration(&module_, id)),
+                               i64);
+  };
+  llvm::Value *program = builder_.CreateAdd(
+      sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+      builder_.CreateMul(
+          sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
+          builder_.CreateAdd(
+              sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y),
+              builder_.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y),
+                                 sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z)))));
+  llvm::Value *offset = builder_.CreateAdd(
+      builder_.CreateMul(program, llvm::ConstantInt::get(i64, function_.globalScratchBytes())),
+      llvm::ConstantInt::get(i64, uint64_t(tir::kKernelTensorMapBytes) * index));
+  llvm::Value *global = builder_.CreateInBoundsGEP(builder_.getInt8Ty(), globalScratch_, offset);
+  llvm::Value *globalAddress = builder_.CreatePtrToInt(global, i64);
+
+  // Built in the scratch area's first 128 bytes.
+  beginSharedWrite();
+  llvm::Value *staging = sharedAt(0);
+  llvm::Value *inWarpZero = builder_.CreateICmpULT(threadId_, builder_.getInt32(32));
+  storeSharedIf(builder_.CreateGEP(i32, staging, laneId_), builder_.getInt32(0), inWarpZero);
+  voidAsm("bar.warp.sync -1;");
+  llvm::Value *stagingAddress = sharedAddress32(staging);
+
+  const unsigned rank = static_cast<unsigned>(map.box.size());
+  auto replace = [&](const std::string &field, llvm::Value *value, int ordinal = -1) {
+    bool wide = value->getType()->isIntegerTy(64);
+    std::string text = "tensormap.replace.tile." + field + ".shared::cta.b1024." +
+                       (wide ? "b64" : "b32") + " [$0], " +
+                       (ordinal >= 0 ? std::to_string(ordinal) + ", " : "") + "$1;";
+    voidAsm(text, std::string("r,") + (wide ? "l" : "r") + ",~{memory}", {stagingAddress, value});
+  };
+  // Constant fields are immediates: ptxas requires them for elemtype, interleave_layout,
+  // swizzle_mode and fill_mode.
+  auto replaceWith = [&](const std::string &field, int64_t value, int ordinal = -1) {
+    voidAsm("tensormap.replace.tile." + field + ".shared::cta.b1024.b32 [$0], " +
+                (ordinal >= 0 ? std::to_string(ordinal) + ", " : "") + std::to_string(value) + ";",
+            "r,~{memory}", {stagingAddress});
+  };
+  ifThen(isThreadZero(), [&] {
+    llvm::Value *base = get(op.operand(0))[0];
+    replace("global_address", builder_.CreatePtrToInt(base, i64));
+    replaceWith("rank", rank - 1);
+    for (unsigned d = 0; d < rank; ++d)
+      replaceWith("box_dim", map.box[rank - 1 - d], static_cast<int>(d));
+    for (unsigned d = 0; d < rank; ++d)
+      replace("global_dim", get(op.operand(1 + (rank - 1 - d)))[0], static_cast<int>(d));
+    for (unsigned d = 0; d + 1 < rank; ++d) {
+      llvm::Value *stride = get(op.operand(1 + rank + (rank - 2 - d)))[0];
+      llvm::Value *bytes =
+          builder_.CreateMul(stride, llvm::ConstantInt::get(i64, std::max(1u, map.elem.bytes())));
+      // ptxas of PTX ISA 8.5 and older takes the stride in units of 16 bytes here (Triton 3.6
+      // works around the same bug for those versions).
+      replace("global_stride", builder_.CreateLShr(bytes, 4), static_cast<int>(d));
+    }
+    for (unsigned d = 0; d < rank; ++d)
+      replaceWith("element_stride", 1, static_cast<int>(d));
+    replaceWith("elemtype", tensormapElementType(map.elem));
+    replaceWith("interleave_layout", 0);
+    int swizzle = map.swizzleBytes == 128  ? 3
+                  : map.swizzleBytes == 64 ? 2
+                  : map.swizzleBytes == 32 ? 1
+                                           : 0;
+    replaceWith("swizzle_mode", swizzle);
+    replaceWith("fill_mode", map.fillNan ? 1 : 0);
+  });
+  ifThen(inWarpZero, [&] {
+    voidAsm("bar.warp.sync -1;");
+    voidAsm("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync."
+            "aligned [$0], [$1], 128;",
+            "l,r,~{memory}", {globalAddress, stagingAddress});
+    voidAsm("fence.proxy.tensormap::generic.acquire.gpu [$0], 128;", "l,~{memory}",
+            {globalAddress});
+  });
+  // The staging bytes may be overwritten next by TMA (the async proxy) or by any thread.
+  fenceProxyAsync();
+  barrier();
+  sharedInUse_ = false;
+  kernelTensorMaps_[index] = globalAddress;
 }
 
 } // namespace tilec::codegen::detail

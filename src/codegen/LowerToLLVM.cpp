@@ -39,6 +39,10 @@ llvm::Function *KernelLowering::run() {
   auto *tensorMapType = llvm::ArrayType::get(builder_.getInt8Ty(), 128);
   for (size_t i = 0; i < function_.tensorMaps.size(); ++i)
     params.push_back(llvm::PointerType::get(context_, 0));
+  // The global scratch where the kernel writes its own tensor maps: the last parameter.
+  const bool globalScratch = function_.globalScratchBytes() > 0;
+  if (globalScratch)
+    params.push_back(llvm::PointerType::get(context_, 1));
   auto *type = llvm::FunctionType::get(builder_.getVoidTy(), params, false);
   kernel_ =
       llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, function_.name(), module_);
@@ -61,6 +65,12 @@ llvm::Function *KernelLowering::run() {
     kernel_->addParamAttr(index, llvm::Attribute::getWithByValType(context_, tensorMapType));
     kernel_->addParamAttr(index, llvm::Attribute::getWithAlignment(context_, llvm::Align(64)));
     tensorMaps_.push_back(arg);
+  }
+  if (globalScratch) {
+    globalScratch_ = kernel_->getArg(kernel_->arg_size() - 1);
+    globalScratch_->setName("global_scratch");
+    kernel_->addParamAttr(kernel_->arg_size() - 1,
+                          llvm::Attribute::getWithAlignment(context_, llvm::Align(128)));
   }
 
   unsigned threads = 32 * function_.numWarps;
@@ -207,6 +217,8 @@ void KernelLowering::lowerOp(const Operation &op) {
     return lowerTmaInval(op);
   case OpCode::TmaStore:
     return lowerTmaStore(op);
+  case OpCode::TensormapCreate:
+    return lowerTensormapCreate(op);
   case OpCode::Load:
     return lowerLoad(op);
   case OpCode::Store:

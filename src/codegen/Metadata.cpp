@@ -87,6 +87,11 @@ std::string kernelMetadataJson(const tir::Module &module, const TargetOptions &o
     return maps;
   };
   bool anyTensorMaps = false;
+  // The global scratch of kernels that write their own tensor maps: the last .entry parameter.
+  auto globalScratchOf = [](const tir::Function &function) {
+    return Json{{"size", function.globalScratchBytes()}, {"align", tir::kKernelTensorMapBytes}};
+  };
+  bool anyGlobalScratch = false;
   auto describe = [&](const tir::Function &function, const std::string &name) {
     Json kernel;
     kernel["name"] = name;
@@ -126,6 +131,10 @@ std::string kernelMetadataJson(const tir::Module &module, const TargetOptions &o
     if (!function.tensorMaps.empty()) {
       kernel["tensor_maps"] = tensorMapsOf(function);
       anyTensorMaps = true;
+    }
+    if (function.globalScratchBytes() > 0) {
+      kernel["global_scratch"] = globalScratchOf(function);
+      anyGlobalScratch = true;
     }
     kernel["constexprs"] = constexprsOf(function);
     return kernel;
@@ -173,13 +182,20 @@ std::string kernelMetadataJson(const tir::Module &module, const TargetOptions &o
         anyTensorMaps |= !maps.empty();
         v["tensor_maps"] = std::move(maps);
       }
+      // Likewise its global scratch (size 0: none), where it differs from the kernel's.
+      unsigned kernelScratch =
+          kernel.contains("global_scratch") ? kernel["global_scratch"]["size"].get<unsigned>() : 0;
+      if (variant->globalScratchBytes() != kernelScratch) {
+        anyGlobalScratch |= variant->globalScratchBytes() > 0;
+        v["global_scratch"] = globalScratchOf(*variant);
+      }
       list.push_back(std::move(v));
     }
     kernel["variants"] = std::move(list);
     kernels.push_back(std::move(kernel));
   }
   root["kernels"] = std::move(kernels);
-  root["version"] = anyTensorMaps ? 3 : variants.empty() ? 1 : 2;
+  root["version"] = anyGlobalScratch ? 4 : anyTensorMaps ? 3 : variants.empty() ? 1 : 2;
   return root.dump(2) + "\n";
 }
 

@@ -48,6 +48,11 @@
 //   loop i     async_wait; tma_wait(slot i % S, phase (i / S) % 2)
 //   after      async_wait(pending = 0); tma_inval
 //
+// A descriptor made in the kernel (tl.make_tensor_descriptor) has no map from the runtime: as
+// Triton 3.6 does, the kernel writes one into its part of the global scratch the launcher gives
+// it (tensormap_create, docs/metadata.md `global_scratch`), once, before the outermost loop
+// around the pipelined one that the descriptor's base, shape and strides do not depend on.
+//
 // A loop is left alone (and the loads stay synchronous, which is always correct) when the step is
 // not a positive constant, the slice has loads, stores or nested loops, or a load's accesses are
 // narrower than 4 bytes (cp.async's smallest copy; the vector is also limited to the run of equal
@@ -99,6 +104,18 @@ bool isZeroConstant(const Value *value) {
   return false;
 }
 
+/// Whether `value` is defined in a region of `op` (at any depth): a result of an op there or an
+/// argument of one of its blocks.
+bool isDefinedInside(const Value *value, const Operation &op) {
+  const Block *block =
+      value->isBlockArgument() ? value->ownerBlock() : value->definingOp()->parentBlock();
+  for (const Operation *owner = block ? block->parentOp() : nullptr; owner;
+       owner = owner->parentBlock()->parentOp())
+    if (owner == &op)
+      return true;
+  return false;
+}
+
 class LoopPipeliner {
 public:
   LoopPipeliner(tir::Function &function, Operation &loop, unsigned stages,
@@ -113,8 +130,8 @@ public:
     std::vector<Value *> roots;
     for (const Candidate &c : candidates_) {
       if (c.tensorMap) {
-        for (unsigned i = 3; i < c.load->numOperands(); ++i)
-          roots.push_back(c.load->operand(i));
+        for (unsigned i = 0; i < c.load->result()->type().rank(); ++i)
+          roots.push_back(c.load->operand(3 + i)); // the offsets
         continue;
       }
       for (unsigned i = 0; i < 2 && i < c.load->numOperands(); ++i)
@@ -148,6 +165,9 @@ private:
     /// tensorMapIndex).
     std::optional<tir::TensorMap> tensorMap;
     unsigned tensorMapIndex = 0;
+    /// Whether the tensor map is one the kernel writes (a descriptor made in the kernel): then
+    /// tensorMapIndex is into Function::kernelTensorMaps.
+    bool kernelMap = false;
   };
   std::vector<Candidate> candidates_;
   /// Loads before the loop whose tile only a wgmma dot of the body reads, as its a (attention's
@@ -164,7 +184,7 @@ private:
   /// Elements per cp.async for the tile `load` reads, 0 when cp.async cannot load it: the masked
   /// elements' `other` is not zero (cp.async zero-fills), or a copy would be under 4 bytes.
   unsigned copyVectorWidth(const Operation &load) const {
-    if (load.numOperands() == 3 && !isZeroConstant(load.operand(2)))
+    if (load.numOperands() >= 3 && !isZeroConstant(load.operand(2)))
       return 0;
     const tir::Type &type = load.result()->type();
     if (!type.layout || type.layout->kind != LayoutKind::Blocked)
@@ -183,14 +203,43 @@ private:
 
   /// The tensor map a TMA copy of `load`'s tile into a wgmma operand slot would read (PassUtils.h,
   /// nvmmaTensorMap); none where the slot's rows are not along the descriptor's last dimension.
+  /// For a descriptor made in the kernel (descriptor 0 in the map), also none where what the
+  /// map is made of changes inside the loop.
   std::optional<tir::TensorMap> tensorMapFor(const Operation &load, int wgmmaOperand) const {
-    if (wgmmaOperand < 0 || !load.hasAttr("descriptor"))
+    bool kernelMade = load.hasAttr("kernel_descriptor");
+    if (wgmmaOperand < 0 || (!load.hasAttr("descriptor") && !kernelMade))
       return std::nullopt;
     const Type &type = load.result()->type();
     if (!type.layout || type.layout->order[0] != 1)
       return std::nullopt;
-    return nvmmaTensorMap(type, static_cast<unsigned>(load.intAttr("descriptor")),
-                          axis_.info(load.operand(load.numOperands() - 1)));
+    if (kernelMade && !kernelMapQualifies(load))
+      return std::nullopt;
+    unsigned descriptor = kernelMade ? 0 : static_cast<unsigned>(load.intAttr("descriptor"));
+    const Value *column = load.operand(3 + type.rank() - 1);
+    return nvmmaTensorMap(type, descriptor, axis_.info(column));
+  }
+
+  /// Whether TMA may copy `load`'s tile through a map the kernel writes of its descriptor made
+  /// in the kernel: what the map is made of does not change in the loop, and, as TMA requires
+  /// (and Triton's users promise, unchecked), the base is 16-byte aligned and the row stride a
+  /// multiple of 16 bytes, which the axis analysis must prove (a `*fp16:16` pointer, an
+  /// `i32:16` stride); otherwise the tile is copied by cp.async.
+  bool kernelMapQualifies(const Operation &load) const {
+    unsigned rank = load.result()->type().rank();
+    for (unsigned i = 3 + rank; i < load.numOperands(); ++i)
+      if (isDefinedInside(load.operand(i), loop_))
+        return false;
+    auto divisibility = [&](const Value *v) {
+      const std::vector<int64_t> &d = axis_.info(v).divisibility;
+      return d.empty() ? int64_t(1) : d[0];
+    };
+    if (divisibility(load.operand(3 + rank)) % 16 != 0)
+      return false;
+    int64_t elemBytes = std::max(1u, load.result()->type().elem.bytes());
+    for (unsigned i = 4 + 2 * rank; i < load.numOperands(); ++i)
+      if (divisibility(load.operand(i)) * elemBytes % 16 != 0)
+        return false;
+    return true;
   }
 
   /// Loads in the loop body whose only user is a tensor-core dot of the same body, as its a or b.
@@ -220,6 +269,12 @@ private:
         if (std::optional<tir::TensorMap> map = tensorMapFor(load, wgmmaOperand))
           candidates_.push_back({&load, 0, wgmmaOperand, 0, map, 0});
         continue;
+      }
+      if (load.hasAttr("kernel_descriptor")) {
+        if (std::optional<tir::TensorMap> map = tensorMapFor(load, wgmmaOperand)) {
+          candidates_.push_back({&load, 0, wgmmaOperand, 0, map, 0, true});
+          continue;
+        }
       }
       unsigned vec = copyVectorWidth(load);
       if (!vec)
@@ -278,12 +333,12 @@ private:
     for (const Candidate &c : candidates_) {
       if (c.tensorMap) {
         std::vector<Value *> operands{slot, inRange};
-        for (unsigned i = 3; i < c.load->numOperands(); ++i)
-          operands.push_back(LoopSlice::mapped(map, c.load->operand(i)));
+        for (unsigned i = 0; i < c.load->result()->type().rank(); ++i)
+          operands.push_back(LoopSlice::mapped(map, c.load->operand(3 + i)));
         builder.setLoc(c.load->loc());
         Operation *copy = builder.create(OpCode::TmaCopy, operands, {});
         copy->setAttr("buffer", int64_t(c.buffer));
-        copy->setAttr("tensor_map", int64_t(c.tensorMapIndex));
+        copy->setAttr(c.kernelMap ? "kernel_map" : "tensor_map", int64_t(c.tensorMapIndex));
         copy->setAttr("barrier", int64_t(firstBarrier_));
         continue;
       }
@@ -298,6 +353,43 @@ private:
     builder.create(OpCode::AsyncCommit, {}, {});
   }
 
+  /// Writes the tensor map of candidate `c`'s descriptor made in the kernel (tensormap_create)
+  /// before the outermost loop around this one that its operands do not depend on (a persistent
+  /// kernel's loop over tiles: one map per program, not one per tile); one map per descriptor
+  /// and box for the loop's copies. Returns its index in Function::kernelTensorMaps.
+  unsigned createKernelTensorMap(const Candidate &c) {
+    const Operation &load = *c.load;
+    unsigned rank = load.result()->type().rank();
+    std::vector<Value *> parts(load.operands().begin() + 3 + rank, load.operands().end());
+    tir::KernelTensorMap map{load.result()->type().elem, c.tensorMap->box,
+                             c.tensorMap->swizzleBytes, load.boolAttr("fill_nan")};
+    for (const auto &[made, index] : kernelMaps_) {
+      const tir::KernelTensorMap &other = function_.kernelTensorMaps[index];
+      if (made == parts && other.box == map.box && other.swizzleBytes == map.swizzleBytes &&
+          other.fillNan == map.fillNan)
+        return index;
+    }
+    Operation *before = &loop_;
+    for (Operation *outer = before->parentBlock()->parentOp();
+         outer && outer->code() == OpCode::For &&
+         std::none_of(parts.begin(), parts.end(),
+                      [&](const Value *v) { return isDefinedInside(v, *outer); });
+         outer = outer->parentBlock()->parentOp())
+      before = outer;
+    unsigned index = static_cast<unsigned>(function_.kernelTensorMaps.size());
+    function_.kernelTensorMaps.push_back(map);
+    Builder b;
+    b.setInsertionPoint(before);
+    b.setLoc(load.loc());
+    Operation *create = b.create(OpCode::TensormapCreate, parts, {});
+    create->setAttr("kernel_map", int64_t(index));
+    kernelMaps_.push_back({parts, index});
+    return index;
+  }
+
+  /// The kernel tensor maps this loop's copies read: what each is made of, its index.
+  std::vector<std::pair<std::vector<Value *>, unsigned>> kernelMaps_;
+
   void rewrite() {
     bool readBeforeDot =
         std::all_of(candidates_.begin(), candidates_.end(),
@@ -308,7 +400,8 @@ private:
                  : stages_;
     for (Candidate &c : candidates_) {
       if (c.tensorMap)
-        c.tensorMapIndex = addTensorMap(function_, *c.tensorMap);
+        c.tensorMapIndex =
+            c.kernelMap ? createKernelTensorMap(c) : addTensorMap(function_, *c.tensorMap);
       c.buffer = static_cast<unsigned>(function_.pipelineBuffers.size());
       function_.pipelineBuffers.push_back({c.load->result()->type(), slots_, c.wgmmaOperand});
     }
@@ -453,11 +546,14 @@ private:
 /// offsets were only for the copies.
 static void dropDescriptorOffsets(tir::Function &function) {
   tir::walk(function, [](Operation &op) {
-    if (op.code() != OpCode::Load || !op.hasAttr("descriptor"))
+    if (op.code() != OpCode::Load ||
+        (!op.hasAttr("descriptor") && !op.hasAttr("kernel_descriptor")))
       return;
     std::vector<Value *> operands{op.operand(0), op.operand(1), op.operand(2)};
     op.setOperands(std::move(operands));
     op.removeAttr("descriptor");
+    op.removeAttr("kernel_descriptor");
+    op.removeAttr("fill_nan");
   });
 }
 

@@ -543,8 +543,11 @@ CompiledOp Machine::compileOp(const tir::Operation &op) {
     expectOperands(3, 3);
     break;
   case OpCode::Load:
-    // (A descriptor load's trailing offsets are for the GPU's TMA copies: ignored here.)
-    expectOperands(1, op.hasAttr("descriptor") ? 3 + op.operand(0)->type().rank() : 3);
+    // (A descriptor load's trailing operands are for the GPU's TMA copies: ignored here.)
+    expectOperands(1, op.hasAttr("descriptor") ? 3 + op.operand(0)->type().rank()
+                      : op.hasAttr("kernel_descriptor")
+                          ? tir::kernelDescriptorLoadOperands(op.operand(0)->type().rank())
+                          : 3);
     break;
   case OpCode::Store:
     // (As a descriptor load's, a descriptor store's trailing offsets are for the GPU's TMA.)

@@ -480,6 +480,10 @@ private:
   /// A propagate_nan argument: true for tl.PropagateNan.ALL, false for NONE, an error otherwise.
   /// Which of the kernel's tensor descriptor arguments `desc` is (its index in
   /// Function::tensorDescriptors); none for tl.make_tensor_descriptor's.
+  /// Appends to `load` (a bounds-checked load through the kernel-made descriptor `desc` at
+  /// `blockPtr`'s offsets) the operands a TMA copy of it needs (tir::kernelDescriptorLoadOperands).
+  void addKernelDescriptorOperands(const SemaValue &desc, const SemaValue &blockPtr,
+                                   tir::Operation &load);
   std::optional<unsigned> descriptorArgument(const SemaValue &desc) const;
   bool propagateNanAll(const SemaValue &p, SourceLoc loc, const std::string &display);
   /// A bf16 tensor cast to fp32, anything else as is (Triton's _promote_bfloat16_to_float32,

@@ -11,7 +11,10 @@
 // pipeliner may copy the tile by TMA on Hopper instead (gpu/SoftwarePipeliner.cpp); the copy
 // fills the elements outside with the padding the runtime encodes in the tensor map. A store
 // through a descriptor argument carries them likewise, after its mask, for a TMA store
-// (gpu/TmaStores.cpp), which writes nothing outside.
+// (gpu/TmaStores.cpp), which writes nothing outside. A load through a descriptor made in the
+// kernel carries its offsets and what the descriptor is made of (base, shape, strides): on
+// Hopper the pipeliner may write a tensor map of them in global scratch and copy by TMA, as
+// Triton 3.6 does.
 //
 // Triton requires the last stride to be 1. Where it is a constant, tilec checks it; a kernel
 // argument's last stride is taken to be 1 (the runtime checks the value passed), so the last
@@ -238,7 +241,9 @@ SemaValue Specializer::loadTensorDescriptor(const SemaValue &desc, const SemaVal
     // A constant padding (integers always pad with zeros) is the block pointer's.
     SemaValue option = SemaValue::ofString(padding.kind == Kind::String ? padding.name : "zero");
     SemaValue dims = allDimensions(rankOf(desc));
-    return loadBlockPointer(blockPtr, &dims, &option, loc);
+    SemaValue loaded = loadBlockPointer(blockPtr, &dims, &option, loc);
+    addKernelDescriptorOperands(desc, blockPtr, *loaded.value->definingOp());
+    return loaded;
   }
   std::vector<int64_t> all;
   for (size_t d = 0; d < rankOf(desc); ++d)
@@ -266,6 +271,29 @@ SemaValue Specializer::loadTensorDescriptor(const SemaValue &desc, const SemaVal
   if (argument)
     load->setAttr("descriptor", int64_t(*argument));
   return SemaValue::ofTensor(load->result());
+}
+
+void Specializer::addKernelDescriptorOperands(const SemaValue &desc, const SemaValue &blockPtr,
+                                              tir::Operation &load) {
+  // TMA reads a tensor whose last dimension is contiguous: a run-time last stride (which Triton
+  // rejects and tilec takes as given) keeps the plain load.
+  const tir::Value *lastStride = desc.elems[kStrides].elems.back().value;
+  const tir::Operation *constant = lastStride->definingOp();
+  if (load.code() != tir::OpCode::Load || load.numOperands() != 3 || !constant ||
+      constant->code() != tir::OpCode::Constant || !constant->hasAttr("value") ||
+      !std::holds_alternative<int64_t>(constant->attr("value")) || constant->intAttr("value") != 1)
+    return;
+  size_t rank = rankOf(desc);
+  for (const SemaValue &offset : blockPtr.elems[3].elems)
+    load.addOperand(offset.value);
+  load.addOperand(desc.elems[kBase].value);
+  for (const SemaValue &extent : desc.elems[kShape].elems)
+    load.addOperand(extent.value);
+  for (size_t d = 0; d + 1 < rank; ++d)
+    load.addOperand(desc.elems[kStrides].elems[d].value);
+  load.setAttr("kernel_descriptor", int64_t(rank));
+  const SemaValue &padding = desc.elems[kPadding];
+  load.setAttr("fill_nan", padding.kind == Kind::String && padding.name == "nan");
 }
 
 std::optional<unsigned> Specializer::descriptorArgument(const SemaValue &desc) const {

@@ -20,6 +20,7 @@ bool hasSideEffects(const Operation &op) {
   case OpCode::TmaWait:
   case OpCode::TmaInval:
   case OpCode::TmaStore:
+  case OpCode::TensormapCreate:
   case OpCode::Return:
   case OpCode::Yield:
   case OpCode::Condition:

@@ -119,12 +119,16 @@ class Function;
   /* tma_init: attrs barrier, count, arrivals: mbarrier.init of [barrier, +count), `arrivals` each \
    */                                                                                              \
   X(TmaInit, "tma_init")                                                                           \
-  /* tma_copy: slot i32, pred i1, offsets i32...; attrs buffer, tensor_map, barrier */             \
+  /* tma_copy: slot i32, pred i1, offsets i32...; attrs buffer, tensor_map or kernel_map, barrier  \
+   */                                                                                              \
   X(TmaCopy, "tma_copy")                                                                           \
   X(TmaWait, "tma_wait")   /* slot i32, phase i32; attr barrier: the slot's tile has landed */     \
   X(TmaInval, "tma_inval") /* attrs barrier, count: mbarrier.inval, after the loop */              \
   /* tma_store: value, offsets i32...; attr tensor_map: a descriptor store by TMA */               \
   X(TmaStore, "tma_store")                                                                         \
+  /* tensormap_create: base ptr, shape i32 x 2, row stride i64; attr kernel_map: writes kernel */  \
+  /* tensor map `kernel_map` (Function::kernelTensorMaps) into this program's global scratch */    \
+  X(TensormapCreate, "tensormap_create")                                                           \
   /* debugging */                                                                                  \
   X(Print, "print")          /* attr prefix; values */                                             \
   X(Barrier, "barrier")      /* tl.debug_barrier: all threads of the program wait (bar.sync 0) */  \
@@ -324,6 +328,28 @@ struct TensorMap {
   unsigned swizzleBytes = 0;
 };
 
+/// A CUtensorMap the kernel itself writes, for a descriptor made with tl.make_tensor_descriptor
+/// (tensormap_create, before the loop whose TMA copies read it): 128 bytes of global scratch per
+/// map and program (docs/metadata.md, `global_scratch`). TMA copies boxes of `box` elements of
+/// `elem` with the shared-memory swizzle of `swizzleBytes`; elements outside the tensor read as
+/// NaN where `fillNan` (padding_option="nan"), else zero.
+struct KernelTensorMap {
+  DType elem;
+  std::vector<int64_t> box;
+  unsigned swizzleBytes = 0;
+  bool fillNan = false;
+};
+
+/// Operands of a load through a descriptor made in the kernel (attr kernel_descriptor, the rank):
+/// ptr, mask and other, then the offsets (rank, i32), the base pointer, the shape (rank, i32) and
+/// the strides but the last (rank - 1, i64), for a TMA copy (gpu/SoftwarePipeliner.cpp).
+inline unsigned kernelDescriptorLoadOperands(unsigned rank) {
+  return 3 + 3 * rank;
+}
+
+/// Bytes of global scratch each kernel tensor map takes per program (a CUtensorMap, aligned).
+constexpr unsigned kKernelTensorMapBytes = 128;
+
 struct ConstexprBinding {
   std::string name;
   std::string value; // as the user wrote it / Python would print it: "1024", "True", "fp16"
@@ -355,6 +381,13 @@ public:
   std::vector<PipelineBuffer> pipelineBuffers;
   /// The tensor maps TMA copies read: `.entry` parameters after `params`, in this order.
   std::vector<TensorMap> tensorMaps;
+  /// The tensor maps the kernel writes itself (descriptors made in the kernel), in global
+  /// scratch: map i at kKernelTensorMapBytes * i of the program's part.
+  std::vector<KernelTensorMap> kernelTensorMaps;
+  /// Bytes of global scratch one program uses (docs/metadata.md, `global_scratch`).
+  unsigned globalScratchBytes() const {
+    return kKernelTensorMapBytes * static_cast<unsigned>(kernelTensorMaps.size());
+  }
   /// mbarriers (8 bytes each) at the end of shared memory, counting TMA copies' bytes.
   unsigned numTmaBarriers = 0;
   std::vector<ConstexprBinding> constexprs; // in source order

@@ -399,9 +399,13 @@ private:
     }
     case OpCode::Load:
       // A load through a tensor descriptor argument also carries its offsets, one per dimension,
-      // for the pipeliner's TMA copies (SoftwarePipeliner.cpp); no one else reads them.
+      // for the pipeliner's TMA copies (SoftwarePipeliner.cpp); no one else reads them. One
+      // through a descriptor made in the kernel also carries what its tensor map is made of.
       if (op.hasAttr("descriptor"))
         expectOperands(op, 3 + op.operand(0)->type().rank(), 3 + op.operand(0)->type().rank());
+      else if (op.hasAttr("kernel_descriptor"))
+        expectOperands(op, kernelDescriptorLoadOperands(op.operand(0)->type().rank()),
+                       kernelDescriptorLoadOperands(op.operand(0)->type().rank()));
       else
         expectOperands(op, 1, 3);
       if (!op.operand(0)->type().elem.isPointer())
@@ -434,6 +438,11 @@ private:
       expectOperands(op, 1 + op.operand(0)->type().rank(), 1 + op.operand(0)->type().rank());
       if (!op.hasAttr("tensor_map"))
         fail(op, "expects the attribute tensor_map");
+      return;
+    case OpCode::TensormapCreate:
+      expectOperands(op, 4, 4);
+      if (!op.hasAttr("kernel_map"))
+        fail(op, "expects the attribute kernel_map");
       return;
     case OpCode::TmaInit:
     case OpCode::TmaInval:

@@ -1007,6 +1007,26 @@ BLOCK_PTR_GEMM = unit_strides_bound(gemm_sample(
     "block_ptr_gemm_f16", "tests/gpu/random_block_ptr.tl", "block_ptr_gemm",
     "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,1,i32:16,1,i32:16,1,64,64,32",
     "float16", "float16", DOT_F16_OUT_F16))
+# tests/gpu/tensor_desc.tl's GEMMs through descriptors made in the kernel: on sm_90a both compilers
+# copy the tiles by TMA from tensor maps the kernel writes in global scratch (the launcher
+# allocates it: metadata member global_scratch). The strides are not the widths and no block
+# size divides the shape, so the maps' strides, shapes and zero fill are all exercised.
+TENSOR_DESC_GEMMS = [
+    unit_strides_bound(gemm_sample(
+        "tensor_desc_gemm_f16", "tests/gpu/tensor_desc.tl", "tensor_desc_gemm",
+        "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,1,i32:16,1,i32:16,1,64,64,32",
+        "float16", "float16", DOT_F16_OUT_F16)),
+    unit_strides_bound(gemm_sample(
+        "tensor_desc_gemm_bf16_f32", "tests/gpu/tensor_desc.tl", "tensor_desc_gemm",
+        "*bf16:16,*bf16:16,*fp32:16,i32,i32,i32,i32:16,1,i32:16,1,i32:16,1,128,128,64",
+        "bfloat16", "float32", DOT_F16_OUT_F32, size=(300, 260, 200)),
+        tilec_flags=("--num-warps", "8", "--num-stages", "4")),
+    unit_strides_bound(dataclasses.replace(gemm_sample(
+        "tensor_desc_gemm_persistent", "tests/gpu/tensor_desc.tl", "tensor_desc_gemm_persistent",
+        "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,1,i32:16,1,i32:16,1,64,128,32,7",
+        "float16", "float16", DOT_F16_OUT_F16, size=(500, 400, 150)),
+        grid=lambda meta, s: (meta["PROGRAMS"],))),
+]
 BLOCK_PTR_GEMM_PIPELINED = unit_strides_bound(
     gemm_sample("block_ptr_gemm_f16_f32_pipelined", "tests/gpu/random_block_ptr.tl",
                 "block_ptr_gemm",
@@ -1653,6 +1673,7 @@ RANDOM_BLOCK_PTR_SAMPLES = [
         reference=block_ptr_padding_reference),
     BLOCK_PTR_GEMM,
     BLOCK_PTR_GEMM_PIPELINED,
+    *TENSOR_DESC_GEMMS,
     # The block-pointer copy's shapes and reference through tl.make_tensor_descriptor.
     Sample(
         name="tensor_desc_copy", source="tests/gpu/tensor_desc.tl", kernel="tensor_desc_copy",
@@ -2478,8 +2499,8 @@ SAMPLES: List[Sample] = [
 
 def kernel_metadata(sample: Sample, ptx_dir: str) -> str:
     """The metadata file to give bench.TilecKernel. For an autotuned kernel (metadata version 2,
-    or 3 with tensor maps; one variant per config), a file describing only the chosen variant:
-    version 3 when it has tensor maps, else 1."""
+    or 3 with tensor maps, 4 with global scratch; one variant per config), a file describing only
+    the chosen variant: version 4 when it has global scratch, 3 when it has tensor maps, else 1."""
     path = os.path.join(ptx_dir, sample.ptx + ".json")
     if sample.variant is None:
         return path
@@ -2494,8 +2515,13 @@ def kernel_metadata(sample: Sample, ptx_dir: str) -> str:
         chosen["tensor_maps"] = variant["tensor_maps"]
     if not chosen.get("tensor_maps"):
         chosen.pop("tensor_maps", None)
+    if "global_scratch" in variant:  # likewise its global scratch (size 0: none)
+        chosen["global_scratch"] = variant["global_scratch"]
+    if not chosen.get("global_scratch", {}).get("size"):
+        chosen.pop("global_scratch", None)
     chosen["num_stages"] = variant.get("num_stages")
-    metadata.update(version=3 if chosen.get("tensor_maps") else 1, kernels=[chosen])
+    version = 4 if chosen.get("global_scratch") else 3 if chosen.get("tensor_maps") else 1
+    metadata.update(version=version, kernels=[chosen])
     directory = tempfile.mkdtemp(prefix="check-samples-")
     derived = os.path.join(directory, f"{sample.name}.json")
     with open(derived, "w") as f:

@@ -155,6 +155,11 @@ struct KernelInfo {
   /// Metadata version 3: the tensor maps the .entry takes after Params (hidden parameters the
   /// launch builds).
   std::vector<TensorMapInfo> TensorMaps;
+  /// Metadata version 4: bytes of global scratch each program of the grid uses (the kernel
+  /// writes its own tensor maps there); 0 for none. The .entry then takes, as its last
+  /// parameter, a pointer to GlobalScratchBytes times the number of programs, 128-byte aligned,
+  /// which the launch allocates on the launch's stream (docs/metadata.md, `global_scratch`).
+  unsigned GlobalScratchBytes = 0;
   std::vector<ConstexprInfo> Constexprs;
   /// Metadata version 2, autotuned kernels (@triton.autotune): the parameters whose values select
   /// a variant, and the variants (each a complete KernelInfo with the kernel's Name and Params and
