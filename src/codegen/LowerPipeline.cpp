@@ -385,9 +385,10 @@ void KernelLowering::lowerTensormapCreate(const Operation &op) {
       llvm::Value *stride = get(op.operand(1 + rank + (rank - 2 - d)))[0];
       llvm::Value *bytes =
           builder_.CreateMul(stride, llvm::ConstantInt::get(i64, std::max(1u, map.elem.bytes())));
-      // ptxas of PTX ISA 8.5 and older takes the stride in units of 16 bytes here (Triton 3.6
-      // works around the same bug for those versions).
-      replace("global_stride", builder_.CreateLShr(bytes, 4), static_cast<int>(d));
+      // In bytes. Triton 3.6 shifts it right by 4 when it emits PTX ISA 8.5 or older (for a
+      // ptxas bug); CUDA 13's JIT takes bytes at 8.3: shifted, the copies read the wrong rows
+      // (measured on an H100, driver 580).
+      replace("global_stride", bytes, static_cast<int>(d));
     }
     for (unsigned d = 0; d < rank; ++d)
       replaceWith("element_stride", 1, static_cast<int>(d));
