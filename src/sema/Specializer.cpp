@@ -718,6 +718,29 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
   for (const auto &[n, owner] : mod().conditional)
     if (owner == &stmt)
       owned.insert(n);
+  // What `n` was bound to before the `if`, bound again.
+  auto restorePrior = [&](const std::string &n) {
+    auto prior = mod().priorBindings.find({&stmt, n});
+    if (prior == mod().priorBindings.end())
+      return;
+    const ModuleState::PriorBinding &p = prior->second;
+    if (p.global)
+      mod().globals[n] = *p.global;
+    if (p.pending)
+      mod().pending[n] = p.pending;
+    if (p.pendingTarget)
+      mod().pendingTarget[n] = p.pendingTarget;
+    if (p.conditional)
+      mod().conditional[n] = p.conditional;
+    if (p.imported)
+      mod().imported[n] = *p.imported;
+  };
+  // The condition sees those bindings of the names the `if` may rebind (`if HAS_TRITON:` whose
+  // body sets HAS_TRITON = False on some paths, in vLLM's triton_utils).
+  for (const std::string &n : owned) {
+    mod().conditional.erase(n);
+    restorePrior(n);
+  }
   std::optional<bool> truth;
   try {
     scopes_.push_back(Scope{});
@@ -744,23 +767,10 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
     mod().conditional.erase(n);
   collectGlobals(*truth ? stmt.body : stmt.orelse, &owned);
   // A name the branch taken does not bind keeps what it was bound to before the `if`.
-  for (const std::string &n : owned) {
-    auto prior = mod().priorBindings.find({&stmt, n});
-    if (prior == mod().priorBindings.end() || mod().globals.count(n) || mod().pending.count(n) ||
-        mod().conditional.count(n) || mod().imported.count(n))
-      continue;
-    const ModuleState::PriorBinding &p = prior->second;
-    if (p.global)
-      mod().globals[n] = *p.global;
-    if (p.pending)
-      mod().pending[n] = p.pending;
-    if (p.pendingTarget)
-      mod().pendingTarget[n] = p.pendingTarget;
-    if (p.conditional)
-      mod().conditional[n] = p.conditional;
-    if (p.imported)
-      mod().imported[n] = *p.imported;
-  }
+  for (const std::string &n : owned)
+    if (!mod().globals.count(n) && !mod().pending.count(n) && !mod().conditional.count(n) &&
+        !mod().imported.count(n))
+      restorePrior(n);
 }
 
 SemaValue Specializer::compareVersion(const CallArgs &args) {
