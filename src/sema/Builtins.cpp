@@ -376,6 +376,10 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
     if (auto it = constants.find(attr); it != constants.end())
       return SemaValue::ofFloat(it->second);
   }
+  // False while Python runs (true only for static type checkers): `if TYPE_CHECKING:` imports
+  // are for annotations.
+  if (module == "typing" && attr == "TYPE_CHECKING")
+    return SemaValue::ofBool(false);
   // The host that runs the kernels tilec compiles has a CUDA build of torch (HostPython.cpp).
   if (module == "torch.version" && attr == "hip")
     return SemaValue::none();
@@ -756,6 +760,9 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     SemaValue less = binaryOp(ast::BinaryOperator::Sub, sum, SemaValue::ofInt(1), loc);
     return binaryOp(ast::BinaryOperator::FloorDiv, less, *a.values[1], loc);
   }
+  // Methods of the objects triton.backends.backends holds, called by module-level code.
+  if (name.rfind("triton.backends.", 0) == 0)
+    return callHostLibrary(name, args);
   if (name.rfind("triton.", 0) == 0)
     error(loc, name + " cannot be used inside a kernel");
   if (name == "inductor.constexpr_next_power_of_2") {

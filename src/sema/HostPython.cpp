@@ -57,6 +57,11 @@ constexpr const char *kModuleLoaderClass = "importlib.machinery.SourceFileLoader
 // of the GPU tilec compiles for (Specializer::deviceQuery).
 constexpr const char *kGpuTargetClass = "triton.backends.compiler.GPUTarget";
 constexpr const char *kDevicePropertiesClass = "dict (triton device properties)";
+// triton.backends.backends, Triton's installed backends (vLLM counts the active drivers):
+// those of the standard wheel, nvidia and amd, of which NVIDIA's driver is the active one on the
+// host that runs the kernels. A backend's state is its name.
+constexpr const char *kTritonBackendClass = "triton.backends.Backend";
+constexpr const char *kTritonDriverClass = "triton.backends.driver.DriverBase";
 // torch.finfo(dtype): bits, eps, max, min, tiny, resolution, the dtype's name.
 constexpr const char *kFinfoClass = "torch.finfo";
 // torch.iinfo(dtype): bits, max, min, the dtype's name.
@@ -745,6 +750,16 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
     if (methods.count(attr))
       return method("str." + attr);
     error(loc, "the string method '" + attr + "' is not supported yet");
+  }
+  if (isObject(object, kTritonBackendClass)) {
+    if (attr == "driver")
+      return makeObject(kTritonDriverClass, {object.elems[0]});
+    error(loc, "a Triton backend's '" + attr + "' is not supported yet (only its driver is)");
+  }
+  if (isObject(object, kTritonDriverClass)) {
+    if (attr == "is_active")
+      return method(std::string(kTritonDriverClass) + ".is_active");
+    error(loc, "a Triton driver's '" + attr + "' is not supported yet (only is_active() is)");
   }
   if (isObject(object, kGpuTargetClass)) {
     if (attr == "backend")
@@ -1895,6 +1910,28 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     // The module runs as tilec runs every module: each name when a kernel first uses it.
     bindCallArgs(*this, "exec_module", {"self", "module"}, 2, args);
     return SemaValue::none();
+  }
+  if (qualified == "triton.backends.backends.values" ||
+      qualified == "triton.backends.backends.keys" ||
+      qualified == "triton.backends.backends.items") {
+    bindCallArgs(*this, qualified, {}, 0, args);
+    const std::string view = qualified.substr(qualified.rfind('.') + 1);
+    std::vector<SemaValue> elems;
+    for (const char *name : {"nvidia", "amd"}) {
+      SemaValue key = SemaValue::ofString(name);
+      SemaValue backend = makeObject(kTritonBackendClass, {key});
+      if (view == "keys")
+        elems.push_back(key);
+      else if (view == "values")
+        elems.push_back(backend);
+      else
+        elems.push_back(SemaValue::ofTuple({key, backend}));
+    }
+    return SemaValue::ofList(std::move(elems));
+  }
+  if (qualified == std::string(kTritonDriverClass) + ".is_active") {
+    auto a = bindCallArgs(*this, "is_active", {"self"}, 1, args);
+    return SemaValue::ofBool(a[0]->elems[0].name == "nvidia");
   }
   if (qualified == "os.environ.get" || qualified == "os.getenv") {
     auto a = bindCallArgs(*this, qualified, {"key", "default"}, 1, args);

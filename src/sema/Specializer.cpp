@@ -320,6 +320,35 @@ Specializer::ModuleSwitch::~ModuleSwitch() {
   s.inStdlib_ = savedInStdlib;
 }
 
+SemaValue Specializer::moduleGetattr(int index, const std::string &attr, SourceLoc loc) {
+  // PEP 562: Python asks a module's own __getattr__ for a name the module does not define
+  // (vLLM's vllm.platforms makes current_platform so, probing the machine when first asked).
+  const std::string &moduleName = graph_->modules[static_cast<size_t>(index)].name;
+  std::string message = "'" + attr + "' is not defined in module '" + moduleName +
+                        "': Python asks the module's __getattr__ for it, which tilec ran here";
+  try {
+    ModuleSwitch in(*this, static_cast<size_t>(index), /*newScope=*/true);
+    SemaValue getattr = lookup("__getattr__", loc);
+    if (getattr.kind != SemaValue::Kind::Builtin || !getattr.function ||
+        getattr.name.rfind("pyfunc:", 0) != 0)
+      error(loc, "module '" + moduleName + "' has no attribute '" + attr +
+                     "' and its __getattr__ is not a function tilec can run");
+    CallArgs args{{SemaValue::ofString(attr)}, {}, loc};
+    ++moduleLevelDepth_;
+    try {
+      SemaValue value = callHostFunction(*getattr.function, args);
+      --moduleLevelDepth_;
+      return value;
+    } catch (...) {
+      --moduleLevelDepth_;
+      throw;
+    }
+  } catch (const CompileError &e) {
+    sources_.note(loc, message);
+    throw CompileError(std::string(e.what()) + sources_.format(loc, "note", message), e.reported());
+  }
+}
+
 SemaValue Specializer::userModuleAttribute(int index, const std::string &attr, SourceLoc loc) {
   ensureCollected(static_cast<size_t>(index));
   const ModuleState &state = modules_[static_cast<size_t>(index)];
@@ -331,6 +360,8 @@ SemaValue Specializer::userModuleAttribute(int index, const std::string &attr, S
     auto sub = module.submodules.find(attr);
     if (sub != module.submodules.end())
       return SemaValue::ofUserModule(module.name + "." + attr, sub->second);
+    if (state.globals.count("__getattr__") || state.conditional.count("__getattr__"))
+      return moduleGetattr(index, attr, loc);
     error(loc, "module '" + module.name + "' (" + (module.path.empty() ? module.dir : module.path) +
                    ") has no attribute '" + attr + "'");
   }
@@ -402,7 +433,9 @@ static void collectModuleNames(const ast::StmtList &stmts, std::set<std::string>
       break;
     case ast::StmtKind::Assign:
     case ast::StmtKind::AnnAssign:
-      if (stmt->targets.size() == 1 && stmt->targets[0]->kind == ast::ExprKind::Name)
+      // A bare annotation (`current_platform: Platform` under `if TYPE_CHECKING:`) binds
+      // nothing.
+      if (stmt->value && stmt->targets.size() == 1 && stmt->targets[0]->kind == ast::ExprKind::Name)
         out.insert(stmt->targets[0]->name);
       break;
     case ast::StmtKind::If:
@@ -444,12 +477,12 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
     mod().imported.erase(name);
   };
   // A name of a loaded module, bound when first used.
-  auto importName = [&](const std::string &name, int module, const std::string &attr,
-                        SourceLoc loc) {
+  auto importName = [&](const std::string &name, int module, const std::string &attr, SourceLoc loc,
+                        const std::string &library = "") {
     mod().globals.erase(name);
     mod().pending.erase(name);
     mod().conditional.erase(name);
-    mod().imported[name] = ImportedName{module, attr, loc};
+    mod().imported[name] = ImportedName{module, attr, loc, library};
   };
   auto missing = [&](std::string dotted, int index) {
     SemaValue value = SemaValue::ofModule(std::move(dotted));
@@ -517,7 +550,7 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
         else if (miss >= 0)
           define(bound, missing(stmt->module + "." + alias.name, miss));
         else
-          define(bound, moduleAttribute(stmt->module, alias.name, alias.loc));
+          importName(bound, -1, alias.name, alias.loc, stmt->module);
       }
       break;
     }
@@ -685,6 +718,29 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
   for (const auto &[n, owner] : mod().conditional)
     if (owner == &stmt)
       owned.insert(n);
+  // What `n` was bound to before the `if`, bound again.
+  auto restorePrior = [&](const std::string &n) {
+    auto prior = mod().priorBindings.find({&stmt, n});
+    if (prior == mod().priorBindings.end())
+      return;
+    const ModuleState::PriorBinding &p = prior->second;
+    if (p.global)
+      mod().globals[n] = *p.global;
+    if (p.pending)
+      mod().pending[n] = p.pending;
+    if (p.pendingTarget)
+      mod().pendingTarget[n] = p.pendingTarget;
+    if (p.conditional)
+      mod().conditional[n] = p.conditional;
+    if (p.imported)
+      mod().imported[n] = *p.imported;
+  };
+  // The condition sees those bindings of the names the `if` may rebind (`if HAS_TRITON:` whose
+  // body sets HAS_TRITON = False on some paths, in vLLM's triton_utils).
+  for (const std::string &n : owned) {
+    mod().conditional.erase(n);
+    restorePrior(n);
+  }
   std::optional<bool> truth;
   try {
     scopes_.push_back(Scope{});
@@ -711,23 +767,10 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
     mod().conditional.erase(n);
   collectGlobals(*truth ? stmt.body : stmt.orelse, &owned);
   // A name the branch taken does not bind keeps what it was bound to before the `if`.
-  for (const std::string &n : owned) {
-    auto prior = mod().priorBindings.find({&stmt, n});
-    if (prior == mod().priorBindings.end() || mod().globals.count(n) || mod().pending.count(n) ||
-        mod().conditional.count(n) || mod().imported.count(n))
-      continue;
-    const ModuleState::PriorBinding &p = prior->second;
-    if (p.global)
-      mod().globals[n] = *p.global;
-    if (p.pending)
-      mod().pending[n] = p.pending;
-    if (p.pendingTarget)
-      mod().pendingTarget[n] = p.pendingTarget;
-    if (p.conditional)
-      mod().conditional[n] = p.conditional;
-    if (p.imported)
-      mod().imported[n] = *p.imported;
-  }
+  for (const std::string &n : owned)
+    if (!mod().globals.count(n) && !mod().pending.count(n) && !mod().conditional.count(n) &&
+        !mod().imported.count(n))
+      restorePrior(n);
 }
 
 SemaValue Specializer::compareVersion(const CallArgs &args) {
@@ -890,7 +933,18 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
                           "': the modules import it from each other (circular import)");
     SemaValue value;
     try {
-      value = userModuleAttribute(from.module, from.attr, from.loc);
+      if (from.module >= 0) {
+        value = userModuleAttribute(from.module, from.attr, from.loc);
+      } else {
+        try {
+          value = moduleAttribute(from.library, from.attr, from.loc);
+        } catch (const CompileError &e) {
+          std::string message = "'" + name + "' is imported there, used here";
+          sources_.note(loc, message);
+          throw CompileError(std::string(e.what()) + sources_.format(loc, "note", message),
+                             e.reported());
+        }
+      }
     } catch (...) {
       importsBeingResolved_.erase(key);
       throw;
@@ -900,6 +954,11 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
     modules_[here].imported.erase(name);
     return value;
   }
+  // A module's own name (`logger = init_logger(__name__)`, `f"module {__name__!r} ..."`): the
+  // name the kernels' host imports it by.
+  if (name == "__name__" && graph_ && current_ < graph_->modules.size() &&
+      !graph_->modules[current_].name.empty())
+    return SemaValue::ofString(graph_->modules[current_].name);
   // Python builtins that kernels may use.
   static const std::set<std::string> pyBuiltins = {
       "range", "min",  "max",        "float",   "int",     "bool",   "len", "print", "abs", "str",
@@ -1041,7 +1100,22 @@ void Specializer::specialize(const ast::Stmt &kernel,
                                 ? " or with -D " + param.name + "=VALUE"
                                 : ""));
     scopes_.push_back(Scope{});
-    SemaValue value = eval(*param.defaultValue);
+    SemaValue value;
+    try {
+      value = eval(*param.defaultValue);
+    } catch (const CompileError &e) {
+      scopes_.pop_back();
+      // The default is module-level Python the kernel's caller ran on its machine; binding the
+      // parameter skips it.
+      std::string message =
+          "evaluating the default of '" + param.name +
+          "', which the signature does not give (give it there" +
+          (isConstexprAnnotation(param.annotation.get()) ? " or with -D " + param.name + "=VALUE)"
+                                                         : ")");
+      sources_.note(param.loc, message);
+      throw CompileError(std::string(e.what()) + sources_.format(param.loc, "note", message),
+                         e.reported());
+    }
     scopes_.pop_back();
     bind(param.name, value);
     function_.constexprs.push_back({param.name, value.repr()});

@@ -249,9 +249,10 @@ private:
   // (graph_), bound when the module is first used. Names resolve in `current_`, the module of
   // the function being inlined.
   struct ImportedName {
-    int module;       // in graph_
-    std::string attr; // its name there
-    SourceLoc loc;    // the import
+    int module;          // in graph_, or -1 for a library module
+    std::string attr;    // its name there
+    SourceLoc loc;       // the import
+    std::string library; // module < 0: the library module's dotted name ("triton.language")
   };
   struct ModuleState {
     const ast::Module *ast = nullptr;
@@ -266,7 +267,10 @@ private:
     // is evaluated when a kernel first uses one of them, so that a condition tilec cannot
     // evaluate is an error only for the kernels that depend on it.
     std::map<std::string, const ast::Stmt *> conditional;
-    // `from helpers import f`: looked up in helpers when first used.
+    // `from helpers import f`: looked up in helpers when first used; so is a name imported
+    // from a library (`from triton.language.core import _aggregate`), which Python binds
+    // whether or not the kernels use it, so that what tilec does not support is an error only
+    // for the kernels that use it.
     std::map<std::string, ImportedName> imported;
     // What a name was bound to before a module-level `if` that may rebind it: when the branch
     // Python takes does not bind it, the name keeps that binding (`import triton.language as tl`
@@ -401,6 +405,9 @@ private:
   // `from b import x` in a instead of recursing forever.
   std::set<std::string> importsBeingResolved_;
   SemaValue callHostFunction(const ast::Stmt &def, CallArgs &args);
+  /// `attr` of user module `index` that the module does not define: what its module-level
+  /// __getattr__ returns (PEP 562).
+  SemaValue moduleGetattr(int index, const std::string &attr, SourceLoc loc);
   /// `x` repeated `times` times along `axis` ([.., d, ..] -> [.., times * d, ..], the copies one
   /// after the other), and the first of such copies back: tl.dot's small M and N.
   tir::Value *repeatAlong(tir::Value *x, unsigned axis, int64_t times);
