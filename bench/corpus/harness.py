@@ -340,6 +340,29 @@ def install_tilec_diff(tilec, out, explicit_tilec_diff=None):
 
     td.sig_entry = tuple_sig_entry
     td.inspect = _TupleElementsInspect()
+    # A kernel that writes its own TMA tensor maps (descriptors made in the kernel; metadata
+    # member global_scratch, docs/metadata.md) takes global scratch as a last parameter, which
+    # tilec_diff's launch does not pass: allocate it (size per program times the grid) and append it.
+    compile_and_load = td.tilec_launch
+
+    def tilec_launch(path, name, sig, warps, stages, bound, grid):
+        t = compile_and_load(path, name, sig, warps, stages, bound, grid)
+        size = t["k"].get("global_scratch", {}).get("size", 0) if t.get("compiled") else 0
+        if size and torch.cuda.is_available():  # (the pre-check launches nothing)
+            import numpy
+            programs = 1
+            for g in grid:
+                programs *= g
+            scratch = torch.empty(size * programs, dtype=torch.int8, device="cuda")
+            launch = t["fn"]
+
+            def launch_with_scratch(g, block, argv, **kwargs):
+                return launch(g, block, tuple(argv) + (numpy.uint64(scratch.data_ptr()),), **kwargs)
+
+            t["fn"] = launch_with_scratch
+        return t
+
+    td.tilec_launch = tilec_launch
     os.makedirs(out, exist_ok=True)
     td.install(tilec, os.path.abspath(out))
     return td
