@@ -169,7 +169,8 @@ struct Stmt {
   ExprPtr returns;                // `-> annotation`, may be null
 
   // Assign: targets (one per `=`), value.  AugAssign: targets[0] op= value.
-  // AnnAssign: targets[0] : annotation [= value].
+  // AnnAssign: targets[0] : annotation [= value]. The Unsupported "class definition": targets[0]
+  // is the class's name.
   std::vector<ExprPtr> targets;
   ExprPtr value;        // Assign/AugAssign/AnnAssign/Return/ExprStmt; Assert: message
   ExprPtr annotation;   // AnnAssign

@@ -665,6 +665,11 @@ private:
 
   ast::StmtPtr buildClassDef(PythonParser::ClassdefContext *ctx) {
     ast::StmtPtr stmt = unsupportedStmt("class definition", loc(ctx));
+    // The name the class statement binds, for what asks which names a module has bound so far
+    // (an import cycle's partially initialised module).
+    ExprPtr name = makeExpr(ast::ExprKind::Name, loc(ctx));
+    name->name = ctx->NAME()->getText();
+    stmt->targets.push_back(std::move(name));
     if (auto *bases = ctx->arglist()) {
       ExprPtr scratch = makeExpr(ast::ExprKind::Call, loc(bases));
       buildArguments(bases, *scratch); // for its checks
