@@ -110,8 +110,8 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
     // A signature that binds every constexpr asks for one specialisation (bindsEveryConstexpr).
     sema::AutotuneSpec tuning;
     if (kernel && !sema::bindsEveryConstexpr(*kernel, spec.signature, options.defines))
-      tuning =
-          sema::readAutotune(*kernel, sources, options.numWarps, options.numStages, syntax.get());
+      tuning = sema::readAutotune(*kernel, sources, options.numWarps, options.numStages,
+                                  syntax.get(), &base);
     else
       tuning.configs.push_back({{}, options.numWarps, options.numStages}); // sema reports it
     codegen::KernelVariants group;

@@ -49,7 +49,8 @@ enum class ExprKind {
   List,          // [a, b]
   Comprehension, // [e for x in xs if c] (boolValue: a list) or (e for x in xs) (a generator)
   NamedExpr,     // target := value (name: the target, operands[0]: the value)
-  Unsupported,   // lambda, dict, set, their comprehensions, await, yield, starred...: kept by name
+  Dict,          // {k0: v0, k1: v1}      (operands: k0, v0, k1, v1; no ** unpacking)
+  Unsupported,   // lambda, set, comprehensions of both, await, yield, starred...: kept by name
 };
 
 enum class BinaryOperator {
@@ -169,7 +170,8 @@ struct Stmt {
   ExprPtr returns;                // `-> annotation`, may be null
 
   // Assign: targets (one per `=`), value.  AugAssign: targets[0] op= value.
-  // AnnAssign: targets[0] : annotation [= value].
+  // AnnAssign: targets[0] : annotation [= value]. The Unsupported "class definition": targets[0]
+  // is the class's name.
   std::vector<ExprPtr> targets;
   ExprPtr value;        // Assign/AugAssign/AnnAssign/Return/ExprStmt; Assert: message
   ExprPtr annotation;   // AnnAssign

@@ -225,6 +225,8 @@ private:
       return expr.boolValue ? "ListComp" : "GeneratorExp";
     case ExprKind::NamedExpr:
       return "NamedExpr " + expr.name;
+    case ExprKind::Dict:
+      return "Dict";
     case ExprKind::Unsupported:
       return "Unsupported " + expr.name;
     }

@@ -206,6 +206,8 @@ std::string describeExpr(const ast::Expr &expr) {
     return expr.boolValue ? "list comprehension" : "generator expression";
   case ast::ExprKind::NamedExpr:
     return "named expression";
+  case ast::ExprKind::Dict:
+    return "dict display";
   case ast::ExprKind::Unsupported:
     return expr.name;
   }
@@ -665,6 +667,11 @@ private:
 
   ast::StmtPtr buildClassDef(PythonParser::ClassdefContext *ctx) {
     ast::StmtPtr stmt = unsupportedStmt("class definition", loc(ctx));
+    // The name the class statement binds, for what asks which names a module has bound so far
+    // (an import cycle's partially initialised module).
+    ExprPtr name = makeExpr(ast::ExprKind::Name, loc(ctx));
+    name->name = ctx->NAME()->getText();
+    stmt->targets.push_back(std::move(name));
     if (auto *bases = ctx->arglist()) {
       ExprPtr scratch = makeExpr(ast::ExprKind::Call, loc(bases));
       buildArguments(bases, *scratch); // for its checks
@@ -1382,11 +1389,12 @@ private:
       return item->COLON() || item->POWER();
     };
     bool isDict = isDictItem(items[0]);
+    std::vector<ExprPtr> entries; // keys and values, in order
     for (PythonParser::Dict_or_set_itemContext *item : items) {
       if (isDictItem(item) != isDict)
         error(loc(item), isDict ? "':' expected after dictionary key" : "invalid syntax");
       for (PythonParser::TestContext *test : item->test())
-        buildTest(test);
+        entries.push_back(buildTest(test));
       if (auto *unpacked = item->expr())
         buildExpr(unpacked);
       if (auto *star = item->star_expr())
@@ -1398,7 +1406,17 @@ private:
       buildComprehension(comprehension);
       return unsupported(isDict ? "dict comprehension" : "set comprehension", at);
     }
-    return unsupported(isDict ? "dict display" : "set display", at);
+    // A dict display (module-level Python: triton.Config's values); one that unpacks another
+    // (`{**base, 'X': 1}`) is not modelled.
+    bool unpacks =
+        std::any_of(items.begin(), items.end(), [](PythonParser::Dict_or_set_itemContext *item) {
+          return item->POWER() != nullptr;
+        });
+    if (!isDict || unpacks)
+      return unsupported(isDict ? "dict display" : "set display", at);
+    ExprPtr dict = makeExpr(ast::ExprKind::Dict, at);
+    dict->operands = std::move(entries);
+    return dict;
   }
 
   //===--------------------------------------------------------------------===//

@@ -1,11 +1,13 @@
-// The parser keeps dict displays as Unsupported nodes (kernels have no dicts), so a config's dict
-// is read here from the source text at the node's location: `{ 'NAME': literal, ... }`, the form
-// every triton.Config uses. Values are literals (numbers, True/False/None, strings naming dtypes),
-// kept as text for the specializer's -D parser.
+// A list literal of configs is read here from the source text of each config's dict:
+// `{ 'NAME': literal, ... }`, the form most triton.Configs use. Values are literals (numbers,
+// True/False/None, strings naming dtypes), kept as text for the specializer's -D parser. Configs
+// that module-level code computes (a function's list, a comprehension) are evaluated as Python
+// evaluates them, by a specializer of a scratch function (evaluateConfigs).
 #include "sema/Autotune.h"
 
 #include "sema/Sema.h"
 #include "sema/Signature.h"
+#include "sema/Specializer.h"
 
 #include <algorithm>
 #include <cctype>
@@ -164,6 +166,99 @@ private:
   size_t pos_ = 0;
 };
 
+/// A config value as the -D parser reads it: a number, True/False/None, a string, a dtype's name.
+std::string defineText(const SemaValue &value, SourceLoc loc, const std::string &name,
+                       const SourceManager &sources) {
+  switch (value.kind) {
+  case SemaValue::Kind::Int:
+  case SemaValue::Kind::Float:
+  case SemaValue::Kind::Bool:
+  case SemaValue::Kind::None:
+    return value.repr();
+  case SemaValue::Kind::String:
+    return value.name;
+  case SemaValue::Kind::DType:
+    if (!value.isBlockType() && !value.isBlockPointerType())
+      return value.repr();
+    break;
+  default:
+    break;
+  }
+  sources.error(loc, "triton.Config: the value of '" + name + "' is " + value.describe() +
+                         "; tilec binds numbers, True/False/None, strings and dtypes");
+}
+
+/// num_warps / num_stages of an evaluated triton.Config: None takes `fallback`.
+unsigned configCount(const SemaValue &value, const char *name, unsigned fallback, SourceLoc loc,
+                     const SourceManager &sources) {
+  if (value.isNone())
+    return fallback;
+  if (value.kind != SemaValue::Kind::Int || value.intValue < 1 || value.intValue > 32)
+    sources.error(loc, std::string("triton.Config: ") + name +
+                           " must be an integer from 1 to 32, " + "not " + value.describe());
+  return static_cast<unsigned>(value.intValue);
+}
+
+/// The configs that `configs` (any expression of the kernel's module) evaluates to, as Python
+/// evaluates it when the module is imported: a list (or tuple) of triton.Config.
+std::vector<AutotuneConfig> evaluateConfigs(const ast::Expr &configs, const ast::Stmt &kernel,
+                                            const ast::Module &module, const SourceManager &sources,
+                                            const KernelRequest &context, unsigned defaultWarps,
+                                            unsigned defaultStages) {
+  tir::Module scratch;
+  tir::Function *probe = scratch.addFunction(kernel.name, configs.loc);
+  Specializer specializer(module, sources, *probe, context.stdlib, context.imports);
+  specializer.setTargetArch(context.arch);
+  // The decorator runs when Python defines the kernel: the names as the statements up to the
+  // top-level statement holding the definition bound them (that statement's own block, an
+  // `if has_triton():` with the kernel inside, whole).
+  auto holds = [&](const ast::Stmt &stmt) {
+    bool found = &stmt == &kernel;
+    forEachModuleLevelStatement(stmt.body,
+                                [&](const ast::Stmt &s, bool) { found |= &s == &kernel; });
+    forEachModuleLevelStatement(stmt.orelse,
+                                [&](const ast::Stmt &s, bool) { found |= &s == &kernel; });
+    for (const ast::ExceptHandler &handler : stmt.handlers)
+      forEachModuleLevelStatement(handler.body,
+                                  [&](const ast::Stmt &s, bool) { found |= &s == &kernel; });
+    return found;
+  };
+  for (size_t i = 0; i < module.body.size(); ++i)
+    if (holds(*module.body[i])) {
+      specializer.bindMainModuleAsOf(i + 1);
+      break;
+    }
+  SemaValue list = specializer.evalModuleLevel(configs);
+  if (list.kind != SemaValue::Kind::Tuple || list.elems.empty())
+    sources.error(configs.loc, "@triton.autotune: configs must be a non-empty list of "
+                               "triton.Config, not " +
+                                   list.describe());
+  std::vector<AutotuneConfig> result;
+  for (const SemaValue &config : list.elems) {
+    if (config.kind != SemaValue::Kind::Object || config.name != kTritonConfigClass)
+      sources.error(configs.loc, "@triton.autotune: configs must be triton.Config objects, not " +
+                                     config.describe());
+    AutotuneConfig tuned;
+    const SemaValue &dict = config.elems[0];
+    const std::vector<SemaValue> &keys = dict.elems[0].elems;
+    const std::vector<SemaValue> &values = dict.elems[1].elems;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i].kind != SemaValue::Kind::String)
+        sources.error(configs.loc, "triton.Config: the keys of its dict must be strings, not " +
+                                       keys[i].describe());
+      tuned.constexprs.emplace_back(keys[i].name,
+                                    defineText(values[i], configs.loc, keys[i].name, sources));
+    }
+    tuned.numWarps = configCount(config.elems[1], "num_warps", defaultWarps, configs.loc, sources);
+    tuned.numStages =
+        configCount(config.elems[2], "num_stages", defaultStages, configs.loc, sources);
+    if (tuned.numWarps & (tuned.numWarps - 1))
+      sources.error(configs.loc, "triton.Config: num_warps must be a power of two");
+    result.push_back(std::move(tuned));
+  }
+  return result;
+}
+
 unsigned unsignedKeyword(const ast::Expr &call, const char *name, unsigned fallback,
                          const SourceManager &sources) {
   const ast::Expr *value = keyword(call, name);
@@ -190,8 +285,8 @@ static void moduleAssignments(const ast::StmtList &stmts, const std::string &nam
 }
 
 AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
-                          unsigned defaultWarps, unsigned defaultStages,
-                          const ast::Module *module) {
+                          unsigned defaultWarps, unsigned defaultStages, const ast::Module *module,
+                          const KernelRequest *context) {
   AutotuneSpec spec;
   std::vector<std::pair<std::string, std::string>> heuristics;
   for (const ast::ExprPtr &decorator : kernel.decorators) {
@@ -201,7 +296,7 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
       const ast::Expr *values = decorator->operands.size() == 2 ? decorator->operands[1].get()
                                                                 : keyword(*decorator, "values");
       if (!values || decorator->operands.size() + decorator->keywords.size() != 2 ||
-          values->kind != ast::ExprKind::Unsupported)
+          values->kind != ast::ExprKind::Dict)
         sources.error(decorator->loc, "@triton.heuristics takes one dict: {'NAME': value, ...}");
       DictReader reader(sources, values->loc);
       reader.allowLambdas_ = true;
@@ -227,9 +322,15 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
       if (bound.size() == 1 && bound[0]->kind == ast::ExprKind::List)
         configs = bound[0];
     }
-    if (!configs || configs->kind != ast::ExprKind::List || configs->operands.empty()) {
-      // Configs that module-level code computes (a name, a call, a comprehension) are not read
-      // yet; one specialisation needs none of them.
+    bool literal = configs && configs->kind == ast::ExprKind::List && !configs->operands.empty();
+    if (configs && module && context) {
+      // Evaluated as Python evaluates them: a list literal, or configs that module-level code
+      // computes (a name, a function's list, a comprehension; values that are names).
+      spec.configs = evaluateConfigs(*configs, kernel, *module, sources, *context, defaultWarps,
+                                     defaultStages);
+      literal = false;
+    } else if (!literal) {
+      // One specialisation needs none of them.
       std::string constexprs;
       for (const ast::Param &p : kernel.params)
         if (isConstexprAnnotation(p.annotation.get()) && !p.defaultValue)
@@ -240,14 +341,15 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
                     "each constexpr (" +
                         constexprs + ") a value in the signature or with -D");
     }
-    for (const ast::ExprPtr &config : configs->operands) {
+    for (size_t i = 0; literal && i < configs->operands.size(); ++i) {
+      const ast::ExprPtr &config = configs->operands[i];
       if (calleeName(*config) != "Config")
         sources.error(config->loc, "@triton.autotune: each config must be triton.Config(...)");
       AutotuneConfig tuned;
       const ast::Expr *values = config->operands.size() > 1 ? config->operands[1].get()
                                                             : keyword(*config, "kwargs");
       if (values) {
-        if (values->kind != ast::ExprKind::Unsupported)
+        if (values->kind != ast::ExprKind::Dict)
           sources.error(values->loc, "triton.Config: the first argument must be a dict");
         tuned.constexprs = DictReader(sources, values->loc).read("triton.Config");
       }
@@ -265,10 +367,10 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
         sources.error(entry->loc, "@triton.autotune: key entries must be string literals");
       bool isParam = std::any_of(kernel.params.begin(), kernel.params.end(),
                                  [&](const ast::Param &p) { return p.name == entry->stringValue; });
-      if (!isParam)
-        sources.error(entry->loc, "@triton.autotune: key '" + entry->stringValue +
-                                      "' is not a parameter of '" + kernel.name + "'");
-      spec.key.push_back(entry->stringValue);
+      // Triton's autotuner keys on the arguments among its key's names and ignores the others
+      // (the grouped GEMM tutorial's misspelt 'gropup_c_ptrs').
+      if (isParam)
+        spec.key.push_back(entry->stringValue);
     }
   }
   if (!spec.autotuned) {

@@ -26,6 +26,8 @@
 
 namespace tilec::sema {
 
+struct KernelRequest;
+
 struct AutotuneConfig {
   /// The config's constexpr bindings (dict entries, then heuristics), as -D NAME=VALUE texts.
   std::vector<std::pair<std::string, std::string>> constexprs;
@@ -47,10 +49,14 @@ struct AutotuneSpec {
 /// Errors (a config that is not a literal dict, a key that is not a parameter, a heuristic that
 /// is a lambda...) are reported through `sources.error`, which throws CompileError.
 /// `module`, when given, is the kernel's module: `configs=NAME` then reads the list literal that
-/// its one module-level assignment to NAME binds (`configs = [triton.Config(...), ...]`).
+/// its one module-level assignment to NAME binds (`configs = [triton.Config(...), ...]`). With
+/// `context` too (what the kernel is compiled with: its imports, the target), `configs=` is
+/// evaluated as Python evaluates it when the module is imported, whatever computes it (a
+/// function returning a list, a comprehension over block sizes, values that are names).
 AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
                           unsigned defaultWarps, unsigned defaultStages,
-                          const ast::Module *module = nullptr);
+                          const ast::Module *module = nullptr,
+                          const KernelRequest *context = nullptr);
 
 /// Whether `signature` and `defines` bind every tl.constexpr parameter of `kernel` that has no
 /// default (those left out take their defaults), and it has at least one. Then a config has

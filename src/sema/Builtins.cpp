@@ -763,6 +763,31 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   // Methods of the objects triton.backends.backends holds, called by module-level code.
   if (name.rfind("triton.backends.", 0) == 0)
     return callHostLibrary(name, args);
+  if (name == "triton.Config" && !inKernelCode()) {
+    // triton.Config(kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
+    // pre_hook=None, ir_override=None), built by module-level code for @triton.autotune.
+    // The options after num_stages are the launch's or the autotuner's, not the kernel's.
+    static const std::vector<std::string> params = {
+        "kwargs", "num_warps", "num_stages", "num_ctas", "maxnreg", "pre_hook", "ir_override"};
+    std::vector<SemaValue> bound(params.size(), SemaValue::none());
+    if (args.positional.size() > params.size())
+      error(loc, "triton.Config takes at most " + std::to_string(params.size()) + " arguments");
+    for (size_t i = 0; i < args.positional.size(); ++i)
+      bound[i] = args.positional[i];
+    for (const auto &[keyword, value] : args.keywords) {
+      auto it = std::find(params.begin(), params.end(), keyword);
+      if (it == params.end())
+        error(loc, "triton.Config() got an unexpected keyword argument '" + keyword + "'");
+      bound[static_cast<size_t>(it - params.begin())] = value;
+    }
+    if (bound[0].kind != Kind::Object || bound[0].name != kDictClass)
+      error(loc, "triton.Config: the first argument must be a dict, not " + bound[0].describe());
+    SemaValue config;
+    config.kind = Kind::Object;
+    config.name = kTritonConfigClass;
+    config.elems = {bound[0], bound[1], bound[2]};
+    return config;
+  }
   if (name.rfind("triton.", 0) == 0)
     error(loc, name + " cannot be used inside a kernel");
   if (name == "inductor.constexpr_next_power_of_2") {
@@ -984,8 +1009,34 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     copy.isList = name == "py.list";
     return copy;
   }
+  if (name == "py.filter") {
+    // filter(function, iterable) over a tuple or list, consumed where it is made (list(...)):
+    // the items the function (a Python function of the module, or None: truth) keeps.
+    auto a = bindArgs(*this, "filter", {"function", "iterable"}, 2, args);
+    const SemaValue &fn = *a.values[0];
+    if (a.values[1]->kind != Kind::Tuple)
+      error(loc, "filter() is only supported on a tuple or a list");
+    bool hostFunction = fn.kind == Kind::Builtin && fn.function && fn.name.rfind("pyfunc:", 0) == 0;
+    if (!fn.isNone() && !hostFunction)
+      error(loc, "filter() takes a Python function of the module or None, not " + fn.describe());
+    std::vector<SemaValue> kept;
+    for (const SemaValue &item : a.values[1]->elems) {
+      SemaValue verdict = item;
+      if (hostFunction) {
+        CallArgs call{{item}, {}, loc};
+        verdict = callHostFunction(*fn.function, call);
+      }
+      std::optional<bool> truth = constexprTruth(verdict);
+      if (!truth)
+        error(loc, "filter(): the truth of " + verdict.describe() + " is not supported");
+      if (*truth)
+        kept.push_back(item);
+    }
+    return SemaValue::ofList(std::move(kept));
+  }
   // Methods of strings and of the library objects of module-level code (HostPython.cpp).
-  if (name.rfind("str.", 0) == 0 || name.rfind("re.", 0) == 0 || name.rfind("importlib.", 0) == 0)
+  if (name.rfind("str.", 0) == 0 || name.rfind("re.", 0) == 0 || name.rfind("importlib.", 0) == 0 ||
+      name.rfind("dict.", 0) == 0)
     return callHostLibrary(name, args);
 
   if (name.rfind("libdevice.", 0) == 0) {

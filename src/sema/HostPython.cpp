@@ -761,6 +761,22 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
       return method(std::string(kTritonDriverClass) + ".is_active");
     error(loc, "a Triton driver's '" + attr + "' is not supported yet (only is_active() is)");
   }
+  if (isObject(object, kTritonConfigClass)) {
+    // A config's values and launch options, as the autotuner's prune functions read them.
+    if (attr == "kwargs")
+      return object.elems[0];
+    if (attr == "num_warps")
+      return object.elems[1].isNone() ? SemaValue::ofInt(4) : object.elems[1];
+    if (attr == "num_stages")
+      return object.elems[2].isNone() ? SemaValue::ofInt(3) : object.elems[2];
+    error(loc, "triton.Config's attribute '" + attr +
+                   "' is not supported yet (kwargs, num_warps and num_stages are)");
+  }
+  if (isObject(object, kDictClass)) {
+    if (attr == "get" || attr == "items" || attr == "keys" || attr == "values")
+      return method("dict." + attr);
+    error(loc, "the dict method '" + attr + "' is not supported yet");
+  }
   if (isObject(object, kGpuTargetClass)) {
     if (attr == "backend")
       return object.elems[0];
@@ -1641,8 +1657,43 @@ SemaValue Specializer::deviceQuery(const std::string &qualified, CallArgs &args)
                       "triton.runtime.driver.active.get_current_target())");
 }
 
+/// Whether two dict keys are the same key: strings, numbers and bools as Python compares them
+/// (1 == 1.0 == True), None.
+bool sameKey(const SemaValue &a, const SemaValue &b) {
+  if (a.kind == Kind::String || b.kind == Kind::String)
+    return a.kind == b.kind && a.name == b.name;
+  if (a.isNone() || b.isNone())
+    return a.isNone() && b.isNone();
+  auto number = [](const SemaValue &v) -> std::optional<double> {
+    if (v.kind == Kind::Int && !v.intIsWide)
+      return static_cast<double>(v.intValue);
+    if (v.kind == Kind::Bool)
+      return v.boolValue ? 1.0 : 0.0;
+    if (v.kind == Kind::Float)
+      return v.floatValue;
+    return std::nullopt;
+  };
+  std::optional<double> x = number(a), y = number(b);
+  return x && y && *x == *y;
+}
+
+/// The value of `key` in a dict object, or nullopt.
+std::optional<SemaValue> dictLookup(const SemaValue &dict, const SemaValue &key) {
+  const std::vector<SemaValue> &keys = dict.elems[0].elems;
+  // The last entry wins, as in a display that repeats a key.
+  for (size_t i = keys.size(); i-- > 0;)
+    if (sameKey(keys[i], key))
+      return dict.elems[1].elems[i];
+  return std::nullopt;
+}
+
 SemaValue Specializer::devicePropertiesItem(const SemaValue &properties, const SemaValue &key,
                                             SourceLoc loc) {
+  if (isObject(properties, kDictClass)) {
+    if (std::optional<SemaValue> value = dictLookup(properties, key))
+      return *value;
+    raisePython(kKeyError, pythonRepr(key, loc), loc);
+  }
   if (!isObject(properties, kDevicePropertiesClass) || key.kind != Kind::String)
     error(loc, "cannot index " + properties.describe() + " with " + key.describe());
   int64_t capability = properties.elems[0].intValue;
@@ -1883,6 +1934,25 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     return torchTypeInfo(qualified == "torch.finfo", args);
   if (qualified.rfind("str.", 0) == 0)
     return callStringMethod(qualified.substr(4), args);
+  if (qualified.rfind("dict.", 0) == 0) {
+    std::string fn = qualified.substr(5);
+    if (fn == "get") {
+      auto a = bindCallArgs(*this, qualified, {"self", "key", "default"}, 2, args);
+      std::optional<SemaValue> value = dictLookup(*a[0], *a[1]);
+      return value ? *value : a[2] ? *a[2] : SemaValue::none();
+    }
+    auto a = bindCallArgs(*this, qualified, {"self"}, 1, args);
+    const std::vector<SemaValue> &keys = a[0]->elems[0].elems;
+    const std::vector<SemaValue> &values = a[0]->elems[1].elems;
+    if (fn == "keys")
+      return SemaValue::ofList(keys);
+    if (fn == "values")
+      return SemaValue::ofList(values);
+    std::vector<SemaValue> items;
+    for (size_t i = 0; i < keys.size(); ++i)
+      items.push_back(SemaValue::ofTuple({keys[i], values[i]}));
+    return SemaValue::ofList(std::move(items));
+  }
   if (qualified.rfind(std::string(kMatchClass) + ".", 0) == 0)
     return callMatchMethod(qualified.substr(std::string(kMatchClass).size() + 1), args);
   if (qualified.rfind(std::string(kPatternClass) + ".", 0) == 0) {

@@ -82,6 +82,76 @@ std::string identity(const std::string &path) {
   return ec ? path : canonical.string();
 }
 
+/// `if TYPE_CHECKING:` / `if typing.TYPE_CHECKING:`: false when Python runs the module, so its
+/// imports (often of modules that import this one back, for annotations) never run.
+bool isTypeCheckingTest(const ast::Expr *test) {
+  return test && (test->kind == ast::ExprKind::Name || test->kind == ast::ExprKind::Attribute) &&
+         test->name == "TYPE_CHECKING";
+}
+
+/// Adds the names an assignment target binds (`x`, `a, (b, c)`, `*rest`).
+void targetNames(const ast::Expr &target, std::set<std::string> &out) {
+  if (target.kind == ast::ExprKind::Name) {
+    out.insert(target.name);
+    return;
+  }
+  if (target.kind == ast::ExprKind::Tuple || target.kind == ast::ExprKind::List)
+    for (const ast::ExprPtr &element : target.operands)
+      targetNames(*element, out);
+}
+
+/// Adds the names `stmt` may bind at module level, in any of its branches. Returns false when it
+/// may bind names that cannot be listed (`from m import *`).
+bool boundNames(const ast::Stmt &stmt, std::set<std::string> &out) {
+  bool listed = true;
+  auto block = [&](const ast::StmtList &stmts) {
+    for (const ast::StmtPtr &inner : stmts)
+      listed = boundNames(*inner, out) && listed;
+  };
+  switch (stmt.kind) {
+  case ast::StmtKind::FunctionDef:
+    out.insert(stmt.name);
+    return true;
+  case ast::StmtKind::Assign:
+  case ast::StmtKind::AugAssign:
+  case ast::StmtKind::AnnAssign:
+  case ast::StmtKind::For:
+    for (const ast::ExprPtr &target : stmt.targets)
+      targetNames(*target, out);
+    block(stmt.body);
+    block(stmt.orelse);
+    return listed;
+  case ast::StmtKind::Import:
+    for (const ast::ImportAlias &alias : stmt.names)
+      out.insert(alias.asName.empty() ? alias.name.substr(0, alias.name.find('.')) : alias.asName);
+    return true;
+  case ast::StmtKind::ImportFrom:
+    for (const ast::ImportAlias &alias : stmt.names) {
+      if (alias.name == "*")
+        listed = false;
+      out.insert(alias.asName.empty() ? alias.name : alias.asName);
+    }
+    return listed;
+  case ast::StmtKind::If:
+  case ast::StmtKind::While:
+    block(stmt.body);
+    block(stmt.orelse);
+    return listed;
+  case ast::StmtKind::Unsupported:
+    // A class (its name is targets[0]), try, with: what their blocks bind.
+    for (const ast::ExprPtr &target : stmt.targets)
+      targetNames(*target, out);
+    block(stmt.body);
+    for (const ast::ExceptHandler &handler : stmt.handlers)
+      block(handler.body);
+    block(stmt.orelse);
+    block(stmt.finalbody);
+    return listed;
+  default:
+    return true;
+  }
+}
+
 class Loader {
 public:
   Loader(SourceManager &sources, ModuleGraph &graph, std::vector<std::string> searchPath)
@@ -111,6 +181,12 @@ private:
   // every module involved finished importing, so a cycle through one is no cycle.
   bool inFunction_ = false;
   std::vector<bool> enteredFromFunction_;
+  // For each active module, the top-level statement whose imports are being followed: a module
+  // that is imported again while it runs has bound only the names of the statements before it.
+  std::vector<size_t> currentStatement_;
+  // Whether the imports being followed are inside a `try` block, whose handler may catch an
+  // ImportError.
+  int tryDepth_ = 0;
 
   /// The module `name` (one component) in `dir`, loading it; -1 when there is none.
   /// `dotted` is its full name, `at` the import that asks for it.
@@ -164,21 +240,11 @@ private:
            bool isPackage, SourceLoc at) {
     std::string id = identity(file.empty() ? dir : file);
     auto known = byIdentity_.find(id);
-    if (known != byIdentity_.end()) {
-      int m = known->second;
-      auto onStack = std::find(active_.begin(), active_.end(), m);
-      // Python registers a package before it runs its __init__, so a package's __init__ that
-      // imports its own submodules, which import each other through the package, is ordinary
-      // Python (Liger-Kernel's ops/__init__.py); only a cycle of plain modules is an error.
-      size_t from = static_cast<size_t>(onStack - active_.begin());
-      if (onStack != active_.end() && !inFunction_ &&
-          std::none_of(onStack, active_.end(),
-                       [&](int a) { return graph_.modules[a].isPackage; }) &&
-          std::none_of(enteredFromFunction_.begin() + static_cast<long>(from) + 1,
-                       enteredFromFunction_.end(), [](bool b) { return b; }))
-        reportCycle(from, at);
-      return m;
-    }
+    // A module imported again while it runs (an import cycle) is the partially initialised
+    // module Python registered before running it: `import m` binds it, and `from m import x`
+    // finds what it bound so far (checked by scanImportFrom).
+    if (known != byIdentity_.end())
+      return known->second;
     SourceModule m;
     m.name = dotted;
     m.path = file;
@@ -201,13 +267,55 @@ private:
     return index;
   }
 
-  [[noreturn]] void reportCycle(size_t from, SourceLoc at) {
-    // active_[from] ... active_.back() import each other in turn, and the last imports the first.
-    std::string chain = "'" + displayName(active_[from]) + "' imports ";
-    for (size_t i = from + 1; i < active_.size(); ++i)
-      chain += "'" + displayName(active_[i]) + "', which imports ";
-    chain += "'" + displayName(active_[from]) + "'";
-    sources_.error(at, "circular import: " + chain);
+  /// The position of `m` on the stack of running modules when the import being followed runs
+  /// while `m` is only partially initialised, or -1. An import inside a function runs when the
+  /// function is called, after every module involved finished importing; so does one that led
+  /// through such an import. Python registers a package before it runs its __init__, and its
+  /// submodules are found whatever the __init__ bound so far, so a cycle through a package's
+  /// __init__ is ordinary Python (Liger-Kernel's ops/__init__.py) and not checked here.
+  long partiallyInitialised(int m) const {
+    auto onStack = std::find(active_.begin(), active_.end(), m);
+    if (onStack == active_.end() || inFunction_)
+      return -1;
+    size_t from = static_cast<size_t>(onStack - active_.begin());
+    if (std::any_of(onStack, active_.end(), [&](int a) { return graph_.modules[a].isPackage; }) ||
+        std::any_of(enteredFromFunction_.begin() + static_cast<long>(from) + 1,
+                    enteredFromFunction_.end(), [](bool b) { return b; }))
+      return -1;
+    return static_cast<long>(from);
+  }
+
+  /// `from m import names` while `m` runs (an import cycle): Python's ImportError for a name `m`
+  /// has not bound yet, at the import that closes the cycle. Names the statement `m` is running
+  /// binds count as bound, and an import inside `try` is not checked (its handler may catch
+  /// the error).
+  void checkPartialImport(int base, const ast::Stmt &stmt) {
+    long from = partiallyInitialised(base);
+    if (from < 0 || tryDepth_ > 0)
+      return;
+    const SourceModule &module = graph_.modules[base];
+    std::set<std::string> bound;
+    size_t running = currentStatement_[static_cast<size_t>(from)];
+    for (size_t i = 0; i <= running && i < module.ast->body.size(); ++i)
+      if (!boundNames(*module.ast->body[i], bound))
+        return; // a star import may have bound anything
+    for (const ast::ImportAlias &alias : stmt.names) {
+      if (alias.name == "*" || bound.count(alias.name))
+        continue;
+      // active_[from] ... active_.back() import each other in turn, and the last imports the
+      // first.
+      std::string chain = "'" + displayName(active_[static_cast<size_t>(from)]) + "' imports ";
+      for (size_t i = static_cast<size_t>(from) + 1; i < active_.size(); ++i)
+        chain += "'" + displayName(active_[i]) + "', which imports ";
+      chain += "'" + displayName(active_[static_cast<size_t>(from)]) + "'";
+      // The kernel file is imported under its own name by the host code that launches it.
+      std::string name =
+          module.name == "__main__" ? fs::path(module.path).stem().string() : module.name;
+      sources_.error(alias.loc, "cannot import name '" + alias.name +
+                                    "' from partially initialized module '" + name +
+                                    "' (most likely due to a circular import): " + chain +
+                                    " before binding '" + alias.name + "'");
+    }
   }
 
   std::string displayName(int m) const {
@@ -317,6 +425,7 @@ private:
       return;
     }
     graph_.resolutions[keyOf(stmt.loc)] = base;
+    checkPartialImport(base, stmt);
     // `from pkg import mod` imports the submodule when the package has no such name of its own.
     for (const ast::ImportAlias &alias : stmt.names) {
       if (alias.name == "*")
@@ -329,55 +438,74 @@ private:
 
   /// Follows the imports of a module's top level, through `if` and `try` blocks as sema does.
   void scanStatements(int module, const ast::StmtList &stmts) {
-    for (const ast::StmtPtr &stmt : stmts) {
-      switch (stmt->kind) {
-      case ast::StmtKind::Import:
-        scanImport(module, *stmt);
-        break;
-      case ast::StmtKind::ImportFrom:
-        scanImportFrom(module, *stmt);
-        break;
-      case ast::StmtKind::If:
-      case ast::StmtKind::For:
-      case ast::StmtKind::While:
-        scanStatements(module, stmt->body);
-        scanStatements(module, stmt->orelse);
-        break;
-      case ast::StmtKind::FunctionDef: {
-        // A Python function that module-level code calls may import inside its body
-        // (`try: from transformers.utils import f except Exception: ...`).
-        bool saved = inFunction_;
-        inFunction_ = true;
-        scanStatements(module, stmt->body);
-        inFunction_ = saved;
-        break;
+    for (const ast::StmtPtr &stmt : stmts)
+      scanStatement(module, *stmt);
+  }
+
+  void scanStatement(int module, const ast::Stmt &stmt) {
+    switch (stmt.kind) {
+    case ast::StmtKind::Import:
+      scanImport(module, stmt);
+      break;
+    case ast::StmtKind::ImportFrom:
+      scanImportFrom(module, stmt);
+      break;
+    case ast::StmtKind::If:
+      if (!isTypeCheckingTest(stmt.test.get()))
+        scanStatements(module, stmt.body);
+      scanStatements(module, stmt.orelse);
+      break;
+    case ast::StmtKind::For:
+    case ast::StmtKind::While:
+      scanStatements(module, stmt.body);
+      scanStatements(module, stmt.orelse);
+      break;
+    case ast::StmtKind::FunctionDef: {
+      // A Python function that module-level code calls may import inside its body
+      // (`try: from transformers.utils import f except Exception: ...`).
+      bool saved = inFunction_;
+      inFunction_ = true;
+      scanStatements(module, stmt.body);
+      inFunction_ = saved;
+      break;
+    }
+    case ast::StmtKind::Unsupported:
+      if (stmt.name == "try statement") {
+        ++tryDepth_;
+        scanStatements(module, stmt.body);
+        --tryDepth_;
+        for (const ast::ExceptHandler &handler : stmt.handlers)
+          scanStatements(module, handler.body);
+        scanStatements(module, stmt.orelse);
+        scanStatements(module, stmt.finalbody);
       }
-      case ast::StmtKind::Unsupported:
-        if (stmt->name == "try statement") {
-          scanStatements(module, stmt->body);
-          for (const ast::ExceptHandler &handler : stmt->handlers)
-            scanStatements(module, handler.body);
-          scanStatements(module, stmt->orelse);
-          scanStatements(module, stmt->finalbody);
-        }
-        break;
-      default:
-        break;
-      }
+      break;
+    default:
+      break;
     }
   }
 
   void scan(int module, bool fromFunction) {
     active_.push_back(module);
     enteredFromFunction_.push_back(fromFunction);
-    // The module's own top level runs when it is imported, whatever imported it.
+    currentStatement_.push_back(0);
+    // The module's own top level runs when it is imported, whatever imported it, outside any
+    // `try` of the importer's.
     bool saved = inFunction_;
+    int savedTry = tryDepth_;
     inFunction_ = false;
+    tryDepth_ = 0;
     // A pointer, not a reference into graph_.modules, which loading more modules may grow.
     const ast::Module *syntax = graph_.modules[module].ast;
-    if (syntax)
-      scanStatements(module, syntax->body);
+    if (syntax) {
+      for (size_t i = 0; i < syntax->body.size(); ++i) {
+        currentStatement_.back() = i;
+        scanStatement(module, *syntax->body[i]);
+      }
+    }
     inFunction_ = saved;
+    tryDepth_ = savedTry;
+    currentStatement_.pop_back();
     enteredFromFunction_.pop_back();
     active_.pop_back();
   }

@@ -13,9 +13,12 @@
 // helpers' own namespace, `h.BLOCK` evaluates helpers' module-level constant.
 //
 // An import that names no file is not an error by itself (`import torch` in a Triton .py file is
-// host code): it is when a kernel uses a name it binds, reported at the import. An import cycle
-// among plain modules is an error at the import that closes it; one through a package's
-// __init__ is not (Python registers a package before running its __init__).
+// host code): it is when a kernel uses a name it binds, reported at the import. Import cycles
+// are Python's: a module imported again while it runs is the partially initialised module, so
+// `import m` is fine and `from m import x` is Python's ImportError, at the import that closes the
+// cycle, when m has not bound x yet (a cycle through a package's __init__, or one an import inside
+// a function or a `try` block closes, is not checked). The imports under `if TYPE_CHECKING:` are
+// not followed: Python never runs them.
 #pragma once
 
 #include "frontend/AST.h"

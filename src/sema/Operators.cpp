@@ -570,6 +570,17 @@ SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
     // A substring, as in `"+cu" in version`.
     if (lhs.kind == Kind::String && rhs.kind == Kind::String)
       return SemaValue::ofBool((rhs.name.find(lhs.name) != std::string::npos) == (op == CO::In));
+    // `"PYTEST_VERSION" in os.environ` in module-level code: tilec's own environment, as for
+    // os.environ.get (HostPython.cpp).
+    if (lhs.kind == Kind::String && rhs.kind == Kind::Module && rhs.userModule < 0 &&
+        rhs.name == "os.environ")
+      return SemaValue::ofBool((std::getenv(lhs.name.c_str()) != nullptr) == (op == CO::In));
+    // A dict's keys (module-level Python).
+    if (rhs.kind == Kind::Object && rhs.name == kDictClass) {
+      SemaValue keys = rhs.elems[0];
+      keys.isList = true;
+      return compareOp(op, lhs, keys, loc);
+    }
     if (rhs.kind != Kind::Tuple || lhs.isTensor())
       error(loc, "'in' is only supported on constant tuples in kernels");
     bool found = false;

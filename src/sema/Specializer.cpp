@@ -826,6 +826,39 @@ bool Specializer::overrideGlobal(const std::string &name, const SemaValue &value
   return true;
 }
 
+void Specializer::bindMainModuleAsOf(size_t statements) {
+  ModuleState fresh;
+  fresh.ast = &module_;
+  fresh.collected = true;
+  modules_[0] = std::move(fresh);
+  size_t saved = current_;
+  current_ = 0;
+  try {
+    collectGlobals(module_.body, nullptr, statements);
+  } catch (...) {
+    current_ = saved;
+    throw;
+  }
+  current_ = saved;
+}
+
+SemaValue Specializer::evalModuleLevel(const ast::Expr &expr) {
+  // Module-level code runs in its own scope, as evalConstantGlobal's.
+  scopes_.push_back(Scope{});
+  ++moduleLevelDepth_;
+  SemaValue value;
+  try {
+    value = eval(expr);
+  } catch (...) {
+    --moduleLevelDepth_;
+    scopes_.pop_back();
+    throw;
+  }
+  --moduleLevelDepth_;
+  scopes_.pop_back();
+  return value;
+}
+
 SemaValue Specializer::evalConstantGlobal(const std::string &name, const ast::Expr &expr) {
   // Qualified by module: helpers.BLOCK = BLOCK * 2 with `from kernel import BLOCK` is no cycle.
   std::string qualified = std::to_string(current_) + ":" + name;
@@ -961,8 +994,9 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
     return SemaValue::ofString(graph_->modules[current_].name);
   // Python builtins that kernels may use.
   static const std::set<std::string> pyBuiltins = {
-      "range", "min",  "max",        "float",   "int",     "bool",   "len", "print", "abs", "str",
-      "tuple", "list", "isinstance", "getattr", "hasattr", "format", "sum", "any",   "all"};
+      "range",   "min",    "max", "float", "int",  "bool",       "len",
+      "print",   "abs",    "str", "tuple", "list", "isinstance", "getattr",
+      "hasattr", "format", "sum", "any",   "all",  "filter"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   error(loc, "undefined name '" + name + "'");
@@ -2371,6 +2405,22 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
   }
   case ast::ExprKind::Comprehension:
     return evalComprehension(expr);
+  case ast::ExprKind::Dict: {
+    // Module-level Python's dicts (a triton.Config's values): an object holding its keys and
+    // its values, in order. Kernels have none, as in Triton.
+    if (inKernelCode())
+      error(expr.loc, "a dict is not supported in a kernel");
+    std::vector<SemaValue> keys, values;
+    for (size_t i = 0; i + 1 < expr.operands.size(); i += 2) {
+      keys.push_back(eval(*expr.operands[i]));
+      values.push_back(eval(*expr.operands[i + 1]));
+    }
+    SemaValue dict;
+    dict.kind = SemaValue::Kind::Object;
+    dict.name = kDictClass;
+    dict.elems = {SemaValue::ofTuple(std::move(keys)), SemaValue::ofTuple(std::move(values))};
+    return dict;
+  }
   case ast::ExprKind::NamedExpr: {
     // `if spec := importlib.util.find_spec(name):` in the Python functions module-level code
     // calls binds a local as Python does; Triton's kernels have no walrus.

@@ -20,6 +20,13 @@
 
 namespace tilec::sema {
 
+/// The classes of the objects (SemaValue::Kind::Object) module-level Python makes with dict
+/// displays and triton.Config(...). A dict's elems are a tuple of its keys and one of its values;
+/// a config's are its kwargs (a dict), then num_warps and num_stages (ints, or None where the
+/// config gives none).
+inline constexpr const char *kDictClass = "dict";
+inline constexpr const char *kTritonConfigClass = "triton.Config";
+
 /// The Triton version tilec implements: module-level version checks see it.
 inline constexpr const char *kTritonVersion = "3.6.0";
 /// The dtype spellings a signature or -D accepts, for error messages.
@@ -72,6 +79,16 @@ public:
   void setDefaultDotPrecision(std::string precision) {
     defaultDotPrecision_ = std::move(precision);
   }
+
+  /// The value of `expr` evaluated as module-level Python of the module (a decorator's argument:
+  /// @triton.autotune's configs).
+  SemaValue evalModuleLevel(const ast::Expr &expr);
+  /// Binds the module's names again as Python has bound them once its first `statements`
+  /// top-level statements ran: a decorator's arguments are evaluated when its function is
+  /// defined, before the names later statements rebind (a tutorial's `configs = []` of its
+  /// benchmarks, after the kernel's `configs=configs`). Kernels, which Triton compiles at launch,
+  /// see every statement.
+  void bindMainModuleAsOf(size_t statements);
 
   /// Replaces a module-level name with a value given on the command line (-D). Returns false
   /// when the module has no such name.
