@@ -302,9 +302,10 @@ void checkSharedMemoryLimit(const tir::Function &function, const TargetOptions &
                         " bytes of shared memory, more than the " + std::to_string(limit) +
                         " bytes a block can use on " + options.arch + "; use smaller blocks";
   if (options.sources)
-    options.sources->error(largest->loc(), message);
+    options.sources->error(largest->loc(), message, CompileError::Kind::OutOfResources);
   throw CompileError(std::to_string(largest->loc().line) + ":" +
-                     std::to_string(largest->loc().col) + ": error: " + message);
+                         std::to_string(largest->loc().col) + ": error: " + message,
+                     false, CompileError::Kind::OutOfResources);
 }
 
 } // namespace tilec::codegen

@@ -6,6 +6,7 @@
 #include "codegen/LowerToLLVM.h"
 #include "codegen/Metadata.h"
 #include "codegen/PTXEmitter.h"
+#include "codegen/SharedMemory.h"
 #include "frontend/Parser.h"
 #include "gpu/Arch.h"
 #include "gpu/Passes.h"
@@ -28,6 +29,7 @@
 #include <optional>
 #include <ostream>
 #include <set>
+#include <sstream>
 
 namespace tilec::driver {
 namespace {
@@ -79,6 +81,67 @@ std::vector<KernelSpec> kernelsToCompile(const CompileOptions &options, const as
   return specs;
 }
 
+/// The warning for autotune config `index` of `kernel` skipped for `failure` (a formatted
+/// diagnostic: its message is the text after "error: " on the first line).
+static std::string skippedConfigWarning(const std::string &kernel, size_t index,
+                                        const sema::AutotuneConfig &config,
+                                        const std::string &failure) {
+  std::string bindings;
+  for (const auto &[name, value] : config.constexprs)
+    bindings += name + "=" + value + ", ";
+  bindings += "num_warps=" + std::to_string(config.numWarps) +
+              ", num_stages=" + std::to_string(config.numStages);
+  std::string message = failure.substr(0, failure.find('\n'));
+  size_t error = message.find("error: ");
+  if (error != std::string::npos)
+    message = message.substr(error + 7);
+  return "autotune config " + std::to_string(index) + " of '" + kernel + "' (" + bindings +
+         ") is skipped, as Triton's autotuner skips it: " + message;
+}
+
+/// Drops the variants of autotuned kernels that need more shared memory than a block can use,
+/// as Triton's autotuner skips a config that raises OutOfResources, with a warning; an error when
+/// no variant of a kernel is left.
+static void dropVariantsOverSharedMemory(tir::Module &module,
+                                         std::vector<codegen::KernelVariants> &variants,
+                                         const CompileOptions &options, SourceManager &sources) {
+  codegen::TargetOptions quiet;
+  quiet.arch = options.arch; // no sources: the check throws without printing
+  for (codegen::KernelVariants &group : variants) {
+    if (group.entries.size() < 2)
+      continue;
+    std::string firstDropped;
+    SourceLoc where;
+    for (size_t i = group.entries.size(); i-- > 0;) {
+      auto function = std::find_if(module.functions.begin(), module.functions.end(),
+                                   [&](const auto &f) { return f->name() == group.entries[i]; });
+      if (function == module.functions.end())
+        continue;
+      try {
+        codegen::checkSharedMemoryLimit(**function, quiet);
+        continue;
+      } catch (const CompileError &failure) {
+        if (failure.kind() != CompileError::Kind::OutOfResources)
+          throw;
+        std::string message = failure.what();
+        size_t error = message.find("error: ");
+        message = error == std::string::npos ? message : message.substr(error + 7);
+        where = (*function)->loc();
+        sources.warning(where, "autotune variant " + group.entries[i] + " of '" + group.name +
+                                   "' is skipped, as Triton's autotuner skips it: " + message);
+        firstDropped = message;
+      }
+      module.functions.erase(function);
+      group.entries.erase(group.entries.begin() + static_cast<std::ptrdiff_t>(i));
+      group.numStages.erase(group.numStages.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    if (group.entries.empty())
+      sources.error(
+          where, "every autotune config of '" + group.name +
+                     "' needs more shared memory than a block can use; the first: " + firstDropped);
+  }
+}
+
 std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, SourceManager &sources,
                                               std::ostream &log,
                                               std::vector<codegen::KernelVariants> *variants,
@@ -117,6 +180,11 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
     codegen::KernelVariants group;
     group.name = spec.name;
     group.key = tuning.key;
+    // Triton's autotuner skips a config whose compilation fails a tl.static_assert (and one that
+    // needs too much shared memory: compileHere): so does tilec, with a warning, where there are
+    // other configs. Their diagnostics are held until the outcome is known.
+    const bool skippable = tuning.autotuned && tuning.configs.size() > 1;
+    std::string firstSkipped;
     for (size_t i = 0; i < tuning.configs.size(); ++i) {
       const sema::AutotuneConfig &config = tuning.configs[i];
       sema::KernelRequest request;
@@ -135,10 +203,37 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
       for (const auto &library : stdlib)
         request.stdlib.push_back(library.get());
       request.imports = imports.get();
-      sema::specializeKernel(*syntax, sources, request, *module);
+      std::ostream *diagnostics = sources.diagnosticStream();
+      std::ostringstream held;
+      if (skippable && diagnostics)
+        sources.setDiagnosticStream(&held);
+      const size_t functionsBefore = module->functions.size();
+      try {
+        sema::specializeKernel(*syntax, sources, request, *module);
+      } catch (const CompileError &failure) {
+        sources.setDiagnosticStream(diagnostics);
+        if (!skippable || failure.kind() != CompileError::Kind::CompileTimeAssertion) {
+          if (diagnostics)
+            *diagnostics << held.str() << std::flush;
+          throw;
+        }
+        module->functions.resize(functionsBefore);
+        std::string why = skippedConfigWarning(spec.name, i, config, failure.what());
+        sources.warning(kernel ? kernel->loc : SourceLoc{file, 0, 0}, why);
+        if (firstSkipped.empty())
+          firstSkipped = why;
+        continue;
+      }
+      sources.setDiagnosticStream(diagnostics);
+      if (diagnostics)
+        *diagnostics << held.str();
       group.entries.push_back(request.entryName);
       group.numStages.push_back(config.numStages);
     }
+    if (skippable && group.entries.empty())
+      sources.error(kernel ? kernel->loc : SourceLoc{file, 0, 0},
+                    "every autotune config of '" + spec.name + "' fails to compile; the first " +
+                        firstSkipped.substr(firstSkipped.find("config")));
     if (tuning.autotuned && variants)
       variants->push_back(std::move(group));
   }
@@ -204,6 +299,7 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
   //     Conversions move down to their first users, where Triton's are: LLVM orders operands
   //     (and so picks the multiply an FMA absorbs) by where values are defined.
   passes.run("sink-conversions", gpu::runSinkConversions);
+  dropVariantsOverSharedMemory(*module, variants, options, sources);
   if (options.emit == EmitKind::Tgir) {
     result.output = tir::print(*module);
     return result;

@@ -70,11 +70,12 @@ std::string SourceManager::format(SourceLoc loc, const std::string &severity,
   return os.str();
 }
 
-void SourceManager::error(SourceLoc loc, const std::string &message) const {
+void SourceManager::error(SourceLoc loc, const std::string &message,
+                          CompileError::Kind kind) const {
   std::string text = format(loc, "error", message);
   if (stream_)
     *stream_ << text << std::flush;
-  throw CompileError(text, stream_ != nullptr);
+  throw CompileError(text, stream_ != nullptr, kind);
 }
 
 void SourceManager::warning(SourceLoc loc, const std::string &message) const {

@@ -39,14 +39,21 @@ struct SourceFile {
 /// library users (tests, the C++ API) can inspect it without capturing stderr.
 class CompileError : public std::runtime_error {
 public:
+  /// The failures Triton's autotuner takes as "this config does not work" and skips
+  /// (CompileTimeAssertionFailure, OutOfResources), apart from every other error.
+  enum class Kind { Other, CompileTimeAssertion, OutOfResources };
+
   /// `reported` says the message was already printed (by SourceManager), so the driver must not
   /// print it again.
-  explicit CompileError(const std::string &formatted, bool reported = false)
-      : std::runtime_error(formatted), reported_(reported) {}
+  explicit CompileError(const std::string &formatted, bool reported = false,
+                        Kind kind = Kind::Other)
+      : std::runtime_error(formatted), reported_(reported), kind_(kind) {}
   bool reported() const { return reported_; }
+  Kind kind() const { return kind_; }
 
 private:
   bool reported_;
+  Kind kind_;
 };
 
 class SourceManager {
@@ -63,8 +70,9 @@ public:
   /// Formats "file:line:col: <severity>: message" plus the source line and a caret.
   std::string format(SourceLoc loc, const std::string &severity, const std::string &message) const;
 
-  /// Prints an error to the diagnostic stream and throws CompileError.
-  [[noreturn]] void error(SourceLoc loc, const std::string &message) const;
+  /// Prints an error to the diagnostic stream and throws CompileError (of `kind`).
+  [[noreturn]] void error(SourceLoc loc, const std::string &message,
+                          CompileError::Kind kind = CompileError::Kind::Other) const;
   /// Prints a warning or note; compilation continues.
   void warning(SourceLoc loc, const std::string &message) const;
   void note(SourceLoc loc, const std::string &message) const;
@@ -72,6 +80,7 @@ public:
   /// Where diagnostics go; stderr unless a test redirects them. Null silences printing
   /// (the message is still carried by CompileError).
   void setDiagnosticStream(std::ostream *stream) { stream_ = stream; }
+  std::ostream *diagnosticStream() const { return stream_; }
 
   SourceManager();
 
