@@ -277,79 +277,60 @@ def run(ptx_dir, quick, only):
 
             row("gemm", name, f"{m}x{n}x{k}", 2.0 * m * n * k, launch, tri_launch, check)
             del a, b, c_tilec, c_triton
-    # The GEMM with tensor descriptors (TMA on sm_90a), where compiled: Triton gets
-    # TensorDescriptor objects, tilec their parameters (base, shape, strides, padding flag).
-    for dtype, config in itertools.product(SHORT, TMA_CONFIGS):
-        name = tma_name(dtype, config)
-        if (only and not re.search(only, name)) or \
-                not os.path.exists(os.path.join(ptx_dir, name + ".ptx")):
-            continue
-        from triton.tools.tensor_descriptor import TensorDescriptor
-        tilec, tri = kernel_pair(name, TMA_SOURCE, "matmul_tma_kernel")
-        bm, bn, bk, group, warps, stages = config
-        for m, n, k in shapes + ([TMA_EDGE_SHAPE] if not quick else []):
-            torch_dtype = getattr(torch, dtype)
-            a = torch.randn(m, k, device="cuda").to(torch_dtype)
-            b = torch.randn(n, k, device="cuda").to(torch_dtype)  # N x K
-            c_tilec = torch.empty(m, n, device="cuda", dtype=torch_dtype)
-            c_triton = torch.empty_like(c_tilec)
-            grid = (triton.cdiv(m, bm) * triton.cdiv(n, bn),)
-            launch = tilec.launcher([a, m, k, k, 1, False, b, n, k, k, 1, False,
-                                     c_tilec, m, n, n, 1, False, m, n, k], grid)
-            descriptors = (TensorDescriptor(a, [m, k], [k, 1], [bm, bk]),
-                           TensorDescriptor(b, [n, k], [k, 1], [bn, bk]),
-                           TensorDescriptor(c_triton, [m, n], [n, 1], [bm, bn]))
-
-            def tri_launch(descriptors=descriptors, m=m, n=n, k=k):
-                tri[grid](*descriptors, m, n, k, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
-                          GROUP_M=group, num_warps=warps, num_stages=stages)
-
-            def check(a=a, b=b, c_tilec=c_tilec, c_triton=c_triton, launch=launch,
-                      tri_launch=tri_launch):
-                c_tilec.fill_(float("nan"))
-                launch()
-                tri_launch()
-                torch.cuda.synchronize()
-                return gemm_mismatch(c_tilec, c_triton, a.float() @ b.float().t(),
-                                     1e-2 if dtype == "float16" else 3e-2)
-
-            row("gemm", name, f"{m}x{n}x{k}", 2.0 * m * n * k, launch, tri_launch, check)
-            del a, b, c_tilec, c_triton
-    # The same GEMM with descriptors made in the kernel: Triton and tilec both write the TMA maps
-    # in global scratch (Triton's from the allocator set here, tilec's from the launcher).
+    # The GEMM with tensor descriptors (TMA on sm_90a), where compiled: descriptor arguments
+    # (Triton gets TensorDescriptor objects, tilec their parameters: base, shape, strides,
+    # padding flag), then descriptors made in the kernel from plain pointers (both compilers
+    # write the TMA maps in global scratch: Triton's from the allocator set here, tilec's from
+    # the launcher).
+    from triton.tools.tensor_descriptor import TensorDescriptor
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8,
                                                                  device="cuda"))
-    for dtype, config in itertools.product(SHORT, TMA_CONFIGS):
-        name = device_tma_name(dtype, config)
-        if (only and not re.search(only, name)) or \
-                not os.path.exists(os.path.join(ptx_dir, name + ".ptx")):
-            continue
-        tilec, tri = kernel_pair(name, TMA_SOURCE, "matmul_device_tma_kernel")
-        bm, bn, bk, group, warps, stages = config
-        for m, n, k in shapes + ([TMA_EDGE_SHAPE] if not quick else []):
-            torch_dtype = getattr(torch, dtype)
-            a = torch.randn(m, k, device="cuda").to(torch_dtype)
-            b = torch.randn(n, k, device="cuda").to(torch_dtype)  # N x K
-            c_tilec = torch.empty(m, n, device="cuda", dtype=torch_dtype)
-            c_triton = torch.empty_like(c_tilec)
-            grid = (triton.cdiv(m, bm) * triton.cdiv(n, bn),)
-            launch = tilec.launcher([a, b, c_tilec, m, n, k], grid)
 
-            def tri_launch(a=a, b=b, c=c_triton, m=m, n=n, k=k):
-                tri[grid](a, b, c, m, n, k, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=group,
-                          num_warps=warps, num_stages=stages)
+    def descriptor_args(a, b, c, m, n, k, config):
+        bm, bn, bk = config[:3]
+        return ([a, m, k, k, 1, False, b, n, k, k, 1, False, c, m, n, n, 1, False, m, n, k],
+                [TensorDescriptor(a, [m, k], [k, 1], [bm, bk]),
+                 TensorDescriptor(b, [n, k], [k, 1], [bn, bk]),
+                 TensorDescriptor(c, [m, n], [n, 1], [bm, bn]), m, n, k])
 
-            def check(a=a, b=b, c_tilec=c_tilec, c_triton=c_triton, launch=launch,
-                      tri_launch=tri_launch):
-                c_tilec.fill_(float("nan"))
-                launch()
-                tri_launch()
-                torch.cuda.synchronize()
-                return gemm_mismatch(c_tilec, c_triton, a.float() @ b.float().t(),
-                                     1e-2 if dtype == "float16" else 3e-2)
+    def pointer_args(a, b, c, m, n, k, config):
+        return [a, b, c, m, n, k], [a, b, c, m, n, k]
 
-            row("gemm", name, f"{m}x{n}x{k}", 2.0 * m * n * k, launch, tri_launch, check)
-            del a, b, c_tilec, c_triton
+    for name_of, kernel_name, args_of in ((tma_name, "matmul_tma_kernel", descriptor_args),
+                                          (device_tma_name, "matmul_device_tma_kernel",
+                                           pointer_args)):
+        for dtype, config in itertools.product(SHORT, TMA_CONFIGS):
+            name = name_of(dtype, config)
+            if (only and not re.search(only, name)) or \
+                    not os.path.exists(os.path.join(ptx_dir, name + ".ptx")):
+                continue
+            tilec, tri = kernel_pair(name, TMA_SOURCE, kernel_name)
+            bm, bn, bk, group, warps, stages = config
+            for m, n, k in shapes + ([TMA_EDGE_SHAPE] if not quick else []):
+                torch_dtype = getattr(torch, dtype)
+                a = torch.randn(m, k, device="cuda").to(torch_dtype)
+                b = torch.randn(n, k, device="cuda").to(torch_dtype)  # N x K
+                c_tilec = torch.empty(m, n, device="cuda", dtype=torch_dtype)
+                c_triton = torch.empty_like(c_tilec)
+                grid = (triton.cdiv(m, bm) * triton.cdiv(n, bn),)
+                launch = tilec.launcher(args_of(a, b, c_tilec, m, n, k, config)[0], grid)
+                triton_args = args_of(a, b, c_triton, m, n, k, config)[1]
+
+                def tri_launch(triton_args=triton_args):
+                    tri[grid](*triton_args, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=group,
+                              num_warps=warps, num_stages=stages)
+
+                def check(a=a, b=b, c_tilec=c_tilec, c_triton=c_triton, launch=launch,
+                          tri_launch=tri_launch):
+                    c_tilec.fill_(float("nan"))
+                    launch()
+                    tri_launch()
+                    torch.cuda.synchronize()
+                    return gemm_mismatch(c_tilec, c_triton, a.float() @ b.float().t(),
+                                         1e-2 if dtype == "float16" else 3e-2)
+
+                row("gemm", name, f"{m}x{n}x{k}", 2.0 * m * n * k, launch, tri_launch, check)
+                del a, b, c_tilec, c_triton
     # tf32 and int8 GEMMs, b stored N x K or K x N. int8 results must be equal; tf32 ones within
     # the rounding of the inputs to tf32.
     for kind, (_, _, kernel, configs) in WIDE_KINDS.items():

@@ -743,18 +743,7 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
   }
   std::optional<bool> truth;
   try {
-    scopes_.push_back(Scope{});
-    ++moduleLevelDepth_;
-    SemaValue cond;
-    try {
-      cond = eval(*stmt.test);
-    } catch (...) {
-      --moduleLevelDepth_;
-      scopes_.pop_back();
-      throw;
-    }
-    --moduleLevelDepth_;
-    scopes_.pop_back();
+    SemaValue cond = evalModuleLevel(*stmt.test);
     truth = constexprTruth(cond);
     if (!truth)
       error(stmt.test->loc, "this module-level condition is not a compile-time constant");
@@ -867,19 +856,13 @@ SemaValue Specializer::evalConstantGlobal(const std::string &name, const ast::Ex
     error(expr.loc, "global '" + name + "' is defined in terms of itself");
   globalsBeingEvaluated_.push_back(qualified);
   // Module-level code runs in its own scope: a kernel's locals are not visible to it.
-  scopes_.push_back(Scope{});
-  ++moduleLevelDepth_;
   SemaValue value;
   try {
-    value = eval(expr);
+    value = evalModuleLevel(expr);
   } catch (...) {
-    --moduleLevelDepth_;
-    scopes_.pop_back();
     globalsBeingEvaluated_.pop_back();
     throw;
   }
-  --moduleLevelDepth_;
-  scopes_.pop_back();
   globalsBeingEvaluated_.pop_back();
   if (value.isTensor())
     error(expr.loc, "global '" + name +
