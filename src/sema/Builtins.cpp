@@ -1504,13 +1504,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       DType from = v->type().elem;
       if (from == to)
         return in;
-      if (from.isPointer() && to.isBool()) {
-        tir::Value *address = builder_.cast(v, DType::scalar(ScalarKind::I64));
-        tir::Value *zero = builder_.intConstant(0, Type(address->type().elem));
-        if (address->type().isTensor())
-          zero = builder_.splat(zero, address->type().shape);
-        return SemaValue::ofTensor(builder_.cmp("ne", address, zero));
-      }
+      if (from.isPointer() && to.isBool())
+        return SemaValue::ofTensor(castTo(v, to));
       if ((from.isPointer() && (to.isPointer() || to.kind == ScalarKind::I64)) ||
           (from.isInteger() && to.isPointer()))
         return SemaValue::ofTensor(builder_.cast(v, to));
