@@ -111,7 +111,8 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
     sema::AutotuneSpec tuning;
     if (kernel && !sema::bindsEveryConstexpr(*kernel, spec.signature, options.defines))
       tuning =
-          sema::readAutotune(*kernel, sources, options.numWarps, options.numStages, syntax.get());
+          sema::readAutotune(*kernel, sources, options.numWarps, options.numStages, syntax.get(),
+                             sema::decoratedByCall(*syntax, spec.name).decorators);
     else
       tuning.configs.push_back({{}, options.numWarps, options.numStages}); // sema reports it
     codegen::KernelVariants group;

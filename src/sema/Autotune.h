@@ -48,9 +48,12 @@ struct AutotuneSpec {
 /// is a lambda...) are reported through `sources.error`, which throws CompileError.
 /// `module`, when given, is the kernel's module: `configs=NAME` then reads the list literal that
 /// its one module-level assignment to NAME binds (`configs = [triton.Config(...), ...]`).
+/// `byCall` are the autotune and heuristics calls that module-level code applies to it by call
+/// (decoratedByCall), read after its own decorators.
 AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
                           unsigned defaultWarps, unsigned defaultStages,
-                          const ast::Module *module = nullptr);
+                          const ast::Module *module = nullptr,
+                          const std::vector<const ast::Expr *> &byCall = {});
 
 /// Whether `signature` and `defines` bind every tl.constexpr parameter of `kernel` that has no
 /// default (those left out take their defaults), and it has at least one. Then a config has

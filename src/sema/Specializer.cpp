@@ -151,11 +151,43 @@ static bool isConstexprFunctionDecorator(const ast::Expr &decorator) {
   return last == "constexpr_function" || last == "constexpr";
 }
 
+/// Whether `expr` calls triton.autotune or triton.heuristics: the decorator they return.
+static bool isTuningDecoratorCall(const ast::Expr &expr) {
+  if (expr.kind != ast::ExprKind::Call)
+    return false;
+  std::string wrapper = dottedName(*expr.operands[0]);
+  return wrapper == "triton.heuristics" || wrapper == "heuristics" ||
+         wrapper == "triton.autotune" || wrapper == "autotune";
+}
+
+/// The triton.autotune or triton.heuristics call that a module-level name holds, as SGLang keeps
+/// one decorator for several kernels (`fp8_autotune = triton.autotune(configs=..., key=...)`):
+/// the value of its one module-level assignment. Null for any other name.
+static const ast::Expr *decoratorVariable(const ast::Module *module, const std::string &name) {
+  if (!module)
+    return nullptr;
+  const ast::Expr *value = nullptr;
+  int assignments = 0;
+  forEachModuleLevelStatement(module->body, [&](const ast::Stmt &stmt, bool) {
+    if ((stmt.kind == ast::StmtKind::Assign || stmt.kind == ast::StmtKind::AnnAssign) &&
+        stmt.targets.size() == 1 && stmt.targets[0]->kind == ast::ExprKind::Name &&
+        stmt.targets[0]->name == name && stmt.value) {
+      ++assignments;
+      value = stmt.value.get();
+    }
+  });
+  return assignments == 1 && isTuningDecoratorCall(*value) ? value : nullptr;
+}
+
 /// The name a module-level value wraps when it applies Triton's decorators by call, as
 /// unsloth writes its kernels: `f = triton.jit(f)`, `f = triton.heuristics({...})(f)`,
-/// `triton.autotune(...)(triton.jit(f))`. `sawJit` tells whether triton.jit is among them.
+/// `triton.autotune(...)(triton.jit(f))`, or through a decorator that `module` keeps in a
+/// variable (`f = fp8_autotune(f)`). `sawJit` tells whether triton.jit is among them;
+/// `decorators`, when given, receives the autotune and heuristics calls, outermost first.
 /// Empty when the value is anything else.
-static std::string decoratorCallTarget(const ast::Expr &value, bool &sawJit) {
+static std::string decoratorCallTarget(const ast::Expr &value, bool &sawJit,
+                                       const ast::Module *module = nullptr,
+                                       std::vector<const ast::Expr *> *decorators = nullptr) {
   if (value.kind == ast::ExprKind::Name)
     return value.name;
   if (value.kind != ast::ExprKind::Call || value.operands.size() != 2 || !value.keywords.empty())
@@ -163,15 +195,18 @@ static std::string decoratorCallTarget(const ast::Expr &value, bool &sawJit) {
   const ast::Expr &callee = *value.operands[0];
   if (isJitDecorator(callee) && callee.kind != ast::ExprKind::Call) {
     sawJit = true;
-    return decoratorCallTarget(*value.operands[1], sawJit);
+    return decoratorCallTarget(*value.operands[1], sawJit, module, decorators);
   }
-  if (callee.kind == ast::ExprKind::Call) {
-    std::string wrapper = dottedName(*callee.operands[0]);
-    if (wrapper == "triton.heuristics" || wrapper == "heuristics" || wrapper == "triton.autotune" ||
-        wrapper == "autotune")
-      return decoratorCallTarget(*value.operands[1], sawJit);
-  }
-  return "";
+  const ast::Expr *decorator = nullptr;
+  if (isTuningDecoratorCall(callee))
+    decorator = &callee;
+  else if (callee.kind == ast::ExprKind::Name)
+    decorator = decoratorVariable(module, callee.name);
+  if (!decorator)
+    return "";
+  if (decorators)
+    decorators->push_back(decorator);
+  return decoratorCallTarget(*value.operands[1], sawJit, module, decorators);
 }
 
 /// A function definition that @triton.jit decorates.
@@ -181,15 +216,40 @@ static bool isJitDefinition(const ast::Stmt &stmt) {
                      [](const ast::ExprPtr &d) { return isJitDecorator(*d); });
 }
 
-/// The name of a function that a module-level `f = ...(f)` rebinds through Triton's decorators
-/// (see decoratorCallTarget), or empty.
-static std::string redecoratedName(const ast::Stmt &stmt, bool &sawJit) {
+/// The function that a module-level `name = ...(f)` wraps through Triton's decorators (see
+/// decoratorCallTarget), or empty. `decorators` as there.
+static std::string decoratedFunction(const ast::Stmt &stmt, bool &sawJit, const ast::Module *module,
+                                     std::vector<const ast::Expr *> *decorators = nullptr) {
   if ((stmt.kind != ast::StmtKind::Assign && stmt.kind != ast::StmtKind::AnnAssign) ||
       stmt.targets.size() != 1 || stmt.targets[0]->kind != ast::ExprKind::Name || !stmt.value ||
       stmt.value->kind != ast::ExprKind::Call)
     return "";
-  std::string target = decoratorCallTarget(*stmt.value, sawJit);
-  return target == stmt.targets[0]->name ? target : "";
+  return decoratorCallTarget(*stmt.value, sawJit, module, decorators);
+}
+
+/// The name of a function that a module-level `f = ...(f)` rebinds through Triton's decorators
+/// (see decoratorCallTarget), or empty.
+static std::string redecoratedName(const ast::Stmt &stmt, bool &sawJit, const ast::Module *module) {
+  std::string target = decoratedFunction(stmt, sawJit, module);
+  return !target.empty() && target == stmt.targets[0]->name ? target : "";
+}
+
+DecoratedByCall decoratedByCall(const ast::Module &module, const std::string &name) {
+  DecoratedByCall result;
+  forEachModuleLevelStatement(module.body, [&](const ast::Stmt &stmt, bool) {
+    if (!result.function.empty() || stmt.targets.size() != 1 ||
+        stmt.targets[0]->kind != ast::ExprKind::Name || stmt.targets[0]->name != name)
+      return;
+    bool sawJit = false;
+    std::vector<const ast::Expr *> decorators;
+    std::string function = decoratedFunction(stmt, sawJit, &module, &decorators);
+    // `a = b` alone is no decoration.
+    if (function.empty() || (decorators.empty() && !sawJit))
+      return;
+    result.function = function;
+    result.decorators = std::move(decorators);
+  });
+  return result;
 }
 
 std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module) {
@@ -198,7 +258,7 @@ std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module) {
   std::set<std::string> jittedByCall;
   for (const ast::StmtPtr &stmt : module.body) {
     bool sawJit = false;
-    std::string name = redecoratedName(*stmt, sawJit);
+    std::string name = redecoratedName(*stmt, sawJit, &module);
     if (!name.empty() && sawJit)
       jittedByCall.insert(name);
   }
@@ -243,8 +303,26 @@ std::vector<const ast::Stmt *> conditionalJitFunctions(const ast::Module &module
   return result;
 }
 
+static const ast::Stmt *findKernelDefinition(const ast::Module &module,
+                                             const SourceManager &sources,
+                                             const KernelRequest &request);
+
 const ast::Stmt *findKernel(const ast::Module &module, const SourceManager &sources,
                             const KernelRequest &request) {
+  if (const ast::Stmt *kernel = findKernelDefinition(module, sources, request))
+    return kernel;
+  // `tuned_kernel = rmsnorm_autotune(kernel)`: the kernel it wraps, under the new name.
+  DecoratedByCall byCall = decoratedByCall(module, request.name);
+  if (byCall.function.empty() || byCall.function == request.name)
+    return nullptr;
+  KernelRequest wrapped = request;
+  wrapped.name = byCall.function;
+  return findKernelDefinition(module, sources, wrapped);
+}
+
+static const ast::Stmt *findKernelDefinition(const ast::Module &module,
+                                             const SourceManager &sources,
+                                             const KernelRequest &request) {
   for (const ast::Stmt *f : jitFunctions(module))
     if (f->name == request.name)
       return f;
@@ -544,7 +622,7 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       // `f = triton.heuristics({...})(triton.jit(f))` leaves `f` the function defined above:
       // what the wrappers add matters at launch (the heuristics and configs bind constexprs).
       bool sawJit = false;
-      if (!redecoratedName(*stmt, sawJit).empty())
+      if (!redecoratedName(*stmt, sawJit, mod().ast).empty())
         break;
       if (stmt->targets.size() != 1 || !stmt->value)
         break;
@@ -2930,8 +3008,12 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
                                    std::to_string(kernel->params.size()) + " parameters");
 
   std::map<std::string, std::string> defines(request.defines.begin(), request.defines.end());
-  tir::Function *function =
-      out.addFunction(request.entryName.empty() ? kernel->name : request.entryName, kernel->loc);
+  // A kernel found under another name (`tuned = rmsnorm_autotune(kernel)`) is entered by it.
+  std::string entryName = request.entryName.empty() ? kernel->name : request.entryName;
+  if (request.entryName.empty() && kernel->name != request.name &&
+      !decoratedByCall(module, request.name).function.empty())
+    entryName = request.name;
+  tir::Function *function = out.addFunction(entryName, kernel->loc);
   function->numWarps = request.numWarps;
   function->numStages = request.numStages;
   std::map<std::string, SemaValue> constexprArgs;
