@@ -3062,17 +3062,25 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       continue;
     }
     // `fp16` for a constexpr is the dtype, as `tl.float16` is. An integer type is taken for a
-    // dtype only where the default is one: `i32` for BLOCK is more likely a forgotten value.
+    // dtype where the default is one, or where it is spelled as the dtype (`int32`, as
+    // `tl.int32`; SGLang's scaled_mm passes ACCUMULATOR_DTYPE=tl.int32): Triton's `i32` for
+    // BLOCK is more likely a forgotten value.
+    bool dtypeSpelling = entry.text.rfind("int", 0) == 0 || entry.text.rfind("uint", 0) == 0;
     if (isConstexpr && entry.kind == SignatureEntry::Kind::Scalar && entry.hint == 0 &&
-        (entry.type.isFloat() || defaultIsDType(param))) {
+        (entry.type.isFloat() || defaultIsDType(param) || dtypeSpelling)) {
       constexprArgs[param.name] = SemaValue::ofDType(entry.type);
       continue;
     }
-    if (isConstexpr)
+    if (isConstexpr) {
+      std::string dtypeHint;
+      if (entry.kind == SignatureEntry::Kind::Scalar && entry.hint == 0)
+        dtypeHint = " (for the dtype, write " + entry.type.tritonName() + " or tl." +
+                    entry.type.tritonName() + ")";
       sources.error(param.loc, "parameter '" + param.name +
                                    "' is tl.constexpr: the signature must give its value (such as "
                                    "1024), not the type '" +
-                                   entry.text + "'");
+                                   entry.text + "'" + dtypeHint);
+    }
     if (entry.kind == SignatureEntry::Kind::TensorDesc) {
       addTensorDescriptorParams(*function, param.name, entry);
       continue;
