@@ -981,7 +981,7 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
   // Python builtins that kernels may use.
   static const std::set<std::string> pyBuiltins = {
       "range", "min",  "max",        "float",   "int",     "bool",   "len", "print", "abs", "str",
-      "tuple", "list", "isinstance", "getattr", "hasattr", "format", "sum", "any",   "all"};
+      "tuple", "list", "isinstance", "getattr", "hasattr", "format", "sum", "any",   "all", "map"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   error(loc, "undefined name '" + name + "'");
@@ -2412,6 +2412,11 @@ SemaValue Specializer::attribute(const SemaValue &base, const std::string &attr,
 SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
   SemaValue base = eval(*expr.operands[0]);
   const ast::Expr &indexExpr = *expr.operands[1];
+  // t[1:], version.split(".")[:2], s[::-1]: a slice of a tuple, a list or a string, as Python
+  // takes it (Triton's tuples slice the same way in kernels).
+  if (indexExpr.kind == ast::ExprKind::Slice &&
+      (base.kind == SemaValue::Kind::Tuple || base.kind == SemaValue::Kind::String))
+    return sliceSequence(base, indexExpr);
   std::vector<SemaValue> indices;
   if (indexExpr.kind == ast::ExprKind::Tuple) {
     for (const ast::ExprPtr &e : indexExpr.operands)
@@ -2463,6 +2468,53 @@ SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
   return SemaValue::ofTensor(v);
 }
 
+SemaValue Specializer::sliceSequence(const SemaValue &base, const ast::Expr &slice) {
+  auto part = [&](size_t i) -> std::optional<int64_t> {
+    const ast::ExprPtr &e = slice.operands[i];
+    if (!e)
+      return std::nullopt;
+    SemaValue v = eval(*e);
+    if (v.isNone())
+      return std::nullopt;
+    if (v.kind != SemaValue::Kind::Int && v.kind != SemaValue::Kind::Bool)
+      error(e->loc, "slice indices must be constant integers or None, not " + v.describe());
+    return v.numberAsInt();
+  };
+  std::optional<int64_t> lower = part(0), upper = part(1), stride = part(2);
+  int64_t step = stride.value_or(1);
+  if (step == 0)
+    raisePython(*builtinExceptionClasses("ValueError"), "slice step cannot be zero", slice.loc);
+  // Python's slice.indices(): bounds clamped to the sequence, from the end when negative.
+  int64_t n = base.kind == SemaValue::Kind::Tuple ? static_cast<int64_t>(base.elems.size())
+                                                  : static_cast<int64_t>(base.name.size());
+  auto clamp = [&](std::optional<int64_t> bound, int64_t fallback) {
+    if (!bound)
+      return fallback;
+    int64_t b = *bound < 0 ? *bound + n : *bound;
+    return step > 0 ? std::clamp<int64_t>(b, 0, n) : std::clamp<int64_t>(b, -1, n - 1);
+  };
+  int64_t start = clamp(lower, step > 0 ? 0 : n - 1);
+  int64_t stop = clamp(upper, step > 0 ? n : -1);
+  std::vector<SemaValue> elems;
+  std::string text;
+  for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+    if (base.kind == SemaValue::Kind::Tuple)
+      elems.push_back(base.elems[static_cast<size_t>(i)]);
+    else
+      text += base.name[static_cast<size_t>(i)];
+  }
+  if (base.kind == SemaValue::Kind::String) {
+    bool ascii = std::all_of(base.name.begin(), base.name.end(),
+                             [](char c) { return (static_cast<unsigned char>(c) & 0x80) == 0; });
+    if (!ascii)
+      error(slice.loc, "slicing a string outside ASCII is not supported yet");
+    return SemaValue::ofString(std::move(text));
+  }
+  SemaValue result = SemaValue::ofTuple(std::move(elems));
+  result.isList = base.isList;
+  return result;
+}
+
 SemaValue Specializer::evalCall(const ast::Expr &expr) {
   SemaValue callee = eval(*expr.operands[0]);
   CallArgs args;
@@ -2474,7 +2526,35 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
       error(kw.loc, "'**' arguments are not supported in kernels");
     args.keywords.emplace_back(kw.name, eval(*kw.value));
   }
-  builder_.setLoc(expr.loc);
+  return callValue(callee, args, expr.operands[0]->loc);
+}
+
+SemaValue Specializer::callValue(const SemaValue &callee, CallArgs &args, SourceLoc calleeLoc) {
+  builder_.setLoc(args.loc);
+  // What functools' wrappers return in module-level code (HostPython.cpp): a caching decorator
+  // returns the function it wraps, and a partial calls its function with its bound arguments
+  // before the call's own, its keywords overridden by the call's.
+  if (callee.kind == SemaValue::Kind::Builtin && callee.name == kCacheDecorator) {
+    if (args.positional.size() != 1 || !args.keywords.empty())
+      raisePython(*builtinExceptionClasses("TypeError"),
+                  "the decorator lru_cache returns takes one function", args.loc);
+    return args.positional[0];
+  }
+  if (callee.kind == SemaValue::Kind::Builtin && callee.name == kPartialObject) {
+    CallArgs bound;
+    bound.loc = args.loc;
+    bound.positional = callee.elems[1].elems;
+    bound.positional.insert(bound.positional.end(), args.positional.begin(), args.positional.end());
+    for (const SemaValue &keyword : callee.elems[2].elems) {
+      const std::string &name = keyword.elems[0].name;
+      bool overridden = std::any_of(args.keywords.begin(), args.keywords.end(),
+                                    [&](const auto &kw) { return kw.first == name; });
+      if (!overridden)
+        bound.keywords.emplace_back(name, keyword.elems[1]);
+    }
+    bound.keywords.insert(bound.keywords.end(), args.keywords.begin(), args.keywords.end());
+    return callValue(callee.elems[0], bound, calleeLoc);
+  }
   if (callee.kind == SemaValue::Kind::JitFunction) {
     // A stdlib function used as a method (x.sigmoid()): the receiver is the first argument.
     if (!callee.elems.empty())
@@ -2512,7 +2592,7 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
     return callHostLibrary(callee.name, args);
   if (callee.kind == SemaValue::Kind::Builtin)
     return callBuiltin(callee, args);
-  error(expr.operands[0]->loc, callee.describe() + " is not callable in a kernel");
+  error(calleeLoc, callee.describe() + " is not callable in a kernel");
 }
 
 SemaValue Specializer::callJitFunction(const ast::Stmt &def, CallArgs &args) {
