@@ -1957,6 +1957,14 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
       raisePython(kInvalidVersion, "Invalid version: " + stringRepr(a[0]->name), args.loc);
     return makeObject(kVersionClass, {SemaValue::ofString(v->str())});
   }
+  // torch.version.cuda.split("."): what the host's build of torch says is no property of the
+  // GPU compiled for.
+  if (qualified.rfind("torch.version.", 0) == 0) {
+    std::string attribute = qualified.substr(0, qualified.find('.', 14));
+    error(args.loc, "tilec cannot know " + attribute +
+                        ", a property of the host's build of torch; it knows only what the GPU "
+                        "compiled for (--arch) implies");
+  }
   error(args.loc, "calling '" + qualified +
                       "' is not supported yet in module-level code that tilec evaluates");
 }
