@@ -1733,6 +1733,9 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     SemaValue shapeValue = shapeArgs.size() == 1 ? shapeArgs[0] : SemaValue::ofTuple(shapeArgs);
     tir::Value *v = tensorArg(args.positional[0], display);
     std::vector<int64_t> shape = constShape(*this, shapeValue, loc);
+    if (shape.empty())
+      error(loc, display + " to the shape () is not allowed: Triton forbids 0-d blocks (0d "
+                           "block_type is forbidden)");
     int64_t count = 1;
     for (int64_t d : shape)
       count *= d;
