@@ -1239,6 +1239,11 @@ void Specializer::exec(const ast::Stmt &stmt) {
     if (hostCallDepth_ > 0)
       error(stmt.loc, stmt.name + " is not supported yet in Python code that tilec evaluates at "
                                   "module level");
+    // Triton's code generator has no `raise` either: a kernel reaching one (a constexpr branch
+    // taken, such as `if quant_max is not None: raise NotImplementedError()`) does not compile.
+    if (stmt.name == "raise statement")
+      error(stmt.loc, "raise in a kernel: Triton's code generator has none (unsupported AST node "
+                      "type: Raise); only a compile-time branch not taken may hold one");
     error(stmt.loc, stmt.name + " is not supported yet in a kernel");
   }
 }
