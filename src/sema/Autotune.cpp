@@ -367,6 +367,28 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
   return spec;
 }
 
+bool isRuntimeHeuristic(const ast::Stmt &kernel, const SourceManager &sources,
+                        const std::string &name, const std::vector<const ast::Expr *> &byCall) {
+  std::vector<const ast::Expr *> decorators;
+  for (const ast::ExprPtr &decorator : kernel.decorators)
+    decorators.push_back(decorator.get());
+  decorators.insert(decorators.end(), byCall.begin(), byCall.end());
+  for (const ast::Expr *decorator : decorators) {
+    if (calleeName(*decorator) != "heuristics")
+      continue;
+    const ast::Expr *values = decorator->operands.size() == 2 ? decorator->operands[1].get()
+                                                              : keyword(*decorator, "values");
+    if (!values || values->kind != ast::ExprKind::Unsupported)
+      continue;
+    DictReader reader(sources, values->loc);
+    reader.allowLambdas_ = true;
+    for (const auto &[key, value] : reader.read("@triton.heuristics"))
+      if (key == name && value == DictReader::kRuntimeHeuristic)
+        return true;
+  }
+  return false;
+}
+
 bool bindsEveryConstexpr(const ast::Stmt &kernel, const std::string &signature,
                          const std::vector<std::pair<std::string, std::string>> &defines) {
   std::string error;

@@ -55,6 +55,12 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
                           const ast::Module *module = nullptr,
                           const std::vector<const ast::Expr *> &byCall = {});
 
+/// Whether a @triton.heuristics of `kernel` (its decorators, then `byCall`) computes `name` from
+/// the launch's arguments (a lambda or a named function), which only a signature or -D can bind
+/// ahead of time.
+bool isRuntimeHeuristic(const ast::Stmt &kernel, const SourceManager &sources,
+                        const std::string &name, const std::vector<const ast::Expr *> &byCall);
+
 /// Whether `signature` and `defines` bind every tl.constexpr parameter of `kernel` that has no
 /// default (those left out take their defaults), and it has at least one. Then a config has
 /// nothing left to choose but num_warps and num_stages, which the command line gives: the driver

@@ -1,5 +1,6 @@
 #include "sema/Specializer.h"
 
+#include "sema/Autotune.h"
 #include "sema/Sema.h"
 #include "sema/Signature.h"
 #include "sema/TypeRules.h"
@@ -3131,10 +3132,17 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       }
       if (param.defaultValue)
         continue; // evaluated by the specializer
+      // `"EVEN_K": heur_even_k`: Triton computes it at each launch from the arguments.
+      std::string heuristic;
+      if (isRuntimeHeuristic(*kernel, sources, param.name,
+                             decoratedByCall(module, request.name).decorators))
+        heuristic = " (@triton.heuristics computes it from the launch's arguments, which tilec "
+                    "cannot evaluate ahead of time: give it in the signature or with -D " +
+                    param.name + "=VALUE)";
       sources.error(kernel->loc, "the signature has " + std::to_string(entries->size()) +
                                      " entries but '" + kernel->name + "' has " +
                                      std::to_string(kernel->params.size()) + " parameters; '" +
-                                     param.name + "' has no value");
+                                     param.name + "' has no value" + heuristic);
     }
     const SignatureEntry &entry = (*entries)[i];
     if (define != defines.end())
