@@ -161,33 +161,35 @@ static bool isTuningDecoratorCall(const ast::Expr &expr) {
          wrapper == "triton.autotune" || wrapper == "autotune";
 }
 
-/// The triton.autotune or triton.heuristics call that a module-level name holds, as SGLang keeps
+/// The triton.autotune and triton.heuristics calls that module-level names hold, as SGLang keeps
 /// one decorator for several kernels (`fp8_autotune = triton.autotune(configs=..., key=...)`):
-/// the value of its one module-level assignment. Null for any other name.
-static const ast::Expr *decoratorVariable(const ast::Module *module, const std::string &name) {
-  if (!module)
-    return nullptr;
-  const ast::Expr *value = nullptr;
-  int assignments = 0;
-  forEachModuleLevelStatement(module->body, [&](const ast::Stmt &stmt, bool) {
-    if ((stmt.kind == ast::StmtKind::Assign || stmt.kind == ast::StmtKind::AnnAssign) &&
-        stmt.targets.size() == 1 && stmt.targets[0]->kind == ast::ExprKind::Name &&
-        stmt.targets[0]->name == name && stmt.value) {
-      ++assignments;
-      value = stmt.value.get();
+/// each name's one module-level assignment (a name assigned more than once is left out).
+static DecoratorVariables decoratorVariables(const ast::Module &module) {
+  DecoratorVariables variables;
+  std::set<std::string> assigned;
+  forEachModuleLevelStatement(module.body, [&](const ast::Stmt &stmt, bool) {
+    if ((stmt.kind != ast::StmtKind::Assign && stmt.kind != ast::StmtKind::AnnAssign) ||
+        stmt.targets.size() != 1 || stmt.targets[0]->kind != ast::ExprKind::Name || !stmt.value)
+      return;
+    const std::string &name = stmt.targets[0]->name;
+    if (!assigned.insert(name).second) {
+      variables.erase(name);
+      return;
     }
+    if (isTuningDecoratorCall(*stmt.value))
+      variables[name] = stmt.value.get();
   });
-  return assignments == 1 && isTuningDecoratorCall(*value) ? value : nullptr;
+  return variables;
 }
 
 /// The name a module-level value wraps when it applies Triton's decorators by call, as
 /// unsloth writes its kernels: `f = triton.jit(f)`, `f = triton.heuristics({...})(f)`,
-/// `triton.autotune(...)(triton.jit(f))`, or through a decorator that `module` keeps in a
-/// variable (`f = fp8_autotune(f)`). `sawJit` tells whether triton.jit is among them;
-/// `decorators`, when given, receives the autotune and heuristics calls, outermost first.
-/// Empty when the value is anything else.
+/// `triton.autotune(...)(triton.jit(f))`, or through a decorator that the module keeps in a
+/// variable (`f = fp8_autotune(f)`, `variables` from decoratorVariables). `sawJit` tells whether
+/// triton.jit is among them; `decorators`, when given, receives the autotune and heuristics
+/// calls, outermost first. Empty when the value is anything else.
 static std::string decoratorCallTarget(const ast::Expr &value, bool &sawJit,
-                                       const ast::Module *module = nullptr,
+                                       const DecoratorVariables *variables = nullptr,
                                        std::vector<const ast::Expr *> *decorators = nullptr) {
   if (value.kind == ast::ExprKind::Name)
     return value.name;
@@ -196,18 +198,20 @@ static std::string decoratorCallTarget(const ast::Expr &value, bool &sawJit,
   const ast::Expr &callee = *value.operands[0];
   if (isJitDecorator(callee) && callee.kind != ast::ExprKind::Call) {
     sawJit = true;
-    return decoratorCallTarget(*value.operands[1], sawJit, module, decorators);
+    return decoratorCallTarget(*value.operands[1], sawJit, variables, decorators);
   }
   const ast::Expr *decorator = nullptr;
-  if (isTuningDecoratorCall(callee))
+  if (isTuningDecoratorCall(callee)) {
     decorator = &callee;
-  else if (callee.kind == ast::ExprKind::Name)
-    decorator = decoratorVariable(module, callee.name);
+  } else if (callee.kind == ast::ExprKind::Name && variables) {
+    auto held = variables->find(callee.name);
+    decorator = held == variables->end() ? nullptr : held->second;
+  }
   if (!decorator)
     return "";
   if (decorators)
     decorators->push_back(decorator);
-  return decoratorCallTarget(*value.operands[1], sawJit, module, decorators);
+  return decoratorCallTarget(*value.operands[1], sawJit, variables, decorators);
 }
 
 /// A function definition that @triton.jit decorates.
@@ -219,31 +223,34 @@ static bool isJitDefinition(const ast::Stmt &stmt) {
 
 /// The function that a module-level `name = ...(f)` wraps through Triton's decorators (see
 /// decoratorCallTarget), or empty. `decorators` as there.
-static std::string decoratedFunction(const ast::Stmt &stmt, bool &sawJit, const ast::Module *module,
+static std::string decoratedFunction(const ast::Stmt &stmt, bool &sawJit,
+                                     const DecoratorVariables *variables,
                                      std::vector<const ast::Expr *> *decorators = nullptr) {
   if ((stmt.kind != ast::StmtKind::Assign && stmt.kind != ast::StmtKind::AnnAssign) ||
       stmt.targets.size() != 1 || stmt.targets[0]->kind != ast::ExprKind::Name || !stmt.value ||
       stmt.value->kind != ast::ExprKind::Call)
     return "";
-  return decoratorCallTarget(*stmt.value, sawJit, module, decorators);
+  return decoratorCallTarget(*stmt.value, sawJit, variables, decorators);
 }
 
 /// The name of a function that a module-level `f = ...(f)` rebinds through Triton's decorators
 /// (see decoratorCallTarget), or empty.
-static std::string redecoratedName(const ast::Stmt &stmt, bool &sawJit, const ast::Module *module) {
-  std::string target = decoratedFunction(stmt, sawJit, module);
+static std::string redecoratedName(const ast::Stmt &stmt, bool &sawJit,
+                                   const DecoratorVariables *variables) {
+  std::string target = decoratedFunction(stmt, sawJit, variables);
   return !target.empty() && target == stmt.targets[0]->name ? target : "";
 }
 
 DecoratedByCall decoratedByCall(const ast::Module &module, const std::string &name) {
   DecoratedByCall result;
+  DecoratorVariables variables = decoratorVariables(module);
   forEachModuleLevelStatement(module.body, [&](const ast::Stmt &stmt, bool) {
     if (!result.function.empty() || stmt.targets.size() != 1 ||
         stmt.targets[0]->kind != ast::ExprKind::Name || stmt.targets[0]->name != name)
       return;
     bool sawJit = false;
     std::vector<const ast::Expr *> decorators;
-    std::string function = decoratedFunction(stmt, sawJit, &module, &decorators);
+    std::string function = decoratedFunction(stmt, sawJit, &variables, &decorators);
     // `a = b` alone is no decoration.
     if (function.empty() || (decorators.empty() && !sawJit))
       return;
@@ -257,9 +264,10 @@ std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module) {
   // A function is a kernel when @triton.jit decorates it, or when module-level code applies
   // triton.jit to it by call (`f = triton.jit(f)`), as Python runs decorators.
   std::set<std::string> jittedByCall;
+  DecoratorVariables variables = decoratorVariables(module);
   for (const ast::StmtPtr &stmt : module.body) {
     bool sawJit = false;
-    std::string name = redecoratedName(*stmt, sawJit, &module);
+    std::string name = redecoratedName(*stmt, sawJit, &variables);
     if (!name.empty() && sawJit)
       jittedByCall.insert(name);
   }
@@ -623,7 +631,9 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       // `f = triton.heuristics({...})(triton.jit(f))` leaves `f` the function defined above:
       // what the wrappers add matters at launch (the heuristics and configs bind constexprs).
       bool sawJit = false;
-      if (!redecoratedName(*stmt, sawJit, mod().ast).empty())
+      if (!mod().decoratorVariables)
+        mod().decoratorVariables = decoratorVariables(*mod().ast);
+      if (!redecoratedName(*stmt, sawJit, &*mod().decoratorVariables).empty())
         break;
       if (stmt->targets.size() != 1 || !stmt->value)
         break;

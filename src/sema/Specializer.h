@@ -55,6 +55,9 @@ std::vector<std::string> libraryExceptionClasses(const std::string &name, const 
 inline constexpr const char *kCacheDecorator = "functools.lru_cache()";
 inline constexpr const char *kPartialObject = "functools.partial";
 
+/// Module-level names bound once to a call of triton.autotune or triton.heuristics.
+using DecoratorVariables = std::map<std::string, const ast::Expr *>;
+
 struct CallArgs {
   std::vector<SemaValue> positional;
   std::vector<std::pair<std::string, SemaValue>> keywords;
@@ -289,6 +292,9 @@ private:
     // error that refuses them. tilec evaluates module-level names on demand and does not run
     // the calls whose side effects would change them.
     std::map<std::string, const ast::Stmt *> reboundByFunction;
+    // The triton.autotune/heuristics calls its names hold (`tuned = triton.autotune(...)`),
+    // which `f = tuned(f)` applies by call; computed on first need.
+    std::optional<DecoratorVariables> decoratorVariables;
   };
   const ModuleGraph *graph_;
   std::vector<ModuleState> modules_;
