@@ -173,8 +173,9 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
     // A signature that binds every constexpr asks for one specialisation (bindsEveryConstexpr).
     sema::AutotuneSpec tuning;
     if (kernel && !sema::bindsEveryConstexpr(*kernel, spec.signature, options.defines))
-      tuning = sema::readAutotune(*kernel, sources, options.numWarps, options.numStages,
-                                  syntax.get(), &base);
+      tuning =
+          sema::readAutotune(*kernel, sources, options.numWarps, options.numStages, syntax.get(),
+                             &base, sema::decoratedByCall(*syntax, spec.name).decorators);
     else
       tuning.configs.push_back({{}, options.numWarps, options.numStages}); // sema reports it
     codegen::KernelVariants group;

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 namespace tilec::sema {
 namespace {
@@ -109,6 +110,12 @@ private:
                                     peek() == '.' || peek() == '_'))
       ++pos_;
     std::string value = text_->substr(start, pos_ - start);
+    // A name a comprehension's `for` binds (`{"BLOCK_M": block_m} for block_m in [16, 32]`).
+    if (bindings_) {
+      auto bound = bindings_->find(value);
+      if (bound != bindings_->end())
+        return bound->second;
+    }
     if (value == "lambda" && allowLambdas_) {
       skipExpression();
       return kRuntimeHeuristic;
@@ -158,6 +165,8 @@ public:
   /// The value read for a lambda where lambdas are allowed (@triton.heuristics).
   static constexpr const char *kRuntimeHeuristic = "<lambda>";
   bool allowLambdas_ = false;
+  /// The values of the names a config comprehension binds, as literal texts.
+  const std::map<std::string, std::string> *bindings_ = nullptr;
 
 private:
   const SourceManager &sources_;
@@ -260,14 +269,67 @@ std::vector<AutotuneConfig> evaluateConfigs(const ast::Expr &configs, const ast:
 }
 
 unsigned unsignedKeyword(const ast::Expr &call, const char *name, unsigned fallback,
-                         const SourceManager &sources) {
+                         const SourceManager &sources,
+                         const std::map<std::string, const ast::Expr *> &bindings = {}) {
   const ast::Expr *value = keyword(call, name);
   if (!value)
     return fallback;
+  if (value->kind == ast::ExprKind::Name && bindings.count(value->name))
+    value = bindings.at(value->name);
   if (value->kind != ast::ExprKind::IntLit || value->intValue < 1 || value->intValue > 32)
     sources.error(value->loc, std::string("triton.Config: ") + name +
                                   " must be an integer literal from 1 to 32");
   return static_cast<unsigned>(value->intValue);
+}
+
+/// The literal text of a comprehension's loop value, as a config's dict would spell it.
+std::string literalText(const ast::Expr &value, const SourceManager &sources) {
+  switch (value.kind) {
+  case ast::ExprKind::IntLit:
+    return std::to_string(value.intValue);
+  case ast::ExprKind::BoolLit:
+    return value.boolValue ? "True" : "False";
+  case ast::ExprKind::NoneLit:
+    return "None";
+  case ast::ExprKind::StringLit:
+    if (!value.isFString)
+      return value.stringValue;
+    break;
+  case ast::ExprKind::UnaryOp:
+    if (value.unaryOp == ast::UnaryOperator::Neg &&
+        value.operands[0]->kind == ast::ExprKind::IntLit)
+      return "-" + std::to_string(value.operands[0]->intValue);
+    break;
+  default:
+    break;
+  }
+  sources.error(value.loc, "@triton.autotune: a config comprehension's loops must run over lists "
+                           "or tuples of integer, bool or string literals for tilec to read them");
+}
+
+/// Every binding of the `for` targets of `[triton.Config(...) for a in [...] for b in (...)]`, in
+/// Python's order (the last clause varies fastest). Each target is one name over a list or tuple
+/// literal; a clause with an `if` is not read.
+std::vector<std::map<std::string, const ast::Expr *>>
+comprehensionBindings(const ast::Expr &comprehension, const SourceManager &sources) {
+  std::vector<std::map<std::string, const ast::Expr *>> bindings(1);
+  for (size_t i = 1; i + 2 < comprehension.operands.size(); i += 3) {
+    const ast::Expr &target = *comprehension.operands[i];
+    const ast::Expr &iterable = *comprehension.operands[i + 1];
+    if (comprehension.operands[i + 2] || target.kind != ast::ExprKind::Name ||
+        (iterable.kind != ast::ExprKind::List && iterable.kind != ast::ExprKind::Tuple))
+      sources.error(iterable.loc, "@triton.autotune: tilec reads config comprehensions whose "
+                                  "`for` clauses bind one name each over a list or tuple literal, "
+                                  "without `if`");
+    std::vector<std::map<std::string, const ast::Expr *>> next;
+    for (const auto &outer : bindings)
+      for (const ast::ExprPtr &value : iterable.operands) {
+        next.push_back(outer);
+        next.back()[target.name] = value.get();
+      }
+    bindings = std::move(next);
+  }
+  return bindings;
 }
 
 } // namespace
@@ -286,10 +348,15 @@ static void moduleAssignments(const ast::StmtList &stmts, const std::string &nam
 
 AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
                           unsigned defaultWarps, unsigned defaultStages, const ast::Module *module,
-                          const KernelRequest *context) {
+                          const KernelRequest *context,
+                          const std::vector<const ast::Expr *> &byCall) {
   AutotuneSpec spec;
   std::vector<std::pair<std::string, std::string>> heuristics;
-  for (const ast::ExprPtr &decorator : kernel.decorators) {
+  std::vector<const ast::Expr *> decorators;
+  for (const ast::ExprPtr &decorator : kernel.decorators)
+    decorators.push_back(decorator.get());
+  decorators.insert(decorators.end(), byCall.begin(), byCall.end());
+  for (const ast::Expr *decorator : decorators) {
     std::string name = calleeName(*decorator);
     if (name == "heuristics") {
       // @triton.heuristics({...}) or @triton.heuristics(values={...})
@@ -322,14 +389,27 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
       if (bound.size() == 1 && bound[0]->kind == ast::ExprKind::List)
         configs = bound[0];
     }
-    bool literal = configs && configs->kind == ast::ExprKind::List && !configs->operands.empty();
-    if (configs && module && context) {
-      // Evaluated as Python evaluates them: a list literal, or configs that module-level code
-      // computes (a name, a function's list, a comprehension; values that are names).
+    // With the kernel's context, evaluated as Python evaluates them: a list literal, or configs
+    // that module-level code computes (a name, a function's list, a comprehension; values that
+    // are names). Without it, list literals and comprehensions over list literals:
+    // [triton.Config({"BLOCK_M": m}, num_warps=w) for m in [16, 32] for w in [2, 4]] gives one
+    // config per binding of the loop names.
+    const bool evaluated = configs && module && context;
+    if (evaluated)
       spec.configs = evaluateConfigs(*configs, kernel, *module, sources, *context, defaultWarps,
                                      defaultStages);
-      literal = false;
-    } else if (!literal) {
+    std::vector<std::map<std::string, const ast::Expr *>> bindings(1);
+    std::vector<const ast::Expr *> elements;
+    if (!evaluated && configs && configs->kind == ast::ExprKind::Comprehension &&
+        configs->boolValue) {
+      bindings = comprehensionBindings(*configs, sources);
+      elements.assign(bindings.size(), configs->operands[0].get());
+    } else if (!evaluated && configs && configs->kind == ast::ExprKind::List) {
+      for (const ast::ExprPtr &config : configs->operands)
+        elements.push_back(config.get());
+      bindings.assign(elements.size(), {});
+    }
+    if (!evaluated && elements.empty()) {
       // One specialisation needs none of them.
       std::string constexprs;
       for (const ast::Param &p : kernel.params)
@@ -337,24 +417,30 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
           constexprs += (constexprs.empty() ? "" : ", ") + p.name;
       sources.error(decorator->loc,
                     "@triton.autotune: configs must be a non-empty list literal of "
-                    "triton.Config(...) for tilec to compile every config; to compile one, give "
+                    "triton.Config(...), or a list comprehension of one over list literals, for "
+                    "tilec to compile every config; to compile one, give "
                     "each constexpr (" +
                         constexprs + ") a value in the signature or with -D");
     }
-    for (size_t i = 0; literal && i < configs->operands.size(); ++i) {
-      const ast::ExprPtr &config = configs->operands[i];
+    for (size_t c = 0; c < elements.size(); ++c) {
+      const ast::Expr *config = elements[c];
       if (calleeName(*config) != "Config")
         sources.error(config->loc, "@triton.autotune: each config must be triton.Config(...)");
+      std::map<std::string, std::string> texts;
+      for (const auto &[name, value] : bindings[c])
+        texts[name] = literalText(*value, sources);
       AutotuneConfig tuned;
       const ast::Expr *values = config->operands.size() > 1 ? config->operands[1].get()
                                                             : keyword(*config, "kwargs");
       if (values) {
         if (values->kind != ast::ExprKind::Dict)
           sources.error(values->loc, "triton.Config: the first argument must be a dict");
-        tuned.constexprs = DictReader(sources, values->loc).read("triton.Config");
+        DictReader reader(sources, values->loc);
+        reader.bindings_ = &texts;
+        tuned.constexprs = reader.read("triton.Config");
       }
-      tuned.numWarps = unsignedKeyword(*config, "num_warps", defaultWarps, sources);
-      tuned.numStages = unsignedKeyword(*config, "num_stages", defaultStages, sources);
+      tuned.numWarps = unsignedKeyword(*config, "num_warps", defaultWarps, sources, bindings[c]);
+      tuned.numStages = unsignedKeyword(*config, "num_stages", defaultStages, sources, bindings[c]);
       if (tuned.numWarps & (tuned.numWarps - 1))
         sources.error(config->loc, "triton.Config: num_warps must be a power of two");
       spec.configs.push_back(std::move(tuned));
@@ -382,6 +468,28 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
   for (AutotuneConfig &config : spec.configs)
     config.constexprs.insert(config.constexprs.end(), heuristics.begin(), heuristics.end());
   return spec;
+}
+
+bool isRuntimeHeuristic(const ast::Stmt &kernel, const SourceManager &sources,
+                        const std::string &name, const std::vector<const ast::Expr *> &byCall) {
+  std::vector<const ast::Expr *> decorators;
+  for (const ast::ExprPtr &decorator : kernel.decorators)
+    decorators.push_back(decorator.get());
+  decorators.insert(decorators.end(), byCall.begin(), byCall.end());
+  for (const ast::Expr *decorator : decorators) {
+    if (calleeName(*decorator) != "heuristics")
+      continue;
+    const ast::Expr *values = decorator->operands.size() == 2 ? decorator->operands[1].get()
+                                                              : keyword(*decorator, "values");
+    if (!values || values->kind != ast::ExprKind::Dict)
+      continue;
+    DictReader reader(sources, values->loc);
+    reader.allowLambdas_ = true;
+    for (const auto &[key, value] : reader.read("@triton.heuristics"))
+      if (key == name && value == DictReader::kRuntimeHeuristic)
+        return true;
+  }
+  return false;
 }
 
 bool bindsEveryConstexpr(const ast::Stmt &kernel, const std::string &signature,

@@ -53,10 +53,19 @@ struct AutotuneSpec {
 /// `context` too (what the kernel is compiled with: its imports, the target), `configs=` is
 /// evaluated as Python evaluates it when the module is imported, whatever computes it (a
 /// function returning a list, a comprehension over block sizes, values that are names).
+/// `byCall` are the autotune and heuristics calls that module-level code applies to it by call
+/// (decoratedByCall), read after its own decorators.
 AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
                           unsigned defaultWarps, unsigned defaultStages,
                           const ast::Module *module = nullptr,
-                          const KernelRequest *context = nullptr);
+                          const KernelRequest *context = nullptr,
+                          const std::vector<const ast::Expr *> &byCall = {});
+
+/// Whether a @triton.heuristics of `kernel` (its decorators, then `byCall`) computes `name` from
+/// the launch's arguments (a lambda or a named function), which only a signature or -D can bind
+/// ahead of time.
+bool isRuntimeHeuristic(const ast::Stmt &kernel, const SourceManager &sources,
+                        const std::string &name, const std::vector<const ast::Expr *> &byCall);
 
 /// Whether `signature` and `defines` bind every tl.constexpr parameter of `kernel` that has no
 /// default (those left out take their defaults), and it has at least one. Then a config has

@@ -905,6 +905,38 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     if (known)
       return SemaValue::ofBool(*constexprTruth(v));
   }
+  // int("12") in module-level Python (`tuple(map(int, version.split(".")))`): base 10, with
+  // Python's surrounding whitespace, sign and underscores between digits.
+  if (name == "py.int" && args.positional.size() == 1 && args.keywords.empty() &&
+      args.positional[0].kind == Kind::String) {
+    const std::string &text = args.positional[0].name;
+    size_t begin = text.find_first_not_of(" \t\n\r\f\v");
+    size_t end = text.find_last_not_of(" \t\n\r\f\v");
+    std::string digits;
+    bool valid = begin != std::string::npos;
+    if (valid) {
+      std::string body = text.substr(begin, end - begin + 1);
+      size_t i = body[0] == '-' || body[0] == '+' ? 1 : 0;
+      valid = i < body.size();
+      for (size_t j = i; valid && j < body.size(); ++j) {
+        if (body[j] == '_' && j > i && j + 1 < body.size() &&
+            std::isdigit(static_cast<unsigned char>(body[j + 1])) &&
+            std::isdigit(static_cast<unsigned char>(body[j - 1])))
+          continue;
+        valid = std::isdigit(static_cast<unsigned char>(body[j])) != 0;
+        digits += body[j];
+      }
+      if (valid && body[0] == '-')
+        digits = "-" + digits;
+    }
+    if (!valid)
+      raisePython(*builtinExceptionClasses("ValueError"),
+                  "invalid literal for int() with base 10: " + pythonRepr(args.positional[0], loc),
+                  loc);
+    if (digits.size() > 18)
+      error(loc, "int() of " + args.positional[0].repr() + " is beyond 64-bit integers");
+    return SemaValue::ofInt(std::stoll(digits));
+  }
   if (name == "py.int" || name == "py.bool" || name == "py.abs") {
     if (args.positional.size() != 1 || !args.positional[0].isConstexprNumber())
       error(loc, name.substr(3) + "() is only supported on constants in a kernel");
@@ -1001,6 +1033,34 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       total = binaryOp(ast::BinaryOperator::Add, total, v, loc);
     }
     return total;
+  }
+  if (name == "py.map") {
+    // map(f, a, b...) in module-level Python (`tuple(map(int, version.split(".")))`): f of the
+    // elements at each position, as many as the shortest iterable has. Its iterator is a list
+    // here, which tuple(), list() and the loops take alike. Triton's kernels have no map.
+    if (hostCallDepth_ == 0 && moduleLevelDepth_ == 0)
+      error(loc, "map() is not supported in a kernel (Triton's code generator has none)");
+    if (args.positional.size() < 2 || !args.keywords.empty())
+      raisePython(*builtinExceptionClasses("TypeError"), "map() must have at least two arguments.",
+                  loc);
+    size_t count = SIZE_MAX;
+    for (size_t i = 1; i < args.positional.size(); ++i) {
+      const SemaValue &iterable = args.positional[i];
+      if (iterable.kind != Kind::Tuple)
+        error(loc, "map() over " + iterable.describe() +
+                       " is not supported; tilec maps tuples "
+                       "and lists");
+      count = std::min(count, iterable.elems.size());
+    }
+    std::vector<SemaValue> results;
+    for (size_t e = 0; e < count; ++e) {
+      CallArgs call;
+      call.loc = loc;
+      for (size_t i = 1; i < args.positional.size(); ++i)
+        call.positional.push_back(args.positional[i].elems[e]);
+      results.push_back(callValue(args.positional[0], call, loc));
+    }
+    return SemaValue::ofList(std::move(results));
   }
   if (name == "py.tuple" || name == "py.list") {
     if (args.positional.size() != 1 || args.positional[0].kind != Kind::Tuple)
@@ -1563,13 +1623,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       DType from = v->type().elem;
       if (from == to)
         return in;
-      if (from.isPointer() && to.isBool()) {
-        tir::Value *address = builder_.cast(v, DType::scalar(ScalarKind::I64));
-        tir::Value *zero = builder_.intConstant(0, Type(address->type().elem));
-        if (address->type().isTensor())
-          zero = builder_.splat(zero, address->type().shape);
-        return SemaValue::ofTensor(builder_.cmp("ne", address, zero));
-      }
+      if (from.isPointer() && to.isBool())
+        return SemaValue::ofTensor(castTo(v, to));
       if ((from.isPointer() && (to.isPointer() || to.kind == ScalarKind::I64)) ||
           (from.isInteger() && to.isPointer()))
         return SemaValue::ofTensor(builder_.cast(v, to));
@@ -1737,6 +1792,9 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     SemaValue shapeValue = shapeArgs.size() == 1 ? shapeArgs[0] : SemaValue::ofTuple(shapeArgs);
     tir::Value *v = tensorArg(args.positional[0], display);
     std::vector<int64_t> shape = constShape(*this, shapeValue, loc);
+    if (shape.empty())
+      error(loc, display + " to the shape () is not allowed: Triton forbids 0-d blocks (0d "
+                           "block_type is forbidden)");
     int64_t count = 1;
     for (int64_t d : shape)
       count *= d;

@@ -1970,6 +1970,31 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
       "re.match", "re.search", "re.fullmatch", "re.sub", "re.findall", "re.compile", "re.escape"};
   if (regexFunctions.count(qualified))
     return callRegex(qualified.substr(3), args);
+  // functools' caches change no result: lru_cache(maxsize=1) is a decorator that returns the
+  // function it wraps (Specializer::callValue), lru_cache(f) and cache(f) the function itself.
+  if (qualified == "functools.lru_cache" || qualified == "functools.cache") {
+    bool wrapsNow = args.positional.size() == 1 && args.keywords.empty() &&
+                    args.positional[0].kind != Kind::Int && !args.positional[0].isNone();
+    if (wrapsNow)
+      return args.positional[0];
+    if (qualified == "functools.cache")
+      bindCallArgs(*this, qualified, {"user_function"}, 1, args);
+    bindCallArgs(*this, qualified, {"maxsize", "typed"}, 0, args);
+    return SemaValue::ofBuiltin(kCacheDecorator);
+  }
+  // functools.partial(f, *args, **keywords): called, f gets these arguments before the call's.
+  if (qualified == "functools.partial") {
+    if (args.positional.empty())
+      raisePython(kTypeError, "type 'partial' takes at least one argument", args.loc);
+    SemaValue partial = SemaValue::ofBuiltin(kPartialObject);
+    std::vector<SemaValue> keywords;
+    for (const auto &[name, value] : args.keywords)
+      keywords.push_back(SemaValue::ofTuple({SemaValue::ofString(name), value}));
+    partial.elems = {args.positional[0],
+                     SemaValue::ofTuple({args.positional.begin() + 1, args.positional.end()}),
+                     SemaValue::ofTuple(std::move(keywords))};
+    return partial;
+  }
   if (qualified == "importlib.metadata.version")
     return importlibVersion(args);
   if (qualified == "importlib.util.find_spec")
@@ -2038,6 +2063,14 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     if (!v)
       raisePython(kInvalidVersion, "Invalid version: " + stringRepr(a[0]->name), args.loc);
     return makeObject(kVersionClass, {SemaValue::ofString(v->str())});
+  }
+  // torch.version.cuda.split("."): what the host's build of torch says is no property of the
+  // GPU compiled for.
+  if (qualified.rfind("torch.version.", 0) == 0) {
+    std::string attribute = qualified.substr(0, qualified.find('.', 14));
+    error(args.loc, "tilec cannot know " + attribute +
+                        ", a property of the host's build of torch; it knows only what the GPU "
+                        "compiled for (--arch) implies");
   }
   error(args.loc, "calling '" + qualified +
                       "' is not supported yet in module-level code that tilec evaluates");

@@ -151,9 +151,13 @@ tir::Value *Specializer::toValue(const SemaValue &v, SourceLoc loc, const char *
 }
 
 tir::Value *Specializer::castTo(tir::Value *v, DType to) {
-  const DType &from = v->type().elem;
-  if (from == to)
+  if (v->type().elem == to)
     return v;
+  // A pointer is true when it is not null (`if bias_ptr:`): Triton's cast compares its
+  // address, an int64, with zero.
+  if (to.isBool() && v->type().elem.isPointer())
+    v = builder_.cast(v, DType::scalar(ScalarKind::I64));
+  const DType &from = v->type().elem;
   if (to.isBool() && !from.isBool()) {
     // Conversion to bool is `!= 0`, as in Python and Triton.
     tir::Value *zero = from.isFloat() ? builder_.floatConstant(0.0, Type(from))

@@ -62,13 +62,26 @@ void forEachModuleLevelStatement(const ast::StmtList &stmts,
 
 /// The module's @triton.jit functions, in source order.
 std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module);
+/// What module-level code makes of the name `name` through Triton's decorators applied by call:
+/// `name = triton.autotune(...)(f)`, `name = tuned(f)` where `tuned = triton.autotune(...)` once
+/// at module level (a decorator kept in a variable, applied under `if not _is_cpu:` too), the
+/// same with triton.heuristics and triton.jit. `function` is the function they wrap (`name`
+/// itself when the assignment rebinds it), `decorators` the autotune and heuristics calls, as
+/// @-decorators would list them (outermost first). Empty `function` when there is no such
+/// assignment.
+struct DecoratedByCall {
+  std::string function;
+  std::vector<const ast::Expr *> decorators;
+};
+DecoratedByCall decoratedByCall(const ast::Module &module, const std::string &name);
 /// The @triton.jit functions defined inside the module's top-level `if`/`else` and `try` blocks
 /// (`if has_triton(): @triton.jit def k(...)`), nested ones included, in source order.
 std::vector<const ast::Stmt *> conditionalJitFunctions(const ast::Module &module);
 /// The definition of kernel `request.name` that Python would bind: a top-level @triton.jit
 /// function, or one inside module-level `if`/`try` blocks, whose conditions are then evaluated
-/// as for any module-level name (an error when the branch taken defines no such kernel). Null
-/// when the module defines no kernel of that name anywhere.
+/// as for any module-level name (an error when the branch taken defines no such kernel), or the
+/// kernel that a module-level `name = tuned(kernel)` wraps (decoratedByCall). Null when the
+/// module defines no kernel of that name anywhere.
 const ast::Stmt *findKernel(const ast::Module &module, const SourceManager &sources,
                             const KernelRequest &request);
 /// Whether a parameter annotation makes it a compile-time constant (`tl.constexpr`).

@@ -1,5 +1,6 @@
 #include "sema/Specializer.h"
 
+#include "sema/Autotune.h"
 #include "sema/Sema.h"
 #include "sema/Signature.h"
 #include "sema/TypeRules.h"
@@ -151,11 +152,45 @@ static bool isConstexprFunctionDecorator(const ast::Expr &decorator) {
   return last == "constexpr_function" || last == "constexpr";
 }
 
+/// Whether `expr` calls triton.autotune or triton.heuristics: the decorator they return.
+static bool isTuningDecoratorCall(const ast::Expr &expr) {
+  if (expr.kind != ast::ExprKind::Call)
+    return false;
+  std::string wrapper = dottedName(*expr.operands[0]);
+  return wrapper == "triton.heuristics" || wrapper == "heuristics" ||
+         wrapper == "triton.autotune" || wrapper == "autotune";
+}
+
+/// The triton.autotune and triton.heuristics calls that module-level names hold, as SGLang keeps
+/// one decorator for several kernels (`fp8_autotune = triton.autotune(configs=..., key=...)`):
+/// each name's one module-level assignment (a name assigned more than once is left out).
+static DecoratorVariables decoratorVariables(const ast::Module &module) {
+  DecoratorVariables variables;
+  std::set<std::string> assigned;
+  forEachModuleLevelStatement(module.body, [&](const ast::Stmt &stmt, bool) {
+    if ((stmt.kind != ast::StmtKind::Assign && stmt.kind != ast::StmtKind::AnnAssign) ||
+        stmt.targets.size() != 1 || stmt.targets[0]->kind != ast::ExprKind::Name || !stmt.value)
+      return;
+    const std::string &name = stmt.targets[0]->name;
+    if (!assigned.insert(name).second) {
+      variables.erase(name);
+      return;
+    }
+    if (isTuningDecoratorCall(*stmt.value))
+      variables[name] = stmt.value.get();
+  });
+  return variables;
+}
+
 /// The name a module-level value wraps when it applies Triton's decorators by call, as
 /// unsloth writes its kernels: `f = triton.jit(f)`, `f = triton.heuristics({...})(f)`,
-/// `triton.autotune(...)(triton.jit(f))`. `sawJit` tells whether triton.jit is among them.
-/// Empty when the value is anything else.
-static std::string decoratorCallTarget(const ast::Expr &value, bool &sawJit) {
+/// `triton.autotune(...)(triton.jit(f))`, or through a decorator that the module keeps in a
+/// variable (`f = fp8_autotune(f)`, `variables` from decoratorVariables). `sawJit` tells whether
+/// triton.jit is among them; `decorators`, when given, receives the autotune and heuristics
+/// calls, outermost first. Empty when the value is anything else.
+static std::string decoratorCallTarget(const ast::Expr &value, bool &sawJit,
+                                       const DecoratorVariables *variables = nullptr,
+                                       std::vector<const ast::Expr *> *decorators = nullptr) {
   if (value.kind == ast::ExprKind::Name)
     return value.name;
   if (value.kind != ast::ExprKind::Call || value.operands.size() != 2 || !value.keywords.empty())
@@ -163,15 +198,20 @@ static std::string decoratorCallTarget(const ast::Expr &value, bool &sawJit) {
   const ast::Expr &callee = *value.operands[0];
   if (isJitDecorator(callee) && callee.kind != ast::ExprKind::Call) {
     sawJit = true;
-    return decoratorCallTarget(*value.operands[1], sawJit);
+    return decoratorCallTarget(*value.operands[1], sawJit, variables, decorators);
   }
-  if (callee.kind == ast::ExprKind::Call) {
-    std::string wrapper = dottedName(*callee.operands[0]);
-    if (wrapper == "triton.heuristics" || wrapper == "heuristics" || wrapper == "triton.autotune" ||
-        wrapper == "autotune")
-      return decoratorCallTarget(*value.operands[1], sawJit);
+  const ast::Expr *decorator = nullptr;
+  if (isTuningDecoratorCall(callee)) {
+    decorator = &callee;
+  } else if (callee.kind == ast::ExprKind::Name && variables) {
+    auto held = variables->find(callee.name);
+    decorator = held == variables->end() ? nullptr : held->second;
   }
-  return "";
+  if (!decorator)
+    return "";
+  if (decorators)
+    decorators->push_back(decorator);
+  return decoratorCallTarget(*value.operands[1], sawJit, variables, decorators);
 }
 
 /// A function definition that @triton.jit decorates.
@@ -181,24 +221,53 @@ static bool isJitDefinition(const ast::Stmt &stmt) {
                      [](const ast::ExprPtr &d) { return isJitDecorator(*d); });
 }
 
-/// The name of a function that a module-level `f = ...(f)` rebinds through Triton's decorators
-/// (see decoratorCallTarget), or empty.
-static std::string redecoratedName(const ast::Stmt &stmt, bool &sawJit) {
+/// The function that a module-level `name = ...(f)` wraps through Triton's decorators (see
+/// decoratorCallTarget), or empty. `decorators` as there.
+static std::string decoratedFunction(const ast::Stmt &stmt, bool &sawJit,
+                                     const DecoratorVariables *variables,
+                                     std::vector<const ast::Expr *> *decorators = nullptr) {
   if ((stmt.kind != ast::StmtKind::Assign && stmt.kind != ast::StmtKind::AnnAssign) ||
       stmt.targets.size() != 1 || stmt.targets[0]->kind != ast::ExprKind::Name || !stmt.value ||
       stmt.value->kind != ast::ExprKind::Call)
     return "";
-  std::string target = decoratorCallTarget(*stmt.value, sawJit);
-  return target == stmt.targets[0]->name ? target : "";
+  return decoratorCallTarget(*stmt.value, sawJit, variables, decorators);
+}
+
+/// The name of a function that a module-level `f = ...(f)` rebinds through Triton's decorators
+/// (see decoratorCallTarget), or empty.
+static std::string redecoratedName(const ast::Stmt &stmt, bool &sawJit,
+                                   const DecoratorVariables *variables) {
+  std::string target = decoratedFunction(stmt, sawJit, variables);
+  return !target.empty() && target == stmt.targets[0]->name ? target : "";
+}
+
+DecoratedByCall decoratedByCall(const ast::Module &module, const std::string &name) {
+  DecoratedByCall result;
+  DecoratorVariables variables = decoratorVariables(module);
+  forEachModuleLevelStatement(module.body, [&](const ast::Stmt &stmt, bool) {
+    if (!result.function.empty() || stmt.targets.size() != 1 ||
+        stmt.targets[0]->kind != ast::ExprKind::Name || stmt.targets[0]->name != name)
+      return;
+    bool sawJit = false;
+    std::vector<const ast::Expr *> decorators;
+    std::string function = decoratedFunction(stmt, sawJit, &variables, &decorators);
+    // `a = b` alone is no decoration.
+    if (function.empty() || (decorators.empty() && !sawJit))
+      return;
+    result.function = function;
+    result.decorators = std::move(decorators);
+  });
+  return result;
 }
 
 std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module) {
   // A function is a kernel when @triton.jit decorates it, or when module-level code applies
   // triton.jit to it by call (`f = triton.jit(f)`), as Python runs decorators.
   std::set<std::string> jittedByCall;
+  DecoratorVariables variables = decoratorVariables(module);
   for (const ast::StmtPtr &stmt : module.body) {
     bool sawJit = false;
-    std::string name = redecoratedName(*stmt, sawJit);
+    std::string name = redecoratedName(*stmt, sawJit, &variables);
     if (!name.empty() && sawJit)
       jittedByCall.insert(name);
   }
@@ -243,8 +312,26 @@ std::vector<const ast::Stmt *> conditionalJitFunctions(const ast::Module &module
   return result;
 }
 
+static const ast::Stmt *findKernelDefinition(const ast::Module &module,
+                                             const SourceManager &sources,
+                                             const KernelRequest &request);
+
 const ast::Stmt *findKernel(const ast::Module &module, const SourceManager &sources,
                             const KernelRequest &request) {
+  if (const ast::Stmt *kernel = findKernelDefinition(module, sources, request))
+    return kernel;
+  // `tuned_kernel = rmsnorm_autotune(kernel)`: the kernel it wraps, under the new name.
+  DecoratedByCall byCall = decoratedByCall(module, request.name);
+  if (byCall.function.empty() || byCall.function == request.name)
+    return nullptr;
+  KernelRequest wrapped = request;
+  wrapped.name = byCall.function;
+  return findKernelDefinition(module, sources, wrapped);
+}
+
+static const ast::Stmt *findKernelDefinition(const ast::Module &module,
+                                             const SourceManager &sources,
+                                             const KernelRequest &request) {
   for (const ast::Stmt *f : jitFunctions(module))
     if (f->name == request.name)
       return f;
@@ -577,7 +664,9 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       // `f = triton.heuristics({...})(triton.jit(f))` leaves `f` the function defined above:
       // what the wrappers add matters at launch (the heuristics and configs bind constexprs).
       bool sawJit = false;
-      if (!redecoratedName(*stmt, sawJit).empty())
+      if (!mod().decoratorVariables)
+        mod().decoratorVariables = decoratorVariables(*mod().ast);
+      if (!redecoratedName(*stmt, sawJit, &*mod().decoratorVariables).empty())
         break;
       if (stmt->targets.size() != 1 || !stmt->value)
         break;
@@ -979,7 +1068,7 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
   static const std::set<std::string> pyBuiltins = {
       "range",   "min",    "max", "float", "int",  "bool",       "len",
       "print",   "abs",    "str", "tuple", "list", "isinstance", "getattr",
-      "hasattr", "format", "sum", "any",   "all",  "filter"};
+      "hasattr", "format", "sum", "any",   "all",  "filter",     "map"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   error(loc, "undefined name '" + name + "'");
@@ -1252,6 +1341,11 @@ void Specializer::exec(const ast::Stmt &stmt) {
     if (hostCallDepth_ > 0)
       error(stmt.loc, stmt.name + " is not supported yet in Python code that tilec evaluates at "
                                   "module level");
+    // Triton's code generator has no `raise` either: a kernel reaching one (a constexpr branch
+    // taken, such as `if quant_max is not None: raise NotImplementedError()`) does not compile.
+    if (stmt.name == "raise statement")
+      error(stmt.loc, "raise in a kernel: Triton's code generator has none (unsupported AST node "
+                      "type: Raise); only a compile-time branch not taken may hold one");
     error(stmt.loc, stmt.name + " is not supported yet in a kernel");
   }
 }
@@ -1650,8 +1744,21 @@ void Specializer::execIf(const ast::Stmt &stmt) {
     return;
   }
   tir::Value *condValue = toValue(cond, stmt.test->loc, "if condition");
+  // A block of one element is that element, as Triton unsplats it (with a warning):
+  // `if tl.arange(0, 1) < n:`. A larger one is ambiguous, as in Python.
+  if (!condValue->type().isScalar() && condValue->type().numElements() == 1) {
+    builder_.setLoc(stmt.test->loc);
+    if (condValue->type().elem.isBool())
+      condValue = builder_.cast(condValue, DType::scalar(ScalarKind::I32));
+    if (condValue->type().rank() > 1)
+      condValue = builder_.createValue(OpCode::Reshape, {condValue},
+                                       Type(condValue->type().elem, std::vector<int64_t>{1}));
+    condValue = pickAlong(condValue, 0, 0);
+  }
   if (!condValue->type().isScalar())
-    error(stmt.test->loc, "an 'if' condition must be a scalar, not " + cond.describe());
+    error(stmt.test->loc, "an 'if' condition must be a scalar, not " + cond.describe() +
+                              " (Triton: the boolean value of a tensor with more than one value "
+                              "is ambiguous)");
   condValue = castTo(condValue, DType::scalar(ScalarKind::I1));
   if (containsReturn(stmt.body) || containsReturn(stmt.orelse)) {
     execReturningIf(stmt, condValue);
@@ -2441,6 +2548,11 @@ SemaValue Specializer::attribute(const SemaValue &base, const std::string &attr,
 SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
   SemaValue base = eval(*expr.operands[0]);
   const ast::Expr &indexExpr = *expr.operands[1];
+  // t[1:], version.split(".")[:2], s[::-1]: a slice of a tuple, a list or a string, as Python
+  // takes it (Triton's tuples slice the same way in kernels).
+  if (indexExpr.kind == ast::ExprKind::Slice &&
+      (base.kind == SemaValue::Kind::Tuple || base.kind == SemaValue::Kind::String))
+    return sliceSequence(base, indexExpr);
   std::vector<SemaValue> indices;
   if (indexExpr.kind == ast::ExprKind::Tuple) {
     for (const ast::ExprPtr &e : indexExpr.operands)
@@ -2492,6 +2604,53 @@ SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
   return SemaValue::ofTensor(v);
 }
 
+SemaValue Specializer::sliceSequence(const SemaValue &base, const ast::Expr &slice) {
+  auto part = [&](size_t i) -> std::optional<int64_t> {
+    const ast::ExprPtr &e = slice.operands[i];
+    if (!e)
+      return std::nullopt;
+    SemaValue v = eval(*e);
+    if (v.isNone())
+      return std::nullopt;
+    if (v.kind != SemaValue::Kind::Int && v.kind != SemaValue::Kind::Bool)
+      error(e->loc, "slice indices must be constant integers or None, not " + v.describe());
+    return v.numberAsInt();
+  };
+  std::optional<int64_t> lower = part(0), upper = part(1), stride = part(2);
+  int64_t step = stride.value_or(1);
+  if (step == 0)
+    raisePython(*builtinExceptionClasses("ValueError"), "slice step cannot be zero", slice.loc);
+  // Python's slice.indices(): bounds clamped to the sequence, from the end when negative.
+  int64_t n = base.kind == SemaValue::Kind::Tuple ? static_cast<int64_t>(base.elems.size())
+                                                  : static_cast<int64_t>(base.name.size());
+  auto clamp = [&](std::optional<int64_t> bound, int64_t fallback) {
+    if (!bound)
+      return fallback;
+    int64_t b = *bound < 0 ? *bound + n : *bound;
+    return step > 0 ? std::clamp<int64_t>(b, 0, n) : std::clamp<int64_t>(b, -1, n - 1);
+  };
+  int64_t start = clamp(lower, step > 0 ? 0 : n - 1);
+  int64_t stop = clamp(upper, step > 0 ? n : -1);
+  std::vector<SemaValue> elems;
+  std::string text;
+  for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+    if (base.kind == SemaValue::Kind::Tuple)
+      elems.push_back(base.elems[static_cast<size_t>(i)]);
+    else
+      text += base.name[static_cast<size_t>(i)];
+  }
+  if (base.kind == SemaValue::Kind::String) {
+    bool ascii = std::all_of(base.name.begin(), base.name.end(),
+                             [](char c) { return (static_cast<unsigned char>(c) & 0x80) == 0; });
+    if (!ascii)
+      error(slice.loc, "slicing a string outside ASCII is not supported yet");
+    return SemaValue::ofString(std::move(text));
+  }
+  SemaValue result = SemaValue::ofTuple(std::move(elems));
+  result.isList = base.isList;
+  return result;
+}
+
 SemaValue Specializer::evalCall(const ast::Expr &expr) {
   SemaValue callee = eval(*expr.operands[0]);
   CallArgs args;
@@ -2503,7 +2662,35 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
       error(kw.loc, "'**' arguments are not supported in kernels");
     args.keywords.emplace_back(kw.name, eval(*kw.value));
   }
-  builder_.setLoc(expr.loc);
+  return callValue(callee, args, expr.operands[0]->loc);
+}
+
+SemaValue Specializer::callValue(const SemaValue &callee, CallArgs &args, SourceLoc calleeLoc) {
+  builder_.setLoc(args.loc);
+  // What functools' wrappers return in module-level code (HostPython.cpp): a caching decorator
+  // returns the function it wraps, and a partial calls its function with its bound arguments
+  // before the call's own, its keywords overridden by the call's.
+  if (callee.kind == SemaValue::Kind::Builtin && callee.name == kCacheDecorator) {
+    if (args.positional.size() != 1 || !args.keywords.empty())
+      raisePython(*builtinExceptionClasses("TypeError"),
+                  "the decorator lru_cache returns takes one function", args.loc);
+    return args.positional[0];
+  }
+  if (callee.kind == SemaValue::Kind::Builtin && callee.name == kPartialObject) {
+    CallArgs bound;
+    bound.loc = args.loc;
+    bound.positional = callee.elems[1].elems;
+    bound.positional.insert(bound.positional.end(), args.positional.begin(), args.positional.end());
+    for (const SemaValue &keyword : callee.elems[2].elems) {
+      const std::string &name = keyword.elems[0].name;
+      bool overridden = std::any_of(args.keywords.begin(), args.keywords.end(),
+                                    [&](const auto &kw) { return kw.first == name; });
+      if (!overridden)
+        bound.keywords.emplace_back(name, keyword.elems[1]);
+    }
+    bound.keywords.insert(bound.keywords.end(), args.keywords.begin(), args.keywords.end());
+    return callValue(callee.elems[0], bound, calleeLoc);
+  }
   if (callee.kind == SemaValue::Kind::JitFunction) {
     // A stdlib function used as a method (x.sigmoid()): the receiver is the first argument.
     if (!callee.elems.empty())
@@ -2541,7 +2728,7 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
     return callHostLibrary(callee.name, args);
   if (callee.kind == SemaValue::Kind::Builtin)
     return callBuiltin(callee, args);
-  error(expr.operands[0]->loc, callee.describe() + " is not callable in a kernel");
+  error(calleeLoc, callee.describe() + " is not callable in a kernel");
 }
 
 SemaValue Specializer::callJitFunction(const ast::Stmt &def, CallArgs &args) {
@@ -3037,8 +3224,12 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
                                    std::to_string(kernel->params.size()) + " parameters");
 
   std::map<std::string, std::string> defines(request.defines.begin(), request.defines.end());
-  tir::Function *function =
-      out.addFunction(request.entryName.empty() ? kernel->name : request.entryName, kernel->loc);
+  // A kernel found under another name (`tuned = rmsnorm_autotune(kernel)`) is entered by it.
+  std::string entryName = request.entryName.empty() ? kernel->name : request.entryName;
+  if (request.entryName.empty() && kernel->name != request.name &&
+      !decoratedByCall(module, request.name).function.empty())
+    entryName = request.name;
+  tir::Function *function = out.addFunction(entryName, kernel->loc);
   function->numWarps = request.numWarps;
   function->numStages = request.numStages;
   std::map<std::string, SemaValue> constexprArgs;
@@ -3058,10 +3249,17 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       }
       if (param.defaultValue)
         continue; // evaluated by the specializer
+      // `"EVEN_K": heur_even_k`: Triton computes it at each launch from the arguments.
+      std::string heuristic;
+      if (isRuntimeHeuristic(*kernel, sources, param.name,
+                             decoratedByCall(module, request.name).decorators))
+        heuristic = " (@triton.heuristics computes it from the launch's arguments, which tilec "
+                    "cannot evaluate ahead of time: give it in the signature or with -D " +
+                    param.name + "=VALUE)";
       sources.error(kernel->loc, "the signature has " + std::to_string(entries->size()) +
                                      " entries but '" + kernel->name + "' has " +
                                      std::to_string(kernel->params.size()) + " parameters; '" +
-                                     param.name + "' has no value");
+                                     param.name + "' has no value" + heuristic);
     }
     const SignatureEntry &entry = (*entries)[i];
     if (define != defines.end())
@@ -3087,17 +3285,25 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       continue;
     }
     // `fp16` for a constexpr is the dtype, as `tl.float16` is. An integer type is taken for a
-    // dtype only where the default is one: `i32` for BLOCK is more likely a forgotten value.
+    // dtype where the default is one, or where it is spelled as the dtype (`int32`, as
+    // `tl.int32`; SGLang's scaled_mm passes ACCUMULATOR_DTYPE=tl.int32): Triton's `i32` for
+    // BLOCK is more likely a forgotten value.
+    bool dtypeSpelling = entry.text.rfind("int", 0) == 0 || entry.text.rfind("uint", 0) == 0;
     if (isConstexpr && entry.kind == SignatureEntry::Kind::Scalar && entry.hint == 0 &&
-        (entry.type.isFloat() || defaultIsDType(param))) {
+        (entry.type.isFloat() || defaultIsDType(param) || dtypeSpelling)) {
       constexprArgs[param.name] = SemaValue::ofDType(entry.type);
       continue;
     }
-    if (isConstexpr)
+    if (isConstexpr) {
+      std::string dtypeHint;
+      if (entry.kind == SignatureEntry::Kind::Scalar && entry.hint == 0)
+        dtypeHint = " (for the dtype, write " + entry.type.tritonName() + " or tl." +
+                    entry.type.tritonName() + ")";
       sources.error(param.loc, "parameter '" + param.name +
                                    "' is tl.constexpr: the signature must give its value (such as "
                                    "1024), not the type '" +
-                                   entry.text + "'");
+                                   entry.text + "'" + dtypeHint);
+    }
     if (entry.kind == SignatureEntry::Kind::TensorDesc) {
       addTensorDescriptorParams(*function, param.name, entry);
       continue;

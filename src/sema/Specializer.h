@@ -56,6 +56,15 @@ std::optional<std::vector<std::string>> builtinExceptionClasses(const std::strin
 std::vector<std::string> libraryExceptionClasses(const std::string &name, const std::string &base);
 
 /// Arguments of a call after evaluation.
+/// What functools gives module-level code (HostPython.cpp): the decorator that
+/// `functools.lru_cache(maxsize=...)` returns, and a `functools.partial` object (elems: the
+/// function, a tuple of its bound positional arguments, a tuple of (name, value) keywords).
+inline constexpr const char *kCacheDecorator = "functools.lru_cache()";
+inline constexpr const char *kPartialObject = "functools.partial";
+
+/// Module-level names bound once to a call of triton.autotune or triton.heuristics.
+using DecoratorVariables = std::map<std::string, const ast::Expr *>;
+
 struct CallArgs {
   std::vector<SemaValue> positional;
   std::vector<std::pair<std::string, SemaValue>> keywords;
@@ -304,6 +313,9 @@ private:
     // error that refuses them. tilec evaluates module-level names on demand and does not run
     // the calls whose side effects would change them.
     std::map<std::string, const ast::Stmt *> reboundByFunction;
+    // The triton.autotune/heuristics calls its names hold (`tuned = triton.autotune(...)`),
+    // which `f = tuned(f)` applies by call; computed on first need.
+    std::optional<DecoratorVariables> decoratorVariables;
   };
   const ModuleGraph *graph_;
   std::vector<ModuleState> modules_;
@@ -493,6 +505,11 @@ private:
   // Expressions
   SemaValue eval(const ast::Expr &expr);
   SemaValue evalCall(const ast::Expr &expr);
+  /// `base[lower:upper:step]` of a tuple, a list or a string, with constant bounds.
+  SemaValue sliceSequence(const SemaValue &base, const ast::Expr &slice);
+  /// Calls `callee` (any callable value: a kernel helper, a builtin, a module-level Python
+  /// function, a functools wrapper) with evaluated arguments; `calleeLoc` is where it is named.
+  SemaValue callValue(const SemaValue &callee, CallArgs &args, SourceLoc calleeLoc);
   SemaValue evalSubscript(const ast::Expr &expr);
   /// `base.attr`.
   SemaValue attribute(const SemaValue &base, const std::string &attr, SourceLoc loc);

@@ -1561,6 +1561,25 @@ LANG_BITS_SAMPLES = [
         args=lambda t, n: [t["x"], t["y"], n], grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),),
         # a * 2 + b is one fma on both sides (3x rounded once to fp32).
         tol=EXACT, reference=lambda t, n: {"y": (t["x"].double() * 3).float().double()}),
+    Sample(
+        name="add_optional_bias", source="tests/gpu/lang_bits.tl", kernel="add_optional_bias",
+        ptx="add_optional_bias", signature="*fp32:16,*fp32:16,*fp32:16,i32,256", size=5000,
+        small=700, inputs=lambda n: {"x": randn(n), "b": randn(n), "y": empty(n)}, outputs=["y"],
+        args=lambda t, n: [t["x"], t["b"], t["y"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),),
+        tol=EXACT, reference=lambda t, n: {
+            "y": (t["x"].float() * 2 + t["b"].float()).double()}),
+    Sample(
+        name="branch_on_single_element", source="tests/gpu/lang_bits.tl",
+        kernel="branch_on_single_element", ptx="branch_on_single_element",
+        signature="*fp32:16,*fp32:16,*fp32:16,i32,256", size=5000, small=700,
+        inputs=lambda n: {"x": randn(n), "flag": (randint(0, 2, (cdiv(n, 256),), "int32")
+                                                  .float() * randn(cdiv(n, 256)).sign()),
+                          "y": empty(n)}, outputs=["y"],
+        args=lambda t, n: [t["x"], t["flag"], t["y"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),),
+        tol=EXACT, reference=lambda t, n: {"y": torch.where(
+            t["flag"].repeat_interleave(256)[:n] != 0, t["x"] * 2, t["x"]).double()}),
     fp8_to_fp16_sample("fp8e4_to_f16_sm80", "e4m3"),
     fp8_to_fp16_sample("fp8e5_to_f16_sm80", "e5m2"),
     batched_dot_sample("batched_dot_f16", "float16", (2, 32, 32, 32), DOT_F16_OUT_F32),
