@@ -133,6 +133,8 @@ unsigned sharedMemoryBytes(const tir::Operation &op) {
     const tir::Type &type = op.operand(0)->type();
     return static_cast<unsigned>(type.numElements() * elementBytes(type.elem));
   }
+  if (op.code() == OpCode::TensormapCreate) // the map is built here before it is copied out
+    return tir::kKernelTensorMapBytes;
   if (op.code() == OpCode::TmaStore && op.operand(0)->type().layout)
     return tmaStorePlan(op.operand(0)->type()).bytes();
   if (op.code() == OpCode::Dot && op.operand(2)->type().layout)
