@@ -227,7 +227,7 @@ private:
   bool kernelMapQualifies(const Operation &load) const {
     unsigned rank = load.result()->type().rank();
     for (unsigned i = 3 + rank; i < load.numOperands(); ++i)
-      if (isDefinedInside(load.operand(i), loop_))
+      if (!isInvariantIn(load.operand(i), loop_))
         return false;
     auto divisibility = [&](const Value *v) {
       const std::vector<int64_t> &d = axis_.info(v).divisibility;
@@ -240,6 +240,17 @@ private:
       if (divisibility(load.operand(i)) * elemBytes % 16 != 0)
         return false;
     return true;
+  }
+
+  /// Whether `value` does not change in `loop`: defined outside it, or a cast of such a value (a
+  /// block pointer's 64-bit shape, cast to 32 bits at each load), which createKernelTensorMap
+  /// makes again outside.
+  static bool isInvariantIn(const Value *value, const Operation &loop) {
+    if (!isDefinedInside(value, loop))
+      return true;
+    const Operation *def = value->definingOp();
+    return def && def->code() == OpCode::Cast && def->numOperands() == 1 &&
+           !isDefinedInside(def->operand(0), loop);
   }
 
   /// Loads in the loop body whose only user is a tensor-core dot of the same body, as its a or b.
@@ -370,10 +381,12 @@ private:
         return index;
     }
     Operation *before = &loop_;
+    auto invariantIn = [&](const Operation &outer) {
+      return std::all_of(parts.begin(), parts.end(),
+                         [&](const Value *v) { return isInvariantIn(v, outer); });
+    };
     for (Operation *outer = before->parentBlock()->parentOp();
-         outer && outer->code() == OpCode::For &&
-         std::none_of(parts.begin(), parts.end(),
-                      [&](const Value *v) { return isDefinedInside(v, *outer); });
+         outer && outer->code() == OpCode::For && invariantIn(*outer);
          outer = outer->parentBlock()->parentOp())
       before = outer;
     unsigned index = static_cast<unsigned>(function_.kernelTensorMaps.size());
@@ -381,6 +394,10 @@ private:
     Builder b;
     b.setInsertionPoint(before);
     b.setLoc(load.loc());
+    // Casts made in the loop of values from outside it are made again before the map.
+    for (Value *&part : parts)
+      if (isDefinedInside(part, *before))
+        part = b.cast(part->definingOp()->operand(0), part->type().elem);
     Operation *create = b.create(OpCode::TensormapCreate, parts, {});
     create->setAttr("kernel_map", int64_t(index));
     kernelMaps_.push_back({parts, index});
@@ -550,10 +567,13 @@ static void dropDescriptorOffsets(tir::Function &function) {
         (!op.hasAttr("descriptor") && !op.hasAttr("kernel_descriptor")))
       return;
     std::vector<Value *> operands{op.operand(0), op.operand(1), op.operand(2)};
+    if (op.hasAttr("implicit_other")) // a block pointer's load without padding_option
+      operands.pop_back();
     op.setOperands(std::move(operands));
     op.removeAttr("descriptor");
     op.removeAttr("kernel_descriptor");
     op.removeAttr("fill_nan");
+    op.removeAttr("implicit_other");
   });
 }
 

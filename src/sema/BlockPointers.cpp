@@ -294,6 +294,56 @@ SemaValue Specializer::loadBlockPointer(const SemaValue &blockPtr, const SemaVal
       builder_.createValue(OpCode::Load, operands, Type(elem, ptr->type().shape)));
 }
 
+void Specializer::addBlockPointerTmaOperands(const SemaValue &blockPtr,
+                                             const SemaValue *boundaryCheck, SourceLoc loc,
+                                             tir::Operation &load) {
+  // TMA copies a box of a row-major 2-D tensor whose rows are contiguous, and fills what lies
+  // outside the shape: only where the load checks both bounds does that give the load's result.
+  const size_t rank = rankOf(blockPtr);
+  if (rank != 2 || load.code() != OpCode::Load || load.numOperands() < 2 ||
+      boundaryCheckDims(boundaryCheck, rank, loc).size() != rank)
+    return;
+  const std::vector<SemaValue> &order = blockPtr.elems[kOrder].elems;
+  if (order[0].intValue != 1 || order[1].intValue != 0)
+    return;
+  const tir::Operation *lastStride = blockPtr.elems[kStrides].elems[1].value->definingOp();
+  if (!lastStride || lastStride->code() != OpCode::Constant ||
+      !std::holds_alternative<int64_t>(lastStride->attr("value")) ||
+      lastStride->intAttr("value") != 1)
+    return;
+  DType elem = load.result()->type().elem;
+  if (elem.isPointer() || elem.isBool())
+    return;
+  if (load.numOperands() == 2) {
+    // No padding option: the elements outside are unspecified, and TMA's zeros will do. The
+    // pipeliner drops this `other` again where it does not use TMA.
+    tir::Value *zero = elem.isFloat() ? builder_.floatConstant(0.0, Type(elem))
+                                      : builder_.intConstant(0, Type(elem));
+    load.addOperand(builder_.splat(zero, load.result()->type().shape));
+    load.setAttr("implicit_other", true);
+  }
+  for (const SemaValue &offset : blockPtr.elems[kOffsets].elems)
+    load.addOperand(offset.value);
+  load.addOperand(blockPtr.elems[kBase].value);
+  // TMA's dimensions are 32-bit (at most 2^32): the shape's low 32 bits.
+  for (const SemaValue &extent : blockPtr.elems[kShape].elems)
+    load.addOperand(castTo(extent.value, kI32));
+  load.addOperand(blockPtr.elems[kStrides].elems[0].value);
+  load.setAttr("kernel_descriptor", int64_t(rank));
+  const tir::Value *other = load.operand(2);
+  const tir::Operation *fill = other->definingOp();
+  while (fill && fill->code() == OpCode::Splat)
+    fill = fill->operand(0)->definingOp();
+  bool nan = fill && fill->code() == OpCode::Constant &&
+             std::holds_alternative<double>(fill->attr("value")) &&
+             std::isnan(std::get<double>(fill->attr("value")));
+  load.setAttr("fill_nan", nan);
+  // The zero `other` and the shape's casts were made after the load, which must follow them.
+  tir::Block &block = *load.parentBlock();
+  std::unique_ptr<tir::Operation> moved = block.remove(&load);
+  block.insert(block.ops().end(), std::move(moved));
+}
+
 tir::Operation *Specializer::storeBlockPointer(const SemaValue &blockPtr, const SemaValue &value,
                                                const SemaValue *boundaryCheck, SourceLoc loc) {
   DType elem = blockPtr.elems[kBase].value->type().elem.pointeeType();

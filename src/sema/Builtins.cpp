@@ -1265,7 +1265,9 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       if (a.get(1) || a.get(2))
         error(loc, "tl.load through a block pointer takes no mask or other: use boundary_check "
                    "and padding_option");
-      return loadBlockPointer(*a.values[0], a.get(3), a.get(4), loc);
+      SemaValue loaded = loadBlockPointer(*a.values[0], a.get(3), a.get(4), loc);
+      addBlockPointerTmaOperands(*a.values[0], a.get(3), loc, *loaded.value->definingOp());
+      return loaded;
     }
     if (a.values[0]->kind == Kind::TensorDesc)
       error(loc, "tl.load does not take a tensor descriptor: use desc.load(offsets)");

@@ -521,6 +521,11 @@ private:
   /// A propagate_nan argument: true for tl.PropagateNan.ALL, false for NONE, an error otherwise.
   /// Which of the kernel's tensor descriptor arguments `desc` is (its index in
   /// Function::tensorDescriptors); none for tl.make_tensor_descriptor's.
+  /// The same for a load through the block pointer `blockPtr` (tl.load with `boundaryCheck`),
+  /// where TMA gives its result: 2-D, row-major (order (1, 0)), unit last stride, both
+  /// dimensions bounds-checked.
+  void addBlockPointerTmaOperands(const SemaValue &blockPtr, const SemaValue *boundaryCheck,
+                                  SourceLoc loc, tir::Operation &load);
   /// Appends to `load` (a bounds-checked load through the kernel-made descriptor `desc` at
   /// `blockPtr`'s offsets) the operands a TMA copy of it needs (tir::kernelDescriptorLoadOperands).
   void addKernelDescriptorOperands(const SemaValue &desc, const SemaValue &blockPtr,
