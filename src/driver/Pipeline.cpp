@@ -81,8 +81,15 @@ std::vector<KernelSpec> kernelsToCompile(const CompileOptions &options, const as
   return specs;
 }
 
+/// The message of a formatted diagnostic: the text after "error: " on its first line.
+static std::string diagnosticMessage(const std::string &formatted) {
+  std::string message = formatted.substr(0, formatted.find('\n'));
+  size_t error = message.find("error: ");
+  return error == std::string::npos ? message : message.substr(error + 7);
+}
+
 /// The warning for autotune config `index` of `kernel` skipped for `failure` (a formatted
-/// diagnostic: its message is the text after "error: " on the first line).
+/// diagnostic).
 static std::string skippedConfigWarning(const std::string &kernel, size_t index,
                                         const sema::AutotuneConfig &config,
                                         const std::string &failure) {
@@ -91,12 +98,8 @@ static std::string skippedConfigWarning(const std::string &kernel, size_t index,
     bindings += name + "=" + value + ", ";
   bindings += "num_warps=" + std::to_string(config.numWarps) +
               ", num_stages=" + std::to_string(config.numStages);
-  std::string message = failure.substr(0, failure.find('\n'));
-  size_t error = message.find("error: ");
-  if (error != std::string::npos)
-    message = message.substr(error + 7);
   return "autotune config " + std::to_string(index) + " of '" + kernel + "' (" + bindings +
-         ") is skipped, as Triton's autotuner skips it: " + message;
+         ") is skipped, as Triton's autotuner skips it: " + diagnosticMessage(failure);
 }
 
 /// Drops the variants of autotuned kernels that need more shared memory than a block can use,
@@ -123,9 +126,7 @@ static void dropVariantsOverSharedMemory(tir::Module &module,
       } catch (const CompileError &failure) {
         if (failure.kind() != CompileError::Kind::OutOfResources)
           throw;
-        std::string message = failure.what();
-        size_t error = message.find("error: ");
-        message = error == std::string::npos ? message : message.substr(error + 7);
+        std::string message = diagnosticMessage(failure.what());
         where = (*function)->loc();
         sources.warning(where, "autotune variant " + group.entries[i] + " of '" + group.name +
                                    "' is skipped, as Triton's autotuner skips it: " + message);

@@ -294,8 +294,30 @@ SemaValue Specializer::loadBlockPointer(const SemaValue &blockPtr, const SemaVal
       builder_.createValue(OpCode::Load, operands, Type(elem, ptr->type().shape)));
 }
 
+bool Specializer::hasUnitLastStride(const std::vector<SemaValue> &strides) {
+  const tir::Operation *constant = strides.back().value->definingOp();
+  return constant && constant->code() == OpCode::Constant && constant->hasAttr("value") &&
+         std::holds_alternative<int64_t>(constant->attr("value")) &&
+         constant->intAttr("value") == 1;
+}
+
+void Specializer::appendTmaOperands(tir::Operation &load, const std::vector<SemaValue> &offsets,
+                                    tir::Value *base, const std::vector<tir::Value *> &shape,
+                                    const std::vector<SemaValue> &strides, bool fillNan) {
+  for (const SemaValue &offset : offsets)
+    load.addOperand(offset.value);
+  load.addOperand(base);
+  for (tir::Value *extent : shape)
+    load.addOperand(extent);
+  for (size_t d = 0; d + 1 < strides.size(); ++d)
+    load.addOperand(strides[d].value);
+  load.setAttr("kernel_descriptor", int64_t(shape.size()));
+  load.setAttr("fill_nan", fillNan);
+}
+
 void Specializer::addBlockPointerTmaOperands(const SemaValue &blockPtr,
-                                             const SemaValue *boundaryCheck, SourceLoc loc,
+                                             const SemaValue *boundaryCheck,
+                                             const SemaValue *padding, SourceLoc loc,
                                              tir::Operation &load) {
   // TMA copies a box of a row-major 2-D tensor whose rows are contiguous, and fills what lies
   // outside the shape: only where the load checks both bounds does that give the load's result.
@@ -306,10 +328,7 @@ void Specializer::addBlockPointerTmaOperands(const SemaValue &blockPtr,
   const std::vector<SemaValue> &order = blockPtr.elems[kOrder].elems;
   if (order[0].intValue != 1 || order[1].intValue != 0)
     return;
-  const tir::Operation *lastStride = blockPtr.elems[kStrides].elems[1].value->definingOp();
-  if (!lastStride || lastStride->code() != OpCode::Constant ||
-      !std::holds_alternative<int64_t>(lastStride->attr("value")) ||
-      lastStride->intAttr("value") != 1)
+  if (!hasUnitLastStride(blockPtr.elems[kStrides].elems))
     return;
   DType elem = load.result()->type().elem;
   if (elem.isPointer() || elem.isBool())
@@ -322,22 +341,13 @@ void Specializer::addBlockPointerTmaOperands(const SemaValue &blockPtr,
     load.addOperand(builder_.splat(zero, load.result()->type().shape));
     load.setAttr("implicit_other", true);
   }
-  for (const SemaValue &offset : blockPtr.elems[kOffsets].elems)
-    load.addOperand(offset.value);
-  load.addOperand(blockPtr.elems[kBase].value);
   // TMA's dimensions are 32-bit (at most 2^32): the shape's low 32 bits.
+  std::vector<tir::Value *> shape;
   for (const SemaValue &extent : blockPtr.elems[kShape].elems)
-    load.addOperand(castTo(extent.value, kI32));
-  load.addOperand(blockPtr.elems[kStrides].elems[0].value);
-  load.setAttr("kernel_descriptor", int64_t(rank));
-  const tir::Value *other = load.operand(2);
-  const tir::Operation *fill = other->definingOp();
-  while (fill && fill->code() == OpCode::Splat)
-    fill = fill->operand(0)->definingOp();
-  bool nan = fill && fill->code() == OpCode::Constant &&
-             std::holds_alternative<double>(fill->attr("value")) &&
-             std::isnan(std::get<double>(fill->attr("value")));
-  load.setAttr("fill_nan", nan);
+    shape.push_back(castTo(extent.value, kI32));
+  appendTmaOperands(load, blockPtr.elems[kOffsets].elems, blockPtr.elems[kBase].value, shape,
+                    blockPtr.elems[kStrides].elems,
+                    padding && padding->kind == Kind::String && padding->name == "nan");
   // The zero `other` and the shape's casts were made after the load, which must follow them.
   tir::Block &block = *load.parentBlock();
   std::unique_ptr<tir::Operation> moved = block.remove(&load);

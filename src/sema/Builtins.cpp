@@ -1266,7 +1266,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
         error(loc, "tl.load through a block pointer takes no mask or other: use boundary_check "
                    "and padding_option");
       SemaValue loaded = loadBlockPointer(*a.values[0], a.get(3), a.get(4), loc);
-      addBlockPointerTmaOperands(*a.values[0], a.get(3), loc, *loaded.value->definingOp());
+      addBlockPointerTmaOperands(*a.values[0], a.get(3), a.get(4), loc,
+                                 *loaded.value->definingOp());
       return loaded;
     }
     if (a.values[0]->kind == Kind::TensorDesc)

@@ -521,11 +521,18 @@ private:
   /// A propagate_nan argument: true for tl.PropagateNan.ALL, false for NONE, an error otherwise.
   /// Which of the kernel's tensor descriptor arguments `desc` is (its index in
   /// Function::tensorDescriptors); none for tl.make_tensor_descriptor's.
-  /// The same for a load through the block pointer `blockPtr` (tl.load with `boundaryCheck`),
-  /// where TMA gives its result: 2-D, row-major (order (1, 0)), unit last stride, both
-  /// dimensions bounds-checked.
+  /// The same for a load through the block pointer `blockPtr` (tl.load with `boundaryCheck` and
+  /// `padding`), where TMA gives its result: 2-D, row-major (order (1, 0)), unit last stride,
+  /// both dimensions bounds-checked.
   void addBlockPointerTmaOperands(const SemaValue &blockPtr, const SemaValue *boundaryCheck,
-                                  SourceLoc loc, tir::Operation &load);
+                                  const SemaValue *padding, SourceLoc loc, tir::Operation &load);
+  /// What both append (tir::kernelDescriptorLoadOperands): the offsets, the base, the shape (i32
+  /// values), the strides but the last; and the attributes kernel_descriptor and fill_nan.
+  static void appendTmaOperands(tir::Operation &load, const std::vector<SemaValue> &offsets,
+                                tir::Value *base, const std::vector<tir::Value *> &shape,
+                                const std::vector<SemaValue> &strides, bool fillNan);
+  /// Whether the last of `strides` is the constant 1: TMA copies along a contiguous dimension.
+  static bool hasUnitLastStride(const std::vector<SemaValue> &strides);
   /// Appends to `load` (a bounds-checked load through the kernel-made descriptor `desc` at
   /// `blockPtr`'s offsets) the operands a TMA copy of it needs (tir::kernelDescriptorLoadOperands).
   void addKernelDescriptorOperands(const SemaValue &desc, const SemaValue &blockPtr,

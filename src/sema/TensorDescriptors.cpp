@@ -277,23 +277,16 @@ void Specializer::addKernelDescriptorOperands(const SemaValue &desc, const SemaV
                                               tir::Operation &load) {
   // TMA reads a tensor whose last dimension is contiguous: a run-time last stride (which Triton
   // rejects and tilec takes as given) keeps the plain load.
-  const tir::Value *lastStride = desc.elems[kStrides].elems.back().value;
-  const tir::Operation *constant = lastStride->definingOp();
-  if (load.code() != tir::OpCode::Load || load.numOperands() != 3 || !constant ||
-      constant->code() != tir::OpCode::Constant || !constant->hasAttr("value") ||
-      !std::holds_alternative<int64_t>(constant->attr("value")) || constant->intAttr("value") != 1)
+  if (load.code() != tir::OpCode::Load || load.numOperands() != 3 ||
+      !hasUnitLastStride(desc.elems[kStrides].elems))
     return;
-  size_t rank = rankOf(desc);
-  for (const SemaValue &offset : blockPtr.elems[3].elems)
-    load.addOperand(offset.value);
-  load.addOperand(desc.elems[kBase].value);
+  std::vector<tir::Value *> shape;
   for (const SemaValue &extent : desc.elems[kShape].elems)
-    load.addOperand(extent.value);
-  for (size_t d = 0; d + 1 < rank; ++d)
-    load.addOperand(desc.elems[kStrides].elems[d].value);
-  load.setAttr("kernel_descriptor", int64_t(rank));
+    shape.push_back(extent.value);
   const SemaValue &padding = desc.elems[kPadding];
-  load.setAttr("fill_nan", padding.kind == Kind::String && padding.name == "nan");
+  appendTmaOperands(load, blockPtr.elems[3].elems, desc.elems[kBase].value, shape,
+                    desc.elems[kStrides].elems,
+                    padding.kind == Kind::String && padding.name == "nan");
 }
 
 std::optional<unsigned> Specializer::descriptorArgument(const SemaValue &desc) const {
