@@ -371,18 +371,18 @@ private:
   unsigned createKernelTensorMap(const Candidate &c) {
     const Operation &load = *c.load;
     unsigned rank = load.result()->type().rank();
-    std::vector<Value *> parts(load.operands().begin() + 3 + rank, load.operands().end());
+    const std::vector<Value *> made(load.operands().begin() + 3 + rank, load.operands().end());
     tir::KernelTensorMap map{load.result()->type().elem, c.tensorMap->box,
                              c.tensorMap->swizzleBytes, load.boolAttr("fill_nan")};
-    for (const auto &[made, index] : kernelMaps_) {
+    for (const auto &[parts, index] : kernelMaps_) {
       const tir::KernelTensorMap &other = function_.kernelTensorMaps[index];
-      if (made == parts && other.box == map.box && other.swizzleBytes == map.swizzleBytes &&
+      if (parts == made && other.box == map.box && other.swizzleBytes == map.swizzleBytes &&
           other.fillNan == map.fillNan)
         return index;
     }
     Operation *before = &loop_;
     auto invariantIn = [&](const Operation &outer) {
-      return std::all_of(parts.begin(), parts.end(),
+      return std::all_of(made.begin(), made.end(),
                          [&](const Value *v) { return isInvariantIn(v, outer); });
     };
     for (Operation *outer = before->parentBlock()->parentOp();
@@ -395,16 +395,18 @@ private:
     b.setInsertionPoint(before);
     b.setLoc(load.loc());
     // Casts made in the loop of values from outside it are made again before the map.
+    std::vector<Value *> parts = made;
     for (Value *&part : parts)
       if (isDefinedInside(part, *before))
         part = b.cast(part->definingOp()->operand(0), part->type().elem);
     Operation *create = b.create(OpCode::TensormapCreate, parts, {});
     create->setAttr("kernel_map", int64_t(index));
-    kernelMaps_.push_back({parts, index});
+    kernelMaps_.push_back({made, index}); // keyed by the load's operands, as looked up above
     return index;
   }
 
-  /// The kernel tensor maps this loop's copies read: what each is made of, its index.
+  /// The kernel tensor maps this loop's copies read: the load operands each is made of, its
+  /// index.
   std::vector<std::pair<std::vector<Value *>, unsigned>> kernelMaps_;
 
   void rewrite() {
