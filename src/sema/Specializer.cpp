@@ -897,11 +897,15 @@ bool Specializer::overrideGlobal(const std::string &name, const SemaValue &value
                mod().conditional.count(name) || mod().imported.count(name);
   if (!known)
     return false;
+  bindGlobal(name, value);
+  return true;
+}
+
+void Specializer::bindGlobal(const std::string &name, const SemaValue &value) {
   mod().pending.erase(name);
   mod().conditional.erase(name);
   mod().imported.erase(name);
   mod().globals[name] = value;
-  return true;
 }
 
 void Specializer::bindMainModuleAsOf(size_t statements) {
@@ -3130,18 +3134,48 @@ static const ast::Stmt *classKernel(const ast::Module &module, const SourceManag
 }
 
 /// A @triton.jit function defined inside a function (Triton's own tests define their kernels in
-/// the test functions), found by its name when no other function of the file has it. Its names
-/// resolve in the module as for a module-level kernel, so one that reads a variable of an
-/// enclosing function (a closure) is refused.
+/// the test functions). \p name is the function's name, or its Python `__qualname__`
+/// (`test_eq.<locals>.fn`, or `test_eq.fn`) where several functions define one of that name. Its
+/// names resolve in the module as for a module-level kernel; a name bound by an enclosing function
+/// (a closure) is accepted when it is a @triton.jit function defined directly in that function,
+/// which is returned in \p closureFunctions, or when -D gives its value (\p defines); any other is
+/// refused.
 static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceManager &sources,
-                                     const std::string &name) {
+                                     const std::string &name,
+                                     const std::map<std::string, std::string> &defines,
+                                     std::map<std::string, const ast::Stmt *> &closureFunctions) {
+  // `outer.inner.<locals>.kernel`: the enclosing functions' names, then the kernel's.
+  std::vector<std::string> path;
+  for (size_t start = 0;;) {
+    size_t dot = name.find('.', start);
+    std::string part =
+        name.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (part != "<locals>")
+      path.push_back(part);
+    if (dot == std::string::npos)
+      break;
+    start = dot + 1;
+  }
+  const std::string kernelName = path.back();
+  path.pop_back();
+  const bool qualified = !path.empty();
+
   std::vector<std::pair<const ast::Stmt *, std::vector<const ast::Stmt *>>> found;
   std::vector<const ast::Stmt *> enclosing;
+  auto enclosedBy = [&](const std::vector<const ast::Stmt *> &outer) {
+    if (outer.size() != path.size())
+      return false;
+    for (size_t i = 0; i < path.size(); ++i)
+      if (outer[i]->name != path[i])
+        return false;
+    return true;
+  };
   std::function<void(const ast::StmtList &)> search = [&](const ast::StmtList &body) {
     for (const ast::StmtPtr &st : body) {
       if (st->kind == ast::StmtKind::FunctionDef) {
         bool jit = isJitDefinition(*st);
-        if (jit && st->name == name && !enclosing.empty())
+        if (jit && st->name == kernelName && !enclosing.empty() &&
+            (!qualified || enclosedBy(enclosing)))
           found.push_back({st.get(), enclosing});
         if (jit)
           continue;
@@ -3165,28 +3199,46 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
     for (const auto &[def, outer] : found)
       where += (where.empty() ? "" : ", ") + outer.back()->name + " (line " +
                std::to_string(def->loc.line) + ")";
-    sources.error(found[1].first->loc, "several functions define a @triton.jit function named '" +
-                                           name + "' (in " + where +
-                                           "): tilec cannot tell which to compile");
+    sources.error(found[1].first->loc,
+                  "several functions define a @triton.jit function named '" + name + "' (in " +
+                      where + "): name the one to compile by its qualified name, such as -k " +
+                      found[0].second.back()->name + ".<locals>." + kernelName);
   }
   const auto &[kernel, outer] = found[0];
-  std::set<std::string> own = boundNames(*kernel);
+  // The @triton.jit functions each enclosing function defines in its own body, innermost last.
+  std::map<std::string, const ast::Stmt *> localJitFunctions;
+  for (const ast::Stmt *function : outer)
+    for (const ast::StmtPtr &st : function->body)
+      if (st->kind == ast::StmtKind::FunctionDef && isJitDefinition(*st))
+        localJitFunctions[st->name] = st.get();
   std::optional<std::pair<std::string, const ast::Expr *>> closure;
-  forEachExpr(kernel->body, true, [&](const ast::Expr &e) {
-    if (closure || e.kind != ast::ExprKind::Name || own.count(e.name))
-      return;
-    for (auto it = outer.rbegin(); it != outer.rend(); ++it)
-      if (boundNames(**it).count(e.name)) {
+  std::function<void(const ast::Stmt &)> visitFunction = [&](const ast::Stmt &function) {
+    std::set<std::string> bound = boundNames(function);
+    forEachExpr(function.body, true, [&](const ast::Expr &e) {
+      if (closure || e.kind != ast::ExprKind::Name || bound.count(e.name) ||
+          closureFunctions.count(e.name) || defines.count(e.name))
+        return;
+      for (auto it = outer.rbegin(); it != outer.rend(); ++it) {
+        if (!boundNames(**it).count(e.name))
+          continue;
+        auto local = localJitFunctions.find(e.name);
+        if (local != localJitFunctions.end() && local->second != &function) {
+          closureFunctions[e.name] = local->second;
+          visitFunction(*local->second); // its own closures, too
+          return;
+        }
         closure = {(*it)->name, &e};
         return;
       }
-  });
+    });
+  };
+  visitFunction(*kernel);
   if (closure)
     sources.error(closure->second->loc,
                   "'" + closure->second->name + "' is a variable of '" + closure->first +
-                      "', the function that defines the kernel '" + name +
-                      "': reading an enclosing function's variables (a closure) is not "
-                      "supported yet; pass it as an argument");
+                      "', the function that defines the kernel '" + kernelName +
+                      "': tilec cannot know its value; give it with -D " + closure->second->name +
+                      "=VALUE, or pass it as an argument");
   return kernel;
 }
 
@@ -3196,8 +3248,11 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   const ast::Stmt *kernel = findKernel(module, sources, request);
   if (!kernel)
     kernel = classKernel(module, sources, request.name);
+  std::map<std::string, const ast::Stmt *> closureFunctions;
+  const bool nested = !kernel;
   if (!kernel)
-    kernel = nestedKernel(module, sources, request.name);
+    kernel = nestedKernel(module, sources, request.name,
+                          {request.defines.begin(), request.defines.end()}, closureFunctions);
   if (!kernel) {
     std::vector<std::string> available;
     for (const ast::Stmt *f : jitFunctions(module))
@@ -3314,7 +3369,12 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   Specializer specializer(module, sources, *function, request.stdlib, request.imports);
   specializer.setTargetArch(request.arch);
   specializer.setDefaultDotPrecision(request.dotPrecision);
-  // -D names that are not parameters of this kernel override module-level constants.
+  // The @triton.jit functions a nested kernel calls from its enclosing functions are seen as
+  // module-level names (they resolve in the module too, as the kernel's own names do).
+  for (const auto &[name, function] : closureFunctions)
+    specializer.bindGlobal(name, SemaValue::ofJitFunction(function));
+  // -D names that are not parameters of this kernel override module-level constants, or give
+  // the value of a nested kernel's closure variable.
   for (const auto &[name, text] : defines) {
     bool isParam = std::any_of(kernel->params.begin(), kernel->params.end(),
                                [&](const ast::Param &p) { return p.name == name; });
@@ -3325,7 +3385,11 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       sources.error(fileLoc, "cannot read -D " + name + "=" + text +
                                  " as a number, True/False/None, a string or a dtype (" +
                                  kDTypeSpellings + ")");
-    if (specializer.overrideGlobal(name, *value) && request.usedDefines)
+    // In a nested kernel the name may be its enclosing function's, which Python reads before
+    // the module's.
+    bool bound = nested ? (specializer.bindGlobal(name, *value), true)
+                        : specializer.overrideGlobal(name, *value);
+    if (bound && request.usedDefines)
       request.usedDefines->push_back(name);
   }
   specializer.specialize(*kernel, constexprArgs, tupleArgs);

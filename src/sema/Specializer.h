@@ -103,6 +103,10 @@ public:
   /// when the module has no such name.
   bool overrideGlobal(const std::string &name, const SemaValue &value);
 
+  /// Binds a module-level name whether or not the module has one: a nested kernel's closure
+  /// variable given with -D, or a @triton.jit function of its enclosing function.
+  void bindGlobal(const std::string &name, const SemaValue &value);
+
   /// Binds the kernel's parameters (run-time ones become body arguments) and walks its body.
   /// \p tupleArgs are the tuple arguments with run-time elements, whose parameters
   /// specializeKernel added under dotted names (`arg.0`, `arg.1.0`).
