@@ -20,6 +20,7 @@ import json
 import logging
 import os
 import signal
+import subprocess
 import sys
 import time
 import traceback
@@ -305,7 +306,48 @@ class _TupleElementsBound:
         for name, value in self._bound.arguments.items():
             if isinstance(value, tuple):
                 add_elements(name, value)
+            tensor = wrapped_tensor(value)
+            if tensor is not None:
+                arguments[name] = tensor
+            if is_host_descriptor(value):
+                arguments.update(descriptor_parameters(name, value))
         return arguments
+
+
+# Triton's TensorWrapper (what `triton.reinterpret` and Triton's tests' `to_triton` give for the
+# unsigned and fp8 types) seen as the torch dtype of the same name, where torch has one.
+_WRAPPED_DTYPES = {"uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
+                   "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
+                   "fp8e5": "float8_e5m2", "fp8e4nv": "float8_e4m3fn", "fp16": "float16",
+                   "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}
+
+
+def wrapped_tensor(value):
+    """A TensorWrapper's memory as a torch tensor of its dtype (None for anything else, or for a
+    dtype torch lacks, such as fp8e4b15)."""
+    if type(value).__name__ != "TensorWrapper" or not hasattr(value, "base"):
+        return None
+    import torch
+    dtype = getattr(torch, _WRAPPED_DTYPES.get(str(value.dtype), ""), None)
+    if not isinstance(dtype, torch.dtype):
+        return None
+    return value.base.view(dtype)
+
+
+def is_host_descriptor(value):
+    return type(value).__name__ == "TensorDescriptor" and hasattr(value, "block_shape")
+
+
+def descriptor_parameters(name, desc):
+    """The parameters tilec's kernel takes for a host TensorDescriptor argument (docs/metadata.md,
+    "Tensor descriptors"): base, shape, strides, padding flag."""
+    parameters = {f"{name}.base": desc.base}
+    for d, n in enumerate(desc.shape):
+        parameters[f"{name}.shape.{d}"] = int(n)
+    for d, n in enumerate(desc.strides):
+        parameters[f"{name}.strides.{d}"] = int(n)
+    parameters[f"{name}.padding_nan"] = getattr(desc, "padding", "zero") == "nan"
+    return parameters
 
 
 def install_tilec_diff(tilec, out, explicit_tilec_diff=None):
@@ -316,7 +358,8 @@ def install_tilec_diff(tilec, out, explicit_tilec_diff=None):
     import tilec_diff as td
     import torch
     # tilec_diff's dtype table predates fp8 tensors; the signature syntax has them (`*fp8e4nv`).
-    for tname, sig in (("float8_e4m3fn", "fp8e4nv"), ("float8_e5m2", "fp8e5")):
+    for tname, sig in (("float8_e4m3fn", "fp8e4nv"), ("float8_e5m2", "fp8e5"), ("uint16", "u16"),
+                       ("uint32", "u32"), ("uint64", "u64")):
         if isinstance(getattr(torch, tname, None), torch.dtype):
             td.DT.setdefault(getattr(torch, tname), sig)
     # tilec_diff copies each tensor argument with empty_strided + copy_, which torch refuses for a
@@ -326,13 +369,31 @@ def install_tilec_diff(tilec, out, explicit_tilec_diff=None):
     # tilec_diff compares the bits through view(torch.uint8), which torch refuses for a 0-d tensor
     # (Liger's poly norm passes a scalar weight): compare those as 1-element tensors.
     compare = td.compare
-    td.compare = lambda a, b: compare(a.reshape(1), b.reshape(1)) if a.dim() == 0 else compare(a, b)
+    signed = {getattr(torch, u, None): getattr(torch, i) for u, i in
+              (("uint16", "int16"), ("uint32", "int32"), ("uint64", "int64"))}
+
+    def compare_any(a, b):
+        if a.dim() == 0:
+            a, b = a.reshape(1), b.reshape(1)
+        if a.dtype in signed:
+            a, b = a.view(signed[a.dtype]), b.view(signed[b.dtype])
+        return compare(a, b)
+
+    td.compare = compare_any
     # Tuple arguments: a tuple entry of tilec's signature syntax for each, each element specialised
     # as Triton's JIT specialises it (a 1 is the literal, an aligned pointer `:16`...); the
     # elements are passed to tilec's kernel by their names (_TupleElementsInspect).
     sig_entry = td.sig_entry
 
     def tuple_sig_entry(name, value, is_constexpr, nospec):
+        tensor = wrapped_tensor(value)
+        if tensor is not None and not is_constexpr:
+            return "*" + td.DT[tensor.dtype] + (":16" if tensor.data_ptr() % 16 == 0 else "")
+        if is_host_descriptor(value) and not is_constexpr:
+            return (f"tensordesc<{td.DT[value.base.dtype]}"
+                    f"[{', '.join(str(int(b)) for b in value.block_shape)}]>")
+        if type(value).__name__ == "constexpr" and hasattr(value, "value"):
+            return sig_entry(name, value.value, True, nospec)  # tl.constexpr(4) in a tuple
         if not isinstance(value, tuple) or is_constexpr:
             return sig_entry(name, value, is_constexpr, nospec)
         elements = [tuple_sig_entry(name, v, False, nospec) for v in value]
@@ -343,29 +404,238 @@ def install_tilec_diff(tilec, out, explicit_tilec_diff=None):
     # A kernel that writes its own TMA tensor maps (descriptors made in the kernel; metadata
     # member global_scratch, docs/metadata.md) takes global scratch as a last parameter, which
     # tilec_diff's launch does not pass: allocate it (size per program times the grid) and append it.
-    compile_and_load = td.tilec_launch
-
-    def tilec_launch(path, name, sig, warps, stages, bound, grid):
-        t = compile_and_load(path, name, sig, warps, stages, bound, grid)
-        size = t["k"].get("global_scratch", {}).get("size", 0) if t.get("compiled") else 0
-        if size and torch.cuda.is_available():  # (the pre-check launches nothing)
-            import numpy
-            programs = 1
-            for g in grid:
-                programs *= g
-            scratch = torch.empty(size * programs, dtype=torch.int8, device="cuda")
-            launch = t["fn"]
-
-            def launch_with_scratch(g, block, argv, **kwargs):
-                return launch(g, block, tuple(argv) + (numpy.uint64(scratch.data_ptr()),), **kwargs)
-
-            t["fn"] = launch_with_scratch
-        return t
-
-    td.tilec_launch = tilec_launch
     os.makedirs(out, exist_ok=True)
     td.install(tilec, os.path.abspath(out))
+    from triton.runtime.jit import JITFunction
+    JITFunction.run = lambda self, *a, **k: hooked_run(td, self, *a, **k)
     return td
+
+
+def hooked_run(td, self, *args, grid, warmup, **kwargs):
+    """tilec_diff's launch hook, for the kernel exactly as Triton launches it (compile_and_load):
+    Triton runs, then tilec's kernel for the same specialisation runs on copies of the pre-launch
+    tensors, and every tensor argument is compared."""
+    import numpy as np
+    import torch
+    if warmup:
+        return td.orig_run(self, *args, grid=grid, warmup=warmup, **kwargs)
+    names = list(inspect.signature(self.fn).parameters)
+    call_kwargs = {k: v for k, v in kwargs.items() if k in names}
+    ba = td.inspect.signature(self.fn).bind(*args, **call_kwargs)
+    ba.apply_defaults()
+    bound = dict(ba.arguments)
+    warps = kwargs.get("num_warps", 4) or 4
+    stages = kwargs.get("num_stages", 3) or 3
+    cexpr = {p.name for p in self.params if p.is_constexpr}
+    nospec = {p.name for p in self.params if getattr(p, "do_not_specialize", False)}
+    try:
+        sig = ",".join(td.sig_entry(n, bound[n], n in cexpr, n in nospec) for n in names)
+    except Exception:
+        sig = None
+    path = self.fn.__code__.co_filename
+    source = kernel_source_file(self, path)
+    key = (os.path.basename(source), self.fn.__name__, sig, warps, stages)
+    tensors = {n: v for n, v in bound.items() if isinstance(v, torch.Tensor)}
+    pre = {n: td.copy_like(v) for n, v in tensors.items()}
+    g = grid(bound | dict(kwargs)) if callable(grid) else grid
+    g = tuple(g) + (1,) * (3 - len(g))
+    ret = td.orig_run(self, *args, grid=grid, warmup=warmup, **kwargs)
+    if key in td.results:
+        return ret
+    if sig is None:
+        td.results[key] = {"op": td.current_op[0], "compiled": False, "error": "harness: unsupported argument"}
+        return ret
+    torch.cuda.synchronize()
+    rec = {"op": td.current_op[0]}
+    td.results[key] = rec
+    try:
+        t = compile_and_load(td, self, source, sig, warps, stages, g)
+        rec.update({k: v for k, v in t.items() if k in ("compiled", "ms", "error", "cmd")})
+        if not t["compiled"]:
+            return ret
+        mine, by_view = {}, {}  # arguments that alias one tensor in Triton's launch alias one copy here too
+        for n, v in tensors.items():
+            view = (v.data_ptr(), tuple(v.size()), tuple(v.stride()), v.dtype)
+            if view not in by_view:
+                by_view[view] = td.copy_like(pre[n])
+            mine[n] = by_view[view]
+        argv = []
+        for p in t["k"]["params"]:
+            v = mine[p["name"]] if p["name"] in mine else bound[p["name"]]
+            ty = p["type"]
+            if ty.startswith("*"):
+                argv.append(np.uint64(v.data_ptr()))
+            elif ty in ("i32", "i1", "u32", "i16", "i8", "u8", "u16"):
+                argv.append(np.int32(v) if ty != "u32" else np.uint32(v))
+            elif ty in ("i64", "u64"):
+                argv.append(np.int64(v) if ty == "i64" else np.uint64(v))
+            elif ty == "fp32":
+                argv.append(np.float32(v))
+            elif ty == "fp64":
+                argv.append(np.float64(v))
+            else:
+                raise ValueError(ty)
+        t["fn"](g, (32 * warps, 1, 1), tuple(argv), shared_mem=t["dyn"])
+        torch.cuda.synchronize()
+        worst = {"same_bits": True, "bad": 0, "maxdiff": 0.0}
+        for n, v in tensors.items():
+            sb, bad, md = td.compare(mine[n], v)
+            worst["same_bits"] &= sb
+            worst["bad"] += bad
+            worst["maxdiff"] = max(worst["maxdiff"], md)
+        rec.update(worst)
+        rec["ran"] = True
+    except Exception as e:
+        rec["ran"] = False
+        rec["run_error"] = f"{type(e).__name__}: {e}"[:300]
+    return ret
+
+
+def kernel_source_file(jit, path):
+    """The file tilec compiles for the JITFunction `jit` defined in `path`: `path` itself, unless
+    the launched source differs from the file's (Triton's tests patch a template kernel's source
+    before launching it, `GENERATE_TEST_HERE` replaced by the expression under test): then a copy of
+    the file, next to it (so that its imports resolve), with the function's text replaced."""
+    import textwrap
+    fn = getattr(jit, "fn", None)
+    src = getattr(jit, "src", None)
+    if fn is None or src is None:
+        return path
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return path
+    import re
+    original = textwrap.dedent("".join(lines))
+    match = re.search(r"^def\s+\w+\s*\(", original, re.MULTILINE)  # where Triton's src starts
+    if match is None or original[match.start():] == src:
+        return path
+    def_index = next(i for i, line in enumerate(lines) if line.lstrip().startswith("def "))
+    indent = lines[def_index][:len(lines[def_index]) - len(lines[def_index].lstrip())]
+    with open(path) as f:
+        text = f.readlines()
+    begin = first - 1 + def_index
+    end = first - 1 + len(lines)
+    patched = [indent + line if line.strip() else line for line in src.splitlines(True)]
+    if patched and not patched[-1].endswith("\n"):
+        patched[-1] += "\n"
+    text[begin:end] = patched
+    import hashlib
+    digest = hashlib.sha1("".join(patched).encode()).hexdigest()[:10]
+    copy = os.path.join(os.path.dirname(path), f"_tilec_patched_{digest}_{os.path.splitext(os.path.basename(path))[0]}_py.py")
+    if not os.path.exists(copy):
+        with open(copy + ".tmp", "w") as f:
+            f.writelines(text)
+        os.replace(copy + ".tmp", copy)
+    return copy
+
+
+def _define_text(value):
+    """A closure value as tilec's -D NAME=VALUE takes it, or None when it has no such spelling."""
+    import triton.language as tl
+    if type(value).__name__ == "constexpr" and hasattr(value, "value"):
+        value = value.value
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, tl.dtype):
+        return "tl." + str(value).replace("fp8e4nv", "float8e4nv").replace("fp8e5", "float8e5")
+    return None
+
+
+def closure_defines(jit):
+    """-D bindings for the variables a nested kernel reads from its enclosing function (and those
+    its nested @triton.jit helpers read), where the value has a -D spelling."""
+    defines, seen = {}, set()
+
+    def visit(fn):
+        if fn is None or id(fn) in seen:
+            return
+        seen.add(id(fn))
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            if hasattr(value, "fn") and hasattr(value, "src"):
+                visit(value.fn)  # a @triton.jit helper of the enclosing function
+                continue
+            text = _define_text(value)
+            if text is not None:
+                defines.setdefault(name, text)
+
+    visit(getattr(jit, "fn", None))
+    return defines
+
+
+def compile_and_load(td, jit, source, sig, warps, stages, grid):
+    """tilec_diff's compile-and-load, for the kernel exactly as launched: a kernel nested in a
+    function is named by its qualified name (Triton's tests define several `kernel`s in one file),
+    the enclosing function's variables it reads are given with -D, and a patched source is compiled
+    from a patched copy of the file. Host TensorDescriptor kernels whose loads use TMA get their
+    tensor maps built per launch (bench/tensormap.py)."""
+    import cupy as cp
+    import torch
+    name = jit.fn.__name__
+    qualname = jit.fn.__qualname__
+    key_file = os.path.join(td.OUT, f"{name}_{abs(hash((sig, qualname, source))) % 10**8}_{warps}_{stages}")
+    cmd = [td.TILEC, source, "-k", qualname if "<locals>" in qualname else name, "-s", sig,
+           "--num-warps", str(warps), "--num-stages", str(stages), "--arch", "sm_90a",
+           "-o", key_file + ".ptx"]
+    for define, text in (closure_defines(jit).items() if "<locals>" in qualname else ()):
+        cmd += ["-D", f"{define}={text}"]
+    t0 = time.time()
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    ms = (time.time() - t0) * 1e3
+    if r.returncode != 0:
+        err = [l for l in r.stderr.splitlines() if "error" in l][:1]
+        return {"compiled": False, "ms": ms, "cmd": " ".join(cmd),
+                "error": (err[0] if err else r.stderr[-200:]).split(": error: ")[-1]}
+    with open(key_file + ".json") as f:
+        meta = json.load(f)
+    k = [k for k in meta["kernels"] if k["name"] == name][0]
+    mod = cp.RawModule(path=key_file + ".ptx")
+    fn = mod.get_function(k["entry"])
+    dyn = max(0, k.get("shared_memory_bytes", 0) - fn.shared_size_bytes)
+    if dyn > 48 * 1024:
+        fn.max_dynamic_shared_size_bytes = dyn
+    if k.get("tensor_maps"):
+        fn = _launcher_with_tensor_maps(k, fn)
+    # A kernel that writes its own TMA tensor maps (descriptors made in the kernel; metadata
+    # member global_scratch, docs/metadata.md) takes global scratch as a last parameter:
+    # allocate it (size per program times the grid) and append it.
+    size = k.get("global_scratch", {}).get("size", 0)
+    if size and torch.cuda.is_available():  # (the pre-check launches nothing)
+        import numpy
+        programs = grid[0] * grid[1] * grid[2]
+        scratch = torch.empty(size * programs, dtype=torch.int8, device="cuda")
+        launch = fn
+
+        def fn(g, block, argv, _launch=launch, _scratch=scratch, **kwargs):
+            return _launch(g, block, tuple(argv) + (numpy.uint64(_scratch.data_ptr()),), **kwargs)
+    return {"compiled": True, "ms": ms, "fn": fn, "k": k, "dyn": dyn, "mod": mod, "cmd": " ".join(cmd)}
+
+
+def _launcher_with_tensor_maps(info, function):
+    """A launch(grid, block, argv, shared_mem=) that appends the kernel's CUtensorMaps, built from
+    the descriptor parameters in argv, as hidden parameters (CuPy cannot pass 128-byte structs)."""
+    sys.path.insert(0, os.path.join(REPO, "bench"))
+    import tensormap
+    import cupy as cp
+    import torch
+
+    def launch(grid, block, argv, shared_mem=0):
+        values = [int(v) for v in argv[:len(info["params"])]]
+        trailing = tuple(argv[len(info["params"]):])
+        params = tensormap.KernelParams(argv[:len(info["params"])], tensormap.build(info, values), trailing)
+        cp.cuda.driver.launchKernel(getattr(function, "kernel", function).ptr, grid[0], grid[1], grid[2],
+                                    *block, shared_mem, torch.cuda.current_stream().cuda_stream,
+                                    params.pointer, 0)
+
+    return launch
 
 
 def setup(description):

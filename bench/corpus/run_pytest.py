@@ -35,6 +35,8 @@ def main():
     p.add_argument("--tilec-diff", default=None, help="tilec_diff.py (default: harness's search)")
     p.add_argument("--first", type=int, default=0,
                    help="only the first N parametrisations of each test function (default: all)")
+    p.add_argument("--spread", action="store_true",
+                   help="with --first N: keep N parametrisations spread evenly over each test's list")
     p.add_argument("--one-config", action="store_true",
                    help="autotuned kernels run one config (the first Triton's pruning keeps)")
     p.add_argument("--jobs", type=int, default=1, help="pytest-xdist workers (default 1: no xdist)")
@@ -57,7 +59,8 @@ def main():
     env = dict(os.environ)
     env.update({
         "TILEC_CORPUS_TILEC": wrapper, "TILEC_CORPUS_OUT": out, "TILEC_CORPUS_PROJECT": name,
-        "TILEC_CORPUS_FIRST": str(args.first), "TILEC_CORPUS_ONE_CONFIG": "1" if args.one_config else "0",
+        "TILEC_CORPUS_FIRST": str(args.first), "TILEC_CORPUS_SPREAD": "1" if args.spread else "0",
+        "TILEC_CORPUS_ONE_CONFIG": "1" if args.one_config else "0",
         "TILEC_CORPUS_DEADLINE": str(time.time() + 60 * args.minutes) if args.minutes else "0",
         "PYTHONPATH": os.pathsep.join([HERE, project] + [p for p in [env.get("PYTHONPATH")] if p]),
     })

@@ -8,6 +8,9 @@ pytest-xdist's workers, which load plugins by name, get the same settings:
   TILEC_CORPUS_OUT       the output folder; each process writes to OUT/<project>.<worker>/
   TILEC_CORPUS_PROJECT   the project's name (the table's first column)
   TILEC_CORPUS_FIRST     keep only the first N parametrisations of each test function (0: all)
+  TILEC_CORPUS_SPREAD    "1": the N kept are spread evenly over the test's list (first, ..., last)
+                         instead of the first N, so that a test parametrised over dtypes keeps
+                         several dtypes
   TILEC_CORPUS_ONE_CONFIG  "1": an autotuned kernel runs only the first config Triton's pruning
                          keeps, so that each kernel is compiled once instead of once per config
   TILEC_CORPUS_DEADLINE  a time.time() after which the remaining tests are skipped, so that the run
@@ -51,13 +54,19 @@ def pytest_collection_modifyitems(session, config, items):
     first = int(os.environ.get("TILEC_CORPUS_FIRST", "0"))
     if first <= 0:
         return
-    seen, kept = {}, []
-    for item in items:
-        key = (str(item.fspath), getattr(item, "originalname", item.name))
-        seen[key] = seen.get(key, 0) + 1
-        if seen[key] <= first:
-            kept.append(item)
-    items[:] = kept
+    groups = {}
+    for index, item in enumerate(items):
+        groups.setdefault((str(item.fspath), getattr(item, "originalname", item.name)), []).append(index)
+    keep = set()
+    spread = os.environ.get("TILEC_CORPUS_SPREAD") == "1"
+    for indices in groups.values():
+        if len(indices) <= first:
+            keep.update(indices)
+        elif spread and first > 1:
+            keep.update(indices[round(i * (len(indices) - 1) / (first - 1))] for i in range(first))
+        else:
+            keep.update(indices[:first])
+    items[:] = [item for index, item in enumerate(items) if index in keep]
 
 
 def pytest_runtest_setup(item):
