@@ -34,14 +34,22 @@ void KernelLowering::lowerHistogram(const Operation &op) {
   }
   barrier();
 
+  // As Triton 3.6: the bin is the value's low log2(max(num_bins, 32)) bits (num_bins is a power
+  // of two; Triton pads the bins to one per lane of a warp). Values outside [0, num_bins) wrap
+  // around, and those that land in a padding bin are not counted.
+  const int64_t paddedBins = std::max<int64_t>(bins, 32);
   for (unsigned e = 0; e < inDist.numElements(); ++e) {
-    // As Triton 3.6: the bin is the value's low log2(num_bins) bits (values outside [0, num_bins)
-    // wrap around; num_bins is a power of two).
     llvm::Value *bin = builder_.CreateAnd(builder_.CreateZExtOrTrunc(input[e], i32),
-                                          builder_.getInt32(static_cast<uint32_t>(bins - 1)));
+                                          builder_.getInt32(static_cast<uint32_t>(paddedBins - 1)));
     llvm::Value *count = ownsElement(inDist, e);
     if (mask)
       count = builder_.CreateAnd(count, (*mask)[e]);
+    if (paddedBins > bins) {
+      llvm::Value *inRange =
+          builder_.CreateICmpULT(bin, builder_.getInt32(static_cast<uint32_t>(bins)));
+      count = builder_.CreateAnd(count, inRange);
+      bin = builder_.CreateSelect(inRange, bin, builder_.getInt32(0)); // stays in the buffer
+    }
     builder_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, sharedElementPointer(i32, bin),
                              builder_.CreateZExt(count, i32), llvm::MaybeAlign(4),
                              llvm::AtomicOrdering::Monotonic);

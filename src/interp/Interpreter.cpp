@@ -1576,9 +1576,13 @@ void Machine::execHistogram(CompiledOp &op, Tensor &out) {
   for (int64_t i = 0; i < input.numElements(); ++i) {
     if (mask && mask->lanes<int64_t>()[i] == 0)
       continue;
-    // As Triton 3.6 on the GPU: a value counts in the bin of its low log2(num_bins) bits (num_bins
-    // is a power of two), so values outside [0, num_bins) wrap around instead of being dropped.
-    ++counts[static_cast<uint64_t>(values[i]) & static_cast<uint64_t>(bins - 1)];
+    // As Triton 3.6 on the GPU: a value counts in the bin of its low log2(max(num_bins, 32)) bits
+    // (num_bins is a power of two; Triton pads the bins to one per lane of a warp), so values
+    // outside [0, num_bins) wrap around, and are dropped where they land in a padding bin.
+    const uint64_t bin = static_cast<uint64_t>(static_cast<uint32_t>(values[i])) &
+                         static_cast<uint64_t>(std::max<int64_t>(bins, 32) - 1);
+    if (bin < static_cast<uint64_t>(bins))
+      ++counts[bin];
   }
 }
 

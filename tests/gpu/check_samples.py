@@ -1897,6 +1897,11 @@ def histogram_reference(t, s):
     return {"out": torch.bincount(x, minlength=64).double()}
 
 
+def histogram_reference_8_bins(t, s):
+    x = t["x"].long() & 31
+    return {"out": torch.bincount(x[x < 8], minlength=8).double()}
+
+
 def gather_reference(t, s, axis):
     src = t["src"].double().view(8, 16)
     idx = t["idx"].long().view((4, 16) if axis == 0 else (8, 4))
@@ -1912,6 +1917,14 @@ SPECIAL_SAMPLES = [
         inputs=lambda s: {"x": randint(-16, 80, (s,), "int32"), "out": empty(64, "int32")},
         outputs=["out"], args=lambda t, s: [t["x"], t["out"], s - 24],
         grid=lambda meta, s: (1,), reference=histogram_reference),
+    # Fewer bins than a warp's lanes: Triton pads them to 32, so a value counts in bin x & 31
+    # when that is below 8, and not at all otherwise.
+    Sample(
+        name="special_histogram_8_bins", source="tests/gpu/special_ops.tl", kernel="histogram_kernel",
+        ptx="special_histogram_8_bins", signature="*i32:16,*i32:16,i32,1024,8,0", size=1024,
+        inputs=lambda s: {"x": randint(-16, 80, (s,), "int32"), "out": empty(8, "int32")},
+        outputs=["out"], args=lambda t, s: [t["x"], t["out"], s],
+        grid=lambda meta, s: (1,), reference=histogram_reference_8_bins),
 ] + [
     # Indices of any integer type (fla's KDA kernels gather with int16 ones).
     Sample(
