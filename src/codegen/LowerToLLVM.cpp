@@ -1425,9 +1425,13 @@ void KernelLowering::lowerStore(const Operation &op) {
   const Values *masks = op.numOperands() > 2 ? &get(op.operand(2)) : nullptr;
   bool maskUniform =
       !masks || (dist && axisInfo_.maskConstancy(op.operand(2), dist->order[0]) >= vec) || vec == 1;
+  // A scalar is every thread's: thread 0 stores it, as Triton does (a program that loads, updates
+  // and stores one element in place must not see another thread's store before its own load).
+  llvm::Value *scalarOwner =
+      dist ? nullptr : builder_.CreateICmpEQ(threadId_, builder_.getInt32(0), "thread0");
   for (unsigned e = 0; e < n; e += vec) {
     Values group(vals.begin() + e, vals.begin() + e + vec);
-    llvm::Value *owner = replicated ? ownsElement(*dist, e) : nullptr;
+    llvm::Value *owner = replicated ? ownsElement(*dist, e) : scalarOwner;
     auto owned = [&](llvm::Value *mask) -> llvm::Value * {
       if (!owner)
         return mask;

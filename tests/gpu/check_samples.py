@@ -1580,6 +1580,13 @@ LANG_BITS_SAMPLES = [
         grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),),
         tol=EXACT, reference=lambda t, n: {"y": torch.where(
             t["flag"].repeat_interleave(256)[:n] != 0, t["x"] * 2, t["x"]).double()}),
+    Sample(
+        name="double_in_place_scalar", source="tests/gpu/lang_bits.tl",
+        kernel="double_in_place_scalar", ptx="double_in_place_scalar", signature="*fp32:16",
+        size=65536, small=4096, tilec_flags=("--num-warps", "32"),
+        inputs=lambda n: {"x": randn(n)}, outputs=["x"], inplace=["x"], args=lambda t, n: [t["x"]],
+        grid=lambda meta, n: (n,), tol=EXACT,
+        reference=lambda t, n: {"x": (t["x"].double() * 2).float().double()}),
     fp8_to_fp16_sample("fp8e4_to_f16_sm80", "e4m3"),
     fp8_to_fp16_sample("fp8e5_to_f16_sm80", "e5m2"),
     batched_dot_sample("batched_dot_f16", "float16", (2, 32, 32, 32), DOT_F16_OUT_F32),
