@@ -578,6 +578,17 @@ def closure_defines(jit):
     return defines
 
 
+def _triton_libdevice():
+    """The libdevice.10.bc in Triton's wheel, which Triton links (its erf, tanh... differ in the last
+    bit from the CUDA toolkit's copy tilec links by default), or None."""
+    try:
+        import triton
+    except ImportError:
+        return None
+    path = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "lib", "libdevice.10.bc")
+    return path if os.path.exists(path) else None
+
+
 def compile_and_load(td, jit, source, sig, warps, stages, grid):
     """tilec_diff's compile-and-load, for the kernel exactly as launched: a kernel nested in a
     function is named by its qualified name (Triton's tests define several `kernel`s in one file),
@@ -594,6 +605,8 @@ def compile_and_load(td, jit, source, sig, warps, stages, grid):
            "-o", key_file + ".ptx"]
     for define, text in (closure_defines(jit).items() if "<locals>" in qualname else ()):
         cmd += ["-D", f"{define}={text}"]
+    if _triton_libdevice():
+        cmd += ["--libdevice", _triton_libdevice()]
     t0 = time.time()
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     ms = (time.time() - t0) * 1e3
