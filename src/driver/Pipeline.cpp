@@ -248,6 +248,9 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
   // 3. Target-independent clean-up.
   PassRunner passes(*module, options, log);
   passes.run("sema", [](tir::Function &) {});
+  // Before canonicalize, whose add-into-dot then folds `t + acc` into the dot, as Triton's
+  // combine patterns do together.
+  passes.run("combine-broadcast-mul-reduce", tir::runCombineBroadcastMulReduce);
   passes.run("canonicalize", tir::runCanonicalize);
   passes.run("cse", tir::runCSE);
   passes.run("dce", tir::runDCE);

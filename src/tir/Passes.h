@@ -9,6 +9,10 @@ namespace tilec::tir {
 /// constants, and simplifies x+0, x*1 and the like.
 void runCanonicalize(Function &function);
 
+/// Rewrites `tl.sum(a[:, :, None] * b[None, :, :], axis=1)` on fp32 as tl.dot(a, b) with TF32
+/// precision, as Triton's Combine pass does (CombineBroadcastMulReduce.cpp says when).
+void runCombineBroadcastMulReduce(Function &function);
+
 /// Common-subexpression elimination of pure operations, scoped by region.
 void runCSE(Function &function);
 

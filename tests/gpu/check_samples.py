@@ -1587,6 +1587,15 @@ LANG_BITS_SAMPLES = [
         inputs=lambda n: {"x": randn(n)}, outputs=["x"], inplace=["x"], args=lambda t, n: [t["x"]],
         grid=lambda meta, n: (n,), tol=EXACT,
         reference=lambda t, n: {"x": (t["x"].double() * 2).float().double()}),
+    Sample(
+        name="matmul_as_reduction", source="tests/gpu/lang_bits.tl", kernel="matmul_as_reduction",
+        ptx="matmul_as_reduction", signature="*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,64,32,32",
+        size=(128, 160, 96), small=(64, 64, 32),
+        inputs=lambda s: {"a": randn(s[0] * s[2]), "b": randn(s[2] * s[1]), "c": empty(s[0] * s[1])},
+        outputs=["c"], args=lambda t, s: [t["a"], t["b"], t["c"], s[2], s[1]],
+        grid=lambda meta, s: (s[0] // 64, s[1] // 32), tol=DOT_TF32,
+        reference=lambda t, s: {"c": (t["a"].double().view(s[0], s[2])
+                                      @ t["b"].double().view(s[2], s[1])).flatten()}),
     fp8_to_fp16_sample("fp8e4_to_f16_sm80", "e4m3"),
     fp8_to_fp16_sample("fp8e5_to_f16_sm80", "e5m2"),
     batched_dot_sample("batched_dot_f16", "float16", (2, 32, 32, 32), DOT_F16_OUT_F32),
