@@ -77,8 +77,10 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
       ->required();
   app.add_option("-k,--kernel", flags.kernels,
                  "Kernel to compile: a @triton.jit function at module level (also under a "
-                 "module-level if/try), else in a class body or nested in a function; repeat with "
-                 "one -s each for several kernels")
+                 "module-level if/try), else in a class body or nested in a function (named by "
+                 "its qualified name, such as test_add.<locals>.kernel, where several functions "
+                 "define one of that name; -D gives the values of the enclosing function's "
+                 "variables it reads); repeat with one -s each for several kernels")
       ->allow_extra_args(false); // one value per -k/-s/-D: later words are positionals
   app.add_option("-s,--signature", flags.signatures,
                  "Signature of the kernel in Triton AOT syntax, one entry per parameter: "
