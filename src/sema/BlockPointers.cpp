@@ -264,7 +264,7 @@ Specializer::blockPointerAddresses(const SemaValue &blockPtr, const std::vector<
 }
 
 SemaValue Specializer::loadBlockPointer(const SemaValue &blockPtr, const SemaValue *boundaryCheck,
-                                        const SemaValue *padding, SourceLoc loc) {
+                                        const SemaValue *padding, SourceLoc loc, bool descriptor) {
   DType elem = blockPtr.elems[kBase].value->type().elem.pointeeType();
   std::string option = "";
   if (padding) {
@@ -285,8 +285,10 @@ SemaValue Specializer::loadBlockPointer(const SemaValue &blockPtr, const SemaVal
     // still fill them with zeros.
     if (option == "zero" || option == "nan") {
       double fill = option == "zero" ? 0.0 : std::numeric_limits<double>::quiet_NaN();
-      tir::Value *other = elem.isFloat() ? builder_.floatConstant(fill, Type(elem))
-                                         : builder_.intConstant(0, Type(elem));
+      tir::Value *other = !elem.isFloat() ? builder_.intConstant(0, Type(elem))
+                          : descriptor && option == "nan"
+                              ? tmaNanFill(Type(elem))
+                              : builder_.floatConstant(fill, Type(elem));
       operands.push_back(builder_.splat(other, ptr->type().shape));
     }
   }

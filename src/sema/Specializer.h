@@ -223,8 +223,9 @@ public:
   // Block pointers (BlockPointers.cpp).
   SemaValue makeBlockPointer(CallArgs &args);
   SemaValue advanceBlockPointer(CallArgs &args);
+  /// \p descriptor: the load is a tensor descriptor's, whose NaN padding is TMA's (tmaNanFill).
   SemaValue loadBlockPointer(const SemaValue &blockPtr, const SemaValue *boundaryCheck,
-                             const SemaValue *padding, SourceLoc loc);
+                             const SemaValue *padding, SourceLoc loc, bool descriptor = false);
   /// The store it creates.
   tir::Operation *storeBlockPointer(const SemaValue &blockPtr, const SemaValue &value,
                                     const SemaValue *boundaryCheck, SourceLoc loc);
@@ -562,6 +563,8 @@ private:
   /// boundary_check's dimensions, checked and sorted.
   std::vector<int64_t> boundaryCheckDims(const SemaValue *boundaryCheck, size_t rank,
                                          SourceLoc loc);
+  /// The NaN TMA fills out-of-bounds descriptor elements with (padding "nan"), of `scalar`.
+  tir::Value *tmaNanFill(const tir::Type &scalar);
   /// The block's pointer tensor and, when `checked` names dimensions, its in-bounds mask.
   std::pair<tir::Value *, tir::Value *> blockPointerAddresses(const SemaValue &blockPtr,
                                                               const std::vector<int64_t> &checked,
