@@ -287,6 +287,7 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
   PassRunner passes(*module, options, log);
   passes.run("tma-stores", [&](tir::Function &f) { gpu::runTmaStores(f, options.arch); });
   passes.run("coalesce", gpu::runCoalesce);
+  passes.run("decompose-batched-dot", gpu::runDecomposeBatchedDot);
   passes.run("accelerate-matmul",
              [&](tir::Function &f) { gpu::runAccelerateMatmul(f, options.arch); });
   passes.run("assign-layouts", gpu::runAssignLayouts);

@@ -272,7 +272,9 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
         upcastOperandsToFp16(*dot);
       continue;
     }
-    if (hasWgmma(arch) && wgmmaInstructionFor(*dot, function.numWarps)) {
+    // A batch's slice of a 3-D dot (DecomposeBatchedDot) stays on mma.sync, as Triton's 3-D dots.
+    const bool batchSlice = dot->hasAttr("batch_slice");
+    if (hasWgmma(arch) && !batchSlice && wgmmaInstructionFor(*dot, function.numWarps)) {
       dot->setAttr("engine", std::string("wgmma"));
       retypeResult(function, *dot, 0, mmaV3AccumulatorLayout(function.numWarps));
       continue;

@@ -4,6 +4,8 @@
 //                                where the target and the tile allow (TmaStores.cpp);
 //   runCoalesce                  each load/store gets the blocked layout that lets a thread access
 //                                the widest vector the axis info allows (Coalesce.cpp);
+//   runDecomposeBatchedDot       a batched (3-D) dot Triton runs on mma.sync becomes one 2-D dot
+//                                per batch (DecomposeBatchedDot.cpp);
 //   runAccelerateMatmul          each dot an mma.sync instruction can compute gets the mma
 //                                accumulator layout and engine = "mma_v2" (AccelerateMatmul.cpp);
 //   runAssignLayouts             every other tensor gets a layout, propagated from its users and
@@ -24,6 +26,7 @@ namespace tilec::gpu {
 
 void runTmaStores(tir::Function &function, const std::string &arch);
 void runCoalesce(tir::Function &function);
+void runDecomposeBatchedDot(tir::Function &function);
 void runAccelerateMatmul(tir::Function &function, const std::string &arch);
 void runAssignLayouts(tir::Function &function);
 void runRemoveRedundantConversions(tir::Function &function);
