@@ -160,6 +160,10 @@ public:
 
   SemaValue binaryOp(ast::BinaryOperator op, const SemaValue &lhs, const SemaValue &rhs,
                      SourceLoc loc);
+  /// `seq * n`: a tuple, list or string repeated (Python's sequence repetition). Kernel code
+  /// has only Triton's tl.tuple.__mul__ (a tuple or list on the left, a constexpr integer on
+  /// the right); host code has Python's both orders and strings too.
+  SemaValue repeatSequence(const SemaValue &lhs, const SemaValue &rhs, SourceLoc loc);
   SemaValue compareOp(ast::CompareOperator op, const SemaValue &lhs, const SemaValue &rhs,
                       SourceLoc loc);
   SemaValue unaryOp(ast::UnaryOperator op, const SemaValue &operand, SourceLoc loc);
