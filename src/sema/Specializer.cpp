@@ -1741,17 +1741,12 @@ Specializer::branchValues(const SemaValue &tv, const SemaValue &ev, tir::Block &
   return {tval, evalue};
 }
 
-void Specializer::execIf(const ast::Stmt &stmt) {
-  SemaValue cond = eval(*stmt.test);
-  if (auto truth = constexprTruth(cond)) {
-    execBlock(*truth ? stmt.body : stmt.orelse);
-    return;
-  }
-  tir::Value *condValue = toValue(cond, stmt.test->loc, "if condition");
+tir::Value *Specializer::scalarCondition(const SemaValue &cond, SourceLoc loc) {
+  tir::Value *condValue = toValue(cond, loc, "if condition");
   // A block of one element is that element, as Triton unsplats it (with a warning):
   // `if tl.arange(0, 1) < n:`. A larger one is ambiguous, as in Python.
   if (!condValue->type().isScalar() && condValue->type().numElements() == 1) {
-    builder_.setLoc(stmt.test->loc);
+    builder_.setLoc(loc);
     if (condValue->type().elem.isBool())
       condValue = builder_.cast(condValue, DType::scalar(ScalarKind::I32));
     if (condValue->type().rank() > 1)
@@ -1760,10 +1755,84 @@ void Specializer::execIf(const ast::Stmt &stmt) {
     condValue = pickAlong(condValue, 0, 0);
   }
   if (!condValue->type().isScalar())
+    return nullptr;
+  return castTo(condValue, DType::scalar(ScalarKind::I1));
+}
+
+SemaValue Specializer::evalIfExp(const ast::Expr &expr) {
+  const ast::Expr &body = *expr.operands[0], &test = *expr.operands[1], &orelse = *expr.operands[2];
+  SemaValue cond = eval(test);
+  if (auto truth = constexprTruth(cond))
+    return eval(*truth ? body : orelse);
+  tir::Value *condValue = cond.isTensor() ? scalarCondition(cond, test.loc) : nullptr;
+  if (!condValue) {
+    // A block condition selects element by element (Triton has no such conditional
+    // expression: its scf.if wants a scalar); both sides are evaluated, as tl.where's operands.
+    SemaValue a = eval(body);
+    SemaValue b = eval(orelse);
+    builder_.setLoc(expr.loc);
+    CallArgs args{{cond, a, b}, {}, expr.loc};
+    return callBuiltin(SemaValue::ofBuiltin("tl.where"), args);
+  }
+  // As Triton's visit_IfExp: an scf.if that evaluates only the side the condition picks, so
+  // `tl.load(p) if i < n else 0.0` never loads past n and `tl.store(..) if c else
+  // tl.store(..)` stores once. Two sides giving None (stores, prints) make an if without results.
+  builder_.setLoc(expr.loc);
+  tir::Operation *ifOp = builder_.create(OpCode::If, {condValue}, {});
+  tir::Block &thenBlock = ifOp->addRegion().block();
+  tir::Block &elseBlock = ifOp->addRegion().block();
+  ++runtimeControlFlowDepth_;
+  builder_.setInsertionPointToEnd(thenBlock);
+  SemaValue tv = eval(body);
+  builder_.setInsertionPointToEnd(elseBlock);
+  SemaValue ev = eval(orelse);
+  --runtimeControlFlowDepth_;
+  std::vector<tir::Value *> thenValues, elseValues;
+  if (!tv.isNone() || !ev.isNone()) {
+    for (const auto &[side, value] : {std::pair{&body, &tv}, std::pair{&orelse, &ev}})
+      if (!value->isTensor() && !value->isConstexprNumber())
+        error(side->loc, "a conditional expression on a run-time condition needs a number or a "
+                         "tensor on both sides (or None on both), got " +
+                             value->describe());
+    auto [tval, evalue] = branchValues(tv, ev, thenBlock, elseBlock, expr.loc);
+    if (!tval->type().sameShapeAndElem(evalue->type())) {
+      // Two tensors of different types: promote and broadcast them, each in its own block.
+      std::string why;
+      auto common =
+          computationType(tval->type().elem, false, evalue->type().elem, false, false, why);
+      if (!common)
+        error(expr.loc, "the two sides of this conditional expression have incompatible types " +
+                            tval->type().str() + " and " + evalue->type().str() + ": " + why);
+      std::vector<int64_t> shape = broadcastShape(tval->type(), evalue->type(), expr.loc);
+      builder_.setInsertionPointToEnd(thenBlock);
+      tval = broadcastTo(castTo(tval, *common), shape, expr.loc);
+      builder_.setInsertionPointToEnd(elseBlock);
+      evalue = broadcastTo(castTo(evalue, *common), shape, expr.loc);
+    }
+    thenValues.push_back(tval);
+    elseValues.push_back(evalue);
+  }
+  builder_.setInsertionPointToEnd(thenBlock);
+  builder_.create(OpCode::Yield, thenValues, {});
+  builder_.setInsertionPointToEnd(elseBlock);
+  builder_.create(OpCode::Yield, elseValues, {});
+  builder_.setInsertionPointToEnd(*ifOp->parentBlock());
+  if (thenValues.empty())
+    return SemaValue::none();
+  return SemaValue::ofTensor(ifOp->addResult(thenValues[0]->type()));
+}
+
+void Specializer::execIf(const ast::Stmt &stmt) {
+  SemaValue cond = eval(*stmt.test);
+  if (auto truth = constexprTruth(cond)) {
+    execBlock(*truth ? stmt.body : stmt.orelse);
+    return;
+  }
+  tir::Value *condValue = scalarCondition(cond, stmt.test->loc);
+  if (!condValue)
     error(stmt.test->loc, "an 'if' condition must be a scalar, not " + cond.describe() +
                               " (Triton: the boolean value of a tensor with more than one value "
                               "is ambiguous)");
-  condValue = castTo(condValue, DType::scalar(ScalarKind::I1));
   if (containsReturn(stmt.body) || containsReturn(stmt.orelse)) {
     execReturningIf(stmt, condValue);
     return;
@@ -2478,16 +2547,8 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
     }
     return result;
   }
-  case ast::ExprKind::IfExp: {
-    SemaValue cond = eval(*expr.operands[1]);
-    if (auto truth = constexprTruth(cond))
-      return eval(*expr.operands[*truth ? 0 : 2]);
-    SemaValue a = eval(*expr.operands[0]);
-    SemaValue b = eval(*expr.operands[2]);
-    builder_.setLoc(expr.loc);
-    CallArgs args{{cond, a, b}, {}, expr.loc};
-    return callBuiltin(SemaValue::ofBuiltin("tl.where"), args);
-  }
+  case ast::ExprKind::IfExp:
+    return evalIfExp(expr);
   case ast::ExprKind::Tuple:
   case ast::ExprKind::List: {
     std::vector<SemaValue> elems;

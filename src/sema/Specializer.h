@@ -496,6 +496,11 @@ private:
                                                      tir::Block &thenBlock, tir::Block &elseBlock,
                                                      SourceLoc loc);
   void execIf(const ast::Stmt &stmt);
+  /// A run-time `if` condition as an int1 scalar (a one-element block unsplatted, as Triton
+  /// does); null for a block of several elements.
+  tir::Value *scalarCondition(const SemaValue &cond, SourceLoc loc);
+  /// `a if c else b`: folded on a constexpr condition, an `if` on a run-time scalar one.
+  SemaValue evalIfExp(const ast::Expr &expr);
 
   void execReturningIf(const ast::Stmt &stmt, tir::Value *cond);
   /// A `for` in a Python function that module-level code calls: over range(), a tuple or list,

@@ -1249,6 +1249,35 @@ def rtz_inputs(n):
     return x.to(DEVICE)
 
 
+CONDITIONAL_BLOCK = 64
+
+
+def conditional_programs(n):
+    return cdiv(n, CONDITIONAL_BLOCK) + 3  # three programs entirely past x's end
+
+
+def conditional_inputs(n):
+    programs = conditional_programs(n)
+    return {"x": randn(n), "idx": randint(0, 2 * n, (programs,), "int32"), "y": empty(programs),
+            "z": empty(programs * CONDITIONAL_BLOCK)}
+
+
+def conditional_reference(t, n):
+    x, idx = t["x"].double().cpu(), t["idx"].cpu()
+    programs = conditional_programs(n)
+    y = torch.empty(programs, dtype=torch.float64)
+    z = torch.zeros(programs * CONDITIONAL_BLOCK, dtype=torch.float64)
+    for p in range(programs):
+        i = int(idx[p])
+        v = float(x[i]) if i < n else -1.0
+        y[p] = torch.tensor(v * 2 if p % 3 == 0 else v + 1, dtype=torch.float32).double()
+        if p % 2 == 0:
+            lo, hi = p * CONDITIONAL_BLOCK, min((p + 1) * CONDITIONAL_BLOCK, n)
+            if lo < hi:
+                z[lo:hi] = x[lo:hi]
+    return {"y": y.to(DEVICE), "z": z.to(DEVICE)}
+
+
 def rtz_reference(t, n):
     x = t["x"].cpu()
     # bf16: the high half of the fp32 bits (NaN: the canonical 0x7fff).
@@ -1587,6 +1616,16 @@ LANG_BITS_SAMPLES = [
         inputs=lambda n: {"x": randn(n)}, outputs=["x"], inplace=["x"], args=lambda t, n: [t["x"]],
         grid=lambda meta, n: (n,), tol=EXACT,
         reference=lambda t, n: {"x": (t["x"].double() * 2).float().double()}),
+    # `a if c else b` on a run-time c runs one side only: a guarded gather whose indices reach
+    # past x's end (memcheck sees any load there), a statement of two stores, a block per side.
+    Sample(
+        name="conditional_expressions", source="tests/gpu/lang_bits.tl",
+        kernel="conditional_expressions", ptx="conditional_expressions",
+        signature=f"*fp32:16,*i32:16,*fp32:16,*fp32:16,i32,{CONDITIONAL_BLOCK}", size=1000,
+        small=200, inputs=conditional_inputs, outputs=["y", "z"],
+        args=lambda t, n: [t["x"], t["idx"], t["y"], t["z"], n],
+        grid=lambda meta, n: (conditional_programs(n),), tol=EXACT,
+        reference=conditional_reference),
     fp8_to_fp16_sample("fp8e4_to_f16_sm80", "e4m3"),
     fp8_to_fp16_sample("fp8e5_to_f16_sm80", "e5m2"),
     batched_dot_sample("batched_dot_f16", "float16", (2, 32, 32, 32), DOT_F16_OUT_F32),

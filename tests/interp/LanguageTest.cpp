@@ -919,3 +919,33 @@ TEST_CASE("tl.cat of two 1-D tensors: the first's elements, then the second's", 
   }
   CHECK(worst(y, want, 0, 0) == 0);
 }
+
+TEST_CASE("a conditional expression on a run-time condition runs only the side it picks",
+          "[language]") {
+  // tests/gpu/lang_bits.tl's conditional_expressions: indices past x's end are never loaded (the
+  // interpreter checks every access), and of `tl.store(..) if c else tl.store(..)` one store runs.
+  const int64_t n = 150, blk = 64, programs = cdiv(n, blk) + 3;
+  auto module =
+      compile(std::string(TILEC_GPU_KERNELS_DIR) + "/lang_bits.tl", "conditional_expressions",
+              "*fp32:16,*i32:16,*fp32:16,*fp32:16,i32," + std::to_string(blk));
+  HostBuffer x(f32, n), idx(i32, programs), y(f32, programs), z(f32, programs * blk);
+  for (int64_t i = 0; i < n; ++i)
+    x.setDouble(i, static_cast<double>(noise(i, 1000, 71)) / 8);
+  for (int64_t p = 0; p < programs; ++p)
+    idx.setInt(p, p % 2 == 0 ? (p * 37) % n : n + 1000 * p); // odd programs: far past the end
+  z.fill(NAN);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(idx), KernelArg::pointer(y),
+          KernelArg::pointer(z), KernelArg::integer(n)},
+         static_cast<unsigned>(programs));
+  std::vector<double> wantY(programs), wantZ(programs * blk, 0.0);
+  for (int64_t p = 0; p < programs; ++p) {
+    int64_t i = idx.getInt(p);
+    double v = i < n ? x.getDouble(i) : -1.0;
+    wantY[p] = p % 3 == 0 ? v * 2 : v + 1;
+    for (int64_t j = p * blk; p % 2 == 0 && j < std::min((p + 1) * blk, n); ++j)
+      wantZ[j] = x.getDouble(j);
+  }
+  CHECK(worst(y, wantY, 0, 0) == 0);
+  CHECK(worst(z, wantZ, 0, 0) == 0);
+}
