@@ -200,7 +200,25 @@ const std::set<std::string> &tritonLanguageNames() {
 
 bool isTritonLanguageModule(const std::string &module) {
   return module == "triton.language" || module == "triton.language.math" ||
-         module == "triton.language.core" || module == "triton.language.standard";
+         module == "triton.language.core" || module == "triton.language.standard" ||
+         module == "triton.language.random";
+}
+
+/// The public names of Triton 3.6's triton.language.random: its @jit functions (tilec's
+/// stdlib/random.tl, all of which triton.language exports too) and the default round count.
+bool isTritonRandomName(const std::string &name) {
+  static const std::set<std::string> names = {"philox_impl",
+                                              "philox",
+                                              "randint",
+                                              "randint4x",
+                                              "uint_to_uniform_float",
+                                              "rand",
+                                              "rand4x",
+                                              "randn",
+                                              "randn4x",
+                                              "pair_uniform_to_normal",
+                                              "N_ROUNDS_DEFAULT"};
+  return names.count(name) != 0;
 }
 
 const std::map<std::string, ScalarKind> &dtypeNames() {
@@ -302,10 +320,19 @@ std::string valueText(const SemaValue &v) {
 
 std::optional<SemaValue> Specializer::tritonLanguageAttribute(const std::string &module,
                                                               const std::string &attr) {
+  if (module == "triton.language.random") {
+    if (!isTritonRandomName(attr))
+      return std::nullopt;
+    if (attr == "N_ROUNDS_DEFAULT")
+      return SemaValue::ofInt(10);
+    if (const ast::Stmt *def = stdlibFunction(attr))
+      return SemaValue::ofJitFunction(def);
+    return std::nullopt;
+  }
   auto dt = dtypeNames().find(attr);
   if (dt != dtypeNames().end())
     return SemaValue::ofDType(DType::scalar(dt->second));
-  if (attr == "math" || attr == "core" || attr == "standard" || attr == "extra")
+  if (attr == "math" || attr == "core" || attr == "standard" || attr == "extra" || attr == "random")
     return SemaValue::ofModule("triton.language." + attr);
   if (attr == "TRITON_MAX_TENSOR_NUMEL") // the most elements a block may have, as in Triton
     return SemaValue::ofInt(1048576);
@@ -364,6 +391,10 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
         hint = " (its dtypes are spelled tl.float32, tl.float16, tl.float64...)";
       error(loc, "Triton 3.6's triton.language has no attribute '" + attr + "'" + hint);
     }
+    if (module == "triton.language.random")
+      error(loc, "Triton 3.6's triton.language.random has no attribute '" + attr +
+                     "' (it has philox, philox_impl, randint, randint4x, rand, rand4x, randn, "
+                     "randn4x, uint_to_uniform_float, pair_uniform_to_normal)");
     error(loc, "tl." + attr + " is not supported yet");
   }
   if (module == "math") {
