@@ -2105,22 +2105,27 @@ SemaValue Specializer::dot(CallArgs &args) {
     error(loc, "tl.dot with K below 16 is not supported yet; got " + shapeText(lt) + " x " +
                    shapeText(rt));
 
-  // The accumulator type: int8 products accumulate in int32, fp64 in fp64, the other floats in
-  // fp32 (or fp16 on request, for fp16 and fp8 inputs).
+  // The accumulator type, as Triton 3.6's semantic.dot: int8 products accumulate in int32, fp64
+  // in fp64, fp32 and bf16 in fp32, whatever out_dtype says; fp16 and fp8 in out_dtype (fp32 by
+  // default, or fp16). out_dtype still names the type an `acc` argument must have.
   DType outType = DType::scalar(ScalarKind::F32);
   if (in.kind == ScalarKind::I8)
     outType = DType::scalar(ScalarKind::I32);
   else if (in.kind == ScalarKind::F64)
     outType = DType::scalar(ScalarKind::F64);
+  std::optional<DType> namedOut;
   if (const SemaValue *o = a.get(6)) {
     DType asked = constDType(*this, *o, loc, "tl.dot's out_dtype");
-    bool allowed = asked == outType ||
-                   (asked.kind == ScalarKind::F16 &&
-                    (in.kind == ScalarKind::F16 || in.kind == ScalarKind::F8E4M3 ||
-                     in.kind == ScalarKind::F8E5M2));
-    if (!allowed)
-      error(loc, "tl.dot of " + in.tritonName() + " cannot accumulate in " + asked.tritonName());
-    outType = asked;
+    namedOut = asked;
+    if (asked.kind == ScalarKind::BF16 && in.kind != ScalarKind::I8)
+      error(loc, "out_dtype=bfloat16 is unsupported. Please use out_dtype=float32/float16 and "
+                 "cast with `.to(tl.bfloat16)` (as in Triton)");
+    if (in.kind == ScalarKind::F16 || in.isFp8()) {
+      if (asked.kind != ScalarKind::F16 && asked.kind != ScalarKind::F32)
+        error(loc, "tl.dot of " + in.tritonName() + " cannot accumulate in " + asked.tritonName() +
+                       " (fp32 or fp16)");
+      outType = asked;
+    }
   }
 
   // Precision of fp32 inputs: Triton's default is tf32 (tensor cores round the inputs to a
@@ -2173,10 +2178,10 @@ SemaValue Specializer::dot(CallArgs &args) {
                      outType.tritonName() + ", got " + c->describe());
     // Triton 3.6 also requires the accumulator to be of out_dtype, whose default is fp32 even
     // where the products are int32 or fp64: an int8 dot with an acc needs out_dtype=tl.int32.
-    DType named = a.get(6) ? outType : DType::scalar(ScalarKind::F32);
+    DType named = namedOut.value_or(DType::scalar(ScalarKind::F32));
     if (!(acc->type().elem == named))
       error(loc, "tl.dot's acc is " + acc->type().elem.tritonName() + " and out_dtype is " +
-                     named.tritonName() + (a.get(6) ? "" : " (the default)") +
+                     named.tritonName() + (namedOut ? "" : " (the default)") +
                      ": Triton requires them to be the same (pass out_dtype as the acc's type)");
   } else {
     acc = broadcastTo(materialize(SemaValue::ofInt(0), loc, outType), shape, loc);

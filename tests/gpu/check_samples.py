@@ -1079,6 +1079,26 @@ def batched_dot_sample(name, dtype, blocks, tol, num_warps=4):
         grid=lambda meta, batches: (batches // meta["B"],), tol=tol, reference=reference)
 
 
+def batched_dot_i8_sample(name, blocks, num_warps):
+    """int8 x int8 -> int32, exact (the kernel asks for out_dtype=tl.int8, which Triton ignores)."""
+    b, m, n, k = blocks
+
+    def reference(t, batches):
+        a = t["a"].long().cpu().view(batches, m, k)
+        w = t["b"].long().cpu().view(batches, k, n)
+        return {"c": torch.bmm(a, w).flatten().double()}
+
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="batched_dot_i8", ptx=name,
+        signature=f"*i8:16,*i8:16,*i32:16,{b},{m},{n},{k}", size=4 * b, small=b,
+        tilec_flags=("--num-warps", str(num_warps)),
+        inputs=lambda batches: {"a": randint(-128, 128, (batches * m * k,), "int8"),
+                                "b": randint(-128, 128, (batches * k * n,), "int8"),
+                                "c": empty(batches * m * n, "int32")},
+        outputs=["c"], args=lambda t, batches: [t["a"], t["b"], t["c"]],
+        grid=lambda meta, batches: (batches // meta["B"],), tol=EXACT, reference=reference)
+
+
 def small_dot_sample(name, dtype, m, n, k, tol):
     """tl.dot with M or N below 16 (Triton pads them for the tensor cores; so does tilec)."""
     kind = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32"}[dtype]
@@ -1631,6 +1651,8 @@ LANG_BITS_SAMPLES = [
     batched_dot_sample("batched_dot_f16", "float16", (2, 32, 32, 32), DOT_F16_OUT_F32),
     batched_dot_sample("batched_dot_bf16", "bfloat16", (4, 16, 64, 16), DOT_BF16_OUT_F32),
     batched_dot_sample("batched_dot_tf32", "float32", (2, 64, 32, 16), DOT_TF32, num_warps=8),
+    batched_dot_i8_sample("batched_dot_i8_out_i8", (1, 32, 32, 64), num_warps=1),
+    batched_dot_i8_sample("batched_dot_i8_out_i8_b2", (2, 64, 32, 32), num_warps=4),
     atomic_add_half_sample("atomic_add_bf16", "bfloat16"),
     atomic_add_half_sample("atomic_add_bf16_sm80", "bfloat16", arch="sm_80"),
     atomic_add_half_sample("atomic_add_fp16", "float16"),
