@@ -342,6 +342,8 @@ std::optional<SemaValue> Specializer::tritonLanguageAttribute(const std::string 
     return SemaValue::ofModule("triton.language.PropagateNan");
   if (attr == "float8e4m3fn")
     return SemaValue::ofDType(DType::scalar(ScalarKind::F8E4M3));
+  if (attr == "pi32_t") // core.pi32_t = pointer_type(int32)
+    return SemaValue::ofDType(DType::pointer(ScalarKind::I32));
   if (attr == "CONSTEXPR_0") // core.CONSTEXPR_0, a parameter default
     return SemaValue::ofInt(0);
   if (supportedTl().count(attr))
@@ -1161,8 +1163,11 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     // tl.pointer_type(tl.uint32): the dtype of pointers to it (for .to() casts of pointers and
     // of the 64-bit integers that hold addresses), in the global address space.
     auto a = bindArgs(*this, display, {"element_ty", "address_space", "const"}, 1, args);
-    if (a.values[0]->kind != Kind::DType || a.values[0]->dtype.isPointer())
+    if (a.values[0]->kind != Kind::DType)
       error(loc, "tl.pointer_type needs the dtype of the elements, got " + a.values[0]->describe());
+    if (a.values[0]->dtype.isPointer())
+      error(loc, "tl.pointer_type of a pointer type (pointers to pointers) is not supported yet: "
+                 "hold the addresses as int64 and cast them with .to(tl.pointer_type(...))");
     if (const SemaValue *space = a.get(1);
         space && !(space->isConstexprNumber() && space->numberAsInt() == 1))
       error(loc, "tl.pointer_type: only the global address space (1) is supported yet");
