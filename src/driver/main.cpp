@@ -108,9 +108,9 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
       ->capture_default_str();
   app.add_option("--dot-precision", flags.dotPrecision,
                  "Precision of tl.dot on fp32 inputs that name none (input_precision=None): "
-                 "tf32, tf32x3 or ieee. Default: $TRITON_F32_DEFAULT, as Triton reads it, else "
-                 "tf32")
-      ->check(CLI::IsMember({"tf32", "tf32x3", "ieee"}));
+                 "tf32, tf32x3, ieee, bf16x3 or bf16x6. Default: $TRITON_F32_DEFAULT, as "
+                 "Triton reads it, else tf32")
+      ->check(CLI::IsMember({"tf32", "tf32x3", "ieee", "bf16x3", "bf16x6"}));
 }
 
 /// Turns the shared flags into compile options; false with a message on bad combinations.
@@ -127,9 +127,10 @@ bool toOptions(const CommonFlags &flags, CompileOptions &options) {
     std::transform(options.dotPrecision.begin(), options.dotPrecision.end(),
                    options.dotPrecision.begin(), ::tolower);
     if (options.dotPrecision != "tf32" && options.dotPrecision != "tf32x3" &&
-        options.dotPrecision != "ieee") {
+        options.dotPrecision != "ieee" && options.dotPrecision != "bf16x3" &&
+        options.dotPrecision != "bf16x6") {
       std::cerr << "error: TRITON_F32_DEFAULT is '" << fromEnvironment
-                << "'; tilec takes tf32, tf32x3 or ieee\n";
+                << "'; tilec takes tf32, tf32x3, ieee, bf16x3 or bf16x6\n";
       return false;
     }
   }

@@ -2146,12 +2146,15 @@ SemaValue Specializer::dot(CallArgs &args) {
     precision = *truth ? "tf32" : "ieee";
   } else if (const SemaValue *p = a.get(3)) {
     if (p->kind != Kind::String)
-      error(loc, "tl.dot's input_precision must be \"tf32\", \"tf32x3\" or \"ieee\", not " +
+      error(loc, "tl.dot's input_precision must be \"tf32\", \"tf32x3\", \"ieee\", \"bf16x3\" "
+                 "or \"bf16x6\", not " +
                      p->describe());
     precision = p->name;
     std::transform(precision.begin(), precision.end(), precision.begin(), ::tolower);
-    if (precision != "tf32" && precision != "tf32x3" && precision != "ieee")
-      error(loc, "tl.dot's input_precision must be \"tf32\", \"tf32x3\" or \"ieee\", not '" +
+    if (precision != "tf32" && precision != "tf32x3" && precision != "ieee" &&
+        precision != "bf16x3" && precision != "bf16x6")
+      error(loc, "tl.dot's input_precision must be \"tf32\", \"tf32x3\", \"ieee\", \"bf16x3\" "
+                 "or \"bf16x6\", not '" +
                      p->name + "'");
   }
   if (in.kind != ScalarKind::F32)
@@ -2203,16 +2206,61 @@ SemaValue Specializer::dot(CallArgs &args) {
     rhs = repeatAlong(rhs, kDim, nRepeat);
     acc = repeatAlong(acc, kDim, nRepeat);
   }
-  tir::Operation *op = builder_.create(OpCode::Dot, {lhs, rhs, acc}, {acc->type()});
-  op->setAttr("input_precision", precision);
-  if (maxImpreciseAcc)
-    op->setAttr("max_num_imprecise_acc", *maxImpreciseAcc);
-  tir::Value *result = op->result();
+  tir::Value *result;
+  if (precision == "bf16x3" || precision == "bf16x6") {
+    result = splitBf16Dot(lhs, rhs, acc, precision == "bf16x3" ? 2 : 3);
+  } else {
+    tir::Operation *op = builder_.create(OpCode::Dot, {lhs, rhs, acc}, {acc->type()});
+    op->setAttr("input_precision", precision);
+    if (maxImpreciseAcc)
+      op->setAttr("max_num_imprecise_acc", *maxImpreciseAcc);
+    result = op->result();
+  }
   if (mRepeat > 1)
     result = firstRepeat(result, mDim, mRepeat);
   if (nRepeat > 1)
     result = firstRepeat(result, kDim, nRepeat);
   return SemaValue::ofTensor(result);
+}
+
+tir::Value *Specializer::splitBf16Dot(tir::Value *lhs, tir::Value *rhs, tir::Value *acc,
+                                      unsigned parts) {
+  // As Triton 3.6's F32DotTC pass (BF16xN, after arXiv:1904.06376): each fp32 operand becomes
+  // `parts` bf16 values, hi = bf16(x), mid = bf16(x - hi), lo = bf16(x - hi - mid) (each
+  // rounded to nearest even), and bf16 dots with fp32 accumulation add the cross products from
+  // the smallest up, in Triton's order; NaNs of the small terms (inf * 0) are zeroed before the
+  // big product is added, and the dot's own accumulator last.
+  const DType bf16 = DType::scalar(ScalarKind::BF16), f32 = DType::scalar(ScalarKind::F32);
+  auto split = [&](tir::Value *x) {
+    std::vector<tir::Value *> out;
+    for (unsigned i = 0; i < parts; ++i) {
+      tir::Value *part = builder_.cast(x, bf16);
+      if (i + 1 != parts)
+        x = builder_.binary(OpCode::Sub, x, builder_.cast(part, f32));
+      out.push_back(part);
+    }
+    return out;
+  };
+  const std::vector<tir::Value *> a = split(lhs), b = split(rhs);
+  const unsigned hi = 0, mid = 1, lo = 2;
+  tir::Value *sum = builder_.splat(builder_.floatConstant(0.0, Type(f32)), acc->type().shape);
+  auto dotInto = [&](tir::Value *x, tir::Value *y) {
+    tir::Operation *op = builder_.create(OpCode::Dot, {x, y, sum}, {sum->type()});
+    op->setAttr("input_precision", std::string("ieee"));
+    sum = op->result();
+  };
+  if (parts == 3) {
+    dotInto(a[mid], b[mid]);
+    dotInto(a[lo], b[hi]);
+    dotInto(a[hi], b[lo]);
+  }
+  dotInto(a[mid], b[hi]);
+  dotInto(a[hi], b[mid]);
+  tir::Value *isNan = builder_.cmp("ne", sum, sum);
+  sum = builder_.select(
+      isNan, builder_.splat(builder_.floatConstant(0.0, Type(f32)), sum->type().shape), sum);
+  dotInto(a[hi], b[hi]);
+  return builder_.binary(OpCode::Add, sum, acc);
 }
 
 SemaValue Specializer::dotScaled(CallArgs &args) {

@@ -501,7 +501,7 @@ def epilogue_ops_sample(name, blocks, num_warps, k=256):
 
 
 def mma_sample(name, kernel, in_dtype, out_dtype, tol, trans="NN", blocks=(64, 64, 32),
-               num_warps=4, stages=3, size=(300, 208, 144), aligned=False):
+               num_warps=4, stages=3, size=(300, 208, 144), aligned=False, constexprs=""):
     """tests/gpu/mma_gemm.tl: C = A @ B on the tensor cores, for one operand type. `trans` says
     which operand is stored transposed (TN: A is K x M in memory, NT: B is N x K), which moves the
     operand's contiguous dimension and so the ldmatrix variant the lowering picks. The unit strides
@@ -520,7 +520,8 @@ def mma_sample(name, kernel, in_dtype, out_dtype, tol, trans="NN", blocks=(64, 6
     # a 16-byte vector, so that the loads along K are pipelined (cp.async) with a masked last tile.
     mn = "i32:16,i32:16" if aligned else "i32,i32"
     signature = (f"*{short[in_dtype]}:16,*{short[in_dtype]}:16,*{short[out_dtype]}:16,{mn},i32:16,"
-                 + ",".join(strides) + f",i32:16,1,{bm},{bn},{bk}")
+                 + ",".join(strides) + f",i32:16,1,{bm},{bn},{bk}"
+                 + (f",{constexprs}" if constexprs else ""))
 
     def inputs(s):
         m, n, k = s
@@ -557,6 +558,10 @@ def mma_sample(name, kernel, in_dtype, out_dtype, tol, trans="NN", blocks=(64, 6
 # accuracy; int8 is exact.
 DOT_BF16_OUT_F32 = Tol(scale=1e-3)
 DOT_TF32X3 = Tol(scale=1e-5)
+# bf16x3 keeps 16 of fp32's 24 significand bits of each input (hi + mid) and drops the mid * mid
+# product; bf16x6 keeps all three parts: close to fp32 on both.
+DOT_BF16X3 = Tol(scale=1e-4)
+DOT_BF16X6 = Tol(scale=1e-5)
 
 MMA_SAMPLES = [
     mma_sample("mma_f16_f32_nn", "gemm_f32acc", "float16", "float32", DOT_F16_OUT_F32),
@@ -576,6 +581,11 @@ MMA_SAMPLES = [
     mma_sample("mma_tf32_tt", "gemm_f32acc", "float32", "float32", DOT_TF32, "TT"),
     mma_sample("mma_tf32_nt", "gemm_f32acc", "float32", "float32", DOT_TF32, "NT"),
     mma_sample("mma_tf32x3_nn", "gemm_tf32x3", "float32", "float32", DOT_TF32X3),
+    # input_precision="bf16x3"/"bf16x6": Triton's F32DotTC split into bf16 dots (wgmma).
+    mma_sample("wgmma_bf16x3_nn", "gemm_bf16xn", "float32", "float32", DOT_BF16X3,
+               constexprs="'bf16x3'"),
+    mma_sample("wgmma_bf16x6_nt_w8", "gemm_bf16xn", "float32", "float32", DOT_BF16X6, "NT",
+               blocks=(128, 64, 32), num_warps=8, constexprs="'bf16x6'"),
     mma_sample("mma_i8_i32_nn", "gemm_i32acc", "int8", "int32", EXACT),
     mma_sample("mma_i8_i32_nt", "gemm_i32acc", "int8", "int32", EXACT, "NT", blocks=(64, 64, 64)),
     # Fewer 16x8 instruction tiles than warps: the extra warps compute copies along N (as
