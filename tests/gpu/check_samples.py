@@ -1127,6 +1127,32 @@ def small_dot_sample(name, dtype, m, n, k, tol):
         grid=lambda meta, size: (1,), tol=tol, reference=reference)
 
 
+def abs_fp8_sample(name, kind):
+    """tl.abs of every fp8 byte (each of the 256, four times) but the NaNs (zeros in their place:
+    the interpreter keeps no NaN payload): the byte with its sign bit cleared."""
+    short = {"e4m3": "fp8e4nv", "e5m2": "fp8e5"}[kind]
+    nan_bytes = {"e4m3": (0x7F, 0xFF), "e5m2": (0x7D, 0x7E, 0x7F, 0xFD, 0xFE, 0xFF)}[kind]
+
+    def inputs(n):
+        bytes_ = torch.arange(n, dtype=torch.int64).remainder(256)
+        for b in nan_bytes:
+            bytes_[bytes_ == b] = 0
+        bytes_ = bytes_.to(torch.uint8).to(DEVICE)
+        x = bytes_.view(getattr(torch, FP8_TORCH[kind])) if hasattr(torch, FP8_TORCH[kind]) else bytes_
+        return {"x": x, "y": empty(n, "uint8")}
+
+    def reference(t, n):
+        x = t["x"].cpu()
+        bits = x.view(torch.uint8) if x.dtype != torch.uint8 else x
+        return {"y": (bits & 0x7F).double()}
+
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="abs_fp8", ptx=name,
+        signature=f"*{short}:16,*u8:16,256", size=1024, small=256, inputs=inputs,
+        outputs=["y"], args=lambda t, n: [t["x"], t["y"]],
+        grid=lambda meta, n: (n // meta["BLOCK"],), tol=EXACT, reference=reference)
+
+
 def fp8_to_fp16_sample(name, kind):
     """Every byte (each of the 256, four times) as fp8 `kind` widened to fp16 by PTX for sm_80."""
     short = {"e4m3": "fp8e4nv", "e5m2": "fp8e5"}[kind]
@@ -1656,6 +1682,8 @@ LANG_BITS_SAMPLES = [
         args=lambda t, n: [t["x"], t["idx"], t["y"], t["z"], n],
         grid=lambda meta, n: (conditional_programs(n),), tol=EXACT,
         reference=conditional_reference),
+    abs_fp8_sample("abs_fp8e4", "e4m3"),
+    abs_fp8_sample("abs_fp8e5", "e5m2"),
     fp8_to_fp16_sample("fp8e4_to_f16_sm80", "e4m3"),
     fp8_to_fp16_sample("fp8e5_to_f16_sm80", "e5m2"),
     batched_dot_sample("batched_dot_f16", "float16", (2, 32, 32, 32), DOT_F16_OUT_F32),
