@@ -394,6 +394,8 @@ def install_tilec_diff(tilec, out, explicit_tilec_diff=None):
                     f"[{', '.join(str(int(b)) for b in value.block_shape)}]>")
         if type(value).__name__ == "constexpr" and hasattr(value, "value"):
             return sig_entry(name, value.value, True, nospec)  # tl.constexpr(4) in a tuple
+        if is_constexpr and function_text(value) is not None:
+            return function_text(value)
         if not isinstance(value, tuple) or is_constexpr:
             return sig_entry(name, value, is_constexpr, nospec)
         elements = [tuple_sig_entry(name, v, False, nospec) for v in value]
@@ -530,6 +532,17 @@ def kernel_source_file(jit, path):
     return copy
 
 
+def function_text(value):
+    """A function passed for a tl.constexpr (tl.extra.cuda.globaltimer, a @triton.jit activation)
+    as tilec names it: MODULE.QUALNAME, its __module__ and __qualname__ (README, "Using tilec");
+    None for any other value."""
+    fn = getattr(value, "fn", value)  # a JITFunction wraps the Python function
+    if not callable(fn) or isinstance(fn, type):
+        return None
+    module, qualname = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
+    return f"{module}.{qualname}" if module and qualname else None
+
+
 def _define_text(value):
     """A closure value as tilec's -D NAME=VALUE takes it, or None when it has no such spelling."""
     import triton.language as tl
@@ -543,7 +556,7 @@ def _define_text(value):
         return repr(value)
     if isinstance(value, tl.dtype):
         return "tl." + str(value).replace("fp8e4nv", "float8e4nv").replace("fp8e5", "float8e5")
-    return None
+    return function_text(value)
 
 
 def closure_defines(jit):

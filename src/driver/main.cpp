@@ -85,12 +85,15 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
                  "'*fp32:16' (pointer, 16-byte aligned), 'i32', 'i32:16' (divisible by 16), "
                  "'tensordesc<fp16[64, 64]>' (a host TensorDescriptor: base, shape, strides and "
                  "padding flag as parameters, see docs/metadata.md), a literal such as 1024 "
-                 "binding a tl.constexpr, or a tuple of entries such as '(*fp16:16,i32,1)' (its "
-                 "run-time elements are parameters named 'arg.0', 'arg.1'...); '' for a kernel "
-                 "without parameters")
+                 "binding a tl.constexpr, a function for a tl.constexpr by a dotted name "
+                 "('tl.extra.cuda.globaltimer', 'helpers.relu', or MODULE.QUALNAME such as "
+                 "'__main__.relu' or 'test_x.<locals>.act' for the kernel's own file), or a tuple "
+                 "of entries such as '(*fp16:16,i32,1)' (its run-time elements are parameters "
+                 "named 'arg.0', 'arg.1'...); '' for a kernel without parameters")
       ->allow_extra_args(false);
   app.add_option("-D,--define", flags.defines,
-                 "Bind a constexpr parameter or module-level constant: NAME=VALUE")
+                 "Bind a constexpr parameter or module-level constant: NAME=VALUE (VALUE as a "
+                 "signature literal, a function by its dotted name too)")
       ->allow_extra_args(false);
   app.add_option("-I,--include-dir", flags.includeDirs,
                  "Folder where `import helpers` / `from pkg.mod import f` look for helpers.tl, "

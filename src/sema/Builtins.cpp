@@ -428,6 +428,10 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
   if (module == "triton.language.extra.cuda") {
     if (attr == "libdevice")
       return SemaValue::ofModule("triton.language.extra.cuda.libdevice");
+    // The submodules that define what triton.language.extra.cuda exports (a function's
+    // __module__ names them: triton.language.extra.cuda.utils.globaltimer).
+    if (attr == "utils" || attr == "gdc")
+      return SemaValue::ofModule(module);
     // num_warps() and num_threads() are the program's constants; globaltimer() and smid() read
     // special registers, and gdc_wait() and gdc_launch_dependents() are programmatic dependent
     // launch's griddepcontrol, written in the kernel language (stdlib/extra_cuda.tl).

@@ -214,8 +214,7 @@ static std::string decoratorCallTarget(const ast::Expr &value, bool &sawJit,
   return decoratorCallTarget(*value.operands[1], sawJit, variables, decorators);
 }
 
-/// A function definition that @triton.jit decorates.
-static bool isJitDefinition(const ast::Stmt &stmt) {
+bool isJitDefinition(const ast::Stmt &stmt) {
   return stmt.kind == ast::StmtKind::FunctionDef &&
          std::any_of(stmt.decorators.begin(), stmt.decorators.end(),
                      [](const ast::ExprPtr &d) { return isJitDecorator(*d); });
@@ -1190,8 +1189,15 @@ void Specializer::specialize(const ast::Stmt &kernel,
   for (const ast::Param &param : kernel.params) {
     auto bound = constexprArgs.find(param.name);
     if (bound != constexprArgs.end()) {
-      bind(param.name, bound->second);
-      function_.constexprs.push_back({param.name, bound->second.repr()});
+      const SemaValue &value = bound->second;
+      if (value.kind == SemaValue::Kind::Object && value.name == kFunctionReferenceClass) {
+        const std::string &text = value.elems.at(0).name;
+        bind(param.name, resolveFunctionReference(text, param.loc));
+        function_.constexprs.push_back({param.name, text});
+        continue;
+      }
+      bind(param.name, value);
+      function_.constexprs.push_back({param.name, value.repr()});
       continue;
     }
     auto tuple = tupleArgs.find(param.name);
@@ -2972,10 +2978,14 @@ static bool defaultIsDType(const ast::Param &param) {
 static SemaValue constexprArgument(const SourceManager &sources, const ast::Param &param,
                                    const std::string &text, const std::string &what) {
   auto value = parseConstexprLiteral(text);
+  // A function, named by a dotted name (FunctionReferences.cpp): resolved where the kernel's
+  // module is in scope.
+  if (!value && isFunctionReferenceText(text))
+    return functionReference(text);
   if (!value)
     sources.error(param.loc, what + " for parameter '" + param.name +
-                                 "' is not a number, True/False/None, a string or a dtype (" +
-                                 kDTypeSpellings + ")");
+                                 "' is not a number, True/False/None, a string, a dtype (" +
+                                 kDTypeSpellings + ") or a function (MODULE.NAME)");
   if (value->kind == SemaValue::Kind::String && defaultIsDType(param) && text.front() != '"' &&
       text.front() != '\'')
     sources.error(param.loc, what + " for parameter '" + param.name +
@@ -3442,10 +3452,12 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
     if (isParam)
       continue;
     auto value = parseConstexprLiteral(text);
+    if (!value && isFunctionReferenceText(text))
+      value = specializer.resolveFunctionReference(text, fileLoc);
     if (!value)
       sources.error(fileLoc, "cannot read -D " + name + "=" + text +
-                                 " as a number, True/False/None, a string or a dtype (" +
-                                 kDTypeSpellings + ")");
+                                 " as a number, True/False/None, a string, a dtype (" +
+                                 kDTypeSpellings + ") or a function (MODULE.NAME)");
     // In a nested kernel the name may be its enclosing function's, which Python reads before
     // the module's.
     bool bound = nested ? (specializer.bindGlobal(name, *value), true)

@@ -25,6 +25,17 @@ namespace tilec::sema {
 /// a config's are its kwargs (a dict), then num_warps and num_stages (ints, or None where the
 /// config gives none).
 inline constexpr const char *kDictClass = "dict";
+/// The class of the placeholder a signature entry or -D value naming a function becomes until
+/// the kernel's module is in scope (FunctionReferences.cpp); elems[0] is the text.
+inline constexpr const char *kFunctionReferenceClass = "tilec.function_reference";
+
+/// Whether a signature entry or -D value is a dotted name that names a function
+/// (`tl.extra.cuda.globaltimer`, `__main__.relu`, `test_x.<locals>.act`).
+bool isFunctionReferenceText(const std::string &text);
+/// The placeholder for such a value.
+SemaValue functionReference(const std::string &text);
+/// A function definition that @triton.jit decorates.
+bool isJitDefinition(const ast::Stmt &stmt);
 inline constexpr const char *kTritonConfigClass = "triton.Config";
 
 /// The Triton version tilec implements: module-level version checks see it.
@@ -106,6 +117,10 @@ public:
   /// Binds a module-level name whether or not the module has one: a nested kernel's closure
   /// variable given with -D, or a @triton.jit function of its enclosing function.
   void bindGlobal(const std::string &name, const SemaValue &value);
+
+  /// The function a signature entry or -D value names by a dotted name (see
+  /// FunctionReferences.cpp); errors when it names none.
+  SemaValue resolveFunctionReference(const std::string &text, SourceLoc loc);
 
   /// Binds the kernel's parameters (run-time ones become body arguments) and walks its body.
   /// \p tupleArgs are the tuple arguments with run-time elements, whose parameters
