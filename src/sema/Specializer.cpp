@@ -1987,7 +1987,7 @@ void Specializer::execReturningIf(const ast::Stmt &stmt, tir::Value *cond) {
   // The statements after the `if`, up to the end of the function, run on each path that does
   // not return: they become part of both branches (they are duplicated when neither returns).
   const std::vector<Continuation> rest = continuations_;
-  auto runPath = [&](const ast::StmtList &body) -> SemaValue {
+  auto runPath = [&](const ast::StmtList &body, bool &fellOff) -> SemaValue {
     // A returning `if` inside the branch runs what follows this one, too.
     continuations_ = rest;
     execBlock(body);
@@ -1995,6 +1995,7 @@ void Specializer::execReturningIf(const ast::Stmt &stmt, tir::Value *cond) {
       continuations_.assign(rest.begin(), rest.begin() + static_cast<long>(k));
       execBlock(*rest[k].stmts, rest[k].next);
     }
+    fellOff = !returnValue_;
     SemaValue result = returnValue_ ? *returnValue_ : SemaValue::none();
     returnValue_.reset();
     return result;
@@ -2004,13 +2005,31 @@ void Specializer::execReturningIf(const ast::Stmt &stmt, tir::Value *cond) {
   tir::Block &thenBlock = ifOp->addRegion().block();
   tir::Block &elseBlock = ifOp->addRegion().block();
   std::map<std::string, SemaValue> before = scopes_.back().names;
+  bool thenFellOff = false, elseFellOff = false;
   builder_.setInsertionPointToEnd(thenBlock);
-  SemaValue thenResult = runPath(stmt.body);
+  SemaValue thenResult = runPath(stmt.body, thenFellOff);
   scopes_.back().names = before;
   builder_.setInsertionPointToEnd(elseBlock);
-  SemaValue elseResult = runPath(stmt.orelse);
+  SemaValue elseResult = runPath(stmt.orelse, elseFellOff);
   scopes_.back().names = before;
   continuations_ = rest;
+  // A path that runs off the function's end, where the other returns a tensor, returns
+  // Triton's poison (handle_returns: ub.poison of the return type): its value is undefined,
+  // and a zero of that type is one such value.
+  auto undefinedLike = [&](const SemaValue &value, tir::Block &block) {
+    builder_.setInsertionPointToEnd(block);
+    const Type &type = value.value->type();
+    tir::Value *zero = type.elem.isPointer()
+                           ? builder_.cast(materialize(SemaValue::ofInt(0), stmt.loc,
+                                                       DType::scalar(ScalarKind::I64)),
+                                           type.elem)
+                           : materialize(SemaValue::ofInt(0), stmt.loc, type.elem);
+    return SemaValue::ofTensor(broadcastTo(zero, type.shape, stmt.loc));
+  };
+  if (thenFellOff && elseResult.isTensor())
+    thenResult = undefinedLike(elseResult, thenBlock);
+  else if (elseFellOff && thenResult.isTensor())
+    elseResult = undefinedLike(thenResult, elseBlock);
 
   std::vector<std::pair<SemaValue, SemaValue>> pairs;
   collectReturned(thenResult, elseResult, pairs);
