@@ -68,6 +68,7 @@ struct CommonFlags {
   unsigned numWarps = 4;
   unsigned numStages = 3;
   std::string dotPrecision; // empty: $TRITON_F32_DEFAULT, else tf32
+  bool debug = false;       // also $TRITON_DEBUG
 };
 
 void addCommonFlags(CLI::App &app, CommonFlags &flags) {
@@ -114,6 +115,10 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
                  "tf32, tf32x3, ieee, bf16x3 or bf16x6. Default: $TRITON_F32_DEFAULT, as "
                  "Triton reads it, else tf32")
       ->check(CLI::IsMember({"tf32", "tf32x3", "ieee", "bf16x3", "bf16x6"}));
+  app.add_flag("--debug", flags.debug,
+               "Triton's debug mode: keep tl.device_assert and the kernels' `assert` statements. "
+               "Without it they are dropped, as Triton drops them, unless TRITON_DEBUG is set "
+               "(1, true, yes, on) or the kernel is @triton.jit(debug=True)");
 }
 
 /// Turns the shared flags into compile options; false with a message on bad combinations.
@@ -123,6 +128,12 @@ bool toOptions(const CommonFlags &flags, CompileOptions &options) {
   options.numStages = flags.numStages;
   options.includeDirs = flags.includeDirs;
   options.dotPrecision = flags.dotPrecision;
+  // Triton's knobs.runtime.debug reads TRITON_DEBUG as a boolean.
+  std::string debugEnvironment = std::getenv("TRITON_DEBUG") ? std::getenv("TRITON_DEBUG") : "";
+  std::transform(debugEnvironment.begin(), debugEnvironment.end(), debugEnvironment.begin(),
+                 ::tolower);
+  options.debug = flags.debug || debugEnvironment == "1" || debugEnvironment == "true" ||
+                  debugEnvironment == "yes" || debugEnvironment == "on" || debugEnvironment == "y";
   if (options.dotPrecision.empty()) {
     // Triton's default dot precision comes from TRITON_F32_DEFAULT (projects' tests set it).
     const char *fromEnvironment = std::getenv("TRITON_F32_DEFAULT");

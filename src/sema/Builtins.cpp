@@ -2028,6 +2028,13 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (fn == "device_assert") {
     auto a = bindArgs(*this, display, {"cond", "msg", "mask"}, 1, args);
     std::string message = a.get(1) ? valueText(*a.get(1)) : "";
+    // Outside debug mode Triton drops the assertion (semantic.device_assert returns), after
+    // making a tensor of the condition.
+    if (!debug_) {
+      if (!constexprTruth(*a.values[0]))
+        tensorArg(*a.values[0], display);
+      return SemaValue::none();
+    }
     if (auto truth = constexprTruth(*a.values[0])) {
       if (!*truth)
         error(loc, "device assertion is always false" + (message.empty() ? "" : ": " + message));

@@ -144,6 +144,18 @@ static bool isJitDecorator(const ast::Expr &decorator) {
   return name == "jit" || name == "triton.jit";
 }
 
+/// Whether the kernel is decorated `@triton.jit(debug=True)` (Triton's debug mode for it alone).
+static bool jitDebugFlag(const ast::Stmt &kernel) {
+  for (const ast::ExprPtr &d : kernel.decorators) {
+    if (d->kind != ast::ExprKind::Call || !isJitDecorator(*d))
+      continue;
+    for (const ast::Keyword &k : d->keywords)
+      if (k.name == "debug" && k.value && k.value->kind == ast::ExprKind::BoolLit)
+        return k.value->boolValue;
+  }
+  return false;
+}
+
 /// `@triton.constexpr_function` (Triton 3.5 on), `@tl.constexpr_function`, or the older
 /// `@tl.constexpr` on a Python function: kernels may call it, and it runs at compile time.
 static bool isConstexprFunctionDecorator(const ast::Expr &decorator) {
@@ -1319,6 +1331,9 @@ void Specializer::exec(const ast::Stmt &stmt) {
       SemaValue m = eval(*stmt.value);
       message = m.kind == SemaValue::Kind::String ? m.name : m.repr();
     }
+    // Outside debug mode Triton drops the assertion (a failing constant one included).
+    if (!debug_)
+      return;
     if (auto truth = constexprTruth(cond)) {
       if (!*truth)
         error(stmt.loc, "assertion failed" + (message.empty() ? "" : ": " + message));
@@ -3459,6 +3474,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   Specializer specializer(module, sources, *function, request.stdlib, request.imports);
   specializer.setTargetArch(request.arch);
   specializer.setDefaultDotPrecision(request.dotPrecision);
+  specializer.setDebug(request.debug || jitDebugFlag(*kernel));
   // The @triton.jit functions a nested kernel calls from its enclosing functions are seen as
   // module-level names (they resolve in the module too, as the kernel's own names do).
   for (const auto &[name, function] : closureFunctions)

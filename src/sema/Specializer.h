@@ -99,6 +99,9 @@ public:
   void setDefaultDotPrecision(std::string precision) {
     defaultDotPrecision_ = std::move(precision);
   }
+  /// Triton's debug mode, in which tl.device_assert and `assert` statements are kept; Triton
+  /// drops them otherwise (semantic.device_assert returns when options.debug is off).
+  void setDebug(bool debug) { debug_ = debug; }
 
   /// The value of `expr` evaluated as module-level Python of the module (a decorator's argument:
   /// @triton.autotune's configs).
@@ -441,6 +444,7 @@ private:
   unsigned hostCallDepth_ = 0;
   std::string targetArch_ = "sm_90a";
   std::string defaultDotPrecision_ = "tf32";
+  bool debug_ = false;
   // What module-level code asks of the GPU it will run on (HostPython.cpp): the compute
   // capability and what follows from it; what differs between GPUs of one architecture (the name,
   // the number of SMs, how many there are) is an error.
