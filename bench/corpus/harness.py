@@ -451,7 +451,8 @@ def hooked_run(td, self, *args, grid, warmup, **kwargs):
     rec = {"op": td.current_op[0]}
     td.results[key] = rec
     try:
-        t = compile_and_load(td, self, source, sig, warps, stages, g)
+        debug = bool(kwargs.get("debug", getattr(self, "debug", None)))  # a launch's debug=True
+        t = compile_and_load(td, self, source, sig, warps, stages, g, debug=debug)
         rec.update({k: v for k, v in t.items() if k in ("compiled", "ms", "error", "cmd")})
         if not t["compiled"]:
             return ret
@@ -584,20 +585,22 @@ def closure_defines(jit):
     return defines
 
 
-def compile_and_load(td, jit, source, sig, warps, stages, grid):
+def compile_and_load(td, jit, source, sig, warps, stages, grid, debug=False):
     """tilec_diff's compile-and-load, for the kernel exactly as launched: a kernel nested in a
     function is named by its qualified name (Triton's tests define several `kernel`s in one file),
     the enclosing function's variables it reads are given with -D, and a patched source is compiled
     from a patched copy of the file. Host TensorDescriptor kernels whose loads use TMA get their
-    tensor maps built per launch (bench/tensormap.py)."""
+    tensor maps built per launch (bench/tensormap.py). `debug`: the launch is in Triton's debug
+    mode (device assertions kept): tilec gets --debug (TRITON_DEBUG reaches it through the
+    environment, @triton.jit(debug=True) through the source)."""
     import cupy as cp
     import torch
     name = jit.fn.__name__
     qualname = jit.fn.__qualname__
-    key_file = os.path.join(td.OUT, f"{name}_{abs(hash((sig, qualname, source))) % 10**8}_{warps}_{stages}")
+    key_file = os.path.join(td.OUT, f"{name}_{abs(hash((sig, qualname, source, debug))) % 10**8}_{warps}_{stages}")
     cmd = [td.TILEC, source, "-k", qualname if "<locals>" in qualname else name, "-s", sig,
            "--num-warps", str(warps), "--num-stages", str(stages), "--arch", "sm_90a",
-           "-o", key_file + ".ptx"]
+           "-o", key_file + ".ptx"] + (["--debug"] if debug else [])
     for define, text in (closure_defines(jit).items() if "<locals>" in qualname else ()):
         cmd += ["-D", f"{define}={text}"]
     t0 = time.time()
