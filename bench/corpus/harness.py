@@ -394,6 +394,8 @@ def install_tilec_diff(tilec, out, explicit_tilec_diff=None):
                     f"[{', '.join(str(int(b)) for b in value.block_shape)}]>")
         if type(value).__name__ == "constexpr" and hasattr(value, "value"):
             return sig_entry(name, value.value, True, nospec)  # tl.constexpr(4) in a tuple
+        if is_constexpr and function_text(value) is not None:
+            return function_text(value)
         if is_constexpr and isinstance(value, (tuple, list)):
             # A constexpr tuple (torch.Size included) is a tuple of literals.
             elements = [tuple_sig_entry(name, v, True, nospec) for v in value]
@@ -456,7 +458,8 @@ def hooked_run(td, self, *args, grid, warmup, **kwargs):
     rec = {"op": td.current_op[0]}
     td.results[key] = rec
     try:
-        t = compile_and_load(td, self, source, sig, warps, stages, g)
+        debug = bool(kwargs.get("debug", getattr(self, "debug", None)))  # a launch's debug=True
+        t = compile_and_load(td, self, source, sig, warps, stages, g, debug=debug)
         rec.update({k: v for k, v in t.items() if k in ("compiled", "ms", "error", "cmd")})
         if not t["compiled"]:
             return ret
@@ -537,6 +540,17 @@ def kernel_source_file(jit, path):
     return copy
 
 
+def function_text(value):
+    """A function passed for a tl.constexpr (tl.extra.cuda.globaltimer, a @triton.jit activation)
+    as tilec names it: MODULE.QUALNAME, its __module__ and __qualname__ (README, "Using tilec");
+    None for any other value."""
+    fn = getattr(value, "fn", value)  # a JITFunction wraps the Python function
+    if not callable(fn) or isinstance(fn, type):
+        return None
+    module, qualname = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
+    return f"{module}.{qualname}" if module and qualname else None
+
+
 def _define_text(value):
     """A closure value as tilec's -D NAME=VALUE takes it, or None when it has no such spelling."""
     import triton.language as tl
@@ -550,7 +564,7 @@ def _define_text(value):
         return repr(value)
     if isinstance(value, tl.dtype):
         return "tl." + str(value).replace("fp8e4nv", "float8e4nv").replace("fp8e5", "float8e5")
-    return None
+    return function_text(value)
 
 
 def closure_defines(jit):
@@ -589,20 +603,22 @@ def _triton_libdevice():
     return path if os.path.exists(path) else None
 
 
-def compile_and_load(td, jit, source, sig, warps, stages, grid):
+def compile_and_load(td, jit, source, sig, warps, stages, grid, debug=False):
     """tilec_diff's compile-and-load, for the kernel exactly as launched: a kernel nested in a
     function is named by its qualified name (Triton's tests define several `kernel`s in one file),
     the enclosing function's variables it reads are given with -D, and a patched source is compiled
     from a patched copy of the file. Host TensorDescriptor kernels whose loads use TMA get their
-    tensor maps built per launch (bench/tensormap.py)."""
+    tensor maps built per launch (bench/tensormap.py). `debug`: the launch is in Triton's debug
+    mode (device assertions kept): tilec gets --debug (TRITON_DEBUG reaches it through the
+    environment, @triton.jit(debug=True) through the source)."""
     import cupy as cp
     import torch
     name = jit.fn.__name__
     qualname = jit.fn.__qualname__
-    key_file = os.path.join(td.OUT, f"{name}_{abs(hash((sig, qualname, source))) % 10**8}_{warps}_{stages}")
+    key_file = os.path.join(td.OUT, f"{name}_{abs(hash((sig, qualname, source, debug))) % 10**8}_{warps}_{stages}")
     cmd = [td.TILEC, source, "-k", qualname if "<locals>" in qualname else name, "-s", sig,
            "--num-warps", str(warps), "--num-stages", str(stages), "--arch", "sm_90a",
-           "-o", key_file + ".ptx"]
+           "-o", key_file + ".ptx"] + (["--debug"] if debug else [])
     for define, text in (closure_defines(jit).items() if "<locals>" in qualname else ()):
         cmd += ["-D", f"{define}={text}"]
     if _triton_libdevice():

@@ -366,10 +366,15 @@ llvm::Value *KernelLowering::lowerElement(const Operation &op, const Values &arg
   bool isFloat = type.isFloat();
   bool isSigned = type.isSigned();
   // fp8 values are bytes: conversions, bitcasts and selects (a descriptor's zero-or-NaN
-  // padding, chosen at run time) move them; arithmetic on them would need conversions first.
+  // padding, chosen at run time) move them, and abs clears the sign bit, as Triton's
+  // AbsFOpConversion does for its fp8 (integer-typed) values. Triton lowers no other arithmetic
+  // on fp8 (its LLVM ops would get bytes): it would need conversions first.
+  if (type.isFp8() && op.code() == OpCode::Abs)
+    return builder_.CreateAnd(args[0], llvm::ConstantInt::get(args[0]->getType(), 0x7F));
   if ((type.isFp8() || resultType.isFp8()) && op.code() != OpCode::Bitcast &&
       op.code() != OpCode::Cast && op.code() != OpCode::Select)
-    unsupported(op, "fp8 arithmetic");
+    unsupported(op, "fp8 arithmetic other than abs (Triton has none either: convert to fp16 or "
+                    "fp32 first)");
   llvm::Value *a = args.empty() ? nullptr : args[0];
   llvm::Value *b = args.size() > 1 ? args[1] : nullptr;
   switch (op.code()) {

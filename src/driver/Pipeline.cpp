@@ -201,6 +201,7 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
       request.numStages = config.numStages;
       request.arch = options.arch;
       request.dotPrecision = options.dotPrecision;
+      request.debug = options.debug;
       request.usedDefines = &usedDefines;
       for (const auto &library : stdlib)
         request.stdlib.push_back(library.get());

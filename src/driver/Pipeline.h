@@ -41,6 +41,9 @@ struct CompileOptions {
   /// tl.dot's input_precision where a dot of fp32 inputs names none (Triton's
   /// default_dot_input_precision): "tf32", "tf32x3" or "ieee".
   std::string dotPrecision = "tf32";
+  /// Triton's debug mode (--debug, TRITON_DEBUG): tl.device_assert and `assert` are kept; without
+  /// it only kernels decorated @triton.jit(debug=True) keep theirs.
+  bool debug = false;
   /// Contract a*b+c into fma (Triton's enable_fp_fusion, on by default).
   bool fpFusion = true;
   /// libdevice.10.bc to link (math functions); empty: $TILEC_LIBDEVICE, else the CUDA toolkit's.

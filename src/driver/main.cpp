@@ -68,6 +68,7 @@ struct CommonFlags {
   unsigned numWarps = 4;
   unsigned numStages = 3;
   std::string dotPrecision; // empty: $TRITON_F32_DEFAULT, else tf32
+  bool debug = false;       // also $TRITON_DEBUG
 };
 
 void addCommonFlags(CLI::App &app, CommonFlags &flags) {
@@ -87,12 +88,15 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
                  "'*fp32:16' (pointer, 16-byte aligned), 'i32', 'i32:16' (divisible by 16), "
                  "'tensordesc<fp16[64, 64]>' (a host TensorDescriptor: base, shape, strides and "
                  "padding flag as parameters, see docs/metadata.md), a literal such as 1024 "
-                 "binding a tl.constexpr, or a tuple of entries such as '(*fp16:16,i32,1)' (its "
-                 "run-time elements are parameters named 'arg.0', 'arg.1'...); '' for a kernel "
-                 "without parameters")
+                 "binding a tl.constexpr, a function for a tl.constexpr by a dotted name "
+                 "('tl.extra.cuda.globaltimer', 'helpers.relu', or MODULE.QUALNAME such as "
+                 "'__main__.relu' or 'test_x.<locals>.act' for the kernel's own file), or a tuple "
+                 "of entries such as '(*fp16:16,i32,1)' (its run-time elements are parameters "
+                 "named 'arg.0', 'arg.1'...); '' for a kernel without parameters")
       ->allow_extra_args(false);
   app.add_option("-D,--define", flags.defines,
-                 "Bind a constexpr parameter or module-level constant: NAME=VALUE")
+                 "Bind a constexpr parameter or module-level constant: NAME=VALUE (VALUE as a "
+                 "signature literal, a function by its dotted name too)")
       ->allow_extra_args(false);
   app.add_option("-I,--include-dir", flags.includeDirs,
                  "Folder where `import helpers` / `from pkg.mod import f` look for helpers.tl, "
@@ -110,9 +114,13 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
       ->capture_default_str();
   app.add_option("--dot-precision", flags.dotPrecision,
                  "Precision of tl.dot on fp32 inputs that name none (input_precision=None): "
-                 "tf32, tf32x3 or ieee. Default: $TRITON_F32_DEFAULT, as Triton reads it, else "
-                 "tf32")
-      ->check(CLI::IsMember({"tf32", "tf32x3", "ieee"}));
+                 "tf32, tf32x3, ieee, bf16x3 or bf16x6. Default: $TRITON_F32_DEFAULT, as "
+                 "Triton reads it, else tf32")
+      ->check(CLI::IsMember({"tf32", "tf32x3", "ieee", "bf16x3", "bf16x6"}));
+  app.add_flag("--debug", flags.debug,
+               "Triton's debug mode: keep tl.device_assert and the kernels' `assert` statements. "
+               "Without it they are dropped, as Triton drops them, unless TRITON_DEBUG is set "
+               "(1, true, yes, on) or the kernel is @triton.jit(debug=True)");
 }
 
 /// Turns the shared flags into compile options; false with a message on bad combinations.
@@ -122,6 +130,12 @@ bool toOptions(const CommonFlags &flags, CompileOptions &options) {
   options.numStages = flags.numStages;
   options.includeDirs = flags.includeDirs;
   options.dotPrecision = flags.dotPrecision;
+  // Triton's knobs.runtime.debug reads TRITON_DEBUG as a boolean.
+  std::string debugEnvironment = std::getenv("TRITON_DEBUG") ? std::getenv("TRITON_DEBUG") : "";
+  std::transform(debugEnvironment.begin(), debugEnvironment.end(), debugEnvironment.begin(),
+                 ::tolower);
+  options.debug = flags.debug || debugEnvironment == "1" || debugEnvironment == "true" ||
+                  debugEnvironment == "yes" || debugEnvironment == "on" || debugEnvironment == "y";
   if (options.dotPrecision.empty()) {
     // Triton's default dot precision comes from TRITON_F32_DEFAULT (projects' tests set it).
     const char *fromEnvironment = std::getenv("TRITON_F32_DEFAULT");
@@ -129,9 +143,10 @@ bool toOptions(const CommonFlags &flags, CompileOptions &options) {
     std::transform(options.dotPrecision.begin(), options.dotPrecision.end(),
                    options.dotPrecision.begin(), ::tolower);
     if (options.dotPrecision != "tf32" && options.dotPrecision != "tf32x3" &&
-        options.dotPrecision != "ieee") {
+        options.dotPrecision != "ieee" && options.dotPrecision != "bf16x3" &&
+        options.dotPrecision != "bf16x6") {
       std::cerr << "error: TRITON_F32_DEFAULT is '" << fromEnvironment
-                << "'; tilec takes tf32, tf32x3 or ieee\n";
+                << "'; tilec takes tf32, tf32x3, ieee, bf16x3 or bf16x6\n";
       return false;
     }
   }

@@ -460,6 +460,10 @@ void evalUnary(OpCode code, const Tensor &operand, Tensor &out, const ErrorRepor
   case LaneKind::Float:
     if (code == OpCode::Not)
       failUndefined(code, dtype, errors);
+    // abs of fp8 clears the sign bit (as the GPU does): the magnitude is exact, and rounding
+    // would saturate an e5m2 infinity.
+    if (code == OpCode::Abs && dtype.isFp8())
+      return floatUnary<float>(code, operand, out, NoRounding{}, errors, approxSqrt);
     return withRounding(dtype.kind, [&](auto round) {
       floatUnary<float>(code, operand, out, round, errors, approxSqrt);
     });

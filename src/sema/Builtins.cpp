@@ -200,7 +200,25 @@ const std::set<std::string> &tritonLanguageNames() {
 
 bool isTritonLanguageModule(const std::string &module) {
   return module == "triton.language" || module == "triton.language.math" ||
-         module == "triton.language.core" || module == "triton.language.standard";
+         module == "triton.language.core" || module == "triton.language.standard" ||
+         module == "triton.language.random";
+}
+
+/// The public names of Triton 3.6's triton.language.random: its @jit functions (tilec's
+/// stdlib/random.tl, all of which triton.language exports too) and the default round count.
+bool isTritonRandomName(const std::string &name) {
+  static const std::set<std::string> names = {"philox_impl",
+                                              "philox",
+                                              "randint",
+                                              "randint4x",
+                                              "uint_to_uniform_float",
+                                              "rand",
+                                              "rand4x",
+                                              "randn",
+                                              "randn4x",
+                                              "pair_uniform_to_normal",
+                                              "N_ROUNDS_DEFAULT"};
+  return names.count(name) != 0;
 }
 
 const std::map<std::string, ScalarKind> &dtypeNames() {
@@ -302,10 +320,19 @@ std::string valueText(const SemaValue &v) {
 
 std::optional<SemaValue> Specializer::tritonLanguageAttribute(const std::string &module,
                                                               const std::string &attr) {
+  if (module == "triton.language.random") {
+    if (!isTritonRandomName(attr))
+      return std::nullopt;
+    if (attr == "N_ROUNDS_DEFAULT")
+      return SemaValue::ofInt(10);
+    if (const ast::Stmt *def = stdlibFunction(attr))
+      return SemaValue::ofJitFunction(def);
+    return std::nullopt;
+  }
   auto dt = dtypeNames().find(attr);
   if (dt != dtypeNames().end())
     return SemaValue::ofDType(DType::scalar(dt->second));
-  if (attr == "math" || attr == "core" || attr == "standard" || attr == "extra")
+  if (attr == "math" || attr == "core" || attr == "standard" || attr == "extra" || attr == "random")
     return SemaValue::ofModule("triton.language." + attr);
   if (attr == "TRITON_MAX_TENSOR_NUMEL") // the most elements a block may have, as in Triton
     return SemaValue::ofInt(1048576);
@@ -315,6 +342,8 @@ std::optional<SemaValue> Specializer::tritonLanguageAttribute(const std::string 
     return SemaValue::ofModule("triton.language.PropagateNan");
   if (attr == "float8e4m3fn")
     return SemaValue::ofDType(DType::scalar(ScalarKind::F8E4M3));
+  if (attr == "pi32_t") // core.pi32_t = pointer_type(int32)
+    return SemaValue::ofDType(DType::pointer(ScalarKind::I32));
   if (attr == "CONSTEXPR_0") // core.CONSTEXPR_0, a parameter default
     return SemaValue::ofInt(0);
   if (supportedTl().count(attr))
@@ -364,6 +393,10 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
         hint = " (its dtypes are spelled tl.float32, tl.float16, tl.float64...)";
       error(loc, "Triton 3.6's triton.language has no attribute '" + attr + "'" + hint);
     }
+    if (module == "triton.language.random")
+      error(loc, "Triton 3.6's triton.language.random has no attribute '" + attr +
+                     "' (it has philox, philox_impl, randint, randint4x, rand, rand4x, randn, "
+                     "randn4x, uint_to_uniform_float, pair_uniform_to_normal)");
     error(loc, "tl." + attr + " is not supported yet");
   }
   if (module == "math") {
@@ -395,6 +428,10 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
   if (module == "triton.language.extra.cuda") {
     if (attr == "libdevice")
       return SemaValue::ofModule("triton.language.extra.cuda.libdevice");
+    // The submodules that define what triton.language.extra.cuda exports (a function's
+    // __module__ names them: triton.language.extra.cuda.utils.globaltimer).
+    if (attr == "utils" || attr == "gdc")
+      return SemaValue::ofModule(module);
     // num_warps() and num_threads() are the program's constants; globaltimer() and smid() read
     // special registers, and gdc_wait() and gdc_launch_dependents() are programmatic dependent
     // launch's griddepcontrol, written in the kernel language (stdlib/extra_cuda.tl).
@@ -1130,8 +1167,11 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     // tl.pointer_type(tl.uint32): the dtype of pointers to it (for .to() casts of pointers and
     // of the 64-bit integers that hold addresses), in the global address space.
     auto a = bindArgs(*this, display, {"element_ty", "address_space", "const"}, 1, args);
-    if (a.values[0]->kind != Kind::DType || a.values[0]->dtype.isPointer())
+    if (a.values[0]->kind != Kind::DType)
       error(loc, "tl.pointer_type needs the dtype of the elements, got " + a.values[0]->describe());
+    if (a.values[0]->dtype.isPointer())
+      error(loc, "tl.pointer_type of a pointer type (pointers to pointers) is not supported yet: "
+                 "hold the addresses as int64 and cast them with .to(tl.pointer_type(...))");
     if (const SemaValue *space = a.get(1);
         space && !(space->isConstexprNumber() && space->numberAsInt() == 1))
       error(loc, "tl.pointer_type: only the global address space (1) is supported yet");
@@ -1988,6 +2028,13 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (fn == "device_assert") {
     auto a = bindArgs(*this, display, {"cond", "msg", "mask"}, 1, args);
     std::string message = a.get(1) ? valueText(*a.get(1)) : "";
+    // Outside debug mode Triton drops the assertion (semantic.device_assert returns), after
+    // making a tensor of the condition.
+    if (!debug_) {
+      if (!constexprTruth(*a.values[0]))
+        tensorArg(*a.values[0], display);
+      return SemaValue::none();
+    }
     if (auto truth = constexprTruth(*a.values[0])) {
       if (!*truth)
         error(loc, "device assertion is always false" + (message.empty() ? "" : ": " + message));
@@ -2074,22 +2121,27 @@ SemaValue Specializer::dot(CallArgs &args) {
     error(loc, "tl.dot with K below 16 is not supported yet; got " + shapeText(lt) + " x " +
                    shapeText(rt));
 
-  // The accumulator type: int8 products accumulate in int32, fp64 in fp64, the other floats in
-  // fp32 (or fp16 on request, for fp16 and fp8 inputs).
+  // The accumulator type, as Triton 3.6's semantic.dot: int8 products accumulate in int32, fp64
+  // in fp64, fp32 and bf16 in fp32, whatever out_dtype says; fp16 and fp8 in out_dtype (fp32 by
+  // default, or fp16). out_dtype still names the type an `acc` argument must have.
   DType outType = DType::scalar(ScalarKind::F32);
   if (in.kind == ScalarKind::I8)
     outType = DType::scalar(ScalarKind::I32);
   else if (in.kind == ScalarKind::F64)
     outType = DType::scalar(ScalarKind::F64);
+  std::optional<DType> namedOut;
   if (const SemaValue *o = a.get(6)) {
     DType asked = constDType(*this, *o, loc, "tl.dot's out_dtype");
-    bool allowed = asked == outType ||
-                   (asked.kind == ScalarKind::F16 &&
-                    (in.kind == ScalarKind::F16 || in.kind == ScalarKind::F8E4M3 ||
-                     in.kind == ScalarKind::F8E5M2));
-    if (!allowed)
-      error(loc, "tl.dot of " + in.tritonName() + " cannot accumulate in " + asked.tritonName());
-    outType = asked;
+    namedOut = asked;
+    if (asked.kind == ScalarKind::BF16 && in.kind != ScalarKind::I8)
+      error(loc, "out_dtype=bfloat16 is unsupported. Please use out_dtype=float32/float16 and "
+                 "cast with `.to(tl.bfloat16)` (as in Triton)");
+    if (in.kind == ScalarKind::F16 || in.isFp8()) {
+      if (asked.kind != ScalarKind::F16 && asked.kind != ScalarKind::F32)
+        error(loc, "tl.dot of " + in.tritonName() + " cannot accumulate in " + asked.tritonName() +
+                       " (fp32 or fp16)");
+      outType = asked;
+    }
   }
 
   // Precision of fp32 inputs: Triton's default is tf32 (tensor cores round the inputs to a
@@ -2105,12 +2157,15 @@ SemaValue Specializer::dot(CallArgs &args) {
     precision = *truth ? "tf32" : "ieee";
   } else if (const SemaValue *p = a.get(3)) {
     if (p->kind != Kind::String)
-      error(loc, "tl.dot's input_precision must be \"tf32\", \"tf32x3\" or \"ieee\", not " +
+      error(loc, "tl.dot's input_precision must be \"tf32\", \"tf32x3\", \"ieee\", \"bf16x3\" "
+                 "or \"bf16x6\", not " +
                      p->describe());
     precision = p->name;
     std::transform(precision.begin(), precision.end(), precision.begin(), ::tolower);
-    if (precision != "tf32" && precision != "tf32x3" && precision != "ieee")
-      error(loc, "tl.dot's input_precision must be \"tf32\", \"tf32x3\" or \"ieee\", not '" +
+    if (precision != "tf32" && precision != "tf32x3" && precision != "ieee" &&
+        precision != "bf16x3" && precision != "bf16x6")
+      error(loc, "tl.dot's input_precision must be \"tf32\", \"tf32x3\", \"ieee\", \"bf16x3\" "
+                 "or \"bf16x6\", not '" +
                      p->name + "'");
   }
   if (in.kind != ScalarKind::F32)
@@ -2142,10 +2197,10 @@ SemaValue Specializer::dot(CallArgs &args) {
                      outType.tritonName() + ", got " + c->describe());
     // Triton 3.6 also requires the accumulator to be of out_dtype, whose default is fp32 even
     // where the products are int32 or fp64: an int8 dot with an acc needs out_dtype=tl.int32.
-    DType named = a.get(6) ? outType : DType::scalar(ScalarKind::F32);
+    DType named = namedOut.value_or(DType::scalar(ScalarKind::F32));
     if (!(acc->type().elem == named))
       error(loc, "tl.dot's acc is " + acc->type().elem.tritonName() + " and out_dtype is " +
-                     named.tritonName() + (a.get(6) ? "" : " (the default)") +
+                     named.tritonName() + (namedOut ? "" : " (the default)") +
                      ": Triton requires them to be the same (pass out_dtype as the acc's type)");
   } else {
     acc = broadcastTo(materialize(SemaValue::ofInt(0), loc, outType), shape, loc);
@@ -2162,16 +2217,61 @@ SemaValue Specializer::dot(CallArgs &args) {
     rhs = repeatAlong(rhs, kDim, nRepeat);
     acc = repeatAlong(acc, kDim, nRepeat);
   }
-  tir::Operation *op = builder_.create(OpCode::Dot, {lhs, rhs, acc}, {acc->type()});
-  op->setAttr("input_precision", precision);
-  if (maxImpreciseAcc)
-    op->setAttr("max_num_imprecise_acc", *maxImpreciseAcc);
-  tir::Value *result = op->result();
+  tir::Value *result;
+  if (precision == "bf16x3" || precision == "bf16x6") {
+    result = splitBf16Dot(lhs, rhs, acc, precision == "bf16x3" ? 2 : 3);
+  } else {
+    tir::Operation *op = builder_.create(OpCode::Dot, {lhs, rhs, acc}, {acc->type()});
+    op->setAttr("input_precision", precision);
+    if (maxImpreciseAcc)
+      op->setAttr("max_num_imprecise_acc", *maxImpreciseAcc);
+    result = op->result();
+  }
   if (mRepeat > 1)
     result = firstRepeat(result, mDim, mRepeat);
   if (nRepeat > 1)
     result = firstRepeat(result, kDim, nRepeat);
   return SemaValue::ofTensor(result);
+}
+
+tir::Value *Specializer::splitBf16Dot(tir::Value *lhs, tir::Value *rhs, tir::Value *acc,
+                                      unsigned parts) {
+  // As Triton 3.6's F32DotTC pass (BF16xN, after arXiv:1904.06376): each fp32 operand becomes
+  // `parts` bf16 values, hi = bf16(x), mid = bf16(x - hi), lo = bf16(x - hi - mid) (each
+  // rounded to nearest even), and bf16 dots with fp32 accumulation add the cross products from
+  // the smallest up, in Triton's order; NaNs of the small terms (inf * 0) are zeroed before the
+  // big product is added, and the dot's own accumulator last.
+  const DType bf16 = DType::scalar(ScalarKind::BF16), f32 = DType::scalar(ScalarKind::F32);
+  auto split = [&](tir::Value *x) {
+    std::vector<tir::Value *> out;
+    for (unsigned i = 0; i < parts; ++i) {
+      tir::Value *part = builder_.cast(x, bf16);
+      if (i + 1 != parts)
+        x = builder_.binary(OpCode::Sub, x, builder_.cast(part, f32));
+      out.push_back(part);
+    }
+    return out;
+  };
+  const std::vector<tir::Value *> a = split(lhs), b = split(rhs);
+  const unsigned hi = 0, mid = 1, lo = 2;
+  tir::Value *sum = builder_.splat(builder_.floatConstant(0.0, Type(f32)), acc->type().shape);
+  auto dotInto = [&](tir::Value *x, tir::Value *y) {
+    tir::Operation *op = builder_.create(OpCode::Dot, {x, y, sum}, {sum->type()});
+    op->setAttr("input_precision", std::string("ieee"));
+    sum = op->result();
+  };
+  if (parts == 3) {
+    dotInto(a[mid], b[mid]);
+    dotInto(a[lo], b[hi]);
+    dotInto(a[hi], b[lo]);
+  }
+  dotInto(a[mid], b[hi]);
+  dotInto(a[hi], b[mid]);
+  tir::Value *isNan = builder_.cmp("ne", sum, sum);
+  sum = builder_.select(
+      isNan, builder_.splat(builder_.floatConstant(0.0, Type(f32)), sum->type().shape), sum);
+  dotInto(a[hi], b[hi]);
+  return builder_.binary(OpCode::Add, sum, acc);
 }
 
 SemaValue Specializer::dotScaled(CallArgs &args) {

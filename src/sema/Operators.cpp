@@ -407,6 +407,44 @@ Specializer::convertAndBroadcast(const SemaValue &lhs, const SemaValue &rhs, DTy
   return {broadcastTo(a, shape, loc), broadcastTo(b, shape, loc)};
 }
 
+SemaValue Specializer::repeatSequence(const SemaValue &lhs, const SemaValue &rhs, SourceLoc loc) {
+  bool sequenceLeft = lhs.kind == Kind::Tuple || lhs.kind == Kind::String;
+  const SemaValue &sequence = sequenceLeft ? lhs : rhs;
+  const SemaValue &count = sequenceLeft ? rhs : lhs;
+  if (inKernelCode()) {
+    // Triton's code generator turns tuple and list displays into tl.tuple, which has __mul__
+    // (asserting a constexpr count) but no __rmul__, and has no string values at run time.
+    if (sequence.kind == Kind::String)
+      error(loc, "unsupported operand for '*' in a kernel: a string");
+    if (!sequenceLeft)
+      error(loc, std::string("unsupported operand for '*': ") + count.describe() + " * " +
+                     sequence.describe() + " (Triton's tuples repeat only as `" +
+                     (sequence.isList ? "[x] * n" : "(x,) * n") + "`)");
+  }
+  if (count.kind != Kind::Int && count.kind != Kind::Bool)
+    error(loc, "can't multiply " + sequence.describe() + " by " + count.describe() +
+                   ": the count must be a constant integer (tl.constexpr)" +
+                   assignedNumberHint(count));
+  int64_t times = std::max<int64_t>(0, constantInt(count, loc, "the repetition count"));
+  size_t unit = sequence.kind == Kind::String ? sequence.name.size() : sequence.elems.size();
+  if (unit != 0 && times > kMaxTensorElements / static_cast<int64_t>(unit))
+    error(loc, "repeating " + sequence.describe() + " " + std::to_string(times) +
+                   " times gives more than " + std::to_string(kMaxTensorElements) +
+                   " elements: not supported");
+  if (sequence.kind == Kind::String) {
+    std::string text;
+    for (int64_t i = 0; i < times; ++i)
+      text += sequence.name;
+    return SemaValue::ofString(std::move(text));
+  }
+  std::vector<SemaValue> elems;
+  for (int64_t i = 0; i < times; ++i)
+    elems.insert(elems.end(), sequence.elems.begin(), sequence.elems.end());
+  // A plain tuple or list, as tl.tuple(self.values * n) and Python give: no namedtuple fields.
+  return sequence.isList ? SemaValue::ofList(std::move(elems))
+                         : SemaValue::ofTuple(std::move(elems));
+}
+
 SemaValue Specializer::binaryOp(ast::BinaryOperator op, const SemaValue &lhs, const SemaValue &rhs,
                                 SourceLoc loc) {
   using BO = ast::BinaryOperator;
@@ -421,6 +459,9 @@ SemaValue Specializer::binaryOp(ast::BinaryOperator op, const SemaValue &lhs, co
   }
   if (lhs.kind == Kind::String && rhs.kind == Kind::String && op == BO::Add)
     return SemaValue::ofString(lhs.name + rhs.name);
+  if (op == BO::Mul && (lhs.kind == Kind::Tuple || rhs.kind == Kind::Tuple ||
+                        lhs.kind == Kind::String || rhs.kind == Kind::String))
+    return repeatSequence(lhs, rhs, loc);
   for (const SemaValue *v : {&lhs, &rhs})
     if (!v->isTensor() && !v->isConstexprNumber())
       error(loc, std::string("unsupported operand for '") + ast::spelling(op) + "': " +

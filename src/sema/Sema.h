@@ -38,6 +38,9 @@ struct KernelRequest {
   std::string arch = "sm_90a";
   /// tl.dot's input_precision where an fp32 dot names none ("tf32", "tf32x3" or "ieee").
   std::string dotPrecision = "tf32";
+  /// Triton's debug mode: device assertions are kept (else only a @triton.jit(debug=True)
+  /// kernel's are).
+  bool debug = false;
   /// When set, receives the names of the `defines` this kernel used (a parameter or a module-level
   /// name), so the driver can reject a -D that no kernel uses.
   std::vector<std::string> *usedDefines = nullptr;

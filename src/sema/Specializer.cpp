@@ -144,6 +144,18 @@ static bool isJitDecorator(const ast::Expr &decorator) {
   return name == "jit" || name == "triton.jit";
 }
 
+/// Whether the kernel is decorated `@triton.jit(debug=True)` (Triton's debug mode for it alone).
+static bool jitDebugFlag(const ast::Stmt &kernel) {
+  for (const ast::ExprPtr &d : kernel.decorators) {
+    if (d->kind != ast::ExprKind::Call || !isJitDecorator(*d))
+      continue;
+    for (const ast::Keyword &k : d->keywords)
+      if (k.name == "debug" && k.value && k.value->kind == ast::ExprKind::BoolLit)
+        return k.value->boolValue;
+  }
+  return false;
+}
+
 /// `@triton.constexpr_function` (Triton 3.5 on), `@tl.constexpr_function`, or the older
 /// `@tl.constexpr` on a Python function: kernels may call it, and it runs at compile time.
 static bool isConstexprFunctionDecorator(const ast::Expr &decorator) {
@@ -214,8 +226,7 @@ static std::string decoratorCallTarget(const ast::Expr &value, bool &sawJit,
   return decoratorCallTarget(*value.operands[1], sawJit, variables, decorators);
 }
 
-/// A function definition that @triton.jit decorates.
-static bool isJitDefinition(const ast::Stmt &stmt) {
+bool isJitDefinition(const ast::Stmt &stmt) {
   return stmt.kind == ast::StmtKind::FunctionDef &&
          std::any_of(stmt.decorators.begin(), stmt.decorators.end(),
                      [](const ast::ExprPtr &d) { return isJitDecorator(*d); });
@@ -1190,8 +1201,15 @@ void Specializer::specialize(const ast::Stmt &kernel,
   for (const ast::Param &param : kernel.params) {
     auto bound = constexprArgs.find(param.name);
     if (bound != constexprArgs.end()) {
-      bind(param.name, bound->second);
-      function_.constexprs.push_back({param.name, bound->second.repr()});
+      const SemaValue &value = bound->second;
+      if (value.kind == SemaValue::Kind::Object && value.name == kFunctionReferenceClass) {
+        const std::string &text = value.elems.at(0).name;
+        bind(param.name, resolveFunctionReference(text, param.loc));
+        function_.constexprs.push_back({param.name, text});
+        continue;
+      }
+      bind(param.name, value);
+      function_.constexprs.push_back({param.name, value.repr()});
       continue;
     }
     auto tuple = tupleArgs.find(param.name);
@@ -1313,6 +1331,9 @@ void Specializer::exec(const ast::Stmt &stmt) {
       SemaValue m = eval(*stmt.value);
       message = m.kind == SemaValue::Kind::String ? m.name : m.repr();
     }
+    // Outside debug mode Triton drops the assertion (a failing constant one included).
+    if (!debug_)
+      return;
     if (auto truth = constexprTruth(cond)) {
       if (!*truth)
         error(stmt.loc, "assertion failed" + (message.empty() ? "" : ": " + message));
@@ -1741,17 +1762,12 @@ Specializer::branchValues(const SemaValue &tv, const SemaValue &ev, tir::Block &
   return {tval, evalue};
 }
 
-void Specializer::execIf(const ast::Stmt &stmt) {
-  SemaValue cond = eval(*stmt.test);
-  if (auto truth = constexprTruth(cond)) {
-    execBlock(*truth ? stmt.body : stmt.orelse);
-    return;
-  }
-  tir::Value *condValue = toValue(cond, stmt.test->loc, "if condition");
+tir::Value *Specializer::scalarCondition(const SemaValue &cond, SourceLoc loc) {
+  tir::Value *condValue = toValue(cond, loc, "if condition");
   // A block of one element is that element, as Triton unsplats it (with a warning):
   // `if tl.arange(0, 1) < n:`. A larger one is ambiguous, as in Python.
   if (!condValue->type().isScalar() && condValue->type().numElements() == 1) {
-    builder_.setLoc(stmt.test->loc);
+    builder_.setLoc(loc);
     if (condValue->type().elem.isBool())
       condValue = builder_.cast(condValue, DType::scalar(ScalarKind::I32));
     if (condValue->type().rank() > 1)
@@ -1760,10 +1776,84 @@ void Specializer::execIf(const ast::Stmt &stmt) {
     condValue = pickAlong(condValue, 0, 0);
   }
   if (!condValue->type().isScalar())
+    return nullptr;
+  return castTo(condValue, DType::scalar(ScalarKind::I1));
+}
+
+SemaValue Specializer::evalIfExp(const ast::Expr &expr) {
+  const ast::Expr &body = *expr.operands[0], &test = *expr.operands[1], &orelse = *expr.operands[2];
+  SemaValue cond = eval(test);
+  if (auto truth = constexprTruth(cond))
+    return eval(*truth ? body : orelse);
+  tir::Value *condValue = cond.isTensor() ? scalarCondition(cond, test.loc) : nullptr;
+  if (!condValue) {
+    // A block condition selects element by element (Triton has no such conditional
+    // expression: its scf.if wants a scalar); both sides are evaluated, as tl.where's operands.
+    SemaValue a = eval(body);
+    SemaValue b = eval(orelse);
+    builder_.setLoc(expr.loc);
+    CallArgs args{{cond, a, b}, {}, expr.loc};
+    return callBuiltin(SemaValue::ofBuiltin("tl.where"), args);
+  }
+  // As Triton's visit_IfExp: an scf.if that evaluates only the side the condition picks, so
+  // `tl.load(p) if i < n else 0.0` never loads past n and `tl.store(..) if c else
+  // tl.store(..)` stores once. Two sides giving None (stores, prints) make an if without results.
+  builder_.setLoc(expr.loc);
+  tir::Operation *ifOp = builder_.create(OpCode::If, {condValue}, {});
+  tir::Block &thenBlock = ifOp->addRegion().block();
+  tir::Block &elseBlock = ifOp->addRegion().block();
+  ++runtimeControlFlowDepth_;
+  builder_.setInsertionPointToEnd(thenBlock);
+  SemaValue tv = eval(body);
+  builder_.setInsertionPointToEnd(elseBlock);
+  SemaValue ev = eval(orelse);
+  --runtimeControlFlowDepth_;
+  std::vector<tir::Value *> thenValues, elseValues;
+  if (!tv.isNone() || !ev.isNone()) {
+    for (const auto &[side, value] : {std::pair{&body, &tv}, std::pair{&orelse, &ev}})
+      if (!value->isTensor() && !value->isConstexprNumber())
+        error(side->loc, "a conditional expression on a run-time condition needs a number or a "
+                         "tensor on both sides (or None on both), got " +
+                             value->describe());
+    auto [tval, evalue] = branchValues(tv, ev, thenBlock, elseBlock, expr.loc);
+    if (!tval->type().sameShapeAndElem(evalue->type())) {
+      // Two tensors of different types: promote and broadcast them, each in its own block.
+      std::string why;
+      auto common =
+          computationType(tval->type().elem, false, evalue->type().elem, false, false, why);
+      if (!common)
+        error(expr.loc, "the two sides of this conditional expression have incompatible types " +
+                            tval->type().str() + " and " + evalue->type().str() + ": " + why);
+      std::vector<int64_t> shape = broadcastShape(tval->type(), evalue->type(), expr.loc);
+      builder_.setInsertionPointToEnd(thenBlock);
+      tval = broadcastTo(castTo(tval, *common), shape, expr.loc);
+      builder_.setInsertionPointToEnd(elseBlock);
+      evalue = broadcastTo(castTo(evalue, *common), shape, expr.loc);
+    }
+    thenValues.push_back(tval);
+    elseValues.push_back(evalue);
+  }
+  builder_.setInsertionPointToEnd(thenBlock);
+  builder_.create(OpCode::Yield, thenValues, {});
+  builder_.setInsertionPointToEnd(elseBlock);
+  builder_.create(OpCode::Yield, elseValues, {});
+  builder_.setInsertionPointToEnd(*ifOp->parentBlock());
+  if (thenValues.empty())
+    return SemaValue::none();
+  return SemaValue::ofTensor(ifOp->addResult(thenValues[0]->type()));
+}
+
+void Specializer::execIf(const ast::Stmt &stmt) {
+  SemaValue cond = eval(*stmt.test);
+  if (auto truth = constexprTruth(cond)) {
+    execBlock(*truth ? stmt.body : stmt.orelse);
+    return;
+  }
+  tir::Value *condValue = scalarCondition(cond, stmt.test->loc);
+  if (!condValue)
     error(stmt.test->loc, "an 'if' condition must be a scalar, not " + cond.describe() +
                               " (Triton: the boolean value of a tensor with more than one value "
                               "is ambiguous)");
-  condValue = castTo(condValue, DType::scalar(ScalarKind::I1));
   if (containsReturn(stmt.body) || containsReturn(stmt.orelse)) {
     execReturningIf(stmt, condValue);
     return;
@@ -1912,7 +2002,7 @@ void Specializer::execReturningIf(const ast::Stmt &stmt, tir::Value *cond) {
   // The statements after the `if`, up to the end of the function, run on each path that does
   // not return: they become part of both branches (they are duplicated when neither returns).
   const std::vector<Continuation> rest = continuations_;
-  auto runPath = [&](const ast::StmtList &body) -> SemaValue {
+  auto runPath = [&](const ast::StmtList &body, bool &fellOff) -> SemaValue {
     // A returning `if` inside the branch runs what follows this one, too.
     continuations_ = rest;
     execBlock(body);
@@ -1920,6 +2010,7 @@ void Specializer::execReturningIf(const ast::Stmt &stmt, tir::Value *cond) {
       continuations_.assign(rest.begin(), rest.begin() + static_cast<long>(k));
       execBlock(*rest[k].stmts, rest[k].next);
     }
+    fellOff = !returnValue_;
     SemaValue result = returnValue_ ? *returnValue_ : SemaValue::none();
     returnValue_.reset();
     return result;
@@ -1929,13 +2020,31 @@ void Specializer::execReturningIf(const ast::Stmt &stmt, tir::Value *cond) {
   tir::Block &thenBlock = ifOp->addRegion().block();
   tir::Block &elseBlock = ifOp->addRegion().block();
   std::map<std::string, SemaValue> before = scopes_.back().names;
+  bool thenFellOff = false, elseFellOff = false;
   builder_.setInsertionPointToEnd(thenBlock);
-  SemaValue thenResult = runPath(stmt.body);
+  SemaValue thenResult = runPath(stmt.body, thenFellOff);
   scopes_.back().names = before;
   builder_.setInsertionPointToEnd(elseBlock);
-  SemaValue elseResult = runPath(stmt.orelse);
+  SemaValue elseResult = runPath(stmt.orelse, elseFellOff);
   scopes_.back().names = before;
   continuations_ = rest;
+  // A path that runs off the function's end, where the other returns a tensor, returns
+  // Triton's poison (handle_returns: ub.poison of the return type): its value is undefined,
+  // and a zero of that type is one such value.
+  auto undefinedLike = [&](const SemaValue &value, tir::Block &block) {
+    builder_.setInsertionPointToEnd(block);
+    const Type &type = value.value->type();
+    tir::Value *zero = type.elem.isPointer()
+                           ? builder_.cast(materialize(SemaValue::ofInt(0), stmt.loc,
+                                                       DType::scalar(ScalarKind::I64)),
+                                           type.elem)
+                           : materialize(SemaValue::ofInt(0), stmt.loc, type.elem);
+    return SemaValue::ofTensor(broadcastTo(zero, type.shape, stmt.loc));
+  };
+  if (thenFellOff && elseResult.isTensor())
+    thenResult = undefinedLike(elseResult, thenBlock);
+  else if (elseFellOff && thenResult.isTensor())
+    elseResult = undefinedLike(thenResult, elseBlock);
 
   std::vector<std::pair<SemaValue, SemaValue>> pairs;
   collectReturned(thenResult, elseResult, pairs);
@@ -2478,16 +2587,8 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
     }
     return result;
   }
-  case ast::ExprKind::IfExp: {
-    SemaValue cond = eval(*expr.operands[1]);
-    if (auto truth = constexprTruth(cond))
-      return eval(*expr.operands[*truth ? 0 : 2]);
-    SemaValue a = eval(*expr.operands[0]);
-    SemaValue b = eval(*expr.operands[2]);
-    builder_.setLoc(expr.loc);
-    CallArgs args{{cond, a, b}, {}, expr.loc};
-    return callBuiltin(SemaValue::ofBuiltin("tl.where"), args);
-  }
+  case ast::ExprKind::IfExp:
+    return evalIfExp(expr);
   case ast::ExprKind::Tuple:
   case ast::ExprKind::List: {
     std::vector<SemaValue> elems;
@@ -2911,10 +3012,14 @@ static bool defaultIsDType(const ast::Param &param) {
 static SemaValue constexprArgument(const SourceManager &sources, const ast::Param &param,
                                    const std::string &text, const std::string &what) {
   auto value = parseConstexprLiteral(text);
+  // A function, named by a dotted name (FunctionReferences.cpp): resolved where the kernel's
+  // module is in scope.
+  if (!value && isFunctionReferenceText(text))
+    return functionReference(text);
   if (!value)
     sources.error(param.loc, what + " for parameter '" + param.name +
-                                 "' is not a number, True/False/None, a string or a dtype (" +
-                                 kDTypeSpellings + ")");
+                                 "' is not a number, True/False/None, a string, a dtype (" +
+                                 kDTypeSpellings + ") or a function (MODULE.NAME)");
   if (value->kind == SemaValue::Kind::String && defaultIsDType(param) && text.front() != '"' &&
       text.front() != '\'')
     sources.error(param.loc, what + " for parameter '" + param.name +
@@ -3369,6 +3474,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   Specializer specializer(module, sources, *function, request.stdlib, request.imports);
   specializer.setTargetArch(request.arch);
   specializer.setDefaultDotPrecision(request.dotPrecision);
+  specializer.setDebug(request.debug || jitDebugFlag(*kernel));
   // The @triton.jit functions a nested kernel calls from its enclosing functions are seen as
   // module-level names (they resolve in the module too, as the kernel's own names do).
   for (const auto &[name, function] : closureFunctions)
@@ -3381,10 +3487,12 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
     if (isParam)
       continue;
     auto value = parseConstexprLiteral(text);
+    if (!value && isFunctionReferenceText(text))
+      value = specializer.resolveFunctionReference(text, fileLoc);
     if (!value)
       sources.error(fileLoc, "cannot read -D " + name + "=" + text +
-                                 " as a number, True/False/None, a string or a dtype (" +
-                                 kDTypeSpellings + ")");
+                                 " as a number, True/False/None, a string, a dtype (" +
+                                 kDTypeSpellings + ") or a function (MODULE.NAME)");
     // In a nested kernel the name may be its enclosing function's, which Python reads before
     // the module's.
     bool bound = nested ? (specializer.bindGlobal(name, *value), true)

@@ -25,6 +25,17 @@ namespace tilec::sema {
 /// a config's are its kwargs (a dict), then num_warps and num_stages (ints, or None where the
 /// config gives none).
 inline constexpr const char *kDictClass = "dict";
+/// The class of the placeholder a signature entry or -D value naming a function becomes until
+/// the kernel's module is in scope (FunctionReferences.cpp); elems[0] is the text.
+inline constexpr const char *kFunctionReferenceClass = "tilec.function_reference";
+
+/// Whether a signature entry or -D value is a dotted name that names a function
+/// (`tl.extra.cuda.globaltimer`, `__main__.relu`, `test_x.<locals>.act`).
+bool isFunctionReferenceText(const std::string &text);
+/// The placeholder for such a value.
+SemaValue functionReference(const std::string &text);
+/// A function definition that @triton.jit decorates.
+bool isJitDefinition(const ast::Stmt &stmt);
 inline constexpr const char *kTritonConfigClass = "triton.Config";
 
 /// The Triton version tilec implements: module-level version checks see it.
@@ -88,6 +99,9 @@ public:
   void setDefaultDotPrecision(std::string precision) {
     defaultDotPrecision_ = std::move(precision);
   }
+  /// Triton's debug mode, in which tl.device_assert and `assert` statements are kept; Triton
+  /// drops them otherwise (semantic.device_assert returns when options.debug is off).
+  void setDebug(bool debug) { debug_ = debug; }
 
   /// The value of `expr` evaluated as module-level Python of the module (a decorator's argument:
   /// @triton.autotune's configs).
@@ -106,6 +120,10 @@ public:
   /// Binds a module-level name whether or not the module has one: a nested kernel's closure
   /// variable given with -D, or a @triton.jit function of its enclosing function.
   void bindGlobal(const std::string &name, const SemaValue &value);
+
+  /// The function a signature entry or -D value names by a dotted name (see
+  /// FunctionReferences.cpp); errors when it names none.
+  SemaValue resolveFunctionReference(const std::string &text, SourceLoc loc);
 
   /// Binds the kernel's parameters (run-time ones become body arguments) and walks its body.
   /// \p tupleArgs are the tuple arguments with run-time elements, whose parameters
@@ -160,6 +178,10 @@ public:
 
   SemaValue binaryOp(ast::BinaryOperator op, const SemaValue &lhs, const SemaValue &rhs,
                      SourceLoc loc);
+  /// `seq * n`: a tuple, list or string repeated (Python's sequence repetition). Kernel code
+  /// has only Triton's tl.tuple.__mul__ (a tuple or list on the left, a constexpr integer on
+  /// the right); host code has Python's both orders and strings too.
+  SemaValue repeatSequence(const SemaValue &lhs, const SemaValue &rhs, SourceLoc loc);
   SemaValue compareOp(ast::CompareOperator op, const SemaValue &lhs, const SemaValue &rhs,
                       SourceLoc loc);
   SemaValue unaryOp(ast::UnaryOperator op, const SemaValue &operand, SourceLoc loc);
@@ -175,6 +197,9 @@ public:
   /// tl.dot (Builtins.cpp).
   SemaValue dot(CallArgs &args);
   /// tl.dot_scaled, decomposed into scaled fp16/bf16 operands and a dot, as Triton before sm_100.
+  /// tl.dot of fp32 with input_precision "bf16x3" (parts = 2) or "bf16x6" (3): Triton's
+  /// decomposition into bf16 dots accumulating in fp32, plus `acc`.
+  tir::Value *splitBf16Dot(tir::Value *lhs, tir::Value *rhs, tir::Value *acc, unsigned parts);
   SemaValue dotScaled(CallArgs &args);
   /// Bytes of two e2m1 (fp4) values each, packed along `axis` (low nibble first), as `compute`.
   tir::Value *unpackFp4(tir::Value *bytes, unsigned axis, tir::DType compute);
@@ -420,6 +445,7 @@ private:
   unsigned hostCallDepth_ = 0;
   std::string targetArch_ = "sm_90a";
   std::string defaultDotPrecision_ = "tf32";
+  bool debug_ = false;
   // What module-level code asks of the GPU it will run on (HostPython.cpp): the compute
   // capability and what follows from it; what differs between GPUs of one architecture (the name,
   // the number of SMs, how many there are) is an error.
@@ -493,6 +519,11 @@ private:
                                                      tir::Block &thenBlock, tir::Block &elseBlock,
                                                      SourceLoc loc);
   void execIf(const ast::Stmt &stmt);
+  /// A run-time `if` condition as an int1 scalar (a one-element block unsplatted, as Triton
+  /// does); null for a block of several elements.
+  tir::Value *scalarCondition(const SemaValue &cond, SourceLoc loc);
+  /// `a if c else b`: folded on a constexpr condition, an `if` on a run-time scalar one.
+  SemaValue evalIfExp(const ast::Expr &expr);
 
   void execReturningIf(const ast::Stmt &stmt, tir::Value *cond);
   /// A `for` in a Python function that module-level code calls: over range(), a tuple or list,

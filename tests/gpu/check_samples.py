@@ -501,7 +501,7 @@ def epilogue_ops_sample(name, blocks, num_warps, k=256):
 
 
 def mma_sample(name, kernel, in_dtype, out_dtype, tol, trans="NN", blocks=(64, 64, 32),
-               num_warps=4, stages=3, size=(300, 208, 144), aligned=False):
+               num_warps=4, stages=3, size=(300, 208, 144), aligned=False, constexprs=""):
     """tests/gpu/mma_gemm.tl: C = A @ B on the tensor cores, for one operand type. `trans` says
     which operand is stored transposed (TN: A is K x M in memory, NT: B is N x K), which moves the
     operand's contiguous dimension and so the ldmatrix variant the lowering picks. The unit strides
@@ -520,7 +520,8 @@ def mma_sample(name, kernel, in_dtype, out_dtype, tol, trans="NN", blocks=(64, 6
     # a 16-byte vector, so that the loads along K are pipelined (cp.async) with a masked last tile.
     mn = "i32:16,i32:16" if aligned else "i32,i32"
     signature = (f"*{short[in_dtype]}:16,*{short[in_dtype]}:16,*{short[out_dtype]}:16,{mn},i32:16,"
-                 + ",".join(strides) + f",i32:16,1,{bm},{bn},{bk}")
+                 + ",".join(strides) + f",i32:16,1,{bm},{bn},{bk}"
+                 + (f",{constexprs}" if constexprs else ""))
 
     def inputs(s):
         m, n, k = s
@@ -557,6 +558,10 @@ def mma_sample(name, kernel, in_dtype, out_dtype, tol, trans="NN", blocks=(64, 6
 # accuracy; int8 is exact.
 DOT_BF16_OUT_F32 = Tol(scale=1e-3)
 DOT_TF32X3 = Tol(scale=1e-5)
+# bf16x3 keeps 16 of fp32's 24 significand bits of each input (hi + mid) and drops the mid * mid
+# product; bf16x6 keeps all three parts: close to fp32 on both.
+DOT_BF16X3 = Tol(scale=1e-4)
+DOT_BF16X6 = Tol(scale=1e-5)
 
 MMA_SAMPLES = [
     mma_sample("mma_f16_f32_nn", "gemm_f32acc", "float16", "float32", DOT_F16_OUT_F32),
@@ -576,6 +581,11 @@ MMA_SAMPLES = [
     mma_sample("mma_tf32_tt", "gemm_f32acc", "float32", "float32", DOT_TF32, "TT"),
     mma_sample("mma_tf32_nt", "gemm_f32acc", "float32", "float32", DOT_TF32, "NT"),
     mma_sample("mma_tf32x3_nn", "gemm_tf32x3", "float32", "float32", DOT_TF32X3),
+    # input_precision="bf16x3"/"bf16x6": Triton's F32DotTC split into bf16 dots (wgmma).
+    mma_sample("wgmma_bf16x3_nn", "gemm_bf16xn", "float32", "float32", DOT_BF16X3,
+               constexprs="'bf16x3'"),
+    mma_sample("wgmma_bf16x6_nt_w8", "gemm_bf16xn", "float32", "float32", DOT_BF16X6, "NT",
+               blocks=(128, 64, 32), num_warps=8, constexprs="'bf16x6'"),
     mma_sample("mma_i8_i32_nn", "gemm_i32acc", "int8", "int32", EXACT),
     mma_sample("mma_i8_i32_nt", "gemm_i32acc", "int8", "int32", EXACT, "NT", blocks=(64, 64, 64)),
     # Fewer 16x8 instruction tiles than warps: the extra warps compute copies along N (as
@@ -1079,6 +1089,26 @@ def batched_dot_sample(name, dtype, blocks, tol, num_warps=4):
         grid=lambda meta, batches: (batches // meta["B"],), tol=tol, reference=reference)
 
 
+def batched_dot_i8_sample(name, blocks, num_warps):
+    """int8 x int8 -> int32, exact (the kernel asks for out_dtype=tl.int8, which Triton ignores)."""
+    b, m, n, k = blocks
+
+    def reference(t, batches):
+        a = t["a"].long().cpu().view(batches, m, k)
+        w = t["b"].long().cpu().view(batches, k, n)
+        return {"c": torch.bmm(a, w).flatten().double()}
+
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="batched_dot_i8", ptx=name,
+        signature=f"*i8:16,*i8:16,*i32:16,{b},{m},{n},{k}", size=4 * b, small=b,
+        tilec_flags=("--num-warps", str(num_warps)),
+        inputs=lambda batches: {"a": randint(-128, 128, (batches * m * k,), "int8"),
+                                "b": randint(-128, 128, (batches * k * n,), "int8"),
+                                "c": empty(batches * m * n, "int32")},
+        outputs=["c"], args=lambda t, batches: [t["a"], t["b"], t["c"]],
+        grid=lambda meta, batches: (batches // meta["B"],), tol=EXACT, reference=reference)
+
+
 def small_dot_sample(name, dtype, m, n, k, tol):
     """tl.dot with M or N below 16 (Triton pads them for the tensor cores; so does tilec)."""
     kind = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32"}[dtype]
@@ -1095,6 +1125,32 @@ def small_dot_sample(name, dtype, m, n, k, tol):
                              "c": randn(m * n)},
         inplace=["c"], outputs=["c"], args=lambda t, size: [t["a"], t["b"], t["c"]],
         grid=lambda meta, size: (1,), tol=tol, reference=reference)
+
+
+def abs_fp8_sample(name, kind):
+    """tl.abs of every fp8 byte (each of the 256, four times) but the NaNs (zeros in their place:
+    the interpreter keeps no NaN payload): the byte with its sign bit cleared."""
+    short = {"e4m3": "fp8e4nv", "e5m2": "fp8e5"}[kind]
+    nan_bytes = {"e4m3": (0x7F, 0xFF), "e5m2": (0x7D, 0x7E, 0x7F, 0xFD, 0xFE, 0xFF)}[kind]
+
+    def inputs(n):
+        bytes_ = torch.arange(n, dtype=torch.int64).remainder(256)
+        for b in nan_bytes:
+            bytes_[bytes_ == b] = 0
+        bytes_ = bytes_.to(torch.uint8).to(DEVICE)
+        x = bytes_.view(getattr(torch, FP8_TORCH[kind])) if hasattr(torch, FP8_TORCH[kind]) else bytes_
+        return {"x": x, "y": empty(n, "uint8")}
+
+    def reference(t, n):
+        x = t["x"].cpu()
+        bits = x.view(torch.uint8) if x.dtype != torch.uint8 else x
+        return {"y": (bits & 0x7F).double()}
+
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="abs_fp8", ptx=name,
+        signature=f"*{short}:16,*u8:16,256", size=1024, small=256, inputs=inputs,
+        outputs=["y"], args=lambda t, n: [t["x"], t["y"]],
+        grid=lambda meta, n: (n // meta["BLOCK"],), tol=EXACT, reference=reference)
 
 
 def fp8_to_fp16_sample(name, kind):
@@ -1247,6 +1303,35 @@ def rtz_inputs(n):
     x[specials.numel()::5] = (1 + torch.rand(len(range(specials.numel(), n, 5)))) * \
         torch.exp2(torch.randint(-20, 16, (len(range(specials.numel(), n, 5)),)).float())
     return x.to(DEVICE)
+
+
+CONDITIONAL_BLOCK = 64
+
+
+def conditional_programs(n):
+    return cdiv(n, CONDITIONAL_BLOCK) + 3  # three programs entirely past x's end
+
+
+def conditional_inputs(n):
+    programs = conditional_programs(n)
+    return {"x": randn(n), "idx": randint(0, 2 * n, (programs,), "int32"), "y": empty(programs),
+            "z": empty(programs * CONDITIONAL_BLOCK)}
+
+
+def conditional_reference(t, n):
+    x, idx = t["x"].double().cpu(), t["idx"].cpu()
+    programs = conditional_programs(n)
+    y = torch.empty(programs, dtype=torch.float64)
+    z = torch.zeros(programs * CONDITIONAL_BLOCK, dtype=torch.float64)
+    for p in range(programs):
+        i = int(idx[p])
+        v = float(x[i]) if i < n else -1.0
+        y[p] = torch.tensor(v * 2 if p % 3 == 0 else v + 1, dtype=torch.float32).double()
+        if p % 2 == 0:
+            lo, hi = p * CONDITIONAL_BLOCK, min((p + 1) * CONDITIONAL_BLOCK, n)
+            if lo < hi:
+                z[lo:hi] = x[lo:hi]
+    return {"y": y.to(DEVICE), "z": z.to(DEVICE)}
 
 
 def rtz_reference(t, n):
@@ -1596,11 +1681,25 @@ LANG_BITS_SAMPLES = [
         grid=lambda meta, s: (s[0] // 64, s[1] // 32), tol=DOT_TF32,
         reference=lambda t, s: {"c": (t["a"].double().view(s[0], s[2])
                                       @ t["b"].double().view(s[2], s[1])).flatten()}),
+    # `a if c else b` on a run-time c runs one side only: a guarded gather whose indices reach
+    # past x's end (memcheck sees any load there), a statement of two stores, a block per side.
+    Sample(
+        name="conditional_expressions", source="tests/gpu/lang_bits.tl",
+        kernel="conditional_expressions", ptx="conditional_expressions",
+        signature=f"*fp32:16,*i32:16,*fp32:16,*fp32:16,i32,{CONDITIONAL_BLOCK}", size=1000,
+        small=200, inputs=conditional_inputs, outputs=["y", "z"],
+        args=lambda t, n: [t["x"], t["idx"], t["y"], t["z"], n],
+        grid=lambda meta, n: (conditional_programs(n),), tol=EXACT,
+        reference=conditional_reference),
+    abs_fp8_sample("abs_fp8e4", "e4m3"),
+    abs_fp8_sample("abs_fp8e5", "e5m2"),
     fp8_to_fp16_sample("fp8e4_to_f16_sm80", "e4m3"),
     fp8_to_fp16_sample("fp8e5_to_f16_sm80", "e5m2"),
     batched_dot_sample("batched_dot_f16", "float16", (2, 32, 32, 32), DOT_F16_OUT_F32),
     batched_dot_sample("batched_dot_bf16", "bfloat16", (4, 16, 64, 16), DOT_BF16_OUT_F32),
     batched_dot_sample("batched_dot_tf32", "float32", (2, 64, 32, 16), DOT_TF32, num_warps=8),
+    batched_dot_i8_sample("batched_dot_i8_out_i8", (1, 32, 32, 64), num_warps=1),
+    batched_dot_i8_sample("batched_dot_i8_out_i8_b2", (2, 64, 32, 32), num_warps=4),
     atomic_add_half_sample("atomic_add_bf16", "bfloat16"),
     atomic_add_half_sample("atomic_add_bf16_sm80", "bfloat16", arch="sm_80"),
     atomic_add_half_sample("atomic_add_fp16", "float16"),

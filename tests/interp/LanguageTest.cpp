@@ -1,6 +1,7 @@
 // Language features that real kernels (Liger-Kernel, unsloth) rely on, compiled by tilec from the
 // .tl files in kernels/ and run on the interpreter against references written here in C++.
 #include "SeedKernelTestUtil.h"
+#include "interp/Numerics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -918,4 +919,55 @@ TEST_CASE("tl.cat of two 1-D tensors: the first's elements, then the second's", 
     want[blk / 8 + i] = static_cast<double>(i * 8 + 1);
   }
   CHECK(worst(y, want, 0, 0) == 0);
+}
+
+TEST_CASE("a conditional expression on a run-time condition runs only the side it picks",
+          "[language]") {
+  // tests/gpu/lang_bits.tl's conditional_expressions: indices past x's end are never loaded (the
+  // interpreter checks every access), and of `tl.store(..) if c else tl.store(..)` one store runs.
+  const int64_t n = 150, blk = 64, programs = cdiv(n, blk) + 3;
+  auto module =
+      compile(std::string(TILEC_GPU_KERNELS_DIR) + "/lang_bits.tl", "conditional_expressions",
+              "*fp32:16,*i32:16,*fp32:16,*fp32:16,i32," + std::to_string(blk));
+  HostBuffer x(f32, n), idx(i32, programs), y(f32, programs), z(f32, programs * blk);
+  for (int64_t i = 0; i < n; ++i)
+    x.setDouble(i, static_cast<double>(noise(i, 1000, 71)) / 8);
+  for (int64_t p = 0; p < programs; ++p)
+    idx.setInt(p, p % 2 == 0 ? (p * 37) % n : n + 1000 * p); // odd programs: far past the end
+  z.fill(NAN);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(idx), KernelArg::pointer(y),
+          KernelArg::pointer(z), KernelArg::integer(n)},
+         static_cast<unsigned>(programs));
+  std::vector<double> wantY(programs), wantZ(programs * blk, 0.0);
+  for (int64_t p = 0; p < programs; ++p) {
+    int64_t i = idx.getInt(p);
+    double v = i < n ? x.getDouble(i) : -1.0;
+    wantY[p] = p % 3 == 0 ? v * 2 : v + 1;
+    for (int64_t j = p * blk; p % 2 == 0 && j < std::min((p + 1) * blk, n); ++j)
+      wantZ[j] = x.getDouble(j);
+  }
+  CHECK(worst(y, wantY, 0, 0) == 0);
+  CHECK(worst(z, wantZ, 0, 0) == 0);
+}
+
+TEST_CASE("tl.abs of fp8 clears the sign bit, infinities included", "[language]") {
+  // tests/gpu/lang_bits.tl's abs_fp8 on every byte but the NaNs (the interpreter's fp8 lanes keep
+  // no NaN payload): e5m2's infinities stay infinite (rounding would saturate them).
+  for (auto [kind, name] : {std::pair{tir::ScalarKind::F8E4M3, "fp8e4nv"},
+                            std::pair{tir::ScalarKind::F8E5M2, "fp8e5"}}) {
+    auto module = compile(std::string(TILEC_GPU_KERNELS_DIR) + "/lang_bits.tl", "abs_fp8",
+                          std::string("*") + name + ":16,*u8:16,256");
+    const DType fp8 = DType::scalar(kind);
+    HostBuffer x(fp8, 256), y(u8, 256);
+    std::vector<double> want(256);
+    for (int b = 0; b < 256; ++b) {
+      double value = interp::fp8BitsToFloat(static_cast<uint8_t>(b), kind);
+      int byte = std::isnan(value) ? 0 : b;
+      std::memcpy(x.data() + b, &byte, 1);
+      want[b] = byte & 0x7F;
+    }
+    launch(*module->functions.at(0), {KernelArg::pointer(x), KernelArg::pointer(y)}, 1);
+    CHECK(worst(y, want, 0, 0) == 0);
+  }
 }
