@@ -86,8 +86,8 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
                  "'tensordesc<fp16[64, 64]>' (a host TensorDescriptor: base, shape, strides and "
                  "padding flag as parameters, see docs/metadata.md), a literal such as 1024 "
                  "binding a tl.constexpr, or a tuple of entries such as '(*fp16:16,i32,1)' (its "
-                 "run-time elements are parameters named 'arg.0', 'arg.1'...); '' for a kernel "
-                 "without parameters")
+                 "run-time elements are parameters named 'arg.0', 'arg.1'...), 'Name(...)' for "
+                 "a typing.NamedTuple of class Name; '' for a kernel without parameters")
       ->allow_extra_args(false);
   app.add_option("-D,--define", flags.defines,
                  "Bind a constexpr parameter or module-level constant: NAME=VALUE")

@@ -317,6 +317,9 @@ std::optional<SemaValue> Specializer::tritonLanguageAttribute(const std::string 
     return SemaValue::ofDType(DType::scalar(ScalarKind::F8E4M3));
   if (attr == "CONSTEXPR_0") // core.CONSTEXPR_0, a parameter default
     return SemaValue::ofInt(0);
+  // tl.tuple(iterable) is Triton's tuple value in a kernel: tilec's tuples are already that.
+  if (attr == "tuple")
+    return SemaValue::ofBuiltin("py.tuple");
   if (supportedTl().count(attr))
     return SemaValue::ofBuiltin("tl." + attr);
   // Functions Triton writes in its own language come from tilec's stdlib.
@@ -578,6 +581,8 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
   }
   if (value.kind == Kind::String || value.kind == Kind::Object)
     return hostObjectAttribute(value, attr, loc);
+  if (std::optional<SemaValue> field = namedTupleField(value, attr))
+    return *field;
   // A number assigned to a name in a kernel is a 0-d tensor in Triton (its code generator's
   // to_tensor: int32, int64, fp32...), so `block = BLOCK_SIZE; block.to(tl.uint32)` works there:
   // the number's tensor answers .to and .dtype here.

@@ -75,6 +75,15 @@ std::string SemaValue::repr() const {
     }
     return dtype.tritonName();
   case Kind::Tuple: {
+    if (!name.empty()) { // a NamedTuple: Tensor(ptr=..., shape=(16, 16))
+      std::vector<NamedTupleField> fields;
+      if (function)
+        fields = namedTupleFields(*function);
+      std::string s = name + "(";
+      for (size_t i = 0; i < elems.size(); ++i)
+        s += (i ? ", " : "") + (i < fields.size() ? fields[i].name + "=" : "") + elems[i].repr();
+      return s + ")";
+    }
     std::string s = isList ? "[" : "(";
     for (size_t i = 0; i < elems.size(); ++i)
       s += (i ? ", " : "") + elems[i].repr();
@@ -525,8 +534,17 @@ static void collectModuleNames(const ast::StmtList &stmts, std::set<std::string>
       if (stmt->value && stmt->targets.size() == 1 && stmt->targets[0]->kind == ast::ExprKind::Name)
         out.insert(stmt->targets[0]->name);
       break;
-    case ast::StmtKind::If:
     case ast::StmtKind::Unsupported:
+      // A class binds its name; the names of its body are its own.
+      if (stmt->name == "class definition") {
+        if (!stmt->targets.empty())
+          out.insert(stmt->targets[0]->name);
+        break;
+      }
+      collectModuleNames(stmt->body, out);
+      collectModuleNames(stmt->orelse, out);
+      break;
+    case ast::StmtKind::If:
       collectModuleNames(stmt->body, out);
       collectModuleNames(stmt->orelse, out);
       break;
@@ -718,6 +736,8 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
     case ast::StmtKind::Unsupported:
       if (stmt->name == "try statement")
         collectTryGlobals(*stmt, only);
+      if (isNamedTupleClass(*stmt) && wanted(stmt->targets[0]->name))
+        define(stmt->targets[0]->name, namedTupleClass(*stmt));
       break;
     default:
       break;
@@ -959,6 +979,19 @@ SemaValue Specializer::evalConstantGlobal(const std::string &name, const ast::Ex
   return value;
 }
 
+static bool isIdentifier(const std::string &text);
+
+SemaValue Specializer::jitFunctionNamed(const SemaValue &value, SourceLoc use) {
+  // Triton specialises a @triton.jit function argument as a constexpr whose value is the
+  // function; a signature names it, a bare word, which reads as a string. Where a string is
+  // called (or is a combine_fn), it is the module's function of that name.
+  if (value.kind != SemaValue::Kind::String || !isIdentifier(value.name))
+    return value;
+  if (const ast::Stmt *def = moduleLevelKernel(value.name, use))
+    return SemaValue::ofJitFunction(def);
+  return value;
+}
+
 const ast::Stmt *Specializer::moduleLevelKernel(const std::string &name, SourceLoc use) {
   // The `if`s that may bind it, evaluated as lookup would; a name no branch taken binds is no
   // kernel (rather than an undefined name).
@@ -1175,7 +1208,9 @@ SemaValue Specializer::tupleArgument(const std::string &name, const SignatureEnt
     assert(value && "specializeKernel adds a parameter for every run-time tuple element");
     elements.push_back(*value);
   }
-  return SemaValue::ofTuple(std::move(elements));
+  SemaValue tuple = SemaValue::ofTuple(std::move(elements));
+  tuple.name = entry.className; // a NamedTuple's class, bound by specialize
+  return tuple;
 }
 
 void Specializer::specialize(const ast::Stmt &kernel,
@@ -1186,13 +1221,17 @@ void Specializer::specialize(const ast::Stmt &kernel,
   for (const ast::Param &param : kernel.params) {
     auto bound = constexprArgs.find(param.name);
     if (bound != constexprArgs.end()) {
-      bind(param.name, bound->second);
-      function_.constexprs.push_back({param.name, bound->second.repr()});
+      SemaValue value = bound->second;
+      bindNamedTupleClasses(value, param.loc);
+      bind(param.name, value);
+      function_.constexprs.push_back({param.name, value.repr()});
       continue;
     }
     auto tuple = tupleArgs.find(param.name);
     if (tuple != tupleArgs.end()) {
-      bind(param.name, tupleArgument(param.name, tuple->second));
+      SemaValue value = tupleArgument(param.name, tuple->second);
+      bindNamedTupleClasses(value, param.loc);
+      bind(param.name, value);
       continue;
     }
     if (std::optional<SemaValue> value = runtimeArgument(param.name)) {
@@ -2074,7 +2113,45 @@ void Specializer::execHostFor(const ast::Stmt &stmt) {
   execBlock(stmt.orelse);
 }
 
+SemaValue Specializer::evalKernelListComprehension(const ast::Expr &expr) {
+  // Triton's code generator (visit_ListComp): one `for` over a tuple (or list) whose target is
+  // a name, evaluated element by element into a tl.tuple; the name stays bound afterwards, as
+  // its set_value leaves it. Triton ignores an `if` clause, which would silently change what
+  // the kernel computes: tilec refuses it instead.
+  size_t clauses = (expr.operands.size() - 1) / 3;
+  if (clauses != 1)
+    error(expr.loc, "a list comprehension in a kernel takes one 'for' (Triton: nested "
+                    "comprehensions are not supported)");
+  const ast::Expr &target = *expr.operands[1];
+  if (target.kind != ast::ExprKind::Name)
+    error(target.loc, "a list comprehension in a kernel binds one name (Triton takes "
+                      "comp.target.id), not a tuple of names");
+  if (const ast::Expr *condition = expr.operands[3].get())
+    error(condition->loc, "an 'if' in a list comprehension in a kernel is not supported (Triton "
+                          "ignores it)");
+  const ast::Expr &iter = *expr.operands[2];
+  if (iter.kind == ast::ExprKind::Call) {
+    std::string callee = dottedName(*iter.operands[0]);
+    if (callee == "range" || callee == "tl.range" || callee == "tl.static_range")
+      error(iter.loc, "a list comprehension in a kernel runs over a tuple, not " + callee +
+                          "() (Triton: only tuple comprehensions are supported)");
+  }
+  SemaValue iterable = eval(iter);
+  if (iterable.kind != SemaValue::Kind::Tuple)
+    error(expr.operands[2]->loc, "a list comprehension in a kernel runs over a tuple, not " +
+                                     iterable.describe() +
+                                     " (Triton: only tuple comprehensions are supported)");
+  std::vector<SemaValue> items;
+  for (const SemaValue &item : iterable.elems) {
+    bind(target.name, item); // set_value: a constant stays one, unlike in an assignment
+    items.push_back(eval(*expr.operands[0]));
+  }
+  return SemaValue::ofTuple(std::move(items));
+}
+
 SemaValue Specializer::evalComprehension(const ast::Expr &expr) {
+  if (moduleLevelDepth_ == 0 && expr.boolValue)
+    return evalKernelListComprehension(expr);
   if (moduleLevelDepth_ == 0)
     error(expr.loc,
           std::string(expr.boolValue ? "a list comprehension" : "a generator expression") +
@@ -2655,8 +2732,20 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
   SemaValue callee = eval(*expr.operands[0]);
   CallArgs args;
   args.loc = expr.loc;
-  for (size_t i = 1; i < expr.operands.size(); ++i)
-    args.positional.push_back(eval(*expr.operands[i]));
+  for (size_t i = 1; i < expr.operands.size(); ++i) {
+    const ast::Expr &arg = *expr.operands[i];
+    bool starred = arg.kind == ast::ExprKind::Unsupported && arg.name == "starred expression" &&
+                   !arg.operands.empty();
+    if (!starred) {
+      args.positional.push_back(eval(arg));
+      continue;
+    }
+    // `f(x, *t)`: the tuple's elements are positional arguments, as in Triton's visit_Call.
+    SemaValue unpacked = eval(*arg.operands[0]);
+    if (unpacked.kind != SemaValue::Kind::Tuple)
+      error(arg.loc, "'*' in a call unpacks a tuple or a list here, not " + unpacked.describe());
+    args.positional.insert(args.positional.end(), unpacked.elems.begin(), unpacked.elems.end());
+  }
   for (const ast::Keyword &kw : expr.keywords) {
     if (kw.name.empty())
       error(kw.loc, "'**' arguments are not supported in kernels");
@@ -2667,6 +2756,14 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
 
 SemaValue Specializer::callValue(const SemaValue &callee, CallArgs &args, SourceLoc calleeLoc) {
   builder_.setLoc(args.loc);
+  if (callee.kind == SemaValue::Kind::Builtin && callee.function &&
+      callee.name.rfind(kNamedTupleClass, 0) == 0)
+    return constructNamedTuple(*callee.function, args);
+  if (callee.kind == SemaValue::Kind::String) {
+    SemaValue function = jitFunctionNamed(callee, calleeLoc);
+    if (function.kind == SemaValue::Kind::JitFunction)
+      return callJitFunction(*function.function, args);
+  }
   // What functools' wrappers return in module-level code (HostPython.cpp): a caching decorator
   // returns the function it wraps, and a partial calls its function with its bound arguments
   // before the call's own, its keywords overridden by the call's.
@@ -2986,7 +3083,9 @@ static SemaValue constantTuple(const SignatureEntry &entry) {
     elements.push_back(element.kind == SignatureEntry::Kind::Tuple
                            ? constantTuple(element)
                            : *parseConstexprLiteral(element.constant));
-  return SemaValue::ofTuple(std::move(elements));
+  SemaValue tuple = SemaValue::ofTuple(std::move(elements));
+  tuple.name = entry.className; // a NamedTuple's class, bound by specialize
+  return tuple;
 }
 
 /// The parameters of a tuple argument: its run-time elements, flattened in order as Triton's

@@ -62,6 +62,20 @@ std::vector<std::string> libraryExceptionClasses(const std::string &name, const 
 inline constexpr const char *kCacheDecorator = "functools.lru_cache()";
 inline constexpr const char *kPartialObject = "functools.partial";
 
+/// A typing.NamedTuple class of a module (NamedTuples.cpp): a Builtin whose name is this prefix
+/// and the class's name, and whose `function` is the class statement.
+inline constexpr const char *kNamedTupleClass = "namedtuple:";
+
+/// A field of a NamedTuple class: its name and its default (null when it has none).
+struct NamedTupleField {
+  std::string name;
+  const ast::Expr *defaultValue = nullptr;
+};
+/// Whether a statement is a class definition deriving from typing.NamedTuple.
+bool isNamedTupleClass(const ast::Stmt &stmt);
+/// The fields of a NamedTuple class: its annotated names, in order.
+std::vector<NamedTupleField> namedTupleFields(const ast::Stmt &cls);
+
 /// Module-level names bound once to a call of triton.autotune or triton.heuristics.
 using DecoratorVariables = std::map<std::string, const ast::Expr *>;
 
@@ -82,6 +96,9 @@ public:
   /// The @triton.jit function that module-level name `name` is bound to, its `if`s evaluated;
   /// null when it names something else.
   const ast::Stmt *moduleLevelKernel(const std::string &name, SourceLoc use);
+  /// The module-level @triton.jit function that a string names, as a signature passes a
+  /// function argument (a bare word); `value` itself when it names none.
+  SemaValue jitFunctionNamed(const SemaValue &value, SourceLoc use);
   /// The target GPU (KernelRequest::arch), which module-level queries of the device answer from.
   void setTargetArch(std::string arch) { targetArch_ = std::move(arch); }
   /// tl.dot's input_precision where an fp32 dot names none (KernelRequest::dotPrecision).
@@ -203,6 +220,13 @@ public:
   /// bool, float and str; Python's TypeError for a non-empty spec on other values.
   std::string pythonFormat(const SemaValue &v, const std::string &spec, SourceLoc loc);
   SemaValue isInstance(CallArgs &args);
+  /// A NamedTuple class as a value, its call, a field of one of its tuples (nullopt when `attr`
+  /// is none), and the classes that a signature's `Name(...)` tuples name, looked up in the
+  /// module (NamedTuples.cpp).
+  SemaValue namedTupleClass(const ast::Stmt &cls);
+  SemaValue constructNamedTuple(const ast::Stmt &cls, CallArgs &args);
+  std::optional<SemaValue> namedTupleField(const SemaValue &tuple, const std::string &attr);
+  void bindNamedTupleClasses(SemaValue &value, SourceLoc loc);
   /// getattr(x, name[, default]) and hasattr(x, name).
   SemaValue callGetattr(CallArgs &args, bool hasattr);
   /// A comparison that involves a library object (two packaging Versions); nullopt when neither
@@ -498,6 +522,8 @@ private:
   std::vector<SemaValue> hostIterationItems(const ast::Expr &iter);
   /// [e for x in xs if c] and (e for x in xs) in module-level Python: a list.
   SemaValue evalComprehension(const ast::Expr &expr);
+  /// [e for x in t] in a kernel, as Triton's code generator evaluates it: a tuple.
+  SemaValue evalKernelListComprehension(const ast::Expr &expr);
   void execFor(const ast::Stmt &stmt);
   void execWhile(const ast::Stmt &stmt);
   void execStaticFor(const ast::Stmt &stmt, const std::vector<int64_t> &values);
