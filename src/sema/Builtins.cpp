@@ -37,6 +37,7 @@ const std::set<std::string> &supportedTl() {
       "constexpr_function", "dot_scaled", "add", "sub", "mul", "broadcast",
       // Types, for isinstance and annotations.
       "dtype", "tensor", "pointer_type", "tensor_descriptor", "tensor_descriptor_base",
+      "constexpr_type",
       // Helpers of Triton's own library that kernels call (tl.standard._log2 in a user's
       // bitonic sort, tl.core.get_int_dtype for its bitcasts).
       "_log2", "get_int_dtype"};
@@ -588,6 +589,16 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
   // the number's tensor answers .to and .dtype here.
   if (value.isConstexprNumber() && (attr == "to" || attr == "dtype"))
     return valueAttribute(SemaValue::ofTensor(materialize(value, loc)), attr, loc);
+  // A constant's .type is Triton's constexpr_type of it (isinstance(s.type, tl.constexpr_type)
+  // tells a constexpr element of a tuple argument from a run-time one).
+  if (attr == "type" && (value.isConstexprNumber() || value.kind == Kind::None ||
+                         value.kind == Kind::String || value.kind == Kind::JitFunction)) {
+    SemaValue type;
+    type.kind = Kind::Object;
+    type.name = kConstexprTypeClass;
+    type.elems = {value};
+    return type;
+  }
   // tl.constexpr(...).value: tilec holds constexprs unwrapped.
   if (attr == "value" &&
       (value.isConstexprNumber() || value.kind == Kind::None || value.kind == Kind::Tuple))

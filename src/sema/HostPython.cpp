@@ -652,6 +652,7 @@ SemaValue Specializer::isInstance(CallArgs &args) {
                                                 "tl.dtype",
                                                 "tl.tensor_descriptor",
                                                 "tl.tensor_descriptor_base",
+                                                kConstexprTypeClass,
                                                 kVersionClass,
                                                 kMatchClass,
                                                 kPatternClass};

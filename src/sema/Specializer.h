@@ -66,6 +66,10 @@ inline constexpr const char *kPartialObject = "functools.partial";
 /// and the class's name, and whose `function` is the class statement.
 inline constexpr const char *kNamedTupleClass = "namedtuple:";
 
+/// Triton's constexpr_type, the .type of a constant: an Object of this class whose elems hold
+/// the constant.
+inline constexpr const char *kConstexprTypeClass = "tl.constexpr_type";
+
 /// A field of a NamedTuple class: its name and its default (null when it has none).
 struct NamedTupleField {
   std::string name;
