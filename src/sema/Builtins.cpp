@@ -461,6 +461,11 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
       CallArgs args{{value}, {}, loc};
       return callBuiltin(SemaValue::ofBuiltin("tl.trans"), args);
     }
+    if (attr == "item") {
+      SemaValue m = SemaValue::ofBuiltin("tensor.item");
+      m.elems.push_back(value);
+      return m;
+    }
     static const std::set<std::string> methods = {"to",          "sum",
                                                   "max",         "min",
                                                   "argmax",      "argmin",
@@ -822,6 +827,12 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     return a.values[0]->isNone() ? SemaValue::none() : *a.values[1];
   }
 
+  if (name == "tensor.item") {
+    // x.item(): the element of a single-element tensor, as a scalar.
+    if (args.positional.size() != 1 || !args.keywords.empty())
+      error(loc, "x.item() takes no arguments");
+    return SemaValue::ofTensor(unsplat(args.positional[0].value, loc));
+  }
   if (name.rfind("dtype.", 0) == 0) {
     DType t = args.positional[0].dtype;
     std::string p = name.substr(6);

@@ -1785,15 +1785,9 @@ void Specializer::execIf(const ast::Stmt &stmt) {
   tir::Value *condValue = toValue(cond, stmt.test->loc, "if condition");
   // A block of one element is that element, as Triton unsplats it (with a warning):
   // `if tl.arange(0, 1) < n:`. A larger one is ambiguous, as in Python.
-  if (!condValue->type().isScalar() && condValue->type().numElements() == 1) {
-    builder_.setLoc(stmt.test->loc);
-    if (condValue->type().elem.isBool())
-      condValue = builder_.cast(condValue, DType::scalar(ScalarKind::I32));
-    if (condValue->type().rank() > 1)
-      condValue = builder_.createValue(OpCode::Reshape, {condValue},
-                                       Type(condValue->type().elem, std::vector<int64_t>{1}));
-    condValue = pickAlong(condValue, 0, 0);
-  }
+  if (!condValue->type().isScalar() && condValue->type().numElements() == 1 &&
+      !condValue->type().elem.isPointer())
+    condValue = unsplat(condValue, stmt.test->loc);
   if (!condValue->type().isScalar())
     error(stmt.test->loc, "an 'if' condition must be a scalar, not " + cond.describe() +
                               " (Triton: the boolean value of a tensor with more than one value "

@@ -475,6 +475,9 @@ private:
   /// copy): a sum (xor for integers) in which every other element is -0.0 (0), so exact for
   /// every value, -0.0 and NaN included.
   tir::Value *pickAlong(tir::Value *x, unsigned axis, int64_t k);
+  /// The element of a single-element tensor, as a scalar (Triton's unsplat: x.item(), an `if`
+  /// on a one-element block); a scalar is itself.
+  tir::Value *unsplat(tir::Value *x, SourceLoc loc);
   /// Notes the names that `global` statements in a module-level function's body rebind.
   void recordGlobalStatements(const ast::StmtList &body);
   [[noreturn]] void reboundGlobalError(const std::string &name, const ast::Stmt &global,
