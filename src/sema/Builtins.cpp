@@ -291,6 +291,16 @@ int64_t nextPowerOfTwo(Specializer &s, int64_t n, SourceLoc loc) {
   return p;
 }
 
+/// The methods of tl.tensor that sema implements as builtins (x.to(...), x.sum(axis)).
+const std::set<std::string> &tensorMethods() {
+  static const std::set<std::string> methods = {
+      "to",    "sum",     "max",  "min",    "argmax",      "argmin",           "exp",     "exp2",
+      "log",   "log2",    "sqrt", "abs",    "expand_dims", "broadcast_to",     "reshape", "view",
+      "trans", "permute", "cast", "cumsum", "cumprod",     "associative_scan", "reduce",  "xor_sum",
+      "split", "flip",    "sort", "topk",   "logical_and", "logical_or"};
+  return methods;
+}
+
 std::string valueText(const SemaValue &v) {
   return v.kind == Kind::String ? v.name : v.repr();
 }
@@ -436,6 +446,40 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
   return SemaValue::ofModule(module + "." + attr);
 }
 
+std::optional<bool> Specializer::valueHasAttribute(const SemaValue &value,
+                                                   const std::string &attr) {
+  // Python's hasattr on what a kernel holds: Triton unwraps constexprs for it, so a constant is
+  // a Python number (which has no dtype) and a run-time scalar or block a tl.tensor (which has).
+  static const std::set<std::string> intAttributes = {
+      "real",      "imag",     "numerator", "denominator",      "bit_length",
+      "bit_count", "to_bytes", "conjugate", "as_integer_ratio", "is_integer"};
+  static const std::set<std::string> floatAttributes = {"real", "imag",      "is_integer",
+                                                        "hex",  "conjugate", "as_integer_ratio"};
+  switch (value.kind) {
+  case Kind::None:
+    return false;
+  case Kind::Int:
+  case Kind::Bool:
+    return intAttributes.count(attr) != 0;
+  case Kind::Float:
+    return floatAttributes.count(attr) != 0;
+  case Kind::Tensor: {
+    // What tilec's tensors answer; a method of Triton's it lacks reads as absent, so that a
+    // kernel testing for it takes the path tilec compiles (as hasattr(tl, ...) does).
+    static const std::set<std::string> attributes = {"dtype",  "type", "shape", "numel",
+                                                     "handle", "T",    "item"};
+    return attributes.count(attr) || tensorMethods().count(attr) ||
+           (isTlStdlibName(attr) && stdlibFunction(attr));
+  }
+  case Kind::Tuple:
+    if (namedTupleField(value, attr))
+      return true;
+    return attr == "values" || attr == "type";
+  default:
+    return std::nullopt;
+  }
+}
+
 SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string &attr,
                                       SourceLoc loc) {
   if (value.kind == Kind::Tensor) {
@@ -466,22 +510,7 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
       m.elems.push_back(value);
       return m;
     }
-    static const std::set<std::string> methods = {"to",          "sum",
-                                                  "max",         "min",
-                                                  "argmax",      "argmin",
-                                                  "exp",         "exp2",
-                                                  "log",         "log2",
-                                                  "sqrt",        "abs",
-                                                  "expand_dims", "broadcast_to",
-                                                  "reshape",     "view",
-                                                  "trans",       "permute",
-                                                  "cast",        "cumsum",
-                                                  "cumprod",     "associative_scan",
-                                                  "reduce",      "xor_sum",
-                                                  "split",       "flip",
-                                                  "sort",        "topk",
-                                                  "logical_and", "logical_or"};
-    if (methods.count(attr)) {
+    if (tensorMethods().count(attr)) {
       SemaValue m = SemaValue::ofBuiltin("tl." + attr);
       m.elems.push_back(value);
       return m;

@@ -233,6 +233,9 @@ public:
   void bindNamedTupleClasses(SemaValue &value, SourceLoc loc);
   /// getattr(x, name[, default]) and hasattr(x, name).
   SemaValue callGetattr(CallArgs &args, bool hasattr);
+  /// hasattr(value, attr) on a value of a kernel (a number, a tensor, a tuple), as Triton
+  /// answers it; nullopt where tilec cannot tell.
+  std::optional<bool> valueHasAttribute(const SemaValue &value, const std::string &attr);
   /// A comparison that involves a library object (two packaging Versions); nullopt when neither
   /// operand is one.
   std::optional<SemaValue> compareHostObjects(ast::CompareOperator op, const SemaValue &lhs,
