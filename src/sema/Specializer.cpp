@@ -2489,11 +2489,12 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
   case ast::ExprKind::Subscript:
     return evalSubscript(expr);
   case ast::ExprKind::Slice: {
-    for (const ast::ExprPtr &part : expr.operands)
-      if (part)
-        error(part->loc, "only ':' slices are supported in kernels (x[:, None])");
+    // Its start, stop and step (None where omitted): Triton indexes a tensor with a slice whose
+    // parts are all None (`:`, `None:`, `::None`), which changes nothing.
     SemaValue s;
     s.kind = SemaValue::Kind::Slice;
+    for (const ast::ExprPtr &part : expr.operands)
+      s.elems.push_back(part ? eval(*part) : SemaValue::none());
     return s;
   }
   case ast::ExprKind::Call:
@@ -2651,10 +2652,17 @@ SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
   // index inserts a dimension of size 1 at i. A scalar becomes a one-element tensor
   // (pid[:, None] and pid[None, :] are both [1], as torchao's kernels use them); a None past the
   // end of a tensor's shape is an error, as Triton's expand_dims makes it.
-  for (const SemaValue &index : indices)
+  for (const SemaValue &index : indices) {
     if (index.kind != SemaValue::Kind::Slice && !index.isNone())
       error(indexExpr.loc, "indexing a tensor with " + index.describe() +
                                " is not supported; only ':' and None are (x[:, None])");
+    bool full = std::all_of(index.elems.begin(), index.elems.end(),
+                            [](const SemaValue &part) { return part.isNone(); });
+    if (index.kind == SemaValue::Kind::Slice && !full)
+      error(indexExpr.loc, "unsupported tensor index: slice(" + index.elems[0].repr() + ", " +
+                               index.elems[1].repr() + ", " + index.elems[2].repr() +
+                               ") (Triton indexes tensors with ':' and None only)");
+  }
   tir::Value *v = base.value;
   unsigned dim = 0;
   builder_.setLoc(expr.loc);
