@@ -1738,12 +1738,18 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     else
       axes.push_back(constantInt(*a.values[1], loc, "axis"));
     int64_t newRank = v->type().rank() + axes.size();
+    std::string normalized;
     for (int64_t &ax : axes) {
+      if (ax < -newRank || ax >= newRank)
+        error(loc, "tl.expand_dims: invalid axis " + std::to_string(ax) + ". Expected " +
+                       std::to_string(-newRank) + " <= axis < " + std::to_string(newRank));
       if (ax < 0)
         ax += newRank;
-      if (ax < 0 || ax >= newRank)
-        error(loc, "tl.expand_dims axis out of range");
+      normalized += (normalized.empty() ? "" : ", ") + std::to_string(ax);
     }
+    // Triton's ValueError: two axes naming one position of the result.
+    if (std::set<int64_t>(axes.begin(), axes.end()).size() != axes.size())
+      error(loc, "tl.expand_dims received duplicate axes, normalized axes = [" + normalized + "]");
     std::sort(axes.begin(), axes.end());
     if (v->type().isScalar())
       v = builder_.splat(v, {1});
