@@ -1416,6 +1416,13 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
         error(loc, "tl.store's mask must be a boolean tensor, got " + mask->type().str());
       shape = broadcastShape(Type(elem, shape), mask->type(), loc);
     }
+    // The value and the mask broadcast to the pointers, never the pointers to them (Triton's
+    // _store_legacy: a store writes each pointer once).
+    if (!ptr->type().isScalar() && shape != ptr->type().shape)
+      error(loc, "tl.store: the value or mask has the shape " + shapeText(Type(elem, shape)) +
+                     " once broadcast, the pointers " + shapeText(ptr->type()) +
+                     " (Triton: expected pointer argument to have shape " +
+                     shapeText(Type(elem, shape)) + ")");
     std::vector<tir::Value *> operands = {broadcastTo(ptr, shape, loc),
                                           broadcastTo(value, shape, loc)};
     if (mask)
