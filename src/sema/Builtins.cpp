@@ -152,6 +152,8 @@ const std::set<std::string> &tritonLanguageNames() {
                                               "randn4x",
                                               "range",
                                               "ravel",
+                                              "squeeze",
+                                              "unsqueeze",
                                               "reduce",
                                               "reduce_or",
                                               "reshape",
