@@ -2134,15 +2134,13 @@ SemaValue Specializer::dot(CallArgs &args) {
     error(loc, "tl.dot of " + in.tritonName() +
                    " is not supported (Triton multiplies int8, fp8, fp16, bf16, fp32 and fp64)");
   int64_t m = lt.shape[mDim], k = lt.shape[kDim], n = rt.shape[kDim];
-  // Triton 3.6 takes any M and N (it pads small ones for the tensor cores) and K of at least 8
-  // for 32-bit inputs, 4 for 64-bit and 16 otherwise.
-  const int64_t tritonMinK = in.bits() == 32 ? 8 : in.bits() == 64 ? 4 : 16;
+  // Triton 3.6 on NVIDIA GPUs (its backend's min_dot_size) takes any M and N (it pads small
+  // ones for the tensor cores) and K of at least 32 for 8-bit inputs, 16 for the others.
+  const int64_t tritonMinK = in.bits() == 8 ? 32 : 16;
   if (k < tritonMinK)
     error(loc, "tl.dot needs K to be at least " + std::to_string(tritonMinK) + " for " +
-                   in.tritonName() + ", as in Triton; got " + shapeText(lt) + " x " +
-                   shapeText(rt));
-  if (k < 16)
-    error(loc, "tl.dot with K below 16 is not supported yet; got " + shapeText(lt) + " x " +
+                   in.tritonName() + ", as in Triton (input shapes should have M >= 1, N >= 1 " +
+                   "and K >= " + std::to_string(tritonMinK) + "); got " + shapeText(lt) + " x " +
                    shapeText(rt));
 
   // The accumulator type: int8 products accumulate in int32, fp64 in fp64, the other floats in
