@@ -1315,6 +1315,8 @@ void Specializer::exec(const ast::Stmt &stmt) {
     // Docstrings and other bare constants do nothing.
     if (stmt.value->kind == ast::ExprKind::StringLit)
       return;
+    if (stmt.value->kind == ast::ExprKind::Call)
+      checkResultUsed(*stmt.value);
     eval(*stmt.value);
     return;
   case ast::StmtKind::Assign:
@@ -2728,6 +2730,42 @@ SemaValue Specializer::sliceSequence(const SemaValue &base, const ast::Expr &sli
   SemaValue result = SemaValue::ofTuple(std::move(elems));
   result.isList = base.isList;
   return result;
+}
+
+void Specializer::checkResultUsed(const ast::Expr &call) {
+  // Triton's must_use_result: a call whose result is dropped (a statement of its own) of
+  // tl.advance, which has no side effect, or of a function decorated @triton.must_use_result is
+  // a compile error. Only a callee that is a name or a dotted name is looked at: evaluating it
+  // twice changes nothing.
+  std::string callee = dottedName(*call.operands[0]);
+  if (callee.empty() || moduleLevelDepth_ > 0)
+    return;
+  SemaValue fn = eval(*call.operands[0]);
+  std::string note;
+  if (fn.kind == SemaValue::Kind::Builtin && fn.name == "tl.advance") {
+    note = "Note that tl.advance does not have any side effects. To move the block pointer, you "
+           "need to assign the result of tl.advance to a variable.";
+  } else if (fn.kind == SemaValue::Kind::JitFunction && fn.function) {
+    const ast::Expr *marker = nullptr;
+    for (const ast::ExprPtr &d : fn.function->decorators) {
+      const ast::Expr *name = d->kind == ast::ExprKind::Call ? d->operands[0].get() : d.get();
+      std::string dotted = dottedName(*name);
+      if (dotted.substr(dotted.rfind('.') + 1) == "must_use_result")
+        marker = d.get();
+    }
+    if (!marker)
+      return;
+    // @must_use_result("why") adds its text to the message.
+    if (marker->kind == ast::ExprKind::Call && marker->operands.size() > 1) {
+      SemaValue why = evalModuleLevel(*marker->operands[1]);
+      if (why.kind == SemaValue::Kind::String)
+        note = why.name;
+    }
+  } else {
+    return;
+  }
+  error(call.loc,
+        "The result of " + callee + " is not being used." + (note.empty() ? "" : " " + note));
 }
 
 SemaValue Specializer::evalCall(const ast::Expr &expr) {

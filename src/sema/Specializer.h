@@ -534,6 +534,9 @@ private:
   SemaValue evalComprehension(const ast::Expr &expr);
   /// [e for x in t] in a kernel, as Triton's code generator evaluates it: a tuple.
   SemaValue evalKernelListComprehension(const ast::Expr &expr);
+  /// A call statement, whose result is dropped, of a function whose result must be used (Triton's
+  /// must_use_result: tl.advance, @triton.must_use_result functions) is an error.
+  void checkResultUsed(const ast::Expr &call);
   void execFor(const ast::Stmt &stmt);
   void execWhile(const ast::Stmt &stmt);
   void execStaticFor(const ast::Stmt &stmt, const std::vector<int64_t> &values);
