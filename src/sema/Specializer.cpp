@@ -3101,6 +3101,35 @@ static void addScalarParam(tir::Function &function, const std::string &name,
   function.body().addArgument(Type(entry.type))->setNameHint(hint);
 }
 
+/// @triton.jit(do_not_specialize=[...]) naming a tl.constexpr parameter (by name or position):
+/// Triton's JIT refuses it, as there is nothing to not specialise.
+static void checkDoNotSpecialize(const SourceManager &sources, const ast::Stmt &kernel) {
+  for (const ast::ExprPtr &decorator : kernel.decorators) {
+    if (decorator->kind != ast::ExprKind::Call || !isJitDecorator(*decorator))
+      continue;
+    for (const ast::Keyword &keyword : decorator->keywords) {
+      if (keyword.name != "do_not_specialize" && keyword.name != "do_not_specialize_on_alignment")
+        continue;
+      const ast::Expr &list = *keyword.value;
+      if (list.kind != ast::ExprKind::List && list.kind != ast::ExprKind::Tuple)
+        continue;
+      for (const ast::ExprPtr &item : list.operands) {
+        const ast::Param *param = nullptr;
+        if (item->kind == ast::ExprKind::StringLit)
+          for (const ast::Param &p : kernel.params)
+            if (p.name == item->stringValue)
+              param = &p;
+        if (item->kind == ast::ExprKind::IntLit && item->intValue >= 0 &&
+            static_cast<size_t>(item->intValue) < kernel.params.size())
+          param = &kernel.params[static_cast<size_t>(item->intValue)];
+        if (param && isConstexprAnnotation(param->annotation.get()))
+          sources.error(item->loc,
+                        param->name + " marked as constexpr and listed in " + keyword.name);
+      }
+    }
+  }
+}
+
 /// Reports the first literal of tuple argument \p entry that does not read as a constexpr.
 static void checkTupleLiterals(const SourceManager &sources, const ast::Param &param,
                                const SignatureEntry &entry) {
@@ -3357,6 +3386,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   for (const ast::Param &p : kernel->params)
     if (p.isVarArgs || p.isKwArgs)
       sources.error(p.loc, "kernels cannot take *args or **kwargs");
+  checkDoNotSpecialize(sources, *kernel);
   if (entries->size() > kernel->params.size())
     sources.error(kernel->loc, "the signature has " + std::to_string(entries->size()) +
                                    " entries but '" + kernel->name + "' has " +
