@@ -1819,7 +1819,10 @@ void Specializer::execIf(const ast::Stmt &stmt) {
   std::map<std::string, SemaValue> afterElse = scopes_.back().names;
   --runtimeControlFlowDepth_;
 
-  // Every assigned name that has a value on both paths flows out of the `if`.
+  // Every assigned name that has a value on both paths flows out of the `if`; a tuple by its
+  // leaves.
+  std::vector<FlowingTuple> tuples;
+  splitMergedTuples(assigned, afterThen, afterElse, tuples, stmt.loc);
   scopes_.back().names = before;
   std::vector<std::string> merged;
   std::vector<tir::Value *> thenValues, elseValues;
@@ -1889,6 +1892,7 @@ void Specializer::execIf(const ast::Stmt &stmt) {
     bind(b.name, mergedBlockPointer(b.thenValue, b.parts, parts));
     next += b.parts.size();
   }
+  rebuildFlowingTuples(tuples);
 }
 
 void Specializer::countExpansion(SourceLoc loc, const char *what) {
@@ -2296,6 +2300,7 @@ void Specializer::execFor(const ast::Stmt &stmt) {
   for (const std::string &name : carriedNames(stmt.body))
     if (name != ivName)
       carried.push_back(name);
+  std::vector<FlowingTuple> tuples = splitFlowingTuples(carried);
   std::vector<CarriedBlockPointer> blockPointers = splitCarriedBlockPointers(carried, stmt);
   std::map<std::string, SemaValue> before = scopes_.back().names;
   std::vector<std::string> uncarried = splitUncarried(carried, before);
@@ -2329,6 +2334,7 @@ void Specializer::execFor(const ast::Stmt &stmt) {
     for (size_t i = 0; i < carried.size(); ++i)
       bind(carried[i], SemaValue::ofTensor(body.addArgument(inits[i]->type())));
     rebuildCarriedBlockPointers(blockPointers);
+    rebuildFlowingTuples(tuples);
 
     tir::Block *outer = forOp->parentBlock();
     builder_.setInsertionPointToEnd(body);
@@ -2338,6 +2344,7 @@ void Specializer::execFor(const ast::Stmt &stmt) {
     ++runtimeControlFlowDepth_;
     execBlock(stmt.body);
     --runtimeControlFlowDepth_;
+    exposeFlowingTuples(tuples, stmt);
     if (!exposeCarriedBlockPointers(blockPointers, stmt)) {
       // A block pointer changed more than its offsets: build the loop again, carrying all of it.
       outer->remove(forOp);
@@ -2380,6 +2387,7 @@ void Specializer::execFor(const ast::Stmt &stmt) {
     for (size_t i = 0; i < carried.size(); ++i)
       bind(carried[i], SemaValue::ofTensor(forOp->addResult(yields[i]->type())));
     rebuildCarriedBlockPointers(blockPointers);
+    rebuildFlowingTuples(tuples);
     return;
   }
   error(stmt.loc, "could not settle the types of the loop-carried variables");
@@ -2389,6 +2397,7 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
   if (!stmt.orelse.empty())
     error(stmt.loc, "'while ... else' is not supported in kernels");
   std::vector<std::string> carried = carriedNames(stmt.body);
+  std::vector<FlowingTuple> tuples = splitFlowingTuples(carried);
   std::vector<CarriedBlockPointer> blockPointers = splitCarriedBlockPointers(carried, stmt);
   std::map<std::string, SemaValue> before = scopes_.back().names;
   std::vector<std::string> uncarried = splitUncarried(carried, before);
@@ -2409,6 +2418,7 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
     bind(carried[i], SemaValue::ofTensor(beforeArgs.back()));
   }
   rebuildCarriedBlockPointers(blockPointers);
+  rebuildFlowingTuples(tuples);
   builder_.setInsertionPointToEnd(beforeBlock);
   ++runtimeControlFlowDepth_;
   SemaValue cond = eval(*stmt.test);
@@ -2426,9 +2436,11 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
   for (size_t i = 0; i < carried.size(); ++i)
     bind(carried[i], SemaValue::ofTensor(afterBlock.addArgument(inits[i]->type())));
   rebuildCarriedBlockPointers(blockPointers);
+  rebuildFlowingTuples(tuples);
   builder_.setInsertionPointToEnd(afterBlock);
   execBlock(stmt.body);
   --runtimeControlFlowDepth_;
+  exposeFlowingTuples(tuples, stmt);
   if (!exposeCarriedBlockPointers(blockPointers, stmt)) {
     // A block pointer changed more than its offsets: build the loop again, carrying all of it.
     outer->remove(whileOp);
@@ -2453,6 +2465,7 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
   for (size_t i = 0; i < carried.size(); ++i)
     bind(carried[i], SemaValue::ofTensor(whileOp->addResult(inits[i]->type())));
   rebuildCarriedBlockPointers(blockPointers);
+  rebuildFlowingTuples(tuples);
 }
 
 //===----------------------------------------------------------------------===//

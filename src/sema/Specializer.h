@@ -621,6 +621,26 @@ private:
   /// pointer changed more than its offsets: the loop must be built again, carrying all of it.
   bool exposeCarriedBlockPointers(const std::vector<CarriedBlockPointer> &pointers,
                                   const ast::Stmt &loop);
+  /// A tuple that a run-time loop or `if` reassigns: its leaves travel as hidden names
+  /// (TupleFlow.cpp).
+  struct FlowingTuple {
+    std::string name;
+    SemaValue before; // its value before the loop, or after the `if`'s then-path
+    std::vector<std::string> hidden;
+  };
+  /// Replaces the tuples among `names` by their leaves' hidden names, bound to the leaves.
+  std::vector<FlowingTuple> splitFlowingTuples(std::vector<std::string> &names);
+  /// Binds the hidden names to the leaves each tuple's name now has (after a loop's body); an
+  /// error when the tuple's structure changed.
+  void exposeFlowingTuples(const std::vector<FlowingTuple> &tuples, const ast::Stmt &loop);
+  /// Binds each tuple's name to the tuple its hidden names now give.
+  void rebuildFlowingTuples(const std::vector<FlowingTuple> &tuples);
+  /// For an `if`: the names in `assigned` that are tuples on both paths become their leaves'
+  /// hidden names, the leaves added to both paths' bindings.
+  void splitMergedTuples(std::vector<std::string> &assigned,
+                         std::map<std::string, SemaValue> &afterThen,
+                         std::map<std::string, SemaValue> &afterElse,
+                         std::vector<FlowingTuple> &tuples, SourceLoc loc);
   /// A run-time part of a block pointer that differs between the two paths of an `if`.
   struct MergedBlockPointer {
     size_t part, dim;

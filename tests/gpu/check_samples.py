@@ -2550,6 +2550,15 @@ def item_and_flags_reference(t, n):
     return {"totals": x[:, 0] * 2 + x[:, 1] * 3, "flags_out": t["flags_in"].double().cpu()}
 
 
+def tuple_carried_reference(t, s):
+    rows, programs = s
+    x = t["x"].double().cpu().view(rows, programs * 128)
+    keep = x > 0
+    total = torch.where(keep, x, torch.zeros_like(x)).sum(dim=0).float()
+    count = keep.sum(dim=0).clamp(min=1).float()
+    return {"out": (total / count).double()}
+
+
 TUPLE_SAMPLES = [
     Sample(
         name="namedtuple_apply", source=TUPLE_SOURCE, kernel="namedtuple_apply",
@@ -2574,6 +2583,16 @@ TUPLE_SAMPLES = [
         args=lambda t, n: [t["x"], t["totals"], t["flags_in"], t["flags_out"], n],
         grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT,
         reference=item_and_flags_reference),
+    # A namedtuple carried through a run-time loop and a tuple merged by an `if` (each leaf a
+    # loop-carried or merged value, as Triton flattens them); integer-valued inputs, the sums
+    # exact; the final fp32 division is div.full.f32 on the GPU (within 2 ulp of torch's).
+    Sample(
+        name="tuple_carried", source=TUPLE_SOURCE, kernel="tuple_carried", ptx="tuple_carried",
+        signature="*fp32:16,*fp32:16,i32,128", size=(37, 8), small=(5, 2),
+        inputs=lambda s: {"x": randint(-4, 5, (s[0] * s[1] * 128,), "float32"),
+                          "out": empty(s[1] * 128)},
+        outputs=["out"], args=lambda t, s: [t["x"], t["out"], s[0]],
+        grid=lambda meta, s: (s[1],), tol=Tol(rtol=1e-6), reference=tuple_carried_reference),
 ]
 SAMPLES += TUPLE_SAMPLES
 
