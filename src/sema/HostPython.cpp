@@ -641,22 +641,13 @@ SemaValue Specializer::isInstance(CallArgs &args) {
         collect(e);
       return;
     }
-    static const std::set<std::string> known = {"py.str",
-                                                "py.int",
-                                                "py.float",
-                                                "py.bool",
-                                                "py.tuple",
-                                                "py.list",
-                                                "py.object",
-                                                "tl.tensor",
-                                                "tl.dtype",
-                                                "tl.pointer_type",
-                                                "tl.tensor_descriptor",
-                                                "tl.tensor_descriptor_base",
-                                                kConstexprTypeClass,
-                                                kVersionClass,
-                                                kMatchClass,
-                                                kPatternClass};
+    static const std::set<std::string> known = {
+        "py.str", "py.int", "py.float", "py.bool", "py.tuple", "py.list", "py.object", "tl.tensor",
+        "tl.dtype", "tl.pointer_type", "tl.tensor_descriptor", "tl.tensor_descriptor_base",
+        kConstexprTypeClass,
+        // Triton unwraps constexprs for isinstance, so
+        // no value a kernel holds is one.
+        "tl.constexpr", kVersionClass, kMatchClass, kPatternClass};
     bool named = c.kind == Kind::Builtin || (c.kind == Kind::Module && c.userModule < 0);
     if (!named || !known.count(c.name))
       error(args.loc, "isinstance() with " + c.describe() +
