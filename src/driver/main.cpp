@@ -90,9 +90,11 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
                  "padding flag as parameters, see docs/metadata.md), a literal such as 1024 "
                  "binding a tl.constexpr, a function for a tl.constexpr by a dotted name "
                  "('tl.extra.cuda.globaltimer', 'helpers.relu', or MODULE.QUALNAME such as "
-                 "'__main__.relu' or 'test_x.<locals>.act' for the kernel's own file), or a tuple "
-                 "of entries such as '(*fp16:16,i32,1)' (its run-time elements are parameters "
-                 "named 'arg.0', 'arg.1'...); '' for a kernel without parameters")
+                 "'__main__.relu' or 'test_x.<locals>.act' for the kernel's own file) or, where "
+                 "the kernel calls it, by the bare name of a @triton.jit function of its module, "
+                 "a tuple of entries such as '(*fp16:16,i32,1)' (its run-time elements are "
+                 "parameters named 'arg.0', 'arg.1'...), or 'Name(...)' for a typing.NamedTuple "
+                 "of class Name; '' for a kernel without parameters")
       ->allow_extra_args(false);
   app.add_option("-D,--define", flags.defines,
                  "Bind a constexpr parameter or module-level constant: NAME=VALUE (VALUE as a "

@@ -171,7 +171,8 @@ struct Stmt {
 
   // Assign: targets (one per `=`), value.  AugAssign: targets[0] op= value.
   // AnnAssign: targets[0] : annotation [= value]. The Unsupported "class definition": targets[0]
-  // is the class's name.
+  // is the class's name, value (when it has bases) a Call whose operands are its bases (it has
+  // no callee).
   std::vector<ExprPtr> targets;
   ExprPtr value;        // Assign/AugAssign/AnnAssign/Return/ExprStmt; Assert: message
   ExprPtr annotation;   // AnnAssign

@@ -673,8 +673,9 @@ private:
     name->name = ctx->NAME()->getText();
     stmt->targets.push_back(std::move(name));
     if (auto *bases = ctx->arglist()) {
-      ExprPtr scratch = makeExpr(ast::ExprKind::Call, loc(bases));
-      buildArguments(bases, *scratch); // for its checks
+      // The bases, as a call's arguments: sema recognises typing.NamedTuple classes by them.
+      stmt->value = makeExpr(ast::ExprKind::Call, loc(bases));
+      buildArguments(bases, *stmt->value);
     }
     inNewScope(Scope::Class, [&] { stmt->body = buildBlock(ctx->block()); });
     return stmt;
@@ -895,8 +896,10 @@ private:
       if (arg->STAR()) {
         if (seenKeywordUnpacking)
           error(at, "iterable argument unpacking follows keyword argument unpacking");
-        buildTest(tests[0]);
-        call.operands.push_back(unsupported("starred expression", at));
+        // `f(x, *args)`: the unpacked value is operands[0] (Triton splices a tuple there).
+        ExprPtr starred = unsupported("starred expression", at);
+        starred->operands.push_back(buildTest(tests[0]));
+        call.operands.push_back(std::move(starred));
         continue;
       }
       if (seenKeywordUnpacking)

@@ -79,11 +79,15 @@ SemaValue Specializer::makeBlockPointer(CallArgs &args) {
     if (!values[i])
       error(loc, "tl.make_block_ptr() is missing the argument '" + params[i] + "'");
 
-  const SemaValue &base = *values[0];
+  SemaValue base = *values[0];
   if (!base.isTensor() || !base.value->type().isScalar() || !base.value->type().elem.isPointer())
     error(loc, "tl.make_block_ptr's base must be a scalar pointer, not " + base.describe());
-  if (base.value->type().elem.pointee == ScalarKind::I1)
-    error(loc, "block pointers to int1 are not supported yet");
+  // Booleans are bytes in memory: Triton makes a block pointer to int1 one to int8, whose loads
+  // give int8 blocks and whose stores cast to int8.
+  if (base.value->type().elem.pointee == ScalarKind::I1) {
+    builder_.setLoc(loc);
+    base = SemaValue::ofTensor(builder_.cast(base.value, DType::pointer(ScalarKind::I8)));
+  }
 
   // The block shape and order are compile-time; they fix the rank.
   std::vector<SemaValue> blockShape = elementsOf(*values[4]), order = elementsOf(*values[5]);

@@ -37,6 +37,7 @@ const std::set<std::string> &supportedTl() {
       "constexpr_function", "dot_scaled", "add", "sub", "mul", "broadcast",
       // Types, for isinstance and annotations.
       "dtype", "tensor", "pointer_type", "tensor_descriptor", "tensor_descriptor_base",
+      "constexpr_type",
       // Helpers of Triton's own library that kernels call (tl.standard._log2 in a user's
       // bitonic sort, tl.core.get_int_dtype for its bitcasts).
       "_log2", "get_int_dtype"};
@@ -151,6 +152,8 @@ const std::set<std::string> &tritonLanguageNames() {
                                               "randn4x",
                                               "range",
                                               "ravel",
+                                              "squeeze",
+                                              "unsqueeze",
                                               "reduce",
                                               "reduce_or",
                                               "reshape",
@@ -308,6 +311,16 @@ int64_t nextPowerOfTwo(Specializer &s, int64_t n, SourceLoc loc) {
   return p;
 }
 
+/// The methods of tl.tensor that sema implements as builtins (x.to(...), x.sum(axis)).
+const std::set<std::string> &tensorMethods() {
+  static const std::set<std::string> methods = {
+      "to",    "sum",     "max",  "min",    "argmax",      "argmin",           "exp",     "exp2",
+      "log",   "log2",    "sqrt", "abs",    "expand_dims", "broadcast_to",     "reshape", "view",
+      "trans", "permute", "cast", "cumsum", "cumprod",     "associative_scan", "reduce",  "xor_sum",
+      "split", "flip",    "sort", "topk",   "logical_and", "logical_or"};
+  return methods;
+}
+
 std::string valueText(const SemaValue &v) {
   return v.kind == Kind::String ? v.name : v.repr();
 }
@@ -346,6 +359,9 @@ std::optional<SemaValue> Specializer::tritonLanguageAttribute(const std::string 
     return SemaValue::ofDType(DType::pointer(ScalarKind::I32));
   if (attr == "CONSTEXPR_0") // core.CONSTEXPR_0, a parameter default
     return SemaValue::ofInt(0);
+  // tl.tuple(iterable) is Triton's tuple value in a kernel: tilec's tuples are already that.
+  if (attr == "tuple")
+    return SemaValue::ofBuiltin("py.tuple");
   if (supportedTl().count(attr))
     return SemaValue::ofBuiltin("tl." + attr);
   // Functions Triton writes in its own language come from tilec's stdlib.
@@ -469,6 +485,40 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
   return SemaValue::ofModule(module + "." + attr);
 }
 
+std::optional<bool> Specializer::valueHasAttribute(const SemaValue &value,
+                                                   const std::string &attr) {
+  // Python's hasattr on what a kernel holds: Triton unwraps constexprs for it, so a constant is
+  // a Python number (which has no dtype) and a run-time scalar or block a tl.tensor (which has).
+  static const std::set<std::string> intAttributes = {
+      "real",      "imag",     "numerator", "denominator",      "bit_length",
+      "bit_count", "to_bytes", "conjugate", "as_integer_ratio", "is_integer"};
+  static const std::set<std::string> floatAttributes = {"real", "imag",      "is_integer",
+                                                        "hex",  "conjugate", "as_integer_ratio"};
+  switch (value.kind) {
+  case Kind::None:
+    return false;
+  case Kind::Int:
+  case Kind::Bool:
+    return intAttributes.count(attr) != 0;
+  case Kind::Float:
+    return floatAttributes.count(attr) != 0;
+  case Kind::Tensor: {
+    // What tilec's tensors answer; a method of Triton's it lacks reads as absent, so that a
+    // kernel testing for it takes the path tilec compiles (as hasattr(tl, ...) does).
+    static const std::set<std::string> attributes = {"dtype",  "type", "shape", "numel",
+                                                     "handle", "T",    "item"};
+    return attributes.count(attr) || tensorMethods().count(attr) ||
+           (isTlStdlibName(attr) && stdlibFunction(attr));
+  }
+  case Kind::Tuple:
+    if (namedTupleField(value, attr))
+      return true;
+    return attr == "values" || attr == "type";
+  default:
+    return std::nullopt;
+  }
+}
+
 SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string &attr,
                                       SourceLoc loc) {
   if (value.kind == Kind::Tensor) {
@@ -494,22 +544,12 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
       CallArgs args{{value}, {}, loc};
       return callBuiltin(SemaValue::ofBuiltin("tl.trans"), args);
     }
-    static const std::set<std::string> methods = {"to",          "sum",
-                                                  "max",         "min",
-                                                  "argmax",      "argmin",
-                                                  "exp",         "exp2",
-                                                  "log",         "log2",
-                                                  "sqrt",        "abs",
-                                                  "expand_dims", "broadcast_to",
-                                                  "reshape",     "view",
-                                                  "trans",       "permute",
-                                                  "cast",        "cumsum",
-                                                  "cumprod",     "associative_scan",
-                                                  "reduce",      "xor_sum",
-                                                  "split",       "flip",
-                                                  "sort",        "topk",
-                                                  "logical_and", "logical_or"};
-    if (methods.count(attr)) {
+    if (attr == "item") {
+      SemaValue m = SemaValue::ofBuiltin("tensor.item");
+      m.elems.push_back(value);
+      return m;
+    }
+    if (tensorMethods().count(attr)) {
       SemaValue m = SemaValue::ofBuiltin("tl." + attr);
       m.elems.push_back(value);
       return m;
@@ -615,11 +655,23 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
   }
   if (value.kind == Kind::String || value.kind == Kind::Object)
     return hostObjectAttribute(value, attr, loc);
+  if (std::optional<SemaValue> field = namedTupleField(value, attr))
+    return *field;
   // A number assigned to a name in a kernel is a 0-d tensor in Triton (its code generator's
   // to_tensor: int32, int64, fp32...), so `block = BLOCK_SIZE; block.to(tl.uint32)` works there:
   // the number's tensor answers .to and .dtype here.
   if (value.isConstexprNumber() && (attr == "to" || attr == "dtype"))
     return valueAttribute(SemaValue::ofTensor(materialize(value, loc)), attr, loc);
+  // A constant's .type is Triton's constexpr_type of it (isinstance(s.type, tl.constexpr_type)
+  // tells a constexpr element of a tuple argument from a run-time one).
+  if (attr == "type" && (value.isConstexprNumber() || value.kind == Kind::None ||
+                         value.kind == Kind::String || value.kind == Kind::JitFunction)) {
+    SemaValue type;
+    type.kind = Kind::Object;
+    type.name = kConstexprTypeClass;
+    type.elems = {value};
+    return type;
+  }
   // tl.constexpr(...).value: tilec holds constexprs unwrapped.
   if (attr == "value" &&
       (value.isConstexprNumber() || value.kind == Kind::None || value.kind == Kind::Tuple))
@@ -843,6 +895,12 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     return a.values[0]->isNone() ? SemaValue::none() : *a.values[1];
   }
 
+  if (name == "tensor.item") {
+    // x.item(): the element of a single-element tensor, as a scalar.
+    if (args.positional.size() != 1 || !args.keywords.empty())
+      error(loc, "x.item() takes no arguments");
+    return SemaValue::ofTensor(unsplat(args.positional[0].value, loc));
+  }
   if (name.rfind("dtype.", 0) == 0) {
     DType t = args.positional[0].dtype;
     std::string p = name.substr(6);
@@ -1400,6 +1458,13 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
         error(loc, "tl.store's mask must be a boolean tensor, got " + mask->type().str());
       shape = broadcastShape(Type(elem, shape), mask->type(), loc);
     }
+    // The value and the mask broadcast to the pointers, never the pointers to them (Triton's
+    // _store_legacy: a store writes each pointer once).
+    if (!ptr->type().isScalar() && shape != ptr->type().shape)
+      error(loc, "tl.store: the value or mask has the shape " + shapeText(Type(elem, shape)) +
+                     " once broadcast, the pointers " + shapeText(ptr->type()) +
+                     " (Triton: expected pointer argument to have shape " +
+                     shapeText(Type(elem, shape)) + ")");
     std::vector<tir::Value *> operands = {broadcastTo(ptr, shape, loc),
                                           broadcastTo(value, shape, loc)};
     if (mask)
@@ -1722,12 +1787,18 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     else
       axes.push_back(constantInt(*a.values[1], loc, "axis"));
     int64_t newRank = v->type().rank() + axes.size();
+    std::string normalized;
     for (int64_t &ax : axes) {
+      if (ax < -newRank || ax >= newRank)
+        error(loc, "tl.expand_dims: invalid axis " + std::to_string(ax) + ". Expected " +
+                       std::to_string(-newRank) + " <= axis < " + std::to_string(newRank));
       if (ax < 0)
         ax += newRank;
-      if (ax < 0 || ax >= newRank)
-        error(loc, "tl.expand_dims axis out of range");
+      normalized += (normalized.empty() ? "" : ", ") + std::to_string(ax);
     }
+    // Triton's ValueError: two axes naming one position of the result.
+    if (std::set<int64_t>(axes.begin(), axes.end()).size() != axes.size())
+      error(loc, "tl.expand_dims received duplicate axes, normalized axes = [" + normalized + "]");
     std::sort(axes.begin(), axes.end());
     if (v->type().isScalar())
       v = builder_.splat(v, {1});
@@ -2110,15 +2181,13 @@ SemaValue Specializer::dot(CallArgs &args) {
     error(loc, "tl.dot of " + in.tritonName() +
                    " is not supported (Triton multiplies int8, fp8, fp16, bf16, fp32 and fp64)");
   int64_t m = lt.shape[mDim], k = lt.shape[kDim], n = rt.shape[kDim];
-  // Triton 3.6 takes any M and N (it pads small ones for the tensor cores) and K of at least 8
-  // for 32-bit inputs, 4 for 64-bit and 16 otherwise.
-  const int64_t tritonMinK = in.bits() == 32 ? 8 : in.bits() == 64 ? 4 : 16;
+  // Triton 3.6 on NVIDIA GPUs (its backend's min_dot_size) takes any M and N (it pads small
+  // ones for the tensor cores) and K of at least 32 for 8-bit inputs, 16 for the others.
+  const int64_t tritonMinK = in.bits() == 8 ? 32 : 16;
   if (k < tritonMinK)
     error(loc, "tl.dot needs K to be at least " + std::to_string(tritonMinK) + " for " +
-                   in.tritonName() + ", as in Triton; got " + shapeText(lt) + " x " +
-                   shapeText(rt));
-  if (k < 16)
-    error(loc, "tl.dot with K below 16 is not supported yet; got " + shapeText(lt) + " x " +
+                   in.tritonName() + ", as in Triton (input shapes should have M >= 1, N >= 1 " +
+                   "and K >= " + std::to_string(tritonMinK) + "); got " + shapeText(lt) + " x " +
                    shapeText(rt));
 
   // The accumulator type, as Triton 3.6's semantic.dot: int8 products accumulate in int32, fp64

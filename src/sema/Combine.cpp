@@ -38,9 +38,10 @@ int64_t Specializer::constAxis(const SemaValue &v, unsigned rank, SourceLoc loc,
   return axis;
 }
 
-void Specializer::buildCombineRegion(tir::Operation &op, const SemaValue &fn,
+void Specializer::buildCombineRegion(tir::Operation &op, const SemaValue &combineFn,
                                      const std::vector<DType> &types, SourceLoc loc,
                                      const std::string &what) {
+  SemaValue fn = jitFunctionNamed(combineFn, loc);
   if (fn.kind != Kind::JitFunction && fn.kind != Kind::Builtin)
     error(loc, what + "'s combine_fn must be a @triton.jit function, not " + fn.describe());
   tir::Block &body = op.addRegion().block();

@@ -641,25 +641,19 @@ SemaValue Specializer::isInstance(CallArgs &args) {
         collect(e);
       return;
     }
-    static const std::set<std::string> known = {"py.str",
-                                                "py.int",
-                                                "py.float",
-                                                "py.bool",
-                                                "py.tuple",
-                                                "py.list",
-                                                "py.object",
-                                                "tl.tensor",
-                                                "tl.dtype",
-                                                "tl.tensor_descriptor",
-                                                "tl.tensor_descriptor_base",
-                                                kVersionClass,
-                                                kMatchClass,
-                                                kPatternClass};
+    static const std::set<std::string> known = {
+        "py.str", "py.int", "py.float", "py.bool", "py.tuple", "py.list", "py.object", "tl.tensor",
+        "tl.dtype", "tl.pointer_type", "tl.tensor_descriptor", "tl.tensor_descriptor_base",
+        kConstexprTypeClass,
+        // Triton unwraps constexprs for isinstance, so
+        // no value a kernel holds is one.
+        "tl.constexpr", kVersionClass, kMatchClass, kPatternClass};
     bool named = c.kind == Kind::Builtin || (c.kind == Kind::Module && c.userModule < 0);
     if (!named || !known.count(c.name))
       error(args.loc, "isinstance() with " + c.describe() +
                           " as the class is not supported yet (tilec knows str, int, float, "
-                          "bool, tuple, list, tl.tensor, tl.dtype, tl.tensor_descriptor, "
+                          "bool, tuple, list, tl.tensor, tl.dtype, tl.pointer_type, "
+                          "tl.constexpr_type, tl.tensor_descriptor, "
                           "packaging.version.Version, "
                           "re.Match and re.Pattern)");
     classes.insert(c.name);
@@ -686,7 +680,9 @@ SemaValue Specializer::isInstance(CallArgs &args) {
   case Kind::TensorDesc: // _maybe_make_tensor_desc: a descriptor argument, or a pointer to make one
     return SemaValue::ofBool(is("tl.tensor_descriptor") || is("tl.tensor_descriptor_base"));
   case Kind::DType:
-    return SemaValue::ofBool(is("tl.dtype"));
+    // A pointer's dtype is a tl.pointer_type, a subclass of tl.dtype.
+    return SemaValue::ofBool(is("tl.dtype") ||
+                             (is("tl.pointer_type") && v.dtype.isPointer() && !v.isBlockType()));
   case Kind::Object:
     return SemaValue::ofBool(is(v.name.c_str()));
   case Kind::Tuple:
@@ -1592,6 +1588,8 @@ SemaValue Specializer::callGetattr(CallArgs &args, bool hasattr) {
     // The language as tilec implements it: a project that tests for a newer function
     // (hasattr(tl, "gather")) takes the path its tilec can compile.
     has = tritonLanguageHas(object.name, attr.name);
+  } else {
+    has = valueHasAttribute(object, attr.name);
   }
   if (hasattr) {
     if (!has)

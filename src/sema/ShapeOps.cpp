@@ -61,6 +61,25 @@ tir::Value *Specializer::pickAlong(tir::Value *x, unsigned axis, int64_t k) {
   return op->result();
 }
 
+tir::Value *Specializer::unsplat(tir::Value *x, SourceLoc loc) {
+  const Type &t = x->type();
+  if (t.isScalar())
+    return x;
+  if (t.numElements() != 1)
+    error(loc, "can only unsplat single-element tensors, not a tensor of type " + t.str());
+  if (t.elem.isPointer())
+    error(loc, "unsplatting a tensor of pointers is not supported yet");
+  builder_.setLoc(loc);
+  // The pick below sums (xors) the element with neutral ones: booleans go through int32.
+  DType elem = t.elem;
+  if (elem.isBool())
+    x = builder_.cast(x, DType::scalar(ScalarKind::I32));
+  if (t.rank() > 1)
+    x = builder_.createValue(OpCode::Reshape, {x}, Type(x->type().elem, std::vector<int64_t>{1}));
+  x = pickAlong(x, 0, 0);
+  return elem.isBool() ? castTo(x, elem) : x;
+}
+
 SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
   SourceLoc loc = args.loc;
   std::string display = "tl." + fn;

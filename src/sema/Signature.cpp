@@ -116,6 +116,14 @@ std::string parseTensorDesc(const std::string &item, SignatureEntry &entry) {
 
 std::string parseEntry(const std::string &item, SignatureEntry &entry);
 
+bool isIdentifier(const std::string &s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
+    return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
 /// Parses `(e0, e1, ...)` into \p entry, each element an entry of its own; returns an error
 /// message or "". As in Python, `()` is the empty tuple and `(e0,)` the one-element one.
 std::string parseTuple(const std::string &item, SignatureEntry &entry) {
@@ -149,6 +157,12 @@ std::string parseEntry(const std::string &item, SignatureEntry &entry) {
     return "is empty";
   if (item.front() == '(')
     return parseTuple(item, entry);
+  // `Name(e0, e1)`: a NamedTuple of class Name.
+  size_t open = item.find('(');
+  if (open != std::string::npos && open > 0 && isIdentifier(item.substr(0, open))) {
+    entry.className = item.substr(0, open);
+    return parseTuple(item.substr(open), entry);
+  }
   if (item.rfind("tensordesc", 0) == 0)
     return parseTensorDesc(item, entry);
   if (isNumberLiteral(item) || item == "True" || item == "False" || item == "None") {

@@ -15,6 +15,10 @@
 //                a tuple argument, with one entry of this syntax per element (tuples nest);
 //                the kernel takes its run-time elements as parameters named `arg.0`, `arg.1`...
 //                and its literal elements are bound at compile time, as Triton's JIT does
+//   Tensor(*fp32:16, (16, 16), (16, 1))
+//                a typing.NamedTuple argument: a tuple of class `Tensor`, a NamedTuple class of
+//                the kernel's module (Triton's JIT keeps the class in its signature), whose
+//                fields the kernel reads by name
 #pragma once
 
 #include "tir/Types.h"
@@ -34,6 +38,7 @@ struct SignatureEntry {
   std::string constant;     // Constant: the literal as written
   std::string text;         // the entry as written, for messages
   std::vector<SignatureEntry> elements; // Tuple: one entry per element
+  std::string className; // Tuple: the NamedTuple class written before its '(', or empty
 
   /// Whether the entry and every element in it are literals (a tuple of them is a constexpr).
   bool isConstant() const;

@@ -75,6 +75,15 @@ std::string SemaValue::repr() const {
     }
     return dtype.tritonName();
   case Kind::Tuple: {
+    if (!name.empty()) { // a NamedTuple: Tensor(ptr=..., shape=(16, 16))
+      std::vector<NamedTupleField> fields;
+      if (function)
+        fields = namedTupleFields(*function);
+      std::string s = name + "(";
+      for (size_t i = 0; i < elems.size(); ++i)
+        s += (i ? ", " : "") + (i < fields.size() ? fields[i].name + "=" : "") + elems[i].repr();
+      return s + ")";
+    }
     std::string s = isList ? "[" : "(";
     for (size_t i = 0; i < elems.size(); ++i)
       s += (i ? ", " : "") + elems[i].repr();
@@ -536,8 +545,17 @@ static void collectModuleNames(const ast::StmtList &stmts, std::set<std::string>
       if (stmt->value && stmt->targets.size() == 1 && stmt->targets[0]->kind == ast::ExprKind::Name)
         out.insert(stmt->targets[0]->name);
       break;
-    case ast::StmtKind::If:
     case ast::StmtKind::Unsupported:
+      // A class binds its name; the names of its body are its own.
+      if (stmt->name == "class definition") {
+        if (!stmt->targets.empty())
+          out.insert(stmt->targets[0]->name);
+        break;
+      }
+      collectModuleNames(stmt->body, out);
+      collectModuleNames(stmt->orelse, out);
+      break;
+    case ast::StmtKind::If:
       collectModuleNames(stmt->body, out);
       collectModuleNames(stmt->orelse, out);
       break;
@@ -729,6 +747,8 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
     case ast::StmtKind::Unsupported:
       if (stmt->name == "try statement")
         collectTryGlobals(*stmt, only);
+      if (isNamedTupleClass(*stmt) && wanted(stmt->targets[0]->name))
+        define(stmt->targets[0]->name, namedTupleClass(*stmt));
       break;
     default:
       break;
@@ -974,6 +994,19 @@ SemaValue Specializer::evalConstantGlobal(const std::string &name, const ast::Ex
   return value;
 }
 
+static bool isIdentifier(const std::string &text);
+
+SemaValue Specializer::jitFunctionNamed(const SemaValue &value, SourceLoc use) {
+  // Triton specialises a @triton.jit function argument as a constexpr whose value is the
+  // function; a signature names it, a bare word, which reads as a string. Where a string is
+  // called (or is a combine_fn), it is the module's function of that name.
+  if (value.kind != SemaValue::Kind::String || !isIdentifier(value.name))
+    return value;
+  if (const ast::Stmt *def = moduleLevelKernel(value.name, use))
+    return SemaValue::ofJitFunction(def);
+  return value;
+}
+
 const ast::Stmt *Specializer::moduleLevelKernel(const std::string &name, SourceLoc use) {
   // The `if`s that may bind it, evaluated as lookup would; a name no branch taken binds is no
   // kernel (rather than an undefined name).
@@ -1190,7 +1223,9 @@ SemaValue Specializer::tupleArgument(const std::string &name, const SignatureEnt
     assert(value && "specializeKernel adds a parameter for every run-time tuple element");
     elements.push_back(*value);
   }
-  return SemaValue::ofTuple(std::move(elements));
+  SemaValue tuple = SemaValue::ofTuple(std::move(elements));
+  tuple.name = entry.className; // a NamedTuple's class, bound by specialize
+  return tuple;
 }
 
 void Specializer::specialize(const ast::Stmt &kernel,
@@ -1201,20 +1236,23 @@ void Specializer::specialize(const ast::Stmt &kernel,
   for (const ast::Param &param : kernel.params) {
     auto bound = constexprArgs.find(param.name);
     if (bound != constexprArgs.end()) {
-      const SemaValue &value = bound->second;
+      SemaValue value = bound->second;
       if (value.kind == SemaValue::Kind::Object && value.name == kFunctionReferenceClass) {
         const std::string &text = value.elems.at(0).name;
         bind(param.name, resolveFunctionReference(text, param.loc));
         function_.constexprs.push_back({param.name, text});
         continue;
       }
+      bindNamedTupleClasses(value, param.loc);
       bind(param.name, value);
       function_.constexprs.push_back({param.name, value.repr()});
       continue;
     }
     auto tuple = tupleArgs.find(param.name);
     if (tuple != tupleArgs.end()) {
-      bind(param.name, tupleArgument(param.name, tuple->second));
+      SemaValue value = tupleArgument(param.name, tuple->second);
+      bindNamedTupleClasses(value, param.loc);
+      bind(param.name, value);
       continue;
     }
     if (std::optional<SemaValue> value = runtimeArgument(param.name)) {
@@ -1298,6 +1336,8 @@ void Specializer::exec(const ast::Stmt &stmt) {
     // Docstrings and other bare constants do nothing.
     if (stmt.value->kind == ast::ExprKind::StringLit)
       return;
+    if (stmt.value->kind == ast::ExprKind::Call)
+      checkResultUsed(*stmt.value);
     eval(*stmt.value);
     return;
   case ast::StmtKind::Assign:
@@ -1766,15 +1806,9 @@ tir::Value *Specializer::scalarCondition(const SemaValue &cond, SourceLoc loc) {
   tir::Value *condValue = toValue(cond, loc, "if condition");
   // A block of one element is that element, as Triton unsplats it (with a warning):
   // `if tl.arange(0, 1) < n:`. A larger one is ambiguous, as in Python.
-  if (!condValue->type().isScalar() && condValue->type().numElements() == 1) {
-    builder_.setLoc(loc);
-    if (condValue->type().elem.isBool())
-      condValue = builder_.cast(condValue, DType::scalar(ScalarKind::I32));
-    if (condValue->type().rank() > 1)
-      condValue = builder_.createValue(OpCode::Reshape, {condValue},
-                                       Type(condValue->type().elem, std::vector<int64_t>{1}));
-    condValue = pickAlong(condValue, 0, 0);
-  }
+  if (!condValue->type().isScalar() && condValue->type().numElements() == 1 &&
+      !condValue->type().elem.isPointer())
+    condValue = unsplat(condValue, loc);
   if (!condValue->type().isScalar())
     return nullptr;
   return castTo(condValue, DType::scalar(ScalarKind::I1));
@@ -1878,7 +1912,10 @@ void Specializer::execIf(const ast::Stmt &stmt) {
   std::map<std::string, SemaValue> afterElse = scopes_.back().names;
   --runtimeControlFlowDepth_;
 
-  // Every assigned name that has a value on both paths flows out of the `if`.
+  // Every assigned name that has a value on both paths flows out of the `if`; a tuple by its
+  // leaves.
+  std::vector<FlowingTuple> tuples;
+  splitMergedTuples(assigned, afterThen, afterElse, tuples, stmt.loc);
   scopes_.back().names = before;
   std::vector<std::string> merged;
   std::vector<tir::Value *> thenValues, elseValues;
@@ -1948,6 +1985,7 @@ void Specializer::execIf(const ast::Stmt &stmt) {
     bind(b.name, mergedBlockPointer(b.thenValue, b.parts, parts));
     next += b.parts.size();
   }
+  rebuildFlowingTuples(tuples);
 }
 
 void Specializer::countExpansion(SourceLoc loc, const char *what) {
@@ -2187,7 +2225,45 @@ void Specializer::execHostFor(const ast::Stmt &stmt) {
   execBlock(stmt.orelse);
 }
 
+SemaValue Specializer::evalKernelListComprehension(const ast::Expr &expr) {
+  // Triton's code generator (visit_ListComp): one `for` over a tuple (or list) whose target is
+  // a name, evaluated element by element into a tl.tuple; the name stays bound afterwards, as
+  // its set_value leaves it. Triton ignores an `if` clause, which would silently change what
+  // the kernel computes: tilec refuses it instead.
+  size_t clauses = (expr.operands.size() - 1) / 3;
+  if (clauses != 1)
+    error(expr.loc, "a list comprehension in a kernel takes one 'for' (Triton: nested "
+                    "comprehensions are not supported)");
+  const ast::Expr &target = *expr.operands[1];
+  if (target.kind != ast::ExprKind::Name)
+    error(target.loc, "a list comprehension in a kernel binds one name (Triton takes "
+                      "comp.target.id), not a tuple of names");
+  if (const ast::Expr *condition = expr.operands[3].get())
+    error(condition->loc, "an 'if' in a list comprehension in a kernel is not supported (Triton "
+                          "ignores it)");
+  const ast::Expr &iter = *expr.operands[2];
+  if (iter.kind == ast::ExprKind::Call) {
+    std::string callee = dottedName(*iter.operands[0]);
+    if (callee == "range" || callee == "tl.range" || callee == "tl.static_range")
+      error(iter.loc, "a list comprehension in a kernel runs over a tuple, not " + callee +
+                          "() (Triton: only tuple comprehensions are supported)");
+  }
+  SemaValue iterable = eval(iter);
+  if (iterable.kind != SemaValue::Kind::Tuple)
+    error(expr.operands[2]->loc, "a list comprehension in a kernel runs over a tuple, not " +
+                                     iterable.describe() +
+                                     " (Triton: only tuple comprehensions are supported)");
+  std::vector<SemaValue> items;
+  for (const SemaValue &item : iterable.elems) {
+    bind(target.name, item); // set_value: a constant stays one, unlike in an assignment
+    items.push_back(eval(*expr.operands[0]));
+  }
+  return SemaValue::ofTuple(std::move(items));
+}
+
 SemaValue Specializer::evalComprehension(const ast::Expr &expr) {
+  if (moduleLevelDepth_ == 0 && expr.boolValue)
+    return evalKernelListComprehension(expr);
   if (moduleLevelDepth_ == 0)
     error(expr.loc,
           std::string(expr.boolValue ? "a list comprehension" : "a generator expression") +
@@ -2336,6 +2412,7 @@ void Specializer::execFor(const ast::Stmt &stmt) {
   for (const std::string &name : carriedNames(stmt.body))
     if (name != ivName)
       carried.push_back(name);
+  std::vector<FlowingTuple> tuples = splitFlowingTuples(carried);
   std::vector<CarriedBlockPointer> blockPointers = splitCarriedBlockPointers(carried, stmt);
   std::map<std::string, SemaValue> before = scopes_.back().names;
   std::vector<std::string> uncarried = splitUncarried(carried, before);
@@ -2369,6 +2446,7 @@ void Specializer::execFor(const ast::Stmt &stmt) {
     for (size_t i = 0; i < carried.size(); ++i)
       bind(carried[i], SemaValue::ofTensor(body.addArgument(inits[i]->type())));
     rebuildCarriedBlockPointers(blockPointers);
+    rebuildFlowingTuples(tuples);
 
     tir::Block *outer = forOp->parentBlock();
     builder_.setInsertionPointToEnd(body);
@@ -2378,6 +2456,7 @@ void Specializer::execFor(const ast::Stmt &stmt) {
     ++runtimeControlFlowDepth_;
     execBlock(stmt.body);
     --runtimeControlFlowDepth_;
+    exposeFlowingTuples(tuples, stmt);
     if (!exposeCarriedBlockPointers(blockPointers, stmt)) {
       // A block pointer changed more than its offsets: build the loop again, carrying all of it.
       outer->remove(forOp);
@@ -2420,6 +2499,7 @@ void Specializer::execFor(const ast::Stmt &stmt) {
     for (size_t i = 0; i < carried.size(); ++i)
       bind(carried[i], SemaValue::ofTensor(forOp->addResult(yields[i]->type())));
     rebuildCarriedBlockPointers(blockPointers);
+    rebuildFlowingTuples(tuples);
     return;
   }
   error(stmt.loc, "could not settle the types of the loop-carried variables");
@@ -2429,6 +2509,7 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
   if (!stmt.orelse.empty())
     error(stmt.loc, "'while ... else' is not supported in kernels");
   std::vector<std::string> carried = carriedNames(stmt.body);
+  std::vector<FlowingTuple> tuples = splitFlowingTuples(carried);
   std::vector<CarriedBlockPointer> blockPointers = splitCarriedBlockPointers(carried, stmt);
   std::map<std::string, SemaValue> before = scopes_.back().names;
   std::vector<std::string> uncarried = splitUncarried(carried, before);
@@ -2449,6 +2530,7 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
     bind(carried[i], SemaValue::ofTensor(beforeArgs.back()));
   }
   rebuildCarriedBlockPointers(blockPointers);
+  rebuildFlowingTuples(tuples);
   builder_.setInsertionPointToEnd(beforeBlock);
   ++runtimeControlFlowDepth_;
   SemaValue cond = eval(*stmt.test);
@@ -2466,9 +2548,11 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
   for (size_t i = 0; i < carried.size(); ++i)
     bind(carried[i], SemaValue::ofTensor(afterBlock.addArgument(inits[i]->type())));
   rebuildCarriedBlockPointers(blockPointers);
+  rebuildFlowingTuples(tuples);
   builder_.setInsertionPointToEnd(afterBlock);
   execBlock(stmt.body);
   --runtimeControlFlowDepth_;
+  exposeFlowingTuples(tuples, stmt);
   if (!exposeCarriedBlockPointers(blockPointers, stmt)) {
     // A block pointer changed more than its offsets: build the loop again, carrying all of it.
     outer->remove(whileOp);
@@ -2493,6 +2577,7 @@ void Specializer::execWhile(const ast::Stmt &stmt) {
   for (size_t i = 0; i < carried.size(); ++i)
     bind(carried[i], SemaValue::ofTensor(whileOp->addResult(inits[i]->type())));
   rebuildCarriedBlockPointers(blockPointers);
+  rebuildFlowingTuples(tuples);
 }
 
 //===----------------------------------------------------------------------===//
@@ -2531,11 +2616,12 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
   case ast::ExprKind::Subscript:
     return evalSubscript(expr);
   case ast::ExprKind::Slice: {
-    for (const ast::ExprPtr &part : expr.operands)
-      if (part)
-        error(part->loc, "only ':' slices are supported in kernels (x[:, None])");
+    // Its start, stop and step (None where omitted): Triton indexes a tensor with a slice whose
+    // parts are all None (`:`, `None:`, `::None`), which changes nothing.
     SemaValue s;
     s.kind = SemaValue::Kind::Slice;
+    for (const ast::ExprPtr &part : expr.operands)
+      s.elems.push_back(part ? eval(*part) : SemaValue::none());
     return s;
   }
   case ast::ExprKind::Call:
@@ -2685,10 +2771,17 @@ SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
   // index inserts a dimension of size 1 at i. A scalar becomes a one-element tensor
   // (pid[:, None] and pid[None, :] are both [1], as torchao's kernels use them); a None past the
   // end of a tensor's shape is an error, as Triton's expand_dims makes it.
-  for (const SemaValue &index : indices)
+  for (const SemaValue &index : indices) {
     if (index.kind != SemaValue::Kind::Slice && !index.isNone())
       error(indexExpr.loc, "indexing a tensor with " + index.describe() +
                                " is not supported; only ':' and None are (x[:, None])");
+    bool full = std::all_of(index.elems.begin(), index.elems.end(),
+                            [](const SemaValue &part) { return part.isNone(); });
+    if (index.kind == SemaValue::Kind::Slice && !full)
+      error(indexExpr.loc, "unsupported tensor index: slice(" + index.elems[0].repr() + ", " +
+                               index.elems[1].repr() + ", " + index.elems[2].repr() +
+                               ") (Triton indexes tensors with ':' and None only)");
+  }
   tir::Value *v = base.value;
   unsigned dim = 0;
   builder_.setLoc(expr.loc);
@@ -2756,12 +2849,60 @@ SemaValue Specializer::sliceSequence(const SemaValue &base, const ast::Expr &sli
   return result;
 }
 
+void Specializer::checkResultUsed(const ast::Expr &call) {
+  // Triton's must_use_result: a call whose result is dropped (a statement of its own) of
+  // tl.advance, which has no side effect, or of a function decorated @triton.must_use_result is
+  // a compile error. Only a callee that is a name or a dotted name is looked at: evaluating it
+  // twice changes nothing.
+  std::string callee = dottedName(*call.operands[0]);
+  if (callee.empty() || moduleLevelDepth_ > 0)
+    return;
+  SemaValue fn = eval(*call.operands[0]);
+  std::string note;
+  if (fn.kind == SemaValue::Kind::Builtin && fn.name == "tl.advance") {
+    note = "Note that tl.advance does not have any side effects. To move the block pointer, you "
+           "need to assign the result of tl.advance to a variable.";
+  } else if (fn.kind == SemaValue::Kind::JitFunction && fn.function) {
+    const ast::Expr *marker = nullptr;
+    for (const ast::ExprPtr &d : fn.function->decorators) {
+      const ast::Expr *name = d->kind == ast::ExprKind::Call ? d->operands[0].get() : d.get();
+      std::string dotted = dottedName(*name);
+      if (dotted.substr(dotted.rfind('.') + 1) == "must_use_result")
+        marker = d.get();
+    }
+    if (!marker)
+      return;
+    // @must_use_result("why") adds its text to the message.
+    if (marker->kind == ast::ExprKind::Call && marker->operands.size() > 1) {
+      SemaValue why = evalModuleLevel(*marker->operands[1]);
+      if (why.kind == SemaValue::Kind::String)
+        note = why.name;
+    }
+  } else {
+    return;
+  }
+  error(call.loc,
+        "The result of " + callee + " is not being used." + (note.empty() ? "" : " " + note));
+}
+
 SemaValue Specializer::evalCall(const ast::Expr &expr) {
   SemaValue callee = eval(*expr.operands[0]);
   CallArgs args;
   args.loc = expr.loc;
-  for (size_t i = 1; i < expr.operands.size(); ++i)
-    args.positional.push_back(eval(*expr.operands[i]));
+  for (size_t i = 1; i < expr.operands.size(); ++i) {
+    const ast::Expr &arg = *expr.operands[i];
+    bool starred = arg.kind == ast::ExprKind::Unsupported && arg.name == "starred expression" &&
+                   !arg.operands.empty();
+    if (!starred) {
+      args.positional.push_back(eval(arg));
+      continue;
+    }
+    // `f(x, *t)`: the tuple's elements are positional arguments, as in Triton's visit_Call.
+    SemaValue unpacked = eval(*arg.operands[0]);
+    if (unpacked.kind != SemaValue::Kind::Tuple)
+      error(arg.loc, "'*' in a call unpacks a tuple or a list here, not " + unpacked.describe());
+    args.positional.insert(args.positional.end(), unpacked.elems.begin(), unpacked.elems.end());
+  }
   for (const ast::Keyword &kw : expr.keywords) {
     if (kw.name.empty())
       error(kw.loc, "'**' arguments are not supported in kernels");
@@ -2772,6 +2913,14 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
 
 SemaValue Specializer::callValue(const SemaValue &callee, CallArgs &args, SourceLoc calleeLoc) {
   builder_.setLoc(args.loc);
+  if (callee.kind == SemaValue::Kind::Builtin && callee.function &&
+      callee.name.rfind(kNamedTupleClass, 0) == 0)
+    return constructNamedTuple(*callee.function, args);
+  if (callee.kind == SemaValue::Kind::String) {
+    SemaValue function = jitFunctionNamed(callee, calleeLoc);
+    if (function.kind == SemaValue::Kind::JitFunction)
+      return callJitFunction(*function.function, args);
+  }
   // What functools' wrappers return in module-level code (HostPython.cpp): a caching decorator
   // returns the function it wraps, and a partial calls its function with its bound arguments
   // before the call's own, its keywords overridden by the call's.
@@ -3073,6 +3222,35 @@ static void addScalarParam(tir::Function &function, const std::string &name,
   function.body().addArgument(Type(entry.type))->setNameHint(hint);
 }
 
+/// @triton.jit(do_not_specialize=[...]) naming a tl.constexpr parameter (by name or position):
+/// Triton's JIT refuses it, as there is nothing to not specialise.
+static void checkDoNotSpecialize(const SourceManager &sources, const ast::Stmt &kernel) {
+  for (const ast::ExprPtr &decorator : kernel.decorators) {
+    if (decorator->kind != ast::ExprKind::Call || !isJitDecorator(*decorator))
+      continue;
+    for (const ast::Keyword &keyword : decorator->keywords) {
+      if (keyword.name != "do_not_specialize" && keyword.name != "do_not_specialize_on_alignment")
+        continue;
+      const ast::Expr &list = *keyword.value;
+      if (list.kind != ast::ExprKind::List && list.kind != ast::ExprKind::Tuple)
+        continue;
+      for (const ast::ExprPtr &item : list.operands) {
+        const ast::Param *param = nullptr;
+        if (item->kind == ast::ExprKind::StringLit)
+          for (const ast::Param &p : kernel.params)
+            if (p.name == item->stringValue)
+              param = &p;
+        if (item->kind == ast::ExprKind::IntLit && item->intValue >= 0 &&
+            static_cast<size_t>(item->intValue) < kernel.params.size())
+          param = &kernel.params[static_cast<size_t>(item->intValue)];
+        if (param && isConstexprAnnotation(param->annotation.get()))
+          sources.error(item->loc,
+                        param->name + " marked as constexpr and listed in " + keyword.name);
+      }
+    }
+  }
+}
+
 /// Reports the first literal of tuple argument \p entry that does not read as a constexpr.
 static void checkTupleLiterals(const SourceManager &sources, const ast::Param &param,
                                const SignatureEntry &entry) {
@@ -3095,7 +3273,9 @@ static SemaValue constantTuple(const SignatureEntry &entry) {
     elements.push_back(element.kind == SignatureEntry::Kind::Tuple
                            ? constantTuple(element)
                            : *parseConstexprLiteral(element.constant));
-  return SemaValue::ofTuple(std::move(elements));
+  SemaValue tuple = SemaValue::ofTuple(std::move(elements));
+  tuple.name = entry.className; // a NamedTuple's class, bound by specialize
+  return tuple;
 }
 
 /// The parameters of a tuple argument: its run-time elements, flattened in order as Triton's
@@ -3378,6 +3558,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   for (const ast::Param &p : kernel->params)
     if (p.isVarArgs || p.isKwArgs)
       sources.error(p.loc, "kernels cannot take *args or **kwargs");
+  checkDoNotSpecialize(sources, *kernel);
   if (entries->size() > kernel->params.size())
     sources.error(kernel->loc, "the signature has " + std::to_string(entries->size()) +
                                    " entries but '" + kernel->name + "' has " +

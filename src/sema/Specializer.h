@@ -73,6 +73,24 @@ std::vector<std::string> libraryExceptionClasses(const std::string &name, const 
 inline constexpr const char *kCacheDecorator = "functools.lru_cache()";
 inline constexpr const char *kPartialObject = "functools.partial";
 
+/// A typing.NamedTuple class of a module (NamedTuples.cpp): a Builtin whose name is this prefix
+/// and the class's name, and whose `function` is the class statement.
+inline constexpr const char *kNamedTupleClass = "namedtuple:";
+
+/// Triton's constexpr_type, the .type of a constant: an Object of this class whose elems hold
+/// the constant.
+inline constexpr const char *kConstexprTypeClass = "tl.constexpr_type";
+
+/// A field of a NamedTuple class: its name and its default (null when it has none).
+struct NamedTupleField {
+  std::string name;
+  const ast::Expr *defaultValue = nullptr;
+};
+/// Whether a statement is a class definition deriving from typing.NamedTuple.
+bool isNamedTupleClass(const ast::Stmt &stmt);
+/// The fields of a NamedTuple class: its annotated names, in order.
+std::vector<NamedTupleField> namedTupleFields(const ast::Stmt &cls);
+
 /// Module-level names bound once to a call of triton.autotune or triton.heuristics.
 using DecoratorVariables = std::map<std::string, const ast::Expr *>;
 
@@ -93,6 +111,9 @@ public:
   /// The @triton.jit function that module-level name `name` is bound to, its `if`s evaluated;
   /// null when it names something else.
   const ast::Stmt *moduleLevelKernel(const std::string &name, SourceLoc use);
+  /// The module-level @triton.jit function that a string names, as a signature passes a
+  /// function argument (a bare word); `value` itself when it names none.
+  SemaValue jitFunctionNamed(const SemaValue &value, SourceLoc use);
   /// The target GPU (KernelRequest::arch), which module-level queries of the device answer from.
   void setTargetArch(std::string arch) { targetArch_ = std::move(arch); }
   /// tl.dot's input_precision where an fp32 dot names none (KernelRequest::dotPrecision).
@@ -232,8 +253,18 @@ public:
   /// bool, float and str; Python's TypeError for a non-empty spec on other values.
   std::string pythonFormat(const SemaValue &v, const std::string &spec, SourceLoc loc);
   SemaValue isInstance(CallArgs &args);
+  /// A NamedTuple class as a value, its call, a field of one of its tuples (nullopt when `attr`
+  /// is none), and the classes that a signature's `Name(...)` tuples name, looked up in the
+  /// module (NamedTuples.cpp).
+  SemaValue namedTupleClass(const ast::Stmt &cls);
+  SemaValue constructNamedTuple(const ast::Stmt &cls, CallArgs &args);
+  std::optional<SemaValue> namedTupleField(const SemaValue &tuple, const std::string &attr);
+  void bindNamedTupleClasses(SemaValue &value, SourceLoc loc);
   /// getattr(x, name[, default]) and hasattr(x, name).
   SemaValue callGetattr(CallArgs &args, bool hasattr);
+  /// hasattr(value, attr) on a value of a kernel (a number, a tensor, a tuple), as Triton
+  /// answers it; nullopt where tilec cannot tell.
+  std::optional<bool> valueHasAttribute(const SemaValue &value, const std::string &attr);
   /// A comparison that involves a library object (two packaging Versions); nullopt when neither
   /// operand is one.
   std::optional<SemaValue> compareHostObjects(ast::CompareOperator op, const SemaValue &lhs,
@@ -478,6 +509,9 @@ private:
   /// copy): a sum (xor for integers) in which every other element is -0.0 (0), so exact for
   /// every value, -0.0 and NaN included.
   tir::Value *pickAlong(tir::Value *x, unsigned axis, int64_t k);
+  /// The element of a single-element tensor, as a scalar (Triton's unsplat: x.item(), an `if`
+  /// on a one-element block); a scalar is itself.
+  tir::Value *unsplat(tir::Value *x, SourceLoc loc);
   /// Notes the names that `global` statements in a module-level function's body rebind.
   void recordGlobalStatements(const ast::StmtList &body);
   [[noreturn]] void reboundGlobalError(const std::string &name, const ast::Stmt &global,
@@ -534,6 +568,11 @@ private:
   std::vector<SemaValue> hostIterationItems(const ast::Expr &iter);
   /// [e for x in xs if c] and (e for x in xs) in module-level Python: a list.
   SemaValue evalComprehension(const ast::Expr &expr);
+  /// [e for x in t] in a kernel, as Triton's code generator evaluates it: a tuple.
+  SemaValue evalKernelListComprehension(const ast::Expr &expr);
+  /// A call statement, whose result is dropped, of a function whose result must be used (Triton's
+  /// must_use_result: tl.advance, @triton.must_use_result functions) is an error.
+  void checkResultUsed(const ast::Expr &call);
   void execFor(const ast::Stmt &stmt);
   void execWhile(const ast::Stmt &stmt);
   void execStaticFor(const ast::Stmt &stmt, const std::vector<int64_t> &values);
@@ -620,6 +659,26 @@ private:
   /// pointer changed more than its offsets: the loop must be built again, carrying all of it.
   bool exposeCarriedBlockPointers(const std::vector<CarriedBlockPointer> &pointers,
                                   const ast::Stmt &loop);
+  /// A tuple that a run-time loop or `if` reassigns: its leaves travel as hidden names
+  /// (TupleFlow.cpp).
+  struct FlowingTuple {
+    std::string name;
+    SemaValue before; // its value before the loop, or after the `if`'s then-path
+    std::vector<std::string> hidden;
+  };
+  /// Replaces the tuples among `names` by their leaves' hidden names, bound to the leaves.
+  std::vector<FlowingTuple> splitFlowingTuples(std::vector<std::string> &names);
+  /// Binds the hidden names to the leaves each tuple's name now has (after a loop's body); an
+  /// error when the tuple's structure changed.
+  void exposeFlowingTuples(const std::vector<FlowingTuple> &tuples, const ast::Stmt &loop);
+  /// Binds each tuple's name to the tuple its hidden names now give.
+  void rebuildFlowingTuples(const std::vector<FlowingTuple> &tuples);
+  /// For an `if`: the names in `assigned` that are tuples on both paths become their leaves'
+  /// hidden names, the leaves added to both paths' bindings.
+  void splitMergedTuples(std::vector<std::string> &assigned,
+                         std::map<std::string, SemaValue> &afterThen,
+                         std::map<std::string, SemaValue> &afterElse,
+                         std::vector<FlowingTuple> &tuples, SourceLoc loc);
   /// A run-time part of a block pointer that differs between the two paths of an `if`.
   struct MergedBlockPointer {
     size_t part, dim;

@@ -402,9 +402,13 @@ SemaValue Specializer::tensorDescriptorAttribute(const SemaValue &desc, const st
   }
   if (attr == "strides")
     return desc.elems[kStrides];
-  static const std::set<std::string> unsupported = {"gather", "scatter", "block_type"};
-  if (unsupported.count(attr))
-    error(loc, "tensor descriptor '" + attr + "' is not supported yet");
+  // Row gathers and scatters are Blackwell's TMA (sm_100); Triton 3.6 skips them on Hopper.
+  if (attr == "gather" || attr == "scatter")
+    error(loc, "tensor descriptor '" + attr + "' (a TMA row " + attr +
+                   ", a Blackwell (sm_100) instruction) is not supported "
+                   "yet");
+  if (attr == "block_type")
+    error(loc, "tensor descriptor 'block_type' is not supported yet");
   error(loc, "tensor descriptors have no attribute '" + attr +
                  "' (they have load, store, the atomics, shape, strides, block_shape and dtype)");
 }

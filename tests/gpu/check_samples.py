@@ -2641,6 +2641,90 @@ SAMPLES: List[Sample] = [
 ] + RANDOM_BLOCK_PTR_SAMPLES + FP8_SAMPLES + LANG_BITS_SAMPLES + PREFETCH_SAMPLES + TMA_SAMPLES
 
 
+# --- tests/gpu/tuple_values.tl: Triton 3.6's tuples in kernels -----------------------------------
+# typing.NamedTuple arguments (tilec's signature `View(...)`, Triton the namedtuple objects) built
+# and read by field in the kernel, a @triton.jit function carried in one and called with `*args`;
+# tl.tuple of a list comprehension, x.item() of one-element blocks, block pointers to int1 (int8
+# blocks, as Triton makes them). Integer-valued inputs: exact.
+TUPLE_SOURCE = "tests/gpu/tuple_values.tl"
+
+
+def namedtuple_apply_inputs(s):
+    rows, cols, out_rows, out_cols = s
+    return {"src": randint(-8, 9, (rows * cols,), "float32"), "scale": randint(-3, 4, (1,), "float32"),
+            "shift": randint(-5, 6, (1,), "float32"), "dst": empty(out_rows * out_cols)}
+
+
+def namedtuple_apply_reference(t, s):
+    rows, cols, out_rows, out_cols = s
+    src = t["src"].double().cpu().view(rows, cols)
+    out = torch.full((out_rows, out_cols), float("nan"), dtype=torch.float64)
+    r, c = min(rows, out_rows), min(cols, out_cols)
+    out[:r, :c] = src[:r, :c] * t["scale"].double().cpu() + t["shift"].double().cpu()
+    return {"dst": out.flatten()}
+
+
+def namedtuple_apply_triton_args(t, s):
+    rows, cols, out_rows, out_cols = s
+    view = bench.triton_kernel(TUPLE_SOURCE, "View")
+    fn = bench.triton_kernel(TUPLE_SOURCE, "Fn")
+    affine = bench.triton_kernel(TUPLE_SOURCE, "affine")
+    return [fn(affine, (t["scale"], t["shift"])), view(t["src"], (rows, cols), (cols, 1)),
+            view(t["dst"], (out_rows, out_cols), (out_cols, 1))]
+
+
+def item_and_flags_reference(t, n):
+    x = t["x"].double().cpu().view(-1, 128)
+    return {"totals": x[:, 0] * 2 + x[:, 1] * 3, "flags_out": t["flags_in"].double().cpu()}
+
+
+def tuple_carried_reference(t, s):
+    rows, programs = s
+    x = t["x"].double().cpu().view(rows, programs * 128)
+    keep = x > 0
+    total = torch.where(keep, x, torch.zeros_like(x)).sum(dim=0).float()
+    count = keep.sum(dim=0).clamp(min=1).float()
+    return {"out": (total / count).double()}
+
+
+TUPLE_SAMPLES = [
+    Sample(
+        name="namedtuple_apply", source=TUPLE_SOURCE, kernel="namedtuple_apply",
+        ptx="namedtuple_apply",
+        signature="Fn(affine,(*fp32:16,*fp32:16)),View(*fp32:16,(i32,i32),(i32,1)),"
+                  "View(*fp32:16,(i32,i32),(i32,1)),32,64",
+        size=(70, 200, 50, 150), small=(20, 40, 30, 24),
+        inputs=namedtuple_apply_inputs, outputs=["dst"],
+        args=lambda t, s: [t["scale"], t["shift"], t["src"], s[0], s[1], s[1], t["dst"], s[2],
+                           s[3], s[3]],
+        triton_args=namedtuple_apply_triton_args,
+        grid=lambda meta, s: (cdiv(s[2], meta["BM"]), cdiv(s[3], meta["BN"])), tol=EXACT,
+        reference=namedtuple_apply_reference),
+    Sample(
+        name="item_and_flags", source=TUPLE_SOURCE, kernel="item_and_flags", ptx="item_and_flags",
+        signature="*fp32:16,*fp32:16,*i1:16,*i1:16,i32,128", size=5000, small=300,
+        inputs=lambda n: {"x": randint(-50, 51, (cdiv(n, 128) * 128,), "float32"),
+                          "totals": empty(cdiv(n, 128)),
+                          "flags_in": randint(0, 2, (n,), "int32") == 1,
+                          "flags_out": empty(n, "bool")},
+        outputs=["totals", "flags_out"],
+        args=lambda t, n: [t["x"], t["totals"], t["flags_in"], t["flags_out"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT,
+        reference=item_and_flags_reference),
+    # A namedtuple carried through a run-time loop and a tuple merged by an `if` (each leaf a
+    # loop-carried or merged value, as Triton flattens them); integer-valued inputs, the sums
+    # exact; the final fp32 division is div.full.f32 on the GPU (within 2 ulp of torch's).
+    Sample(
+        name="tuple_carried", source=TUPLE_SOURCE, kernel="tuple_carried", ptx="tuple_carried",
+        signature="*fp32:16,*fp32:16,i32,128", size=(37, 8), small=(5, 2),
+        inputs=lambda s: {"x": randint(-4, 5, (s[0] * s[1] * 128,), "float32"),
+                          "out": empty(s[1] * 128)},
+        outputs=["out"], args=lambda t, s: [t["x"], t["out"], s[0]],
+        grid=lambda meta, s: (s[1],), tol=Tol(rtol=1e-6), reference=tuple_carried_reference),
+]
+SAMPLES += TUPLE_SAMPLES
+
+
 # --- running ---------------------------------------------------------------------------------
 
 
