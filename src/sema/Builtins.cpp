@@ -965,6 +965,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     const SemaValue &v = args.positional[0];
     if (v.kind == Kind::Tuple)
       return SemaValue::ofInt(static_cast<int64_t>(v.elems.size()));
+    if (v.kind == Kind::Object && v.name == kDictClass) // its keys
+      return SemaValue::ofInt(static_cast<int64_t>(v.elems[0].elems.size()));
     if (v.isTensor() && v.value->type().isTensor())
       return SemaValue::ofInt(v.value->type().shape[0]);
     if (v.kind == Kind::String) // code points: the UTF-8 bytes that do not continue one

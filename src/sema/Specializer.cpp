@@ -294,6 +294,9 @@ static void visitModuleLevel(const ast::StmtList &stmts, bool nested,
         visitModuleLevel(handler.body, true, visit);
       visitModuleLevel(stmt->orelse, true, visit);
       visitModuleLevel(stmt->finalbody, true, visit);
+    } else if (stmt->kind == ast::StmtKind::Match) {
+      for (const ast::MatchCase &matchCase : stmt->cases)
+        visitModuleLevel(matchCase.body, true, visit);
     }
   }
 }
@@ -530,6 +533,14 @@ static void collectModuleNames(const ast::StmtList &stmts, std::set<std::string>
       collectModuleNames(stmt->body, out);
       collectModuleNames(stmt->orelse, out);
       break;
+    case ast::StmtKind::Match:
+      for (const ast::MatchCase &matchCase : stmt->cases) {
+        std::vector<std::string> captured;
+        ast::patternNames(*matchCase.pattern, captured);
+        out.insert(captured.begin(), captured.end());
+        collectModuleNames(matchCase.body, out);
+      }
+      break;
     default:
       break;
     }
@@ -688,10 +699,22 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       }
       break;
     }
-    case ast::StmtKind::If: {
+    case ast::StmtKind::If:
+    case ast::StmtKind::Match: {
+      // The names either binds depend on which branch or case runs: resolveModuleIf decides
+      // when one of them is used.
       std::set<std::string> names;
-      collectModuleNames(stmt->body, names);
-      collectModuleNames(stmt->orelse, names);
+      if (stmt->kind == ast::StmtKind::If) {
+        collectModuleNames(stmt->body, names);
+        collectModuleNames(stmt->orelse, names);
+      } else {
+        for (const ast::MatchCase &matchCase : stmt->cases) {
+          std::vector<std::string> captured;
+          ast::patternNames(*matchCase.pattern, captured);
+          names.insert(captured.begin(), captured.end());
+          collectModuleNames(matchCase.body, names);
+        }
+      }
       for (const std::string &name : names) {
         if (!wanted(name))
           continue;
@@ -831,19 +854,49 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
     restorePrior(n);
   }
   std::optional<bool> truth;
+  const ast::MatchCase *taken = nullptr;
+  PatternBindings captured;
   try {
-    SemaValue cond = evalModuleLevel(*stmt.test);
-    truth = constexprTruth(cond);
-    if (!truth)
-      error(stmt.test->loc, "this module-level condition is not a compile-time constant");
+    if (stmt.kind == ast::StmtKind::Match) {
+      // The subject, the patterns and the guards run in module scope; the captures of the
+      // case taken become module-level names.
+      scopes_.push_back(Scope{});
+      ++moduleLevelDepth_;
+      try {
+        taken = selectMatchCase(stmt, captured);
+      } catch (...) {
+        --moduleLevelDepth_;
+        scopes_.pop_back();
+        throw;
+      }
+      --moduleLevelDepth_;
+      scopes_.pop_back();
+    } else {
+      SemaValue cond = evalModuleLevel(*stmt.test);
+      truth = constexprTruth(cond);
+      if (!truth)
+        error(stmt.test->loc, "this module-level condition is not a compile-time constant");
+    }
   } catch (const CompileError &e) {
-    std::string message = "'" + name + "' is defined under that module-level 'if', used here";
+    std::string message = "'" + name + "' is defined under that module-level '" +
+                          (stmt.kind == ast::StmtKind::Match ? "match" : "if") + "', used here";
     sources_.note(use, message);
     throw CompileError(std::string(e.what()) + sources_.format(use, "note", message), e.reported());
   }
   for (const std::string &n : owned)
     mod().conditional.erase(n);
-  collectGlobals(*truth ? stmt.body : stmt.orelse, &owned);
+  if (stmt.kind == ast::StmtKind::Match) {
+    for (const auto &[n, value] : captured)
+      if (owned.count(n)) {
+        mod().globals[n] = value;
+        mod().pending.erase(n);
+        mod().imported.erase(n);
+      }
+    if (taken)
+      collectGlobals(taken->body, &owned);
+  } else {
+    collectGlobals(*truth ? stmt.body : stmt.orelse, &owned);
+  }
   // A name the branch taken does not bind keeps what it was bound to before the `if`.
   for (const std::string &n : owned)
     if (!mod().globals.count(n) && !mod().pending.count(n) && !mod().conditional.count(n) &&
@@ -1083,6 +1136,8 @@ void Specializer::recordGlobalStatements(const ast::StmtList &body) {
     if (stmt->kind != ast::StmtKind::FunctionDef) {
       recordGlobalStatements(stmt->body);
       recordGlobalStatements(stmt->orelse);
+      for (const ast::MatchCase &matchCase : stmt->cases)
+        recordGlobalStatements(matchCase.body);
     }
   }
 }
@@ -1331,6 +1386,13 @@ void Specializer::exec(const ast::Stmt &stmt) {
       return;
     }
     error(stmt.loc, "imports inside a kernel are not supported; import at module level");
+  case ast::StmtKind::Match:
+    if (hostCallDepth_ > 0) {
+      execMatch(stmt);
+      return;
+    }
+    error(stmt.loc, "match statement in a kernel: Triton's code generator has none (unsupported "
+                    "AST node type: Match)");
   case ast::StmtKind::Unsupported:
     if (hostCallDepth_ > 0 && stmt.name == "try statement") {
       execTry(stmt);

@@ -399,7 +399,8 @@ private:
   /// Binds the names a module-level `try` statement defines, taking the handler where an import
   /// of the try block fails.
   void collectTryGlobals(const ast::Stmt &stmt, const std::set<std::string> *only);
-  /// Evaluates the module-level `if` that binds `name` and binds the names of the branch taken.
+  /// Evaluates the module-level `if` (or `match`) that binds `name` and binds the names of the
+  /// branch (or case) taken.
   void resolveModuleIf(const ast::Stmt &stmt, const std::string &name, SourceLoc use);
   /// compare_version("triton", operator.ge, "3.0.0"), the helper of Liger-Kernel and others:
   /// tilec compiles for Triton 3.6.0.
@@ -472,6 +473,15 @@ private:
   SemaValue evalFString(const ast::Expr &expr);
   [[noreturn]] void execRaise(const ast::Stmt &stmt);
   void execTry(const ast::Stmt &stmt);
+  // Match statements (MatchStatements.cpp), in the Python code tilec evaluates: a function that
+  // module-level code calls, or the module level itself.
+  using PatternBindings = std::vector<std::pair<std::string, SemaValue>>;
+  void execMatch(const ast::Stmt &stmt);
+  /// The case of a match statement that its subject selects (evaluated in the current scope,
+  /// where the guards see the captures), with the captures it binds; null when none does.
+  const ast::MatchCase *selectMatchCase(const ast::Stmt &stmt, PatternBindings &bindings);
+  bool matchPattern(const ast::Pattern &pattern, const SemaValue &subject,
+                    PatternBindings &bindings);
   void execHostImport(const ast::Stmt &stmt);
   bool isStdlibFunction(const ast::Stmt &def) const;
   SemaValue inlineJitFunction(const ast::Stmt &def, CallArgs &args);
