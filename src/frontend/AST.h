@@ -49,7 +49,7 @@ enum class ExprKind {
   List,          // [a, b]
   Comprehension, // [e for x in xs if c] (boolValue: a list) or (e for x in xs) (a generator)
   NamedExpr,     // target := value (name: the target, operands[0]: the value)
-  Dict,          // {k0: v0, k1: v1}      (operands: k0, v0, k1, v1; no ** unpacking)
+  Dict,          // {k0: v0, **m, k1: v1} (operands: k0, v0, null, m, k1, v1)
   Unsupported,   // lambda, set, comprehensions of both, await, yield, starred...: kept by name
 };
 

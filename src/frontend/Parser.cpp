@@ -1668,14 +1668,16 @@ private:
       return item->COLON() || item->POWER();
     };
     bool isDict = isDictItem(items[0]);
-    std::vector<ExprPtr> entries; // keys and values, in order
+    std::vector<ExprPtr> entries; // keys and values, in order; a null key before `**mapping`
     for (PythonParser::Dict_or_set_itemContext *item : items) {
       if (isDictItem(item) != isDict)
         error(loc(item), isDict ? "':' expected after dictionary key" : "invalid syntax");
       for (PythonParser::TestContext *test : item->test())
         entries.push_back(buildTest(test));
-      if (auto *unpacked = item->expr())
-        buildExpr(unpacked);
+      if (auto *unpacked = item->expr()) {
+        entries.push_back(nullptr);
+        entries.push_back(buildExpr(unpacked));
+      }
       if (auto *star = item->star_expr())
         buildStarExpr(star);
     }
@@ -1685,14 +1687,10 @@ private:
       buildComprehension(comprehension);
       return unsupported(isDict ? "dict comprehension" : "set comprehension", at);
     }
-    // A dict display (module-level Python: triton.Config's values); one that unpacks another
-    // (`{**base, 'X': 1}`) is not modelled.
-    bool unpacks =
-        std::any_of(items.begin(), items.end(), [](PythonParser::Dict_or_set_itemContext *item) {
-          return item->POWER() != nullptr;
-        });
-    if (!isDict || unpacks)
-      return unsupported(isDict ? "dict display" : "set display", at);
+    // A dict display (module-level Python: triton.Config's values), which may unpack others
+    // (`{**base, 'X': 1}`).
+    if (!isDict)
+      return unsupported("set display", at);
     ExprPtr dict = makeExpr(ast::ExprKind::Dict, at);
     dict->operands = std::move(entries);
     return dict;

@@ -1064,6 +1064,34 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     }
     return SemaValue::ofList(std::move(results));
   }
+  if (name == "py.dict") {
+    // dict(), dict(mapping), dict(pairs) and their keywords, in module-level Python.
+    if (inKernelCode())
+      error(loc, "a dict is not supported in a kernel");
+    if (args.positional.size() > 1)
+      raisePython(*builtinExceptionClasses("TypeError"),
+                  "dict expected at most 1 argument, got " + std::to_string(args.positional.size()),
+                  loc);
+    SemaValue dict = makeDict();
+    if (!args.positional.empty()) {
+      const SemaValue &from = args.positional[0];
+      if (from.kind == Kind::Object && from.name == kDictClass) {
+        dict = from;
+      } else if (from.kind == Kind::Tuple) {
+        for (const SemaValue &pair : from.elems) {
+          if (pair.kind != Kind::Tuple || pair.elems.size() != 2)
+            raisePython(*builtinExceptionClasses("ValueError"),
+                        "dictionary update sequence element has the wrong length", loc);
+          dictInsert(dict, pair.elems[0], pair.elems[1]);
+        }
+      } else {
+        error(loc, "dict() of " + from.describe() + " is not supported yet");
+      }
+    }
+    for (const auto &[keyword, value] : args.keywords)
+      dictInsert(dict, SemaValue::ofString(keyword), value);
+    return dict;
+  }
   if (name == "py.tuple" || name == "py.list") {
     if (args.positional.size() != 1 || args.positional[0].kind != Kind::Tuple)
       error(loc, name.substr(3) + "() is only supported on a tuple or a list");

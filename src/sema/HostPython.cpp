@@ -1677,6 +1677,25 @@ bool sameKey(const SemaValue &a, const SemaValue &b) {
   return x && y && *x == *y;
 }
 
+SemaValue makeDict() {
+  SemaValue dict;
+  dict.kind = Kind::Object;
+  dict.name = kDictClass;
+  dict.elems = {SemaValue::ofTuple({}), SemaValue::ofTuple({})};
+  return dict;
+}
+
+void dictInsert(SemaValue &dict, const SemaValue &key, const SemaValue &value) {
+  std::vector<SemaValue> &keys = dict.elems[0].elems;
+  for (size_t i = 0; i < keys.size(); ++i)
+    if (sameKey(keys[i], key)) {
+      dict.elems[1].elems[i] = value;
+      return;
+    }
+  keys.push_back(key);
+  dict.elems[1].elems.push_back(value);
+}
+
 /// The value of `key` in a dict object, or nullopt.
 std::optional<SemaValue> dictLookup(const SemaValue &dict, const SemaValue &key) {
   const std::vector<SemaValue> &keys = dict.elems[0].elems;

@@ -1119,9 +1119,9 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
     return SemaValue::ofString(graph_->modules[current_].name);
   // Python builtins that kernels may use.
   static const std::set<std::string> pyBuiltins = {
-      "range",   "min",    "max", "float", "int",  "bool",       "len",
-      "print",   "abs",    "str", "tuple", "list", "isinstance", "getattr",
-      "hasattr", "format", "sum", "any",   "all",  "filter",     "map"};
+      "range", "min", "max",   "float",  "int",        "bool",    "len",     "print",
+      "abs",   "str", "tuple", "list",   "isinstance", "getattr", "hasattr", "format",
+      "sum",   "any", "all",   "filter", "map",        "dict"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   error(loc, "undefined name '" + name + "'");
@@ -2562,15 +2562,22 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
     // its values, in order. Kernels have none, as in Triton.
     if (inKernelCode())
       error(expr.loc, "a dict is not supported in a kernel");
-    std::vector<SemaValue> keys, values;
+    // A key given twice keeps its first place and its last value; `**mapping` (a null key)
+    // adds the entries of another dict so.
+    SemaValue dict = makeDict();
     for (size_t i = 0; i + 1 < expr.operands.size(); i += 2) {
-      keys.push_back(eval(*expr.operands[i]));
-      values.push_back(eval(*expr.operands[i + 1]));
+      if (!expr.operands[i]) {
+        SemaValue unpacked = eval(*expr.operands[i + 1]);
+        if (unpacked.kind != SemaValue::Kind::Object || unpacked.name != kDictClass)
+          raisePython(*builtinExceptionClasses("TypeError"),
+                      unpacked.describe() + " is not a mapping", expr.operands[i + 1]->loc);
+        for (size_t k = 0; k < unpacked.elems[0].elems.size(); ++k)
+          dictInsert(dict, unpacked.elems[0].elems[k], unpacked.elems[1].elems[k]);
+        continue;
+      }
+      SemaValue key = eval(*expr.operands[i]);
+      dictInsert(dict, key, eval(*expr.operands[i + 1]));
     }
-    SemaValue dict;
-    dict.kind = SemaValue::Kind::Object;
-    dict.name = kDictClass;
-    dict.elems = {SemaValue::ofTuple(std::move(keys)), SemaValue::ofTuple(std::move(values))};
     return dict;
   }
   case ast::ExprKind::NamedExpr: {
@@ -2720,9 +2727,28 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
   for (size_t i = 1; i < expr.operands.size(); ++i)
     args.positional.push_back(eval(*expr.operands[i]));
   for (const ast::Keyword &kw : expr.keywords) {
-    if (kw.name.empty())
+    if (!kw.name.empty()) {
+      args.keywords.emplace_back(kw.name, eval(*kw.value));
+      continue;
+    }
+    if (inKernelCode())
       error(kw.loc, "'**' arguments are not supported in kernels");
-    args.keywords.emplace_back(kw.name, eval(*kw.value));
+    // `f(**kwargs)` in the Python tilec evaluates: the dict's entries, as keywords.
+    SemaValue unpacked = eval(*kw.value);
+    if (unpacked.kind != SemaValue::Kind::Object || unpacked.name != kDictClass)
+      raisePython(*builtinExceptionClasses("TypeError"),
+                  "argument after ** must be a mapping, not " + unpacked.describe(), kw.loc);
+    for (size_t k = 0; k < unpacked.elems[0].elems.size(); ++k) {
+      const SemaValue &key = unpacked.elems[0].elems[k];
+      if (key.kind != SemaValue::Kind::String)
+        raisePython(*builtinExceptionClasses("TypeError"), "keywords must be strings", kw.loc);
+      bool repeated = std::any_of(args.keywords.begin(), args.keywords.end(),
+                                  [&](const auto &given) { return given.first == key.name; });
+      if (repeated)
+        raisePython(*builtinExceptionClasses("TypeError"),
+                    "got multiple values for keyword argument '" + key.name + "'", kw.loc);
+      args.keywords.emplace_back(key.name, unpacked.elems[1].elems[k]);
+    }
   }
   return callValue(callee, args, expr.operands[0]->loc);
 }
@@ -2837,18 +2863,47 @@ SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
   // Bind arguments to parameters the way Python does.
   Scope scope;
   std::vector<bool> bound(def.params.size(), false);
-  if (args.positional.size() > def.params.size())
-    error(args.loc, "'" + def.name + "' takes " + std::to_string(def.params.size()) +
-                        " arguments but " + std::to_string(args.positional.size()) + " were given");
-  for (size_t i = 0; i < args.positional.size(); ++i) {
-    if (def.params[i].isVarArgs || def.params[i].isKwArgs)
-      error(def.params[i].loc, "*args and **kwargs are not supported in @triton.jit functions");
-    scope.names[def.params[i].name] = args.positional[i];
-    bound[i] = true;
+  // A Python function that module-level code calls may collect the rest of its arguments with
+  // *args (a tuple) and **kwargs (a dict); a @triton.jit function may not.
+  const bool python = hostCallDepth_ > 0;
+  std::vector<size_t> positionalSlots;
+  std::optional<size_t> varArgs, kwArgs;
+  for (size_t i = 0; i < def.params.size(); ++i) {
+    const ast::Param &param = def.params[i];
+    if ((param.isVarArgs || param.isKwArgs) && !python)
+      error(param.loc, "*args and **kwargs are not supported in @triton.jit functions");
+    if (param.isVarArgs)
+      varArgs = i;
+    else if (param.isKwArgs)
+      kwArgs = i;
+    else if (!param.isKeywordOnly)
+      positionalSlots.push_back(i);
   }
+  if (args.positional.size() > positionalSlots.size() && !varArgs)
+    error(args.loc, "'" + def.name + "' takes " + std::to_string(positionalSlots.size()) +
+                        " arguments but " + std::to_string(args.positional.size()) + " were given");
+  std::vector<SemaValue> extra;
+  for (size_t i = 0; i < args.positional.size(); ++i) {
+    if (i >= positionalSlots.size()) {
+      extra.push_back(args.positional[i]);
+      continue;
+    }
+    scope.names[def.params[positionalSlots[i]].name] = args.positional[i];
+    bound[positionalSlots[i]] = true;
+  }
+  if (varArgs) {
+    scope.names[def.params[*varArgs].name] = SemaValue::ofTuple(std::move(extra));
+    bound[*varArgs] = true;
+  }
+  SemaValue keywordDict = makeDict();
   for (auto &[name, value] : args.keywords) {
-    auto it = std::find_if(def.params.begin(), def.params.end(),
-                           [&](const ast::Param &p) { return p.name == name; });
+    auto it = std::find_if(def.params.begin(), def.params.end(), [&](const ast::Param &p) {
+      return p.name == name && !p.isVarArgs && !p.isKwArgs;
+    });
+    if (it == def.params.end() && kwArgs) {
+      dictInsert(keywordDict, SemaValue::ofString(name), value);
+      continue;
+    }
     if (it == def.params.end())
       error(args.loc, "'" + def.name + "' has no parameter named '" + name + "'");
     size_t index = static_cast<size_t>(it - def.params.begin());
@@ -2856,6 +2911,10 @@ SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
       error(args.loc, "'" + def.name + "' got two values for parameter '" + name + "'");
     scope.names[name] = value;
     bound[index] = true;
+  }
+  if (kwArgs) {
+    scope.names[def.params[*kwArgs].name] = keywordDict;
+    bound[*kwArgs] = true;
   }
   for (size_t i = 0; i < def.params.size(); ++i) {
     if (bound[i])

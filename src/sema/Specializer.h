@@ -27,6 +27,12 @@ namespace tilec::sema {
 inline constexpr const char *kDictClass = "dict";
 inline constexpr const char *kTritonConfigClass = "triton.Config";
 
+/// An empty dict object (kDictClass).
+SemaValue makeDict();
+/// `dict[key] = value`: replaces the value of a key it holds, where Python keeps the key's
+/// place, or appends the entry (HostPython.cpp).
+void dictInsert(SemaValue &dict, const SemaValue &key, const SemaValue &value);
+
 /// The Triton version tilec implements: module-level version checks see it.
 inline constexpr const char *kTritonVersion = "3.6.0";
 /// The dtype spellings a signature or -D accepts, for error messages.
