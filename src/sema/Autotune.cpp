@@ -208,6 +208,10 @@ unsigned configCount(const SemaValue &value, const char *name, unsigned fallback
   return static_cast<unsigned>(value.intValue);
 }
 
+std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast::Expr &configs,
+                                             const SourceManager &sources, unsigned defaultWarps,
+                                             unsigned defaultStages);
+
 /// The configs that `configs` (any expression of the kernel's module) evaluates to, as Python
 /// evaluates it when the module is imported: a list (or tuple) of triton.Config.
 std::vector<AutotuneConfig> evaluateConfigs(const ast::Expr &configs, const ast::Stmt &kernel,
@@ -218,9 +222,36 @@ std::vector<AutotuneConfig> evaluateConfigs(const ast::Expr &configs, const ast:
   tir::Function *probe = scratch.addFunction(kernel.name, configs.loc);
   Specializer specializer(module, sources, *probe, context.stdlib, context.imports);
   specializer.setTargetArch(context.arch);
-  // The decorator runs when Python defines the kernel: the names as the statements up to the
-  // top-level statement holding the definition bound them (that statement's own block, an
-  // `if has_triton():` with the kernel inside, whole).
+  // The decorator runs when Python defines the kernel (or when the statement that holds the
+  // configs, `tune = triton.autotune(configs=...)` or `k = triton.autotune(...)(k)`, runs): the
+  // names as the statements before that one bound them, through the blocks that hold it (an
+  // `if HAS_X:` with the configs and the kernel inside sees the configs bound before the def,
+  // not those bound after it).
+  std::function<bool(const ast::Expr *)> contains = [&](const ast::Expr *e) {
+    if (!e)
+      return false;
+    if (e == &configs)
+      return true;
+    return std::any_of(e->operands.begin(), e->operands.end(),
+                       [&](const ast::ExprPtr &o) { return contains(o.get()); }) ||
+           std::any_of(e->keywords.begin(), e->keywords.end(),
+                       [&](const ast::Keyword &k) { return contains(k.value.get()); });
+  };
+  const ast::Stmt *evaluatedAt = nullptr;
+  forEachModuleLevelStatement(module.body, [&](const ast::Stmt &stmt, bool) {
+    if (evaluatedAt)
+      return;
+    bool here = contains(stmt.value.get()) ||
+                std::any_of(stmt.decorators.begin(), stmt.decorators.end(),
+                            [&](const ast::ExprPtr &d) { return contains(d.get()); });
+    if (here)
+      evaluatedAt = &stmt;
+  });
+  if (evaluatedAt) {
+    specializer.bindMainModuleBefore(*evaluatedAt);
+    return evaluatedConfigs(specializer, configs, sources, defaultWarps, defaultStages);
+  }
+  // Elsewhere (a decorator of another module): the top-level statement holding the definition.
   auto holds = [&](const ast::Stmt &stmt) {
     bool found = &stmt == &kernel;
     forEachModuleLevelStatement(stmt.body,
@@ -237,6 +268,14 @@ std::vector<AutotuneConfig> evaluateConfigs(const ast::Expr &configs, const ast:
       specializer.bindMainModuleAsOf(i + 1);
       break;
     }
+  return evaluatedConfigs(specializer, configs, sources, defaultWarps, defaultStages);
+}
+
+/// The triton.Config objects that `configs` evaluates to, with the module bound as the caller
+/// arranged.
+std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast::Expr &configs,
+                                             const SourceManager &sources, unsigned defaultWarps,
+                                             unsigned defaultStages) {
   SemaValue list = specializer.evalModuleLevel(configs);
   if (list.kind != SemaValue::Kind::Tuple || list.elems.empty())
     sources.error(configs.loc, "@triton.autotune: configs must be a non-empty list of "
@@ -352,9 +391,7 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
                           const std::vector<const ast::Expr *> &byCall) {
   AutotuneSpec spec;
   std::vector<std::pair<std::string, std::string>> heuristics;
-  std::vector<const ast::Expr *> decorators;
-  for (const ast::ExprPtr &decorator : kernel.decorators)
-    decorators.push_back(decorator.get());
+  std::vector<const ast::Expr *> decorators = resolvedDecorators(kernel, module);
   decorators.insert(decorators.end(), byCall.begin(), byCall.end());
   for (const ast::Expr *decorator : decorators) {
     std::string name = calleeName(*decorator);

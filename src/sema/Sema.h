@@ -74,6 +74,10 @@ struct DecoratedByCall {
   std::vector<const ast::Expr *> decorators;
 };
 DecoratedByCall decoratedByCall(const ast::Module &module, const std::string &name);
+/// The decorators of a definition, with those named by a module-level variable that holds a
+/// triton.autotune or triton.heuristics call (`tune = triton.autotune(...)`, then `@tune`)
+/// replaced by that call.
+std::vector<const ast::Expr *> resolvedDecorators(const ast::Stmt &def, const ast::Module *module);
 /// The @triton.jit functions defined inside the module's top-level `if`/`else` and `try` blocks
 /// (`if has_triton(): @triton.jit def k(...)`), nested ones included, in source order.
 std::vector<const ast::Stmt *> conditionalJitFunctions(const ast::Module &module);

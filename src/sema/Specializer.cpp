@@ -182,6 +182,22 @@ static DecoratorVariables decoratorVariables(const ast::Module &module) {
   return variables;
 }
 
+std::vector<const ast::Expr *> resolvedDecorators(const ast::Stmt &def, const ast::Module *module) {
+  std::vector<const ast::Expr *> result;
+  std::optional<DecoratorVariables> variables;
+  for (const ast::ExprPtr &decorator : def.decorators) {
+    if (decorator->kind != ast::ExprKind::Name || !module) {
+      result.push_back(decorator.get());
+      continue;
+    }
+    if (!variables)
+      variables = decoratorVariables(*module);
+    auto held = variables->find(decorator->name);
+    result.push_back(held == variables->end() ? decorator.get() : held->second);
+  }
+  return result;
+}
+
 /// The name a module-level value wraps when it applies Triton's decorators by call, as
 /// unsloth writes its kernels: `f = triton.jit(f)`, `f = triton.heuristics({...})(f)`,
 /// `triton.autotune(...)(triton.jit(f))`, or through a decorator that the module keeps in a
@@ -562,6 +578,85 @@ static bool unpackedNames(const ast::Expr &target, std::vector<std::string> &nam
   return true;
 }
 
+/// Whether `expr` reads the name `name` (anywhere in it: a comprehension's own variable of that
+/// name counts too, which only makes tilec keep the binding it had).
+static bool mentionsName(const ast::Expr &expr, const std::string &name) {
+  if (expr.kind == ast::ExprKind::Name && expr.name == name)
+    return true;
+  for (const ast::ExprPtr &operand : expr.operands)
+    if (operand && mentionsName(*operand, name))
+      return true;
+  for (const ast::Keyword &keyword : expr.keywords)
+    if (keyword.value && mentionsName(*keyword.value, name))
+      return true;
+  return false;
+}
+
+Specializer::ModuleState::PriorBinding Specializer::currentBinding(const std::string &name) {
+  ModuleState::PriorBinding prior;
+  if (auto g = mod().globals.find(name); g != mod().globals.end())
+    prior.global = g->second;
+  if (auto p = mod().pending.find(name); p != mod().pending.end())
+    prior.pending = p->second;
+  if (auto t = mod().pendingTarget.find(name); t != mod().pendingTarget.end())
+    prior.pendingTarget = t->second;
+  if (auto c = mod().conditional.find(name); c != mod().conditional.end())
+    prior.conditional = c->second;
+  if (auto i = mod().imported.find(name); i != mod().imported.end())
+    prior.imported = i->second;
+  return prior;
+}
+
+void Specializer::restoreBinding(const std::string &name,
+                                 const ModuleState::PriorBinding &binding) {
+  mod().globals.erase(name);
+  mod().pending.erase(name);
+  mod().pendingTarget.erase(name);
+  mod().conditional.erase(name);
+  mod().imported.erase(name);
+  if (binding.global)
+    mod().globals[name] = *binding.global;
+  if (binding.pending)
+    mod().pending[name] = binding.pending;
+  if (binding.pendingTarget)
+    mod().pendingTarget[name] = binding.pendingTarget;
+  if (binding.conditional)
+    mod().conditional[name] = binding.conditional;
+  if (binding.imported)
+    mod().imported[name] = *binding.imported;
+}
+
+SemaValue Specializer::evalSelfReference(const std::string &name, const ast::Expr &value,
+                                         const ModuleState::SelfReference &reference) {
+  // The statement's own binding, to put back if evaluating it fails (a `try` of the Python
+  // that asked may catch the error).
+  ModuleState::PriorBinding own = currentBinding(name);
+  restoreBinding(name, reference.prior);
+  scopes_.push_back(Scope{});
+  ++moduleLevelDepth_;
+  SemaValue result;
+  try {
+    if (reference.augmented) {
+      SemaValue before = lookup(name, reference.augmented->targets[0]->loc);
+      SemaValue operand = eval(value);
+      result = binaryOp(reference.augmented->augOp, before, operand, reference.augmented->loc);
+    } else {
+      result = eval(value);
+    }
+  } catch (...) {
+    --moduleLevelDepth_;
+    scopes_.pop_back();
+    restoreBinding(name, own);
+    throw;
+  }
+  --moduleLevelDepth_;
+  scopes_.pop_back();
+  ModuleState::PriorBinding bound;
+  bound.global = result;
+  restoreBinding(name, bound);
+  return result;
+}
+
 void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std::string> *only,
                                  size_t count) {
   auto wanted = [&](const std::string &name) { return !only || only->count(name); };
@@ -670,6 +765,19 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       define(stmt->name, value);
       break;
     }
+    case ast::StmtKind::AugAssign: {
+      // `X += 1`: X as the statements before bound it, combined with the value when used.
+      const ast::Expr &target = *stmt->targets[0];
+      if (target.kind != ast::ExprKind::Name || !wanted(target.name))
+        break;
+      mod().selfReferences[stmt->value.get()] = {currentBinding(target.name), stmt.get()};
+      mod().globals.erase(target.name);
+      mod().conditional.erase(target.name);
+      mod().imported.erase(target.name);
+      mod().pendingTarget.erase(target.name);
+      mod().pending[target.name] = stmt->value.get();
+      break;
+    }
     case ast::StmtKind::Assign:
     case ast::StmtKind::AnnAssign: {
       // `f = triton.heuristics({...})(triton.jit(f))` leaves `f` the function defined above:
@@ -688,6 +796,8 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       for (const std::string &name : names) {
         if (!wanted(name))
           continue;
+        if (target->kind == ast::ExprKind::Name && mentionsName(*stmt->value, name))
+          mod().selfReferences[stmt->value.get()] = {currentBinding(name), nullptr};
         mod().globals.erase(name);
         mod().conditional.erase(name);
         mod().imported.erase(name);
@@ -973,6 +1083,78 @@ void Specializer::bindMainModuleAsOf(size_t statements) {
   current_ = saved;
 }
 
+void Specializer::bindMainModuleBefore(const ast::Stmt &stmt) {
+  ModuleState fresh;
+  fresh.ast = &module_;
+  fresh.collected = true;
+  modules_[0] = std::move(fresh);
+  size_t saved = current_;
+  current_ = 0;
+  try {
+    collectGlobalsBefore(module_.body, stmt);
+  } catch (...) {
+    current_ = saved;
+    throw;
+  }
+  current_ = saved;
+}
+
+/// Whether `stmts`, or a block of theirs that Python may run at module level, holds `stmt`.
+static bool holdsStatement(const ast::StmtList &stmts, const ast::Stmt &stmt) {
+  bool found = false;
+  forEachModuleLevelStatement(stmts, [&](const ast::Stmt &s, bool) { found |= &s == &stmt; });
+  return found;
+}
+
+void Specializer::collectGlobalsBefore(const ast::StmtList &stmts, const ast::Stmt &stop) {
+  auto holder = std::find_if(stmts.begin(), stmts.end(), [&](const ast::StmtPtr &s) {
+    return s.get() == &stop ||
+           (s->kind != ast::StmtKind::FunctionDef && holdsStatement(s->body, stop)) ||
+           holdsStatement(s->orelse, stop) || holdsStatement(s->finalbody, stop) ||
+           std::any_of(s->handlers.begin(), s->handlers.end(),
+                       [&](const ast::ExceptHandler &h) { return holdsStatement(h.body, stop); }) ||
+           std::any_of(s->cases.begin(), s->cases.end(),
+                       [&](const ast::MatchCase &c) { return holdsStatement(c.body, stop); });
+  });
+  size_t index = static_cast<size_t>(holder - stmts.begin());
+  collectGlobals(stmts, nullptr, index);
+  if (holder == stmts.end() || holder->get() == &stop)
+    return;
+  const ast::Stmt &block = **holder;
+  if (block.kind == ast::StmtKind::If) {
+    collectGlobalsBefore(holdsStatement(block.body, stop) ? block.body : block.orelse, stop);
+    return;
+  }
+  if (block.kind == ast::StmtKind::Match) {
+    // The case that holds it; what its pattern captures is not bound here.
+    for (const ast::MatchCase &matchCase : block.cases)
+      if (holdsStatement(matchCase.body, stop))
+        collectGlobalsBefore(matchCase.body, stop);
+    return;
+  }
+  // A try statement: the try block up to it; or, for a handler, the try block up to the import
+  // that failed, then the handler (its `as` name is left unbound); or all of the try block then
+  // `else` or `finally` up to it.
+  if (holdsStatement(block.body, stop)) {
+    collectGlobalsBefore(block.body, stop);
+    return;
+  }
+  for (const ast::ExceptHandler &handler : block.handlers) {
+    if (!holdsStatement(handler.body, stop))
+      continue;
+    std::optional<size_t> failing = firstMissingImport(block.body, graph_);
+    collectGlobals(block.body, nullptr, failing ? *failing : block.body.size());
+    collectGlobalsBefore(handler.body, stop);
+    return;
+  }
+  collectGlobals(block.body);
+  if (holdsStatement(block.orelse, stop)) {
+    collectGlobalsBefore(block.orelse, stop);
+    return;
+  }
+  collectGlobalsBefore(block.finalbody, stop);
+}
+
 SemaValue Specializer::evalModuleLevel(const ast::Expr &expr) {
   // Module-level code runs in its own scope, as evalConstantGlobal's.
   scopes_.push_back(Scope{});
@@ -1046,6 +1228,11 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
     return g->second;
   auto pending = mod().pending.find(name);
   if (pending != mod().pending.end()) {
+    auto self = mod().selfReferences.find(pending->second);
+    if (self != mod().selfReferences.end() && !mod().pendingTarget.count(name)) {
+      ModuleState::SelfReference reference = self->second;
+      return evalSelfReference(name, *pending->second, reference);
+    }
     SemaValue value = evalConstantGlobal(name, *pending->second);
     auto target = mod().pendingTarget.find(name);
     if (target == mod().pendingTarget.end()) {

@@ -104,6 +104,12 @@ public:
   /// benchmarks, after the kernel's `configs=configs`). Kernels, which Triton compiles at launch,
   /// see every statement.
   void bindMainModuleAsOf(size_t statements);
+  /// Binds the module's names again as Python has bound them when it reaches `stmt`, a
+  /// statement of the main module at any depth of its `if`, `try` and `match` blocks: the
+  /// statements before it, and the branch that holds it up to it (Python took that branch to
+  /// get there). A decorator's arguments are evaluated so, before the names that later
+  /// statements of the same block bind.
+  void bindMainModuleBefore(const ast::Stmt &stmt);
 
   /// Replaces a module-level name with a value given on the command line (-D). Returns false
   /// when the module has no such name.
@@ -315,6 +321,14 @@ private:
       std::optional<ImportedName> imported;
     };
     std::map<std::pair<const ast::Stmt *, std::string>, PriorBinding> priorBindings;
+    // A pending value that uses the name it binds (`CONFIGS = CONFIGS + [...]`, `X += 1`):
+    // keyed by the value, the binding its statement sees, and the augmented assignment whose
+    // operator combines the two (null for a plain assignment).
+    struct SelfReference {
+      PriorBinding prior;
+      const ast::Stmt *augmented = nullptr;
+    };
+    std::map<const ast::Expr *, SelfReference> selfReferences;
     // Names that a function of the module rebinds (`global X` in it): the statement, for the
     // error that refuses them. tilec evaluates module-level names on demand and does not run
     // the calls whose side effects would change them.
@@ -405,6 +419,9 @@ private:
   /// Binds the names a module-level `try` statement defines, taking the handler where an import
   /// of the try block fails.
   void collectTryGlobals(const ast::Stmt &stmt, const std::set<std::string> *only);
+  /// Binds what the statements of `stmts` before `stop` bind, descending into the block of
+  /// stmts that holds it (see bindMainModuleBefore).
+  void collectGlobalsBefore(const ast::StmtList &stmts, const ast::Stmt &stop);
   /// Evaluates the module-level `if` (or `match`) that binds `name` and binds the names of the
   /// branch (or case) taken.
   void resolveModuleIf(const ast::Stmt &stmt, const std::string &name, SourceLoc use);
@@ -492,6 +509,13 @@ private:
   bool isStdlibFunction(const ast::Stmt &def) const;
   SemaValue inlineJitFunction(const ast::Stmt &def, CallArgs &args);
   SemaValue lookup(const std::string &name, SourceLoc loc);
+  /// The value of a module-level name whose pending statement uses the name itself, with the
+  /// name bound as that statement sees it.
+  SemaValue evalSelfReference(const std::string &name, const ast::Expr &value,
+                              const ModuleState::SelfReference &reference);
+  /// What `name` is bound to now in the current module, and binding it so again.
+  ModuleState::PriorBinding currentBinding(const std::string &name);
+  void restoreBinding(const std::string &name, const ModuleState::PriorBinding &binding);
   void assign(const ast::Expr &target, const SemaValue &value);
   void bind(const std::string &name, const SemaValue &value);
 
