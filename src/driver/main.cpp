@@ -7,6 +7,7 @@
 #include "driver/Header.h"
 #include "driver/Pipeline.h"
 #include "driver/RunCommand.h"
+#include "sema/Sema.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -68,6 +69,8 @@ struct CommonFlags {
   unsigned numWarps = 4;
   unsigned numStages = 3;
   std::string dotPrecision; // empty: $TRITON_F32_DEFAULT, else tf32
+  std::string torchVersion = tilec::sema::kDefaultTorchVersion;
+  std::string cudaVersion = tilec::sema::kDefaultCudaVersion;
 };
 
 void addCommonFlags(CLI::App &app, CommonFlags &flags) {
@@ -111,6 +114,16 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
                  "tf32, tf32x3 or ieee. Default: $TRITON_F32_DEFAULT, as Triton reads it, else "
                  "tf32")
       ->check(CLI::IsMember({"tf32", "tf32x3", "ieee"}));
+  app.add_option("--torch-version", flags.torchVersion,
+                 "torch.__version__ for the module-level Python that tilec evaluates "
+                 "(`if torch_version_at_least(\"2.8.0\"):`). Default: the newest torch tilec is "
+                 "tested with")
+      ->capture_default_str();
+  app.add_option("--cuda-version", flags.cudaVersion,
+                 "torch.version.cuda, the CUDA version of the host's torch, for module-level "
+                 "Python. The device capability that such code asks for "
+                 "(torch.cuda.get_device_capability()) is --arch's")
+      ->capture_default_str();
 }
 
 /// Turns the shared flags into compile options; false with a message on bad combinations.
@@ -120,6 +133,8 @@ bool toOptions(const CommonFlags &flags, CompileOptions &options) {
   options.numStages = flags.numStages;
   options.includeDirs = flags.includeDirs;
   options.dotPrecision = flags.dotPrecision;
+  options.torchVersion = flags.torchVersion;
+  options.cudaVersion = flags.cudaVersion;
   if (options.dotPrecision.empty()) {
     // Triton's default dot precision comes from TRITON_F32_DEFAULT (projects' tests set it).
     const char *fromEnvironment = std::getenv("TRITON_F32_DEFAULT");

@@ -222,6 +222,7 @@ std::vector<AutotuneConfig> evaluateConfigs(const ast::Expr &configs, const ast:
   tir::Function *probe = scratch.addFunction(kernel.name, configs.loc);
   Specializer specializer(module, sources, *probe, context.stdlib, context.imports);
   specializer.setTargetArch(context.arch);
+  specializer.setTorchBuild(context.torch);
   // The decorator runs when Python defines the kernel (or when the statement that holds the
   // configs, `tune = triton.autotune(configs=...)` or `k = triton.autotune(...)(k)`, runs): the
   // names as the statements before that one bound them, through the blocks that hold it (an

@@ -383,6 +383,8 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
   // The host that runs the kernels tilec compiles has a CUDA build of torch (HostPython.cpp).
   if (module == "torch.version" && attr == "hip")
     return SemaValue::none();
+  if (module == "torch.version" && attr == "cuda") // --cuda-version
+    return SemaValue::ofString(torch_.cuda);
   if (module == "re") {
     // The flags, with Python's values, so that `re.I | re.M` is an int as in Python.
     static const std::map<std::string, int64_t> flags = {
@@ -987,6 +989,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (name == "py.str") {
     if (args.positional.size() != 1 || !args.keywords.empty())
       error(loc, "str() takes one argument");
+    // A plain str, also of a str subclass such as torch's TorchVersion.
     return SemaValue::ofString(pythonStr(args.positional[0], loc));
   }
   if (name == "py.format") {

@@ -12,12 +12,17 @@
 // What such code asks of the host is answered as the host that runs the kernels would answer it,
 // as far as tilec can know: triton is 3.6.0 (kTritonVersion); a package tilec cannot see is not
 // installed, so Python's exception is raised and `try`/`except` takes the path it takes on such a
-// host; what tilec cannot know (torch's version) or does not model is a "not supported yet" error
-// at the line that asks, never a guess.
+// host; what tilec cannot know or does not model is a "not supported yet" error at the line that
+// asks, never a guess.
 //
 // The host is the one that runs the kernels tilec compiles: Linux (the platform Triton supports),
-// an NVIDIA GPU, and a CUDA build of torch, so platform.system() is "Linux",
-// torch.cuda.is_available() is True and torch.version.hip is None. os.environ is tilec's own
+// an NVIDIA GPU of --arch, and a CUDA build of torch, so platform.system() is "Linux",
+// torch.cuda.is_available() is True, torch.version.hip is None, the device capability
+// (torch.cuda.get_device_capability(), get_device_properties(i).major/.minor) is --arch's, and
+// torch.__version__ and torch.version.cuda are what --torch-version and --cuda-version say
+// (by default the newest torch tilec is tested with, kDefaultTorchVersion, and its CUDA). What
+// differs between GPUs of one architecture (the device's name, its memory, its SM count) is an
+// error. os.environ is tilec's own
 // environment, as it is the environment of the Python process that imports a module: a variable
 // that module-level code reads is set when running tilec. importlib.util.find_spec finds what
 // an import would find (the files on tilec's search path, the modules it takes as installed).
@@ -57,6 +62,8 @@ constexpr const char *kModuleLoaderClass = "importlib.machinery.SourceFileLoader
 // of the GPU tilec compiles for (Specializer::deviceQuery).
 constexpr const char *kGpuTargetClass = "triton.backends.compiler.GPUTarget";
 constexpr const char *kDevicePropertiesClass = "dict (triton device properties)";
+// torch.cuda.get_device_properties(i): its major and minor come from --arch.
+constexpr const char *kTorchDevicePropertiesClass = "torch.cuda._CudaDeviceProperties";
 // triton.backends.backends, Triton's installed backends (vLLM counts the active drivers):
 // those of the standard wheel, nvidia and amd, of which NVIDIA's driver is the active one on the
 // host that runs the kernels. A backend's state is its name.
@@ -707,6 +714,26 @@ std::optional<SemaValue> Specializer::compareHostObjects(ast::CompareOperator op
                                                          SourceLoc loc) {
   using CO = ast::CompareOperator;
   bool equality = op == CO::Eq || op == CO::Ne;
+  if (lhs.isTorchVersion || rhs.isTorchVersion) {
+    // torch's TorchVersion compares as packaging's Version with a version string, a tuple of
+    // numbers ((2, 5) is "2.5") or a Version; where one side is no valid version, as the
+    // strings.
+    auto asVersion = [&](const SemaValue &v) -> std::optional<PyVersion> {
+      if (isObject(v, kVersionClass))
+        return versionOf(v);
+      if (v.kind == Kind::String)
+        return parseVersion(v.name);
+      if (v.kind != Kind::Tuple)
+        return std::nullopt;
+      std::string text;
+      for (const SemaValue &part : v.elems)
+        text += (text.empty() ? "" : ".") + pythonStr(part, loc);
+      return parseVersion(text);
+    };
+    std::optional<PyVersion> a = asVersion(lhs), b = asVersion(rhs);
+    if (a && b)
+      return SemaValue::ofBool(orderingHolds(op, compareVersions(*a, *b)));
+  }
   if (isObject(lhs, kVersionClass) && isObject(rhs, kVersionClass)) {
     int c = compareVersions(versionOf(lhs), versionOf(rhs));
     return SemaValue::ofBool(orderingHolds(op, c));
@@ -776,6 +803,16 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
     if (attr == "get" || attr == "items" || attr == "keys" || attr == "values")
       return method("dict." + attr);
     error(loc, "the dict method '" + attr + "' is not supported yet");
+  }
+  if (isObject(object, kTorchDevicePropertiesClass)) {
+    int64_t capability = object.elems[0].intValue;
+    if (attr == "major")
+      return SemaValue::ofInt(capability / 10);
+    if (attr == "minor")
+      return SemaValue::ofInt(capability % 10);
+    error(loc, "torch.cuda.get_device_properties(...)." + attr +
+                   " differs between GPUs of one architecture: tilec compiles ahead of time for " +
+                   targetArch_ + " and knows only its compute capability (major, minor)");
   }
   if (isObject(object, kGpuTargetClass)) {
     if (attr == "backend")
@@ -1514,9 +1551,11 @@ SemaValue Specializer::importlibVersion(CallArgs &args) {
   std::string dist = normalise(name);
   if (dist == "triton")
     return SemaValue::ofString(kTritonVersion);
+  if (dist == "torch") // --torch-version, a plain string here
+    return SemaValue::ofString(torch_.version);
   // A package whose modules tilec reads, or one it takes as installed besides the standard
   // library (which has no distributions), has a version that only the host knows.
-  bool visible = dist == "torch" || dist == "numpy" || dist == "packaging";
+  bool visible = dist == "numpy" || dist == "packaging";
   if (graph_)
     for (const SourceModule &m : graph_->modules)
       visible |= normalise(m.name.substr(0, m.name.find('.'))) == dist;
@@ -1633,6 +1672,12 @@ SemaValue Specializer::callTargetInfo(const std::string &fn, CallArgs &args) {
   error(args.loc, "triton.language.target_info." + fn + " is not supported yet");
 }
 
+SemaValue Specializer::torchVersion() const {
+  SemaValue version = SemaValue::ofString(torch_.version);
+  version.isTorchVersion = true;
+  return version;
+}
+
 SemaValue Specializer::deviceQuery(const std::string &qualified, CallArgs &args) {
   // As Triton's GPUTarget.arch writes the compute capability: 90 for sm_90a.
   const int64_t capability = gpu::smVersion(targetArch_);
@@ -1649,6 +1694,10 @@ SemaValue Specializer::deviceQuery(const std::string &qualified, CallArgs &args)
     bindCallArgs(*this, qualified, {"device"}, 0, args);
     return SemaValue::ofTuple(
         {SemaValue::ofInt(capability / 10), SemaValue::ofInt(capability % 10)});
+  }
+  if (qualified == "torch.cuda.get_device_properties") {
+    bindCallArgs(*this, qualified, {"device"}, 0, args);
+    return makeObject(kTorchDevicePropertiesClass, {SemaValue::ofInt(capability)});
   }
   // The rest differs between GPUs of one architecture, or between machines.
   error(args.loc, "'" + qualified + "()' asks about the GPU that will run the kernel; tilec " +
@@ -2083,12 +2132,13 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
       raisePython(kInvalidVersion, "Invalid version: " + stringRepr(a[0]->name), args.loc);
     return makeObject(kVersionClass, {SemaValue::ofString(v->str())});
   }
-  // torch.version.cuda.split("."): what the host's build of torch says is no property of the
-  // GPU compiled for.
+  // torch.version's other attributes (git_version, debug) are properties of the host's build
+  // of torch that tilec is not told.
   if (qualified.rfind("torch.version.", 0) == 0) {
     std::string attribute = qualified.substr(0, qualified.find('.', 14));
     error(args.loc, "tilec cannot know " + attribute +
-                        ", a property of the host's build of torch; it knows only what the GPU "
+                        ", a property of the host's build of torch; it knows its version "
+                        "(--torch-version), its CUDA version (--cuda-version) and what the GPU "
                         "compiled for (--arch) implies");
   }
   error(args.loc, "calling '" + qualified +

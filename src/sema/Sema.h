@@ -21,6 +21,18 @@ namespace tilec::sema {
 
 class ModuleGraph; // Imports.h
 
+/// The newest torch and CUDA versions tilec is tested with: what module-level code that asks
+/// torch.__version__ and torch.version.cuda sees unless --torch-version / --cuda-version say
+/// otherwise.
+inline constexpr const char *kDefaultTorchVersion = "2.11.0";
+inline constexpr const char *kDefaultCudaVersion = "13.0";
+
+/// The build of torch on the host that runs the kernels, as module-level code asks about it.
+struct TorchBuild {
+  std::string version = kDefaultTorchVersion; // torch.__version__
+  std::string cuda = kDefaultCudaVersion;     // torch.version.cuda
+};
+
 struct KernelRequest {
   std::string name;
   /// The name of the emitted function (the PTX .entry) when it is not `name`: each autotune
@@ -36,6 +48,8 @@ struct KernelRequest {
   /// what it runs on (torch.cuda.get_device_capability(), Triton's current target) is answered
   /// from it.
   std::string arch = "sm_90a";
+  /// The host's torch, for torch.__version__ and torch.version.cuda.
+  TorchBuild torch;
   /// tl.dot's input_precision where an fp32 dot names none ("tf32", "tf32x3" or "ieee").
   std::string dotPrecision = "tf32";
   /// When set, receives the names of the `defines` this kernel used (a parameter or a module-level

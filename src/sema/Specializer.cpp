@@ -366,6 +366,7 @@ static const ast::Stmt *findKernelDefinition(const ast::Module &module,
   tir::Function *probe = scratch.addFunction(request.name, (*candidate)->loc);
   Specializer specializer(module, sources, *probe, request.stdlib, request.imports);
   specializer.setTargetArch(request.arch);
+  specializer.setTorchBuild(request.torch);
   const ast::Stmt *kernel = specializer.moduleLevelKernel(request.name, (*candidate)->loc);
   if (!kernel)
     sources.error((*candidate)->loc,
@@ -2791,7 +2792,11 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
 SemaValue Specializer::attribute(const SemaValue &base, const std::string &attr, SourceLoc loc) {
   if (base.kind == SemaValue::Kind::Module && base.userModule >= 0)
     return userModuleAttribute(base.userModule, attr, loc);
-  // triton.__version__ is the version tilec implements; another package's is the host's.
+  // triton.__version__ is the version tilec implements; torch's is --torch-version; another
+  // package's is the host's.
+  if (base.kind == SemaValue::Kind::Module && attr == "__version__" &&
+      (base.name == "torch" || base.name == "torch.version"))
+    return torchVersion();
   if (base.kind == SemaValue::Kind::Module && attr == "__version__" &&
       base.name.substr(0, base.name.find('.')) != "triton")
     error(loc, "tilec cannot know the version of '" + base.name + "'; it only knows triton's (" +
@@ -3621,6 +3626,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
 
   Specializer specializer(module, sources, *function, request.stdlib, request.imports);
   specializer.setTargetArch(request.arch);
+  specializer.setTorchBuild(request.torch);
   specializer.setDefaultDotPrecision(request.dotPrecision);
   // -D names that are not parameters of this kernel override module-level constants.
   for (const auto &[name, text] : defines) {

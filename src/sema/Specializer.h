@@ -7,6 +7,7 @@
 
 #include "frontend/AST.h"
 #include "sema/Imports.h"
+#include "sema/Sema.h"
 #include "sema/SemaValue.h"
 #include "sema/Signature.h"
 #include "tir/Builder.h"
@@ -90,6 +91,7 @@ public:
   const ast::Stmt *moduleLevelKernel(const std::string &name, SourceLoc use);
   /// The target GPU (KernelRequest::arch), which module-level queries of the device answer from.
   void setTargetArch(std::string arch) { targetArch_ = std::move(arch); }
+  void setTorchBuild(TorchBuild torch) { torch_ = std::move(torch); }
   /// tl.dot's input_precision where an fp32 dot names none (KernelRequest::dotPrecision).
   void setDefaultDotPrecision(std::string precision) {
     defaultDotPrecision_ = std::move(precision);
@@ -438,6 +440,9 @@ private:
   unsigned moduleLevelDepth_ = 0;
   unsigned hostCallDepth_ = 0;
   std::string targetArch_ = "sm_90a";
+  TorchBuild torch_;
+  /// torch.__version__ (a TorchVersion).
+  SemaValue torchVersion() const;
   std::string defaultDotPrecision_ = "tf32";
   // What module-level code asks of the GPU it will run on (HostPython.cpp): the compute
   // capability and what follows from it; what differs between GPUs of one architecture (the name,
