@@ -2913,6 +2913,8 @@ SemaValue Specializer::sliceSequence(const SemaValue &base, const ast::Expr &sli
 }
 
 SemaValue Specializer::evalCall(const ast::Expr &expr) {
+  if (std::optional<SemaValue> changed = evalListMethod(expr))
+    return *changed;
   SemaValue callee = eval(*expr.operands[0]);
   CallArgs args;
   args.loc = expr.loc;
@@ -2943,6 +2945,61 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
     }
   }
   return callValue(callee, args, expr.operands[0]->loc);
+}
+
+std::optional<SemaValue> Specializer::evalListMethod(const ast::Expr &call) {
+  // `results.append(config)` in a Python function that module-level code calls (a helper that
+  // builds autotune configs in loops): the local list, rebound to the changed one. tilec's
+  // values are not shared, so only a local of the running function may change so.
+  const ast::Expr &callee = *call.operands[0];
+  if (hostCallDepth_ == 0 || callee.kind != ast::ExprKind::Attribute ||
+      callee.operands[0]->kind != ast::ExprKind::Name)
+    return std::nullopt;
+  const std::string &method = callee.name;
+  if (method != "append" && method != "extend" && method != "insert")
+    return std::nullopt;
+  const std::string &name = callee.operands[0]->name;
+  auto local = scopes_.back().names.find(name);
+  if (local == scopes_.back().names.end()) {
+    SemaValue object = lookup(name, callee.loc);
+    if (object.kind == SemaValue::Kind::Tuple && object.isList)
+      error(callee.loc, "changing the module-level list '" + name + "' in place (." + method +
+                            ") is not supported yet in the Python that tilec evaluates");
+    return std::nullopt;
+  }
+  if (local->second.kind != SemaValue::Kind::Tuple || !local->second.isList)
+    return std::nullopt;
+  if (!call.keywords.empty())
+    error(call.loc, "list." + method + "() takes no keyword arguments");
+  std::vector<SemaValue> args;
+  for (size_t i = 1; i < call.operands.size(); ++i)
+    args.push_back(eval(*call.operands[i]));
+  size_t wanted = method == "insert" ? 2 : 1;
+  if (args.size() != wanted)
+    raisePython(*builtinExceptionClasses("TypeError"),
+                "list." + method + "() takes exactly " + std::to_string(wanted) +
+                    (wanted == 1 ? " argument (" : " arguments (") + std::to_string(args.size()) +
+                    " given)",
+                call.loc);
+  // The arguments may have rebound the name: change what it holds now.
+  std::vector<SemaValue> &elems = scopes_.back().names[name].elems;
+  if (method == "append") {
+    elems.push_back(args[0]);
+  } else if (method == "extend") {
+    if (args[0].kind != SemaValue::Kind::Tuple)
+      error(call.operands[1]->loc, "list.extend() of " + args[0].describe() +
+                                       " is not supported yet (a tuple or a list is)");
+    elems.insert(elems.end(), args[0].elems.begin(), args[0].elems.end());
+  } else {
+    // insert(i, x): i clamped to the list as Python does, negative from the end.
+    int64_t size = static_cast<int64_t>(elems.size());
+    int64_t at = constantInt(args[0], call.operands[1]->loc, "index");
+    if (at < 0)
+      at = std::max<int64_t>(0, at + size);
+    at = std::min(at, size);
+    elems.insert(elems.begin() + at, args[1]);
+  }
+  return SemaValue::none();
 }
 
 SemaValue Specializer::callValue(const SemaValue &callee, CallArgs &args, SourceLoc calleeLoc) {

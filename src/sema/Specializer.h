@@ -505,6 +505,9 @@ private:
   // module-level code calls, or the module level itself.
   using PatternBindings = std::vector<std::pair<std::string, SemaValue>>;
   void execMatch(const ast::Stmt &stmt);
+  /// `xs.append(x)`, `.extend(ys)` and `.insert(i, x)` on a local list of a Python function that
+  /// module-level code calls; nullopt for any other call.
+  std::optional<SemaValue> evalListMethod(const ast::Expr &call);
   /// The case of a match statement that its subject selects (evaluated in the current scope,
   /// where the guards see the captures), with the captures it binds; null when none does.
   const ast::MatchCase *selectMatchCase(const ast::Stmt &stmt, PatternBindings &bindings);
