@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
+#include <set>
 
 namespace tilec::sema {
 namespace {
@@ -212,6 +214,66 @@ std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast
                                              const SourceManager &sources, unsigned defaultWarps,
                                              unsigned defaultStages);
 
+/// The autotuner keeps the list its decorator was given, so a module-level statement after the
+/// decorator that changes that list in place (`CONFIGS.append(...)`, `CONFIGS += [...]`) changes
+/// the configs Python tunes over. tilec's values are not shared: such a change is an error at
+/// the statement rather than configs that differ from Python's, until a statement binds the
+/// name to another value (the benchmarks' `configs = []`, then `configs.append(...)`).
+void refuseLaterChanges(const ast::Expr &configs, const ast::Stmt &at, const ast::Module &module,
+                        const SourceManager &sources) {
+  std::set<std::string> read;
+  std::function<void(const ast::Expr &)> names = [&](const ast::Expr &e) {
+    if (e.kind == ast::ExprKind::Name)
+      read.insert(e.name);
+    for (const ast::ExprPtr &o : e.operands)
+      if (o)
+        names(*o);
+    for (const ast::Keyword &k : e.keywords)
+      names(*k.value);
+  };
+  names(configs);
+  // The statements after it, loop bodies included (a loop that appends changes in place too).
+  std::set<std::string> rebound;
+  std::function<void(const ast::Stmt &)> check = [&](const ast::Stmt &stmt) {
+    if ((stmt.kind == ast::StmtKind::Assign || stmt.kind == ast::StmtKind::AnnAssign) && stmt.value)
+      for (const ast::ExprPtr &target : stmt.targets)
+        if (target->kind == ast::ExprKind::Name)
+          rebound.insert(target->name);
+    std::vector<std::string> changed;
+    if (stmt.kind == ast::StmtKind::For || stmt.kind == ast::StmtKind::While) {
+      std::function<void(const ast::StmtList &)> block = [&](const ast::StmtList &stmts) {
+        for (const ast::StmtPtr &inner : stmts) {
+          check(*inner);
+          block(inner->body);
+          block(inner->orelse);
+        }
+      };
+      block(stmt.body);
+      block(stmt.orelse);
+      return;
+    }
+    namesChangedInPlace(stmt, changed);
+    // `+=` changes a list or a dict in place (and rebinds a number or a tuple, which tilec
+    // cannot tell apart here without evaluating more than the decorator does).
+    if (stmt.kind == ast::StmtKind::AugAssign && stmt.targets[0]->kind == ast::ExprKind::Name)
+      changed.push_back(stmt.targets[0]->name);
+    for (const std::string &name : changed)
+      if (read.count(name) && !rebound.count(name))
+        sources.error(stmt.loc, "'" + name + "' is changed after @triton.autotune took it for " +
+                                    "its configs; where it changes a list in place, Python's " +
+                                    "autotuner sees the change: not supported yet");
+  };
+  bool after = false;
+  forEachModuleLevelStatement(module.body, [&](const ast::Stmt &stmt, bool) {
+    if (&stmt == &at) {
+      after = true;
+      return;
+    }
+    if (after)
+      check(stmt);
+  });
+}
+
 /// The configs that `configs` (any expression of the kernel's module) evaluates to, as Python
 /// evaluates it when the module is imported: a list (or tuple) of triton.Config.
 std::vector<AutotuneConfig> evaluateConfigs(const ast::Expr &configs, const ast::Stmt &kernel,
@@ -250,6 +312,7 @@ std::vector<AutotuneConfig> evaluateConfigs(const ast::Expr &configs, const ast:
   });
   if (evaluatedAt) {
     specializer.bindMainModuleBefore(*evaluatedAt);
+    refuseLaterChanges(configs, *evaluatedAt, module, sources);
     return evaluatedConfigs(specializer, configs, sources, defaultWarps, defaultStages);
   }
   // Elsewhere (a decorator of another module): the top-level statement holding the definition.
@@ -419,9 +482,10 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
     const ast::Expr *configs = keyword(*decorator, "configs");
     if (!configs && decorator->operands.size() > 1)
       configs = decorator->operands[1].get();
-    if (configs && configs->kind == ast::ExprKind::Name && module) {
+    if (configs && configs->kind == ast::ExprKind::Name && module && !context) {
       // `configs=kernel_configs` with `kernel_configs = [triton.Config(...), ...]` once at
-      // module level (under `if has_triton():` too).
+      // module level (under `if has_triton():` too), read without evaluating (which, with the
+      // kernel's context, evaluates the name where the decorator reads it).
       std::vector<const ast::Expr *> bound;
       moduleAssignments(module->body, configs->name, bound);
       if (bound.size() == 1 && bound[0]->kind == ast::ExprKind::List)

@@ -74,6 +74,11 @@ std::vector<std::unique_ptr<ast::Module>> parseStdlib(SourceManager &sources);
 void forEachModuleLevelStatement(const ast::StmtList &stmts,
                                  const std::function<void(const ast::Stmt &, bool nested)> &visit);
 
+/// The module-level names that `stmt` changes in ways tilec's evaluation of module-level names
+/// does not model: in place (`xs.append(x)`, `d[k] = v`), or by running a loop (`for`/`while`
+/// bind and change names as they go).
+void namesChangedInPlace(const ast::Stmt &stmt, std::vector<std::string> &out);
+
 /// The module's @triton.jit functions, in source order.
 std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module);
 /// What module-level code makes of the name `name` through Triton's decorators applied by call:

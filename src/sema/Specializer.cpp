@@ -521,10 +521,74 @@ bool Specializer::isStdlibFunction(const ast::Stmt &def) const {
   return it != stdlibFunctions_.end() && it->second == &def;
 }
 
-/// The names a module-level statement list binds (imports, functions, assignments), through
-/// nested `if` and `try` statements.
+void namesChangedInPlace(const ast::Stmt &stmt, std::vector<std::string> &out) {
+  static const std::set<std::string> mutators = {
+      "append", "extend",  "insert",     "pop",     "remove", "clear",  "update",
+      "sort",   "reverse", "setdefault", "popitem", "add",    "discard"};
+  auto base = [](const ast::Expr &target) -> const ast::Expr * {
+    if (target.kind == ast::ExprKind::Subscript && target.operands[0]->kind == ast::ExprKind::Name)
+      return target.operands[0].get();
+    return nullptr;
+  };
+  switch (stmt.kind) {
+  case ast::StmtKind::ExprStmt: {
+    const ast::Expr &value = *stmt.value;
+    if (value.kind == ast::ExprKind::Call && value.operands[0]->kind == ast::ExprKind::Attribute &&
+        value.operands[0]->operands[0]->kind == ast::ExprKind::Name &&
+        mutators.count(value.operands[0]->name))
+      out.push_back(value.operands[0]->operands[0]->name);
+    return;
+  }
+  case ast::StmtKind::Assign:
+  case ast::StmtKind::AugAssign:
+  case ast::StmtKind::AnnAssign:
+    for (const ast::ExprPtr &target : stmt.targets)
+      if (const ast::Expr *name = base(*target))
+        out.push_back(name->name);
+    return;
+  case ast::StmtKind::For:
+  case ast::StmtKind::While: {
+    std::vector<std::string> names;
+    std::function<void(const ast::Expr &)> targetNames = [&](const ast::Expr &target) {
+      if (target.kind == ast::ExprKind::Name)
+        out.push_back(target.name);
+      for (const ast::ExprPtr &part : target.operands)
+        if (part && (target.kind == ast::ExprKind::Tuple || target.kind == ast::ExprKind::List))
+          targetNames(*part);
+    };
+    std::function<void(const ast::StmtList &)> block = [&](const ast::StmtList &stmts) {
+      for (const ast::StmtPtr &inner : stmts) {
+        namesChangedInPlace(*inner, out);
+        if (inner->kind == ast::StmtKind::Assign || inner->kind == ast::StmtKind::AugAssign ||
+            inner->kind == ast::StmtKind::AnnAssign || inner->kind == ast::StmtKind::For)
+          for (const ast::ExprPtr &target : inner->targets)
+            targetNames(*target);
+        if (inner->kind == ast::StmtKind::FunctionDef)
+          out.push_back(inner->name);
+        if (inner->kind == ast::StmtKind::If || inner->kind == ast::StmtKind::Unsupported) {
+          block(inner->body);
+          block(inner->orelse);
+        }
+      }
+    };
+    for (const ast::ExprPtr &target : stmt.targets)
+      targetNames(*target);
+    block(stmt.body);
+    block(stmt.orelse);
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+/// The names a module-level statement list binds (imports, functions, assignments) or changes
+/// (namesChangedInPlace), through nested `if` and `try` statements.
 static void collectModuleNames(const ast::StmtList &stmts, std::set<std::string> &out) {
   for (const ast::StmtPtr &stmt : stmts) {
+    std::vector<std::string> changed;
+    namesChangedInPlace(*stmt, changed);
+    out.insert(changed.begin(), changed.end());
     switch (stmt->kind) {
     case ast::StmtKind::Import:
       for (const ast::ImportAlias &alias : stmt->names)
@@ -605,6 +669,8 @@ Specializer::ModuleState::PriorBinding Specializer::currentBinding(const std::st
     prior.conditional = c->second;
   if (auto i = mod().imported.find(name); i != mod().imported.end())
     prior.imported = i->second;
+  if (auto c = mod().changedInPlace.find(name); c != mod().changedInPlace.end())
+    prior.changedInPlace = c->second;
   return prior;
 }
 
@@ -615,6 +681,9 @@ void Specializer::restoreBinding(const std::string &name,
   mod().pendingTarget.erase(name);
   mod().conditional.erase(name);
   mod().imported.erase(name);
+  mod().changedInPlace.erase(name);
+  if (binding.changedInPlace)
+    mod().changedInPlace[name] = binding.changedInPlace;
   if (binding.global)
     mod().globals[name] = *binding.global;
   if (binding.pending)
@@ -665,6 +734,7 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       mod().ast ? jitFunctions(*mod().ast) : std::vector<const ast::Stmt *>{};
   // A later definition replaces whatever bound the name before, a conditional one included.
   auto define = [&](const std::string &name, const SemaValue &value) {
+    mod().changedInPlace.erase(name);
     mod().globals[name] = value;
     mod().pending.erase(name);
     mod().conditional.erase(name);
@@ -673,6 +743,7 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
   // A name of a loaded module, bound when first used.
   auto importName = [&](const std::string &name, int module, const std::string &attr, SourceLoc loc,
                         const std::string &library = "") {
+    mod().changedInPlace.erase(name);
     mod().globals.erase(name);
     mod().pending.erase(name);
     mod().conditional.erase(name);
@@ -685,6 +756,13 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
   };
   for (size_t index = 0; index < std::min(count, stmts.size()); ++index) {
     const ast::StmtPtr &stmt = stmts[index];
+    // What the statement changes in place or in a loop: refused where it is read, as tilec does
+    // not run such statements (the name keeps no value that could be wrong).
+    std::vector<std::string> changed;
+    namesChangedInPlace(*stmt, changed);
+    for (const std::string &name : changed)
+      if (wanted(name))
+        mod().changedInPlace[name] = stmt.get();
     switch (stmt->kind) {
     case ast::StmtKind::Import:
       for (const ast::ImportAlias &alias : stmt->names) {
@@ -799,6 +877,7 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
           continue;
         if (target->kind == ast::ExprKind::Name && mentionsName(*stmt->value, name))
           mod().selfReferences[stmt->value.get()] = {currentBinding(name), nullptr};
+        mod().changedInPlace.erase(name);
         mod().globals.erase(name);
         mod().conditional.erase(name);
         mod().imported.erase(name);
@@ -829,19 +908,11 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       for (const std::string &name : names) {
         if (!wanted(name))
           continue;
-        ModuleState::PriorBinding prior;
-        if (auto g = mod().globals.find(name); g != mod().globals.end())
-          prior.global = g->second;
-        if (auto p = mod().pending.find(name); p != mod().pending.end())
-          prior.pending = p->second;
-        if (auto t = mod().pendingTarget.find(name); t != mod().pendingTarget.end())
-          prior.pendingTarget = t->second;
-        if (auto c = mod().conditional.find(name); c != mod().conditional.end())
-          prior.conditional = c->second;
-        if (auto i = mod().imported.find(name); i != mod().imported.end())
-          prior.imported = i->second;
-        if (prior.global || prior.pending || prior.conditional || prior.imported)
+        ModuleState::PriorBinding prior = currentBinding(name);
+        if (prior.global || prior.pending || prior.conditional || prior.imported ||
+            prior.changedInPlace)
           mod().priorBindings[{stmt.get(), name}] = prior;
+        mod().changedInPlace.erase(name);
         mod().globals.erase(name);
         mod().pending.erase(name);
         mod().imported.erase(name);
@@ -947,6 +1018,8 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
     if (prior == mod().priorBindings.end())
       return;
     const ModuleState::PriorBinding &p = prior->second;
+    if (p.changedInPlace)
+      mod().changedInPlace[n] = p.changedInPlace;
     if (p.global)
       mod().globals[n] = *p.global;
     if (p.pending)
@@ -1224,6 +1297,22 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
   }
   if (auto rebound = mod().reboundByFunction.find(name); rebound != mod().reboundByFunction.end())
     reboundGlobalError(name, *rebound->second, loc);
+  if (auto changed = mod().changedInPlace.find(name); changed != mod().changedInPlace.end()) {
+    const ast::Stmt &stmt = *changed->second;
+    std::string message = "changed here";
+    try {
+      error(loc, "module-level '" + name + "' is changed " +
+                     (stmt.kind == ast::StmtKind::For || stmt.kind == ast::StmtKind::While
+                          ? "by a module-level loop"
+                          : "in place") +
+                     ", which tilec does not run when it evaluates module-level names; not "
+                     "supported yet");
+    } catch (const CompileError &e) {
+      sources_.note(stmt.loc, message);
+      throw CompileError(std::string(e.what()) + sources_.format(stmt.loc, "note", message),
+                         e.reported());
+    }
+  }
   auto g = mod().globals.find(name);
   if (g != mod().globals.end())
     return g->second;

@@ -321,6 +321,7 @@ private:
       const ast::Expr *pendingTarget = nullptr;
       const ast::Stmt *conditional = nullptr;
       std::optional<ImportedName> imported;
+      const ast::Stmt *changedInPlace = nullptr;
     };
     std::map<std::pair<const ast::Stmt *, std::string>, PriorBinding> priorBindings;
     // A pending value that uses the name it binds (`CONFIGS = CONFIGS + [...]`, `X += 1`):
@@ -331,6 +332,10 @@ private:
       const ast::Stmt *augmented = nullptr;
     };
     std::map<const ast::Expr *, SelfReference> selfReferences;
+    // Names that a module-level statement changes in place or in a loop
+    // (namesChangedInPlace), which tilec does not run: the statement, for the error where the
+    // name is read. A later assignment binds the name anew.
+    std::map<std::string, const ast::Stmt *> changedInPlace;
     // Names that a function of the module rebinds (`global X` in it): the statement, for the
     // error that refuses them. tilec evaluates module-level names on demand and does not run
     // the calls whose side effects would change them.
