@@ -1587,7 +1587,7 @@ private:
     auto *braces = static_cast<PythonParser::DictOrSetAtomContext *>(ctx);
     if (auto *inner = braces->dictorsetmaker())
       return buildDictOrSet(inner, at);
-    return unsupported("dict display", at); // {}
+    return makeExpr(ast::ExprKind::Dict, at); // {}
   }
 
   /// The inside of (...) or [...]: a parenthesized expression, a tuple, a list, or a

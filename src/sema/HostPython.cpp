@@ -2096,6 +2096,55 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     auto a = bindCallArgs(*this, "is_active", {"self"}, 1, args);
     return SemaValue::ofBool(a[0]->elems[0].name == "nvidia");
   }
+  if (qualified == "itertools.product") {
+    // product(*iterables, repeat=1) over tuples and lists, the last varying fastest, as a list
+    // (consumed where it is made: a comprehension, list()).
+    int64_t repeat = 1;
+    for (const auto &[keyword, value] : args.keywords) {
+      if (keyword != "repeat")
+        raisePython(kTypeError, "'" + keyword + "' is an invalid keyword argument for product()",
+                    args.loc);
+      repeat = constantInt(value, args.loc, "repeat");
+      if (repeat < 0)
+        raisePython(kValueError, "repeat argument cannot be negative", args.loc);
+    }
+    std::vector<SemaValue> pools;
+    for (int64_t r = 0; r < repeat; ++r)
+      for (const SemaValue &iterable : args.positional) {
+        if (iterable.kind != Kind::Tuple)
+          error(args.loc, "itertools.product of " + iterable.describe() +
+                              " is not supported yet (tuples and lists are)");
+        pools.push_back(iterable);
+      }
+    std::vector<std::vector<SemaValue>> rows(1);
+    for (const SemaValue &pool : pools) {
+      std::vector<std::vector<SemaValue>> next;
+      for (const std::vector<SemaValue> &row : rows)
+        for (const SemaValue &item : pool.elems) {
+          next.push_back(row);
+          next.back().push_back(item);
+        }
+      rows = std::move(next);
+      if (rows.size() > 100000)
+        error(args.loc, "itertools.product makes more than 100000 tuples here");
+    }
+    std::vector<SemaValue> result;
+    for (std::vector<SemaValue> &row : rows)
+      result.push_back(SemaValue::ofTuple(std::move(row)));
+    return SemaValue::ofList(std::move(result));
+  }
+  if (qualified == "itertools.chain") {
+    std::vector<SemaValue> result;
+    if (!args.keywords.empty())
+      raisePython(kTypeError, "chain() takes no keyword arguments", args.loc);
+    for (const SemaValue &iterable : args.positional) {
+      if (iterable.kind != Kind::Tuple)
+        error(args.loc, "itertools.chain of " + iterable.describe() +
+                            " is not supported yet (tuples and lists are)");
+      result.insert(result.end(), iterable.elems.begin(), iterable.elems.end());
+    }
+    return SemaValue::ofList(std::move(result));
+  }
   if (qualified == "os.environ.get" || qualified == "os.getenv") {
     auto a = bindCallArgs(*this, qualified, {"key", "default"}, 1, args);
     if (a[0]->kind != Kind::String)
