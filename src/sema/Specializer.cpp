@@ -3512,6 +3512,10 @@ void forEachExpr(const ast::StmtList &stmts, bool intoFunctions,
         block(h.body);
       }
       block(st->finalbody);
+      for (const ast::MatchCase &c : st->cases) {
+        expr(c.guard.get());
+        block(c.body);
+      }
     }
   };
   block(stmts);
