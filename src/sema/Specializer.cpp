@@ -1437,6 +1437,24 @@ void Specializer::bind(const std::string &name, const SemaValue &value) {
   if (value.isTensor() && value.value->nameHint().empty())
     value.value->setNameHint(name);
   scopes_.back().names[name] = value;
+  scopes_.back().ownLists.erase(name);
+}
+
+/// Whether evaluating `expr` makes a new list that nothing else holds.
+static bool makesNewList(const ast::Expr &expr) {
+  switch (expr.kind) {
+  case ast::ExprKind::List:
+    return true;
+  case ast::ExprKind::Comprehension:
+    return expr.boolValue;
+  case ast::ExprKind::BinOp:
+    return expr.binOp == ast::BinaryOperator::Add || expr.binOp == ast::BinaryOperator::Mul;
+  case ast::ExprKind::Call:
+    return expr.operands[0]->kind == ast::ExprKind::Name &&
+           (expr.operands[0]->name == "list" || expr.operands[0]->name == "sorted");
+  default:
+    return false;
+  }
 }
 
 void Specializer::assign(const ast::Expr &target, const SemaValue &value) {
@@ -1943,8 +1961,17 @@ void Specializer::execAssign(const ast::Stmt &stmt) {
     SemaValue current = lookup(target.name, target.loc);
     SemaValue rhs = eval(*stmt.value);
     builder_.setLoc(stmt.loc);
+    // `xs += ys` changes a list in place, as xs.extend(ys) (see evalListMethod).
+    bool ownList = !scopes_.empty() && scopes_.back().ownLists.count(target.name);
+    if (hostCallDepth_ > 0 && current.kind == SemaValue::Kind::Tuple && current.isList && !ownList)
+      error(stmt.loc, "'+=' changes the list '" + target.name +
+                          "' in place, which its other holders (a caller, another name) see in "
+                          "Python; tilec's lists are not shared: not supported yet on a list "
+                          "this function did not make itself");
     SemaValue result = binaryOp(stmt.augOp, current, rhs, stmt.loc);
     bind(target.name, inKernelCode() ? decayNumbers(result, stmt.loc) : result);
+    if (ownList)
+      scopes_.back().ownLists.insert(target.name);
     return;
   }
   if (stmt.kind == ast::StmtKind::AnnAssign) {
@@ -1962,6 +1989,14 @@ void Specializer::execAssign(const ast::Stmt &stmt) {
     value = decayNumbers(value, stmt.loc);
   for (const ast::ExprPtr &target : stmt.targets)
     assign(*target, value);
+  if (hostCallDepth_ == 0 || scopes_.empty())
+    return;
+  // `b = a` makes two holders of one list; `xs = []` one.
+  if (stmt.value->kind == ast::ExprKind::Name)
+    scopes_.back().ownLists.erase(stmt.value->name);
+  if (stmt.targets.size() == 1 && stmt.targets[0]->kind == ast::ExprKind::Name &&
+      value.kind == SemaValue::Kind::Tuple && value.isList && makesNewList(*stmt.value))
+    scopes_.back().ownLists.insert(stmt.targets[0]->name);
 }
 
 std::optional<bool> Specializer::constexprTruth(const SemaValue &v) const {
@@ -3058,6 +3093,11 @@ std::optional<SemaValue> Specializer::evalListMethod(const ast::Expr &call) {
   }
   if (local->second.kind != SemaValue::Kind::Tuple || !local->second.isList)
     return std::nullopt;
+  if (!scopes_.back().ownLists.count(name))
+    error(callee.loc, "." + method + "() changes the list '" + name +
+                          "' in place, which its other holders (a caller, another name) see in "
+                          "Python; tilec's lists are not shared: not supported yet on a list "
+                          "this function did not make itself");
   if (!call.keywords.empty())
     error(call.loc, "list." + method + "() takes no keyword arguments");
   std::vector<SemaValue> args;

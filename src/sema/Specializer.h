@@ -376,6 +376,11 @@ private:
   // One scope per inlined function call.
   struct Scope {
     std::map<std::string, SemaValue> names;
+    /// Python functions: the locals that hold a list the function made itself (a display, a
+    /// comprehension, list(...)) and no other name holds, which evalListMethod may change in
+    /// place. tilec's values are not shared, so a list that a parameter or a second name holds
+    /// could not change for its other holders as it does in Python.
+    std::set<std::string> ownLists;
   };
   std::vector<Scope> scopes_;
   unsigned callDepth_ = 0;
