@@ -8,9 +8,14 @@
 // rather than into lexer errors, so that IndentingLexer can report it with a precise message.
 lexer grammar PythonLexer;
 
+// MATCH and CASE are Python 3.10's soft keywords `match` and `case` where they start a match
+// statement or one of its case blocks; IndentingLexer retypes those NAME tokens (elsewhere they
+// stay names: `match = re.match(...)`).
 tokens {
   INDENT,
-  DEDENT
+  DEDENT,
+  MATCH,
+  CASE
 }
 
 // Keywords. They precede NAME so that, at equal length, the keyword wins.

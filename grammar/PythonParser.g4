@@ -1,4 +1,4 @@
-// The syntax of Python 3 (3.8-3.11, without `match`), for the Triton kernel language.
+// The syntax of Python 3 (3.8-3.11), for the Triton kernel language.
 //
 // The rules follow CPython's LL(1) grammar of Python 3.8 (Grammar/Grammar), which ANTLR parses in
 // SLL mode almost without lookahead. Where that grammar needs more than a token to choose (a
@@ -102,6 +102,7 @@ compound_stmt
   | classdef
   | decorated
   | async_stmt
+  | match_stmt
   ;
 
 async_stmt : 'async' (funcdef | with_stmt | for_stmt);
@@ -135,6 +136,49 @@ with_stmt
   ;
 
 with_item : test ('as' expr)?;
+
+// Python 3.10's structural pattern matching. MATCH and CASE are the soft keywords as
+// IndentingLexer tells them from names. Patterns have their own small grammar (CPython's
+// `patterns`); Parser.cpp tells a group `(p)` from a one-element sequence and checks what the
+// grammar accepts too loosely (a star outside a sequence, a class pattern's keyword order).
+match_stmt : MATCH subject_expr ':' NEWLINE INDENT case_block+ DEDENT;
+
+subject_expr : (namedexpr_test | star_expr) (',' (namedexpr_test | star_expr))* ','?;
+
+case_block : CASE sequence_items ('if' namedexpr_test)? ':' block;
+
+// A case's patterns, or the inside of `(...)` and `[...]`: one pattern, or a sequence.
+sequence_items : sequence_item (',' sequence_item)* ','?;
+
+sequence_item : '*' NAME | pattern;
+
+pattern : or_pattern ('as' NAME)?;
+
+or_pattern : closed_pattern ('|' closed_pattern)*;
+
+closed_pattern
+  : literal_pattern                              # literalPattern
+  | dotted_name ('(' pattern_arguments? ')')?    # namePattern
+  | '(' sequence_items? ')'                      # parenPattern
+  | '[' sequence_items? ']'                      # listPattern
+  | '{' (mapping_item (',' mapping_item)* ','?)? '}' # mappingPattern
+  ;
+
+literal_pattern
+  : signed_number (('+' | '-') (INTEGER | FLOAT_NUMBER | IMAG_NUMBER))?
+  | STRING+
+  | 'None'
+  | 'True'
+  | 'False'
+  ;
+
+signed_number : '-'? (INTEGER | FLOAT_NUMBER | IMAG_NUMBER);
+
+mapping_item : '**' NAME | (literal_pattern | dotted_name) ':' pattern;
+
+pattern_arguments : pattern_argument (',' pattern_argument)* ','?;
+
+pattern_argument : NAME '=' pattern | pattern;
 
 block : simple_stmts | NEWLINE INDENT stmt+ DEDENT;
 

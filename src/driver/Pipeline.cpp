@@ -167,6 +167,10 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
     sema::KernelRequest base;
     base.name = spec.name;
     base.arch = options.arch;
+    if (!options.torchVersion.empty())
+      base.torch.version = options.torchVersion;
+    if (!options.cudaVersion.empty())
+      base.torch.cuda = options.cudaVersion;
     for (const auto &library : stdlib)
       base.stdlib.push_back(library.get());
     base.imports = imports.get();
@@ -200,6 +204,7 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
       request.numWarps = config.numWarps;
       request.numStages = config.numStages;
       request.arch = options.arch;
+      request.torch = base.torch;
       request.dotPrecision = options.dotPrecision;
       request.debug = options.debug;
       request.usedDefines = &usedDefines;

@@ -38,6 +38,10 @@ struct CompileOptions {
   unsigned numWarps = 4;
   unsigned numStages = 3;
   std::string arch = "sm_90a";
+  /// torch.__version__ and torch.version.cuda as module-level code sees them (empty: tilec's
+  /// defaults, sema::kDefaultTorchVersion and kDefaultCudaVersion).
+  std::string torchVersion;
+  std::string cudaVersion;
   /// tl.dot's input_precision where a dot of fp32 inputs names none (Triton's
   /// default_dot_input_precision): "tf32", "tf32x3" or "ieee".
   std::string dotPrecision = "tf32";

@@ -7,6 +7,7 @@
 #include "driver/Header.h"
 #include "driver/Pipeline.h"
 #include "driver/RunCommand.h"
+#include "sema/Sema.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -69,6 +70,8 @@ struct CommonFlags {
   unsigned numStages = 3;
   std::string dotPrecision; // empty: $TRITON_F32_DEFAULT, else tf32
   bool debug = false;       // also $TRITON_DEBUG
+  std::string torchVersion = tilec::sema::kDefaultTorchVersion;
+  std::string cudaVersion = tilec::sema::kDefaultCudaVersion;
 };
 
 void addCommonFlags(CLI::App &app, CommonFlags &flags) {
@@ -123,6 +126,16 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
                "Triton's debug mode: keep tl.device_assert and the kernels' `assert` statements. "
                "Without it they are dropped, as Triton drops them, unless TRITON_DEBUG is set "
                "(1, true, yes, on) or the kernel is @triton.jit(debug=True)");
+  app.add_option("--torch-version", flags.torchVersion,
+                 "torch.__version__ for the module-level Python that tilec evaluates "
+                 "(`if torch_version_at_least(\"2.8.0\"):`). Default: the newest torch tilec is "
+                 "tested with")
+      ->capture_default_str();
+  app.add_option("--cuda-version", flags.cudaVersion,
+                 "torch.version.cuda, the CUDA version of the host's torch, for module-level "
+                 "Python. The device capability that such code asks for "
+                 "(torch.cuda.get_device_capability()) is --arch's")
+      ->capture_default_str();
 }
 
 /// Turns the shared flags into compile options; false with a message on bad combinations.
@@ -138,6 +151,8 @@ bool toOptions(const CommonFlags &flags, CompileOptions &options) {
                  ::tolower);
   options.debug = flags.debug || debugEnvironment == "1" || debugEnvironment == "true" ||
                   debugEnvironment == "yes" || debugEnvironment == "on" || debugEnvironment == "y";
+  options.torchVersion = flags.torchVersion;
+  options.cudaVersion = flags.cudaVersion;
   if (options.dotPrecision.empty()) {
     // Triton's default dot precision comes from TRITON_F32_DEFAULT (projects' tests set it).
     const char *fromEnvironment = std::getenv("TRITON_F32_DEFAULT");

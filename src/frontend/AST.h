@@ -49,7 +49,7 @@ enum class ExprKind {
   List,          // [a, b]
   Comprehension, // [e for x in xs if c] (boolValue: a list) or (e for x in xs) (a generator)
   NamedExpr,     // target := value (name: the target, operands[0]: the value)
-  Dict,          // {k0: v0, k1: v1}      (operands: k0, v0, k1, v1; no ** unpacking)
+  Dict,          // {k0: v0, **m, k1: v1} (operands: k0, v0, null, m, k1, v1)
   Unsupported,   // lambda, set, comprehensions of both, await, yield, starred...: kept by name
 };
 
@@ -132,6 +132,7 @@ enum class StmtKind {
   Import,      // import a.b as c, d
   ImportFrom,  // from a.b import c as d
   Assert,      // assert test, msg
+  Match,       // match value: cases             (Python 3.10)
   Unsupported, // class, with, try, raise, del, global, nonlocal, async..., kept by name
 };
 
@@ -155,6 +156,62 @@ struct ImportAlias {
 struct ExceptHandler {
   ExprPtr type;     // the exception class or tuple of classes; null for a bare `except:`
   std::string name; // `as NAME`, empty when absent
+  StmtList body;
+  SourceLoc loc;
+};
+
+//===----------------------------------------------------------------------===//
+// Patterns of match statements
+//===----------------------------------------------------------------------===//
+
+enum class PatternKind {
+  Value,     // 1, -2.5, "s", a.b          (value: the literal or dotted name, compared with ==)
+  Singleton, // None, True, False          (value: the literal, compared with `is`)
+  Capture,   // x, or the wildcard _       (name; empty for _)
+  Star,      // *rest in a sequence        (name; empty for *_)
+  As,        // pattern as name            (patterns[0], name)
+  Or,        // p | q | r                  (patterns)
+  Sequence,  // [p, *q], (p, q), p, q      (patterns, at most one Star)
+  Mapping,   // {k: p, **rest}             (keys, patterns; name: the ** target, may be empty)
+  Class,     // C(p, x=q)                  (value: the class; patterns positional;
+             //                             keywordNames with keywordPatterns)
+};
+
+struct Pattern;
+using PatternPtr = std::unique_ptr<Pattern>;
+
+struct Pattern {
+  PatternKind kind;
+  SourceLoc loc;
+  ExprPtr value;
+  std::string name;
+  std::vector<PatternPtr> patterns;
+  std::vector<ExprPtr> keys;
+  std::vector<std::string> keywordNames;
+  std::vector<PatternPtr> keywordPatterns;
+
+  Pattern(PatternKind kind, SourceLoc loc) : kind(kind), loc(loc) {}
+};
+
+/// Appends the names `pattern` binds when it matches (captures, `as` targets, stars and a
+/// mapping's `**rest`; the alternatives of an `|` all bind the same ones).
+inline void patternNames(const Pattern &pattern, std::vector<std::string> &names) {
+  if (!pattern.name.empty())
+    names.push_back(pattern.name);
+  if (pattern.kind == PatternKind::Or) {
+    patternNames(*pattern.patterns[0], names);
+    return;
+  }
+  for (const PatternPtr &inner : pattern.patterns)
+    patternNames(*inner, names);
+  for (const PatternPtr &inner : pattern.keywordPatterns)
+    patternNames(*inner, names);
+}
+
+/// One `case pattern if guard: body` of a match statement.
+struct MatchCase {
+  PatternPtr pattern;
+  ExprPtr guard; // null without `if`
   StmtList body;
   SourceLoc loc;
 };
@@ -189,6 +246,9 @@ struct Stmt {
   // them (a kernel has no exceptions).
   std::vector<ExceptHandler> handlers;
   StmtList finalbody;
+
+  // Match: value is the subject, these its cases in order.
+  std::vector<MatchCase> cases;
 
   // Import / ImportFrom
   std::string module; // ImportFrom: the dotted module name, with leading dots for relative ones

@@ -280,6 +280,50 @@ private:
       printExpr(param.defaultValue.get(), depth + 1, "default");
   }
 
+  static const char *patternKindName(PatternKind kind) {
+    switch (kind) {
+    case PatternKind::Value:
+      return "Value";
+    case PatternKind::Singleton:
+      return "Singleton";
+    case PatternKind::Capture:
+      return "Capture";
+    case PatternKind::Star:
+      return "Star";
+    case PatternKind::As:
+      return "As";
+    case PatternKind::Or:
+      return "Or";
+    case PatternKind::Sequence:
+      return "Sequence";
+    case PatternKind::Mapping:
+      return "Mapping";
+    case PatternKind::Class:
+      return "Class";
+    }
+    return "?";
+  }
+
+  void printPattern(const Pattern &pattern, int depth, const std::string &role) {
+    std::string text = std::string("Pattern ") + patternKindName(pattern.kind);
+    bool binds = pattern.kind == PatternKind::Capture || pattern.kind == PatternKind::Star ||
+                 pattern.kind == PatternKind::As || pattern.kind == PatternKind::Mapping;
+    if (binds && !pattern.name.empty())
+      text += " " + pattern.name;
+    else if (pattern.kind == PatternKind::Capture || pattern.kind == PatternKind::Star)
+      text += " _";
+    line(depth, role, text, pattern.loc);
+    if (pattern.value)
+      printExpr(pattern.value.get(), depth + 1, "value");
+    for (size_t i = 0; i < pattern.patterns.size(); ++i) {
+      if (i < pattern.keys.size())
+        printExpr(pattern.keys[i].get(), depth + 1, "key");
+      printPattern(*pattern.patterns[i], depth + 1, "");
+    }
+    for (size_t i = 0; i < pattern.keywordPatterns.size(); ++i)
+      printPattern(*pattern.keywordPatterns[i], depth + 1, pattern.keywordNames[i]);
+  }
+
   void printStmt(const Stmt &stmt, int depth) {
     switch (stmt.kind) {
     case StmtKind::FunctionDef:
@@ -362,6 +406,17 @@ private:
       printExpr(stmt.test.get(), depth + 1, "test");
       if (stmt.value)
         printExpr(stmt.value.get(), depth + 1, "msg");
+      return;
+    case StmtKind::Match:
+      line(depth, "", "Match", stmt.loc);
+      printExpr(stmt.value.get(), depth + 1, "subject");
+      for (const MatchCase &matchCase : stmt.cases) {
+        line(depth + 1, "", "Case", matchCase.loc);
+        printPattern(*matchCase.pattern, depth + 2, "pattern");
+        if (matchCase.guard)
+          printExpr(matchCase.guard.get(), depth + 2, "guard");
+        printBlock("body", matchCase.body, depth + 2);
+      }
       return;
     case StmtKind::Unsupported:
       line(depth, "", "Unsupported " + stmt.name, stmt.loc);

@@ -71,6 +71,7 @@ std::unique_ptr<Token> IndentingLexer::makeToken(size_t type, const std::string 
 void IndentingLexer::fail(SourceLoc loc, LexicalError::Kind kind, std::string message) {
   error_ = LexicalError{loc, kind, std::move(message)};
   pending_.clear();
+  heldMatch_ = nullptr;
   // The stream ends here, with an EOF at the error so that a parser that trips over it reports
   // the lexical error rather than a syntax error.
   size_t index = _input->index();
@@ -80,7 +81,7 @@ void IndentingLexer::fail(SourceLoc loc, LexicalError::Kind kind, std::string me
 }
 
 std::unique_ptr<Token> IndentingLexer::nextToken() {
-  while (pending_.empty()) {
+  while (pending_.empty() || heldMatch_) {
     if (finished_) {
       // Asked again after the end: keep answering EOF.
       size_t index = _input->index();
@@ -135,11 +136,15 @@ void IndentingLexer::processRawToken(std::unique_ptr<Token> token) {
     if (atLineStart_) {
       handleIndentation(*token);
       atLineStart_ = false;
+      lineTokens_ = 0;
+      if (!error_)
+        handleSoftKeyword(*token);
     }
     if (!error_)
       trackBrackets(*token);
     if (error_)
       return;
+    ++lineTokens_;
     lastTokenType_ = token->getType();
     lastTokenEnd_ = endPosition(*token);
     pending_.push_back(std::move(token));
@@ -147,7 +152,29 @@ void IndentingLexer::processRawToken(std::unique_ptr<Token> token) {
   }
 }
 
+void IndentingLexer::handleSoftKeyword(Token &firstToken) {
+  if (firstToken.getType() != NAME)
+    return;
+  const std::string text = firstToken.getText();
+  if (text == "case" && !matchBlocks_.empty() && matchBlocks_.back() == indentStack_.size()) {
+    // A match statement's block holds only case blocks.
+    static_cast<antlr4::WritableToken &>(firstToken).setType(CASE);
+    return;
+  }
+  if (text == "match")
+    heldMatch_ = &firstToken;
+}
+
 void IndentingLexer::endLogicalLine(size_t charIndex) {
+  if (heldMatch_) {
+    // `match SUBJECT:` is the only statement that starts with a name and ends with ':' (a
+    // compound statement's header; an expression or an annotation never ends with one).
+    if (lastTokenType_ == COLON && lineTokens_ >= 3) {
+      static_cast<antlr4::WritableToken *>(heldMatch_)->setType(MATCH);
+      matchBlockNext_ = true;
+    }
+    heldMatch_ = nullptr;
+  }
   // The NEWLINE goes just after the line's last token, where Python places it: "expected ':'"
   // then points right after `def f(x)`, not after a trailing comment.
   pending_.push_back(_factory->create({this, _input}, NEWLINE, "\n", DEFAULT_TOKEN_CHANNEL,
@@ -171,6 +198,9 @@ void IndentingLexer::handleIndentation(const Token &firstToken) {
     indentStack_.push_back(lineIndent_);
     pending_.push_back(makeToken(INDENT, "<INDENT>", firstToken));
     expectIndent_ = false;
+    if (matchBlockNext_)
+      matchBlocks_.push_back(indentStack_.size());
+    matchBlockNext_ = false;
     return;
   }
   if (expectIndent_) {
@@ -181,6 +211,8 @@ void IndentingLexer::handleIndentation(const Token &firstToken) {
     indentStack_.pop_back();
     pending_.push_back(makeToken(DEDENT, "<DEDENT>", firstToken));
   }
+  while (!matchBlocks_.empty() && matchBlocks_.back() > indentStack_.size())
+    matchBlocks_.pop_back();
   if (lineIndent_ != indentStack_.back())
     fail(locOf(firstToken), LexicalError::Kind::Indentation,
          "unindent does not match any outer indentation level");

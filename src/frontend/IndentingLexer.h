@@ -32,7 +32,10 @@ struct LexicalError {
 ///    for blank and comment-only lines;
 ///  - INDENT when a line is indented deeper than the enclosing block, one DEDENT per block it
 ///    closes (tabs advance to the next multiple of 8, a form feed resets the column);
-///  - at end of input, a NEWLINE if the last line lacks one, then the pending DEDENTs.
+///  - at end of input, a NEWLINE if the last line lacks one, then the pending DEDENTs;
+///  - MATCH for a `match` that starts a match statement (a logical line that begins with the
+///    name `match` and ends with ':', which no other statement does), CASE for a `case` that
+///    starts a line directly in a match statement's block; elsewhere both are names.
 /// INDENT, DEDENT and NEWLINE tokens take the position of the token that caused them (for a
 /// NEWLINE, of the line break), so that diagnostics can point at them.
 ///
@@ -76,6 +79,9 @@ private:
   std::unique_ptr<antlr4::Token> makeToken(size_t type, const std::string &text,
                                            const antlr4::Token &at);
   SourceLoc locOf(const antlr4::Token &token) const;
+  /// Retypes the soft keyword `match` or `case` that starts a logical line, or holds the line
+  /// back until its end tells whether `match` starts a match statement.
+  void handleSoftKeyword(antlr4::Token &firstToken);
   void fail(SourceLoc loc, LexicalError::Kind kind, std::string message);
 
   uint32_t fileIndex_;
@@ -96,6 +102,15 @@ private:
   std::pair<size_t, size_t> lastTokenEnd_{1, 0};
   std::optional<LexicalError> error_;
   bool finished_ = false;
+  /// The `match` that starts the current logical line, queued but held back from the parser
+  /// until the line ends; null when nothing is held.
+  antlr4::Token *heldMatch_ = nullptr;
+  /// Tokens of the current logical line so far.
+  size_t lineTokens_ = 0;
+  /// The last logical line was a match statement's: the next INDENT opens its case blocks.
+  bool matchBlockNext_ = false;
+  /// indentStack_.size() inside each open match statement's block, innermost last.
+  std::vector<size_t> matchBlocks_;
 };
 
 } // namespace tilec

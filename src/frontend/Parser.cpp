@@ -602,6 +602,8 @@ private:
       return buildWith(stmt);
     if (auto *stmt = ctx->decorated())
       return buildDecorated(stmt);
+    if (auto *stmt = ctx->match_stmt())
+      return buildMatch(stmt);
     return buildAsync(ctx->async_stmt());
   }
 
@@ -679,6 +681,283 @@ private:
     }
     inNewScope(Scope::Class, [&] { stmt->body = buildBlock(ctx->block()); });
     return stmt;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Match statements
+  //===--------------------------------------------------------------------===//
+
+  ast::StmtPtr buildMatch(PythonParser::Match_stmtContext *ctx) {
+    ast::StmtPtr stmt = makeStmt(ast::StmtKind::Match, loc(ctx));
+    stmt->value = buildSequence(ctx->subject_expr());
+    std::vector<PythonParser::Case_blockContext *> blocks = ctx->case_block();
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      ast::MatchCase matchCase;
+      matchCase.loc = loc(blocks[i]);
+      matchCase.pattern = buildCasePatterns(blocks[i]->sequence_items());
+      if (auto *guard = blocks[i]->namedexpr_test())
+        matchCase.guard = buildNamedexprTest(guard);
+      // CPython: a case that matches anything, without a guard, must be the last one.
+      if (!matchCase.guard && i + 1 < blocks.size())
+        if (std::optional<std::string> why = irrefutable(*matchCase.pattern))
+          error(matchCase.pattern->loc, *why + " makes remaining patterns unreachable");
+      matchCase.body = buildBlock(blocks[i]->block());
+      stmt->cases.push_back(std::move(matchCase));
+    }
+    return stmt;
+  }
+
+  static ast::PatternPtr makePattern(ast::PatternKind kind, SourceLoc at) {
+    return std::make_unique<ast::Pattern>(kind, at);
+  }
+
+  /// Why `pattern` matches every subject ("name capture 'x'", "wildcard"), or nullopt.
+  static std::optional<std::string> irrefutable(const ast::Pattern &pattern) {
+    switch (pattern.kind) {
+    case ast::PatternKind::Capture:
+      return pattern.name.empty() ? std::string("wildcard") : "name capture '" + pattern.name + "'";
+    case ast::PatternKind::As:
+      return irrefutable(*pattern.patterns[0]);
+    case ast::PatternKind::Or:
+      for (const ast::PatternPtr &alternative : pattern.patterns)
+        if (std::optional<std::string> why = irrefutable(*alternative))
+          return why;
+      return std::nullopt;
+    default:
+      return std::nullopt;
+    }
+  }
+
+  /// The names a pattern binds, in order, with CPython's check that none is bound twice.
+  void boundNames(const ast::Pattern &pattern, std::vector<std::string> &names) const {
+    auto add = [&](const std::string &name, SourceLoc at) {
+      if (name.empty())
+        return;
+      if (std::find(names.begin(), names.end(), name) != names.end())
+        error(at, "multiple assignments to name '" + name + "' in pattern");
+      names.push_back(name);
+    };
+    switch (pattern.kind) {
+    case ast::PatternKind::Capture:
+    case ast::PatternKind::Star:
+      add(pattern.name, pattern.loc);
+      return;
+    case ast::PatternKind::As:
+      boundNames(*pattern.patterns[0], names);
+      add(pattern.name, pattern.loc);
+      return;
+    case ast::PatternKind::Or: {
+      // Every alternative binds the same names (checked where the Or is built).
+      std::vector<std::string> first;
+      boundNames(*pattern.patterns[0], first);
+      for (const std::string &name : first)
+        add(name, pattern.loc);
+      return;
+    }
+    case ast::PatternKind::Mapping:
+      for (const ast::PatternPtr &value : pattern.patterns)
+        boundNames(*value, names);
+      add(pattern.name, pattern.loc);
+      return;
+    default:
+      for (const ast::PatternPtr &element : pattern.patterns)
+        boundNames(*element, names);
+      for (const ast::PatternPtr &element : pattern.keywordPatterns)
+        boundNames(*element, names);
+      return;
+    }
+  }
+
+  /// A case's patterns: one pattern, or an open sequence `case a, *rest:`.
+  ast::PatternPtr buildCasePatterns(PythonParser::Sequence_itemsContext *ctx) {
+    ast::PatternPtr pattern = buildSequenceItems(ctx, loc(ctx), /*bracketed=*/false);
+    std::vector<std::string> names;
+    boundNames(*pattern, names);
+    return pattern;
+  }
+
+  /// `p`, `p, q`, `(p)`, `(p,)`, `[p]`: a sequence pattern, or the one pattern of a group.
+  ast::PatternPtr buildSequenceItems(PythonParser::Sequence_itemsContext *ctx, SourceLoc at,
+                                     bool bracketed) {
+    ast::PatternPtr sequence = makePattern(ast::PatternKind::Sequence, at);
+    if (!ctx)
+      return sequence;
+    bool sawComma = !ctx->COMMA().empty();
+    bool sawStar = false;
+    for (PythonParser::Sequence_itemContext *item : ctx->sequence_item()) {
+      if (auto *pattern = item->pattern()) {
+        sequence->patterns.push_back(buildPattern(pattern));
+        continue;
+      }
+      if (sawStar)
+        error(loc(item), "multiple starred names in sequence pattern");
+      sawStar = true;
+      ast::PatternPtr star = makePattern(ast::PatternKind::Star, loc(item));
+      std::string name = item->NAME()->getText();
+      star->name = name == "_" ? "" : name;
+      sequence->patterns.push_back(std::move(star));
+    }
+    if (bracketed || sawComma || sequence->patterns.size() != 1)
+      return sequence;
+    if (sequence->patterns[0]->kind == ast::PatternKind::Star)
+      error(sequence->patterns[0]->loc, "can't use starred expression here");
+    return std::move(sequence->patterns[0]);
+  }
+
+  ast::PatternPtr buildPattern(PythonParser::PatternContext *ctx) {
+    ast::PatternPtr pattern = buildOrPattern(ctx->or_pattern());
+    if (!ctx->NAME())
+      return pattern;
+    std::string name = ctx->NAME()->getText();
+    if (name == "_")
+      error(loc(ctx->NAME()), "cannot use '_' as a target");
+    ast::PatternPtr as = makePattern(ast::PatternKind::As, loc(ctx));
+    as->name = name;
+    as->patterns.push_back(std::move(pattern));
+    return as;
+  }
+
+  ast::PatternPtr buildOrPattern(PythonParser::Or_patternContext *ctx) {
+    std::vector<PythonParser::Closed_patternContext *> alternatives = ctx->closed_pattern();
+    if (alternatives.size() == 1)
+      return buildClosedPattern(alternatives[0]);
+    ast::PatternPtr result = makePattern(ast::PatternKind::Or, loc(ctx));
+    std::vector<std::string> firstNames;
+    for (size_t i = 0; i < alternatives.size(); ++i) {
+      ast::PatternPtr alternative = buildClosedPattern(alternatives[i]);
+      if (i + 1 < alternatives.size())
+        if (std::optional<std::string> why = irrefutable(*alternative))
+          error(alternative->loc, *why + " makes remaining patterns unreachable");
+      std::vector<std::string> names;
+      boundNames(*alternative, names);
+      std::sort(names.begin(), names.end());
+      if (i == 0)
+        firstNames = names;
+      else if (names != firstNames)
+        error(alternative->loc, "alternative patterns bind different names");
+      result->patterns.push_back(std::move(alternative));
+    }
+    return result;
+  }
+
+  ast::PatternPtr buildClosedPattern(PythonParser::Closed_patternContext *ctx) {
+    SourceLoc at = loc(ctx);
+    if (auto *literal = dynamic_cast<PythonParser::LiteralPatternContext *>(ctx))
+      return buildLiteralPattern(literal->literal_pattern());
+    if (auto *named = dynamic_cast<PythonParser::NamePatternContext *>(ctx)) {
+      std::vector<TerminalNode *> parts = named->dotted_name()->NAME();
+      if (!named->OPEN_PAREN() && parts.size() == 1) {
+        ast::PatternPtr capture = makePattern(ast::PatternKind::Capture, at);
+        std::string name = parts[0]->getText();
+        capture->name = name == "_" ? "" : name;
+        return capture;
+      }
+      ExprPtr value = buildDottedName(named->dotted_name());
+      if (!named->OPEN_PAREN()) {
+        ast::PatternPtr pattern = makePattern(ast::PatternKind::Value, at);
+        pattern->value = std::move(value);
+        return pattern;
+      }
+      ast::PatternPtr pattern = makePattern(ast::PatternKind::Class, at);
+      pattern->value = std::move(value);
+      if (auto *arguments = named->pattern_arguments())
+        for (PythonParser::Pattern_argumentContext *argument : arguments->pattern_argument()) {
+          if (!argument->NAME()) {
+            if (!pattern->keywordNames.empty())
+              error(loc(argument), "positional patterns follow keyword patterns");
+            pattern->patterns.push_back(buildPattern(argument->pattern()));
+            continue;
+          }
+          std::string name = argument->NAME()->getText();
+          if (std::find(pattern->keywordNames.begin(), pattern->keywordNames.end(), name) !=
+              pattern->keywordNames.end())
+            error(loc(argument), "attribute name repeated in class pattern: " + name);
+          pattern->keywordNames.push_back(name);
+          pattern->keywordPatterns.push_back(buildPattern(argument->pattern()));
+        }
+      return pattern;
+    }
+    if (auto *paren = dynamic_cast<PythonParser::ParenPatternContext *>(ctx))
+      return buildSequenceItems(paren->sequence_items(), at, /*bracketed=*/false);
+    if (auto *list = dynamic_cast<PythonParser::ListPatternContext *>(ctx))
+      return buildSequenceItems(list->sequence_items(), at, /*bracketed=*/true);
+    auto *mapping = dynamic_cast<PythonParser::MappingPatternContext *>(ctx);
+    ast::PatternPtr pattern = makePattern(ast::PatternKind::Mapping, at);
+    std::vector<PythonParser::Mapping_itemContext *> items = mapping->mapping_item();
+    for (size_t i = 0; i < items.size(); ++i) {
+      PythonParser::Mapping_itemContext *item = items[i];
+      if (!item->pattern()) {
+        // `**rest` comes last.
+        if (i + 1 < items.size())
+          error(loc(items[i + 1]), "invalid syntax");
+        std::string name = item->NAME()->getText();
+        if (name == "_")
+          error(loc(item->NAME()), "invalid syntax");
+        pattern->name = name;
+        continue;
+      }
+      if (auto *literal = item->literal_pattern()) {
+        ast::PatternPtr key = buildLiteralPattern(literal);
+        pattern->keys.push_back(std::move(key->value));
+      } else {
+        pattern->keys.push_back(buildDottedName(item->dotted_name()));
+      }
+      pattern->patterns.push_back(buildPattern(item->pattern()));
+    }
+    return pattern;
+  }
+
+  /// `a.b.c` as the Name and Attribute expressions it stands for.
+  ExprPtr buildDottedName(PythonParser::Dotted_nameContext *ctx) {
+    std::vector<TerminalNode *> parts = ctx->NAME();
+    ExprPtr value = makeExpr(ast::ExprKind::Name, loc(parts[0]));
+    value->name = parts[0]->getText();
+    for (size_t i = 1; i < parts.size(); ++i) {
+      ExprPtr attribute = makeExpr(ast::ExprKind::Attribute, value->loc);
+      attribute->name = parts[i]->getText();
+      attribute->operands.push_back(std::move(value));
+      value = std::move(attribute);
+    }
+    return value;
+  }
+
+  ast::PatternPtr buildLiteralPattern(PythonParser::Literal_patternContext *ctx) {
+    SourceLoc at = loc(ctx);
+    if (ctx->NONE() || ctx->TRUE() || ctx->FALSE()) {
+      ast::PatternPtr pattern = makePattern(ast::PatternKind::Singleton, at);
+      if (ctx->NONE()) {
+        pattern->value = makeExpr(ast::ExprKind::NoneLit, at);
+      } else {
+        pattern->value = makeExpr(ast::ExprKind::BoolLit, at);
+        pattern->value->boolValue = ctx->TRUE() != nullptr;
+      }
+      return pattern;
+    }
+    ast::PatternPtr pattern = makePattern(ast::PatternKind::Value, at);
+    if (!ctx->STRING().empty()) {
+      pattern->value = buildStrings(ctx->STRING(), at);
+      if (pattern->value->kind == ast::ExprKind::StringLit && pattern->value->isFString)
+        error(at, "patterns may only match literals and attribute lookups");
+      return pattern;
+    }
+    // A number, negated, or a complex number `1 + 2j`.
+    PythonParser::Signed_numberContext *number = ctx->signed_number();
+    if (ctx->ADD() || ctx->MINUS()) {
+      pattern->value = unsupported("complex literal", at);
+      return pattern;
+    }
+    auto *token = dynamic_cast<TerminalNode *>(number->children.back());
+    size_t type = token->getSymbol()->getType();
+    ExprPtr value = buildNumber(token->getText(), type == PythonLexer::INTEGER,
+                                type == PythonLexer::IMAG_NUMBER, loc(token));
+    if (number->MINUS()) {
+      ExprPtr negated = makeExpr(ast::ExprKind::UnaryOp, at);
+      negated->unaryOp = ast::UnaryOperator::Neg;
+      negated->operands.push_back(std::move(value));
+      value = std::move(negated);
+    }
+    pattern->value = std::move(value);
+    return pattern;
   }
 
   ast::StmtPtr buildTry(PythonParser::Try_stmtContext *ctx) {
@@ -1311,7 +1590,7 @@ private:
     auto *braces = static_cast<PythonParser::DictOrSetAtomContext *>(ctx);
     if (auto *inner = braces->dictorsetmaker())
       return buildDictOrSet(inner, at);
-    return unsupported("dict display", at); // {}
+    return makeExpr(ast::ExprKind::Dict, at); // {}
   }
 
   /// The inside of (...) or [...]: a parenthesized expression, a tuple, a list, or a
@@ -1392,14 +1671,16 @@ private:
       return item->COLON() || item->POWER();
     };
     bool isDict = isDictItem(items[0]);
-    std::vector<ExprPtr> entries; // keys and values, in order
+    std::vector<ExprPtr> entries; // keys and values, in order; a null key before `**mapping`
     for (PythonParser::Dict_or_set_itemContext *item : items) {
       if (isDictItem(item) != isDict)
         error(loc(item), isDict ? "':' expected after dictionary key" : "invalid syntax");
       for (PythonParser::TestContext *test : item->test())
         entries.push_back(buildTest(test));
-      if (auto *unpacked = item->expr())
-        buildExpr(unpacked);
+      if (auto *unpacked = item->expr()) {
+        entries.push_back(nullptr);
+        entries.push_back(buildExpr(unpacked));
+      }
       if (auto *star = item->star_expr())
         buildStarExpr(star);
     }
@@ -1409,14 +1690,10 @@ private:
       buildComprehension(comprehension);
       return unsupported(isDict ? "dict comprehension" : "set comprehension", at);
     }
-    // A dict display (module-level Python: triton.Config's values); one that unpacks another
-    // (`{**base, 'X': 1}`) is not modelled.
-    bool unpacks =
-        std::any_of(items.begin(), items.end(), [](PythonParser::Dict_or_set_itemContext *item) {
-          return item->POWER() != nullptr;
-        });
-    if (!isDict || unpacks)
-      return unsupported(isDict ? "dict display" : "set display", at);
+    // A dict display (module-level Python: triton.Config's values), which may unpack others
+    // (`{**base, 'X': 1}`).
+    if (!isDict)
+      return unsupported("set display", at);
     ExprPtr dict = makeExpr(ast::ExprKind::Dict, at);
     dict->operands = std::move(entries);
     return dict;
@@ -1453,11 +1730,14 @@ private:
   }
 
   ExprPtr buildNumber(PythonParser::NumberAtomContext *ctx) {
-    SourceLoc at = loc(ctx);
-    std::string text = ctx->getText();
-    if (ctx->IMAG_NUMBER())
+    return buildNumber(ctx->getText(), ctx->INTEGER() != nullptr, ctx->IMAG_NUMBER() != nullptr,
+                       loc(ctx));
+  }
+
+  ExprPtr buildNumber(const std::string &text, bool isInteger, bool isImaginary, SourceLoc at) {
+    if (isImaginary)
       return unsupported("complex literal", at);
-    if (ctx->INTEGER()) {
+    if (isInteger) {
       std::optional<uint64_t> value = parseIntegerText(text);
       // Host code may hold integers of any size: the file still parses, and only a kernel that
       // uses a literal beyond 64 bits gets an error. One in [2^63, 2^64) (0xFFFFFFFFFFFFFFFF
@@ -1503,8 +1783,10 @@ private:
   }
 
   ExprPtr buildStrings(PythonParser::StringAtomContext *ctx) {
-    SourceLoc at = loc(ctx);
-    std::vector<TerminalNode *> tokens = ctx->STRING();
+    return buildStrings(ctx->STRING(), loc(ctx));
+  }
+
+  ExprPtr buildStrings(const std::vector<TerminalNode *> &tokens, SourceLoc at) {
     std::string value, rawText;
     bool anyBytes = false, anyText = false, anyFString = false;
     for (TerminalNode *token : tokens) {

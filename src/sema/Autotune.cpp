@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
+#include <set>
 
 namespace tilec::sema {
 namespace {
@@ -208,6 +210,70 @@ unsigned configCount(const SemaValue &value, const char *name, unsigned fallback
   return static_cast<unsigned>(value.intValue);
 }
 
+std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast::Expr &configs,
+                                             const SourceManager &sources, unsigned defaultWarps,
+                                             unsigned defaultStages);
+
+/// The autotuner keeps the list its decorator was given, so a module-level statement after the
+/// decorator that changes that list in place (`CONFIGS.append(...)`, `CONFIGS += [...]`) changes
+/// the configs Python tunes over. tilec's values are not shared: such a change is an error at
+/// the statement rather than configs that differ from Python's, until a statement binds the
+/// name to another value (the benchmarks' `configs = []`, then `configs.append(...)`).
+void refuseLaterChanges(const ast::Expr &configs, const ast::Stmt &at, const ast::Module &module,
+                        const SourceManager &sources) {
+  std::set<std::string> read;
+  std::function<void(const ast::Expr &)> names = [&](const ast::Expr &e) {
+    if (e.kind == ast::ExprKind::Name)
+      read.insert(e.name);
+    for (const ast::ExprPtr &o : e.operands)
+      if (o)
+        names(*o);
+    for (const ast::Keyword &k : e.keywords)
+      names(*k.value);
+  };
+  names(configs);
+  // The statements after it, loop bodies included (a loop that appends changes in place too).
+  std::set<std::string> rebound;
+  std::function<void(const ast::Stmt &)> check = [&](const ast::Stmt &stmt) {
+    if ((stmt.kind == ast::StmtKind::Assign || stmt.kind == ast::StmtKind::AnnAssign) && stmt.value)
+      for (const ast::ExprPtr &target : stmt.targets)
+        if (target->kind == ast::ExprKind::Name)
+          rebound.insert(target->name);
+    std::vector<std::string> changed;
+    if (stmt.kind == ast::StmtKind::For || stmt.kind == ast::StmtKind::While) {
+      std::function<void(const ast::StmtList &)> block = [&](const ast::StmtList &stmts) {
+        for (const ast::StmtPtr &inner : stmts) {
+          check(*inner);
+          block(inner->body);
+          block(inner->orelse);
+        }
+      };
+      block(stmt.body);
+      block(stmt.orelse);
+      return;
+    }
+    namesChangedInPlace(stmt, changed);
+    // `+=` changes a list or a dict in place (and rebinds a number or a tuple, which tilec
+    // cannot tell apart here without evaluating more than the decorator does).
+    if (stmt.kind == ast::StmtKind::AugAssign && stmt.targets[0]->kind == ast::ExprKind::Name)
+      changed.push_back(stmt.targets[0]->name);
+    for (const std::string &name : changed)
+      if (read.count(name) && !rebound.count(name))
+        sources.error(stmt.loc, "'" + name + "' is changed after @triton.autotune took it for " +
+                                    "its configs; where it changes a list in place, Python's " +
+                                    "autotuner sees the change: not supported yet");
+  };
+  bool after = false;
+  forEachModuleLevelStatement(module.body, [&](const ast::Stmt &stmt, bool) {
+    if (&stmt == &at) {
+      after = true;
+      return;
+    }
+    if (after)
+      check(stmt);
+  });
+}
+
 /// The configs that `configs` (any expression of the kernel's module) evaluates to, as Python
 /// evaluates it when the module is imported: a list (or tuple) of triton.Config.
 std::vector<AutotuneConfig> evaluateConfigs(const ast::Expr &configs, const ast::Stmt &kernel,
@@ -218,9 +284,38 @@ std::vector<AutotuneConfig> evaluateConfigs(const ast::Expr &configs, const ast:
   tir::Function *probe = scratch.addFunction(kernel.name, configs.loc);
   Specializer specializer(module, sources, *probe, context.stdlib, context.imports);
   specializer.setTargetArch(context.arch);
-  // The decorator runs when Python defines the kernel: the names as the statements up to the
-  // top-level statement holding the definition bound them (that statement's own block, an
-  // `if has_triton():` with the kernel inside, whole).
+  specializer.setTorchBuild(context.torch);
+  // The decorator runs when Python defines the kernel (or when the statement that holds the
+  // configs, `tune = triton.autotune(configs=...)` or `k = triton.autotune(...)(k)`, runs): the
+  // names as the statements before that one bound them, through the blocks that hold it (an
+  // `if HAS_X:` with the configs and the kernel inside sees the configs bound before the def,
+  // not those bound after it).
+  std::function<bool(const ast::Expr *)> contains = [&](const ast::Expr *e) {
+    if (!e)
+      return false;
+    if (e == &configs)
+      return true;
+    return std::any_of(e->operands.begin(), e->operands.end(),
+                       [&](const ast::ExprPtr &o) { return contains(o.get()); }) ||
+           std::any_of(e->keywords.begin(), e->keywords.end(),
+                       [&](const ast::Keyword &k) { return contains(k.value.get()); });
+  };
+  const ast::Stmt *evaluatedAt = nullptr;
+  forEachModuleLevelStatement(module.body, [&](const ast::Stmt &stmt, bool) {
+    if (evaluatedAt)
+      return;
+    bool here = contains(stmt.value.get()) ||
+                std::any_of(stmt.decorators.begin(), stmt.decorators.end(),
+                            [&](const ast::ExprPtr &d) { return contains(d.get()); });
+    if (here)
+      evaluatedAt = &stmt;
+  });
+  if (evaluatedAt) {
+    specializer.bindMainModuleBefore(*evaluatedAt);
+    refuseLaterChanges(configs, *evaluatedAt, module, sources);
+    return evaluatedConfigs(specializer, configs, sources, defaultWarps, defaultStages);
+  }
+  // Elsewhere (a decorator of another module): the top-level statement holding the definition.
   auto holds = [&](const ast::Stmt &stmt) {
     bool found = &stmt == &kernel;
     forEachModuleLevelStatement(stmt.body,
@@ -237,6 +332,14 @@ std::vector<AutotuneConfig> evaluateConfigs(const ast::Expr &configs, const ast:
       specializer.bindMainModuleAsOf(i + 1);
       break;
     }
+  return evaluatedConfigs(specializer, configs, sources, defaultWarps, defaultStages);
+}
+
+/// The triton.Config objects that `configs` evaluates to, with the module bound as the caller
+/// arranged.
+std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast::Expr &configs,
+                                             const SourceManager &sources, unsigned defaultWarps,
+                                             unsigned defaultStages) {
   SemaValue list = specializer.evalModuleLevel(configs);
   if (list.kind != SemaValue::Kind::Tuple || list.elems.empty())
     sources.error(configs.loc, "@triton.autotune: configs must be a non-empty list of "
@@ -352,9 +455,7 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
                           const std::vector<const ast::Expr *> &byCall) {
   AutotuneSpec spec;
   std::vector<std::pair<std::string, std::string>> heuristics;
-  std::vector<const ast::Expr *> decorators;
-  for (const ast::ExprPtr &decorator : kernel.decorators)
-    decorators.push_back(decorator.get());
+  std::vector<const ast::Expr *> decorators = resolvedDecorators(kernel, module);
   decorators.insert(decorators.end(), byCall.begin(), byCall.end());
   for (const ast::Expr *decorator : decorators) {
     std::string name = calleeName(*decorator);
@@ -381,9 +482,10 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
     const ast::Expr *configs = keyword(*decorator, "configs");
     if (!configs && decorator->operands.size() > 1)
       configs = decorator->operands[1].get();
-    if (configs && configs->kind == ast::ExprKind::Name && module) {
+    if (configs && configs->kind == ast::ExprKind::Name && module && !context) {
       // `configs=kernel_configs` with `kernel_configs = [triton.Config(...), ...]` once at
-      // module level (under `if has_triton():` too).
+      // module level (under `if has_triton():` too), read without evaluating (which, with the
+      // kernel's context, evaluates the name where the decorator reads it).
       std::vector<const ast::Expr *> bound;
       moduleAssignments(module->body, configs->name, bound);
       if (bound.size() == 1 && bound[0]->kind == ast::ExprKind::List)

@@ -432,6 +432,8 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
   // The host that runs the kernels tilec compiles has a CUDA build of torch (HostPython.cpp).
   if (module == "torch.version" && attr == "hip")
     return SemaValue::none();
+  if (module == "torch.version" && attr == "cuda") // --cuda-version
+    return SemaValue::ofString(torch_.cuda);
   if (module == "re") {
     // The flags, with Python's values, so that `re.I | re.M` is an int as in Python.
     static const std::map<std::string, int64_t> flags = {
@@ -1060,6 +1062,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     const SemaValue &v = args.positional[0];
     if (v.kind == Kind::Tuple)
       return SemaValue::ofInt(static_cast<int64_t>(v.elems.size()));
+    if (v.kind == Kind::Object && v.name == kDictClass) // its keys
+      return SemaValue::ofInt(static_cast<int64_t>(v.elems[0].elems.size()));
     if (v.isTensor() && v.value->type().isTensor())
       return SemaValue::ofInt(v.value->type().shape[0]);
     if (v.kind == Kind::String) // code points: the UTF-8 bytes that do not continue one
@@ -1080,6 +1084,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (name == "py.str") {
     if (args.positional.size() != 1 || !args.keywords.empty())
       error(loc, "str() takes one argument");
+    // A plain str, also of a str subclass such as torch's TorchVersion.
     return SemaValue::ofString(pythonStr(args.positional[0], loc));
   }
   if (name == "py.format") {
@@ -1156,6 +1161,34 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       results.push_back(callValue(args.positional[0], call, loc));
     }
     return SemaValue::ofList(std::move(results));
+  }
+  if (name == "py.dict") {
+    // dict(), dict(mapping), dict(pairs) and their keywords, in module-level Python.
+    if (inKernelCode())
+      error(loc, "a dict is not supported in a kernel");
+    if (args.positional.size() > 1)
+      raisePython(*builtinExceptionClasses("TypeError"),
+                  "dict expected at most 1 argument, got " + std::to_string(args.positional.size()),
+                  loc);
+    SemaValue dict = makeDict();
+    if (!args.positional.empty()) {
+      const SemaValue &from = args.positional[0];
+      if (from.kind == Kind::Object && from.name == kDictClass) {
+        dict = from;
+      } else if (from.kind == Kind::Tuple) {
+        for (const SemaValue &pair : from.elems) {
+          if (pair.kind != Kind::Tuple || pair.elems.size() != 2)
+            raisePython(*builtinExceptionClasses("ValueError"),
+                        "dictionary update sequence element has the wrong length", loc);
+          dictInsert(dict, pair.elems[0], pair.elems[1]);
+        }
+      } else {
+        error(loc, "dict() of " + from.describe() + " is not supported yet");
+      }
+    }
+    for (const auto &[keyword, value] : args.keywords)
+      dictInsert(dict, SemaValue::ofString(keyword), value);
+    return dict;
   }
   if (name == "py.tuple" || name == "py.list") {
     if (args.positional.size() != 1 || args.positional[0].kind != Kind::Tuple)

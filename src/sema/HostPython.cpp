@@ -12,12 +12,17 @@
 // What such code asks of the host is answered as the host that runs the kernels would answer it,
 // as far as tilec can know: triton is 3.6.0 (kTritonVersion); a package tilec cannot see is not
 // installed, so Python's exception is raised and `try`/`except` takes the path it takes on such a
-// host; what tilec cannot know (torch's version) or does not model is a "not supported yet" error
-// at the line that asks, never a guess.
+// host; what tilec cannot know or does not model is a "not supported yet" error at the line that
+// asks, never a guess.
 //
 // The host is the one that runs the kernels tilec compiles: Linux (the platform Triton supports),
-// an NVIDIA GPU, and a CUDA build of torch, so platform.system() is "Linux",
-// torch.cuda.is_available() is True and torch.version.hip is None. os.environ is tilec's own
+// an NVIDIA GPU of --arch, and a CUDA build of torch, so platform.system() is "Linux",
+// torch.cuda.is_available() is True, torch.version.hip is None, the device capability
+// (torch.cuda.get_device_capability(), get_device_properties(i).major/.minor) is --arch's, and
+// torch.__version__ and torch.version.cuda are what --torch-version and --cuda-version say
+// (by default the newest torch tilec is tested with, kDefaultTorchVersion, and its CUDA). What
+// differs between GPUs of one architecture (the device's name, its memory, its SM count) is an
+// error. os.environ is tilec's own
 // environment, as it is the environment of the Python process that imports a module: a variable
 // that module-level code reads is set when running tilec. importlib.util.find_spec finds what
 // an import would find (the files on tilec's search path, the modules it takes as installed).
@@ -57,6 +62,8 @@ constexpr const char *kModuleLoaderClass = "importlib.machinery.SourceFileLoader
 // of the GPU tilec compiles for (Specializer::deviceQuery).
 constexpr const char *kGpuTargetClass = "triton.backends.compiler.GPUTarget";
 constexpr const char *kDevicePropertiesClass = "dict (triton device properties)";
+// torch.cuda.get_device_properties(i): its major and minor come from --arch.
+constexpr const char *kTorchDevicePropertiesClass = "torch.cuda._CudaDeviceProperties";
 // triton.backends.backends, Triton's installed backends (vLLM counts the active drivers):
 // those of the standard wheel, nvidia and amd, of which NVIDIA's driver is the active one on the
 // host that runs the kernels. A backend's state is its name.
@@ -703,6 +710,26 @@ std::optional<SemaValue> Specializer::compareHostObjects(ast::CompareOperator op
                                                          SourceLoc loc) {
   using CO = ast::CompareOperator;
   bool equality = op == CO::Eq || op == CO::Ne;
+  if (lhs.isTorchVersion || rhs.isTorchVersion) {
+    // torch's TorchVersion compares as packaging's Version with a version string, a tuple of
+    // numbers ((2, 5) is "2.5") or a Version; where one side is no valid version, as the
+    // strings.
+    auto asVersion = [&](const SemaValue &v) -> std::optional<PyVersion> {
+      if (isObject(v, kVersionClass))
+        return versionOf(v);
+      if (v.kind == Kind::String)
+        return parseVersion(v.name);
+      if (v.kind != Kind::Tuple)
+        return std::nullopt;
+      std::string text;
+      for (const SemaValue &part : v.elems)
+        text += (text.empty() ? "" : ".") + pythonStr(part, loc);
+      return parseVersion(text);
+    };
+    std::optional<PyVersion> a = asVersion(lhs), b = asVersion(rhs);
+    if (a && b)
+      return SemaValue::ofBool(orderingHolds(op, compareVersions(*a, *b)));
+  }
   if (isObject(lhs, kVersionClass) && isObject(rhs, kVersionClass)) {
     int c = compareVersions(versionOf(lhs), versionOf(rhs));
     return SemaValue::ofBool(orderingHolds(op, c));
@@ -772,6 +799,16 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
     if (attr == "get" || attr == "items" || attr == "keys" || attr == "values")
       return method("dict." + attr);
     error(loc, "the dict method '" + attr + "' is not supported yet");
+  }
+  if (isObject(object, kTorchDevicePropertiesClass)) {
+    int64_t capability = object.elems[0].intValue;
+    if (attr == "major")
+      return SemaValue::ofInt(capability / 10);
+    if (attr == "minor")
+      return SemaValue::ofInt(capability % 10);
+    error(loc, "torch.cuda.get_device_properties(...)." + attr +
+                   " differs between GPUs of one architecture: tilec compiles ahead of time for " +
+                   targetArch_ + " and knows only its compute capability (major, minor)");
   }
   if (isObject(object, kGpuTargetClass)) {
     if (attr == "backend")
@@ -1510,9 +1547,11 @@ SemaValue Specializer::importlibVersion(CallArgs &args) {
   std::string dist = normalise(name);
   if (dist == "triton")
     return SemaValue::ofString(kTritonVersion);
+  if (dist == "torch") // --torch-version, a plain string here
+    return SemaValue::ofString(torch_.version);
   // A package whose modules tilec reads, or one it takes as installed besides the standard
   // library (which has no distributions), has a version that only the host knows.
-  bool visible = dist == "torch" || dist == "numpy" || dist == "packaging";
+  bool visible = dist == "numpy" || dist == "packaging";
   if (graph_)
     for (const SourceModule &m : graph_->modules)
       visible |= normalise(m.name.substr(0, m.name.find('.'))) == dist;
@@ -1631,6 +1670,12 @@ SemaValue Specializer::callTargetInfo(const std::string &fn, CallArgs &args) {
   error(args.loc, "triton.language.target_info." + fn + " is not supported yet");
 }
 
+SemaValue Specializer::torchVersion() const {
+  SemaValue version = SemaValue::ofString(torch_.version);
+  version.isTorchVersion = true;
+  return version;
+}
+
 SemaValue Specializer::deviceQuery(const std::string &qualified, CallArgs &args) {
   // As Triton's GPUTarget.arch writes the compute capability: 90 for sm_90a.
   const int64_t capability = gpu::smVersion(targetArch_);
@@ -1647,6 +1692,10 @@ SemaValue Specializer::deviceQuery(const std::string &qualified, CallArgs &args)
     bindCallArgs(*this, qualified, {"device"}, 0, args);
     return SemaValue::ofTuple(
         {SemaValue::ofInt(capability / 10), SemaValue::ofInt(capability % 10)});
+  }
+  if (qualified == "torch.cuda.get_device_properties") {
+    bindCallArgs(*this, qualified, {"device"}, 0, args);
+    return makeObject(kTorchDevicePropertiesClass, {SemaValue::ofInt(capability)});
   }
   // The rest differs between GPUs of one architecture, or between machines.
   error(args.loc, "'" + qualified + "()' asks about the GPU that will run the kernel; tilec " +
@@ -1673,6 +1722,25 @@ bool sameKey(const SemaValue &a, const SemaValue &b) {
   };
   std::optional<double> x = number(a), y = number(b);
   return x && y && *x == *y;
+}
+
+SemaValue makeDict() {
+  SemaValue dict;
+  dict.kind = Kind::Object;
+  dict.name = kDictClass;
+  dict.elems = {SemaValue::ofTuple({}), SemaValue::ofTuple({})};
+  return dict;
+}
+
+void dictInsert(SemaValue &dict, const SemaValue &key, const SemaValue &value) {
+  std::vector<SemaValue> &keys = dict.elems[0].elems;
+  for (size_t i = 0; i < keys.size(); ++i)
+    if (sameKey(keys[i], key)) {
+      dict.elems[1].elems[i] = value;
+      return;
+    }
+  keys.push_back(key);
+  dict.elems[1].elems.push_back(value);
 }
 
 /// The value of `key` in a dict object, or nullopt.
@@ -2026,6 +2094,55 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     auto a = bindCallArgs(*this, "is_active", {"self"}, 1, args);
     return SemaValue::ofBool(a[0]->elems[0].name == "nvidia");
   }
+  if (qualified == "itertools.product") {
+    // product(*iterables, repeat=1) over tuples and lists, the last varying fastest, as a list
+    // (consumed where it is made: a comprehension, list()).
+    int64_t repeat = 1;
+    for (const auto &[keyword, value] : args.keywords) {
+      if (keyword != "repeat")
+        raisePython(kTypeError, "'" + keyword + "' is an invalid keyword argument for product()",
+                    args.loc);
+      repeat = constantInt(value, args.loc, "repeat");
+      if (repeat < 0)
+        raisePython(kValueError, "repeat argument cannot be negative", args.loc);
+    }
+    std::vector<SemaValue> pools;
+    for (int64_t r = 0; r < repeat; ++r)
+      for (const SemaValue &iterable : args.positional) {
+        if (iterable.kind != Kind::Tuple)
+          error(args.loc, "itertools.product of " + iterable.describe() +
+                              " is not supported yet (tuples and lists are)");
+        pools.push_back(iterable);
+      }
+    std::vector<std::vector<SemaValue>> rows(1);
+    for (const SemaValue &pool : pools) {
+      std::vector<std::vector<SemaValue>> next;
+      for (const std::vector<SemaValue> &row : rows)
+        for (const SemaValue &item : pool.elems) {
+          next.push_back(row);
+          next.back().push_back(item);
+        }
+      rows = std::move(next);
+      if (rows.size() > 100000)
+        error(args.loc, "itertools.product makes more than 100000 tuples here");
+    }
+    std::vector<SemaValue> result;
+    for (std::vector<SemaValue> &row : rows)
+      result.push_back(SemaValue::ofTuple(std::move(row)));
+    return SemaValue::ofList(std::move(result));
+  }
+  if (qualified == "itertools.chain") {
+    std::vector<SemaValue> result;
+    if (!args.keywords.empty())
+      raisePython(kTypeError, "chain() takes no keyword arguments", args.loc);
+    for (const SemaValue &iterable : args.positional) {
+      if (iterable.kind != Kind::Tuple)
+        error(args.loc, "itertools.chain of " + iterable.describe() +
+                            " is not supported yet (tuples and lists are)");
+      result.insert(result.end(), iterable.elems.begin(), iterable.elems.end());
+    }
+    return SemaValue::ofList(std::move(result));
+  }
   if (qualified == "os.environ.get" || qualified == "os.getenv") {
     auto a = bindCallArgs(*this, qualified, {"key", "default"}, 1, args);
     if (a[0]->kind != Kind::String)
@@ -2062,12 +2179,13 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
       raisePython(kInvalidVersion, "Invalid version: " + stringRepr(a[0]->name), args.loc);
     return makeObject(kVersionClass, {SemaValue::ofString(v->str())});
   }
-  // torch.version.cuda.split("."): what the host's build of torch says is no property of the
-  // GPU compiled for.
+  // torch.version's other attributes (git_version, debug) are properties of the host's build
+  // of torch that tilec is not told.
   if (qualified.rfind("torch.version.", 0) == 0) {
     std::string attribute = qualified.substr(0, qualified.find('.', 14));
     error(args.loc, "tilec cannot know " + attribute +
-                        ", a property of the host's build of torch; it knows only what the GPU "
+                        ", a property of the host's build of torch; it knows its version "
+                        "(--torch-version), its CUDA version (--cuda-version) and what the GPU "
                         "compiled for (--arch) implies");
   }
   error(args.loc, "calling '" + qualified +

@@ -137,6 +137,14 @@ bool boundNames(const ast::Stmt &stmt, std::set<std::string> &out) {
     block(stmt.body);
     block(stmt.orelse);
     return listed;
+  case ast::StmtKind::Match:
+    for (const ast::MatchCase &matchCase : stmt.cases) {
+      std::vector<std::string> captured;
+      ast::patternNames(*matchCase.pattern, captured);
+      out.insert(captured.begin(), captured.end());
+      block(matchCase.body);
+    }
+    return listed;
   case ast::StmtKind::Unsupported:
     // A class (its name is targets[0]), try, with: what their blocks bind.
     for (const ast::ExprPtr &target : stmt.targets)
@@ -459,6 +467,10 @@ private:
     case ast::StmtKind::While:
       scanStatements(module, stmt.body);
       scanStatements(module, stmt.orelse);
+      break;
+    case ast::StmtKind::Match:
+      for (const ast::MatchCase &matchCase : stmt.cases)
+        scanStatements(module, matchCase.body);
       break;
     case ast::StmtKind::FunctionDef: {
       // A Python function that module-level code calls may import inside its body

@@ -21,6 +21,18 @@ namespace tilec::sema {
 
 class ModuleGraph; // Imports.h
 
+/// The newest torch and CUDA versions tilec is tested with: what module-level code that asks
+/// torch.__version__ and torch.version.cuda sees unless --torch-version / --cuda-version say
+/// otherwise.
+inline constexpr const char *kDefaultTorchVersion = "2.11.0";
+inline constexpr const char *kDefaultCudaVersion = "13.0";
+
+/// The build of torch on the host that runs the kernels, as module-level code asks about it.
+struct TorchBuild {
+  std::string version = kDefaultTorchVersion; // torch.__version__
+  std::string cuda = kDefaultCudaVersion;     // torch.version.cuda
+};
+
 struct KernelRequest {
   std::string name;
   /// The name of the emitted function (the PTX .entry) when it is not `name`: each autotune
@@ -36,6 +48,8 @@ struct KernelRequest {
   /// what it runs on (torch.cuda.get_device_capability(), Triton's current target) is answered
   /// from it.
   std::string arch = "sm_90a";
+  /// The host's torch, for torch.__version__ and torch.version.cuda.
+  TorchBuild torch;
   /// tl.dot's input_precision where an fp32 dot names none ("tf32", "tf32x3" or "ieee").
   std::string dotPrecision = "tf32";
   /// Triton's debug mode: device assertions are kept (else only a @triton.jit(debug=True)
@@ -63,6 +77,11 @@ std::vector<std::unique_ptr<ast::Module>> parseStdlib(SourceManager &sources);
 void forEachModuleLevelStatement(const ast::StmtList &stmts,
                                  const std::function<void(const ast::Stmt &, bool nested)> &visit);
 
+/// The module-level names that `stmt` changes in ways tilec's evaluation of module-level names
+/// does not model: in place (`xs.append(x)`, `d[k] = v`), or by running a loop (`for`/`while`
+/// bind and change names as they go).
+void namesChangedInPlace(const ast::Stmt &stmt, std::vector<std::string> &out);
+
 /// The module's @triton.jit functions, in source order.
 std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module);
 /// What module-level code makes of the name `name` through Triton's decorators applied by call:
@@ -77,6 +96,10 @@ struct DecoratedByCall {
   std::vector<const ast::Expr *> decorators;
 };
 DecoratedByCall decoratedByCall(const ast::Module &module, const std::string &name);
+/// The decorators of a definition, with those named by a module-level variable that holds a
+/// triton.autotune or triton.heuristics call (`tune = triton.autotune(...)`, then `@tune`)
+/// replaced by that call.
+std::vector<const ast::Expr *> resolvedDecorators(const ast::Stmt &def, const ast::Module *module);
 /// The @triton.jit functions defined inside the module's top-level `if`/`else` and `try` blocks
 /// (`if has_triton(): @triton.jit def k(...)`), nested ones included, in source order.
 std::vector<const ast::Stmt *> conditionalJitFunctions(const ast::Module &module);

@@ -76,6 +76,8 @@ struct SemaValue {
   int missingImport = -1; // Module: bound by an import that found no file (ModuleGraph::missing)
   bool isList = false;    // Tuple: a list ([a, b], str.split's result), which Python tells
                           // apart from a tuple in ==, isinstance and repr
+  bool isTorchVersion = false; // String: torch.__version__, a str subclass (TorchVersion) that
+                               // compares with strings and tuples as a version
 
   static SemaValue none() { return {}; }
   static SemaValue ofInt(int64_t v) {

@@ -203,6 +203,22 @@ static DecoratorVariables decoratorVariables(const ast::Module &module) {
   return variables;
 }
 
+std::vector<const ast::Expr *> resolvedDecorators(const ast::Stmt &def, const ast::Module *module) {
+  std::vector<const ast::Expr *> result;
+  std::optional<DecoratorVariables> variables;
+  for (const ast::ExprPtr &decorator : def.decorators) {
+    if (decorator->kind != ast::ExprKind::Name || !module) {
+      result.push_back(decorator.get());
+      continue;
+    }
+    if (!variables)
+      variables = decoratorVariables(*module);
+    auto held = variables->find(decorator->name);
+    result.push_back(held == variables->end() ? decorator.get() : held->second);
+  }
+  return result;
+}
+
 /// The name a module-level value wraps when it applies Triton's decorators by call, as
 /// unsloth writes its kernels: `f = triton.jit(f)`, `f = triton.heuristics({...})(f)`,
 /// `triton.autotune(...)(triton.jit(f))`, or through a decorator that the module keeps in a
@@ -314,6 +330,9 @@ static void visitModuleLevel(const ast::StmtList &stmts, bool nested,
         visitModuleLevel(handler.body, true, visit);
       visitModuleLevel(stmt->orelse, true, visit);
       visitModuleLevel(stmt->finalbody, true, visit);
+    } else if (stmt->kind == ast::StmtKind::Match) {
+      for (const ast::MatchCase &matchCase : stmt->cases)
+        visitModuleLevel(matchCase.body, true, visit);
     }
   }
 }
@@ -367,6 +386,7 @@ static const ast::Stmt *findKernelDefinition(const ast::Module &module,
   tir::Function *probe = scratch.addFunction(request.name, (*candidate)->loc);
   Specializer specializer(module, sources, *probe, request.stdlib, request.imports);
   specializer.setTargetArch(request.arch);
+  specializer.setTorchBuild(request.torch);
   const ast::Stmt *kernel = specializer.moduleLevelKernel(request.name, (*candidate)->loc);
   if (!kernel)
     sources.error((*candidate)->loc,
@@ -521,10 +541,74 @@ bool Specializer::isStdlibFunction(const ast::Stmt &def) const {
   return it != stdlibFunctions_.end() && it->second == &def;
 }
 
-/// The names a module-level statement list binds (imports, functions, assignments), through
-/// nested `if` and `try` statements.
+void namesChangedInPlace(const ast::Stmt &stmt, std::vector<std::string> &out) {
+  static const std::set<std::string> mutators = {
+      "append", "extend",  "insert",     "pop",     "remove", "clear",  "update",
+      "sort",   "reverse", "setdefault", "popitem", "add",    "discard"};
+  auto base = [](const ast::Expr &target) -> const ast::Expr * {
+    if (target.kind == ast::ExprKind::Subscript && target.operands[0]->kind == ast::ExprKind::Name)
+      return target.operands[0].get();
+    return nullptr;
+  };
+  switch (stmt.kind) {
+  case ast::StmtKind::ExprStmt: {
+    const ast::Expr &value = *stmt.value;
+    if (value.kind == ast::ExprKind::Call && value.operands[0]->kind == ast::ExprKind::Attribute &&
+        value.operands[0]->operands[0]->kind == ast::ExprKind::Name &&
+        mutators.count(value.operands[0]->name))
+      out.push_back(value.operands[0]->operands[0]->name);
+    return;
+  }
+  case ast::StmtKind::Assign:
+  case ast::StmtKind::AugAssign:
+  case ast::StmtKind::AnnAssign:
+    for (const ast::ExprPtr &target : stmt.targets)
+      if (const ast::Expr *name = base(*target))
+        out.push_back(name->name);
+    return;
+  case ast::StmtKind::For:
+  case ast::StmtKind::While: {
+    std::vector<std::string> names;
+    std::function<void(const ast::Expr &)> targetNames = [&](const ast::Expr &target) {
+      if (target.kind == ast::ExprKind::Name)
+        out.push_back(target.name);
+      for (const ast::ExprPtr &part : target.operands)
+        if (part && (target.kind == ast::ExprKind::Tuple || target.kind == ast::ExprKind::List))
+          targetNames(*part);
+    };
+    std::function<void(const ast::StmtList &)> block = [&](const ast::StmtList &stmts) {
+      for (const ast::StmtPtr &inner : stmts) {
+        namesChangedInPlace(*inner, out);
+        if (inner->kind == ast::StmtKind::Assign || inner->kind == ast::StmtKind::AugAssign ||
+            inner->kind == ast::StmtKind::AnnAssign || inner->kind == ast::StmtKind::For)
+          for (const ast::ExprPtr &target : inner->targets)
+            targetNames(*target);
+        if (inner->kind == ast::StmtKind::FunctionDef)
+          out.push_back(inner->name);
+        if (inner->kind == ast::StmtKind::If || inner->kind == ast::StmtKind::Unsupported) {
+          block(inner->body);
+          block(inner->orelse);
+        }
+      }
+    };
+    for (const ast::ExprPtr &target : stmt.targets)
+      targetNames(*target);
+    block(stmt.body);
+    block(stmt.orelse);
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+/// The names a module-level statement list binds (imports, functions, assignments) or changes
+/// (namesChangedInPlace), through nested `if` and `try` statements.
 static void collectModuleNames(const ast::StmtList &stmts, std::set<std::string> &out) {
   for (const ast::StmtPtr &stmt : stmts) {
+    std::vector<std::string> changed;
+    namesChangedInPlace(*stmt, changed);
+    out.insert(changed.begin(), changed.end());
     switch (stmt->kind) {
     case ast::StmtKind::Import:
       for (const ast::ImportAlias &alias : stmt->names)
@@ -559,6 +643,14 @@ static void collectModuleNames(const ast::StmtList &stmts, std::set<std::string>
       collectModuleNames(stmt->body, out);
       collectModuleNames(stmt->orelse, out);
       break;
+    case ast::StmtKind::Match:
+      for (const ast::MatchCase &matchCase : stmt->cases) {
+        std::vector<std::string> captured;
+        ast::patternNames(*matchCase.pattern, captured);
+        out.insert(captured.begin(), captured.end());
+        collectModuleNames(matchCase.body, out);
+      }
+      break;
     default:
       break;
     }
@@ -580,6 +672,90 @@ static bool unpackedNames(const ast::Expr &target, std::vector<std::string> &nam
   return true;
 }
 
+/// Whether `expr` reads the name `name` (anywhere in it: a comprehension's own variable of that
+/// name counts too, which only makes tilec keep the binding it had).
+static bool mentionsName(const ast::Expr &expr, const std::string &name) {
+  if (expr.kind == ast::ExprKind::Name && expr.name == name)
+    return true;
+  for (const ast::ExprPtr &operand : expr.operands)
+    if (operand && mentionsName(*operand, name))
+      return true;
+  for (const ast::Keyword &keyword : expr.keywords)
+    if (keyword.value && mentionsName(*keyword.value, name))
+      return true;
+  return false;
+}
+
+Specializer::ModuleState::PriorBinding Specializer::currentBinding(const std::string &name) {
+  ModuleState::PriorBinding prior;
+  if (auto g = mod().globals.find(name); g != mod().globals.end())
+    prior.global = g->second;
+  if (auto p = mod().pending.find(name); p != mod().pending.end())
+    prior.pending = p->second;
+  if (auto t = mod().pendingTarget.find(name); t != mod().pendingTarget.end())
+    prior.pendingTarget = t->second;
+  if (auto c = mod().conditional.find(name); c != mod().conditional.end())
+    prior.conditional = c->second;
+  if (auto i = mod().imported.find(name); i != mod().imported.end())
+    prior.imported = i->second;
+  if (auto c = mod().changedInPlace.find(name); c != mod().changedInPlace.end())
+    prior.changedInPlace = c->second;
+  return prior;
+}
+
+void Specializer::restoreBinding(const std::string &name,
+                                 const ModuleState::PriorBinding &binding) {
+  mod().globals.erase(name);
+  mod().pending.erase(name);
+  mod().pendingTarget.erase(name);
+  mod().conditional.erase(name);
+  mod().imported.erase(name);
+  mod().changedInPlace.erase(name);
+  if (binding.changedInPlace)
+    mod().changedInPlace[name] = binding.changedInPlace;
+  if (binding.global)
+    mod().globals[name] = *binding.global;
+  if (binding.pending)
+    mod().pending[name] = binding.pending;
+  if (binding.pendingTarget)
+    mod().pendingTarget[name] = binding.pendingTarget;
+  if (binding.conditional)
+    mod().conditional[name] = binding.conditional;
+  if (binding.imported)
+    mod().imported[name] = *binding.imported;
+}
+
+SemaValue Specializer::evalSelfReference(const std::string &name, const ast::Expr &value,
+                                         const ModuleState::SelfReference &reference) {
+  // The statement's own binding, to put back if evaluating it fails (a `try` of the Python
+  // that asked may catch the error).
+  ModuleState::PriorBinding own = currentBinding(name);
+  restoreBinding(name, reference.prior);
+  scopes_.push_back(Scope{});
+  ++moduleLevelDepth_;
+  SemaValue result;
+  try {
+    if (reference.augmented) {
+      SemaValue before = lookup(name, reference.augmented->targets[0]->loc);
+      SemaValue operand = eval(value);
+      result = binaryOp(reference.augmented->augOp, before, operand, reference.augmented->loc);
+    } else {
+      result = eval(value);
+    }
+  } catch (...) {
+    --moduleLevelDepth_;
+    scopes_.pop_back();
+    restoreBinding(name, own);
+    throw;
+  }
+  --moduleLevelDepth_;
+  scopes_.pop_back();
+  ModuleState::PriorBinding bound;
+  bound.global = result;
+  restoreBinding(name, bound);
+  return result;
+}
+
 void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std::string> *only,
                                  size_t count) {
   auto wanted = [&](const std::string &name) { return !only || only->count(name); };
@@ -587,6 +763,7 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       mod().ast ? jitFunctions(*mod().ast) : std::vector<const ast::Stmt *>{};
   // A later definition replaces whatever bound the name before, a conditional one included.
   auto define = [&](const std::string &name, const SemaValue &value) {
+    mod().changedInPlace.erase(name);
     mod().globals[name] = value;
     mod().pending.erase(name);
     mod().conditional.erase(name);
@@ -595,6 +772,7 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
   // A name of a loaded module, bound when first used.
   auto importName = [&](const std::string &name, int module, const std::string &attr, SourceLoc loc,
                         const std::string &library = "") {
+    mod().changedInPlace.erase(name);
     mod().globals.erase(name);
     mod().pending.erase(name);
     mod().conditional.erase(name);
@@ -607,6 +785,13 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
   };
   for (size_t index = 0; index < std::min(count, stmts.size()); ++index) {
     const ast::StmtPtr &stmt = stmts[index];
+    // What the statement changes in place or in a loop: refused where it is read, as tilec does
+    // not run such statements (the name keeps no value that could be wrong).
+    std::vector<std::string> changed;
+    namesChangedInPlace(*stmt, changed);
+    for (const std::string &name : changed)
+      if (wanted(name))
+        mod().changedInPlace[name] = stmt.get();
     switch (stmt->kind) {
     case ast::StmtKind::Import:
       for (const ast::ImportAlias &alias : stmt->names) {
@@ -688,6 +873,19 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       define(stmt->name, value);
       break;
     }
+    case ast::StmtKind::AugAssign: {
+      // `X += 1`: X as the statements before bound it, combined with the value when used.
+      const ast::Expr &target = *stmt->targets[0];
+      if (target.kind != ast::ExprKind::Name || !wanted(target.name))
+        break;
+      mod().selfReferences[stmt->value.get()] = {currentBinding(target.name), stmt.get()};
+      mod().globals.erase(target.name);
+      mod().conditional.erase(target.name);
+      mod().imported.erase(target.name);
+      mod().pendingTarget.erase(target.name);
+      mod().pending[target.name] = stmt->value.get();
+      break;
+    }
     case ast::StmtKind::Assign:
     case ast::StmtKind::AnnAssign: {
       // `f = triton.heuristics({...})(triton.jit(f))` leaves `f` the function defined above:
@@ -706,6 +904,9 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       for (const std::string &name : names) {
         if (!wanted(name))
           continue;
+        if (target->kind == ast::ExprKind::Name && mentionsName(*stmt->value, name))
+          mod().selfReferences[stmt->value.get()] = {currentBinding(name), nullptr};
+        mod().changedInPlace.erase(name);
         mod().globals.erase(name);
         mod().conditional.erase(name);
         mod().imported.erase(name);
@@ -717,26 +918,30 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       }
       break;
     }
-    case ast::StmtKind::If: {
+    case ast::StmtKind::If:
+    case ast::StmtKind::Match: {
+      // The names either binds depend on which branch or case runs: resolveModuleIf decides
+      // when one of them is used.
       std::set<std::string> names;
-      collectModuleNames(stmt->body, names);
-      collectModuleNames(stmt->orelse, names);
+      if (stmt->kind == ast::StmtKind::If) {
+        collectModuleNames(stmt->body, names);
+        collectModuleNames(stmt->orelse, names);
+      } else {
+        for (const ast::MatchCase &matchCase : stmt->cases) {
+          std::vector<std::string> captured;
+          ast::patternNames(*matchCase.pattern, captured);
+          names.insert(captured.begin(), captured.end());
+          collectModuleNames(matchCase.body, names);
+        }
+      }
       for (const std::string &name : names) {
         if (!wanted(name))
           continue;
-        ModuleState::PriorBinding prior;
-        if (auto g = mod().globals.find(name); g != mod().globals.end())
-          prior.global = g->second;
-        if (auto p = mod().pending.find(name); p != mod().pending.end())
-          prior.pending = p->second;
-        if (auto t = mod().pendingTarget.find(name); t != mod().pendingTarget.end())
-          prior.pendingTarget = t->second;
-        if (auto c = mod().conditional.find(name); c != mod().conditional.end())
-          prior.conditional = c->second;
-        if (auto i = mod().imported.find(name); i != mod().imported.end())
-          prior.imported = i->second;
-        if (prior.global || prior.pending || prior.conditional || prior.imported)
+        ModuleState::PriorBinding prior = currentBinding(name);
+        if (prior.global || prior.pending || prior.conditional || prior.imported ||
+            prior.changedInPlace)
           mod().priorBindings[{stmt.get(), name}] = prior;
+        mod().changedInPlace.erase(name);
         mod().globals.erase(name);
         mod().pending.erase(name);
         mod().imported.erase(name);
@@ -844,6 +1049,8 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
     if (prior == mod().priorBindings.end())
       return;
     const ModuleState::PriorBinding &p = prior->second;
+    if (p.changedInPlace)
+      mod().changedInPlace[n] = p.changedInPlace;
     if (p.global)
       mod().globals[n] = *p.global;
     if (p.pending)
@@ -862,19 +1069,49 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
     restorePrior(n);
   }
   std::optional<bool> truth;
+  const ast::MatchCase *taken = nullptr;
+  PatternBindings captured;
   try {
-    SemaValue cond = evalModuleLevel(*stmt.test);
-    truth = constexprTruth(cond);
-    if (!truth)
-      error(stmt.test->loc, "this module-level condition is not a compile-time constant");
+    if (stmt.kind == ast::StmtKind::Match) {
+      // The subject, the patterns and the guards run in module scope; the captures of the
+      // case taken become module-level names.
+      scopes_.push_back(Scope{});
+      ++moduleLevelDepth_;
+      try {
+        taken = selectMatchCase(stmt, captured);
+      } catch (...) {
+        --moduleLevelDepth_;
+        scopes_.pop_back();
+        throw;
+      }
+      --moduleLevelDepth_;
+      scopes_.pop_back();
+    } else {
+      SemaValue cond = evalModuleLevel(*stmt.test);
+      truth = constexprTruth(cond);
+      if (!truth)
+        error(stmt.test->loc, "this module-level condition is not a compile-time constant");
+    }
   } catch (const CompileError &e) {
-    std::string message = "'" + name + "' is defined under that module-level 'if', used here";
+    std::string message = "'" + name + "' is defined under that module-level '" +
+                          (stmt.kind == ast::StmtKind::Match ? "match" : "if") + "', used here";
     sources_.note(use, message);
     throw CompileError(std::string(e.what()) + sources_.format(use, "note", message), e.reported());
   }
   for (const std::string &n : owned)
     mod().conditional.erase(n);
-  collectGlobals(*truth ? stmt.body : stmt.orelse, &owned);
+  if (stmt.kind == ast::StmtKind::Match) {
+    for (const auto &[n, value] : captured)
+      if (owned.count(n)) {
+        mod().globals[n] = value;
+        mod().pending.erase(n);
+        mod().imported.erase(n);
+      }
+    if (taken)
+      collectGlobals(taken->body, &owned);
+  } else {
+    collectGlobals(*truth ? stmt.body : stmt.orelse, &owned);
+  }
   // A name the branch taken does not bind keeps what it was bound to before the `if`.
   for (const std::string &n : owned)
     if (!mod().globals.count(n) && !mod().pending.count(n) && !mod().conditional.count(n) &&
@@ -953,6 +1190,78 @@ void Specializer::bindMainModuleAsOf(size_t statements) {
     throw;
   }
   current_ = saved;
+}
+
+void Specializer::bindMainModuleBefore(const ast::Stmt &stmt) {
+  ModuleState fresh;
+  fresh.ast = &module_;
+  fresh.collected = true;
+  modules_[0] = std::move(fresh);
+  size_t saved = current_;
+  current_ = 0;
+  try {
+    collectGlobalsBefore(module_.body, stmt);
+  } catch (...) {
+    current_ = saved;
+    throw;
+  }
+  current_ = saved;
+}
+
+/// Whether `stmts`, or a block of theirs that Python may run at module level, holds `stmt`.
+static bool holdsStatement(const ast::StmtList &stmts, const ast::Stmt &stmt) {
+  bool found = false;
+  forEachModuleLevelStatement(stmts, [&](const ast::Stmt &s, bool) { found |= &s == &stmt; });
+  return found;
+}
+
+void Specializer::collectGlobalsBefore(const ast::StmtList &stmts, const ast::Stmt &stop) {
+  auto holder = std::find_if(stmts.begin(), stmts.end(), [&](const ast::StmtPtr &s) {
+    return s.get() == &stop ||
+           (s->kind != ast::StmtKind::FunctionDef && holdsStatement(s->body, stop)) ||
+           holdsStatement(s->orelse, stop) || holdsStatement(s->finalbody, stop) ||
+           std::any_of(s->handlers.begin(), s->handlers.end(),
+                       [&](const ast::ExceptHandler &h) { return holdsStatement(h.body, stop); }) ||
+           std::any_of(s->cases.begin(), s->cases.end(),
+                       [&](const ast::MatchCase &c) { return holdsStatement(c.body, stop); });
+  });
+  size_t index = static_cast<size_t>(holder - stmts.begin());
+  collectGlobals(stmts, nullptr, index);
+  if (holder == stmts.end() || holder->get() == &stop)
+    return;
+  const ast::Stmt &block = **holder;
+  if (block.kind == ast::StmtKind::If) {
+    collectGlobalsBefore(holdsStatement(block.body, stop) ? block.body : block.orelse, stop);
+    return;
+  }
+  if (block.kind == ast::StmtKind::Match) {
+    // The case that holds it; what its pattern captures is not bound here.
+    for (const ast::MatchCase &matchCase : block.cases)
+      if (holdsStatement(matchCase.body, stop))
+        collectGlobalsBefore(matchCase.body, stop);
+    return;
+  }
+  // A try statement: the try block up to it; or, for a handler, the try block up to the import
+  // that failed, then the handler (its `as` name is left unbound); or all of the try block then
+  // `else` or `finally` up to it.
+  if (holdsStatement(block.body, stop)) {
+    collectGlobalsBefore(block.body, stop);
+    return;
+  }
+  for (const ast::ExceptHandler &handler : block.handlers) {
+    if (!holdsStatement(handler.body, stop))
+      continue;
+    std::optional<size_t> failing = firstMissingImport(block.body, graph_);
+    collectGlobals(block.body, nullptr, failing ? *failing : block.body.size());
+    collectGlobalsBefore(handler.body, stop);
+    return;
+  }
+  collectGlobals(block.body);
+  if (holdsStatement(block.orelse, stop)) {
+    collectGlobalsBefore(block.orelse, stop);
+    return;
+  }
+  collectGlobalsBefore(block.finalbody, stop);
 }
 
 SemaValue Specializer::evalModuleLevel(const ast::Expr &expr) {
@@ -1036,11 +1345,32 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
   }
   if (auto rebound = mod().reboundByFunction.find(name); rebound != mod().reboundByFunction.end())
     reboundGlobalError(name, *rebound->second, loc);
+  if (auto changed = mod().changedInPlace.find(name); changed != mod().changedInPlace.end()) {
+    const ast::Stmt &stmt = *changed->second;
+    std::string message = "changed here";
+    try {
+      error(loc, "module-level '" + name + "' is changed " +
+                     (stmt.kind == ast::StmtKind::For || stmt.kind == ast::StmtKind::While
+                          ? "by a module-level loop"
+                          : "in place") +
+                     ", which tilec does not run when it evaluates module-level names; not "
+                     "supported yet");
+    } catch (const CompileError &e) {
+      sources_.note(stmt.loc, message);
+      throw CompileError(std::string(e.what()) + sources_.format(stmt.loc, "note", message),
+                         e.reported());
+    }
+  }
   auto g = mod().globals.find(name);
   if (g != mod().globals.end())
     return g->second;
   auto pending = mod().pending.find(name);
   if (pending != mod().pending.end()) {
+    auto self = mod().selfReferences.find(pending->second);
+    if (self != mod().selfReferences.end() && !mod().pendingTarget.count(name)) {
+      ModuleState::SelfReference reference = self->second;
+      return evalSelfReference(name, *pending->second, reference);
+    }
     SemaValue value = evalConstantGlobal(name, *pending->second);
     auto target = mod().pendingTarget.find(name);
     if (target == mod().pendingTarget.end()) {
@@ -1114,9 +1444,9 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
     return SemaValue::ofString(graph_->modules[current_].name);
   // Python builtins that kernels may use.
   static const std::set<std::string> pyBuiltins = {
-      "range",   "min",    "max", "float", "int",  "bool",       "len",
-      "print",   "abs",    "str", "tuple", "list", "isinstance", "getattr",
-      "hasattr", "format", "sum", "any",   "all",  "filter",     "map"};
+      "range", "min", "max",   "float",  "int",        "bool",    "len",     "print",
+      "abs",   "str", "tuple", "list",   "isinstance", "getattr", "hasattr", "format",
+      "sum",   "any", "all",   "filter", "map",        "dict"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   error(loc, "undefined name '" + name + "'");
@@ -1131,6 +1461,8 @@ void Specializer::recordGlobalStatements(const ast::StmtList &body) {
     if (stmt->kind != ast::StmtKind::FunctionDef) {
       recordGlobalStatements(stmt->body);
       recordGlobalStatements(stmt->orelse);
+      for (const ast::MatchCase &matchCase : stmt->cases)
+        recordGlobalStatements(matchCase.body);
     }
   }
 }
@@ -1153,6 +1485,24 @@ void Specializer::bind(const std::string &name, const SemaValue &value) {
   if (value.isTensor() && value.value->nameHint().empty())
     value.value->setNameHint(name);
   scopes_.back().names[name] = value;
+  scopes_.back().ownLists.erase(name);
+}
+
+/// Whether evaluating `expr` makes a new list that nothing else holds.
+static bool makesNewList(const ast::Expr &expr) {
+  switch (expr.kind) {
+  case ast::ExprKind::List:
+    return true;
+  case ast::ExprKind::Comprehension:
+    return expr.boolValue;
+  case ast::ExprKind::BinOp:
+    return expr.binOp == ast::BinaryOperator::Add || expr.binOp == ast::BinaryOperator::Mul;
+  case ast::ExprKind::Call:
+    return expr.operands[0]->kind == ast::ExprKind::Name &&
+           (expr.operands[0]->name == "list" || expr.operands[0]->name == "sorted");
+  default:
+    return false;
+  }
 }
 
 void Specializer::assign(const ast::Expr &target, const SemaValue &value) {
@@ -1396,6 +1746,13 @@ void Specializer::exec(const ast::Stmt &stmt) {
       return;
     }
     error(stmt.loc, "imports inside a kernel are not supported; import at module level");
+  case ast::StmtKind::Match:
+    if (hostCallDepth_ > 0) {
+      execMatch(stmt);
+      return;
+    }
+    error(stmt.loc, "match statement in a kernel: Triton's code generator has none (unsupported "
+                    "AST node type: Match)");
   case ast::StmtKind::Unsupported:
     if (hostCallDepth_ > 0 && stmt.name == "try statement") {
       execTry(stmt);
@@ -1669,8 +2026,17 @@ void Specializer::execAssign(const ast::Stmt &stmt) {
     SemaValue current = lookup(target.name, target.loc);
     SemaValue rhs = eval(*stmt.value);
     builder_.setLoc(stmt.loc);
+    // `xs += ys` changes a list in place, as xs.extend(ys) (see evalListMethod).
+    bool ownList = !scopes_.empty() && scopes_.back().ownLists.count(target.name);
+    if (hostCallDepth_ > 0 && current.kind == SemaValue::Kind::Tuple && current.isList && !ownList)
+      error(stmt.loc, "'+=' changes the list '" + target.name +
+                          "' in place, which its other holders (a caller, another name) see in "
+                          "Python; tilec's lists are not shared: not supported yet on a list "
+                          "this function did not make itself");
     SemaValue result = binaryOp(stmt.augOp, current, rhs, stmt.loc);
     bind(target.name, inKernelCode() ? decayNumbers(result, stmt.loc) : result);
+    if (ownList)
+      scopes_.back().ownLists.insert(target.name);
     return;
   }
   if (stmt.kind == ast::StmtKind::AnnAssign) {
@@ -1688,6 +2054,14 @@ void Specializer::execAssign(const ast::Stmt &stmt) {
     value = decayNumbers(value, stmt.loc);
   for (const ast::ExprPtr &target : stmt.targets)
     assign(*target, value);
+  if (hostCallDepth_ == 0 || scopes_.empty())
+    return;
+  // `b = a` makes two holders of one list; `xs = []` one.
+  if (stmt.value->kind == ast::ExprKind::Name)
+    scopes_.back().ownLists.erase(stmt.value->name);
+  if (stmt.targets.size() == 1 && stmt.targets[0]->kind == ast::ExprKind::Name &&
+      value.kind == SemaValue::Kind::Tuple && value.isList && makesNewList(*stmt.value))
+    scopes_.back().ownLists.insert(stmt.targets[0]->name);
 }
 
 std::optional<bool> Specializer::constexprTruth(const SemaValue &v) const {
@@ -2691,15 +3065,22 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
     // its values, in order. Kernels have none, as in Triton.
     if (inKernelCode())
       error(expr.loc, "a dict is not supported in a kernel");
-    std::vector<SemaValue> keys, values;
+    // A key given twice keeps its first place and its last value; `**mapping` (a null key)
+    // adds the entries of another dict so.
+    SemaValue dict = makeDict();
     for (size_t i = 0; i + 1 < expr.operands.size(); i += 2) {
-      keys.push_back(eval(*expr.operands[i]));
-      values.push_back(eval(*expr.operands[i + 1]));
+      if (!expr.operands[i]) {
+        SemaValue unpacked = eval(*expr.operands[i + 1]);
+        if (unpacked.kind != SemaValue::Kind::Object || unpacked.name != kDictClass)
+          raisePython(*builtinExceptionClasses("TypeError"),
+                      unpacked.describe() + " is not a mapping", expr.operands[i + 1]->loc);
+        for (size_t k = 0; k < unpacked.elems[0].elems.size(); ++k)
+          dictInsert(dict, unpacked.elems[0].elems[k], unpacked.elems[1].elems[k]);
+        continue;
+      }
+      SemaValue key = eval(*expr.operands[i]);
+      dictInsert(dict, key, eval(*expr.operands[i + 1]));
     }
-    SemaValue dict;
-    dict.kind = SemaValue::Kind::Object;
-    dict.name = kDictClass;
-    dict.elems = {SemaValue::ofTuple(std::move(keys)), SemaValue::ofTuple(std::move(values))};
     return dict;
   }
   case ast::ExprKind::NamedExpr: {
@@ -2726,7 +3107,11 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
 SemaValue Specializer::attribute(const SemaValue &base, const std::string &attr, SourceLoc loc) {
   if (base.kind == SemaValue::Kind::Module && base.userModule >= 0)
     return userModuleAttribute(base.userModule, attr, loc);
-  // triton.__version__ is the version tilec implements; another package's is the host's.
+  // triton.__version__ is the version tilec implements; torch's is --torch-version; another
+  // package's is the host's.
+  if (base.kind == SemaValue::Kind::Module && attr == "__version__" &&
+      (base.name == "torch" || base.name == "torch.version"))
+    return torchVersion();
   if (base.kind == SemaValue::Kind::Module && attr == "__version__" &&
       base.name.substr(0, base.name.find('.')) != "triton")
     error(loc, "tilec cannot know the version of '" + base.name + "'; it only knows triton's (" +
@@ -2886,6 +3271,8 @@ void Specializer::checkResultUsed(const ast::Expr &call) {
 }
 
 SemaValue Specializer::evalCall(const ast::Expr &expr) {
+  if (std::optional<SemaValue> changed = evalListMethod(expr))
+    return *changed;
   SemaValue callee = eval(*expr.operands[0]);
   CallArgs args;
   args.loc = expr.loc;
@@ -2904,11 +3291,90 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
     args.positional.insert(args.positional.end(), unpacked.elems.begin(), unpacked.elems.end());
   }
   for (const ast::Keyword &kw : expr.keywords) {
-    if (kw.name.empty())
+    if (!kw.name.empty()) {
+      args.keywords.emplace_back(kw.name, eval(*kw.value));
+      continue;
+    }
+    if (inKernelCode())
       error(kw.loc, "'**' arguments are not supported in kernels");
-    args.keywords.emplace_back(kw.name, eval(*kw.value));
+    // `f(**kwargs)` in the Python tilec evaluates: the dict's entries, as keywords.
+    SemaValue unpacked = eval(*kw.value);
+    if (unpacked.kind != SemaValue::Kind::Object || unpacked.name != kDictClass)
+      raisePython(*builtinExceptionClasses("TypeError"),
+                  "argument after ** must be a mapping, not " + unpacked.describe(), kw.loc);
+    for (size_t k = 0; k < unpacked.elems[0].elems.size(); ++k) {
+      const SemaValue &key = unpacked.elems[0].elems[k];
+      if (key.kind != SemaValue::Kind::String)
+        raisePython(*builtinExceptionClasses("TypeError"), "keywords must be strings", kw.loc);
+      bool repeated = std::any_of(args.keywords.begin(), args.keywords.end(),
+                                  [&](const auto &given) { return given.first == key.name; });
+      if (repeated)
+        raisePython(*builtinExceptionClasses("TypeError"),
+                    "got multiple values for keyword argument '" + key.name + "'", kw.loc);
+      args.keywords.emplace_back(key.name, unpacked.elems[1].elems[k]);
+    }
   }
   return callValue(callee, args, expr.operands[0]->loc);
+}
+
+std::optional<SemaValue> Specializer::evalListMethod(const ast::Expr &call) {
+  // `results.append(config)` in a Python function that module-level code calls (a helper that
+  // builds autotune configs in loops): the local list, rebound to the changed one. tilec's
+  // values are not shared, so only a local of the running function may change so.
+  const ast::Expr &callee = *call.operands[0];
+  if (hostCallDepth_ == 0 || callee.kind != ast::ExprKind::Attribute ||
+      callee.operands[0]->kind != ast::ExprKind::Name)
+    return std::nullopt;
+  const std::string &method = callee.name;
+  if (method != "append" && method != "extend" && method != "insert")
+    return std::nullopt;
+  const std::string &name = callee.operands[0]->name;
+  auto local = scopes_.back().names.find(name);
+  if (local == scopes_.back().names.end()) {
+    SemaValue object = lookup(name, callee.loc);
+    if (object.kind == SemaValue::Kind::Tuple && object.isList)
+      error(callee.loc, "changing the module-level list '" + name + "' in place (." + method +
+                            ") is not supported yet in the Python that tilec evaluates");
+    return std::nullopt;
+  }
+  if (local->second.kind != SemaValue::Kind::Tuple || !local->second.isList)
+    return std::nullopt;
+  if (!scopes_.back().ownLists.count(name))
+    error(callee.loc, "." + method + "() changes the list '" + name +
+                          "' in place, which its other holders (a caller, another name) see in "
+                          "Python; tilec's lists are not shared: not supported yet on a list "
+                          "this function did not make itself");
+  if (!call.keywords.empty())
+    error(call.loc, "list." + method + "() takes no keyword arguments");
+  std::vector<SemaValue> args;
+  for (size_t i = 1; i < call.operands.size(); ++i)
+    args.push_back(eval(*call.operands[i]));
+  size_t wanted = method == "insert" ? 2 : 1;
+  if (args.size() != wanted)
+    raisePython(*builtinExceptionClasses("TypeError"),
+                "list." + method + "() takes exactly " + std::to_string(wanted) +
+                    (wanted == 1 ? " argument (" : " arguments (") + std::to_string(args.size()) +
+                    " given)",
+                call.loc);
+  // The arguments may have rebound the name: change what it holds now.
+  std::vector<SemaValue> &elems = scopes_.back().names[name].elems;
+  if (method == "append") {
+    elems.push_back(args[0]);
+  } else if (method == "extend") {
+    if (args[0].kind != SemaValue::Kind::Tuple)
+      error(call.operands[1]->loc, "list.extend() of " + args[0].describe() +
+                                       " is not supported yet (a tuple or a list is)");
+    elems.insert(elems.end(), args[0].elems.begin(), args[0].elems.end());
+  } else {
+    // insert(i, x): i clamped to the list as Python does, negative from the end.
+    int64_t size = static_cast<int64_t>(elems.size());
+    int64_t at = constantInt(args[0], call.operands[1]->loc, "index");
+    if (at < 0)
+      at = std::max<int64_t>(0, at + size);
+    at = std::min(at, size);
+    elems.insert(elems.begin() + at, args[1]);
+  }
+  return SemaValue::none();
 }
 
 SemaValue Specializer::callValue(const SemaValue &callee, CallArgs &args, SourceLoc calleeLoc) {
@@ -3029,18 +3495,47 @@ SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
   // Bind arguments to parameters the way Python does.
   Scope scope;
   std::vector<bool> bound(def.params.size(), false);
-  if (args.positional.size() > def.params.size())
-    error(args.loc, "'" + def.name + "' takes " + std::to_string(def.params.size()) +
-                        " arguments but " + std::to_string(args.positional.size()) + " were given");
-  for (size_t i = 0; i < args.positional.size(); ++i) {
-    if (def.params[i].isVarArgs || def.params[i].isKwArgs)
-      error(def.params[i].loc, "*args and **kwargs are not supported in @triton.jit functions");
-    scope.names[def.params[i].name] = args.positional[i];
-    bound[i] = true;
+  // A Python function that module-level code calls may collect the rest of its arguments with
+  // *args (a tuple) and **kwargs (a dict); a @triton.jit function may not.
+  const bool python = hostCallDepth_ > 0;
+  std::vector<size_t> positionalSlots;
+  std::optional<size_t> varArgs, kwArgs;
+  for (size_t i = 0; i < def.params.size(); ++i) {
+    const ast::Param &param = def.params[i];
+    if ((param.isVarArgs || param.isKwArgs) && !python)
+      error(param.loc, "*args and **kwargs are not supported in @triton.jit functions");
+    if (param.isVarArgs)
+      varArgs = i;
+    else if (param.isKwArgs)
+      kwArgs = i;
+    else if (!param.isKeywordOnly)
+      positionalSlots.push_back(i);
   }
+  if (args.positional.size() > positionalSlots.size() && !varArgs)
+    error(args.loc, "'" + def.name + "' takes " + std::to_string(positionalSlots.size()) +
+                        " arguments but " + std::to_string(args.positional.size()) + " were given");
+  std::vector<SemaValue> extra;
+  for (size_t i = 0; i < args.positional.size(); ++i) {
+    if (i >= positionalSlots.size()) {
+      extra.push_back(args.positional[i]);
+      continue;
+    }
+    scope.names[def.params[positionalSlots[i]].name] = args.positional[i];
+    bound[positionalSlots[i]] = true;
+  }
+  if (varArgs) {
+    scope.names[def.params[*varArgs].name] = SemaValue::ofTuple(std::move(extra));
+    bound[*varArgs] = true;
+  }
+  SemaValue keywordDict = makeDict();
   for (auto &[name, value] : args.keywords) {
-    auto it = std::find_if(def.params.begin(), def.params.end(),
-                           [&](const ast::Param &p) { return p.name == name; });
+    auto it = std::find_if(def.params.begin(), def.params.end(), [&](const ast::Param &p) {
+      return p.name == name && !p.isVarArgs && !p.isKwArgs;
+    });
+    if (it == def.params.end() && kwArgs) {
+      dictInsert(keywordDict, SemaValue::ofString(name), value);
+      continue;
+    }
     if (it == def.params.end())
       error(args.loc, "'" + def.name + "' has no parameter named '" + name + "'");
     size_t index = static_cast<size_t>(it - def.params.begin());
@@ -3048,6 +3543,10 @@ SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
       error(args.loc, "'" + def.name + "' got two values for parameter '" + name + "'");
     scope.names[name] = value;
     bound[index] = true;
+  }
+  if (kwArgs) {
+    scope.names[def.params[*kwArgs].name] = keywordDict;
+    bound[*kwArgs] = true;
   }
   for (size_t i = 0; i < def.params.size(); ++i) {
     if (bound[i])
@@ -3342,6 +3841,10 @@ void forEachExpr(const ast::StmtList &stmts, bool intoFunctions,
         block(h.body);
       }
       block(st->finalbody);
+      for (const ast::MatchCase &c : st->cases) {
+        expr(c.guard.get());
+        block(c.body);
+      }
     }
   };
   block(stmts);
@@ -3654,6 +4157,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
 
   Specializer specializer(module, sources, *function, request.stdlib, request.imports);
   specializer.setTargetArch(request.arch);
+  specializer.setTorchBuild(request.torch);
   specializer.setDefaultDotPrecision(request.dotPrecision);
   specializer.setDebug(request.debug || jitDebugFlag(*kernel));
   // The @triton.jit functions a nested kernel calls from its enclosing functions are seen as

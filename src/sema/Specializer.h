@@ -7,6 +7,7 @@
 
 #include "frontend/AST.h"
 #include "sema/Imports.h"
+#include "sema/Sema.h"
 #include "sema/SemaValue.h"
 #include "sema/Signature.h"
 #include "tir/Builder.h"
@@ -37,6 +38,12 @@ SemaValue functionReference(const std::string &text);
 /// A function definition that @triton.jit decorates.
 bool isJitDefinition(const ast::Stmt &stmt);
 inline constexpr const char *kTritonConfigClass = "triton.Config";
+
+/// An empty dict object (kDictClass).
+SemaValue makeDict();
+/// `dict[key] = value`: replaces the value of a key it holds, where Python keeps the key's
+/// place, or appends the entry (HostPython.cpp).
+void dictInsert(SemaValue &dict, const SemaValue &key, const SemaValue &value);
 
 /// The Triton version tilec implements: module-level version checks see it.
 inline constexpr const char *kTritonVersion = "3.6.0";
@@ -116,6 +123,7 @@ public:
   SemaValue jitFunctionNamed(const SemaValue &value, SourceLoc use);
   /// The target GPU (KernelRequest::arch), which module-level queries of the device answer from.
   void setTargetArch(std::string arch) { targetArch_ = std::move(arch); }
+  void setTorchBuild(TorchBuild torch) { torch_ = std::move(torch); }
   /// tl.dot's input_precision where an fp32 dot names none (KernelRequest::dotPrecision).
   void setDefaultDotPrecision(std::string precision) {
     defaultDotPrecision_ = std::move(precision);
@@ -133,6 +141,12 @@ public:
   /// benchmarks, after the kernel's `configs=configs`). Kernels, which Triton compiles at launch,
   /// see every statement.
   void bindMainModuleAsOf(size_t statements);
+  /// Binds the module's names again as Python has bound them when it reaches `stmt`, a
+  /// statement of the main module at any depth of its `if`, `try` and `match` blocks: the
+  /// statements before it, and the branch that holds it up to it (Python took that branch to
+  /// get there). A decorator's arguments are evaluated so, before the names that later
+  /// statements of the same block bind.
+  void bindMainModuleBefore(const ast::Stmt &stmt);
 
   /// Replaces a module-level name with a value given on the command line (-D). Returns false
   /// when the module has no such name.
@@ -368,8 +382,21 @@ private:
       const ast::Expr *pendingTarget = nullptr;
       const ast::Stmt *conditional = nullptr;
       std::optional<ImportedName> imported;
+      const ast::Stmt *changedInPlace = nullptr;
     };
     std::map<std::pair<const ast::Stmt *, std::string>, PriorBinding> priorBindings;
+    // A pending value that uses the name it binds (`CONFIGS = CONFIGS + [...]`, `X += 1`):
+    // keyed by the value, the binding its statement sees, and the augmented assignment whose
+    // operator combines the two (null for a plain assignment).
+    struct SelfReference {
+      PriorBinding prior;
+      const ast::Stmt *augmented = nullptr;
+    };
+    std::map<const ast::Expr *, SelfReference> selfReferences;
+    // Names that a module-level statement changes in place or in a loop
+    // (namesChangedInPlace), which tilec does not run: the statement, for the error where the
+    // name is read. A later assignment binds the name anew.
+    std::map<std::string, const ast::Stmt *> changedInPlace;
     // Names that a function of the module rebinds (`global X` in it): the statement, for the
     // error that refuses them. tilec evaluates module-level names on demand and does not run
     // the calls whose side effects would change them.
@@ -410,6 +437,11 @@ private:
   // One scope per inlined function call.
   struct Scope {
     std::map<std::string, SemaValue> names;
+    /// Python functions: the locals that hold a list the function made itself (a display, a
+    /// comprehension, list(...)) and no other name holds, which evalListMethod may change in
+    /// place. tilec's values are not shared, so a list that a parameter or a second name holds
+    /// could not change for its other holders as it does in Python.
+    std::set<std::string> ownLists;
   };
   std::vector<Scope> scopes_;
   unsigned callDepth_ = 0;
@@ -460,7 +492,11 @@ private:
   /// Binds the names a module-level `try` statement defines, taking the handler where an import
   /// of the try block fails.
   void collectTryGlobals(const ast::Stmt &stmt, const std::set<std::string> *only);
-  /// Evaluates the module-level `if` that binds `name` and binds the names of the branch taken.
+  /// Binds what the statements of `stmts` before `stop` bind, descending into the block of
+  /// stmts that holds it (see bindMainModuleBefore).
+  void collectGlobalsBefore(const ast::StmtList &stmts, const ast::Stmt &stop);
+  /// Evaluates the module-level `if` (or `match`) that binds `name` and binds the names of the
+  /// branch (or case) taken.
   void resolveModuleIf(const ast::Stmt &stmt, const std::string &name, SourceLoc use);
   /// compare_version("triton", operator.ge, "3.0.0"), the helper of Liger-Kernel and others:
   /// tilec compiles for Triton 3.6.0.
@@ -475,6 +511,9 @@ private:
   unsigned moduleLevelDepth_ = 0;
   unsigned hostCallDepth_ = 0;
   std::string targetArch_ = "sm_90a";
+  TorchBuild torch_;
+  /// torch.__version__ (a TorchVersion).
+  SemaValue torchVersion() const;
   std::string defaultDotPrecision_ = "tf32";
   bool debug_ = false;
   // What module-level code asks of the GPU it will run on (HostPython.cpp): the compute
@@ -537,10 +576,29 @@ private:
   SemaValue evalFString(const ast::Expr &expr);
   [[noreturn]] void execRaise(const ast::Stmt &stmt);
   void execTry(const ast::Stmt &stmt);
+  // Match statements (MatchStatements.cpp), in the Python code tilec evaluates: a function that
+  // module-level code calls, or the module level itself.
+  using PatternBindings = std::vector<std::pair<std::string, SemaValue>>;
+  void execMatch(const ast::Stmt &stmt);
+  /// `xs.append(x)`, `.extend(ys)` and `.insert(i, x)` on a local list of a Python function that
+  /// module-level code calls; nullopt for any other call.
+  std::optional<SemaValue> evalListMethod(const ast::Expr &call);
+  /// The case of a match statement that its subject selects (evaluated in the current scope,
+  /// where the guards see the captures), with the captures it binds; null when none does.
+  const ast::MatchCase *selectMatchCase(const ast::Stmt &stmt, PatternBindings &bindings);
+  bool matchPattern(const ast::Pattern &pattern, const SemaValue &subject,
+                    PatternBindings &bindings);
   void execHostImport(const ast::Stmt &stmt);
   bool isStdlibFunction(const ast::Stmt &def) const;
   SemaValue inlineJitFunction(const ast::Stmt &def, CallArgs &args);
   SemaValue lookup(const std::string &name, SourceLoc loc);
+  /// The value of a module-level name whose pending statement uses the name itself, with the
+  /// name bound as that statement sees it.
+  SemaValue evalSelfReference(const std::string &name, const ast::Expr &value,
+                              const ModuleState::SelfReference &reference);
+  /// What `name` is bound to now in the current module, and binding it so again.
+  ModuleState::PriorBinding currentBinding(const std::string &name);
+  void restoreBinding(const std::string &name, const ModuleState::PriorBinding &binding);
   void assign(const ast::Expr &target, const SemaValue &value);
   void bind(const std::string &name, const SemaValue &value);
 

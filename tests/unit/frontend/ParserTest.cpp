@@ -543,8 +543,15 @@ def gen():
   CHECK(parseExpr("f(x for x in y)")->operands[1]->kind == ExprKind::Comprehension);
   CHECK(parseExpr("{k: v for k, v in d.items()}")->name == "dict comprehension");
   CHECK(parseExpr("{x for x in y}")->name == "set comprehension");
-  CHECK(parseExpr("{'BLOCK_M': 128, **extra}")->name == "dict display");
-  CHECK(parseExpr("{}")->name == "dict display");
+  // `**mapping` in a dict display is a null key before the mapping.
+  ast::ExprPtr unpacking = parseExpr("{'BLOCK_M': 128, **extra}");
+  CHECK(unpacking->kind == ExprKind::Dict);
+  REQUIRE(unpacking->operands.size() == 4);
+  CHECK(unpacking->operands[2] == nullptr);
+  CHECK(unpacking->operands[3]->name == "extra");
+  ast::ExprPtr empty = parseExpr("{}");
+  CHECK(empty->kind == ExprKind::Dict);
+  CHECK(empty->operands.empty());
   CHECK(parseExpr("{1, 2, *rest}")->name == "set display");
   ast::ExprPtr walrus = parseExpr("(n := 10)");
   CHECK(walrus->kind == ExprKind::NamedExpr);
