@@ -394,19 +394,23 @@ def install_tilec_diff(tilec, out, explicit_tilec_diff=None):
                     f"[{', '.join(str(int(b)) for b in value.block_shape)}]>")
         if type(value).__name__ == "constexpr" and hasattr(value, "value"):
             return sig_entry(name, value.value, True, nospec)  # tl.constexpr(4) in a tuple
-        if is_constexpr and function_text(value) is not None:
+        if function_text(value) is not None and not isinstance(value, tuple):
+            # A function is a constexpr, in a tuple too (a namedtuple of a function and its
+            # arguments, Triton's test_namedtuple).
             return function_text(value)
+        # A typing.NamedTuple is written with its class: Class(e0,e1,...).
+        prefix = type(value).__name__ if isinstance(value, tuple) and hasattr(type(value), "_fields") else ""
         if is_constexpr and isinstance(value, (tuple, list)):
             # A constexpr tuple (torch.Size included) is a tuple of literals.
             elements = [tuple_sig_entry(name, v, True, nospec) for v in value]
-            return "(" + ",".join(elements) + ("," if len(elements) == 1 else "") + ")"
+            return prefix + "(" + ",".join(elements) + ("," if len(elements) == 1 else "") + ")"
         if isinstance(value, int) and not isinstance(value, bool) and not is_constexpr and value >= 2**63:
             # Triton's JIT types an integer argument of 2**63 or more as u64.
             return "u64" + (":16" if value % 16 == 0 and not nospec else "")
         if not isinstance(value, tuple) or is_constexpr:
             return sig_entry(name, value, is_constexpr, nospec)
         elements = [tuple_sig_entry(name, v, False, nospec) for v in value]
-        return "(" + ",".join(elements) + ("," if len(elements) == 1 else "") + ")"
+        return prefix + "(" + ",".join(elements) + ("," if len(elements) == 1 else "") + ")"
 
     td.sig_entry = tuple_sig_entry
     td.inspect = _TupleElementsInspect()

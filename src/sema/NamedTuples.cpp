@@ -111,8 +111,15 @@ std::optional<SemaValue> Specializer::namedTupleField(const SemaValue &tuple,
 void Specializer::bindNamedTupleClasses(SemaValue &value, SourceLoc loc) {
   if (value.kind != Kind::Tuple)
     return;
-  for (SemaValue &element : value.elems)
+  for (SemaValue &element : value.elems) {
+    // A function named by a dotted name in a tuple (a namedtuple of a function and its
+    // arguments) resolves as a whole entry's does.
+    if (element.kind == Kind::Object && element.name == kFunctionReferenceClass) {
+      element = resolveFunctionReference(element.elems.at(0).name, loc);
+      continue;
+    }
     bindNamedTupleClasses(element, loc);
+  }
   if (value.name.empty() || value.function)
     return;
   SemaValue cls = lookup(value.name, loc);

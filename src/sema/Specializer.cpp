@@ -1563,9 +1563,10 @@ SemaValue Specializer::tupleArgument(const std::string &name, const SignatureEnt
       continue;
     }
     if (element.kind == SignatureEntry::Kind::Constant) {
-      // specializeKernel checked that the literal reads.
-      SemaValue value = *parseConstexprLiteral(element.constant);
-      function_.constexprs.push_back({elementName, value.repr()});
+      // specializeKernel checked that the literal reads (or names a function).
+      std::optional<SemaValue> literal = parseConstexprLiteral(element.constant);
+      SemaValue value = literal ? *literal : functionReference(element.constant);
+      function_.constexprs.push_back({elementName, literal ? value.repr() : element.constant});
       elements.push_back(value);
       continue;
     }
@@ -3757,7 +3758,7 @@ static void checkTupleLiterals(const SourceManager &sources, const ast::Param &p
     if (element.kind == SignatureEntry::Kind::Tuple)
       checkTupleLiterals(sources, param, element);
     else if (element.kind == SignatureEntry::Kind::Constant &&
-             !parseConstexprLiteral(element.constant))
+             !parseConstexprLiteral(element.constant) && !isFunctionReferenceText(element.constant))
       sources.error(param.loc, "element '" + element.text + "' of the signature entry '" +
                                    entry.text + "' for parameter '" + param.name +
                                    "' is not a number, True/False/None, a string or a dtype (" +
@@ -3768,10 +3769,14 @@ static void checkTupleLiterals(const SourceManager &sources, const ast::Param &p
 /// The value of a tuple entry of literals only (checked by checkTupleLiterals).
 static SemaValue constantTuple(const SignatureEntry &entry) {
   std::vector<SemaValue> elements;
-  for (const SignatureEntry &element : entry.elements)
-    elements.push_back(element.kind == SignatureEntry::Kind::Tuple
-                           ? constantTuple(element)
-                           : *parseConstexprLiteral(element.constant));
+  for (const SignatureEntry &element : entry.elements) {
+    if (element.kind == SignatureEntry::Kind::Tuple) {
+      elements.push_back(constantTuple(element));
+      continue;
+    }
+    std::optional<SemaValue> literal = parseConstexprLiteral(element.constant);
+    elements.push_back(literal ? *literal : functionReference(element.constant));
+  }
   SemaValue tuple = SemaValue::ofTuple(std::move(elements));
   tuple.name = entry.className; // a NamedTuple's class, bound by specialize
   return tuple;
