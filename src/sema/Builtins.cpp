@@ -1893,10 +1893,14 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     if (order.empty()) {
       if (fn == "permute")
         error(loc, "tl.permute needs the new order of the dimensions");
-      if (rank != 2)
-        error(loc, "tl.trans without dims needs a 2-D tensor, got " +
-                       args.positional[0].describe() + "; give the order of the dimensions");
-      order = {1, 0};
+      // As Triton 3.6: the last two axes swap (a batched 2-D transpose).
+      if (rank < 2)
+        error(loc, "tl.trans without dims needs a tensor of 2 or more dimensions, got " +
+                       args.positional[0].describe());
+      for (unsigned d = 0; d + 2 < rank; ++d)
+        order.push_back(d);
+      order.push_back(rank - 1);
+      order.push_back(rank - 2);
     }
     if (order.size() != rank)
       error(loc, display + "'s dims (" + std::to_string(order.size()) +
@@ -2192,6 +2196,27 @@ SemaValue Specializer::dot(CallArgs &args) {
                     2, args);
   tir::Value *lhs = toValue(*a.values[0], loc, "tl.dot's first operand");
   tir::Value *rhs = toValue(*a.values[1], loc, "tl.dot's second operand");
+  // As Triton 3.6's tl.dot: operands of 4 or more dimensions are one batch of 2-D products, their
+  // leading dimensions folded into one, and the result takes their shape back.
+  std::vector<int64_t> unfoldedShape;
+  auto foldBatch = [&](tir::Value *v) {
+    std::vector<int64_t> shape = v->type().shape;
+    int64_t batch = 1;
+    for (size_t d = 0; d + 2 < shape.size(); ++d)
+      batch *= shape[d];
+    return builder_.createValue(
+        OpCode::Reshape, {v}, Type(v->type().elem, {batch, shape[shape.size() - 2], shape.back()}));
+  };
+  if (lhs->type().rank() >= 4 && lhs->type().rank() == rhs->type().rank()) {
+    const std::vector<int64_t> &ls = lhs->type().shape, &rs = rhs->type().shape;
+    if (!std::equal(ls.begin(), ls.end() - 2, rs.begin()))
+      error(loc, "tl.dot's operands must have equal batch shapes: " + shapeText(lhs->type()) +
+                     " x " + shapeText(rhs->type()));
+    unfoldedShape.assign(ls.begin(), ls.end() - 1);
+    unfoldedShape.push_back(rs.back());
+    lhs = foldBatch(lhs);
+    rhs = foldBatch(rhs);
+  }
   const Type &lt = lhs->type(), &rt = rhs->type();
   // Two 2-D operands, or two 3-D ones: a batch of products, [B, M, K] x [B, K, N] -> [B, M, N].
   if (lt.rank() != rt.rank() || (lt.rank() != 2 && lt.rank() != 3))
@@ -2294,6 +2319,8 @@ SemaValue Specializer::dot(CallArgs &args) {
   tir::Value *acc;
   if (const SemaValue *c = a.get(2)) {
     acc = toValue(*c, loc, "tl.dot's acc");
+    if (!unfoldedShape.empty() && acc->type().shape == unfoldedShape)
+      acc = foldBatch(acc);
     if (acc->type().shape != shape || acc->type().elem != outType)
       error(loc, "tl.dot's acc must be a " + shapeText(Type(outType, shape)) + " tensor of " +
                      outType.tritonName() + ", got " + c->describe());
@@ -2333,6 +2360,9 @@ SemaValue Specializer::dot(CallArgs &args) {
     result = firstRepeat(result, mDim, mRepeat);
   if (nRepeat > 1)
     result = firstRepeat(result, kDim, nRepeat);
+  if (!unfoldedShape.empty())
+    result =
+        builder_.createValue(OpCode::Reshape, {result}, Type(result->type().elem, unfoldedShape));
   return SemaValue::ofTensor(result);
 }
 
