@@ -711,6 +711,11 @@ void Specializer::restoreBinding(const std::string &name,
   mod().conditional.erase(name);
   mod().imported.erase(name);
   mod().changedInPlace.erase(name);
+  applyPriorBinding(name, binding);
+}
+
+void Specializer::applyPriorBinding(const std::string &name,
+                                    const ModuleState::PriorBinding &binding) {
   if (binding.changedInPlace)
     mod().changedInPlace[name] = binding.changedInPlace;
   if (binding.global)
@@ -1048,19 +1053,7 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
     auto prior = mod().priorBindings.find({&stmt, n});
     if (prior == mod().priorBindings.end())
       return;
-    const ModuleState::PriorBinding &p = prior->second;
-    if (p.changedInPlace)
-      mod().changedInPlace[n] = p.changedInPlace;
-    if (p.global)
-      mod().globals[n] = *p.global;
-    if (p.pending)
-      mod().pending[n] = p.pending;
-    if (p.pendingTarget)
-      mod().pendingTarget[n] = p.pendingTarget;
-    if (p.conditional)
-      mod().conditional[n] = p.conditional;
-    if (p.imported)
-      mod().imported[n] = *p.imported;
+    applyPriorBinding(n, prior->second);
   };
   // The condition sees those bindings of the names the `if` may rebind (`if HAS_TRITON:` whose
   // body sets HAS_TRITON = False on some paths, in vLLM's triton_utils).

@@ -599,6 +599,8 @@ private:
   /// What `name` is bound to now in the current module, and binding it so again.
   ModuleState::PriorBinding currentBinding(const std::string &name);
   void restoreBinding(const std::string &name, const ModuleState::PriorBinding &binding);
+  /// Binds `name` as `binding` records, adding to what the module binds now.
+  void applyPriorBinding(const std::string &name, const ModuleState::PriorBinding &binding);
   void assign(const ast::Expr &target, const SemaValue &value);
   void bind(const std::string &name, const SemaValue &value);
 
