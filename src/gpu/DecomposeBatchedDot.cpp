@@ -30,28 +30,6 @@ namespace {
 
 constexpr int64_t kMaxBatch = 16;
 
-/// A mask of `shape` that is true where the index along dimension 0 is `batch`.
-Value *batchIs(Builder &b, const std::vector<int64_t> &shape, int64_t batch) {
-  Value *index = b.makeRange(0, shape[0]);
-  index = b.createValue(OpCode::Reshape, {index}, Type(index->type().elem, {shape[0], 1, 1}));
-  index = b.broadcast(index, shape);
-  Value *wanted = b.splat(b.intConstant(batch, Type(index->type().elem)), shape);
-  return b.cmp("eq", index, wanted);
-}
-
-/// Batch `batch` of the 3-D `x`, exactly: the other batches are replaced by the neutral element
-/// of a sum over dimension 0 (-0.0, or 0 for integers).
-Value *pickBatch(Builder &b, Value *x, int64_t batch) {
-  const Type &t = x->type();
-  Value *neutral = t.elem.isFloat() ? b.floatConstant(-0.0, Type(t.elem))
-                                    : b.intConstant(0, Type(t.elem));
-  Value *picked = b.select(batchIs(b, t.shape, batch), x, b.splat(neutral, t.shape));
-  Operation *sum = b.create(OpCode::Reduce, {picked}, {Type(t.elem, {t.shape[1], t.shape[2]})});
-  sum->setAttr("kind", std::string(t.elem.isFloat() ? "sum" : "xor"));
-  sum->setAttr("axis", int64_t(0));
-  return sum->result();
-}
-
 /// Whether Triton computes `dot` on FMAs (fp32 with ieee precision, fp64), or tilec would pick
 /// its fp8 operands apart with fp8 arithmetic, which the GPU backend does not have.
 bool staysBatched(const Operation &dot) {
@@ -70,15 +48,15 @@ void decompose(Operation &dot) {
   b.setLoc(dot.loc());
   Value *result = nullptr;
   for (int64_t i = 0; i < batches; ++i) {
-    Value *lhs = pickBatch(b, dot.operand(0), i);
-    Value *rhs = pickBatch(b, dot.operand(1), i);
-    Value *acc = pickBatch(b, dot.operand(2), i);
+    Value *lhs = b.pickAlong(dot.operand(0), 0, i);
+    Value *rhs = b.pickAlong(dot.operand(1), 0, i);
+    Value *acc = b.pickAlong(dot.operand(2), 0, i);
     Operation *slice = b.create(OpCode::Dot, {lhs, rhs, acc}, {acc->type()});
     for (const auto &[key, value] : dot.attrs())
       slice->setAttr(key, value);
     slice->setAttr("batch_slice", true);
     Value *spread = b.broadcast(b.expandDims(slice->result(), 0), resultType.shape);
-    result = result ? b.select(batchIs(b, resultType.shape, i), spread, result) : spread;
+    result = result ? b.select(b.indexIs(resultType.shape, 0, i), spread, result) : spread;
   }
   tir::replaceAllUsesWith(*dot.parentBlock(), dot.result(), result);
 }

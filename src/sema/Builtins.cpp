@@ -2593,7 +2593,8 @@ tir::Value *Specializer::firstRepeat(tir::Value *x, unsigned axis, int64_t times
   std::vector<int64_t> split = t.shape;
   split[axis] /= times;
   split.insert(split.begin() + axis, times);
-  return pickAlong(builder_.createValue(OpCode::Reshape, {x}, Type(t.elem, split)), axis, 0);
+  return builder_.pickAlong(builder_.createValue(OpCode::Reshape, {x}, Type(t.elem, split)), axis,
+                            0);
 }
 
 std::vector<std::optional<SemaValue>> bindCallArgs(Specializer &s, const std::string &fn,

@@ -36,31 +36,6 @@ DType intOfWidth(unsigned bits) {
 
 } // namespace
 
-tir::Value *Specializer::indexIs(const std::vector<int64_t> &shape, unsigned axis, int64_t k) {
-  std::vector<int64_t> rangeShape(shape.size(), 1);
-  rangeShape[axis] = shape[axis];
-  tir::Value *index = builder_.makeRange(0, shape[axis]);
-  if (shape.size() > 1)
-    index = builder_.createValue(OpCode::Reshape, {index}, Type(index->type().elem, rangeShape));
-  index = broadcastTo(index, shape, builder_.loc());
-  tir::Value *kValue = builder_.splat(builder_.intConstant(k, Type(index->type().elem)), shape);
-  return builder_.cmp("eq", index, kValue);
-}
-
-tir::Value *Specializer::pickAlong(tir::Value *x, unsigned axis, int64_t k) {
-  const Type &t = x->type();
-  tir::Value *neutral = t.elem.isFloat() ? builder_.floatConstant(-0.0, Type(t.elem))
-                                         : builder_.intConstant(0, Type(t.elem));
-  tir::Value *others = builder_.splat(neutral, t.shape);
-  tir::Value *picked = builder_.select(indexIs(t.shape, axis, k), x, others);
-  std::vector<int64_t> reduced = t.shape;
-  reduced.erase(reduced.begin() + axis);
-  tir::Operation *op = builder_.create(OpCode::Reduce, {picked}, {Type(t.elem, reduced)});
-  op->setAttr("kind", std::string(t.elem.isFloat() ? "sum" : "xor"));
-  op->setAttr("axis", static_cast<int64_t>(axis));
-  return op->result();
-}
-
 tir::Value *Specializer::unsplat(tir::Value *x, SourceLoc loc) {
   const Type &t = x->type();
   if (t.isScalar())
@@ -76,7 +51,7 @@ tir::Value *Specializer::unsplat(tir::Value *x, SourceLoc loc) {
     x = builder_.cast(x, DType::scalar(ScalarKind::I32));
   if (t.rank() > 1)
     x = builder_.createValue(OpCode::Reshape, {x}, Type(x->type().elem, std::vector<int64_t>{1}));
-  x = pickAlong(x, 0, 0);
+  x = builder_.pickAlong(x, 0, 0);
   return elem.isBool() ? castTo(x, elem) : x;
 }
 
@@ -104,7 +79,7 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
       return b.broadcast(v, joined);
     };
     tir::Value *r =
-        b.select(indexIs(joined, static_cast<unsigned>(shape.size()), 0), widen(x), widen(y));
+        b.select(b.indexIs(joined, static_cast<unsigned>(shape.size()), 0), widen(x), widen(y));
     if (fn == "join" || shape.empty())
       return SemaValue::ofTensor(r);
     // interleave(a, b): the join with its last two axes merged.
@@ -123,7 +98,7 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
       error(loc, display + " of pointers is not supported yet");
     std::vector<SemaValue> halves;
     for (int64_t k = 0; k < 2; ++k)
-      halves.push_back(SemaValue::ofTensor(pickAlong(x, t.rank() - 1, k)));
+      halves.push_back(SemaValue::ofTensor(b.pickAlong(x, t.rank() - 1, k)));
     return SemaValue::ofTuple(std::move(halves));
   }
 

@@ -542,12 +542,6 @@ private:
   /// after the other), and the first of such copies back: tl.dot's small M and N.
   tir::Value *repeatAlong(tir::Value *x, unsigned axis, int64_t times);
   tir::Value *firstRepeat(tir::Value *x, unsigned axis, int64_t times);
-  /// A boolean tensor of `shape`, true where the index along `axis` is `k`.
-  tir::Value *indexIs(const std::vector<int64_t> &shape, unsigned axis, int64_t k);
-  /// Element `k` along `axis` of `x`, the axis removed (tl.split's halves, a repeat's first
-  /// copy): a sum (xor for integers) in which every other element is -0.0 (0), so exact for
-  /// every value, -0.0 and NaN included.
-  tir::Value *pickAlong(tir::Value *x, unsigned axis, int64_t k);
   /// The element of a single-element tensor, as a scalar (Triton's unsplat: x.item(), an `if`
   /// on a one-element block); a scalar is itself.
   tir::Value *unsplat(tir::Value *x, SourceLoc loc);

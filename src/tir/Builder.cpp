@@ -83,6 +83,31 @@ Value *Builder::select(Value *cond, Value *ifTrue, Value *ifFalse) {
   return createValue(OpCode::Select, {cond, ifTrue, ifFalse}, ifTrue->type());
 }
 
+Value *Builder::indexIs(const std::vector<int64_t> &shape, unsigned axis, int64_t k) {
+  std::vector<int64_t> rangeShape(shape.size(), 1);
+  rangeShape[axis] = shape[axis];
+  Value *index = makeRange(0, shape[axis]);
+  if (shape.size() > 1) {
+    index = createValue(OpCode::Reshape, {index}, Type(index->type().elem, rangeShape));
+    index = broadcast(index, shape);
+  }
+  Value *kValue = splat(intConstant(k, Type(index->type().elem)), shape);
+  return cmp("eq", index, kValue);
+}
+
+Value *Builder::pickAlong(Value *x, unsigned axis, int64_t k) {
+  const Type &t = x->type();
+  Value *neutral =
+      t.elem.isFloat() ? floatConstant(-0.0, Type(t.elem)) : intConstant(0, Type(t.elem));
+  Value *picked = select(indexIs(t.shape, axis, k), x, splat(neutral, t.shape));
+  std::vector<int64_t> reduced = t.shape;
+  reduced.erase(reduced.begin() + axis);
+  Operation *op = create(OpCode::Reduce, {picked}, {Type(t.elem, reduced)});
+  op->setAttr("kind", std::string(t.elem.isFloat() ? "sum" : "xor"));
+  op->setAttr("axis", static_cast<int64_t>(axis));
+  return op->result();
+}
+
 Value *Builder::unary(OpCode code, Value *operand) {
   return createValue(code, {operand}, operand->type());
 }

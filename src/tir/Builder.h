@@ -60,6 +60,12 @@ public:
   Value *unary(OpCode code, Value *operand);
   Value *cast(Value *value, DType to);
   Value *addPtr(Value *ptr, Value *offset);
+  /// A boolean tensor of `shape`, true where the index along `axis` is `k`.
+  Value *indexIs(const std::vector<int64_t> &shape, unsigned axis, int64_t k);
+  /// Element `k` along `axis` of `x`, the axis removed (tl.split's halves, a repeat's first
+  /// copy, a batch of a 3-D dot): a sum (xor for integers) in which every other element is -0.0
+  /// (0), so exact for every value, -0.0 and NaN included.
+  Value *pickAlong(Value *x, unsigned axis, int64_t k);
 
 private:
   Block *block_ = nullptr;
