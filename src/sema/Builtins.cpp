@@ -860,17 +860,10 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     // The options after num_stages are the launch's or the autotuner's, not the kernel's.
     static const std::vector<std::string> params = {
         "kwargs", "num_warps", "num_stages", "num_ctas", "maxnreg", "pre_hook", "ir_override"};
-    std::vector<SemaValue> bound(params.size(), SemaValue::none());
-    if (args.positional.size() > params.size())
-      error(loc, "triton.Config takes at most " + std::to_string(params.size()) + " arguments");
-    for (size_t i = 0; i < args.positional.size(); ++i)
-      bound[i] = args.positional[i];
-    for (const auto &[keyword, value] : args.keywords) {
-      auto it = std::find(params.begin(), params.end(), keyword);
-      if (it == params.end())
-        error(loc, "triton.Config() got an unexpected keyword argument '" + keyword + "'");
-      bound[static_cast<size_t>(it - params.begin())] = value;
-    }
+    std::vector<SemaValue> bound;
+    for (const std::optional<SemaValue> &value :
+         bindCallArgs(*this, "triton.Config", params, 0, args))
+      bound.push_back(value.value_or(SemaValue::none()));
     if (bound[0].kind != Kind::Object || bound[0].name != kDictClass)
       error(loc, "triton.Config: the first argument must be a dict, not " + bound[0].describe());
     SemaValue config;
