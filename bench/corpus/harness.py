@@ -662,15 +662,17 @@ def compile_and_load(td, jit, source, sig, warps, stages, grid, debug=False):
 def _launcher_with_tensor_maps(info, function):
     """A launch(grid, block, argv, shared_mem=) that appends the kernel's CUtensorMaps, built from
     the descriptor parameters in argv, as hidden parameters (CuPy cannot pass 128-byte structs)."""
-    sys.path.insert(0, os.path.join(REPO, "bench"))
+    bench = os.path.join(REPO, "bench")
+    if bench not in sys.path:  # (once, not at every compile)
+        sys.path.insert(0, bench)
     import tensormap
     import cupy as cp
     import torch
 
     def launch(grid, block, argv, shared_mem=0):
-        values = [int(v) for v in argv[:len(info["params"])]]
-        trailing = tuple(argv[len(info["params"]):])
-        params = tensormap.KernelParams(argv[:len(info["params"])], tensormap.build(info, values), trailing)
+        packed, trailing = argv[:len(info["params"])], tuple(argv[len(info["params"]):])
+        maps = tensormap.build(info, [int(v) for v in packed])
+        params = tensormap.KernelParams(packed, maps, trailing)
         cp.cuda.driver.launchKernel(getattr(function, "kernel", function).ptr, grid[0], grid[1], grid[2],
                                     *block, shared_mem, torch.cuda.current_stream().cuda_stream,
                                     params.pointer, 0)
