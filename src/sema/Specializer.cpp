@@ -3997,6 +3997,11 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
     for (const ast::StmtPtr &st : function->body)
       if (st->kind == ast::StmtKind::FunctionDef && isJitDefinition(*st))
         localJitFunctions[st->name] = st.get();
+  // What each enclosing function binds, innermost last (computed once: every name the kernel
+  // reads is looked up in them).
+  std::vector<std::set<std::string>> outerBound;
+  for (const ast::Stmt *function : outer)
+    outerBound.push_back(boundNames(*function));
   std::optional<std::pair<std::string, const ast::Expr *>> closure;
   std::function<void(const ast::Stmt &)> visitFunction = [&](const ast::Stmt &function) {
     std::set<std::string> bound = boundNames(function);
@@ -4004,8 +4009,8 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
       if (closure || e.kind != ast::ExprKind::Name || bound.count(e.name) ||
           closureFunctions.count(e.name) || defines.count(e.name))
         return;
-      for (auto it = outer.rbegin(); it != outer.rend(); ++it) {
-        if (!boundNames(**it).count(e.name))
+      for (size_t i = outer.size(); i-- > 0;) {
+        if (!outerBound[i].count(e.name))
           continue;
         auto local = localJitFunctions.find(e.name);
         if (local != localJitFunctions.end() && local->second != &function) {
@@ -4013,7 +4018,7 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
           visitFunction(*local->second); // its own closures, too
           return;
         }
-        closure = {(*it)->name, &e};
+        closure = {outer[i]->name, &e};
         return;
       }
     });
