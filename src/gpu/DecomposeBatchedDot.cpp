@@ -59,6 +59,8 @@ void decompose(Operation &dot) {
     result = result ? b.select(b.indexIs(resultType.shape, 0, i), spread, result) : spread;
   }
   tir::replaceAllUsesWith(*dot.parentBlock(), dot.result(), result);
+  // Erased now, not left to DCE: a dead batched dot would still shape its operands' layouts.
+  dot.parentBlock()->remove(&dot);
 }
 
 } // namespace
@@ -72,7 +74,6 @@ void runDecomposeBatchedDot(tir::Function &function) {
   });
   for (Operation *dot : dots)
     decompose(*dot);
-  // The batched dots are dead now; DCE removes them.
 }
 
 } // namespace tilec::gpu
