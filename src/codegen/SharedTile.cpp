@@ -315,9 +315,12 @@ std::optional<int64_t> tmaBoxOffset(const SharedTilePlan &plan, int64_t boxRows,
   return start;
 }
 
-SharedTilePlan tensorCoreOperandPlan(const tir::Operation &dot, const tir::Type &operand) {
+SharedTilePlan tensorCoreOperandPlan(const tir::Operation &dot, unsigned index) {
+  const tir::Type &operand = dot.operand(index)->type();
   if (!gpu::isWgmmaDot(dot))
     return mmaOperandPlan(operand);
+  if (sharedElementBytes(operand.elem) != 2)
+    return nvmmaTilePlan(operand, index == 0 ? 1 : 0); // K: a's columns, b's rows
   return wgmmaOperandPlan(operand);
 }
 
@@ -355,7 +358,7 @@ MmaDotPlans mmaDotPlans(const tir::Operation &dot) {
     plans.inBuffer[i] = bufferedTile(dot.operand(i)) != nullptr;
     if (i == 0 && plans.aInRegisters)
       continue;
-    plans.operands[i] = tensorCoreOperandPlan(dot, dot.operand(i)->type());
+    plans.operands[i] = tensorCoreOperandPlan(dot, i);
     if (!plans.staged(i))
       continue;
     // NVMMA tiles start at a multiple of their swizzle pattern's 1024 bytes (the hardware

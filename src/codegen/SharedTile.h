@@ -115,9 +115,10 @@ SharedTilePlan tmaStorePlan(const tir::Type &tile);
 /// The NVMMA tile of `tile` with rows along `fastDim` (wgmmaOperandPlan, tmaStorePlan).
 SharedTilePlan nvmmaTilePlan(const tir::Type &tile, unsigned fastDim);
 
-/// The plan of the tile a tensor-core dot reads `operand` from (mmaOperandPlan or
-/// wgmmaOperandPlan, as the dot's engine says).
-SharedTilePlan tensorCoreOperandPlan(const tir::Operation &dot, const tir::Type &operand);
+/// The plan of the tile a tensor-core dot reads its operand `index` (0: a, 1: b) from
+/// (mmaOperandPlan or wgmmaOperandPlan, as the dot's engine says). wgmma reads 8-bit and tf32
+/// operands along K only: their tiles have rows along K whatever their registers' order.
+SharedTilePlan tensorCoreOperandPlan(const tir::Operation &dot, unsigned index);
 
 /// Where a TMA copy writes the box of `boxRows` rows from row `rowStart` and of block `block`
 /// (the block's elements along the fast dimension) of `plan`'s tile, in bytes from the tile's

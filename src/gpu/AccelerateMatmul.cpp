@@ -137,12 +137,16 @@ std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsign
   };
   if (!swizzles(k) || !swizzles(n))
     return std::nullopt;
-  // wgmma reads 8-bit and tf32 operands along K only (no transposed form): a's and b's tiles
-  // must come from loads contiguous along K. Triton 3.6 takes wgmma for the other orders too and
-  // transposes the tiles through registers on their way to shared memory; on an H200 its int8
-  // and tf32 GEMMs with b contiguous along N run 1.2 to 4.2 times slower that way than tilec's on
-  // mma.sync, which reads either order from shared memory.
-  if (instruction.elemBits != 16 &&
+  // wgmma reads 8-bit and tf32 operands along K only (no transposed form). Triton 3.6 takes
+  // wgmma for the other orders too and transposes the tiles through registers on their way to
+  // shared memory. For int8 and tf32 tilec keeps such dots on mma.sync, which reads either order
+  // from shared memory: the results are the same, and on an H200 Triton's int8 and tf32 GEMMs
+  // with b contiguous along N run 1.2 to 4.2 times slower than tilec's that way. fp8 follows
+  // Triton onto wgmma (its tiles staged along K, SharedTile.h): a chain of fp8 wgmmas
+  // accumulates in less than fp32, mma.sync rounds every k32 step into fp32, and the results
+  // differ (test_dot_max_num_imprecise_acc: up to 1e-2 over a K of 256).
+  const bool fp8 = dot.operand(0)->type().elem.isFp8();
+  if (instruction.elemBits != 16 && !fp8 &&
       (contiguousDim(dot.operand(0)) != 1 || contiguousDim(dot.operand(1)) != 0))
     return std::nullopt;
   return instruction;

@@ -253,6 +253,17 @@ private:
            !isDefinedInside(def->operand(0), loop);
   }
 
+  /// Whether a copy of the load behind `operand`, wgmma's a (index 0) or b (1), can fill the slot
+  /// wgmma reads: 16-bit tiles in either order; 8-bit and tf32 tiles, which wgmma reads along K
+  /// only, when the load is contiguous along K. Others stay in registers, and the dot stages them
+  /// along K itself (SharedTile.h, tensorCoreOperandPlan).
+  static bool copyFillsWgmmaSlot(const Value *operand, int index) {
+    const Type &type = operand->type();
+    if (type.elem.bytes() == 2)
+      return true;
+    return type.layout && type.layout->order[0] == (index == 0 ? 1u : 0u);
+  }
+
   /// Loads in the loop body whose only user is a tensor-core dot of the same body, as its a or b.
   void findCandidates() {
     std::map<const Value *, std::vector<Operation *>> users = usersOf(function_);
@@ -276,6 +287,8 @@ private:
       int wgmmaOperand = -1;
       if (isWgmmaDot(*uses[0]))
         wgmmaOperand = uses[0]->operand(0) == operand ? 0 : 1;
+      if (wgmmaOperand >= 0 && !copyFillsWgmmaSlot(operand, wgmmaOperand))
+        continue;
       if (load.hasAttr("descriptor") && wgmmaOperand >= 0) {
         if (std::optional<tir::TensorMap> map = tensorMapFor(load, wgmmaOperand))
           candidates_.push_back({&load, 0, wgmmaOperand, 0, map, 0});
@@ -307,7 +320,7 @@ private:
         continue;
       Operation *load = dot.operand(0)->definingOp();
       if (!load || load->code() != OpCode::Load || load->parentBlock() != loop_.parentBlock() ||
-          users[load->result()].size() != 1)
+          users[load->result()].size() != 1 || !copyFillsWgmmaSlot(dot.operand(0), 0))
         continue;
       if (unsigned vec = copyVectorWidth(*load))
         invariantOperands_.push_back({load, vec, 0, 0, std::nullopt, 0});

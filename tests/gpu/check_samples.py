@@ -823,14 +823,21 @@ def fp8_gemm_sample(name, kind, blocks=(128, 128, 64), num_warps=4, size=(300, 2
                   tol=EXACT, reference=reference)
 
 
-def fp8_imprecise_sample(name, max_imprecise, blocks=(128, 128, 128), size=(256, 256, 1024)):
-    """C = A @ B on e4m3 inputs of many magnitudes (B stored N x K), with tl.dot's
-    max_num_imprecise_acc: how many products of K accumulate in the tensor cores' reduced
-    precision before an fp32 add. Their bits are the hardware's: compared with Triton bit for bit,
-    with the interpreter (exact fp32 sums) within a tolerance, with no torch reference."""
+def fp8_imprecise_sample(name, max_imprecise, blocks=(128, 128, 128), size=(256, 256, 1024),
+                         b_along_n=False):
+    """C = A @ B on e4m3 inputs of many magnitudes (B stored N x K, or K x N with b_along_n),
+    with tl.dot's max_num_imprecise_acc (None: tl.dot without it): how many products of K
+    accumulate in the tensor cores' reduced precision before an fp32 add. Their bits are the
+    hardware's: compared with Triton bit for bit, with the interpreter (exact fp32 sums) within a
+    tolerance, with no torch reference."""
     bm, bn, bk = blocks
-    signature = (f"*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32,i32,i32:16,i32:16,1,1,i32:16,i32:16,1,"
-                 f"{bm},{bn},{bk},{max_imprecise}")
+    b_strides = "i32:16,1" if b_along_n else "1,i32:16"
+    signature = (f"*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32,i32,i32:16,i32:16,1,{b_strides},i32:16,1,"
+                 f"{bm},{bn},{bk}")
+    kernel = "gemm_f32acc"
+    if max_imprecise is not None:
+        signature += f",{max_imprecise}"
+        kernel = "gemm_f32acc_imprecise"
 
     def spread(count):
         values = torch.randn(count) * torch.pow(2.0, torch.randint(-4, 5, (count,)).double()).float()
@@ -842,11 +849,14 @@ def fp8_imprecise_sample(name, max_imprecise, blocks=(128, 128, 128), size=(256,
         m, n, k = s
         return {"a": spread(m * k), "b": spread(n * k), "c": empty(m * n, "float32")}
 
-    return Sample(name=name, source="tests/gpu/mma_gemm.tl", kernel="gemm_f32acc_imprecise",
+    def args(t, s):
+        m, n, k = s
+        return [t["a"], t["b"], t["c"], m, n, k, k, n if b_along_n else k, n]
+
+    return Sample(name=name, source="tests/gpu/mma_gemm.tl", kernel=kernel,
                   ptx=name, signature=signature, size=size,
                   tilec_flags=("--num-warps", "4", "--num-stages", "3"), small=(128, 128, 256),
-                  inputs=inputs, outputs=["c"], args=lambda t, s: [t["a"], t["b"], t["c"], s[0],
-                                                                   s[1], s[2], s[2], s[2], s[1]],
+                  inputs=inputs, outputs=["c"], args=args,
                   grid=lambda meta, s: (cdiv(s[0], meta["BLOCK_M"]), cdiv(s[1], meta["BLOCK_N"])),
                   tol=EXACT, interp_tols={"c": Tol(scale=1e-3)},
                   note=f"max_num_imprecise_acc={max_imprecise}: bit-exact against Triton")
@@ -856,12 +866,16 @@ FP8_SAMPLES = [
     # fp32 adds of the partial accumulators after every K step (32) and every other one (64).
     fp8_imprecise_sample("fp8_imprecise_32", 32),
     fp8_imprecise_sample("fp8_imprecise_64", 64),
+    # B stored K x N, which wgmma reads along K only: Triton (and tilec) stage it along K in
+    # shared memory and stay on wgmma, whose chained accumulation mma.sync's does not equal.
+    fp8_imprecise_sample("fp8_imprecise_64_nn", 64, b_along_n=True),
+    fp8_imprecise_sample("fp8_wgmma_nn", None, b_along_n=True),
     fp8_gemm_sample("fp8_e4m3_gemm", "e4m3"),
     fp8_gemm_sample("fp8_e5m2_gemm", "e5m2", blocks=(128, 64, 128)),
     fp8_gemm_sample("fp8_e4m3_gemm_w8", "e4m3", blocks=(128, 256, 128), num_warps=8,
                     size=(300, 528, 400)),
-    # mma.sync on fp8 (m16n8k32 .e4m3/.e5m2, PTX 8.4): on sm_89, and on sm_90a for a b that
-    # wgmma cannot read (stored K x N); on sm_80 the operands are widened to fp16 first.
+    # mma.sync on fp8 (m16n8k32 .e4m3/.e5m2, PTX 8.4) on sm_89; on sm_90a a b stored K x N is
+    # staged along K for wgmma; on sm_80 the operands are widened to fp16 first.
     fp8_gemm_sample("fp8_e4m3_mma_sm89", "e4m3", blocks=(64, 64, 64), arch="sm_89"),
     fp8_gemm_sample("fp8_e5m2_mma_nn", "e5m2", blocks=(64, 64, 64), b_along_n=True),
     fp8_gemm_sample("fp8_e4m3_mma_nn_sm89", "e4m3", blocks=(64, 128, 32), b_along_n=True,
