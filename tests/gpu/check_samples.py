@@ -823,6 +823,27 @@ def fp8_gemm_sample(name, kind, blocks=(128, 128, 64), num_warps=4, size=(300, 2
                   tol=EXACT, reference=reference)
 
 
+def cat_order_sample(n, num_warps):
+    """tl.cat(x, y, can_reorder=True) of two int32 [n] tensors, stored in the order it gives:
+    Triton's is its default layouts' registers, x's then y's per thread, which is x then y where
+    n >= 32 * num_warps and x and y interleaved below."""
+    def reference(t, size):
+        x, y = t["x"].double(), t["y"].double()
+        if n < 32 * num_warps:
+            return {"z": torch.stack([x, y], dim=1).flatten()}
+        return {"z": torch.cat([x, y])}
+
+    return Sample(name=f"cat_order_{n}_w{num_warps}", source="tests/gpu/lang_bits.tl",
+                  kernel="cat_order", ptx=f"cat_order_{n}_w{num_warps}",
+                  signature=f"*i32:16,*i32:16,*i32:16,{n}", size=n,
+                  tilec_flags=("--num-warps", str(num_warps)),
+                  inputs=lambda size: {"x": torch.arange(size, dtype=torch.int32).to(DEVICE),
+                                       "y": torch.arange(-size, 0, dtype=torch.int32).to(DEVICE),
+                                       "z": empty(2 * size, "int32")},
+                  outputs=["z"], args=lambda t, size: [t["x"], t["y"], t["z"]],
+                  grid=lambda meta, size: (1,), tol=EXACT, reference=reference)
+
+
 def fp8_imprecise_sample(name, max_imprecise, blocks=(128, 128, 128), size=(256, 256, 1024),
                          b_along_n=False):
     """C = A @ B on e4m3 inputs of many magnitudes (B stored N x K, or K x N with b_along_n),
@@ -1686,6 +1707,7 @@ LANG_BITS_SAMPLES = [
         inputs=lambda n: {"x": randn(n)}, outputs=["x"], inplace=["x"], args=lambda t, n: [t["x"]],
         grid=lambda meta, n: (n,), tol=EXACT,
         reference=lambda t, n: {"x": (t["x"].double() * 2).float().double()}),
+    *[cat_order_sample(n, warps) for n, warps in ((128, 4), (128, 8), (16, 4))],
     Sample(
         name="matmul_as_reduction", source="tests/gpu/lang_bits.tl", kernel="matmul_as_reduction",
         ptx="matmul_as_reduction", signature="*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,64,32,32",

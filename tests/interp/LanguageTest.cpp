@@ -907,18 +907,26 @@ TEST_CASE("integers from 2^63 to 2^64 - 1 are uint64 constants: masks, sort keys
         CHECK(static_cast<uint64_t>(key.getInt(a)) < static_cast<uint64_t>(key.getInt(b)));
 }
 
-TEST_CASE("tl.cat of two 1-D tensors: the first's elements, then the second's", "[language]") {
-  const int64_t blk = 64;
-  auto module = compile(kernelPath("concat"), "gather_pairs", "*fp32,*fp32," + std::to_string(blk));
-  HostBuffer x(f32, blk), y(f32, blk / 4);
-  x.fillRange();
-  launch(*module->functions.at(0), {KernelArg::pointer(x), KernelArg::pointer(y)}, 1);
-  std::vector<double> want(blk / 4);
-  for (int64_t i = 0; i < blk / 8; ++i) {
-    want[i] = static_cast<double>(i * 8);
-    want[blk / 8 + i] = static_cast<double>(i * 8 + 1);
+TEST_CASE("tl.cat of two 1-D tensors in Triton's order", "[language]") {
+  // Triton puts each thread's registers of the first tensor, then of the second, in its default
+  // layouts: end to end where each has at least one element per thread (256 elements on 4 warps),
+  // interleaved where it has fewer (8 elements).
+  for (const int64_t blk : {int64_t(64), int64_t(2048)}) {
+    auto module =
+        compile(kernelPath("concat"), "gather_pairs", "*fp32,*fp32," + std::to_string(blk));
+    HostBuffer x(f32, blk), y(f32, blk / 4);
+    x.fillRange();
+    launch(*module->functions.at(0), {KernelArg::pointer(x), KernelArg::pointer(y)}, 1);
+    const int64_t half = blk / 8;
+    const bool interleaved = half < 128;
+    std::vector<double> want(blk / 4);
+    for (int64_t i = 0; i < half; ++i) {
+      want[interleaved ? 2 * i : i] = static_cast<double>(i * 8);
+      want[interleaved ? 2 * i + 1 : half + i] = static_cast<double>(i * 8 + 1);
+    }
+    INFO("BLK " << blk);
+    CHECK(worst(y, want, 0, 0) == 0);
   }
-  CHECK(worst(y, want, 0, 0) == 0);
 }
 
 TEST_CASE("a conditional expression on a run-time condition runs only the side it picks",
