@@ -98,7 +98,6 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
   const tir::Type &accType = op.operand(2)->type();
   const DType &in = aType.elem, &out = accType.elem;
   const gpu::MmaV2Instruction instr = *gpu::mmaV2InstructionFor(op);
-  const bool splitTf32 = op.hasAttr("input_precision") && op.strAttr("input_precision") == "tf32x3";
   const unsigned kI = instr.k, perReg = instr.elemsPerRegister();
   const MmaDotPlans plans = mmaDotPlans(op);
   const Distribution acc = distributionOf(accType);
@@ -334,16 +333,7 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
     return regs;
   };
 
-  // 5. The products. tf32x3 splits each fp32 operand into a tf32 high part and the tf32 of the
-  //    rest, and adds the two cross products before the main one (as Triton).
-  auto split = [&](const Values &regs, Values &high, Values &low) {
-    for (llvm::Value *reg : regs) {
-      llvm::Value *x = builder_.CreateBitCast(reg, builder_.getFloatTy());
-      llvm::Value *h = roundToTf32(x);
-      high.push_back(builder_.CreateBitCast(h, i32));
-      low.push_back(builder_.CreateBitCast(roundToTf32(builder_.CreateFSub(x, h)), i32));
-    }
-  };
+  // 5. The products.
   llvm::FunctionCallee mma = mmaCallee(in, out);
   llvm::FunctionType *mmaType = mma.getFunctionType();
   Values result = onlyA ? Values{} : get(op.operand(2));
@@ -396,24 +386,9 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
       if (pair)
         bRegs[ni + 1] = {regs[2], regs[3]};
     }
-    if (!splitTf32) {
-      for (unsigned mi = 0; mi < tilesM; ++mi)
-        for (unsigned ni = 0; ni < tilesN; ++ni)
-          multiply(aRegs[mi], bRegs[ni], mi, ni);
-      continue;
-    }
-    // Each fragment split once per K step, not once per product it takes part in.
-    std::vector<Values> aHigh(tilesM), aLow(tilesM), bHigh(tilesN), bLow(tilesN);
     for (unsigned mi = 0; mi < tilesM; ++mi)
-      split(aRegs[mi], aHigh[mi], aLow[mi]);
-    for (unsigned ni = 0; ni < tilesN; ++ni)
-      split(bRegs[ni], bHigh[ni], bLow[ni]);
-    for (unsigned mi = 0; mi < tilesM; ++mi)
-      for (unsigned ni = 0; ni < tilesN; ++ni) {
-        multiply(aLow[mi], bHigh[ni], mi, ni);
-        multiply(aHigh[mi], bLow[ni], mi, ni);
-        multiply(aHigh[mi], bHigh[ni], mi, ni);
-      }
+      for (unsigned ni = 0; ni < tilesN; ++ni)
+        multiply(aRegs[mi], bRegs[ni], mi, ni);
   }
   values_[op.result()] = result;
 }

@@ -999,7 +999,7 @@ void KernelLowering::lowerReshape(const Operation &op) {
 /// columns (vectors where shared memory holds them contiguously) and multiply-adds them into its
 /// accumulator elements. Products are computed in the accumulator's type (operands converted as
 /// Triton does); "tf32" rounds the fp32 operands to tf32 first (cvt.rna.tf32.f32, what tensor
-/// cores see), "tf32x3" adds the products of the low parts as well.
+/// cores see).
 llvm::Value *KernelLowering::roundToTf32(llvm::Value *value) {
   auto *type = llvm::FunctionType::get(builder_.getInt32Ty(), {builder_.getFloatTy()}, false);
   auto *cvt = llvm::InlineAsm::get(type, "cvt.rna.tf32.f32 $0, $1;", "=r,f", false);
@@ -1020,7 +1020,7 @@ void KernelLowering::lowerDot(const Operation &op) {
     unsupported(op, "'dot' on fp8");
   if (in.isFloat() != out.isFloat() || in.isBool() || in.isPointer())
     unsupported(op, "'dot' of " + in.str() + " into " + out.str());
-  if (precision != "ieee" && precision != "tf32" && precision != "tf32x3")
+  if (precision != "ieee" && precision != "tf32")
     unsupported(op, "'dot' input precision '" + precision + "'");
   bool tf32 = precision != "ieee" && in.kind == ScalarKind::F32 && out.kind == ScalarKind::F32;
   if (accType.layout->kind != gpu::LayoutKind::Blocked)
@@ -1067,7 +1067,7 @@ void KernelLowering::lowerDot(const Operation &op) {
   };
 
   llvm::Type *accElem = scalarType(out);
-  // An operand value in the accumulator's type: {value} or, for tf32x3, {high, low}.
+  // An operand value in the accumulator's type.
   auto promote = [&](llvm::Value *v) -> Values {
     if (!in.isFloat())
       return {in.isSigned() ? builder_.CreateSExtOrTrunc(v, accElem)
@@ -1081,10 +1081,7 @@ void KernelLowering::lowerDot(const Operation &op) {
     }
     if (!tf32)
       return {v};
-    llvm::Value *high = roundToTf32(v);
-    if (precision == "tf32")
-      return {high};
-    return {high, roundToTf32(builder_.CreateFSub(v, high))};
+    return {roundToTf32(v)};
   };
   auto multiplyAdd = [&](const Values &a, const Values &b, llvm::Value *acc) {
     if (!out.isFloat())
@@ -1092,10 +1089,6 @@ void KernelLowering::lowerDot(const Operation &op) {
     auto fma = [&](llvm::Value *x, llvm::Value *y, llvm::Value *z) {
       return intrinsic(llvm::Intrinsic::fma, {accElem}, {x, y, z});
     };
-    if (a.size() == 2) { // tf32x3: the small cross terms first, as Triton
-      acc = fma(a[1], b[0], acc);
-      acc = fma(a[0], b[1], acc);
-    }
     return fma(a[0], b[0], acc);
   };
 

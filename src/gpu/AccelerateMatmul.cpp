@@ -57,7 +57,7 @@ std::optional<MmaV2Instruction> mmaV2InstructionFor(const Operation &dot) {
       return MmaV2Instruction{16, 16};
     return std::nullopt;
   case ScalarKind::F32:
-    if (out.kind == ScalarKind::F32 && (precision == "tf32" || precision == "tf32x3"))
+    if (out.kind == ScalarKind::F32 && precision == "tf32")
       return MmaV2Instruction{8, 32};
     return std::nullopt;
   case ScalarKind::I8:
@@ -107,7 +107,6 @@ static bool wgmmaTakesTypes(const Operation &dot) {
   case ScalarKind::F8E5M2:
     return out.kind == ScalarKind::F32;
   case ScalarKind::F32:
-    // "tf32x3" stays on mma.sync, which splits each operand in registers.
     return out.kind == ScalarKind::F32 && dot.hasAttr("input_precision") &&
            dot.strAttr("input_precision") == "tf32";
   case ScalarKind::I8:

@@ -6,12 +6,11 @@
 // rounded to the accumulator type after each step. fp8/fp16/bf16 products are exact in fp32, so
 // fma and multiply-then-add agree for them. fp32 operands with input_precision "tf32" are first
 // rounded to tf32 (a 10-bit mantissa, round to nearest with ties away from zero, as PTX's
-// cvt.rna.tf32.f32 does), which is what the tensor cores multiply; "tf32x3" splits each operand
-// into a tf32 "big" part and a tf32 remainder and adds big*small + small*big + big*big, as
-// Triton's 3xTF32 does; "ieee" multiplies the fp32 values as they are. int8 products accumulate in
-// int32 with wrap-around. The GPU's tensor cores add the K products in another order (in blocks,
-// with their own internal rounding), so fp32 results can differ from the GPU's in the last bits;
-// the integer results are exact.
+// cvt.rna.tf32.f32 does), which is what the tensor cores multiply ("tf32x3" never reaches here:
+// sema makes it three tf32 dots, as Triton); "ieee" multiplies the fp32 values as they are. int8
+// products accumulate in int32 with wrap-around. The GPU's tensor cores add the K products in
+// another order (in blocks, with their own internal rounding), so fp32 results can differ from the
+// GPU's in the last bits; the integer results are exact.
 #include "interp/Numerics.h"
 #include "interp/Tensor.h"
 
@@ -41,8 +40,6 @@ bool parseDotPrecision(const std::string &text, DotPrecision &out) {
     out = DotPrecision::IEEE;
   else if (text == "tf32")
     out = DotPrecision::TF32;
-  else if (text == "tf32x3")
-    out = DotPrecision::TF32x3;
   else
     return false;
   return true;
@@ -134,26 +131,15 @@ void evalDot(const Tensor &a, const Tensor &b, const Tensor &acc, DotPrecision p
   if (a.laneKind() != LaneKind::Float || out.laneKind() != LaneKind::Float)
     errors.fail("unsupported operand or accumulator type");
 
-  // Round the operands once (tf32), or split them (3xTF32), then accumulate.
-  const bool isF32 = a.dtype().kind == ScalarKind::F32;
-  const bool split = isF32 && precision == DotPrecision::TF32x3;
-  const bool toTF32 = isF32 && precision != DotPrecision::IEEE;
-  std::vector<float> xBig(a.lanes<float>(), a.lanes<float>() + batches * sizeA);
-  std::vector<float> yBig(b.lanes<float>(), b.lanes<float>() + batches * sizeB);
-  std::vector<float> xSmall, ySmall;
+  // Round the operands once (tf32), then accumulate.
+  const bool toTF32 = a.dtype().kind == ScalarKind::F32 && precision == DotPrecision::TF32;
+  std::vector<float> xs(a.lanes<float>(), a.lanes<float>() + batches * sizeA);
+  std::vector<float> ys(b.lanes<float>(), b.lanes<float>() + batches * sizeB);
   if (toTF32) {
-    for (float &v : xBig)
+    for (float &v : xs)
       v = roundToTF32(v);
-    for (float &v : yBig)
+    for (float &v : ys)
       v = roundToTF32(v);
-  }
-  if (split) {
-    xSmall.resize(xBig.size());
-    ySmall.resize(yBig.size());
-    for (size_t i = 0; i < xBig.size(); ++i)
-      xSmall[i] = roundToTF32(a.lanes<float>()[i] - xBig[i]);
-    for (size_t i = 0; i < yBig.size(); ++i)
-      ySmall[i] = roundToTF32(b.lanes<float>()[i] - yBig[i]);
   }
   for (int64_t batch = 0; batch < batches; ++batch) {
     const int64_t offA = batch * sizeA, offB = batch * sizeB;
@@ -164,12 +150,7 @@ void evalDot(const Tensor &a, const Tensor &b, const Tensor &acc, DotPrecision p
         float sum = c[i * n + j];
         for (int64_t p = 0; p < k; ++p) {
           const int64_t ia = offA + i * k + p, ib = offB + p * n + j;
-          float x = xBig[ia], y = yBig[ib];
-          if (split) {
-            sum = roundFloatLane(std::fma(x, ySmall[ib], sum), accKind);
-            sum = roundFloatLane(std::fma(xSmall[ia], y, sum), accKind);
-          }
-          sum = roundFloatLane(std::fma(x, y, sum), accKind);
+          sum = roundFloatLane(std::fma(xs[ia], ys[ib], sum), accKind);
         }
         r[i * n + j] = sum;
       }

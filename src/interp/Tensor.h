@@ -218,7 +218,7 @@ void evalReduce(ReduceKind kind, int64_t axis, const Tensor &in, Tensor &out,
 /// dimension i is input dimension order[i].
 void evalTrans(const Tensor &in, const std::vector<int64_t> &order, Tensor &out);
 
-enum class DotPrecision : uint8_t { IEEE, TF32, TF32x3 };
+enum class DotPrecision : uint8_t { IEEE, TF32 };
 bool parseDotPrecision(const std::string &text, DotPrecision &out);
 /// Rounds an fp32 value to tf32 (10-bit mantissa), to nearest with ties away from zero.
 float roundToTF32(float v);

@@ -2342,6 +2342,8 @@ SemaValue Specializer::dot(CallArgs &args) {
   tir::Value *result;
   if (precision == "bf16x3" || precision == "bf16x6") {
     result = splitBf16Dot(lhs, rhs, acc, precision == "bf16x3" ? 2 : 3);
+  } else if (precision == "tf32x3") {
+    result = splitTf32Dot(lhs, rhs, acc);
   } else {
     tir::Operation *op = builder_.create(OpCode::Dot, {lhs, rhs, acc}, {acc->type()});
     op->setAttr("input_precision", precision);
@@ -2396,6 +2398,44 @@ tir::Value *Specializer::splitBf16Dot(tir::Value *lhs, tir::Value *rhs, tir::Val
   sum = builder_.select(
       isNan, builder_.splat(builder_.floatConstant(0.0, Type(f32)), sum->type().shape), sum);
   dotInto(a[hi], b[hi]);
+  return builder_.binary(OpCode::Add, sum, acc);
+}
+
+tir::Value *Specializer::splitTf32Dot(tir::Value *lhs, tir::Value *rhs, tir::Value *acc) {
+  // As Triton 3.6's F32DotTC pass (TF32x3, on sm_80 and later, tilec's targets): each fp32 operand
+  // becomes big = cvt.rna.tf32(x) and small = x - big, and three tf32 dots add small * big, then
+  // big * small, into zeros; NaNs of those (inf * 0) are zeroed, big * big is added, and the
+  // dot's own accumulator last. Each dot accumulates over the whole K before the next starts,
+  // which fixes the order of the additions.
+  const DType f32 = DType::scalar(ScalarKind::F32), i32 = DType::scalar(ScalarKind::I32);
+  auto big = [&](tir::Value *x) {
+    // cvt.rna: round to the nearest tf32 (10 mantissa bits), ties away from zero, which adding
+    // half a tf32 ulp to the magnitude's bits and clearing the 13 low bits does (overflowing to
+    // infinity beyond the largest tf32); NaNs stay NaN.
+    const std::vector<int64_t> &shape = x->type().shape;
+    auto bits = [&](int64_t v) {
+      return builder_.splat(builder_.intConstant(v, Type(i32)), shape);
+    };
+    tir::Value *raw = builder_.createValue(OpCode::Bitcast, {x}, Type(i32, shape));
+    tir::Value *rounded = builder_.binary(
+        OpCode::And, builder_.binary(OpCode::Add, raw, bits(0x1000)), bits(-0x2000));
+    tir::Value *asFloat = builder_.createValue(OpCode::Bitcast, {rounded}, Type(f32, shape));
+    return builder_.select(builder_.cmp("ne", x, x), x, asFloat);
+  };
+  tir::Value *aBig = big(lhs), *bBig = big(rhs);
+  tir::Value *aSmall = builder_.binary(OpCode::Sub, lhs, aBig);
+  tir::Value *bSmall = builder_.binary(OpCode::Sub, rhs, bBig);
+  tir::Value *zeros = builder_.splat(builder_.floatConstant(0.0, Type(f32)), acc->type().shape);
+  tir::Value *sum = zeros;
+  auto dotInto = [&](tir::Value *x, tir::Value *y) {
+    tir::Operation *op = builder_.create(OpCode::Dot, {x, y, sum}, {sum->type()});
+    op->setAttr("input_precision", std::string("tf32"));
+    sum = op->result();
+  };
+  dotInto(aSmall, bBig);
+  dotInto(aBig, bSmall);
+  sum = builder_.select(builder_.cmp("ne", sum, sum), zeros, sum);
+  dotInto(aBig, bBig);
   return builder_.binary(OpCode::Add, sum, acc);
 }
 

@@ -235,6 +235,7 @@ public:
   /// tl.dot of fp32 with input_precision "bf16x3" (parts = 2) or "bf16x6" (3): Triton's
   /// decomposition into bf16 dots accumulating in fp32, plus `acc`.
   tir::Value *splitBf16Dot(tir::Value *lhs, tir::Value *rhs, tir::Value *acc, unsigned parts);
+  tir::Value *splitTf32Dot(tir::Value *lhs, tir::Value *rhs, tir::Value *acc);
   SemaValue dotScaled(CallArgs &args);
   /// Bytes of two e2m1 (fp4) values each, packed along `axis` (low nibble first), as `compute`.
   tir::Value *unpackFp4(tir::Value *bytes, unsigned axis, tir::DType compute);

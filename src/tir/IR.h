@@ -91,7 +91,7 @@ class Function;
   X(AtomicCAS, "atomic_cas") /* ptr, cmp, val */                                                   \
   /* matrix multiply */                                                                            \
   X(Dot, "dot") /* a [M,K], b [K,N], acc [M,N] -> acc + a@b; attr input_precision:       */        \
-                /* "ieee" | "tf32" | "tf32x3"; products accumulate in acc's type         */        \
+                /* "ieee" | "tf32" (sema splits tf32x3 and bf16xN); in acc's type      */          \
   /* reductions */                                                                                 \
   X(Reduce, "reduce") /* attr kind: sum max min xor (one operand), or combine: N operands of */    \
                       /* one shape, N results, a region (N lhs, N rhs scalars) -> yield N      */  \

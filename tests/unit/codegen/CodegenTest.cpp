@@ -514,8 +514,7 @@ TEST_CASE("dot (FMA): fp32, fp16, bf16, int8, tf32 lower and pass ptxas", "[code
         Case{tir::ScalarKind::BF16, tir::ScalarKind::F32, "ieee", "fma.rn.f32"},
         Case{tir::ScalarKind::F16, tir::ScalarKind::F16, "ieee", "fma.rn.f16"},
         Case{tir::ScalarKind::I8, tir::ScalarKind::I32, "ieee", "mad.lo.s32"},
-        Case{tir::ScalarKind::F32, tir::ScalarKind::F32, "tf32", "cvt.rna.tf32.f32"},
-        Case{tir::ScalarKind::F32, tir::ScalarKind::F32, "tf32x3", "cvt.rna.tf32.f32"}}) {
+        Case{tir::ScalarKind::F32, tir::ScalarKind::F32, "tf32", "cvt.rna.tf32.f32"}}) {
     for (const char *arch : {"sm_90a", "sm_80"}) {
       tir::Module m;
       dotKernel(m, k.in, k.acc, 64, 64, 32, k.precision);
