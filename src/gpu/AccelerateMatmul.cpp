@@ -119,6 +119,11 @@ static bool wgmmaTakesTypes(const Operation &dot) {
 std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsigned numWarps) {
   if (!wgmmaTakesTypes(dot))
     return std::nullopt;
+  // As Triton 3.6's supportMMA: an fp8 dot into fp32 whose max_num_imprecise_acc is below 32
+  // (fp32 adds after every product of K) stays on mma.sync, which accumulates in fp32 itself.
+  if (dot.operand(0)->type().elem.isFp8() && dot.hasAttr("max_num_imprecise_acc") &&
+      dot.intAttr("max_num_imprecise_acc") < 32)
+    return std::nullopt;
   const WgmmaInstruction instruction = wgmmaInstructionOf(dot);
   const unsigned elemBytes = instruction.elemBits / 8;
   const std::vector<int64_t> &shape = dot.result()->type().shape;
