@@ -22,16 +22,18 @@
 // only use the update of a loop-carried value whose only use is the loop's yield, the loop an
 // scf.for whose init for that value is a constant. Where Triton 3.6's rewrite computes something
 // else than the kernel says, tilec keeps the loop as it is (correct rather than Triton's wrong
-// bits; later Triton refuses the first two too): the carried value used elsewhere in the loop
-// (those uses would see the constant), an update that is not the reduction's own operation
-// (`acc - tl.sum(x, 1)`: 3.6 computes acc + sum), or a combine function whose one operation is
-// not applied to its two arguments.
+// bits): the carried value used elsewhere in the loop (those uses would see the constant; later
+// Triton refuses it too), an update that is not the reduction's own operation (for
+// `acc -= tl.sum(x, 1)` 3.6 computes init + the sums), or a combine function whose one operation
+// is not applied to its two arguments. And where 3.6's register reinterpretation puts elements
+// of other rows into a row's partial (a tile repeated along the axis and along another dimension
+// that comes before it in the layout's order, e.g. [1024, 16] column-major on 4 warps), the
+// partials hold each thread's own elements of the row, as later Triton's do.
 #include "gpu/Arch.h"
 #include "gpu/PassUtils.h"
 #include "gpu/Passes.h"
 #include "tir/Builder.h"
 
-#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -101,16 +103,14 @@ double neutralElement(OpCode code) {
 
 /// The one user of `value`, or null. A convert_layout in between (tilec's layout assignment
 /// leaves some where Triton's remove-layout-conversions leaves none) is looked through when it is
-/// the value's one user and has one user itself; `via` is then set to it.
-Operation *soleUser(const Value *value, const Users &users, Operation **via = nullptr) {
+/// the value's one user and has one user itself.
+Operation *soleUser(const Value *value, const Users &users) {
   auto it = users.find(value);
   if (it == users.end() || it->second.size() != 1)
     return nullptr;
   Operation *user = it->second[0];
   if (user->code() != OpCode::ConvertLayout)
     return user;
-  if (via)
-    *via = user;
   return soleUser(user->result(), users);
 }
 
@@ -195,8 +195,7 @@ std::optional<Candidate> match(Operation &reduce, const Users &users, const std:
     return std::nullopt;
   c.loop = loop;
   c.iter = acc->index() - 1;
-  const Value *yielded = body.terminator()->operand(c.iter);
-  if (beforeConversion(const_cast<Value *>(yielded)) != c.update->result())
+  if (beforeConversion(body.terminator()->operand(c.iter)) != c.update->result())
     return std::nullopt;
   // Every other use of the carried value would see the init after the rewrite.
   if (soleUser(acc, users) != c.update)
