@@ -236,19 +236,11 @@ Operation *cloneOp(Builder &b, const Operation &op, std::vector<Value *> operand
 
 void rewrite(tir::Function &function, const Candidate &c) {
   const Type &tile = c.tile->type();
-  const Layout &l = *tile.layout;
-  unsigned rank = tile.rank(), axis = rank - 1;
+  unsigned axis = tile.rank() - 1;
 
   // Triton's 3-D layout: the thread's E elements along a new fastest dimension, one element per
   // thread along the old axis, whose lanes and warps stay as they were.
-  std::vector<unsigned> spt = l.sizePerThread, tpw = l.threadsPerWarp, wpc = l.warpsPerCTA;
-  spt.push_back(spt[axis]);
-  spt[axis] = 1;
-  tpw.push_back(1);
-  wpc.push_back(1);
-  std::vector<unsigned> order{rank};
-  order.insert(order.end(), l.order.begin(), l.order.end());
-  LayoutPtr partials = makeSlice(rank, makeBlocked(spt, tpw, wpc, order));
+  LayoutPtr partials = threadPartialsLayout(tile.layout);
   std::vector<int64_t> partialShape = tile.shape;
   partialShape[axis] /= c.perThread;
   Type partialType = Type(tile.elem, partialShape).withLayout(partials);

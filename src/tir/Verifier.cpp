@@ -175,17 +175,17 @@ private:
   }
 
   /// A reduce with `within_thread` (gpu/OptimizeThreadLocality.cpp) combines only the elements
-  /// each thread holds along the axis: its result keeps the axis, one partial per thread along it
-  /// (shape[axis] / elements per thread), laid out in a slice, along the extra last dimension, of
-  /// the operand's blocked layout with that dimension appended.
+  /// each thread holds along the (last) axis: its result keeps the axis, one partial per thread
+  /// along it (shape[axis] / elements per thread), in gpu::threadPartialsLayout of the operand's.
   bool verifyWithinThread(const Operation &op) {
     const Type &in = op.operand(0)->type();
     const Type &out = op.result(0)->type();
     int64_t axis = op.intAttr("axis");
-    if (op.numOperands() != 1 || !in.layout || in.layout->kind != gpu::LayoutKind::Blocked ||
-        !out.layout || out.layout->kind != gpu::LayoutKind::Slice || out.layout->dim != in.rank()) {
-      fail(op, "within_thread needs one blocked operand and a result in a slice of its last "
-               "dimension");
+    gpu::LayoutPtr partials = gpu::threadPartialsLayout(in.layout);
+    if (op.numOperands() != 1 || axis + 1 != in.rank() || !partials || !out.layout ||
+        *out.layout != *partials) {
+      fail(op, "within_thread needs one blocked operand reduced along its last axis and a "
+               "result in the layout of its threads' partials (gpu::threadPartialsLayout)");
       return false;
     }
     if (out.rank() != in.rank() || out.shape[axis] < 1 || in.shape[axis] % out.shape[axis] != 0) {
