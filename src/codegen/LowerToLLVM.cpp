@@ -1583,7 +1583,9 @@ void KernelLowering::lowerReduce(const Operation &op) {
     inputs.push_back(&get(v));
 
   // 1. Within the thread: elements that differ only along the axis (copies of the same element,
-  //    when the layout wraps, are counted once).
+  //    when the layout wraps, are counted once). A `within_thread` reduction stops here: its
+  //    result keeps the axis with one element per thread along it, the thread's own partial.
+  bool withinThread = op.hasAttr("within_thread");
   unsigned inThread =
       static_cast<unsigned>(std::min<int64_t>(dist.elemsPerThread[axis], dist.shape[axis]));
   unsigned numResults = resultDist ? resultDist->numElements() : 1;
@@ -1592,12 +1594,23 @@ void KernelLowering::lowerReduce(const Operation &op) {
     std::vector<unsigned> index = dist.multiIndex(e);
     if (index[axis] >= inThread)
       continue;
-    index.erase(index.begin() + axis);
+    if (withinThread)
+      index[axis] = 0;
+    else
+      index.erase(index.begin() + axis);
     unsigned r = resultDist ? resultDist->linearIndex(index) : 0;
     Values element;
     for (const Values *input : inputs)
       element.push_back((*input)[e]);
     acc[r] = acc[r].empty() ? element : combineValues(op, acc[r], element);
+  }
+
+  if (withinThread) { // one operand (Verifier.cpp)
+    Values partials;
+    for (const Values &a : acc)
+      partials.push_back(a.at(0));
+    values_[op.result()] = partials;
+    return;
   }
 
   // 2. Across the lanes of a warp that hold distinct elements along the axis.

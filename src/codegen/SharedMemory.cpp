@@ -22,6 +22,8 @@ static unsigned elementBytes(const tir::DType &type) {
 }
 
 unsigned distinctWarpsAlongAxis(const tir::Operation &reduce) {
+  if (reduce.hasAttr("within_thread")) // each thread's own elements only
+    return 1;
   const tir::Type &type = reduce.operand(0)->type();
   Distribution dist = distributionOf(type);
   unsigned axis = static_cast<unsigned>(reduce.intAttr("axis"));

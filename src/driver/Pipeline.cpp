@@ -298,6 +298,11 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
              [&](tir::Function &f) { gpu::runAccelerateMatmul(f, options.arch); });
   passes.run("assign-layouts", gpu::runAssignLayouts);
   passes.run("remove-redundant-conversions", gpu::runRemoveRedundantConversions);
+  //     Triton runs OptimizeThreadLocality after its first remove-layout-conversions, when each
+  //     reduced load has its coalesced layout and the loop carries the reduction's result: here,
+  //     once every tensor has its layout (the loads' are Coalesce's, as Triton's are).
+  passes.run("optimize-thread-locality",
+             [&](tir::Function &f) { gpu::runOptimizeThreadLocality(f, options.arch); });
   passes.run("cse", tir::runCSE);
   passes.run("dce", tir::runDCE);
   // 4b. Software pipelining (num_stages): the tiles tensor-core dots read in loops are copied

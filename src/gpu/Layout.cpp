@@ -170,6 +170,20 @@ LayoutPtr permuteLayout(const LayoutPtr &layout, const std::vector<int64_t> &ord
   return makeBlocked(spt, tpw, wpc, newOrder, reps);
 }
 
+LayoutPtr threadPartialsLayout(const LayoutPtr &layout) {
+  if (!layout || layout->kind != LayoutKind::Blocked || !layout->repsInWarp.empty())
+    return nullptr;
+  unsigned rank = layout->rank(), axis = rank - 1;
+  std::vector<unsigned> spt = layout->sizePerThread, tpw = layout->threadsPerWarp,
+                        wpc = layout->warpsPerCTA, order{rank};
+  spt.push_back(spt[axis]);
+  spt[axis] = 1;
+  tpw.push_back(1);
+  wpc.push_back(1);
+  order.insert(order.end(), layout->order.begin(), layout->order.end());
+  return makeSlice(rank, makeBlocked(spt, tpw, wpc, order));
+}
+
 LayoutPtr dotFmaLayout(const std::vector<int64_t> &shape, unsigned numWarps) {
   // [M, N], or [B, M, N] for a batched dot: each thread a block of M x N (one batch), the lanes
   // and warps spread N first, then M, then the batches.

@@ -76,6 +76,14 @@ LayoutPtr withoutRepsInWarp(const LayoutPtr &layout);
 /// dimension order[i], each thread keeps its elements. Null for other layouts.
 LayoutPtr permuteLayout(const LayoutPtr &layout, const std::vector<int64_t> &order);
 
+/// The layout of the partials a `within_thread` reduce along the last axis of a tensor in
+/// `layout` (blocked, without repeats in the warp) leaves (gpu/OptimizeThreadLocality.cpp): the
+/// slice along a new last dimension of Triton's thread-locality layout, which holds a thread's
+/// elements of the axis (sizePerThread[axis] of them at a time) along that new fastest
+/// dimension and one element per thread along the axis, whose lanes and warps stay. Null for
+/// other layouts.
+LayoutPtr threadPartialsLayout(const LayoutPtr &layout);
+
 /// The layout of an mma.sync accumulator (Triton's NVIDIA MMA layout, version 2) for a warp grid of
 /// warpsM x warpsN over the [M, N] tile, written as the blocked layout it is:
 /// sizePerThread [1, 2], threadsPerWarp [8, 4], warpsPerCTA [warpsM, warpsN], order [1, 0].

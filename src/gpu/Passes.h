@@ -13,7 +13,10 @@
 //                                (AssignLayouts.cpp);
 //   runRemoveRedundantConversions conversions that change nothing, chains of them, and those of
 //                                cheap producers (rematerialised in the wanted layout) go
-//                                (RemoveRedundantConversions.cpp).
+//                                (RemoveRedundantConversions.cpp);
+//   runOptimizeThreadLocality    a loop folding the last-axis reduction of a loaded tile into a
+//                                carried value keeps per-thread partials, reduced across threads
+//                                once after the loop, as Triton does (OptimizeThreadLocality.cpp).
 //
 // After each one `tir::verify` passes; after the last every tensor value has a layout.
 #pragma once
@@ -30,6 +33,9 @@ void runDecomposeBatchedDot(tir::Function &function);
 void runAccelerateMatmul(tir::Function &function, const std::string &arch);
 void runAssignLayouts(tir::Function &function);
 void runRemoveRedundantConversions(tir::Function &function);
+/// Triton's OptimizeThreadLocality reduce rewrite; `arch` tells which loads through tensor
+/// descriptors Triton keeps as descriptor loads (from sm_90), which it leaves alone.
+void runOptimizeThreadLocality(tir::Function &function, const std::string &arch);
 /// Loads feeding tensor-core dots in loops become cp.async copies num_stages - 1 iterations ahead
 /// into rings of shared-memory slots (SoftwarePipeliner.cpp), as many as suit `arch`'s SMs. Runs
 /// after the layout passes.

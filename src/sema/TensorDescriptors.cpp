@@ -265,6 +265,7 @@ SemaValue Specializer::loadTensorDescriptor(const SemaValue &desc, const SemaVal
     SemaValue dims = allDimensions(rankOf(desc));
     SemaValue loaded = loadBlockPointer(blockPtr, &dims, &option, loc, /*descriptor=*/true);
     addKernelDescriptorOperands(desc, blockPtr, *loaded.value->definingOp());
+    loaded.value->definingOp()->setAttr("tensor_descriptor", true);
     return loaded;
   }
   std::vector<int64_t> all;
@@ -289,6 +290,8 @@ SemaValue Specializer::loadTensorDescriptor(const SemaValue &desc, const SemaVal
       builder_.create(tir::OpCode::Load, std::move(operands), {Type(elem, ptr->type().shape)});
   if (argument)
     load->setAttr("descriptor", int64_t(*argument));
+  // Triton's tt.descriptor_load from sm_90 on (gpu/OptimizeThreadLocality.cpp tells them apart).
+  load->setAttr("tensor_descriptor", true);
   return SemaValue::ofTensor(load->result());
 }
 

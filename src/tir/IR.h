@@ -85,7 +85,8 @@ class Function;
   X(Fma, "fma")                                                                                    \
   X(Libdevice, "libdevice") /* attr fn (tir/Libdevice.h); 1-3 fp32/fp64 operands of one type */    \
   /* memory */                                                                                     \
-  X(Load, "load")            /* ptr [, mask [, other]]; attr has_mask, has_other */                \
+  X(Load, "load")            /* ptr [, mask [, other]]; attr has_mask, has_other, */               \
+                             /* tensor_descriptor (Triton's tt.descriptor_load)   */               \
   X(Store, "store")          /* ptr, value [, mask] */                                             \
   X(AtomicRMW, "atomic_rmw") /* attr kind: add max min xchg and or xor; ptr, val [, mask] */       \
   X(AtomicCAS, "atomic_cas") /* ptr, cmp, val */                                                   \
@@ -95,6 +96,8 @@ class Function;
   /* reductions */                                                                                 \
   X(Reduce, "reduce") /* attr kind: sum max min xor (one operand), or combine: N operands of */    \
                       /* one shape, N results, a region (N lhs, N rhs scalars) -> yield N      */  \
+                      /* attr within_thread (laid out): each thread's own elements only,   */      \
+                      /* the axis kept (Verifier.cpp; gpu/OptimizeThreadLocality.cpp)      */      \
   X(ArgReduce, "arg_reduce") /* attr kind: argmax argmin; attr axis; result i32 */                 \
   X(Scan, "scan") /* attr kind: sum prod (one operand) or combine (as reduce); attr axis; */       \
                   /* attr reverse; inclusive; results of the operands' types              */       \

@@ -135,12 +135,17 @@ private:
     int64_t axis = op.intAttr("axis");
     if (axis < 0 || axis >= static_cast<int64_t>(first.rank()))
       return fail(op, "axis out of range");
+    bool withinThread = !scan && op.hasAttr("within_thread");
+    if (withinThread && !verifyWithinThread(op))
+      return;
     for (unsigned i = 0; i < op.numOperands(); ++i) {
       const Type &t = op.operand(i)->type();
       if (t.shape != first.shape)
         return fail(op, "operands differ in shape");
       std::vector<int64_t> shape = t.shape;
-      if (!scan)
+      if (withinThread)
+        shape[axis] = op.result(i)->type().shape[axis];
+      else if (!scan)
         shape.erase(shape.begin() + axis);
       const Type &r = op.result(i)->type();
       if (r.shape != shape || (r.elem != t.elem && (scan || kind != "sum")))
@@ -167,6 +172,28 @@ private:
           yield->operand(i)->type().elem != op.operand(i)->type().elem)
         return fail(op, "combine result " + std::to_string(i) +
                             " is not a scalar of its operand's type");
+  }
+
+  /// A reduce with `within_thread` (gpu/OptimizeThreadLocality.cpp) combines only the elements
+  /// each thread holds along the (last) axis: its result keeps the axis, one partial per thread
+  /// along it (shape[axis] / elements per thread), in gpu::threadPartialsLayout of the operand's.
+  bool verifyWithinThread(const Operation &op) {
+    const Type &in = op.operand(0)->type();
+    const Type &out = op.result(0)->type();
+    int64_t axis = op.intAttr("axis");
+    gpu::LayoutPtr partials = gpu::threadPartialsLayout(in.layout);
+    if (op.numOperands() != 1 || axis + 1 != in.rank() || !partials || !out.layout ||
+        *out.layout != *partials) {
+      fail(op, "within_thread needs one blocked operand reduced along its last axis and a "
+               "result in the layout of its threads' partials (gpu::threadPartialsLayout)");
+      return false;
+    }
+    if (out.rank() != in.rank() || out.shape[axis] < 1 || in.shape[axis] % out.shape[axis] != 0) {
+      fail(op, "within_thread: the result must keep the axis, shortened to one element per "
+               "thread");
+      return false;
+    }
+    return true;
   }
 
   /// map_elementwise: N >= 1 operands and M >= 1 results of one shape; a region of pack * N

@@ -2761,6 +2761,73 @@ TUPLE_SAMPLES = [
 SAMPLES += TUPLE_SAMPLES
 
 
+# --- tests/gpu/thread_locality.tl: Triton's OptimizeThreadLocality ------------------------------
+# Row reductions folded into a carried accumulator over tiles of a loop (src/gpu/
+# OptimizeThreadLocality.cpp): each thread carries its own partials, reduced across threads after
+# the loop, which associates the sums differently from a reduction per tile. Inputs of mixed
+# magnitudes (mixed_magnitudes) make every association give other bits; N is not a
+# multiple of BLOCK_N (the last tile masked) nor M of BLOCK_M. size = (M, N); the row stride is N
+# rounded up to 16. Bit-exact against Triton; no torch reference (another order).
+THREAD_LOCALITY_SOURCE = "tests/gpu/thread_locality.tl"
+
+
+def mixed_magnitudes(n, dtype="float32"):
+    """randn scaled by 2^-8 .. 2^8 (fp16: 2^-4 .. 2^4, so that no partial sum overflows)."""
+    e = 8 if dtype == "float32" else 4
+    x = torch.randn(n, dtype=torch.float32) * torch.exp2(
+        torch.randint(-e, e + 1, (n,), dtype=torch.int64).float())
+    return x.to(getattr(torch, dtype)).to(DEVICE)
+
+
+def thread_locality_sample(name, op, dtype, block_m, block_n, num_warps, size):
+    short = {"float32": "fp32", "float16": "fp16"}[dtype]
+
+    def inputs(s):
+        rows, cols = s
+        n = padded_size(rows, cols, round_up(cols, 16))
+        # A product of thousands of factors stays in range only near 1: 2^u, u in [-1/2, 1/2].
+        x = (torch.exp2(torch.rand(n) - 0.5).to(getattr(torch, dtype)).to(DEVICE)
+             if op == "prod" else mixed_magnitudes(n, dtype))
+        return {"x": x, "out": empty(rows, dtype)}
+
+    return Sample(
+        name=name, source=THREAD_LOCALITY_SOURCE, kernel="row_reduce", ptx=name,
+        signature=f"*{short}:16,*{short}:16,i32,i32,i32:16,'{op}',{block_m},{block_n}",
+        tilec_flags=("--num-warps", str(num_warps)), size=size, small=(5, size[1]),
+        inputs=inputs, outputs=["out"],
+        args=lambda t, s: [t["x"], t["out"], s[0], s[1], round_up(s[1], 16)],
+        grid=lambda meta, s: (cdiv(s[0], meta["BLOCK_M"]),), tol=EXACT,
+        # The interpreter sums each row in order: another association, other roundings.
+        interp_tols={"out": Tol(scale=5e-2) if dtype == "float16" else
+                     Tol(rtol=1e-3) if op == "prod" else Tol(scale=1e-5)})
+
+
+THREAD_LOCALITY_SAMPLES = [
+    # 4 rows x 256 columns on 4 warps: 4 elements per thread along a row, partials [4, 64].
+    thread_locality_sample("thread_locality_sum", "sum", "float32", 4, 256, 4, (37, 3000)),
+    # 8 x 2048 on 8 warps: 4-wide vectors twice per row (8 elements per thread), partials [8, 256].
+    thread_locality_sample("thread_locality_sum_8w", "sum", "float32", 8, 2048, 8, (21, 5000)),
+    # fp16 (tl.sum keeps it): 8 elements per thread, the partials and the loop's adds in fp16.
+    thread_locality_sample("thread_locality_sum_fp16", "sum", "float16", 4, 512, 4, (19, 1500)),
+    # tl.reduce with a one-multiply function on 2 x 1024 tiles, 8 warps.
+    thread_locality_sample("thread_locality_prod", "prod", "float32", 2, 1024, 8, (9, 2500)),
+    thread_locality_sample("thread_locality_max", "max", "float32", 4, 256, 4, (37, 3000)),
+    thread_locality_sample("thread_locality_min", "min", "float32", 2, 1024, 4, (9, 2500)),
+    # Two carried sums, of x (rewritten) and of x * x (not), each loop result used twice.
+    Sample(
+        name="thread_locality_stats", source=THREAD_LOCALITY_SOURCE, kernel="row_stats",
+        ptx="thread_locality_stats", signature="*fp32:16,*fp32:16,*fp32:16,i32,i32,i32:16,4,256",
+        size=(37, 3000), small=(5, 3000),
+        inputs=lambda s: {"x": mixed_magnitudes(padded_size(s[0], s[1], round_up(s[1], 16))),
+                          "sums": empty(2 * s[0]), "sumsq": empty(s[0])},
+        outputs=["sums", "sumsq"],
+        args=lambda t, s: [t["x"], t["sums"], t["sumsq"], s[0], s[1], round_up(s[1], 16)],
+        grid=lambda meta, s: (cdiv(s[0], meta["BLOCK_M"]),), tol=EXACT,
+        interp_tols={"sums": Tol(scale=1e-5), "sumsq": Tol(scale=1e-5)}),
+]
+SAMPLES += THREAD_LOCALITY_SAMPLES
+
+
 # --- running ---------------------------------------------------------------------------------
 
 
