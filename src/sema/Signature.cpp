@@ -256,6 +256,8 @@ std::string signatureTypeName(tir::DType type) {
     case tir::ScalarKind::U64: return "u64";
     case tir::ScalarKind::F8E4M3: return "fp8e4nv";
     case tir::ScalarKind::F8E5M2: return "fp8e5";
+    case tir::ScalarKind::F8E4B15:
+      return "fp8e4b15";
     case tir::ScalarKind::F16: return "fp16";
     case tir::ScalarKind::BF16: return "bf16";
     case tir::ScalarKind::F32: return "fp32";
