@@ -1037,6 +1037,37 @@ TENSOR_DESC_GEMMS = [
         "float16", "float16", DOT_F16_OUT_F16, size=(500, 400, 150)),
         grid=lambda meta, s: (meta["PROGRAMS"],))),
 ]
+def tensor_desc_reduce_half_sample(name, kind, dtype, size=(45, 70), blocks=(16, 32)):
+    """desc.atomic_min / atomic_max of fp16 or bf16 tiles through a descriptor made in the kernel
+    (tests/gpu/tensor_desc.tl): y = min(y, x, -x) (max) inside the shape, y elsewhere."""
+    short = {"float16": "fp16", "bfloat16": "bf16"}[dtype]
+
+    def inputs(s):
+        m, n = s
+        ld = round_up(n, 16)
+        return {"x": padded(m, n, ld, dtype), "y": padded(m, n, ld, dtype)}
+
+    def reference(t, s):
+        m, n = s
+        ld = round_up(n, 16)
+        x, y = view2d(t["x"], m, n, ld).double(), view2d(t["y"], m, n, ld).double()
+        pick = torch.minimum if kind == "min" else torch.maximum
+        out = t["y"].double().clone()
+        view2d(out, m, n, ld).copy_(pick(pick(y, x), -x))
+        return {"y": out}
+
+    return Sample(
+        name=name, source="tests/gpu/tensor_desc.tl", kernel="tensor_desc_reduce_half", ptx=name,
+        signature=f"*{short}:16,*{short}:16,i32,i32,i32:16,{blocks[0]},{blocks[1]},\"{kind}\"",
+        size=size, small=(21, 33), inputs=inputs, outputs=["y"], inplace=["y"],
+        args=lambda t, s: [t["x"], t["y"], s[0], s[1], round_up(s[1], 16)],
+        grid=lambda meta, s: (cdiv(s[0], meta["BM"]), cdiv(s[1], meta["BN"]), 2),
+        reference=reference,
+        # Against Triton only the shape's elements: its TMA may touch a row's padding (as its
+        # descriptor stores do, tensor_desc_copy), where tilec writes nothing (the reference).
+        triton_compared=lambda t, s: {"y": inside_rows(t["y"], s[0], s[1], round_up(s[1], 16))})
+
+
 BLOCK_PTR_GEMM_PIPELINED = unit_strides_bound(
     gemm_sample("block_ptr_gemm_f16_f32_pipelined", "tests/gpu/random_block_ptr.tl",
                 "block_ptr_gemm",
@@ -1931,6 +1962,8 @@ RANDOM_BLOCK_PTR_SAMPLES = [
     BLOCK_PTR_GEMM,
     BLOCK_PTR_GEMM_PIPELINED,
     *TENSOR_DESC_GEMMS,
+    tensor_desc_reduce_half_sample("tensor_desc_min_f16", "min", "float16"),
+    tensor_desc_reduce_half_sample("tensor_desc_max_bf16", "max", "bfloat16"),
     # The block-pointer copy's shapes and reference through tl.make_tensor_descriptor.
     Sample(
         name="tensor_desc_copy", source="tests/gpu/tensor_desc.tl", kernel="tensor_desc_copy",
