@@ -657,9 +657,15 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
   if (value.isConstexprNumber() && (attr == "to" || attr == "dtype"))
     return valueAttribute(SemaValue::ofTensor(materialize(value, loc)), attr, loc);
   // A constant's .type is Triton's constexpr_type of it (isinstance(s.type, tl.constexpr_type)
-  // tells a constexpr element of a tuple argument from a run-time one).
-  if (attr == "type" && (value.isConstexprNumber() || value.kind == Kind::None ||
-                         value.kind == Kind::String || value.kind == Kind::JitFunction)) {
+  // tells a constexpr element of a tuple argument from a run-time one); a tuple of constants is
+  // one constant (`c: tl.constexpr = (5, 6, 7)`).
+  std::function<bool(const SemaValue &)> constant = [&](const SemaValue &v) {
+    if (v.kind == Kind::Tuple)
+      return std::all_of(v.elems.begin(), v.elems.end(), constant);
+    return v.isConstexprNumber() || v.kind == Kind::None || v.kind == Kind::String ||
+           v.kind == Kind::JitFunction;
+  };
+  if (attr == "type" && constant(value)) {
     SemaValue type;
     type.kind = Kind::Object;
     type.name = kConstexprTypeClass;
@@ -1239,6 +1245,16 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (fn == "constexpr") {
     auto a = bindArgs(*this, display, {"value"}, 1, args);
     return *a.values[0];
+  }
+  if (fn == "constexpr_type") {
+    // core.constexpr_type(value): the type of a constexpr holding `value`, equal to another
+    // when the values are (Triton's own test_constexpr_assignment compares `c.type` with it).
+    auto a = bindArgs(*this, display, {"value"}, 1, args);
+    SemaValue type;
+    type.kind = Kind::Object;
+    type.name = kConstexprTypeClass;
+    type.elems = {*a.values[0]};
+    return type;
   }
   if (fn == "pointer_type") {
     // tl.pointer_type(tl.uint32): the dtype of pointers to it (for .to() casts of pointers and

@@ -1919,23 +1919,41 @@ SemaValue Specializer::evalFString(const ast::Expr &expr) {
 }
 
 void Specializer::execHostImport(const ast::Stmt &stmt) {
+  for (auto &[name, value] : hostImportBindings(stmt))
+    bind(name, value);
+}
+
+SemaValue Specializer::importedValue(const ast::Stmt &import, const std::string &name) {
+  try {
+    for (auto &[bound, value] : hostImportBindings(import))
+      if (bound == name)
+        return value;
+  } catch (const HostException &e) {
+    error(e.loc, e.message + " (imported by the function that defines the kernel)");
+  }
+  error(import.loc, "this import does not bind '" + name + "'");
+}
+
+std::vector<std::pair<std::string, SemaValue>>
+Specializer::hostImportBindings(const ast::Stmt &stmt) {
   auto notInstalled = [](const std::string &dotted, SourceLoc loc) {
     throw HostException{*builtinExceptionClasses("ModuleNotFoundError"),
                         "No module named '" + dotted.substr(0, dotted.find('.')) + "'", loc};
   };
+  std::vector<std::pair<std::string, SemaValue>> bindings;
   if (stmt.kind == ast::StmtKind::Import) {
     for (const ast::ImportAlias &alias : stmt.names) {
       std::string root = alias.name.substr(0, alias.name.find('.'));
       std::string bound = alias.asName.empty() ? root : alias.asName;
       if (int m = graph_ ? graph_->resolved(alias.loc) : -1; m >= 0) {
-        bind(bound, SemaValue::ofUserModule(graph_->modules[m].name, m));
+        bindings.push_back({bound, SemaValue::ofUserModule(graph_->modules[m].name, m)});
         continue;
       }
       if (!isAlwaysInstalled(root))
         notInstalled(alias.name, alias.loc);
-      bind(bound, SemaValue::ofModule(alias.asName.empty() ? root : alias.name));
+      bindings.push_back({bound, SemaValue::ofModule(alias.asName.empty() ? root : alias.name)});
     }
-    return;
+    return bindings;
   }
   size_t level = stmt.module.find_first_not_of('.');
   std::string dotted = level == std::string::npos ? "" : stmt.module.substr(level);
@@ -1947,10 +1965,11 @@ void Specializer::execHostImport(const ast::Stmt &stmt) {
       error(alias.loc, "'from ... import *' is only allowed at module level");
     std::string bound = alias.asName.empty() ? alias.name : alias.asName;
     if (base >= 0)
-      bind(bound, userModuleAttribute(base, alias.name, alias.loc));
+      bindings.push_back({bound, userModuleAttribute(base, alias.name, alias.loc)});
     else
-      bind(bound, moduleAttribute(stmt.module, alias.name, alias.loc));
+      bindings.push_back({bound, moduleAttribute(stmt.module, alias.name, alias.loc)});
   }
+  return bindings;
 }
 
 SemaValue Specializer::callHostFunction(const ast::Stmt &def, CallArgs &args) {
@@ -3849,8 +3868,10 @@ void forEachExpr(const ast::StmtList &stmts, bool intoFunctions,
 }
 
 /// The names a function binds: its parameters and every name its body assigns, imports or
-/// defines (over-approximated: nested blocks included).
-std::set<std::string> boundNames(const ast::Stmt &def) {
+/// defines (over-approximated: nested blocks included). With \p imports, the import statements
+/// directly in its body go there instead, with the statement that binds each name.
+std::set<std::string> boundNames(const ast::Stmt &def,
+                                 std::map<std::string, const ast::Stmt *> *imports = nullptr) {
   std::set<std::string> names;
   for (const ast::Param &p : def.params)
     names.insert(p.name);
@@ -3873,9 +3894,17 @@ std::set<std::string> boundNames(const ast::Stmt &def) {
           st->kind == ast::StmtKind::AnnAssign || st->kind == ast::StmtKind::For)
         for (const ast::ExprPtr &t : st->targets)
           target(t.get());
-      for (const ast::ImportAlias &alias : st->names)
-        names.insert(alias.asName.empty() ? alias.name.substr(0, alias.name.find('.'))
-                                          : alias.asName);
+      bool direct = &list == &def.body;
+      bool import = st->kind == ast::StmtKind::Import || st->kind == ast::StmtKind::ImportFrom;
+      for (const ast::ImportAlias &alias : st->names) {
+        std::string name = st->kind == ast::StmtKind::ImportFrom || !alias.asName.empty()
+                               ? (alias.asName.empty() ? alias.name : alias.asName)
+                               : alias.name.substr(0, alias.name.find('.'));
+        if (imports && import && direct)
+          (*imports)[name] = st.get();
+        else
+          names.insert(name);
+      }
       for (const ast::ExceptHandler &h : st->handlers) {
         if (!h.name.empty())
           names.insert(h.name);
@@ -3924,12 +3953,14 @@ static const ast::Stmt *classKernel(const ast::Module &module, const SourceManag
 /// (`test_eq.<locals>.fn`, or `test_eq.fn`) where several functions define one of that name. Its
 /// names resolve in the module as for a module-level kernel; a name bound by an enclosing function
 /// (a closure) is accepted when it is a @triton.jit function defined directly in that function,
-/// which is returned in \p closureFunctions, or when -D gives its value (\p defines); any other is
-/// refused.
+/// which is returned in \p closureFunctions, when only an import statement directly in that
+/// function binds it (returned in \p closureImports), or when -D gives its value (\p defines);
+/// any other is refused.
 static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceManager &sources,
                                      const std::string &name,
                                      const std::map<std::string, std::string> &defines,
-                                     std::map<std::string, const ast::Stmt *> &closureFunctions) {
+                                     std::map<std::string, const ast::Stmt *> &closureFunctions,
+                                     std::map<std::string, const ast::Stmt *> &closureImports) {
   // `outer.inner.<locals>.kernel`: the enclosing functions' names, then the kernel's.
   std::vector<std::string> path;
   for (size_t start = 0;;) {
@@ -4000,16 +4031,22 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
   // What each enclosing function binds, innermost last (computed once: every name the kernel
   // reads is looked up in them).
   std::vector<std::set<std::string>> outerBound;
-  for (const ast::Stmt *function : outer)
-    outerBound.push_back(boundNames(*function));
+  std::vector<std::map<std::string, const ast::Stmt *>> outerImports(outer.size());
+  for (size_t i = 0; i < outer.size(); ++i)
+    outerBound.push_back(boundNames(*outer[i], &outerImports[i]));
   std::optional<std::pair<std::string, const ast::Expr *>> closure;
   std::function<void(const ast::Stmt &)> visitFunction = [&](const ast::Stmt &function) {
     std::set<std::string> bound = boundNames(function);
     forEachExpr(function.body, true, [&](const ast::Expr &e) {
       if (closure || e.kind != ast::ExprKind::Name || bound.count(e.name) ||
-          closureFunctions.count(e.name) || defines.count(e.name))
+          closureFunctions.count(e.name) || closureImports.count(e.name) || defines.count(e.name))
         return;
       for (size_t i = outer.size(); i-- > 0;) {
+        auto import = outerImports[i].find(e.name);
+        if (import != outerImports[i].end() && !outerBound[i].count(e.name)) {
+          closureImports[e.name] = import->second;
+          return;
+        }
         if (!outerBound[i].count(e.name))
           continue;
         auto local = localJitFunctions.find(e.name);
@@ -4039,11 +4076,12 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   const ast::Stmt *kernel = findKernel(module, sources, request);
   if (!kernel)
     kernel = classKernel(module, sources, request.name);
-  std::map<std::string, const ast::Stmt *> closureFunctions;
+  std::map<std::string, const ast::Stmt *> closureFunctions, closureImports;
   const bool nested = !kernel;
   if (!kernel)
     kernel = nestedKernel(module, sources, request.name,
-                          {request.defines.begin(), request.defines.end()}, closureFunctions);
+                          {request.defines.begin(), request.defines.end()}, closureFunctions,
+                          closureImports);
   if (!kernel) {
     std::vector<std::string> available;
     for (const ast::Stmt *f : jitFunctions(module))
@@ -4167,6 +4205,9 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   // module-level names (they resolve in the module too, as the kernel's own names do).
   for (const auto &[name, function] : closureFunctions)
     specializer.bindGlobal(name, SemaValue::ofJitFunction(function));
+  // What its enclosing functions import, as those imports bind it.
+  for (const auto &[name, import] : closureImports)
+    specializer.bindGlobal(name, specializer.importedValue(*import, name));
   // -D names that are not parameters of this kernel override module-level constants, or give
   // the value of a nested kernel's closure variable.
   for (const auto &[name, text] : defines) {

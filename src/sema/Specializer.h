@@ -156,6 +156,11 @@ public:
   /// variable given with -D, or a @triton.jit function of its enclosing function.
   void bindGlobal(const std::string &name, const SemaValue &value);
 
+  /// The value an import statement binds to `name`, as if run in a function (a nested kernel's
+  /// enclosing function that imports what the kernel reads: `from triton.language.core import
+  /// constexpr_type` in a test). Errors where the module is not one tilec knows.
+  SemaValue importedValue(const ast::Stmt &import, const std::string &name);
+
   /// The function a signature entry or -D value names by a dotted name (see
   /// FunctionReferences.cpp); errors when it names none.
   SemaValue resolveFunctionReference(const std::string &text, SourceLoc loc);
@@ -590,6 +595,8 @@ private:
   bool matchPattern(const ast::Pattern &pattern, const SemaValue &subject,
                     PatternBindings &bindings);
   void execHostImport(const ast::Stmt &stmt);
+  /// What an import statement in a function binds: each name with its value.
+  std::vector<std::pair<std::string, SemaValue>> hostImportBindings(const ast::Stmt &stmt);
   bool isStdlibFunction(const ast::Stmt &def) const;
   SemaValue inlineJitFunction(const ast::Stmt &def, CallArgs &args);
   SemaValue lookup(const std::string &name, SourceLoc loc);
