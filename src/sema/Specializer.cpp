@@ -1257,6 +1257,26 @@ void Specializer::collectGlobalsBefore(const ast::StmtList &stmts, const ast::St
   collectGlobalsBefore(block.finalbody, stop);
 }
 
+SemaValue Specializer::callPython(const SemaValue &function, std::vector<SemaValue> positional,
+                                  SourceLoc loc) {
+  CallArgs args;
+  args.positional = std::move(positional);
+  args.loc = loc;
+  scopes_.push_back(Scope{});
+  ++moduleLevelDepth_;
+  SemaValue value;
+  try {
+    value = callValue(function, args, loc);
+  } catch (...) {
+    --moduleLevelDepth_;
+    scopes_.pop_back();
+    throw;
+  }
+  --moduleLevelDepth_;
+  scopes_.pop_back();
+  return value;
+}
+
 SemaValue Specializer::evalModuleLevel(const ast::Expr &expr) {
   // Module-level code runs in its own scope, as evalConstantGlobal's.
   scopes_.push_back(Scope{});
@@ -3109,6 +3129,12 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
     return value;
   }
   case ast::ExprKind::Unsupported:
+    // A lambda in Python code is a function, called as a def is (a @triton.heuristics value).
+    if (expr.lambda && !inKernelCode()) {
+      SemaValue function = SemaValue::ofBuiltin("pyfunc:<lambda>");
+      function.function = expr.lambda.get();
+      return function;
+    }
     if (!inKernelCode())
       error(expr.loc, expr.name + " is not supported yet in Python code that tilec evaluates at "
                                   "module level");
@@ -4070,6 +4096,86 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
   return kernel;
 }
 
+/// The constexpr arguments a @triton.heuristics function reads, where it reads them only as
+/// `args["NAME"]` of its first parameter (Triton passes every argument in that dict); nullopt
+/// where it uses the dict otherwise (or has no parameter).
+static std::optional<std::set<std::string>> heuristicReads(const ast::Stmt &function) {
+  if (function.params.empty())
+    return std::nullopt;
+  const std::string &dict = function.params[0].name;
+  std::set<std::string> reads;
+  size_t uses = 0, subscripts = 0;
+  forEachExpr(function.body, true, [&](const ast::Expr &e) {
+    if (e.kind == ast::ExprKind::Name && e.name == dict)
+      ++uses;
+    if (e.kind == ast::ExprKind::Subscript && e.operands[0]->kind == ast::ExprKind::Name &&
+        e.operands[0]->name == dict && e.operands[1]->kind == ast::ExprKind::StringLit &&
+        !e.operands[1]->isFString) {
+      ++subscripts;
+      reads.insert(e.operands[1]->stringValue);
+    }
+  });
+  if (uses != subscripts)
+    return std::nullopt;
+  return reads;
+}
+
+/// Binds the constexprs `params` (left out of the signature and -D) that @triton.heuristics
+/// computes from the launch's arguments: as Triton's launcher does, each function is called with
+/// the arguments (and the heuristics before it) in a dict, ahead of time here, which is possible
+/// exactly where every argument it reads is a constexpr bound by then. Any other is an error
+/// that says what it reads.
+static void bindHeuristics(Specializer &specializer, const SourceManager &sources,
+                           const ast::Module &module, const KernelRequest &request,
+                           const ast::Stmt &kernel, const std::vector<std::string> &params,
+                           size_t signatureEntries, std::map<std::string, SemaValue> &bound) {
+  if (params.empty())
+    return;
+  std::set<std::string> pending(params.begin(), params.end());
+  std::map<std::string, std::string> unbound; // a heuristic's name -> what it reads unbound
+  for (const HeuristicEntry &entry :
+       heuristicEntries(kernel, &module, decoratedByCall(module, request.name).decorators)) {
+    if (!pending.count(entry.name))
+      continue;
+    SemaValue function = specializer.evalModuleLevel(*entry.value);
+    std::optional<std::set<std::string>> reads;
+    if (function.kind == SemaValue::Kind::Builtin && function.function &&
+        function.name.rfind("pyfunc:", 0) == 0)
+      reads = heuristicReads(*function.function);
+    if (!reads) {
+      unbound[entry.name] = "it uses the arguments' dict as a whole";
+      continue;
+    }
+    std::string missing;
+    for (const std::string &name : *reads)
+      if (!bound.count(name))
+        missing += (missing.empty() ? "" : ", ") + name;
+    if (!missing.empty()) {
+      unbound[entry.name] = "it reads " + missing + ", not a constexpr bound here";
+      continue;
+    }
+    SemaValue args = makeDict();
+    for (const ast::Param &p : kernel.params)
+      if (bound.count(p.name))
+        dictInsert(args, SemaValue::ofString(p.name), bound.at(p.name));
+    SemaValue value = specializer.callPython(function, {args}, entry.value->loc);
+    bound[entry.name] = value;
+    pending.erase(entry.name);
+  }
+  for (const std::string &name : params) {
+    if (!pending.count(name))
+      continue;
+    std::string why = unbound.count(name) ? unbound.at(name) : "tilec could not read it";
+    sources.error(kernel.loc,
+                  "the signature has " + std::to_string(signatureEntries) + " entries but '" +
+                      kernel.name + "' has " + std::to_string(kernel.params.size()) +
+                      " parameters; '" + name +
+                      "' has no value (@triton.heuristics computes it from the launch's "
+                      "arguments, and " +
+                      why + ": give it in the signature or with -D " + name + "=VALUE)");
+  }
+}
+
 tir::Function &specializeKernel(const ast::Module &module, const SourceManager &sources,
                                 const KernelRequest &request, tir::Module &out) {
   SourceLoc fileLoc{module.file, 0, 0};
@@ -4119,6 +4225,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   function->numStages = request.numStages;
   std::map<std::string, SemaValue> constexprArgs;
   std::map<std::string, SignatureEntry> tupleArgs;
+  std::vector<std::string> heuristicParams; // computed by @triton.heuristics, in order
   for (size_t i = 0; i < kernel->params.size(); ++i) {
     const ast::Param &param = kernel->params[i];
     bool isConstexpr = isConstexprAnnotation(param.annotation.get());
@@ -4134,17 +4241,17 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       }
       if (param.defaultValue)
         continue; // evaluated by the specializer
-      // `"EVEN_K": heur_even_k`: Triton computes it at each launch from the arguments.
-      std::string heuristic;
+      // `"EVEN_K": heur_even_k`: Triton computes it at each launch from the arguments; tilec
+      // does where they are constexprs bound here (below, once the module is in scope).
       if (isRuntimeHeuristic(*kernel, sources, param.name,
-                             decoratedByCall(module, request.name).decorators))
-        heuristic = " (@triton.heuristics computes it from the launch's arguments, which tilec "
-                    "cannot evaluate ahead of time: give it in the signature or with -D " +
-                    param.name + "=VALUE)";
+                             decoratedByCall(module, request.name).decorators, &module)) {
+        heuristicParams.push_back(param.name);
+        continue;
+      }
       sources.error(kernel->loc, "the signature has " + std::to_string(entries->size()) +
                                      " entries but '" + kernel->name + "' has " +
                                      std::to_string(kernel->params.size()) + " parameters; '" +
-                                     param.name + "' has no value" + heuristic);
+                                     param.name + "' has no value");
     }
     const SignatureEntry &entry = (*entries)[i];
     if (define != defines.end())
@@ -4229,6 +4336,8 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
     if (bound && request.usedDefines)
       request.usedDefines->push_back(name);
   }
+  bindHeuristics(specializer, sources, module, request, *kernel, heuristicParams, entries->size(),
+                 constexprArgs);
   specializer.specialize(*kernel, constexprArgs, tupleArgs);
   return *function;
 }

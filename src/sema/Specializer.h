@@ -135,6 +135,9 @@ public:
   /// The value of `expr` evaluated as module-level Python of the module (a decorator's argument:
   /// @triton.autotune's configs).
   SemaValue evalModuleLevel(const ast::Expr &expr);
+  /// Calls a Python function (a def or a lambda of the module) with positional arguments, as
+  /// module-level code calls it.
+  SemaValue callPython(const SemaValue &function, std::vector<SemaValue> positional, SourceLoc loc);
   /// Binds the module's names again as Python has bound them once its first `statements`
   /// top-level statements ran: a decorator's arguments are evaluated when its function is
   /// defined, before the names later statements rebind (a tutorial's `configs = []` of its
