@@ -180,6 +180,11 @@ std::string parseEntry(const std::string &item, SignatureEntry &entry) {
   }
   tir::ScalarKind kind;
   if (!parseSignatureType(typeName, kind)) {
+    // Triton's AOT signature reads `**fp32` as a pointer to pointers (str_to_ty recurses).
+    if (isPointer && typeName.size() > 1 && typeName[0] == '*')
+      return "a pointer to pointers, which tilec does not support yet: pass the addresses "
+             "as *i64 (or *u64) and convert each loaded one with .to(tl.pointer_type(...)) of "
+             "its element type";
     if (isPointer)
       return "unknown pointee type '" + typeName + "'";
     // A bare word that is not a type binds a constexpr to a name, such as a dtype.
