@@ -354,6 +354,14 @@ std::vector<const ast::Stmt *> conditionalJitFunctions(const ast::Module &module
 static const ast::Stmt *findKernelDefinition(const ast::Module &module,
                                              const SourceManager &sources,
                                              const KernelRequest &request);
+static const ast::Stmt *classKernel(const ast::Module &module, const SourceManager &sources,
+                                    const std::string &name);
+static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceManager &sources,
+                                     const std::string &name,
+                                     const std::map<std::string, std::string> &defines,
+                                     std::map<std::string, const ast::Stmt *> &closureFunctions,
+                                     std::map<std::string, const ast::Stmt *> &closureImports,
+                                     bool findOnly);
 
 const ast::Stmt *findKernel(const ast::Module &module, const SourceManager &sources,
                             const KernelRequest &request) {
@@ -366,6 +374,16 @@ const ast::Stmt *findKernel(const ast::Module &module, const SourceManager &sour
   KernelRequest wrapped = request;
   wrapped.name = byCall.function;
   return findKernelDefinition(module, sources, wrapped);
+}
+
+const ast::Stmt *findAnyKernel(const ast::Module &module, const SourceManager &sources,
+                               const KernelRequest &request) {
+  if (const ast::Stmt *kernel = findKernel(module, sources, request))
+    return kernel;
+  if (const ast::Stmt *kernel = classKernel(module, sources, request.name))
+    return kernel;
+  std::map<std::string, const ast::Stmt *> functions, imports;
+  return nestedKernel(module, sources, request.name, {}, functions, imports, /*findOnly=*/true);
 }
 
 static const ast::Stmt *findKernelDefinition(const ast::Module &module,
@@ -3986,7 +4004,8 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
                                      const std::string &name,
                                      const std::map<std::string, std::string> &defines,
                                      std::map<std::string, const ast::Stmt *> &closureFunctions,
-                                     std::map<std::string, const ast::Stmt *> &closureImports) {
+                                     std::map<std::string, const ast::Stmt *> &closureImports,
+                                     bool findOnly) {
   // `outer.inner.<locals>.kernel`: the enclosing functions' names, then the kernel's.
   std::vector<std::string> path;
   for (size_t start = 0;;) {
@@ -4048,6 +4067,8 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
                       found[0].second.back()->name + ".<locals>." + kernelName);
   }
   const auto &[kernel, outer] = found[0];
+  if (findOnly)
+    return kernel;
   // The @triton.jit functions each enclosing function defines in its own body, innermost last.
   std::map<std::string, const ast::Stmt *> localJitFunctions;
   for (const ast::Stmt *function : outer)
@@ -4187,7 +4208,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   if (!kernel)
     kernel = nestedKernel(module, sources, request.name,
                           {request.defines.begin(), request.defines.end()}, closureFunctions,
-                          closureImports);
+                          closureImports, /*findOnly=*/false);
   if (!kernel) {
     std::vector<std::string> available;
     for (const ast::Stmt *f : jitFunctions(module))
