@@ -454,6 +454,8 @@ class TilecKernel:
         # fp8 also as its raw bytes: PyTorch before 2.1 (Debian's CPU one) has no fp8 dtypes.
         "fp8e4nv": ("float8_e4m3fn", "uint8"),
         "fp8e5": ("float8_e5m2", "uint8"),
+        # fp8e4b15 has no PyTorch dtype: its bytes (Triton takes them through triton.reinterpret).
+        "fp8e4b15": ("uint8", "int8"),
     }
 
     def __init__(self, ptx_path: str, metadata_path: str, name: str):

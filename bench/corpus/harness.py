@@ -324,14 +324,31 @@ _WRAPPED_DTYPES = {"uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "ui
 
 def wrapped_tensor(value):
     """A TensorWrapper's memory as a torch tensor of its dtype (None for anything else, or for a
-    dtype torch lacks, such as fp8e4b15)."""
+    dtype torch lacks); fp8e4b15, which no torch has, as its bytes (see signature_dtype)."""
     if type(value).__name__ != "TensorWrapper" or not hasattr(value, "base"):
         return None
     import torch
+    if str(value.dtype) == "fp8e4b15":
+        return value.base.view(torch.uint8)
     dtype = getattr(torch, _WRAPPED_DTYPES.get(str(value.dtype), ""), None)
     if not isinstance(dtype, torch.dtype):
         return None
     return value.base.view(dtype)
+
+
+def signature_dtype(value, tensor, dtypes):
+    """The signature's element type of a tensor argument (`tensor`, the torch tensor that
+    `value` is or wraps): Triton's own dtype for a TensorWrapper of fp8e4b15."""
+    if type(value).__name__ == "TensorWrapper" and str(value.dtype) == "fp8e4b15":
+        return "fp8e4b15"
+    return dtypes[tensor.dtype]
+
+
+def descriptor_base(desc):
+    """A host TensorDescriptor's base as a torch tensor (Triton's tests make descriptors of the
+    TensorWrappers their to_triton gives for unsigned types)."""
+    tensor = wrapped_tensor(desc.base)
+    return desc.base if tensor is None else tensor
 
 
 def is_host_descriptor(value):
@@ -341,7 +358,7 @@ def is_host_descriptor(value):
 def descriptor_parameters(name, desc):
     """The parameters tilec's kernel takes for a host TensorDescriptor argument (docs/metadata.md,
     "Tensor descriptors"): base, shape, strides, padding flag."""
-    parameters = {f"{name}.base": desc.base}
+    parameters = {f"{name}.base": descriptor_base(desc)}
     for d, n in enumerate(desc.shape):
         parameters[f"{name}.shape.{d}"] = int(n)
     for d, n in enumerate(desc.strides):
@@ -388,9 +405,11 @@ def install_tilec_diff(tilec, out, explicit_tilec_diff=None):
     def tuple_sig_entry(name, value, is_constexpr, nospec):
         tensor = wrapped_tensor(value)
         if tensor is not None and not is_constexpr:
-            return "*" + td.DT[tensor.dtype] + (":16" if tensor.data_ptr() % 16 == 0 else "")
+            return ("*" + signature_dtype(value, tensor, td.DT) +
+                    (":16" if tensor.data_ptr() % 16 == 0 else ""))
         if is_host_descriptor(value) and not is_constexpr:
-            return (f"tensordesc<{td.DT[value.base.dtype]}"
+            base = descriptor_base(value)
+            return (f"tensordesc<{signature_dtype(value.base, base, td.DT)}"
                     f"[{', '.join(str(int(b)) for b in value.block_shape)}]>")
         if type(value).__name__ == "constexpr" and hasattr(value, "value"):
             return sig_entry(name, value.value, True, nospec)  # tl.constexpr(4) in a tuple

@@ -29,11 +29,14 @@ struct DTypeName {
   unsigned Bytes;
 };
 constexpr DTypeName DTypeNames[] = {
-    {DType::I1, "i1", 1},     {DType::I8, "i8", 1},           {DType::I16, "i16", 2},
-    {DType::I32, "i32", 4},   {DType::I64, "i64", 8},         {DType::U8, "u8", 1},
-    {DType::U16, "u16", 2},   {DType::U32, "u32", 4},         {DType::U64, "u64", 8},
-    {DType::FP16, "fp16", 2}, {DType::BF16, "bf16", 2},       {DType::FP32, "fp32", 4},
-    {DType::FP64, "fp64", 8}, {DType::FP8E4NV, "fp8e4nv", 1}, {DType::FP8E5, "fp8e5", 1},
+    {DType::I1, "i1", 1},       {DType::I8, "i8", 1},
+    {DType::I16, "i16", 2},     {DType::I32, "i32", 4},
+    {DType::I64, "i64", 8},     {DType::U8, "u8", 1},
+    {DType::U16, "u16", 2},     {DType::U32, "u32", 4},
+    {DType::U64, "u64", 8},     {DType::FP16, "fp16", 2},
+    {DType::BF16, "bf16", 2},   {DType::FP32, "fp32", 4},
+    {DType::FP64, "fp64", 8},   {DType::FP8E4NV, "fp8e4nv", 1},
+    {DType::FP8E5, "fp8e5", 1}, {DType::FP8E4B15, "fp8e4b15", 1},
 };
 
 const DTypeName &entryOf(DType type) {
@@ -387,7 +390,7 @@ private:
         fail(element, join(entryPath, "element"),
              "is \"" + element.text() +
                  "\", not an element type of a tensor map (i8 i16 i32 i64 u8 u16 u32 u64 fp16 "
-                 "bf16 fp32 fp64 fp8e4nv fp8e5)");
+                 "bf16 fp32 fp64 fp8e4nv fp8e5 fp8e4b15)");
       map.Element = *type;
       unsigned bytes = dtypeBytes(map.Element);
       if (bytes != dtypeBytes(desc.Element))
@@ -509,7 +512,7 @@ private:
       fail(type, join(path, "type"),
            "is \"" + type.text() +
                "\", not a type of the Triton signature (i1 i8 i16 i32 i64 u8 u16 u32 u64 fp16 "
-               "bf16 fp32 fp64 fp8e4nv fp8e5, or * and one of them)");
+               "bf16 fp32 fp64 fp8e4nv fp8e5 fp8e4b15, or * and one of them)");
     info.Type = *parsed;
     info.Alignment = readUnsigned(param, "alignment", path, 0, 1 << 20, 0u);
     info.Divisibility = readUnsigned(param, "divisibility", path, 0, INT32_MAX, 0u);

@@ -117,7 +117,7 @@ CUtensorMapDataType tensorMapDataType(DType element) {
     return CU_TENSOR_MAP_DATA_TYPE_INT64;
   case DType::U64:
     return CU_TENSOR_MAP_DATA_TYPE_UINT64;
-  default: // i8, u8, fp8e4nv, fp8e5 (i1 is refused when the metadata is read)
+  default: // i8, u8, fp8e4nv, fp8e5, fp8e4b15 (i1 is refused when the metadata is read)
     return CU_TENSOR_MAP_DATA_TYPE_UINT8;
   }
 }

@@ -84,8 +84,8 @@ TEST_CASE("metadata: the documented example", "[metadata]") {
 }
 
 TEST_CASE("metadata: every type of the Triton signature", "[metadata]") {
-  const char *names[] = {"i1",  "i8",   "i16",  "i32",  "i64",  "u8",      "u16",  "u32",
-                         "u64", "fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5"};
+  const char *names[] = {"i1",  "i8",   "i16",  "i32",  "i64",  "u8",      "u16",   "u32",
+                         "u64", "fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5", "fp8e4b15"};
   for (const char *name : names) {
     INFO(name);
     std::optional<ParamType> scalar = ParamType::parse(name);
@@ -104,6 +104,7 @@ TEST_CASE("metadata: every type of the Triton signature", "[metadata]") {
   CHECK(dtypeBytes(DType::BF16) == 2);
   CHECK(dtypeBytes(DType::U64) == 8);
   CHECK(dtypeBytes(DType::FP8E5) == 1);
+  CHECK(dtypeBytes(DType::FP8E4B15) == 1);
 }
 
 TEST_CASE("metadata: unknown members are ignored", "[metadata]") {
@@ -198,7 +199,7 @@ TEST_CASE("metadata: parameters", "[metadata]") {
   CHECK(paramError(R"({"name": "n"})") == "kernels[0].params[0] has no member \"type\"");
   CHECK(paramError(R"({"name": "n", "type": "f32"})") ==
         "kernels[0].params[0].type is \"f32\", not a type of the Triton signature (i1 i8 i16 i32 "
-        "i64 u8 u16 u32 u64 fp16 bf16 fp32 fp64 fp8e4nv fp8e5, or * and one of them)");
+        "i64 u8 u16 u32 u64 fp16 bf16 fp32 fp64 fp8e4nv fp8e5 fp8e4b15, or * and one of them)");
   CHECK(paramError(R"({"name": "p", "type": "*fp16", "alignment": 12})") ==
         "kernels[0].params[0].alignment is 12, not a power of two");
   CHECK(paramError(R"({"name": "p", "type": "*fp16", "alignment": -16})") ==

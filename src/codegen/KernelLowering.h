@@ -93,6 +93,7 @@ private:
     case ScalarKind::U8:
     case ScalarKind::F8E4M3:
     case ScalarKind::F8E5M2:
+    case ScalarKind::F8E4B15:
       return builder_.getInt8Ty();
     case ScalarKind::I16:
     case ScalarKind::U16:

@@ -195,15 +195,17 @@ void KernelLowering::lowerAtomicRMW(const Operation &op) {
   const std::string &kind = op.strAttr("kind");
   unsigned bits = elem.bits();
   bool half = elem.kind == ScalarKind::F16 || elem.kind == ScalarKind::BF16;
-  if (bits != 32 && bits != 64 && !(half && kind == "add"))
+  bool floatMinMax = (kind == "max" || kind == "min") && elem.isFloat();
+  // 16-bit floats: add (tl.atomic_add), and max/min from descriptor atomics (desc.atomic_max).
+  if (bits != 32 && bits != 64 && !(half && (kind == "add" || floatMinMax)))
     unsupported(op, "'atomic_rmw' " + kind + " on " + elem.str());
-  // atom.<op>.<type> as PTX spells it; float max/min have none. atom.add.noftz.f16 needs sm_70,
+  // atom.<op>.<type> as PTX spells it; float max/min have none (floatMinMaxLoop, on the 16-bit
+  // word with atom.cas.b16 for fp16 and bf16). atom.add.noftz.f16 needs sm_70,
   // atom.add.noftz.bf16 sm_90: before that, a CAS loop (halfAddLoop).
   std::string suffix;
-  bool floatMinMax = (kind == "max" || kind == "min") && elem.isFloat();
   unsigned sm = gpu::smVersion(options_.arch);
-  bool halfLoop = half && sm < (elem.kind == ScalarKind::BF16 ? 90u : 70u);
-  if (half)
+  bool halfLoop = half && !floatMinMax && sm < (elem.kind == ScalarKind::BF16 ? 90u : 70u);
+  if (half && !floatMinMax)
     suffix = elem.kind == ScalarKind::BF16 ? "add.noftz.bf16" : "add.noftz.f16";
   else if (kind == "add")
     suffix = elem.isFloat() ? "add.f" + std::to_string(bits) : "add.u" + std::to_string(bits);

@@ -34,6 +34,8 @@ static const char *scalarName(ScalarKind kind) {
     return "fp8e4nv";
   case ScalarKind::F8E5M2:
     return "fp8e5";
+  case ScalarKind::F8E4B15:
+    return "fp8e4b15";
   case ScalarKind::F16:
     return "fp16";
   case ScalarKind::BF16:

@@ -51,6 +51,7 @@ std::string cppParamType(const std::string &type) {
       {"fp64", "double"},
       {"fp8e4nv", "::tilec::rt::fp8e4nv"},
       {"fp8e5", "::tilec::rt::fp8e5"},
+      {"fp8e4b15", "::tilec::rt::fp8e4b15"},
   };
   for (const auto &[name, cpp] : elements)
     if (element == name)

@@ -174,7 +174,7 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
     for (const auto &library : stdlib)
       base.stdlib.push_back(library.get());
     base.imports = imports.get();
-    const ast::Stmt *kernel = sema::findKernel(*syntax, sources, base);
+    const ast::Stmt *kernel = sema::findAnyKernel(*syntax, sources, base);
     // A signature that binds every constexpr asks for one specialisation (bindsEveryConstexpr).
     sema::AutotuneSpec tuning;
     if (kernel && !sema::bindsEveryConstexpr(*kernel, spec.signature, options.defines))
@@ -190,13 +190,17 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
     // needs too much shared memory: compileHere): so does tilec, with a warning, where there are
     // other configs. Their diagnostics are held until the outcome is known.
     const bool skippable = tuning.autotuned && tuning.configs.size() > 1;
+    // A nested kernel's qualified name (`test_x.<locals>.kernel`) is no symbol: its variants are
+    // named after the function itself, as its entry is.
+    const std::string variantBase =
+        kernel && spec.name.find_first_of(".<>") != std::string::npos ? kernel->name : spec.name;
     std::string firstSkipped;
     for (size_t i = 0; i < tuning.configs.size(); ++i) {
       const sema::AutotuneConfig &config = tuning.configs[i];
       sema::KernelRequest request;
       request.name = spec.name;
       if (tuning.autotuned)
-        request.entryName = spec.name + "__" + std::to_string(i);
+        request.entryName = variantBase + "__" + std::to_string(i);
       request.signature = spec.signature;
       request.defines = options.defines;
       request.defines.insert(request.defines.end(), config.constexprs.begin(),

@@ -109,6 +109,11 @@ struct Expr {
   std::vector<std::string> fstringSpecs;
   std::vector<ExprPtr> fstringSpecFields;
 
+  /// Unsupported "lambda": the function it defines, a FunctionDef named "<lambda>" whose body
+  /// returns its expression, so that Python code tilec evaluates (module level, Python functions,
+  /// @triton.heuristics values) calls it as it calls a def. Kernels have no lambdas.
+  std::shared_ptr<Stmt> lambda;
+
   Expr(ExprKind kind, SourceLoc loc) : kind(kind), loc(loc) {}
 };
 

@@ -1283,13 +1283,27 @@ private:
     return named;
   }
 
+  /// A lambda: an Unsupported "lambda" that holds the function it defines (Expr::lambda).
+  template <typename Body>
+  ExprPtr buildLambda(SourceLoc at, PythonParser::VarargslistContext *params, Body body) {
+    auto def = std::make_shared<ast::Stmt>(ast::StmtKind::FunctionDef, at);
+    def->name = "<lambda>";
+    if (params)
+      def->params = buildUntypedParams(params);
+    inNewScope(Scope::Lambda, [&] {
+      ast::StmtPtr result = makeStmt(ast::StmtKind::Return, at);
+      result->value = body();
+      def->body.push_back(std::move(result));
+    });
+    ExprPtr expr = unsupported("lambda", at);
+    expr->lambda = std::move(def);
+    return expr;
+  }
+
   ExprPtr buildTest(PythonParser::TestContext *ctx) {
-    if (auto *lambda = ctx->lambdef()) {
-      if (auto *params = lambda->varargslist())
-        buildUntypedParams(params);
-      inNewScope(Scope::Lambda, [&] { buildTest(lambda->test()); });
-      return unsupported("lambda", loc(ctx));
-    }
+    if (auto *lambda = ctx->lambdef())
+      return buildLambda(loc(ctx), lambda->varargslist(),
+                         [&] { return buildTest(lambda->test()); });
     std::vector<PythonParser::Or_testContext *> parts = ctx->or_test();
     if (parts.size() == 1)
       return buildOrTest(parts[0]);
@@ -1304,10 +1318,8 @@ private:
     if (auto *test = ctx->or_test())
       return buildOrTest(test);
     auto *lambda = ctx->lambdef_nocond();
-    if (auto *params = lambda->varargslist())
-      buildUntypedParams(params);
-    inNewScope(Scope::Lambda, [&] { buildTestNocond(lambda->test_nocond()); });
-    return unsupported("lambda", loc(ctx));
+    return buildLambda(loc(ctx), lambda->varargslist(),
+                       [&] { return buildTestNocond(lambda->test_nocond()); });
   }
 
   ExprPtr buildOrTest(PythonParser::Or_testContext *ctx) {

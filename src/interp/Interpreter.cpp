@@ -144,6 +144,7 @@ template <typename Fn> void withElementCodec(ScalarKind kind, Fn &&fn) {
   case ScalarKind::I64:
     return fn(IntCodec<int64_t>{});
   case ScalarKind::U8:
+  case ScalarKind::F8E4B15: // a byte, kept in an integer lane as its code 0..255
     return fn(IntCodec<uint8_t>{});
   case ScalarKind::U16:
     return fn(IntCodec<uint16_t>{});

@@ -30,6 +30,7 @@ inline int64_t wrapInteger(uint64_t raw, tir::ScalarKind kind) {
   case tir::ScalarKind::I32:
     return static_cast<int32_t>(raw);
   case tir::ScalarKind::U8:
+  case tir::ScalarKind::F8E4B15:
     return static_cast<uint8_t>(raw);
   case tir::ScalarKind::U16:
     return static_cast<uint16_t>(raw);

@@ -449,6 +449,44 @@ static void moduleAssignments(const ast::StmtList &stmts, const std::string &nam
   });
 }
 
+/// The dict of a triton.heuristics(...) call: its argument (or `values=`), a dict display or the
+/// name of one that one module-level assignment binds (`triton.heuristics(HEURISTICS)`); null
+/// when it is neither.
+static const ast::Expr *heuristicsDict(const ast::Expr &decorator, const ast::Module *module) {
+  if (decorator.operands.size() + decorator.keywords.size() != 2)
+    return nullptr;
+  const ast::Expr *values =
+      decorator.operands.size() == 2 ? decorator.operands[1].get() : keyword(decorator, "values");
+  if (values && values->kind == ast::ExprKind::Name && module) {
+    std::vector<const ast::Expr *> bound;
+    moduleAssignments(module->body, values->name, bound);
+    values = bound.size() == 1 ? bound[0] : nullptr;
+  }
+  return values && values->kind == ast::ExprKind::Dict ? values : nullptr;
+}
+
+std::vector<HeuristicEntry> heuristicEntries(const ast::Stmt &kernel, const ast::Module *module,
+                                             const std::vector<const ast::Expr *> &byCall) {
+  // Decorators applied by call wrap the decorated definition: they run first at a launch.
+  std::vector<const ast::Expr *> decorators = byCall;
+  std::vector<const ast::Expr *> own = resolvedDecorators(kernel, module);
+  decorators.insert(decorators.end(), own.begin(), own.end());
+  std::vector<HeuristicEntry> entries;
+  for (const ast::Expr *decorator : decorators) {
+    if (calleeName(*decorator) != "heuristics")
+      continue;
+    const ast::Expr *dict = heuristicsDict(*decorator, module);
+    if (!dict)
+      continue;
+    for (size_t i = 0; i + 1 < dict->operands.size(); i += 2) {
+      const ast::Expr *key = dict->operands[i].get();
+      if (key && key->kind == ast::ExprKind::StringLit && !key->isFString)
+        entries.push_back({key->stringValue, dict->operands[i + 1].get()});
+    }
+  }
+  return entries;
+}
+
 AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
                           unsigned defaultWarps, unsigned defaultStages, const ast::Module *module,
                           const KernelRequest *context,
@@ -460,17 +498,16 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
   for (const ast::Expr *decorator : decorators) {
     std::string name = calleeName(*decorator);
     if (name == "heuristics") {
-      // @triton.heuristics({...}) or @triton.heuristics(values={...})
-      const ast::Expr *values = decorator->operands.size() == 2 ? decorator->operands[1].get()
-                                                                : keyword(*decorator, "values");
-      if (!values || decorator->operands.size() + decorator->keywords.size() != 2 ||
-          values->kind != ast::ExprKind::Dict)
-        sources.error(decorator->loc, "@triton.heuristics takes one dict: {'NAME': value, ...}");
+      // @triton.heuristics({...}), @triton.heuristics(values={...}), or a module-level dict.
+      const ast::Expr *values = heuristicsDict(*decorator, module);
+      if (!values)
+        sources.error(decorator->loc, "@triton.heuristics takes one dict: {'NAME': value, ...} "
+                                      "(or the name of a module-level one)");
       DictReader reader(sources, values->loc);
       reader.allowLambdas_ = true;
-      // A lambda of the kernel's arguments cannot be evaluated ahead of time: its name must be
-      // bound like any constexpr, in the signature or with -D (Triton's AOT compiler asks the
-      // same), so it is left out here.
+      // A function of the kernel's arguments is left out here: sema computes it where every
+      // argument it reads is a bound constexpr (specializeKernel), else its name must be bound
+      // like any constexpr, in the signature or with -D (Triton's AOT compiler asks the same).
       for (auto &entry : reader.read("@triton.heuristics"))
         if (entry.second != DictReader::kRuntimeHeuristic)
           heuristics.push_back(entry);
@@ -573,17 +610,15 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
 }
 
 bool isRuntimeHeuristic(const ast::Stmt &kernel, const SourceManager &sources,
-                        const std::string &name, const std::vector<const ast::Expr *> &byCall) {
-  std::vector<const ast::Expr *> decorators;
-  for (const ast::ExprPtr &decorator : kernel.decorators)
-    decorators.push_back(decorator.get());
+                        const std::string &name, const std::vector<const ast::Expr *> &byCall,
+                        const ast::Module *module) {
+  std::vector<const ast::Expr *> decorators = resolvedDecorators(kernel, module);
   decorators.insert(decorators.end(), byCall.begin(), byCall.end());
   for (const ast::Expr *decorator : decorators) {
     if (calleeName(*decorator) != "heuristics")
       continue;
-    const ast::Expr *values = decorator->operands.size() == 2 ? decorator->operands[1].get()
-                                                              : keyword(*decorator, "values");
-    if (!values || values->kind != ast::ExprKind::Dict)
+    const ast::Expr *values = heuristicsDict(*decorator, module);
+    if (!values)
       continue;
     DictReader reader(sources, values->loc);
     reader.allowLambdas_ = true;

@@ -11,10 +11,11 @@
 // each value of the key and keeps the fastest (runtime/README.md).
 //
 // Ahead of time there are no argument values: a @triton.heuristics value that is a constant binds
-// its name in every variant, one that is a lambda of the arguments is left out, so that its name
-// is bound like any constexpr (in the signature or with -D). prune_configs_by, restore_value,
-// reset_to_zero and the other run-time options of @triton.autotune are accepted and ignored: every
-// config is compiled.
+// its name in every variant; one that is a function of the arguments is left out here, and sema
+// computes it where every argument it reads is a constexpr bound by then (specializeKernel), else
+// its name is bound like any constexpr (in the signature or with -D). prune_configs_by,
+// restore_value, reset_to_zero and the other run-time options of @triton.autotune are accepted and
+// ignored: every config is compiled.
 #pragma once
 
 #include "frontend/AST.h"
@@ -65,7 +66,20 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
 /// the launch's arguments (a lambda or a named function), which only a signature or -D can bind
 /// ahead of time.
 bool isRuntimeHeuristic(const ast::Stmt &kernel, const SourceManager &sources,
-                        const std::string &name, const std::vector<const ast::Expr *> &byCall);
+                        const std::string &name, const std::vector<const ast::Expr *> &byCall,
+                        const ast::Module *module);
+
+/// One @triton.heuristics entry: the constexpr it computes and its value's expression.
+struct HeuristicEntry {
+  std::string name;
+  const ast::Expr *value;
+};
+
+/// The @triton.heuristics entries of `kernel` (its decorators, those held in module-level
+/// variables included, and `byCall`), in the order Triton's launcher computes them: the
+/// outermost decorator first, each dict in its order; each sees the values before it.
+std::vector<HeuristicEntry> heuristicEntries(const ast::Stmt &kernel, const ast::Module *module,
+                                             const std::vector<const ast::Expr *> &byCall);
 
 /// Whether `signature` and `defines` bind every tl.constexpr parameter of `kernel` that has no
 /// default (those left out take their defaults), and it has at least one. Then a config has

@@ -1,4 +1,5 @@
 // The `tl.*` functions, tensor methods and attributes, and the Python builtins kernels use.
+#include "gpu/Arch.h"
 #include "sema/Specializer.h"
 #include "sema/TypeRules.h"
 
@@ -226,12 +227,14 @@ bool isTritonRandomName(const std::string &name) {
 
 const std::map<std::string, ScalarKind> &dtypeNames() {
   static const std::map<std::string, ScalarKind> names = {
-      {"int1", ScalarKind::I1},       {"int8", ScalarKind::I8},       {"int16", ScalarKind::I16},
-      {"int32", ScalarKind::I32},     {"int64", ScalarKind::I64},     {"uint8", ScalarKind::U8},
-      {"uint16", ScalarKind::U16},    {"uint32", ScalarKind::U32},    {"uint64", ScalarKind::U64},
-      {"float16", ScalarKind::F16},   {"bfloat16", ScalarKind::BF16}, {"float32", ScalarKind::F32},
-      {"float64", ScalarKind::F64},   {"float8e4nv", ScalarKind::F8E4M3},
-      {"float8e5", ScalarKind::F8E5M2}};
+      {"int1", ScalarKind::I1},         {"int8", ScalarKind::I8},
+      {"int16", ScalarKind::I16},       {"int32", ScalarKind::I32},
+      {"int64", ScalarKind::I64},       {"uint8", ScalarKind::U8},
+      {"uint16", ScalarKind::U16},      {"uint32", ScalarKind::U32},
+      {"uint64", ScalarKind::U64},      {"float16", ScalarKind::F16},
+      {"bfloat16", ScalarKind::BF16},   {"float32", ScalarKind::F32},
+      {"float64", ScalarKind::F64},     {"float8e4nv", ScalarKind::F8E4M3},
+      {"float8e5", ScalarKind::F8E5M2}, {"float8e4b15", ScalarKind::F8E4B15}};
   return names;
 }
 
@@ -413,6 +416,11 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
       error(loc, "Triton 3.6's triton.language.random has no attribute '" + attr +
                      "' (it has philox, philox_impl, randint, randint4x, rand, rand4x, randn, "
                      "randn4x, uint_to_uniform_float, pair_uniform_to_normal)");
+    // AMD's fp8 formats: Triton's NVIDIA backend refuses them (dtype.to_ir) in these words.
+    if (attr == "float8e4b8" || attr == "float8e5b16")
+      error(loc, "type " + std::string(attr == "float8e4b8" ? "fp8e4b8" : "fp8e5b16") +
+                     " not supported in this architecture. The supported fp8 dtypes are "
+                     "('fp8e4b15', 'fp8e4nv', 'fp8e5')");
     error(loc, "tl." + attr + " is not supported yet");
   }
   if (module == "math") {
@@ -606,37 +614,21 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
       return value;
     if (attr == "int_bitwidth" && value.dtype.isInteger())
       return SemaValue::ofInt(value.dtype.bits());
-    if (attr == "fp_mantissa_width" && value.dtype.isFloat()) {
+    if (attr == "fp_mantissa_width" && (value.dtype.isFloat() || value.dtype.isFp8E4B15())) {
       static const std::map<ScalarKind, int64_t> widths = {
           {ScalarKind::F8E4M3, 3}, {ScalarKind::F8E5M2, 2}, {ScalarKind::F16, 10},
-          {ScalarKind::BF16, 7},   {ScalarKind::F32, 23},   {ScalarKind::F64, 52}};
+          {ScalarKind::BF16, 7},   {ScalarKind::F32, 23},   {ScalarKind::F64, 52},
+          {ScalarKind::F8E4B15, 3}};
       return SemaValue::ofInt(widths.at(value.dtype.kind));
     }
-    static const std::set<std::string> predicates = {"is_fp16",
-                                                     "is_bf16",
-                                                     "is_fp32",
-                                                     "is_fp64",
-                                                     "is_floating",
-                                                     "is_int",
-                                                     "is_int_signed",
-                                                     "is_int_unsigned",
-                                                     "is_ptr",
-                                                     "is_bool",
-                                                     "is_int1",
-                                                     "is_int8",
-                                                     "is_int16",
-                                                     "is_int32",
-                                                     "is_int64",
-                                                     "is_uint8",
-                                                     "is_uint16",
-                                                     "is_uint32",
-                                                     "is_uint64",
-                                                     "is_fp8",
-                                                     "is_fp8e4nv",
-                                                     "is_fp8e5",
-                                                     "is_standard_floating",
-                                                     "is_block",
-                                                     "is_void"};
+    static const std::set<std::string> predicates = {
+        "is_fp16",     "is_bf16",     "is_fp32",       "is_fp64",
+        "is_floating", "is_int",      "is_int_signed", "is_int_unsigned",
+        "is_ptr",      "is_bool",     "is_int1",       "is_int8",
+        "is_int16",    "is_int32",    "is_int64",      "is_uint8",
+        "is_uint16",   "is_uint32",   "is_uint64",     "is_fp8",
+        "is_fp8e4nv",  "is_fp8e4b15", "is_fp8e5",      "is_standard_floating",
+        "is_block",    "is_void"};
     if (predicates.count(attr)) {
       SemaValue m = SemaValue::ofBuiltin("dtype." + attr);
       m.elems.push_back(value);
@@ -665,9 +657,15 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
   if (value.isConstexprNumber() && (attr == "to" || attr == "dtype"))
     return valueAttribute(SemaValue::ofTensor(materialize(value, loc)), attr, loc);
   // A constant's .type is Triton's constexpr_type of it (isinstance(s.type, tl.constexpr_type)
-  // tells a constexpr element of a tuple argument from a run-time one).
-  if (attr == "type" && (value.isConstexprNumber() || value.kind == Kind::None ||
-                         value.kind == Kind::String || value.kind == Kind::JitFunction)) {
+  // tells a constexpr element of a tuple argument from a run-time one); a tuple of constants is
+  // one constant (`c: tl.constexpr = (5, 6, 7)`).
+  std::function<bool(const SemaValue &)> constant = [&](const SemaValue &v) {
+    if (v.kind == Kind::Tuple)
+      return std::all_of(v.elems.begin(), v.elems.end(), constant);
+    return v.isConstexprNumber() || v.kind == Kind::None || v.kind == Kind::String ||
+           v.kind == Kind::JitFunction;
+  };
+  if (attr == "type" && constant(value)) {
     SemaValue type;
     type.kind = Kind::Object;
     type.name = kConstexprTypeClass;
@@ -907,7 +905,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
              : p == "is_bf16"                   ? t.kind == ScalarKind::BF16
              : p == "is_fp32"                   ? t.kind == ScalarKind::F32
              : p == "is_fp64"                   ? t.kind == ScalarKind::F64
-             : p == "is_floating"               ? t.isFloat()
+             : p == "is_floating"               ? t.isFloat() || t.isFp8E4B15()
              : p == "is_int"                    ? t.isInteger()
              : p == "is_int_signed"             ? t.isSigned()
              : p == "is_int_unsigned"           ? t.isUnsigned()
@@ -921,9 +919,10 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
              : p == "is_uint16"                 ? t.kind == ScalarKind::U16
              : p == "is_uint32"                 ? t.kind == ScalarKind::U32
              : p == "is_uint64"                 ? t.kind == ScalarKind::U64
-             : p == "is_fp8"     ? t.kind == ScalarKind::F8E4M3 || t.kind == ScalarKind::F8E5M2
-             : p == "is_fp8e4nv" ? t.kind == ScalarKind::F8E4M3
-             : p == "is_fp8e5"   ? t.kind == ScalarKind::F8E5M2
+             : p == "is_fp8"                    ? t.isFp8() || t.isFp8E4B15()
+             : p == "is_fp8e4nv"                ? t.kind == ScalarKind::F8E4M3
+             : p == "is_fp8e4b15"               ? t.isFp8E4B15()
+             : p == "is_fp8e5"                  ? t.kind == ScalarKind::F8E5M2
              : p == "is_standard_floating"
                  ? t.kind == ScalarKind::F16 || t.kind == ScalarKind::BF16 ||
                        t.kind == ScalarKind::F32 || t.kind == ScalarKind::F64
@@ -1246,6 +1245,16 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (fn == "constexpr") {
     auto a = bindArgs(*this, display, {"value"}, 1, args);
     return *a.values[0];
+  }
+  if (fn == "constexpr_type") {
+    // core.constexpr_type(value): the type of a constexpr holding `value`, equal to another
+    // when the values are (Triton's own test_constexpr_assignment compares `c.type` with it).
+    auto a = bindArgs(*this, display, {"value"}, 1, args);
+    SemaValue type;
+    type.kind = Kind::Object;
+    type.name = kConstexprTypeClass;
+    type.elems = {*a.values[0]};
+    return type;
   }
   if (fn == "pointer_type") {
     // tl.pointer_type(tl.uint32): the dtype of pointers to it (for .to() casts of pointers and
@@ -1584,6 +1593,16 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
         error(loc, "tl.abs needs a number, got " + t.tritonName());
       if (t.isUnsigned())
         return SemaValue::ofTensor(x);
+      if (t.isFp8E4B15()) {
+        // Triton's math.abs: `and` with 0x7f on the byte (an i8 in its MLIR).
+        Type bytes = x->type().withElem(DType::scalar(ScalarKind::U8));
+        tir::Value *mask = builder_.intConstant(0x7f, Type(bytes.elem));
+        if (bytes.isTensor())
+          mask = builder_.splat(mask, bytes.shape);
+        tir::Value *cleared =
+            builder_.binary(OpCode::And, builder_.createValue(OpCode::Bitcast, {x}, bytes), mask);
+        return SemaValue::ofTensor(builder_.createValue(OpCode::Bitcast, {cleared}, x->type()));
+      }
       return SemaValue::ofTensor(builder_.unary(OpCode::Abs, x));
     }
     if (!t.isFloat())
@@ -1691,7 +1710,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
         error(loc, "tl.where's values have different pointer types");
       t = x.value->type().elem;
     } else {
-      t = operandType(x, y, false, loc);
+      t = operandType(x, y, false, loc, /*selecting=*/true);
     }
     tir::Value *xv = materialize(x, loc, t), *yv = materialize(y, loc, t);
     std::vector<int64_t> shape = broadcastShape(cond->type(), xv->type(), loc);
@@ -1717,12 +1736,25 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
           error(loc,
                 "Invalid rounding mode: " + (r->kind == Kind::String ? r->name : r->describe()) +
                     ". Supported rounding modes are 'rtne' and 'rtz'.");
-        if (!from.isFloat() || !to.isFloat() || to.bits() >= from.bits())
+        // fp8e4b15 is a float to Triton (an i8 only in its MLIR).
+        auto isFloating = [](DType t) { return t.isFloat() || t.isFp8E4B15(); };
+        if (!isFloating(from) || !isFloating(to) || to.bits() >= from.bits())
           error(loc, "fp_downcast_rounding should be set only for truncating fp conversions. "
                      "Source scalar type is " +
                          from.tritonName() + " and destination type is " + to.tritonName());
         rounding = r->name;
       }
+    }
+    if (!bitcast && (to.isFp8E4B15() || (in.isTensor() && in.value->type().elem.isFp8E4B15()))) {
+      // The backend's convert_custom_types, which ignores the rounding (fp32 goes to fp16
+      // toward zero first, whatever is named); from fp8e4b15 the result is fp16 for every
+      // destination but fp32 (Fp8E4B15.cpp).
+      tir::Value *v = source ? source : toValue(in, loc, "the value to convert");
+      if (v->type().elem == to)
+        return SemaValue::ofTensor(v);
+      if (to.isFp8E4B15())
+        return SemaValue::ofTensor(convertToFp8E4B15(v, loc));
+      return SemaValue::ofTensor(convertFromFp8E4B15(v, to));
     }
     if (rounding == "rtz") {
       DType from = source->type().elem;
@@ -1791,17 +1823,20 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     const SemaValue &name = *a.values[0];
     if (name.kind != Kind::String)
       error(loc, "tl.dtype takes a dtype's name such as 'uint16', not " + name.describe());
-    for (ScalarKind k : {ScalarKind::I1, ScalarKind::I8, ScalarKind::I16, ScalarKind::I32,
-                         ScalarKind::I64, ScalarKind::U8, ScalarKind::U16, ScalarKind::U32,
-                         ScalarKind::U64, ScalarKind::F16, ScalarKind::BF16, ScalarKind::F32,
-                         ScalarKind::F64, ScalarKind::F8E4M3, ScalarKind::F8E5M2})
+    for (ScalarKind k :
+         {ScalarKind::I1, ScalarKind::I8, ScalarKind::I16, ScalarKind::I32, ScalarKind::I64,
+          ScalarKind::U8, ScalarKind::U16, ScalarKind::U32, ScalarKind::U64, ScalarKind::F16,
+          ScalarKind::BF16, ScalarKind::F32, ScalarKind::F64, ScalarKind::F8E4M3,
+          ScalarKind::F8E5M2, ScalarKind::F8E4B15})
       if (DType::scalar(k).tritonName() == name.name)
         return SemaValue::ofDType(DType::scalar(k));
-    if (name.name == "fp8e4b15" || name.name == "fp8e4b8" || name.name == "fp8e5b16")
-      error(loc, "the dtype " + name.name + " is not supported yet");
+    if (name.name == "fp8e4b8" || name.name == "fp8e5b16")
+      error(loc, "type " + name.name +
+                     " not supported in this architecture. The supported fp8 dtypes are "
+                     "('fp8e4b15', 'fp8e4nv', 'fp8e5')");
     error(loc, "tl.dtype: '" + name.name +
                    "' is no dtype name (Triton's are int1, int8, int16, int32, int64, uint8, "
-                   "uint16, uint32, uint64, fp8e4nv, fp8e5, fp16, bf16, fp32 and fp64)");
+                   "uint16, uint32, uint64, fp8e4nv, fp8e5, fp8e4b15, fp16, bf16, fp32 and fp64)");
   }
   if (fn == "expand_dims") {
     auto a = bindArgs(*this, display, {"input", "axis"}, 2, args);
@@ -1976,6 +2011,10 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       t = DType::scalar(ScalarKind::F32);
     else if (fn == "cumsum" && (t.isBool() || (t.isInteger() && t.bits() < 32)))
       t = DType::scalar(t.isSigned() ? ScalarKind::I32 : ScalarKind::U32);
+    if (t.isFp8E4B15())
+      error(loc, display + " of fp8e4b15 is not supported (Triton's scan combines it with float "
+                           "operations on the i8 it is held in): convert it with .to(tl.float32) "
+                           "first");
     v = castTo(v, t);
     int64_t rank = v->type().rank();
     int64_t axis = a.get(1) ? constantInt(*a.get(1), loc, "axis") : 0;
@@ -2042,8 +2081,12 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       if (t.kind == ScalarKind::BF16)
         t = DType::scalar(ScalarKind::F32);
       if (!arg && !returnIndices && t.bits() < 32 && !t.isPointer())
-        t = DType::scalar(t.isFloat() ? ScalarKind::F32 : ScalarKind::I32);
+        t = DType::scalar(t.isFloat() || t.isFp8E4B15() ? ScalarKind::F32 : ScalarKind::I32);
     }
+    if (t.isFp8E4B15())
+      error(loc, display + " of fp8e4b15 is not supported (Triton's reduction combines it with "
+                           "float operations on the i8 it is held in): convert it with "
+                           ".to(tl.float32) first");
     if (!(t == v->type().elem))
       v = castTo(v, t);
     if (v->type().isScalar())
@@ -2209,6 +2252,18 @@ SemaValue Specializer::dot(CallArgs &args) {
     unfoldedShape.push_back(rs.back());
     lhs = foldBatch(lhs);
     rhs = foldBatch(rhs);
+  }
+  if (lhs->type().elem.isFp8E4B15() || rhs->type().elem.isFp8E4B15()) {
+    // Triton 3.6's semantic.dot multiplies fp8e4b15 in fp16: both operands are converted (its
+    // MLIR has no fp8e4b15 type), with a warning from sm_90 on (the NVIDIA backend's
+    // deprecated_fp8_dot_operand_dtypes).
+    if (gpu::smVersion(targetArch_) >= 90)
+      sources_.warning(loc, "the use of fp8e4b15 is deprecated on Hopper and later architectures "
+                            "and can cause significant slow down (Triton's warning): its operands "
+                            "are converted to fp16");
+    const DType f16 = DType::scalar(ScalarKind::F16);
+    lhs = castTo(lhs, f16);
+    rhs = castTo(rhs, f16);
   }
   const Type &lt = lhs->type(), &rt = rhs->type();
   // Two 2-D operands, or two 3-D ones: a batch of products, [B, M, K] x [B, K, N] -> [B, M, N].

@@ -756,6 +756,14 @@ std::optional<SemaValue> Specializer::compareHostObjects(ast::CompareOperator op
                     className(lhs) + "' and '" + className(rhs) + "'",
                 loc);
   }
+  // Triton's constexpr_type(v) == constexpr_type(w) when v == w (core.constexpr_type.__eq__).
+  if (lhs.name == kConstexprTypeClass && lhs.elems.size() == 1 && rhs.elems.size() == 1) {
+    SemaValue same = compareOp(CO::Eq, lhs.elems[0], rhs.elems[0], loc);
+    std::optional<bool> truth = constexprTruth(same);
+    if (!truth)
+      error(loc, "comparing two " + lhs.name + " objects is not supported yet");
+    return SemaValue::ofBool(*truth == (op == CO::Eq));
+  }
   error(loc, "comparing two " + lhs.name + " objects is not supported yet");
 }
 

@@ -81,6 +81,10 @@ tir::Value *Specializer::materialize(const SemaValue &v, SourceLoc loc, std::opt
   DType t = type ? *type : literalType(v);
   if (t.isPointer())
     error(loc, "cannot use " + v.describe() + " as a pointer");
+  // A number for an fp8e4b15 operand (a load's `other`, a stored value) converts as Triton's
+  // to_tensor and cast do: through an fp32 constant.
+  if (t.isFp8E4B15())
+    return castTo(materialize(v, loc, DType::scalar(ScalarKind::F32)), t);
   if (t.isFloat())
     return builder_.floatConstant(v.numberAsFloat(), Type(t));
   // A float beyond int64 (or NaN) has no integer value; converting it would be undefined.
@@ -153,6 +157,11 @@ tir::Value *Specializer::toValue(const SemaValue &v, SourceLoc loc, const char *
 tir::Value *Specializer::castTo(tir::Value *v, DType to) {
   if (v->type().elem == to)
     return v;
+  // fp8e4b15 converts only through fp16 (to and from fp32 too), by the backend's own sequence.
+  if (v->type().elem.isFp8E4B15())
+    return castTo(convertFromFp8E4B15(v, to), to);
+  if (to.isFp8E4B15())
+    return convertToFp8E4B15(v, builder_.loc());
   // A pointer is true when it is not null (`if bias_ptr:`): Triton's cast compares its
   // address, an int64, with zero.
   if (to.isBool() && v->type().elem.isPointer())
@@ -367,7 +376,7 @@ static SemaValue foldBinary(const Specializer &s, ast::BinaryOperator op, const 
 //===----------------------------------------------------------------------===//
 
 DType Specializer::operandType(const SemaValue &lhs, const SemaValue &rhs, bool divOrMod,
-                               SourceLoc loc) {
+                               SourceLoc loc, bool selecting) {
   bool lhsLiteral = !lhs.isTensor(), rhsLiteral = !rhs.isTensor();
   DType lt = lhsLiteral ? literalType(lhs) : lhs.value->type().elem;
   DType rt = rhsLiteral ? literalType(rhs) : rhs.value->type().elem;
@@ -375,6 +384,8 @@ DType Specializer::operandType(const SemaValue &lhs, const SemaValue &rhs, bool 
   auto common = computationType(lt, lhsLiteral, rt, rhsLiteral, divOrMod, why);
   if (!common)
     error(loc, why);
+  if (common->isFp8E4B15() && !selecting)
+    error(loc, fp8E4B15ArithmeticError());
   // An integer literal takes the integer tensor's type: it must be representable there (Triton
   // refuses the operation otherwise instead of wrapping the literal).
   if (common->isInteger() && !common->isBool()) {
@@ -715,6 +726,8 @@ SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
     auto common = computationType(lt, false, rt, false, false, why);
     if (!common)
       error(loc, why);
+    if (common->isFp8E4B15())
+      error(loc, fp8E4B15ArithmeticError());
     t = *common;
   }
   auto [a, b] = convertAndBroadcast(lhs, rhs, t, loc);
@@ -768,6 +781,8 @@ SemaValue Specializer::unaryOp(ast::UnaryOperator op, const SemaValue &operand, 
   case UO::Neg:
     if (t.isBool())
       error(loc, "cannot negate a boolean tensor");
+    if (t.isFp8E4B15())
+      error(loc, fp8E4B15ArithmeticError());
     // Triton's unary minus is `0 - x`: on floats, -(+0.0) is +0.0 (a negation would give -0.0).
     if (t.isFloat())
       return SemaValue::ofTensor(

@@ -110,6 +110,10 @@ std::vector<const ast::Stmt *> conditionalJitFunctions(const ast::Module &module
 /// module defines no kernel of that name anywhere.
 const ast::Stmt *findKernel(const ast::Module &module, const SourceManager &sources,
                             const KernelRequest &request);
+/// findKernel's kernel, else one in a class body or nested in a function (by its name or
+/// qualified name, as -k finds them), whose decorators (@triton.autotune...) the driver reads.
+const ast::Stmt *findAnyKernel(const ast::Module &module, const SourceManager &sources,
+                               const KernelRequest &request);
 /// Whether a parameter annotation makes it a compile-time constant (`tl.constexpr`).
 bool isConstexprAnnotation(const ast::Expr *annotation);
 

@@ -180,6 +180,11 @@ std::string parseEntry(const std::string &item, SignatureEntry &entry) {
   }
   tir::ScalarKind kind;
   if (!parseSignatureType(typeName, kind)) {
+    // Triton's AOT signature reads `**fp32` as a pointer to pointers (str_to_ty recurses).
+    if (isPointer && typeName.size() > 1 && typeName[0] == '*')
+      return "a pointer to pointers, which tilec does not support yet: pass the addresses "
+             "as *i64 (or *u64) and convert each loaded one with .to(tl.pointer_type(...)) of "
+             "its element type";
     if (isPointer)
       return "unknown pointee type '" + typeName + "'";
     // A bare word that is not a type binds a constexpr to a name, such as a dtype.
@@ -256,6 +261,8 @@ std::string signatureTypeName(tir::DType type) {
     case tir::ScalarKind::U64: return "u64";
     case tir::ScalarKind::F8E4M3: return "fp8e4nv";
     case tir::ScalarKind::F8E5M2: return "fp8e5";
+    case tir::ScalarKind::F8E4B15:
+      return "fp8e4b15";
     case tir::ScalarKind::F16: return "fp16";
     case tir::ScalarKind::BF16: return "bf16";
     case tir::ScalarKind::F32: return "fp32";

@@ -354,6 +354,14 @@ std::vector<const ast::Stmt *> conditionalJitFunctions(const ast::Module &module
 static const ast::Stmt *findKernelDefinition(const ast::Module &module,
                                              const SourceManager &sources,
                                              const KernelRequest &request);
+static const ast::Stmt *classKernel(const ast::Module &module, const SourceManager &sources,
+                                    const std::string &name);
+static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceManager &sources,
+                                     const std::string &name,
+                                     const std::map<std::string, std::string> &defines,
+                                     std::map<std::string, const ast::Stmt *> &closureFunctions,
+                                     std::map<std::string, const ast::Stmt *> &closureImports,
+                                     bool findOnly);
 
 const ast::Stmt *findKernel(const ast::Module &module, const SourceManager &sources,
                             const KernelRequest &request) {
@@ -366,6 +374,16 @@ const ast::Stmt *findKernel(const ast::Module &module, const SourceManager &sour
   KernelRequest wrapped = request;
   wrapped.name = byCall.function;
   return findKernelDefinition(module, sources, wrapped);
+}
+
+const ast::Stmt *findAnyKernel(const ast::Module &module, const SourceManager &sources,
+                               const KernelRequest &request) {
+  if (const ast::Stmt *kernel = findKernel(module, sources, request))
+    return kernel;
+  if (const ast::Stmt *kernel = classKernel(module, sources, request.name))
+    return kernel;
+  std::map<std::string, const ast::Stmt *> functions, imports;
+  return nestedKernel(module, sources, request.name, {}, functions, imports, /*findOnly=*/true);
 }
 
 static const ast::Stmt *findKernelDefinition(const ast::Module &module,
@@ -1257,6 +1275,26 @@ void Specializer::collectGlobalsBefore(const ast::StmtList &stmts, const ast::St
   collectGlobalsBefore(block.finalbody, stop);
 }
 
+SemaValue Specializer::callPython(const SemaValue &function, std::vector<SemaValue> positional,
+                                  SourceLoc loc) {
+  CallArgs args;
+  args.positional = std::move(positional);
+  args.loc = loc;
+  scopes_.push_back(Scope{});
+  ++moduleLevelDepth_;
+  SemaValue value;
+  try {
+    value = callValue(function, args, loc);
+  } catch (...) {
+    --moduleLevelDepth_;
+    scopes_.pop_back();
+    throw;
+  }
+  --moduleLevelDepth_;
+  scopes_.pop_back();
+  return value;
+}
+
 SemaValue Specializer::evalModuleLevel(const ast::Expr &expr) {
   // Module-level code runs in its own scope, as evalConstantGlobal's.
   scopes_.push_back(Scope{});
@@ -1919,23 +1957,41 @@ SemaValue Specializer::evalFString(const ast::Expr &expr) {
 }
 
 void Specializer::execHostImport(const ast::Stmt &stmt) {
+  for (auto &[name, value] : hostImportBindings(stmt))
+    bind(name, value);
+}
+
+SemaValue Specializer::importedValue(const ast::Stmt &import, const std::string &name) {
+  try {
+    for (auto &[bound, value] : hostImportBindings(import))
+      if (bound == name)
+        return value;
+  } catch (const HostException &e) {
+    error(e.loc, e.message + " (imported by the function that defines the kernel)");
+  }
+  error(import.loc, "this import does not bind '" + name + "'");
+}
+
+std::vector<std::pair<std::string, SemaValue>>
+Specializer::hostImportBindings(const ast::Stmt &stmt) {
   auto notInstalled = [](const std::string &dotted, SourceLoc loc) {
     throw HostException{*builtinExceptionClasses("ModuleNotFoundError"),
                         "No module named '" + dotted.substr(0, dotted.find('.')) + "'", loc};
   };
+  std::vector<std::pair<std::string, SemaValue>> bindings;
   if (stmt.kind == ast::StmtKind::Import) {
     for (const ast::ImportAlias &alias : stmt.names) {
       std::string root = alias.name.substr(0, alias.name.find('.'));
       std::string bound = alias.asName.empty() ? root : alias.asName;
       if (int m = graph_ ? graph_->resolved(alias.loc) : -1; m >= 0) {
-        bind(bound, SemaValue::ofUserModule(graph_->modules[m].name, m));
+        bindings.push_back({bound, SemaValue::ofUserModule(graph_->modules[m].name, m)});
         continue;
       }
       if (!isAlwaysInstalled(root))
         notInstalled(alias.name, alias.loc);
-      bind(bound, SemaValue::ofModule(alias.asName.empty() ? root : alias.name));
+      bindings.push_back({bound, SemaValue::ofModule(alias.asName.empty() ? root : alias.name)});
     }
-    return;
+    return bindings;
   }
   size_t level = stmt.module.find_first_not_of('.');
   std::string dotted = level == std::string::npos ? "" : stmt.module.substr(level);
@@ -1947,10 +2003,11 @@ void Specializer::execHostImport(const ast::Stmt &stmt) {
       error(alias.loc, "'from ... import *' is only allowed at module level");
     std::string bound = alias.asName.empty() ? alias.name : alias.asName;
     if (base >= 0)
-      bind(bound, userModuleAttribute(base, alias.name, alias.loc));
+      bindings.push_back({bound, userModuleAttribute(base, alias.name, alias.loc)});
     else
-      bind(bound, moduleAttribute(stmt.module, alias.name, alias.loc));
+      bindings.push_back({bound, moduleAttribute(stmt.module, alias.name, alias.loc)});
   }
+  return bindings;
 }
 
 SemaValue Specializer::callHostFunction(const ast::Stmt &def, CallArgs &args) {
@@ -3090,6 +3147,12 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
     return value;
   }
   case ast::ExprKind::Unsupported:
+    // A lambda in Python code is a function, called as a def is (a @triton.heuristics value).
+    if (expr.lambda && !inKernelCode()) {
+      SemaValue function = SemaValue::ofBuiltin("pyfunc:<lambda>");
+      function.function = expr.lambda.get();
+      return function;
+    }
     if (!inKernelCode())
       error(expr.loc, expr.name + " is not supported yet in Python code that tilec evaluates at "
                                   "module level");
@@ -3849,8 +3912,10 @@ void forEachExpr(const ast::StmtList &stmts, bool intoFunctions,
 }
 
 /// The names a function binds: its parameters and every name its body assigns, imports or
-/// defines (over-approximated: nested blocks included).
-std::set<std::string> boundNames(const ast::Stmt &def) {
+/// defines (over-approximated: nested blocks included). With \p imports, the import statements
+/// directly in its body go there instead, with the statement that binds each name.
+std::set<std::string> boundNames(const ast::Stmt &def,
+                                 std::map<std::string, const ast::Stmt *> *imports = nullptr) {
   std::set<std::string> names;
   for (const ast::Param &p : def.params)
     names.insert(p.name);
@@ -3873,9 +3938,17 @@ std::set<std::string> boundNames(const ast::Stmt &def) {
           st->kind == ast::StmtKind::AnnAssign || st->kind == ast::StmtKind::For)
         for (const ast::ExprPtr &t : st->targets)
           target(t.get());
-      for (const ast::ImportAlias &alias : st->names)
-        names.insert(alias.asName.empty() ? alias.name.substr(0, alias.name.find('.'))
-                                          : alias.asName);
+      bool direct = &list == &def.body;
+      bool import = st->kind == ast::StmtKind::Import || st->kind == ast::StmtKind::ImportFrom;
+      for (const ast::ImportAlias &alias : st->names) {
+        std::string name = st->kind == ast::StmtKind::ImportFrom || !alias.asName.empty()
+                               ? (alias.asName.empty() ? alias.name : alias.asName)
+                               : alias.name.substr(0, alias.name.find('.'));
+        if (imports && import && direct)
+          (*imports)[name] = st.get();
+        else
+          names.insert(name);
+      }
       for (const ast::ExceptHandler &h : st->handlers) {
         if (!h.name.empty())
           names.insert(h.name);
@@ -3924,12 +3997,15 @@ static const ast::Stmt *classKernel(const ast::Module &module, const SourceManag
 /// (`test_eq.<locals>.fn`, or `test_eq.fn`) where several functions define one of that name. Its
 /// names resolve in the module as for a module-level kernel; a name bound by an enclosing function
 /// (a closure) is accepted when it is a @triton.jit function defined directly in that function,
-/// which is returned in \p closureFunctions, or when -D gives its value (\p defines); any other is
-/// refused.
+/// which is returned in \p closureFunctions, when only an import statement directly in that
+/// function binds it (returned in \p closureImports), or when -D gives its value (\p defines);
+/// any other is refused.
 static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceManager &sources,
                                      const std::string &name,
                                      const std::map<std::string, std::string> &defines,
-                                     std::map<std::string, const ast::Stmt *> &closureFunctions) {
+                                     std::map<std::string, const ast::Stmt *> &closureFunctions,
+                                     std::map<std::string, const ast::Stmt *> &closureImports,
+                                     bool findOnly) {
   // `outer.inner.<locals>.kernel`: the enclosing functions' names, then the kernel's.
   std::vector<std::string> path;
   for (size_t start = 0;;) {
@@ -3991,6 +4067,8 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
                       found[0].second.back()->name + ".<locals>." + kernelName);
   }
   const auto &[kernel, outer] = found[0];
+  if (findOnly)
+    return kernel;
   // The @triton.jit functions each enclosing function defines in its own body, innermost last.
   std::map<std::string, const ast::Stmt *> localJitFunctions;
   for (const ast::Stmt *function : outer)
@@ -4000,16 +4078,22 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
   // What each enclosing function binds, innermost last (computed once: every name the kernel
   // reads is looked up in them).
   std::vector<std::set<std::string>> outerBound;
-  for (const ast::Stmt *function : outer)
-    outerBound.push_back(boundNames(*function));
+  std::vector<std::map<std::string, const ast::Stmt *>> outerImports(outer.size());
+  for (size_t i = 0; i < outer.size(); ++i)
+    outerBound.push_back(boundNames(*outer[i], &outerImports[i]));
   std::optional<std::pair<std::string, const ast::Expr *>> closure;
   std::function<void(const ast::Stmt &)> visitFunction = [&](const ast::Stmt &function) {
     std::set<std::string> bound = boundNames(function);
     forEachExpr(function.body, true, [&](const ast::Expr &e) {
       if (closure || e.kind != ast::ExprKind::Name || bound.count(e.name) ||
-          closureFunctions.count(e.name) || defines.count(e.name))
+          closureFunctions.count(e.name) || closureImports.count(e.name) || defines.count(e.name))
         return;
       for (size_t i = outer.size(); i-- > 0;) {
+        auto import = outerImports[i].find(e.name);
+        if (import != outerImports[i].end() && !outerBound[i].count(e.name)) {
+          closureImports[e.name] = import->second;
+          return;
+        }
         if (!outerBound[i].count(e.name))
           continue;
         auto local = localJitFunctions.find(e.name);
@@ -4033,17 +4117,98 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
   return kernel;
 }
 
+/// The constexpr arguments a @triton.heuristics function reads, where it reads them only as
+/// `args["NAME"]` of its first parameter (Triton passes every argument in that dict); nullopt
+/// where it uses the dict otherwise (or has no parameter).
+static std::optional<std::set<std::string>> heuristicReads(const ast::Stmt &function) {
+  if (function.params.empty())
+    return std::nullopt;
+  const std::string &dict = function.params[0].name;
+  std::set<std::string> reads;
+  size_t uses = 0, subscripts = 0;
+  forEachExpr(function.body, true, [&](const ast::Expr &e) {
+    if (e.kind == ast::ExprKind::Name && e.name == dict)
+      ++uses;
+    if (e.kind == ast::ExprKind::Subscript && e.operands[0]->kind == ast::ExprKind::Name &&
+        e.operands[0]->name == dict && e.operands[1]->kind == ast::ExprKind::StringLit &&
+        !e.operands[1]->isFString) {
+      ++subscripts;
+      reads.insert(e.operands[1]->stringValue);
+    }
+  });
+  if (uses != subscripts)
+    return std::nullopt;
+  return reads;
+}
+
+/// Binds the constexprs `params` (left out of the signature and -D) that @triton.heuristics
+/// computes from the launch's arguments: as Triton's launcher does, each function is called with
+/// the arguments (and the heuristics before it) in a dict, ahead of time here, which is possible
+/// exactly where every argument it reads is a constexpr bound by then. Any other is an error
+/// that says what it reads.
+static void bindHeuristics(Specializer &specializer, const SourceManager &sources,
+                           const ast::Module &module, const KernelRequest &request,
+                           const ast::Stmt &kernel, const std::vector<std::string> &params,
+                           size_t signatureEntries, std::map<std::string, SemaValue> &bound) {
+  if (params.empty())
+    return;
+  std::set<std::string> pending(params.begin(), params.end());
+  std::map<std::string, std::string> unbound; // a heuristic's name -> what it reads unbound
+  for (const HeuristicEntry &entry :
+       heuristicEntries(kernel, &module, decoratedByCall(module, request.name).decorators)) {
+    if (!pending.count(entry.name))
+      continue;
+    SemaValue function = specializer.evalModuleLevel(*entry.value);
+    std::optional<std::set<std::string>> reads;
+    if (function.kind == SemaValue::Kind::Builtin && function.function &&
+        function.name.rfind("pyfunc:", 0) == 0)
+      reads = heuristicReads(*function.function);
+    if (!reads) {
+      unbound[entry.name] = "it uses the arguments' dict as a whole";
+      continue;
+    }
+    std::string missing;
+    for (const std::string &name : *reads)
+      if (!bound.count(name))
+        missing += (missing.empty() ? "" : ", ") + name;
+    if (!missing.empty()) {
+      unbound[entry.name] = "it reads " + missing + ", not a constexpr bound here";
+      continue;
+    }
+    SemaValue args = makeDict();
+    for (const ast::Param &p : kernel.params)
+      if (bound.count(p.name))
+        dictInsert(args, SemaValue::ofString(p.name), bound.at(p.name));
+    SemaValue value = specializer.callPython(function, {args}, entry.value->loc);
+    bound[entry.name] = value;
+    pending.erase(entry.name);
+  }
+  for (const std::string &name : params) {
+    if (!pending.count(name))
+      continue;
+    std::string why = unbound.count(name) ? unbound.at(name) : "tilec could not read it";
+    sources.error(kernel.loc,
+                  "the signature has " + std::to_string(signatureEntries) + " entries but '" +
+                      kernel.name + "' has " + std::to_string(kernel.params.size()) +
+                      " parameters; '" + name +
+                      "' has no value (@triton.heuristics computes it from the launch's "
+                      "arguments, and " +
+                      why + ": give it in the signature or with -D " + name + "=VALUE)");
+  }
+}
+
 tir::Function &specializeKernel(const ast::Module &module, const SourceManager &sources,
                                 const KernelRequest &request, tir::Module &out) {
   SourceLoc fileLoc{module.file, 0, 0};
   const ast::Stmt *kernel = findKernel(module, sources, request);
   if (!kernel)
     kernel = classKernel(module, sources, request.name);
-  std::map<std::string, const ast::Stmt *> closureFunctions;
+  std::map<std::string, const ast::Stmt *> closureFunctions, closureImports;
   const bool nested = !kernel;
   if (!kernel)
     kernel = nestedKernel(module, sources, request.name,
-                          {request.defines.begin(), request.defines.end()}, closureFunctions);
+                          {request.defines.begin(), request.defines.end()}, closureFunctions,
+                          closureImports, /*findOnly=*/false);
   if (!kernel) {
     std::vector<std::string> available;
     for (const ast::Stmt *f : jitFunctions(module))
@@ -4081,6 +4246,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   function->numStages = request.numStages;
   std::map<std::string, SemaValue> constexprArgs;
   std::map<std::string, SignatureEntry> tupleArgs;
+  std::vector<std::string> heuristicParams; // computed by @triton.heuristics, in order
   for (size_t i = 0; i < kernel->params.size(); ++i) {
     const ast::Param &param = kernel->params[i];
     bool isConstexpr = isConstexprAnnotation(param.annotation.get());
@@ -4096,17 +4262,17 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       }
       if (param.defaultValue)
         continue; // evaluated by the specializer
-      // `"EVEN_K": heur_even_k`: Triton computes it at each launch from the arguments.
-      std::string heuristic;
+      // `"EVEN_K": heur_even_k`: Triton computes it at each launch from the arguments; tilec
+      // does where they are constexprs bound here (below, once the module is in scope).
       if (isRuntimeHeuristic(*kernel, sources, param.name,
-                             decoratedByCall(module, request.name).decorators))
-        heuristic = " (@triton.heuristics computes it from the launch's arguments, which tilec "
-                    "cannot evaluate ahead of time: give it in the signature or with -D " +
-                    param.name + "=VALUE)";
+                             decoratedByCall(module, request.name).decorators, &module)) {
+        heuristicParams.push_back(param.name);
+        continue;
+      }
       sources.error(kernel->loc, "the signature has " + std::to_string(entries->size()) +
                                      " entries but '" + kernel->name + "' has " +
                                      std::to_string(kernel->params.size()) + " parameters; '" +
-                                     param.name + "' has no value" + heuristic);
+                                     param.name + "' has no value");
     }
     const SignatureEntry &entry = (*entries)[i];
     if (define != defines.end())
@@ -4167,6 +4333,9 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   // module-level names (they resolve in the module too, as the kernel's own names do).
   for (const auto &[name, function] : closureFunctions)
     specializer.bindGlobal(name, SemaValue::ofJitFunction(function));
+  // What its enclosing functions import, as those imports bind it.
+  for (const auto &[name, import] : closureImports)
+    specializer.bindGlobal(name, specializer.importedValue(*import, name));
   // -D names that are not parameters of this kernel override module-level constants, or give
   // the value of a nested kernel's closure variable.
   for (const auto &[name, text] : defines) {
@@ -4188,6 +4357,8 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
     if (bound && request.usedDefines)
       request.usedDefines->push_back(name);
   }
+  bindHeuristics(specializer, sources, module, request, *kernel, heuristicParams, entries->size(),
+                 constexprArgs);
   specializer.specialize(*kernel, constexprArgs, tupleArgs);
   return *function;
 }

@@ -50,7 +50,7 @@ inline constexpr const char *kTritonVersion = "3.6.0";
 /// The dtype spellings a signature or -D accepts, for error messages.
 inline constexpr const char *kDTypeSpellings =
     "fp16/float16/tl.float16, bf16/bfloat16/tl.bfloat16, fp32/float32/tl.float32, "
-    "fp64/float64/tl.float64, fp8e4nv/fp8e5, i1/int1, i8/int8 ... i64/int64, u8/uint8 ... "
+    "fp64/float64/tl.float64, fp8e4nv/fp8e5/fp8e4b15, i1/int1, i8/int8 ... i64/int64, u8/uint8 ... "
     "u64/uint64";
 
 /// A Python exception raised by module-level code that tilec evaluates: an import, inside a
@@ -135,6 +135,9 @@ public:
   /// The value of `expr` evaluated as module-level Python of the module (a decorator's argument:
   /// @triton.autotune's configs).
   SemaValue evalModuleLevel(const ast::Expr &expr);
+  /// Calls a Python function (a def or a lambda of the module) with positional arguments, as
+  /// module-level code calls it.
+  SemaValue callPython(const SemaValue &function, std::vector<SemaValue> positional, SourceLoc loc);
   /// Binds the module's names again as Python has bound them once its first `statements`
   /// top-level statements ran: a decorator's arguments are evaluated when its function is
   /// defined, before the names later statements rebind (a tutorial's `configs = []` of its
@@ -155,6 +158,11 @@ public:
   /// Binds a module-level name whether or not the module has one: a nested kernel's closure
   /// variable given with -D, or a @triton.jit function of its enclosing function.
   void bindGlobal(const std::string &name, const SemaValue &value);
+
+  /// The value an import statement binds to `name`, as if run in a function (a nested kernel's
+  /// enclosing function that imports what the kernel reads: `from triton.language.core import
+  /// constexpr_type` in a test). Errors where the module is not one tilec knows.
+  SemaValue importedValue(const ast::Stmt &import, const std::string &name);
 
   /// The function a signature entry or -D value names by a dotted name (see
   /// FunctionReferences.cpp); errors when it names none.
@@ -195,6 +203,11 @@ public:
   tir::Value *toValue(const SemaValue &v, SourceLoc loc, const char *what);
   /// Converts a value to `to` (numeric conversion), a no-op when it already has that type.
   tir::Value *castTo(tir::Value *v, tir::DType to);
+  /// Triton's NVIDIA conversions of fp8e4b15 (Fp8E4B15.cpp): from it to fp16, or to fp32 when
+  /// `to` is fp32 (Triton's result for any other `to` is the fp16); and to it from fp16 or fp32
+  /// (an error at `loc` for any other type).
+  tir::Value *convertFromFp8E4B15(tir::Value *v, tir::DType to);
+  tir::Value *convertToFp8E4B15(tir::Value *v, SourceLoc loc);
   /// Broadcasts a value (scalar or tensor) to `shape`, prepending size-1 dimensions as needed.
   tir::Value *broadcastTo(tir::Value *v, const std::vector<int64_t> &shape, SourceLoc loc);
   /// The shape two operands broadcast to.
@@ -206,7 +219,9 @@ public:
 
   /// The type two numeric operands are computed in, by Triton's promotion rules (a Python literal
   /// takes part only when it is of a higher kind than the tensor); an error when there is none.
-  tir::DType operandType(const SemaValue &lhs, const SemaValue &rhs, bool divOrMod, SourceLoc loc);
+  /// `selecting` is for tl.where, which alone takes fp8e4b15 operands as they are.
+  tir::DType operandType(const SemaValue &lhs, const SemaValue &rhs, bool divOrMod, SourceLoc loc,
+                         bool selecting = false);
   /// Both operands converted to `type` and broadcast to their common shape.
   std::pair<tir::Value *, tir::Value *>
   convertAndBroadcast(const SemaValue &lhs, const SemaValue &rhs, tir::DType type, SourceLoc loc);
@@ -584,6 +599,8 @@ private:
   bool matchPattern(const ast::Pattern &pattern, const SemaValue &subject,
                     PatternBindings &bindings);
   void execHostImport(const ast::Stmt &stmt);
+  /// What an import statement in a function binds: each name with its value.
+  std::vector<std::pair<std::string, SemaValue>> hostImportBindings(const ast::Stmt &stmt);
   bool isStdlibFunction(const ast::Stmt &def) const;
   SemaValue inlineJitFunction(const ast::Stmt &def, CallArgs &args);
   SemaValue lookup(const std::string &name, SourceLoc loc);

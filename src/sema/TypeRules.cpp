@@ -40,6 +40,12 @@ DType integerPromote(DType a, DType b) {
   return unsignedTy.bits() >= signedTy.bits() ? unsignedTy : signedTy;
 }
 
+std::string fp8E4B15ArithmeticError() {
+  return "arithmetic and comparisons on fp8e4b15 are not supported (Triton keeps fp8e4b15 as an "
+         "i8 that its float operations refuse): convert it with .to(tl.float16) or "
+         ".to(tl.float32) first";
+}
+
 std::optional<DType> computationType(DType a, bool aIsLiteral, DType b, bool bIsLiteral,
                                      bool divOrMod, std::string &error) {
   const DType f32 = DType::scalar(ScalarKind::F32);
@@ -64,6 +70,14 @@ std::optional<DType> computationType(DType a, bool aIsLiteral, DType b, bool bIs
     return divOrMod ? f32 : DType::scalar(ScalarKind::BF16);
   if (a.kind == ScalarKind::BF16 || b.kind == ScalarKind::BF16)
     return f32;
+  // fp8e4b15 with itself is fp8e4b15 (tl.where selects it; arithmetic on it is refused where it
+  // is made); with an integer or another fp8, Triton's TypeError.
+  if (a.isFp8E4B15() || b.isFp8E4B15()) {
+    if (a == b)
+      return a;
+    error = "unexpected type " + a.tritonName() + " and " + b.tritonName();
+    return std::nullopt;
+  }
   if (a.isFloat() || b.isFloat()) {
     // Only fp8 is left: Triton computes with it in fp16 after an explicit cast; we ask for one.
     if (a == b && !divOrMod)

@@ -16,6 +16,9 @@ tir::DType literalIntType(int64_t value, bool isUnsignedHuge = false);
 /// same width, unsigned wins.
 tir::DType integerPromote(tir::DType a, tir::DType b);
 
+/// The error for arithmetic or a comparison on fp8e4b15, which Triton only moves and converts.
+std::string fp8E4B15ArithmeticError();
+
 /// The type both operands of an arithmetic operator are converted to. `aIsLiteral` says operand a
 /// is a Python number (a constexpr), which does not take part in promotion unless it is of a
 /// higher kind (bool < uint < int < float) than the tensor. `divOrMod` is true for / // %.

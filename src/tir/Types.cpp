@@ -56,6 +56,7 @@ unsigned DType::bits() const {
   case ScalarKind::U8:
   case ScalarKind::F8E4M3:
   case ScalarKind::F8E5M2:
+  case ScalarKind::F8E4B15:
     return 8;
   case ScalarKind::I16:
   case ScalarKind::U16:
@@ -95,6 +96,8 @@ Names names(ScalarKind k) {
   case ScalarKind::U64: return {"uint64", "u64"};
   case ScalarKind::F8E4M3: return {"fp8e4nv", "f8e4m3"};
   case ScalarKind::F8E5M2: return {"fp8e5", "f8e5m2"};
+  case ScalarKind::F8E4B15:
+    return {"fp8e4b15", "f8e4b15"};
   case ScalarKind::F16: return {"fp16", "f16"};
   case ScalarKind::BF16: return {"bf16", "bf16"};
   case ScalarKind::F32: return {"fp32", "f32"};
@@ -120,20 +123,47 @@ std::string DType::str() const {
 bool parseDType(const std::string &name, ScalarKind &out) {
   // Triton's dtype names, their long spellings, the AOT signature spellings and the IR's own.
   static const std::map<std::string, ScalarKind> table = {
-      {"int1", ScalarKind::I1},     {"i1", ScalarKind::I1},      {"bool", ScalarKind::I1},
-      {"int8", ScalarKind::I8},     {"i8", ScalarKind::I8},      {"int16", ScalarKind::I16},
-      {"i16", ScalarKind::I16},     {"int32", ScalarKind::I32},  {"i32", ScalarKind::I32},
-      {"int64", ScalarKind::I64},   {"i64", ScalarKind::I64},    {"uint8", ScalarKind::U8},
-      {"u8", ScalarKind::U8},       {"uint16", ScalarKind::U16}, {"u16", ScalarKind::U16},
-      {"uint32", ScalarKind::U32},  {"u32", ScalarKind::U32},    {"uint64", ScalarKind::U64},
-      {"u64", ScalarKind::U64},     {"fp16", ScalarKind::F16},   {"float16", ScalarKind::F16},
-      {"f16", ScalarKind::F16},     {"bf16", ScalarKind::BF16},  {"bfloat16", ScalarKind::BF16},
-      {"fp32", ScalarKind::F32},    {"float32", ScalarKind::F32}, {"f32", ScalarKind::F32},
-      {"fp64", ScalarKind::F64},    {"float64", ScalarKind::F64}, {"f64", ScalarKind::F64},
-      {"fp8e4nv", ScalarKind::F8E4M3}, {"float8e4nv", ScalarKind::F8E4M3},
-      {"fp8e4m3", ScalarKind::F8E4M3}, {"f8e4m3", ScalarKind::F8E4M3},
-      {"fp8e5", ScalarKind::F8E5M2},   {"float8e5", ScalarKind::F8E5M2},
-      {"fp8e5m2", ScalarKind::F8E5M2}, {"f8e5m2", ScalarKind::F8E5M2},
+      {"int1", ScalarKind::I1},
+      {"i1", ScalarKind::I1},
+      {"bool", ScalarKind::I1},
+      {"int8", ScalarKind::I8},
+      {"i8", ScalarKind::I8},
+      {"int16", ScalarKind::I16},
+      {"i16", ScalarKind::I16},
+      {"int32", ScalarKind::I32},
+      {"i32", ScalarKind::I32},
+      {"int64", ScalarKind::I64},
+      {"i64", ScalarKind::I64},
+      {"uint8", ScalarKind::U8},
+      {"u8", ScalarKind::U8},
+      {"uint16", ScalarKind::U16},
+      {"u16", ScalarKind::U16},
+      {"uint32", ScalarKind::U32},
+      {"u32", ScalarKind::U32},
+      {"uint64", ScalarKind::U64},
+      {"u64", ScalarKind::U64},
+      {"fp16", ScalarKind::F16},
+      {"float16", ScalarKind::F16},
+      {"f16", ScalarKind::F16},
+      {"bf16", ScalarKind::BF16},
+      {"bfloat16", ScalarKind::BF16},
+      {"fp32", ScalarKind::F32},
+      {"float32", ScalarKind::F32},
+      {"f32", ScalarKind::F32},
+      {"fp64", ScalarKind::F64},
+      {"float64", ScalarKind::F64},
+      {"f64", ScalarKind::F64},
+      {"fp8e4nv", ScalarKind::F8E4M3},
+      {"float8e4nv", ScalarKind::F8E4M3},
+      {"fp8e4m3", ScalarKind::F8E4M3},
+      {"f8e4m3", ScalarKind::F8E4M3},
+      {"fp8e5", ScalarKind::F8E5M2},
+      {"float8e5", ScalarKind::F8E5M2},
+      {"fp8e5m2", ScalarKind::F8E5M2},
+      {"f8e5m2", ScalarKind::F8E5M2},
+      {"fp8e4b15", ScalarKind::F8E4B15},
+      {"float8e4b15", ScalarKind::F8E4B15},
+      {"f8e4b15", ScalarKind::F8E4B15},
   };
   auto it = table.find(name);
   if (it == table.end())

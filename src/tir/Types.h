@@ -17,13 +17,19 @@ struct Layout;
 
 namespace tilec::tir {
 
-/// Scalar dtypes, named as Triton names them.
+/// Scalar dtypes, named as Triton names them. F8E4B15 is Triton's fp8e4b15 (e4m3 with exponent
+/// bias 15, no NaN or infinity), which Triton's MLIR holds as an i8 that only loads, stores, moves
+/// and converts: the IR keeps it as opaque (neither float nor integer), and sema spells its
+/// conversions to and from fp16/fp32 as integer operations on its bits (sema/Fp8E4B15.cpp).
+// clang-format off
 enum class ScalarKind : uint8_t {
   I1, I8, I16, I32, I64,
   U8, U16, U32, U64,
   F8E4M3, F8E5M2, F16, BF16, F32, F64,
-  Ptr, // a pointer; its pointee is DType::pointee
+  Ptr,     // a pointer; its pointee is DType::pointee
+  F8E4B15, // fp8e4b15, a byte that only moves and converts
 };
+// clang-format on
 
 /// An element type: a scalar, or a pointer to a scalar (pointer-to-pointer is not supported).
 struct DType {
@@ -41,6 +47,8 @@ struct DType {
   bool isFloat() const;
   /// fp8 (e4m3fn or e5m2): stored as a byte, computed on through conversions.
   bool isFp8() const { return kind == ScalarKind::F8E4M3 || kind == ScalarKind::F8E5M2; }
+  /// fp8e4b15: a byte that only moves; no arithmetic, comparison or conversion op takes it.
+  bool isFp8E4B15() const { return kind == ScalarKind::F8E4B15; }
   /// Width in bits of one element (pointers are 64, bool is 1 here; 8 in memory).
   unsigned bits() const;
   /// Bytes one element occupies in memory (bool: 1).

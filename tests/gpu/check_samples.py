@@ -1072,6 +1072,37 @@ TENSOR_DESC_GEMMS = [
         "float16", "float16", DOT_F16_OUT_F16, size=(500, 400, 150)),
         grid=lambda meta, s: (meta["PROGRAMS"],))),
 ]
+def tensor_desc_reduce_half_sample(name, kind, dtype, size=(45, 70), blocks=(16, 32)):
+    """desc.atomic_min / atomic_max of fp16 or bf16 tiles through a descriptor made in the kernel
+    (tests/gpu/tensor_desc.tl): y = min(y, x, -x) (max) inside the shape, y elsewhere."""
+    short = {"float16": "fp16", "bfloat16": "bf16"}[dtype]
+
+    def inputs(s):
+        m, n = s
+        ld = round_up(n, 16)
+        return {"x": padded(m, n, ld, dtype), "y": padded(m, n, ld, dtype)}
+
+    def reference(t, s):
+        m, n = s
+        ld = round_up(n, 16)
+        x, y = view2d(t["x"], m, n, ld).double(), view2d(t["y"], m, n, ld).double()
+        pick = torch.minimum if kind == "min" else torch.maximum
+        out = t["y"].double().clone()
+        view2d(out, m, n, ld).copy_(pick(pick(y, x), -x))
+        return {"y": out}
+
+    return Sample(
+        name=name, source="tests/gpu/tensor_desc.tl", kernel="tensor_desc_reduce_half", ptx=name,
+        signature=f"*{short}:16,*{short}:16,i32,i32,i32:16,{blocks[0]},{blocks[1]},\"{kind}\"",
+        size=size, small=(21, 33), inputs=inputs, outputs=["y"], inplace=["y"],
+        args=lambda t, s: [t["x"], t["y"], s[0], s[1], round_up(s[1], 16)],
+        grid=lambda meta, s: (cdiv(s[0], meta["BM"]), cdiv(s[1], meta["BN"]), 2),
+        reference=reference,
+        # Against Triton only the shape's elements: its TMA may touch a row's padding (as its
+        # descriptor stores do, tensor_desc_copy), where tilec writes nothing (the reference).
+        triton_compared=lambda t, s: {"y": inside_rows(t["y"], s[0], s[1], round_up(s[1], 16))})
+
+
 BLOCK_PTR_GEMM_PIPELINED = unit_strides_bound(
     gemm_sample("block_ptr_gemm_f16_f32_pipelined", "tests/gpu/random_block_ptr.tl",
                 "block_ptr_gemm",
@@ -1220,6 +1251,127 @@ def fp8_to_fp16_sample(name, kind):
         tilec_flags=("--arch", "sm_80"), inputs=inputs, outputs=["y"],
         args=lambda t, n: [t["x"], t["y"], n], grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),),
         tol=EXACT, reference=reference)
+
+
+# fp8e4b15 (Triton's convert_custom_float8_sm80, spelled by tilec as integer operations on the
+# bits): every code up to fp16 and fp32, and fp16 / fp32 values down to it. Triton gets the byte
+# buffers as triton.reinterpret(..., tl.float8e4b15), as its own test_conversions.py passes them.
+def fp8e4b15_value(code: int) -> float:
+    """The value of an fp8e4b15 code: e4m3 with exponent bias 15, no NaN or infinity."""
+    sign = -1.0 if code & 0x80 else 1.0
+    exponent, mantissa = (code >> 3) & 0xF, code & 7
+    if exponent == 0:
+        return sign * mantissa * 2.0 ** -17
+    return sign * (1 + mantissa / 8) * 2.0 ** (exponent - 15)
+
+
+def fp8e4b15_code_of_fp16(bits: int) -> int:
+    """fp16 bits narrowed to fp8e4b15: magnitude clamped to 1.75 (infinities and NaN too, the
+    sign kept), then rounded half away from zero to 3 mantissa bits (formats share the bias)."""
+    magnitude = min(bits & 0x7FFF, 0x3F00)
+    return ((bits >> 8) & 0x80) | ((2 * magnitude + 0x80) >> 8)
+
+
+def fp16_bits_toward_zero(value: float) -> int:
+    """cvt.rz.f16.f32: the fp16 bits of an fp32 value rounded toward zero (finite beyond 65504
+    stays 65504; infinities stay infinite; NaN is the canonical 0x7fff)."""
+    if math.isnan(value):
+        return 0x7FFF
+    sign = 0x8000 if math.copysign(1.0, value) < 0 else 0
+    magnitude = abs(value)
+    if math.isinf(magnitude):
+        return sign | 0x7C00
+    if magnitude >= 65536.0:
+        return sign | 0x7BFF
+    if magnitude < 2.0 ** -14:  # subnormal: units of 2^-24, truncated
+        return sign | int(magnitude * 2.0 ** 24)
+    exponent = math.floor(math.log2(magnitude))
+    while 2.0 ** exponent > magnitude:
+        exponent -= 1
+    while 2.0 ** (exponent + 1) <= magnitude:
+        exponent += 1
+    mantissa = int((magnitude / 2.0 ** exponent - 1) * 1024)  # truncated: toward zero
+    if exponent > 15:
+        return sign | 0x7BFF
+    return sign | ((exponent + 15) << 10) | mantissa
+
+
+def as_fp8e4b15(tensor):
+    return triton.reinterpret(tensor, triton.language.float8e4b15)
+
+
+def fp8e4b15_up_sample(name):
+    def inputs(n):
+        codes = torch.arange(n, dtype=torch.int64).remainder(256).to(torch.uint8).to(DEVICE)
+        return {"x": codes, "y16": empty(n, "float16"), "y32": empty(n, "float32"),
+                "abs": empty(n, "uint8"), "sel": empty(n, "uint8")}
+
+    def reference(t, n):
+        codes = t["x"].cpu().tolist()
+        value = torch.tensor([fp8e4b15_value(c) for c in codes], dtype=torch.float64)
+        minus_03 = fp8e4b15_code_of_fp16(fp16_bits_toward_zero(
+            torch.tensor(-0.3, dtype=torch.float32).item()))  # the literal is an fp32
+        sel = [c if i % 3 == 0 else minus_03 for i, c in enumerate(codes)]
+        return {"y16": value, "y32": value,
+                "abs": torch.tensor([c & 0x7F for c in codes], dtype=torch.float64),
+                "sel": torch.tensor(sel, dtype=torch.float64)}
+
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="fp8e4b15_up", ptx=name,
+        signature="*fp8e4b15:16,*fp16:16,*fp32:16,*fp8e4b15:16,*fp8e4b15:16,256", size=1024,
+        small=256, inputs=inputs, outputs=["y16", "y32", "abs", "sel"],
+        args=lambda t, n: [t["x"], t["y16"], t["y32"], t["abs"], t["sel"]],
+        triton_args=lambda t, n: [as_fp8e4b15(t["x"]), t["y16"], t["y32"], as_fp8e4b15(t["abs"]),
+                                  as_fp8e4b15(t["sel"])],
+        grid=lambda meta, n: (n // meta["BLOCK"],), tol=EXACT, reference=reference)
+
+
+def fp8e4b15_down_sample(name):
+    """Every fp16 bit pattern (NaNs of both signs included), and fp32 values: every fp16 value
+    widened, the midpoints of neighbouring fp8e4b15 values and one fp32 ulp either side, and
+    random bit patterns (NaNs and infinities among them)."""
+
+    def fp32_inputs(n):
+        gen = torch.Generator().manual_seed(5)
+        widened = torch.arange(65536, dtype=torch.int64).to(torch.int16).view(torch.float16)
+        widened = widened.float()[torch.randperm(65536, generator=gen)[: n // 4]]
+        codes = torch.arange(256).tolist()
+        middles = [(fp8e4b15_value(c) + fp8e4b15_value(c + 1)) / 2 for c in codes if c not in (0x7F, 0xFF)]
+        mids = torch.tensor(middles, dtype=torch.float32)
+        ulp = torch.tensor(1e-30, dtype=torch.float32)
+        near = torch.cat([mids, torch.nextafter(mids, mids * 2 + ulp),
+                          torch.nextafter(mids, torch.zeros_like(mids))])
+        random_bits = torch.randint(-2 ** 31, 2 ** 31, (n,), generator=gen, dtype=torch.int64)
+        random = random_bits.to(torch.int32).view(torch.float32)
+        edge = torch.tensor([float("inf"), -float("inf"), float("nan"), -float("nan"), 0.0, -0.0,
+                             1.75, 1.8125, 1.8126, 65504.0, 65520.0, 1e30, -1e30, 2.0 ** -17,
+                             2.0 ** -18, 2.0 ** -19, -(2.0 ** -18)], dtype=torch.float32)
+        values = torch.cat([edge, near, widened, random])[:n]
+        return values
+
+    def inputs(n):
+        halves = torch.arange(n, dtype=torch.int64).remainder(65536).to(torch.int16)
+        return {"h": halves.view(torch.float16).to(DEVICE), "f": fp32_inputs(n).to(DEVICE),
+                "yh": empty(n, "uint8"), "yf": empty(n, "uint8")}
+
+    def reference(t, n):
+        halves = t["h"].cpu().view(torch.int16).to(torch.int64).bitwise_and(0xFFFF).tolist()
+        floats = t["f"].cpu().tolist()
+        yh = [fp8e4b15_code_of_fp16(h) for h in halves]
+        yf = [fp8e4b15_code_of_fp16(fp16_bits_toward_zero(f)) for f in floats]
+        return {"yh": torch.tensor(yh, dtype=torch.float64),
+                "yf": torch.tensor(yf, dtype=torch.float64)}
+
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="fp8e4b15_down", ptx=name,
+        signature="*fp16:16,*fp32:16,*fp8e4b15:16,*fp8e4b15:16,1024", size=65536, small=65536,
+        inputs=inputs, outputs=["yh", "yf"], args=lambda t, n: [t["h"], t["f"], t["yh"], t["yf"]],
+        triton_args=lambda t, n: [t["h"], t["f"], as_fp8e4b15(t["yh"]), as_fp8e4b15(t["yf"])],
+        grid=lambda meta, n: (n // meta["BLOCK"],), tol=EXACT, reference=reference,
+        # The interpreter holds fp16 values as floats and keeps no NaN sign through a bitcast:
+        # fp16 NaNs with the sign bit set give +1.75 there, -1.75 (0xfe) on the GPU and in Triton.
+        interp=False,
+        note="no interpreter comparison: its fp16 NaNs lose their sign (tests/interp covers the rest)")
 
 
 # prefetch-loads (src/gpu/PrefetchLoads.cpp): column sums whose loop loads a 128 x 32 fp32 tile of
@@ -1731,6 +1883,8 @@ LANG_BITS_SAMPLES = [
     abs_fp8_sample("abs_fp8e5", "e5m2"),
     fp8_to_fp16_sample("fp8e4_to_f16_sm80", "e4m3"),
     fp8_to_fp16_sample("fp8e5_to_f16_sm80", "e5m2"),
+    fp8e4b15_up_sample("fp8e4b15_up"),
+    fp8e4b15_down_sample("fp8e4b15_down"),
     batched_dot_sample("batched_dot_f16", "float16", (2, 32, 32, 32), DOT_F16_OUT_F32),
     batched_dot_sample("batched_dot_bf16", "bfloat16", (4, 16, 64, 16), DOT_BF16_OUT_F32),
     batched_dot_sample("batched_dot_tf32", "float32", (2, 64, 32, 16), DOT_TF32, num_warps=8),
@@ -1844,6 +1998,8 @@ RANDOM_BLOCK_PTR_SAMPLES = [
     BLOCK_PTR_GEMM,
     BLOCK_PTR_GEMM_PIPELINED,
     *TENSOR_DESC_GEMMS,
+    tensor_desc_reduce_half_sample("tensor_desc_min_f16", "min", "float16"),
+    tensor_desc_reduce_half_sample("tensor_desc_max_bf16", "max", "bfloat16"),
     # The block-pointer copy's shapes and reference through tl.make_tensor_descriptor.
     Sample(
         name="tensor_desc_copy", source="tests/gpu/tensor_desc.tl", kernel="tensor_desc_copy",

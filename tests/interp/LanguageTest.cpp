@@ -4,6 +4,7 @@
 #include "interp/Numerics.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -980,4 +981,180 @@ TEST_CASE("tl.abs of fp8 clears the sign bit, infinities included", "[language]"
     launch(*module->functions.at(0), {KernelArg::pointer(x), KernelArg::pointer(y)}, 1);
     CHECK(worst(y, want, 0, 0) == 0);
   }
+}
+
+namespace {
+
+// Triton 3.6's fp8e4b15 conversions are PTX on four values packed in 32-bit registers
+// (third_party/nvidia/language/cuda/utils.py, convert_custom_float8_sm80); these run those
+// instructions on the CPU, word by word, as an oracle independent of tilec's per-element form.
+uint32_t prmt(uint32_t a, uint32_t b, uint32_t selector) {
+  uint64_t bytes = (static_cast<uint64_t>(b) << 32) | a;
+  uint32_t r = 0;
+  for (int i = 0; i < 4; ++i)
+    r |= static_cast<uint32_t>((bytes >> (8 * ((selector >> (4 * i)) & 7))) & 0xFF) << (8 * i);
+  return r;
+}
+
+uint32_t lop3(uint32_t a, uint32_t b, uint32_t c, uint32_t lut) {
+  uint32_t r = 0;
+  for (int bit = 0; bit < 32; ++bit) {
+    uint32_t index = ((a >> bit) & 1) << 2 | ((b >> bit) & 1) << 1 | ((c >> bit) & 1);
+    r |= ((lut >> index) & 1) << bit;
+  }
+  return r;
+}
+
+/// convert_fp8e4b15_to_float16: four codes in, four fp16 bit patterns out.
+std::array<uint16_t, 4> tritonFp8E4B15ToHalf(std::array<uint8_t, 4> codes) {
+  uint32_t word = codes[0] | codes[1] << 8 | codes[2] << 16 | static_cast<uint32_t>(codes[3]) << 24;
+  uint32_t a0 = prmt(0, word, 0x5746);
+  uint32_t b0 = (a0 & 0x7f007f00u) >> 1;
+  uint32_t b1 = (a0 & 0x00ff00ffu) + (a0 & 0x00800080u);
+  uint32_t out0 = lop3(b0, 0x80008000u, a0, 0xf8);
+  uint32_t out1 = b1 << 7;
+  return {static_cast<uint16_t>(out0), static_cast<uint16_t>(out0 >> 16),
+          static_cast<uint16_t>(out1), static_cast<uint16_t>(out1 >> 16)};
+}
+
+/// min.f16 on bit patterns: a NaN operand yields the other one.
+uint16_t halfMin(uint16_t a, uint16_t b) {
+  float fa = interp::halfBitsToFloat(a), fb = interp::halfBitsToFloat(b);
+  if (std::isnan(fa))
+    return b;
+  if (std::isnan(fb))
+    return a;
+  return fa < fb ? a : b;
+}
+
+/// convert_float16_to_fp8e4b15 with min.f16x2 (has_minx2): four fp16 bit patterns in.
+std::array<uint8_t, 4> tritonHalfToFp8E4B15(std::array<uint16_t, 4> h) {
+  uint32_t in[2] = {h[0] | static_cast<uint32_t>(h[1]) << 16, h[2] | static_cast<uint32_t>(h[3])
+                                                                         << 16};
+  uint32_t b[2];
+  for (int r = 0; r < 2; ++r) {
+    uint32_t a = in[r] & 0x7fff7fffu;
+    a = halfMin(a & 0xFFFF, 0x3F00) | static_cast<uint32_t>(halfMin(a >> 16, 0x3F00)) << 16;
+    a = a * 2 + 0x00800080u;
+    b[r] = lop3(in[r], 0x80008000u, a, 0xea);
+  }
+  uint32_t word = prmt(b[0], b[1], 0x7531);
+  return {static_cast<uint8_t>(word), static_cast<uint8_t>(word >> 8),
+          static_cast<uint8_t>(word >> 16), static_cast<uint8_t>(word >> 24)};
+}
+
+} // namespace
+
+TEST_CASE("fp8e4b15: every code widens to fp16 and fp32 as Triton's PTX does", "[language]") {
+  auto module = compile(std::string(TILEC_GPU_KERNELS_DIR) + "/lang_bits.tl", "fp8e4b15_up",
+                        "*fp8e4b15:16,*fp16:16,*fp32:16,*fp8e4b15:16,*fp8e4b15:16,256");
+  const DType e4b15 = DType::scalar(ScalarKind::F8E4B15);
+  HostBuffer x(e4b15, 256), y16(f16, 256), y32(f32, 256), absolute(e4b15, 256), sel(e4b15, 256);
+  for (int c = 0; c < 256; ++c)
+    x.data()[c] = static_cast<unsigned char>(c);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(y16), KernelArg::pointer(y32),
+          KernelArg::pointer(absolute), KernelArg::pointer(sel)},
+         1);
+  // -0.3 as the fp32 literal, toward zero to fp16 (0xb4cc), then to the nearest code, -0.3125.
+  const uint8_t minus03 = tritonHalfToFp8E4B15({0xb4cc, 0, 0, 0})[0];
+  CHECK(minus03 == 0xea);
+  int mismatches = 0;
+  for (int c = 0; c < 256; c += 4) {
+    auto want = tritonFp8E4B15ToHalf({static_cast<uint8_t>(c), static_cast<uint8_t>(c + 1),
+                                      static_cast<uint8_t>(c + 2), static_cast<uint8_t>(c + 3)});
+    for (int j = 0; j < 4; ++j) {
+      uint16_t got16;
+      std::memcpy(&got16, y16.data() + 2 * (c + j), 2);
+      float got32;
+      std::memcpy(&got32, y32.data() + 4 * (c + j), 4);
+      float wantValue = interp::halfBitsToFloat(want[j]);
+      uint8_t gotSel = sel.data()[c + j];
+      mismatches += got16 != want[j] || std::memcmp(&got32, &wantValue, 4) != 0 ||
+                    absolute.data()[c + j] != ((c + j) & 0x7F) ||
+                    gotSel != ((c + j) % 3 == 0 ? c + j : minus03);
+    }
+  }
+  CHECK(mismatches == 0);
+  // 0x7f is 1.875 (no NaN), the smallest subnormal 2^-17.
+  CHECK(interp::halfBitsToFloat(tritonFp8E4B15ToHalf({0x7f, 0x01, 0x80, 0xff})[0]) == 1.875f);
+  CHECK(interp::halfBitsToFloat(tritonFp8E4B15ToHalf({0x7f, 0x01, 0x80, 0xff})[1]) ==
+        std::ldexp(1.0f, -17));
+}
+
+TEST_CASE("fp8e4b15: fp16 and fp32 narrow as Triton's PTX does", "[language]") {
+  auto module = compile(std::string(TILEC_GPU_KERNELS_DIR) + "/lang_bits.tl", "fp8e4b15_down",
+                        "*fp16:16,*fp32:16,*fp8e4b15:16,*fp8e4b15:16,1024");
+  const DType e4b15 = DType::scalar(ScalarKind::F8E4B15);
+  const int64_t n = 65536;
+  HostBuffer h(f16, n), f(f32, n), yh(e4b15, n), yf(e4b15, n);
+  // Every fp16 pattern; the fp32 input is each fp16 value plus or minus one fp32 ulp (or the
+  // value itself), so that rounding toward zero to fp16 is exercised on both sides.
+  std::vector<uint16_t> wantF(n);
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t bits = static_cast<uint16_t>(i);
+    std::memcpy(h.data() + 2 * i, &bits, 2);
+    float value = interp::halfBitsToFloat(bits);
+    if (std::isfinite(value) && value != 0)
+      value = i % 3 == 0 ? value : std::nextafter(value, i % 3 == 1 ? 0.0f : 2 * value);
+    std::memcpy(f.data() + 4 * i, &value, 4);
+    wantF[i] = interp::floatToHalfBitsTowardZero(value); // cvt.rz.f16.f32
+  }
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(h), KernelArg::pointer(f), KernelArg::pointer(yh),
+          KernelArg::pointer(yf)},
+         n / 1024);
+  int mismatchesH = 0, mismatchesF = 0, negativeNaNs = 0;
+  for (int64_t i = 0; i < n; i += 4) {
+    auto fromHalf =
+        tritonHalfToFp8E4B15({static_cast<uint16_t>(i), static_cast<uint16_t>(i + 1),
+                              static_cast<uint16_t>(i + 2), static_cast<uint16_t>(i + 3)});
+    auto fromFloat = tritonHalfToFp8E4B15({wantF[i], wantF[i + 1], wantF[i + 2], wantF[i + 3]});
+    for (int j = 0; j < 4; ++j) {
+      // The interpreter holds fp16 values as floats, and a NaN's sign does not survive the
+      // bitcast to its bits (the GPU keeps it: -1.75 there, checked by the fp8e4b15_down
+      // GPU sample against Triton).
+      bool negativeNaN = (i + j) > 0xFC00;
+      negativeNaNs += negativeNaN;
+      mismatchesH += !negativeNaN && yh.data()[i + j] != fromHalf[j];
+      mismatchesF += yf.data()[i + j] != fromFloat[j];
+    }
+  }
+  CHECK(negativeNaNs == 1023);
+  CHECK(mismatchesH == 0);
+  CHECK(mismatchesF == 0);
+}
+
+TEST_CASE("fp8e4b15: what Triton refuses or does differently", "[language]") {
+  const std::string path = std::string(TILEC_LANGUAGE_KERNELS_DIR) + "/fp8e4b15.tl";
+  std::string error;
+  CHECK_FALSE(tryCompile(path, "add", "*fp8e4b15,*fp8e4b15,16", error));
+  CHECK_THAT(error, Catch::Contains("arithmetic and comparisons on fp8e4b15 are not supported"));
+  CHECK_FALSE(tryCompile(path, "from_bf16", "*bf16,*fp8e4b15,16", error));
+  CHECK_THAT(error, Catch::Contains("cannot convert bf16 to fp8e4b15"));
+  CHECK_FALSE(tryCompile(path, "summed", "*fp8e4b15,*fp32,16", error));
+  CHECK_THAT(error, Catch::Contains("tl.sum of fp8e4b15 is not supported"));
+  // tl.max widens it to fp32 first (Triton's standard.max), so it works.
+  CHECK(tryCompile(path, "maximum", "*fp8e4b15,*fp32,16", error));
+}
+
+TEST_CASE("fp8e4b15: .to(bfloat16) gives fp16, a dot multiplies in fp16", "[language]") {
+  const std::string path = std::string(TILEC_LANGUAGE_KERNELS_DIR) + "/fp8e4b15.tl";
+  const DType e4b15 = DType::scalar(ScalarKind::F8E4B15);
+  auto module = compile(path, "to_bf16_and_dot", "*fp8e4b15,*fp32,*fp32,16");
+  HostBuffer x(e4b15, 256), kinds(f32, 1), c(f32, 256);
+  for (int i = 0; i < 256; ++i)
+    x.data()[i] = static_cast<unsigned char>((i * 37) & 0xFF);
+  launch(*module->functions.at(0),
+         {KernelArg::pointer(x), KernelArg::pointer(kinds), KernelArg::pointer(c)}, 1);
+  CHECK(kinds.getDouble(0) == 1.0); // the converted value's dtype is fp16
+  std::vector<double> value(256), want(256, 0.0);
+  for (int i = 0; i < 256; ++i)
+    value[i] = interp::halfBitsToFloat(
+        tritonFp8E4B15ToHalf({static_cast<uint8_t>((i * 37) & 0xFF), 0, 0, 0})[0]);
+  for (int m = 0; m < 16; ++m)
+    for (int n = 0; n < 16; ++n)
+      for (int k = 0; k < 16; ++k)
+        want[m * 16 + n] += value[m * 16 + k] * value[k * 16 + n];
+  CHECK(worst(c, want, 1e-6, 1e-5) <= 1);
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 using namespace tilec;
 using namespace tilec::seedtest;
@@ -192,4 +193,33 @@ TEST_CASE("tensor descriptors: made anew in run-time ifs inside for and while lo
       (c < 16 ? wantX : wantY)[r * n + c] += 100;
   CHECK(worst(x, wantX, 0, 0) == 0);
   CHECK(worst(y, wantY, 0, 0) == 0);
+}
+
+TEST_CASE("tensor descriptors: atomic_min and atomic_max of fp16 and bf16", "[tensor_desc]") {
+  // tests/gpu/tensor_desc.tl's tensor_desc_reduce_half: y = min(y, x, -x) (or max) inside the
+  // 21 x 33 shape, the rest of each 48-element row untouched.
+  const int64_t m = 21, n = 33, ld = 48;
+  for (auto [kind, dtype, name] :
+       {std::tuple{"min", ScalarKind::F16, "fp16"}, std::tuple{"max", ScalarKind::BF16, "bf16"}}) {
+    INFO(kind << " " << name);
+    auto module = compile(
+        std::string(TILEC_GPU_KERNELS_DIR) + "/tensor_desc.tl", "tensor_desc_reduce_half",
+        std::string("*") + name + ":16,*" + name + ":16,i32,i32,i32:16,16,32,\"" + kind + "\"");
+    HostBuffer x(DType::scalar(dtype), m * ld), y(DType::scalar(dtype), m * ld);
+    std::vector<double> want(m * ld);
+    for (int64_t i = 0; i < m * ld; ++i) {
+      x.setDouble(i, (noise(i, 401, 3) - 200) / 64.0);
+      y.setDouble(i, (noise(i, 401, 5) - 200) / 64.0);
+      double a = x.getDouble(i), b = y.getDouble(i);
+      bool inside = i % ld < n;
+      want[i] = !inside                      ? b
+                : std::string(kind) == "min" ? std::min({b, a, -a})
+                                             : std::max({b, a, -a});
+    }
+    launch(*module->functions.at(0),
+           {KernelArg::pointer(x), KernelArg::pointer(y), KernelArg::integer(m),
+            KernelArg::integer(n), KernelArg::integer(ld)},
+           cdiv(m, 16), cdiv(n, 32), 2);
+    CHECK(worst(y, want, 0, 0) == 0);
+  }
 }

@@ -69,6 +69,7 @@ enum class DType : uint8_t {
   FP64,
   FP8E4NV,
   FP8E5,
+  FP8E4B15, // Triton's fp8e4b15 (e4m3, exponent bias 15), which tilec only moves and converts
 };
 
 /// "i32", "fp16", "fp8e4nv"...
@@ -80,7 +81,7 @@ unsigned dtypeBytes(DType type);
 bool isSignedInteger(DType type);   // i8..i64 (not i1)
 bool isUnsignedInteger(DType type); // u8..u64
 bool isInteger(DType type);         // i1, i8..i64, u8..u64
-bool isFloatingPoint(DType type);   // fp16, bf16, fp32, fp64, fp8e4nv, fp8e5
+bool isFloatingPoint(DType type);   // fp16, bf16, fp32, fp64, fp8e4nv, fp8e5, fp8e4b15
 
 /// A parameter type: a scalar, or a pointer to one ("*fp32").
 struct ParamType {
@@ -239,10 +240,14 @@ struct fp8e4nv {
 struct fp8e5 {
   uint8_t Bits;
 };
+struct fp8e4b15 {
+  uint8_t Bits;
+};
 TILEC_ELEMENT_DTYPE(fp16, FP16)
 TILEC_ELEMENT_DTYPE(bf16, BF16)
 TILEC_ELEMENT_DTYPE(fp8e4nv, FP8E4NV)
 TILEC_ELEMENT_DTYPE(fp8e5, FP8E5)
+TILEC_ELEMENT_DTYPE(fp8e4b15, FP8E4B15)
 #undef TILEC_ELEMENT_DTYPE
 template <typename T> struct ElementDType<const T> : ElementDType<T> {};
 
@@ -410,7 +415,8 @@ public:
 private:
   template <typename U> static Arg makeArg(U value) {
     if constexpr (std::is_same_v<U, fp16> || std::is_same_v<U, bf16> ||
-                  std::is_same_v<U, fp8e4nv> || std::is_same_v<U, fp8e5>)
+                  std::is_same_v<U, fp8e4nv> || std::is_same_v<U, fp8e5> ||
+                  std::is_same_v<U, fp8e4b15>)
       return Arg::exact(*ElementDType<U>::value, value.Bits);
     else
       return Arg(value);
