@@ -1861,6 +1861,16 @@ LANG_BITS_SAMPLES = [
         reference=lambda t, n: {"x": (t["x"].double() * 2).float().double()}),
     *[cat_order_sample(n, warps) for n, warps in ((128, 4), (128, 8), (16, 4), (512, 4))],
     Sample(
+        name="full_sum_2d", source="tests/gpu/lang_bits.tl", kernel="full_sum_2d",
+        ptx="full_sum_2d", signature="*fp32:16,*fp32:16,8,256", size=64, small=4,
+        inputs=lambda n: {"x": randn(n * 8 * 256) * torch.pow(
+                              2.0, torch.randint(-8, 9, (n * 8 * 256,), device=DEVICE).float()),
+                          "out": empty(n)},
+        outputs=["out"], args=lambda t, n: [t["x"], t["out"]], grid=lambda meta, n: (n,),
+        tol=Tol(scale=1e-5),
+        reference=lambda t, n: {"out": t["x"].double().view(n, -1).sum(1)},
+        note="tl.sum without an axis on a 2-D tile: compared with Triton bit for bit"),
+    Sample(
         name="matmul_as_reduction", source="tests/gpu/lang_bits.tl", kernel="matmul_as_reduction",
         ptx="matmul_as_reduction", signature="*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,64,32,32",
         size=(128, 160, 96), small=(64, 64, 32),
