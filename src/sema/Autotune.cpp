@@ -230,6 +230,8 @@ void refuseLaterChanges(const ast::Expr &configs, const ast::Stmt &at, const ast
         names(*o);
     for (const ast::Keyword &k : e.keywords)
       names(*k.value);
+    if (e.lambda)
+      names(*e.lambda->body[0]->value);
   };
   names(configs);
   // The statements after it, loop bodies included (a loop that appends changes in place too).

@@ -1205,7 +1205,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       SemaValue verdict = item;
       if (hostFunction) {
         CallArgs call{{item}, {}, loc};
-        verdict = callHostFunction(*fn.function, call);
+        verdict = callHostFunction(fn, call);
       }
       std::optional<bool> truth = constexprTruth(verdict);
       if (!truth)
