@@ -1984,6 +1984,31 @@ SemaValue Specializer::callHostFunction(const ast::Stmt &def, CallArgs &args) {
   return result;
 }
 
+void Specializer::bindClosureImport(const ast::Stmt &import) {
+  scopes_.push_back(Scope{});
+  ++moduleLevelDepth_;
+  ++hostCallDepth_;
+  auto restore = [&] {
+    --hostCallDepth_;
+    --moduleLevelDepth_;
+    scopes_.pop_back();
+  };
+  try {
+    execHostImport(import);
+  } catch (const HostException &e) {
+    restore();
+    error(e.loc, "the function that defines the kernel imports this, which raises " + e.classes[0] +
+                     ": " + e.message);
+  } catch (...) {
+    restore();
+    throw;
+  }
+  std::map<std::string, SemaValue> bound = std::move(scopes_.back().names);
+  restore();
+  for (const auto &[name, value] : bound)
+    bindGlobal(name, value);
+}
+
 SemaValue Specializer::callHostFunction(const SemaValue &function, CallArgs &args) {
   pendingClosure_ = function.closure.get();
   return callHostFunction(*function.function, args);
@@ -3878,8 +3903,9 @@ void forEachExpr(const ast::StmtList &stmts, bool intoFunctions,
 }
 
 /// The names a function binds: its parameters and every name its body assigns, imports or
-/// defines (over-approximated: nested blocks included).
-std::set<std::string> boundNames(const ast::Stmt &def) {
+/// defines (over-approximated: nested blocks included). Without \p directImports, the import
+/// statements directly in its body are left out.
+std::set<std::string> boundNames(const ast::Stmt &def, bool directImports = true) {
   std::set<std::string> names;
   for (const ast::Param &p : def.params)
     names.insert(p.name);
@@ -3898,6 +3924,9 @@ std::set<std::string> boundNames(const ast::Stmt &def) {
         names.insert(st->name);
         continue;
       }
+      if (!directImports && &list == &def.body &&
+          (st->kind == ast::StmtKind::Import || st->kind == ast::StmtKind::ImportFrom))
+        continue;
       if (st->kind == ast::StmtKind::Assign || st->kind == ast::StmtKind::AugAssign ||
           st->kind == ast::StmtKind::AnnAssign || st->kind == ast::StmtKind::For)
         for (const ast::ExprPtr &t : st->targets)
@@ -3948,17 +3977,38 @@ static const ast::Stmt *classKernel(const ast::Module &module, const SourceManag
   return found.empty() ? nullptr : found[0];
 }
 
+/// The import statements directly in `function`'s body that bind `name`.
+static std::vector<const ast::Stmt *> importsBinding(const ast::Stmt &function,
+                                                     const std::string &name) {
+  std::vector<const ast::Stmt *> out;
+  for (const ast::StmtPtr &st : function.body) {
+    if (st->kind != ast::StmtKind::Import && st->kind != ast::StmtKind::ImportFrom)
+      continue;
+    for (const ast::ImportAlias &alias : st->names) {
+      std::string bound = !alias.asName.empty() ? alias.asName
+                          : st->kind == ast::StmtKind::ImportFrom
+                              ? alias.name
+                              : alias.name.substr(0, alias.name.find('.'));
+      if (bound == name)
+        out.push_back(st.get());
+    }
+  }
+  return out;
+}
+
 /// A @triton.jit function defined inside a function (Triton's own tests define their kernels in
 /// the test functions). \p name is the function's name, or its Python `__qualname__`
 /// (`test_eq.<locals>.fn`, or `test_eq.fn`) where several functions define one of that name. Its
 /// names resolve in the module as for a module-level kernel; a name bound by an enclosing function
 /// (a closure) is accepted when it is a @triton.jit function defined directly in that function,
-/// which is returned in \p closureFunctions, or when -D gives its value (\p defines); any other is
-/// refused.
+/// which is returned in \p closureFunctions, when only imports directly in that function's body
+/// bind it (flashinfer's kernels made by functions that import triton lazily), returned in \p
+/// closureImports, or when -D gives its value (\p defines); any other is refused.
 static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceManager &sources,
                                      const std::string &name,
                                      const std::map<std::string, std::string> &defines,
-                                     std::map<std::string, const ast::Stmt *> &closureFunctions) {
+                                     std::map<std::string, const ast::Stmt *> &closureFunctions,
+                                     std::vector<const ast::Stmt *> &closureImports) {
   // `outer.inner.<locals>.kernel`: the enclosing functions' names, then the kernel's.
   std::vector<std::string> path;
   for (size_t start = 0;;) {
@@ -4047,6 +4097,14 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
           visitFunction(*local->second); // its own closures, too
           return;
         }
+        std::vector<const ast::Stmt *> imports = importsBinding(*outer[i], e.name);
+        if (!imports.empty() && !boundNames(*outer[i], /*directImports=*/false).count(e.name)) {
+          for (const ast::Stmt *import : imports)
+            if (std::find(closureImports.begin(), closureImports.end(), import) ==
+                closureImports.end())
+              closureImports.push_back(import);
+          return;
+        }
         closure = {outer[i]->name, &e};
         return;
       }
@@ -4069,10 +4127,12 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   if (!kernel)
     kernel = classKernel(module, sources, request.name);
   std::map<std::string, const ast::Stmt *> closureFunctions;
+  std::vector<const ast::Stmt *> closureImports;
   const bool nested = !kernel;
   if (!kernel)
     kernel = nestedKernel(module, sources, request.name,
-                          {request.defines.begin(), request.defines.end()}, closureFunctions);
+                          {request.defines.begin(), request.defines.end()}, closureFunctions,
+                          closureImports);
   if (!kernel) {
     std::vector<std::string> available;
     for (const ast::Stmt *f : jitFunctions(module))
@@ -4196,6 +4256,8 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   // module-level names (they resolve in the module too, as the kernel's own names do).
   for (const auto &[name, function] : closureFunctions)
     specializer.bindGlobal(name, SemaValue::ofJitFunction(function));
+  for (const ast::Stmt *import : closureImports)
+    specializer.bindClosureImport(*import);
   // -D names that are not parameters of this kernel override module-level constants, or give
   // the value of a nested kernel's closure variable.
   for (const auto &[name, text] : defines) {

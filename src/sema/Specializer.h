@@ -156,6 +156,11 @@ public:
   /// variable given with -D, or a @triton.jit function of its enclosing function.
   void bindGlobal(const std::string &name, const SemaValue &value);
 
+  /// Runs an import statement of a nested kernel's enclosing function (`import triton.language
+  /// as tl` in the function that defines the kernel) and binds what it binds as module-level
+  /// names, which the kernel reads as its closure.
+  void bindClosureImport(const ast::Stmt &import);
+
   /// The function a signature entry or -D value names by a dotted name (see
   /// FunctionReferences.cpp); errors when it names none.
   SemaValue resolveFunctionReference(const std::string &text, SourceLoc loc);
