@@ -107,12 +107,37 @@ void KernelLowering::lowerGather(const Operation &op) {
   sharedInUse_ = true;
 }
 
+/// The PTX ISA version that the instructions of a user's inline asm need beyond what the arch
+/// alone asks for (8.0 on sm_90), as the PTX ISA manual dates them: Triton emits the newest
+/// version its ptxas knows, so its users' asm may use them (Megatron-LM's symmetric-memory
+/// collectives: multimem.st). multimem.*, red.async and st.async came with 8.1, the .acc::f32
+/// accumulation of multimem.ld_reduce on 16-bit types with 8.2, tensormap.replace and
+/// tensormap.cp_fenceproxy with 8.3. Instructions of later architectures are left to ptxas,
+/// which says what they need. 0: nothing past the arch's own.
+static unsigned ptxVersionForAsm(const std::string &text) {
+  struct Need {
+    const char *instruction;
+    unsigned version;
+  };
+  static const Need needs[] = {
+      {"multimem.", 81}, {"red.async", 81},         {"st.async", 81},
+      {".acc::f32", 82}, {"tensormap.replace", 83}, {"tensormap.cp_fenceproxy", 83},
+  };
+  unsigned version = 0;
+  for (const Need &need : needs)
+    if (text.find(need.instruction) != std::string::npos)
+      version = std::max(version, need.version);
+  return version;
+}
+
 /// As Triton lowers it: the thread's elements in groups of `pack`, one asm statement a group;
 /// operands and results narrower than 32 bits are packed into 32-bit vectors (four i8, two f16),
 /// wider ones passed one element a register. A thread whose element count is not a multiple of
 /// `pack` repeats its last element to fill the last group (the asm is elementwise, so the extra
 /// results are simply dropped), where Triton would refuse to compile.
 void KernelLowering::lowerInlineAsm(const Operation &op) {
+  if (unsigned version = ptxVersionForAsm(op.strAttr("asm")))
+    requirePtxVersion(version);
   unsigned pack = static_cast<unsigned>(op.intAttr("pack"));
   const tir::Type &shapeType = op.result(0)->type();
   unsigned n = numElementsOf(shapeType);

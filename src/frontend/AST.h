@@ -50,7 +50,8 @@ enum class ExprKind {
   Comprehension, // [e for x in xs if c] (boolValue: a list) or (e for x in xs) (a generator)
   NamedExpr,     // target := value (name: the target, operands[0]: the value)
   Dict,          // {k0: v0, **m, k1: v1} (operands: k0, v0, null, m, k1, v1)
-  Unsupported,   // lambda, set, comprehensions of both, await, yield, starred...: kept by name
+  Lambda,        // lambda params: body (lambda: a FunctionDef "<lambda>" returning the body)
+  Unsupported,   // set, comprehensions of both, await, yield, starred...: kept by name
 };
 
 enum class BinaryOperator {
@@ -100,6 +101,10 @@ struct Expr {
   std::vector<ExprPtr> operands;
   std::vector<Keyword> keywords; // Call only
 
+  /// Lambda: the function it makes, a FunctionDef named "<lambda>" whose body returns the
+  /// lambda's expression, so that it is called as any Python function of the module is.
+  std::shared_ptr<Stmt> lambda;
+
   /// StringLit with isFString: the literal text around its replacement fields (one more than
   /// the fields), and per field its conversion ('s', 'r', 'a', or 0 for none) and its format
   /// spec as written, with the spec as an f-string of its own where it holds replacement fields
@@ -108,11 +113,6 @@ struct Expr {
   std::vector<char> fstringConversions;
   std::vector<std::string> fstringSpecs;
   std::vector<ExprPtr> fstringSpecFields;
-
-  /// Unsupported "lambda": the function it defines, a FunctionDef named "<lambda>" whose body
-  /// returns its expression, so that Python code tilec evaluates (module level, Python functions,
-  /// @triton.heuristics values) calls it as it calls a def. Kernels have no lambdas.
-  std::shared_ptr<Stmt> lambda;
 
   Expr(ExprKind kind, SourceLoc loc) : kind(kind), loc(loc) {}
 };

@@ -227,6 +227,8 @@ private:
       return "NamedExpr " + expr.name;
     case ExprKind::Dict:
       return "Dict";
+    case ExprKind::Lambda:
+      return "Lambda";
     case ExprKind::Unsupported:
       return "Unsupported " + expr.name;
     }
@@ -265,6 +267,11 @@ private:
     for (const Keyword &keyword : expr->keywords)
       printExpr(keyword.value.get(), depth + 1,
                 keyword.name.empty() ? std::string("**") : "keyword " + keyword.name);
+    if (expr->lambda) {
+      for (const Param &param : expr->lambda->params)
+        printParam(param, depth + 1);
+      printExpr(expr->lambda->body[0]->value.get(), depth + 1, "body");
+    }
   }
 
   void printParam(const Param &param, int depth) {

@@ -208,6 +208,8 @@ std::string describeExpr(const ast::Expr &expr) {
     return "named expression";
   case ast::ExprKind::Dict:
     return "dict display";
+  case ast::ExprKind::Lambda:
+    return "lambda";
   case ast::ExprKind::Unsupported:
     return expr.name;
   }
@@ -1283,26 +1285,9 @@ private:
     return named;
   }
 
-  /// A lambda: an Unsupported "lambda" that holds the function it defines (Expr::lambda).
-  template <typename Body>
-  ExprPtr buildLambda(SourceLoc at, PythonParser::VarargslistContext *params, Body body) {
-    auto def = std::make_shared<ast::Stmt>(ast::StmtKind::FunctionDef, at);
-    def->name = "<lambda>";
-    if (params)
-      def->params = buildUntypedParams(params);
-    inNewScope(Scope::Lambda, [&] {
-      ast::StmtPtr result = makeStmt(ast::StmtKind::Return, at);
-      result->value = body();
-      def->body.push_back(std::move(result));
-    });
-    ExprPtr expr = unsupported("lambda", at);
-    expr->lambda = std::move(def);
-    return expr;
-  }
-
   ExprPtr buildTest(PythonParser::TestContext *ctx) {
     if (auto *lambda = ctx->lambdef())
-      return buildLambda(loc(ctx), lambda->varargslist(),
+      return buildLambda(lambda->varargslist(), loc(ctx),
                          [&] { return buildTest(lambda->test()); });
     std::vector<PythonParser::Or_testContext *> parts = ctx->or_test();
     if (parts.size() == 1)
@@ -1318,8 +1303,23 @@ private:
     if (auto *test = ctx->or_test())
       return buildOrTest(test);
     auto *lambda = ctx->lambdef_nocond();
-    return buildLambda(loc(ctx), lambda->varargslist(),
+    return buildLambda(lambda->varargslist(), loc(ctx),
                        [&] { return buildTestNocond(lambda->test_nocond()); });
+  }
+
+  /// `lambda params: body` as a function "<lambda>" whose body is `return body`.
+  template <typename BuildBody>
+  ExprPtr buildLambda(PythonParser::VarargslistContext *params, SourceLoc at, BuildBody body) {
+    auto def = std::make_shared<ast::Stmt>(ast::StmtKind::FunctionDef, at);
+    def->name = "<lambda>";
+    if (params)
+      def->params = buildUntypedParams(params);
+    ast::StmtPtr result = makeStmt(ast::StmtKind::Return, at);
+    inNewScope(Scope::Lambda, [&] { result->value = body(); });
+    def->body.push_back(std::move(result));
+    ExprPtr expr = makeExpr(ast::ExprKind::Lambda, at);
+    expr->lambda = std::move(def);
+    return expr;
   }
 
   ExprPtr buildOrTest(PythonParser::Or_testContext *ctx) {

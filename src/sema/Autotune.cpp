@@ -230,6 +230,8 @@ void refuseLaterChanges(const ast::Expr &configs, const ast::Stmt &at, const ast
         names(*o);
     for (const ast::Keyword &k : e.keywords)
       names(*k.value);
+    if (e.lambda)
+      names(*e.lambda->body[0]->value);
   };
   names(configs);
   // The statements after it, loop bodies included (a loop that appends changes in place too).
@@ -276,12 +278,15 @@ void refuseLaterChanges(const ast::Expr &configs, const ast::Stmt &at, const ast
 
 /// The configs that `configs` (any expression of the kernel's module) evaluates to, as Python
 /// evaluates it when the module is imported: a list (or tuple) of triton.Config.
-std::vector<AutotuneConfig> evaluateConfigs(const ast::Expr &configs, const ast::Stmt &kernel,
-                                            const ast::Module &module, const SourceManager &sources,
-                                            const KernelRequest &context, unsigned defaultWarps,
-                                            unsigned defaultStages) {
+/// What `expr`, an argument of the kernel's decorator, evaluates to, with the module bound as
+/// Python binds it when the decorator runs: `evaluate` is called with a specializer of a scratch
+/// function so bound.
+template <typename Evaluate>
+auto evaluateAtDecorator(const ast::Expr &expr, const ast::Stmt &kernel, const ast::Module &module,
+                         const SourceManager &sources, const KernelRequest &context,
+                         Evaluate evaluate) {
   tir::Module scratch;
-  tir::Function *probe = scratch.addFunction(kernel.name, configs.loc);
+  tir::Function *probe = scratch.addFunction(kernel.name, expr.loc);
   Specializer specializer(module, sources, *probe, context.stdlib, context.imports);
   specializer.setTargetArch(context.arch);
   specializer.setTorchBuild(context.torch);
@@ -293,7 +298,7 @@ std::vector<AutotuneConfig> evaluateConfigs(const ast::Expr &configs, const ast:
   std::function<bool(const ast::Expr *)> contains = [&](const ast::Expr *e) {
     if (!e)
       return false;
-    if (e == &configs)
+    if (e == &expr)
       return true;
     return std::any_of(e->operands.begin(), e->operands.end(),
                        [&](const ast::ExprPtr &o) { return contains(o.get()); }) ||
@@ -312,8 +317,7 @@ std::vector<AutotuneConfig> evaluateConfigs(const ast::Expr &configs, const ast:
   });
   if (evaluatedAt) {
     specializer.bindMainModuleBefore(*evaluatedAt);
-    refuseLaterChanges(configs, *evaluatedAt, module, sources);
-    return evaluatedConfigs(specializer, configs, sources, defaultWarps, defaultStages);
+    return evaluate(specializer, evaluatedAt);
   }
   // Elsewhere (a decorator of another module): the top-level statement holding the definition.
   auto holds = [&](const ast::Stmt &stmt) {
@@ -332,7 +336,40 @@ std::vector<AutotuneConfig> evaluateConfigs(const ast::Expr &configs, const ast:
       specializer.bindMainModuleAsOf(i + 1);
       break;
     }
-  return evaluatedConfigs(specializer, configs, sources, defaultWarps, defaultStages);
+  return evaluate(specializer, static_cast<const ast::Stmt *>(nullptr));
+}
+
+std::vector<AutotuneConfig> evaluateConfigs(const ast::Expr &configs, const ast::Stmt &kernel,
+                                            const ast::Module &module, const SourceManager &sources,
+                                            const KernelRequest &context, unsigned defaultWarps,
+                                            unsigned defaultStages) {
+  return evaluateAtDecorator(configs, kernel, module, sources, context,
+                             [&](Specializer &specializer, const ast::Stmt *evaluatedAt) {
+                               if (evaluatedAt)
+                                 refuseLaterChanges(configs, *evaluatedAt, module, sources);
+                               return evaluatedConfigs(specializer, configs, sources, defaultWarps,
+                                                       defaultStages);
+                             });
+}
+
+/// The parameter names of an autotune `key=` that module-level code computes
+/// (`key=KEYS` with `KEYS = ["M", "N"] if os.environ.get(...) == "1" else []`).
+std::vector<std::string> evaluateKey(const ast::Expr &key, const ast::Stmt &kernel,
+                                     const ast::Module &module, const SourceManager &sources,
+                                     const KernelRequest &context) {
+  SemaValue names = evaluateAtDecorator(key, kernel, module, sources, context,
+                                        [&](Specializer &specializer, const ast::Stmt *) {
+                                          return specializer.evalModuleLevel(key);
+                                        });
+  std::vector<std::string> result;
+  if (names.kind == SemaValue::Kind::Tuple)
+    for (const SemaValue &name : names.elems)
+      if (name.kind == SemaValue::Kind::String)
+        result.push_back(name.name);
+  if (names.kind != SemaValue::Kind::Tuple || result.size() != names.elems.size())
+    sources.error(key.loc, "@triton.autotune: key must be a list of parameter names, not " +
+                               names.describe());
+  return result;
 }
 
 /// The triton.Config objects that `configs` evaluates to, with the module bound as the caller
@@ -585,18 +622,29 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
       spec.configs.push_back(std::move(tuned));
     }
     const ast::Expr *key = keyword(*decorator, "key");
-    if (!key || (key->kind != ast::ExprKind::List && key->kind != ast::ExprKind::Tuple))
+    if (!key && decorator->operands.size() > 2)
+      key = decorator->operands[2].get();
+    std::vector<std::string> keyNames;
+    const bool literalKey =
+        key && (key->kind == ast::ExprKind::List || key->kind == ast::ExprKind::Tuple);
+    if (literalKey) {
+      for (const ast::ExprPtr &entry : key->operands) {
+        if (entry->kind != ast::ExprKind::StringLit)
+          sources.error(entry->loc, "@triton.autotune: key entries must be string literals");
+        keyNames.push_back(entry->stringValue);
+      }
+    } else if (key && module && context) {
+      // A key that module-level code computes, evaluated as the configs are.
+      keyNames = evaluateKey(*key, kernel, *module, sources, *context);
+    } else {
       sources.error(decorator->loc, "@triton.autotune: key must be a list of parameter names");
-    for (const ast::ExprPtr &entry : key->operands) {
-      if (entry->kind != ast::ExprKind::StringLit)
-        sources.error(entry->loc, "@triton.autotune: key entries must be string literals");
-      bool isParam = std::any_of(kernel.params.begin(), kernel.params.end(),
-                                 [&](const ast::Param &p) { return p.name == entry->stringValue; });
-      // Triton's autotuner keys on the arguments among its key's names and ignores the others
-      // (the grouped GEMM tutorial's misspelt 'gropup_c_ptrs').
-      if (isParam)
-        spec.key.push_back(entry->stringValue);
     }
+    // Triton's autotuner keys on the arguments among its key's names and ignores the others
+    // (the grouped GEMM tutorial's misspelt 'gropup_c_ptrs').
+    for (const std::string &name : keyNames)
+      if (std::any_of(kernel.params.begin(), kernel.params.end(),
+                      [&](const ast::Param &p) { return p.name == name; }))
+        spec.key.push_back(name);
   }
   if (!spec.autotuned) {
     AutotuneConfig single;

@@ -822,6 +822,21 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       error(loc, "unwrap_if_constexpr takes one argument");
     return args.positional[0];
   }
+  if ((name == "tl.constexpr_function" || name == "triton.constexpr_function") && !inKernelCode()) {
+    // Called rather than used as a decorator (`f = triton.constexpr_function(f)`, as
+    // TransformerEngine wraps tl.core.get_int_dtype from Triton 3.5 on): the function, which
+    // kernels may then call at compile time. tl's own functions are already callable so.
+    auto a = bindArgs(*this, name, {"fn"}, 1, args);
+    SemaValue fn = *a.values[0];
+    const std::string python = "pyfunc:";
+    if (fn.kind == Kind::Builtin && fn.function && fn.name.rfind(python, 0) == 0) {
+      fn.name = "constexprfn:" + fn.name.substr(python.size());
+      return fn;
+    }
+    if (fn.kind == Kind::Builtin)
+      return fn;
+    error(loc, name + " takes a Python function, not " + fn.describe());
+  }
   if (name == "tl.constexpr_function")
     error(loc, "tl.constexpr_function is a decorator of Python functions that kernels call");
   if (name == "tl.logical_and" || name == "tl.logical_or") {
@@ -1204,7 +1219,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       SemaValue verdict = item;
       if (hostFunction) {
         CallArgs call{{item}, {}, loc};
-        verdict = callHostFunction(*fn.function, call);
+        verdict = callHostFunction(fn, call);
       }
       std::optional<bool> truth = constexprTruth(verdict);
       if (!truth)

@@ -557,6 +557,27 @@ std::optional<std::string> translatePattern(const std::string &p, int64_t flags,
   return std::nullopt;
 }
 
+/// A property of torch's device properties that the compute capability fixes (the CUDA
+/// programming guide's table of technical specifications), or nullopt for one that differs
+/// between GPUs of one capability (the name, the memory, the SM count, the clocks).
+std::optional<int64_t> capabilityProperty(int64_t capability, const std::string &name) {
+  const bool bigShared = capability == 90 || capability == 100 || capability == 103;
+  const bool ampereShared = capability == 80 || capability == 87;
+  if (name == "shared_memory_per_block_optin")
+    return (bigShared ? 227 : ampereShared ? 163 : 99) * 1024;
+  if (name == "shared_memory_per_multiprocessor")
+    return (bigShared ? 228 : ampereShared ? 164 : 100) * 1024;
+  if (name == "shared_memory_per_block")
+    return 48 * 1024;
+  if (name == "regs_per_multiprocessor")
+    return 64 * 1024;
+  if (name == "warp_size")
+    return 32;
+  if (name == "max_threads_per_multi_processor")
+    return capability == 86 || capability == 89 ? 1536 : capability == 120 ? 1536 : 2048;
+  return std::nullopt;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -814,9 +835,16 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
       return SemaValue::ofInt(capability / 10);
     if (attr == "minor")
       return SemaValue::ofInt(capability % 10);
+    // What every GPU of the compute capability has (Megatron-LM's gated delta product kernels
+    // pick their block sizes by shared_memory_per_block_optin).
+    if (std::optional<int64_t> value = capabilityProperty(capability, attr))
+      return SemaValue::ofInt(*value);
     error(loc, "torch.cuda.get_device_properties(...)." + attr +
                    " differs between GPUs of one architecture: tilec compiles ahead of time for " +
-                   targetArch_ + " and knows only its compute capability (major, minor)");
+                   targetArch_ +
+                   " and knows only what its compute capability fixes (major, minor, "
+                   "shared_memory_per_block(_optin), shared_memory_per_multiprocessor, "
+                   "regs_per_multiprocessor, warp_size, max_threads_per_multi_processor)");
   }
   if (isObject(object, kGpuTargetClass)) {
     if (attr == "backend")
@@ -1773,10 +1801,8 @@ SemaValue Specializer::devicePropertiesItem(const SemaValue &properties, const S
   int64_t capability = properties.elems[0].intValue;
   // What every GPU of a compute capability has (the CUDA programming guide's table): shared
   // memory a block may opt into, registers, the warp size.
-  if (key.name == "max_shared_mem") {
-    int64_t kib = capability == 90 ? 227 : (capability == 80 || capability == 87) ? 163 : 99;
-    return SemaValue::ofInt(kib * 1024);
-  }
+  if (key.name == "max_shared_mem")
+    return SemaValue::ofInt(*capabilityProperty(capability, "shared_memory_per_block_optin"));
   if (key.name == "max_num_regs")
     return SemaValue::ofInt(65536);
   if (key.name == "warpSize")

@@ -162,8 +162,10 @@ bool boundNames(const ast::Stmt &stmt, std::set<std::string> &out) {
 
 class Loader {
 public:
-  Loader(SourceManager &sources, ModuleGraph &graph, std::vector<std::string> searchPath)
-      : sources_(sources), graph_(graph), searchPath_(std::move(searchPath)) {}
+  Loader(SourceManager &sources, ModuleGraph &graph, std::vector<std::string> searchPath,
+         std::string scriptDir)
+      : sources_(sources), graph_(graph), searchPath_(std::move(searchPath)),
+        scriptDir_(std::move(scriptDir)) {}
 
   void loadMain(const ast::Module &main, const std::string &path) {
     SourceModule m;
@@ -181,6 +183,9 @@ private:
   SourceManager &sources_;
   ModuleGraph &graph_;
   std::vector<std::string> searchPath_;
+  // The folder of a kernel file inside a package, searched last by its own folder's modules only
+  // (see loadImports); empty otherwise.
+  std::string scriptDir_;
   std::map<std::string, int> byIdentity_; // canonical file or folder -> module
   std::vector<int> active_;               // modules whose imports are being followed
   std::vector<SourceLoc> activeImports_;  // the import that led into each active module
@@ -218,11 +223,16 @@ private:
 
   /// A top-level module, searched along the path as Python does: a regular module or package
   /// in any folder wins over a namespace package (a folder without __init__) in an earlier one.
-  int findTop(const std::string &name, SourceLoc at) {
-    for (const std::string &dir : searchPath_)
+  int findTop(const std::string &name, SourceLoc at, int importer) {
+    std::vector<std::string> path = searchPath_;
+    const SourceModule &from = graph_.modules[importer];
+    if (!scriptDir_.empty() && !from.path.empty() &&
+        identity(parentDir(from.path)) == identity(scriptDir_))
+      path.push_back(scriptDir_);
+    for (const std::string &dir : path)
       if (int m = findIn(dir, name, name, at, false); m >= 0)
         return m;
-    for (const std::string &dir : searchPath_)
+    for (const std::string &dir : path)
       if (int m = findIn(dir, name, name, at, true); m >= 0)
         return m;
     return -1;
@@ -345,13 +355,13 @@ private:
 
   /// `a.b.c` from the search path: each package on the way is loaded (Python runs their
   /// __init__ too). Returns the modules of each component, as far as they were found.
-  std::vector<int> resolveAbsolute(const std::string &dotted, SourceLoc at) {
+  std::vector<int> resolveAbsolute(const std::string &dotted, SourceLoc at, int importer) {
     std::vector<int> chain;
     size_t start = 0;
     while (start <= dotted.size()) {
       size_t dot = dotted.find('.', start);
       std::string part = dotted.substr(start, dot == std::string::npos ? dot : dot - start);
-      int m = chain.empty() ? findTop(part, at) : findSub(chain.back(), part, at);
+      int m = chain.empty() ? findTop(part, at, importer) : findSub(chain.back(), part, at);
       if (m < 0)
         break;
       chain.push_back(m);
@@ -371,7 +381,7 @@ private:
       std::string root = alias.name.substr(0, alias.name.find('.'));
       if (root == "triton")
         continue;
-      std::vector<int> chain = resolveAbsolute(alias.name, alias.loc);
+      std::vector<int> chain = resolveAbsolute(alias.name, alias.loc, module);
       if (chain.size() == componentCount(alias.name)) {
         // `import a.b` binds `a`; `import a.b as c` binds a.b.
         graph_.resolutions[keyOf(alias.loc)] = alias.asName.empty() ? chain.front() : chain.back();
@@ -379,7 +389,6 @@ private:
         recordMissing(alias.loc, alias.name, searchedText(searchPath_));
       }
     }
-    (void)module;
   }
 
   void scanImportFrom(int module, const ast::Stmt &stmt) {
@@ -393,7 +402,7 @@ private:
     int base = -1;
     std::string searched;
     if (level == 0) {
-      std::vector<int> chain = resolveAbsolute(dotted, stmt.loc);
+      std::vector<int> chain = resolveAbsolute(dotted, stmt.loc, module);
       if (chain.size() == componentCount(dotted))
         base = chain.back();
       searched = searchedText(searchPath_);
@@ -570,8 +579,21 @@ std::unique_ptr<ModuleGraph> loadImports(SourceManager &sources, const ast::Modu
         return identity(d) == identity(root);
       }))
     searchPath.push_back(root);
+  // Such a file is a module of its package (pkg.ops.k): its folder is not on Python's sys.path,
+  // unless the file is run as a script, which a file importing its neighbours by bare name
+  // (`from fused_kernel_fp8 import f16_to_f8`) was written for. So only the modules of that
+  // folder search it, last; the package's other modules do not (FastVideo's
+  // attention/utils/flash_attn_default.py imports the installed flash_attn, not the
+  // attention/backends/flash_attn.py next to the kernel file). -I may still name the folder.
+  std::string scriptDir;
+  if (inPackage && std::none_of(includeDirs.begin(), includeDirs.end(), [&](const std::string &d) {
+        return identity(d) == identity(parentDir(mainPath));
+      })) {
+    scriptDir = searchPath.front();
+    searchPath.erase(searchPath.begin());
+  }
   graph->searchPath = searchPath;
-  Loader loader(sources, *graph, std::move(searchPath));
+  Loader loader(sources, *graph, std::move(searchPath), std::move(scriptDir));
   loader.loadMain(main, mainPath);
   return graph;
 }

@@ -10,6 +10,8 @@
 #include "tir/IR.h"
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,6 +74,9 @@ struct SemaValue {
   std::vector<SemaValue> elems;        // Tuple elements; Builtin: bound receiver
   tir::Value *value = nullptr;         // Tensor
   const ast::Stmt *function = nullptr; // JitFunction
+  /// Builtin "pyfunc:<lambda>": the locals of the function that evaluated the lambda, which its
+  /// body reads as Python's closure would (`lambda nargs: nargs[name].zero_()` in a helper).
+  std::shared_ptr<const std::map<std::string, SemaValue>> closure;
   int userModule = -1;    // Module: a file the kernel imports (ModuleGraph index), or -1
   int missingImport = -1; // Module: bound by an import that found no file (ModuleGraph::missing)
   bool isList = false;    // Tuple: a list ([a, b], str.split's result), which Python tells

@@ -701,6 +701,8 @@ static bool mentionsName(const ast::Expr &expr, const std::string &name) {
   for (const ast::Keyword &keyword : expr.keywords)
     if (keyword.value && mentionsName(*keyword.value, name))
       return true;
+  if (expr.lambda)
+    return mentionsName(*expr.lambda->body[0]->value, name);
   return false;
 }
 
@@ -2039,6 +2041,11 @@ SemaValue Specializer::callHostFunction(const ast::Stmt &def, CallArgs &args) {
   return result;
 }
 
+SemaValue Specializer::callHostFunction(const SemaValue &function, CallArgs &args) {
+  pendingClosure_ = function.closure.get();
+  return callHostFunction(*function.function, args);
+}
+
 SemaValue Specializer::callConstexprFunction(const ast::Stmt &def, CallArgs &args) {
   std::function<bool(const SemaValue &)> compileTime = [&](const SemaValue &v) {
     if (v.kind == SemaValue::Kind::Tuple)
@@ -3146,13 +3153,19 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
     bind(expr.name, value);
     return value;
   }
+  case ast::ExprKind::Lambda: {
+    // Triton's code generator has no lambda (unsupported AST node type: Lambda); module-level
+    // code makes them for autotune's pre_hook, filter() and the like.
+    if (inKernelCode())
+      error(expr.loc, "lambda is not supported in a kernel (Triton does not support it either)");
+    SemaValue function = SemaValue::ofBuiltin("pyfunc:<lambda>");
+    function.function = expr.lambda.get();
+    if (hostCallDepth_ > 0 && !scopes_.empty())
+      function.closure =
+          std::make_shared<const std::map<std::string, SemaValue>>(scopes_.back().names);
+    return function;
+  }
   case ast::ExprKind::Unsupported:
-    // A lambda in Python code is a function, called as a def is (a @triton.heuristics value).
-    if (expr.lambda && !inKernelCode()) {
-      SemaValue function = SemaValue::ofBuiltin("pyfunc:<lambda>");
-      function.function = expr.lambda.get();
-      return function;
-    }
     if (!inKernelCode())
       error(expr.loc, expr.name + " is not supported yet in Python code that tilec evaluates at "
                                   "module level");
@@ -3482,7 +3495,7 @@ SemaValue Specializer::callValue(const SemaValue &callee, CallArgs &args, Source
       (callee.kind == SemaValue::Kind::Module && endsWith(callee.name, ".compare_version")))
     return compareVersion(args);
   if (callee.kind == SemaValue::Kind::Builtin && callee.function && moduleLevelDepth_ > 0)
-    return callHostFunction(*callee.function, args);
+    return callHostFunction(callee, args);
   if (callee.kind == SemaValue::Kind::Builtin && callee.function &&
       callee.name.rfind("constexprfn:", 0) == 0)
     return callConstexprFunction(*callee.function, args);
@@ -3546,11 +3559,15 @@ SemaValue Specializer::callJitFunction(const ast::Stmt &def, CallArgs &args) {
 }
 
 SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
+  const std::map<std::string, SemaValue> *closure = pendingClosure_;
+  pendingClosure_ = nullptr;
   if (callDepth_ >= 64)
     error(args.loc, "calls nested too deeply (recursion is not supported in kernels)");
   countExpansion(args.loc, "this call");
-  // Bind arguments to parameters the way Python does.
+  // Bind arguments to parameters the way Python does, over a lambda's closure.
   Scope scope;
+  if (closure)
+    scope.names = *closure;
   std::vector<bool> bound(def.params.size(), false);
   // A Python function that module-level code calls may collect the rest of its arguments with
   // *args (a tuple) and **kwargs (a dict); a @triton.jit function may not.
@@ -3879,6 +3896,12 @@ void forEachExpr(const ast::StmtList &stmts, bool intoFunctions,
       expr(k.value.get());
     for (const ast::ExprPtr &o : e->fstringSpecFields)
       expr(o.get());
+    // A lambda's defaults and body (a function's body, but an expression of its statement).
+    if (e->lambda) {
+      for (const ast::Param &p : e->lambda->params)
+        expr(p.defaultValue.get());
+      expr(e->lambda->body[0]->value.get());
+    }
   };
   std::function<void(const ast::StmtList &)> block = [&](const ast::StmtList &list) {
     for (const ast::StmtPtr &st : list) {

@@ -551,6 +551,11 @@ private:
   // `from b import x` in a instead of recursing forever.
   std::set<std::string> importsBeingResolved_;
   SemaValue callHostFunction(const ast::Stmt &def, CallArgs &args);
+  /// Calls a Python function value of module-level code (a def of the module or a lambda, whose
+  /// closure its body sees).
+  SemaValue callHostFunction(const SemaValue &function, CallArgs &args);
+  /// The closure of the lambda being called, which inlineJitFunction binds first.
+  const std::map<std::string, SemaValue> *pendingClosure_ = nullptr;
   /// `attr` of user module `index` that the module does not define: what its module-level
   /// __getattr__ returns (PEP 562).
   SemaValue moduleGetattr(int index, const std::string &attr, SourceLoc loc);

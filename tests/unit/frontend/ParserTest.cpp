@@ -137,13 +137,12 @@ TEST_CASE("the seed's add_kernel parses into the expected AST", "[frontend][pars
   CHECK(store.value->keywords[0].name == "mask");
   CHECK(locOf(store.loc) == "32:5");
 
-  // The host function: annotations, a lambda (kept as Unsupported), a launch with a subscript.
+  // The host function: annotations, a lambda, a launch with a subscript.
   const ast::Stmt &host = *module->body[4];
   CHECK(host.kind == StmtKind::FunctionDef);
   REQUIRE(host.returns);
   CHECK(host.returns->name == "Tensor");
-  CHECK(host.body[2]->value->kind == ExprKind::Unsupported);
-  CHECK(host.body[2]->value->name == "lambda");
+  CHECK(host.body[2]->value->kind == ExprKind::Lambda);
   const ast::Expr &launch = *host.body[3]->value;
   REQUIRE(launch.kind == ExprKind::Call);
   CHECK(launch.operands[0]->kind == ExprKind::Subscript);
@@ -526,7 +525,15 @@ def gen():
   CHECK(asyncBody[2]->name == "async for statement");
   CHECK(module->body[6]->body[0]->value->name == "yield expression");
 
-  CHECK(parseExpr("lambda x, *a, k=1, **kw: x")->name == "lambda");
+  // A lambda is a function "<lambda>" that returns its expression.
+  ast::ExprPtr lambda = parseExpr("lambda x, *a, k=1, **kw: x");
+  REQUIRE(lambda->kind == ExprKind::Lambda);
+  CHECK(lambda->lambda->name == "<lambda>");
+  CHECK(lambda->lambda->params.size() == 4);
+  CHECK(lambda->lambda->params[2].isKeywordOnly);
+  REQUIRE(lambda->lambda->body.size() == 1);
+  CHECK(lambda->lambda->body[0]->kind == StmtKind::Return);
+  CHECK(lambda->lambda->body[0]->value->name == "x");
   // List comprehensions and generator expressions are modelled (module-level Python runs
   // them): the element, then per `for` its target, iterable and condition (`if`s joined by
   // `and`, null without one).

@@ -1,0 +1,2 @@
+# Named like an installed library that another module of the package imports absolutely.
+fast = 1
