@@ -1282,28 +1282,20 @@ SemaValue Specializer::callPython(const SemaValue &function, std::vector<SemaVal
   CallArgs args;
   args.positional = std::move(positional);
   args.loc = loc;
-  scopes_.push_back(Scope{});
-  ++moduleLevelDepth_;
-  SemaValue value;
-  try {
-    value = callValue(function, args, loc);
-  } catch (...) {
-    --moduleLevelDepth_;
-    scopes_.pop_back();
-    throw;
-  }
-  --moduleLevelDepth_;
-  scopes_.pop_back();
-  return value;
+  return inModuleLevelScope([&] { return callValue(function, args, loc); });
 }
 
 SemaValue Specializer::evalModuleLevel(const ast::Expr &expr) {
+  return inModuleLevelScope([&] { return eval(expr); });
+}
+
+SemaValue Specializer::inModuleLevelScope(const std::function<SemaValue()> &body) {
   // Module-level code runs in its own scope, as evalConstantGlobal's.
   scopes_.push_back(Scope{});
   ++moduleLevelDepth_;
   SemaValue value;
   try {
-    value = eval(expr);
+    value = body();
   } catch (...) {
     --moduleLevelDepth_;
     scopes_.pop_back();

@@ -13,6 +13,7 @@
 #include "tir/Builder.h"
 #include "tir/Libdevice.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -357,6 +358,8 @@ public:
   static bool sameTensorDescriptor(const SemaValue &a, const SemaValue &b);
 
 private:
+  /// Runs `body` in a scope of its own, as module-level code (evalModuleLevel, callPython).
+  SemaValue inModuleLevelScope(const std::function<SemaValue()> &body);
   const ast::Module &module_;
   const SourceManager &sources_;
   tir::Function &function_;
