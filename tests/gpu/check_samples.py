@@ -1864,7 +1864,10 @@ LANG_BITS_SAMPLES = [
         outputs=["out"], args=lambda t, n: [t["x"], t["out"]], grid=lambda meta, n: (n,),
         tol=Tol(scale=1e-5),
         reference=lambda t, n: {"out": t["x"].double().view(n, -1).sum(1)},
-        note="tl.sum without an axis on a 2-D tile: compared with Triton bit for bit"),
+        # Not Triton's bits yet (H200: 1e-3 apart on values of 2^-8..2^8): Triton reshapes the
+        # tile to 1-D (can_reorder) and each thread adds all its registers in order before the
+        # lanes and warps do; tilec reduces one axis, then the other.
+        note="tl.sum without an axis on a 2-D tile: within tolerance of Triton, not its bits"),
     Sample(
         name="matmul_as_reduction", source="tests/gpu/lang_bits.tl", kernel="matmul_as_reduction",
         ptx="matmul_as_reduction", signature="*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,64,32,32",
