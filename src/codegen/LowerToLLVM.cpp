@@ -963,8 +963,14 @@ void KernelLowering::lowerTrans(const Operation &op) {
   values_[op.result()] = results;
 }
 
-/// reshape through shared memory: each element goes to its row-major position.
+/// reshape through shared memory: each element goes to its row-major position; or, for a reshape
+/// that OptimizeReshapeLayout marked "reinterpret" (a reordering reshape only a reduction reads),
+/// each thread's registers as they are.
 void KernelLowering::lowerReshape(const Operation &op) {
+  if (op.hasAttr("reinterpret")) {
+    values_[op.result()] = get(op.operand(0));
+    return;
+  }
   const tir::Type &from = op.operand(0)->type(), &to = op.result()->type();
   int64_t total = from.numElements();
   SharedTilePlan flat;

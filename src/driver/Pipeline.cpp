@@ -307,6 +307,7 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
   //     once every tensor has its layout (the loads' are Coalesce's, as Triton's are).
   passes.run("optimize-thread-locality",
              [&](tir::Function &f) { gpu::runOptimizeThreadLocality(f, options.arch); });
+  passes.run("optimize-reshape-layout", gpu::runOptimizeReshapeLayout);
   passes.run("cse", tir::runCSE);
   passes.run("dce", tir::runDCE);
   // 4b. Software pipelining (num_stages): the tiles tensor-core dots read in loops are copied

@@ -36,6 +36,9 @@ void runRemoveRedundantConversions(tir::Function &function);
 /// Triton's OptimizeThreadLocality reduce rewrite; `arch` tells which loads through tensor
 /// descriptors Triton keeps as descriptor loads (from sm_90), which it leaves alone.
 void runOptimizeThreadLocality(tir::Function &function, const std::string &arch);
+/// A reshape with can_reorder that only a reduction reads keeps its registers
+/// (OptimizeReshapeLayout.cpp).
+void runOptimizeReshapeLayout(tir::Function &function);
 /// Loads feeding tensor-core dots in loops become cp.async copies num_stages - 1 iterations ahead
 /// into rings of shared-memory slots (SoftwarePipeliner.cpp), as many as suit `arch`'s SMs. Runs
 /// after the layout passes.

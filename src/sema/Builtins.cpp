@@ -2148,8 +2148,17 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       return SemaValue::ofTuple({SemaValue::ofTensor(value), SemaValue::ofTensor(index)});
     }
     tir::Value *r = v;
-    for (int64_t axis : axes)
-      r = reduceOnce(r, axis, fn, false);
+    if (axes.size() > 1) {
+      // As Triton's semantic.reduction: no axis is the tensor flattened (its elements in any
+      // order: can_reorder, which OptimizeReshapeLayout turns into each thread's registers as
+      // they are) and reduced along its one axis.
+      tir::Operation *flat =
+          builder_.create(OpCode::Reshape, {v}, {Type(v->type().elem, {v->type().numElements()})});
+      flat->setAttr("can_reorder", true);
+      r = reduceOnce(flat->result(), 0, fn, false);
+    } else {
+      r = reduceOnce(r, axes[0], fn, false);
+    }
     if (keepDims) {
       std::vector<int64_t> sorted(axes.begin(), axes.end());
       std::sort(sorted.begin(), sorted.end());

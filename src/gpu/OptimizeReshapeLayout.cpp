@@ -1,0 +1,67 @@
+// OptimizeReshapeLayout: a reshape that may reorder its elements (tl.sum(x) and tl.max(x)
+// without an axis flatten x this way, as Triton's semantic.reduction does) and feeds only a
+// reduction takes the 1-D blocked layout one element a thread a turn, and keeps each thread's
+// registers as they are ("reinterpret": no data moves). The reduction then folds each thread's
+// registers in their order, then the warp's lanes, then the warps: the order of Triton's, whose
+// OptimizeThreadLocality pass gives such a reshape the same layout and reinterprets its
+// registers too. Only where no element is held twice (the operand's blocked tile divides its
+// shape) and tilec numbers a thread's elements as Triton numbers its registers (Distribution.h:
+// each dimension's consecutive elements and repeats together, fastest dimension first; Triton
+// takes every dimension's consecutive elements before any repeat: the same where only the
+// fastest dimension has several); otherwise the reshape stays a row-major copy through shared
+// memory.
+#include "gpu/Layout.h"
+#include "gpu/PassUtils.h"
+#include "gpu/Passes.h"
+
+namespace tilec::gpu {
+
+using tir::OpCode;
+using tir::Operation;
+
+namespace {
+
+/// Whether every element of a tensor of `shape` in `layout` is held by exactly one thread.
+bool holdsEachElementOnce(const Layout &layout, const std::vector<int64_t> &shape) {
+  if (layout.kind != LayoutKind::Blocked)
+    return false;
+  for (unsigned d = 0; d < shape.size(); ++d) {
+    int64_t tile = int64_t(layout.sizePerThread[d]) * layout.threadsPerWarp[d] * layout.reps(d) *
+                   layout.warpsPerCTA[d];
+    if (shape[d] % tile != 0)
+      return false;
+  }
+  return true;
+}
+
+/// Whether tilec's numbering of a thread's elements in `layout` is Triton's register order.
+bool numbersElementsAsTriton(const Layout &layout) {
+  for (unsigned d = 0; d < layout.rank(); ++d)
+    if (d != layout.order[0] && layout.sizePerThread[d] != 1)
+      return false;
+  return true;
+}
+
+} // namespace
+
+void runOptimizeReshapeLayout(tir::Function &function) {
+  std::map<const tir::Value *, std::vector<Operation *>> users = usersOf(function);
+  tir::walk(function, [&](Operation &op) {
+    if (op.code() != OpCode::Reshape || !op.hasAttr("can_reorder") ||
+        op.result()->type().rank() != 1)
+      return;
+    const tir::Type &from = op.operand(0)->type();
+    LayoutPtr source = layoutOf(op.operand(0));
+    const std::vector<Operation *> &readers = users[op.result()];
+    if (!source || readers.size() != 1 || readers[0]->code() != OpCode::Reduce ||
+        !holdsEachElementOnce(*source, from.shape) || !numbersElementsAsTriton(*source))
+      return;
+    const unsigned numWarps = source->numWarps();
+    if (from.numElements() % (32 * int64_t(numWarps)) != 0)
+      return;
+    op.result()->setType(op.result()->type().withLayout(makeBlocked({1}, {32}, {numWarps}, {0})));
+    op.setAttr("reinterpret", true);
+  });
+}
+
+} // namespace tilec::gpu
