@@ -2291,14 +2291,24 @@ SemaValue Specializer::evalIfExp(const ast::Expr &expr) {
     thenValues.push_back(tval);
     elseValues.push_back(evalue);
   }
-  builder_.setInsertionPointToEnd(thenBlock);
-  builder_.create(OpCode::Yield, thenValues, {});
-  builder_.setInsertionPointToEnd(elseBlock);
-  builder_.create(OpCode::Yield, elseValues, {});
-  builder_.setInsertionPointToEnd(*ifOp->parentBlock());
-  if (thenValues.empty())
+  std::vector<tir::Value *> results = closeBranches(*ifOp, thenValues, elseValues);
+  if (results.empty())
     return SemaValue::none();
-  return SemaValue::ofTensor(ifOp->addResult(thenValues[0]->type()));
+  return SemaValue::ofTensor(results[0]);
+}
+
+std::vector<tir::Value *> Specializer::closeBranches(tir::Operation &ifOp,
+                                                     const std::vector<tir::Value *> &thenValues,
+                                                     const std::vector<tir::Value *> &elseValues) {
+  builder_.setInsertionPointToEnd(ifOp.region(0).block());
+  builder_.create(OpCode::Yield, thenValues, {});
+  builder_.setInsertionPointToEnd(ifOp.region(1).block());
+  builder_.create(OpCode::Yield, elseValues, {});
+  builder_.setInsertionPointToEnd(*ifOp.parentBlock());
+  std::vector<tir::Value *> results;
+  for (tir::Value *v : thenValues)
+    results.push_back(ifOp.addResult(v->type()));
+  return results;
 }
 
 void Specializer::execIf(const ast::Stmt &stmt) {
@@ -2392,14 +2402,7 @@ void Specializer::execIf(const ast::Stmt &stmt) {
       thenValues.push_back(part.thenValue);
       elseValues.push_back(part.elseValue);
     }
-  builder_.setInsertionPointToEnd(thenBlock);
-  builder_.create(OpCode::Yield, thenValues, {});
-  builder_.setInsertionPointToEnd(elseBlock);
-  builder_.create(OpCode::Yield, elseValues, {});
-  builder_.setInsertionPointToEnd(*ifOp->parentBlock());
-  std::vector<tir::Value *> results;
-  for (tir::Value *v : thenValues)
-    results.push_back(ifOp->addResult(v->type()));
+  std::vector<tir::Value *> results = closeBranches(*ifOp, thenValues, elseValues);
   for (size_t i = 0; i < merged.size(); ++i)
     bind(merged[i], SemaValue::ofTensor(results[i]));
   size_t next = merged.size();
@@ -2535,14 +2538,7 @@ void Specializer::execReturningIf(const ast::Stmt &stmt, tir::Value *cond) {
     thenValues.push_back(tval);
     elseValues.push_back(evalue);
   }
-  builder_.setInsertionPointToEnd(thenBlock);
-  builder_.create(OpCode::Yield, thenValues, {});
-  builder_.setInsertionPointToEnd(elseBlock);
-  builder_.create(OpCode::Yield, elseValues, {});
-  builder_.setInsertionPointToEnd(*ifOp->parentBlock());
-  std::vector<tir::Value *> results;
-  for (tir::Value *v : thenValues)
-    results.push_back(ifOp->addResult(v->type()));
+  std::vector<tir::Value *> results = closeBranches(*ifOp, thenValues, elseValues);
   size_t next = 0;
   // The function has returned on every path: what follows ran inside the branches.
   returnValue_ = rebuildReturned(thenResult, elseResult, results, next);

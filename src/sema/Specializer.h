@@ -629,6 +629,11 @@ private:
   void exec(const ast::Stmt &stmt);
   void execAssign(const ast::Stmt &stmt);
   /// The values an `if`'s two paths give for one result, made to agree in type (each in its block).
+  /// Ends both branches of a run-time `if` with yields of their values, continues after it, and
+  /// returns its results (one per yielded value).
+  std::vector<tir::Value *> closeBranches(tir::Operation &ifOp,
+                                          const std::vector<tir::Value *> &thenValues,
+                                          const std::vector<tir::Value *> &elseValues);
   std::pair<tir::Value *, tir::Value *> branchValues(const SemaValue &tv, const SemaValue &ev,
                                                      tir::Block &thenBlock, tir::Block &elseBlock,
                                                      SourceLoc loc);
