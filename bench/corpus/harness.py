@@ -511,17 +511,36 @@ def hooked_run(td, self, *args, grid, warmup, **kwargs):
         t["fn"](g, (32 * warps, 1, 1), tuple(argv), shared_mem=t["dyn"])
         torch.cuda.synchronize()
         worst = {"same_bits": True, "bad": 0, "maxdiff": 0.0}
+        differing = []  # which arguments differ, and where: the first lead when results are only close
         for n, v in tensors.items():
             sb, bad, md = td.compare(mine[n], v)
             worst["same_bits"] &= sb
             worst["bad"] += bad
             worst["maxdiff"] = max(worst["maxdiff"], md)
+            if not sb:
+                differing.append(describe_difference(n, mine[n], v, md))
         rec.update(worst)
+        if differing:
+            rec["differing"] = differing
         rec["ran"] = True
     except Exception as e:
         rec["ran"] = False
         rec["run_error"] = f"{type(e).__name__}: {e}"[:300]
     return ret
+
+
+def describe_difference(name, mine, theirs, maxdiff):
+    """Argument `name`'s elements whose bits differ between tilec's result and Triton's: how many,
+    the first few flat indices, and both values there."""
+    import torch
+    a = mine.contiguous().view(-1)
+    b = theirs.contiguous().view(-1)
+    width = a.element_size()
+    differs = (a.view(torch.uint8).view(-1, width) != b.view(torch.uint8).view(-1, width)).any(1)
+    first = differs.nonzero().view(-1)[:6].tolist()
+    return {"arg": name, "dtype": str(theirs.dtype), "shape": list(theirs.shape),
+            "elements": int(differs.sum()), "maxdiff": maxdiff, "first": first,
+            "tilec": [float(a[i]) for i in first], "triton": [float(b[i]) for i in first]}
 
 
 def kernel_source_file(jit, path):
