@@ -91,19 +91,34 @@ LayoutPtr wantedOperandLayout(const Operation &op, unsigned i, bool reductionsFo
   }
 }
 
-/// The layout op's result `r` should have, given its operands' layouts; null when unknown.
-LayoutPtr impliedResultLayout(const Operation &op, unsigned r) {
+/// The layout op's result `r` should have, given its operands' layouts; null when unknown. Only
+/// the operands `counts` accepts are looked at. Where an elementwise op's operands have different
+/// layouts, its first such operand's, unless `onlyIfAgreed`: then none.
+LayoutPtr impliedResultLayout(const Operation &op, unsigned r,
+                              const std::function<bool(const Value *)> &counts, bool onlyIfAgreed) {
   if (!op.result(r)->type().isTensor())
     return nullptr;
+  auto layoutIfCounted = [&](const Value *v) -> LayoutPtr {
+    return v->type().isTensor() && counts(v) ? layoutOf(v) : nullptr;
+  };
   if (sharesOneLayout(op) || op.code() == OpCode::ConvertLayout) {
-    for (const Value *v : op.operands())
-      if (v->type().isTensor() && layoutOf(v))
-        return layoutOf(v);
-    return nullptr;
+    LayoutPtr found;
+    for (const Value *v : op.operands()) {
+      LayoutPtr l = layoutIfCounted(v);
+      if (!l)
+        continue;
+      if (!found)
+        found = l;
+      else if (onlyIfAgreed && !sameLayout(found, l))
+        return nullptr;
+      if (!onlyIfAgreed)
+        break;
+    }
+    return found;
   }
   switch (op.code()) {
   case OpCode::ExpandDims: {
-    LayoutPtr operand = layoutOf(op.operand(0));
+    LayoutPtr operand = layoutIfCounted(op.operand(0));
     if (operand && operand->kind == LayoutKind::Slice &&
         operand->dim == static_cast<unsigned>(op.intAttr("axis")))
       return operand->parent;
@@ -111,18 +126,19 @@ LayoutPtr impliedResultLayout(const Operation &op, unsigned r) {
   }
   case OpCode::Reduce:
   case OpCode::ArgReduce:
-    if (LayoutPtr operand = layoutOf(op.operand(0)))
+    if (LayoutPtr operand = layoutIfCounted(op.operand(0)))
       return makeSlice(static_cast<unsigned>(op.intAttr("axis")), operand);
     return nullptr;
   case OpCode::Scan:
     for (const Value *v : op.operands())
-      if (LayoutPtr l = layoutOf(v))
+      if (LayoutPtr l = layoutIfCounted(v))
         return l;
     return nullptr;
   case OpCode::Trans:
-    return permuteLayout(layoutOf(op.operand(0)), std::get<std::vector<int64_t>>(op.attr("order")));
+    return permuteLayout(layoutIfCounted(op.operand(0)),
+                         std::get<std::vector<int64_t>>(op.attr("order")));
   case OpCode::Gather:
-    return layoutOf(op.operand(1));
+    return layoutIfCounted(op.operand(1));
   default:
     return nullptr;
   }
@@ -182,14 +198,26 @@ public:
     // the store's layout happens once, after the loop, as in Triton.
     if (tensorCores)
       forward(function_.body());
-    // A floating-point sum's bits follow the layout it reduces in. Triton's layouts flow forward
-    // from the loads, so what such a reduction is computed from takes its loads' layout before
-    // the stores' layouts flow back (a layer norm whose rows are stored one element per thread
-    // still sums four-element vectors, as Triton does).
-    std::set<const Value *> orderSensitive = orderSensitiveReductionInputs(function_);
-    onlyThese_ = &orderSensitive;
+    // Triton's layouts flow forward from the loads (its LayoutPropagation starts at them), and
+    // the conversions to the stores' layouts stay at the stores. The bits follow: a
+    // floating-point sum's order is its layout's, and a product converted before the add that
+    // uses it is not fused into an FMA. So the loads' layouts flow forward first, through every
+    // op whose operands agree on one; the stores' layouts then flow back into what is left (the
+    // address arithmetic, and ops where two layouts meet), as in Triton's rematerialisation.
+    // Triton's anchors: memory accesses of at least one element per thread (smaller ones hit in
+    // the cache and take their neighbours' layouts) and dots.
+    const int64_t numThreads = 32 * static_cast<int64_t>(function_.numWarps);
+    tir::walk(function_, [&](Operation &op) {
+      bool access = op.code() == OpCode::Load || op.code() == OpCode::AtomicRMW ||
+                    op.code() == OpCode::AtomicCAS;
+      if (op.code() == OpCode::Dot || (access && op.operand(0)->type().isTensor() &&
+                                       op.operand(0)->type().numElements() >= numThreads))
+        for (unsigned r = 0; r < op.numResults(); ++r)
+          reached_.insert(op.result(r));
+    });
+    strictForward_ = true;
     forward(function_.body());
-    onlyThese_ = nullptr;
+    strictForward_ = false;
     // A reduction's operand takes its layout from its producers (the loads and the loop that
     // accumulates it), not from where its result goes: a [BLOCK_M, 1] sum stored with keep_dims
     // would otherwise hand the store's layout back into the accumulating loop and convert every
@@ -215,17 +243,21 @@ private:
   tir::Function &function_;
   bool changed_ = false;
   bool reductionsFollowResults_ = false;
-  /// While set, only these values take layouts.
-  const std::set<const Value *> *onlyThese_ = nullptr;
+  /// While set, layouts flow forward only from the values in reached_ (the anchors and what they
+  /// reached), and not into ops whose operands' layouts disagree.
+  bool strictForward_ = false;
+  std::set<const Value *> reached_;
+
+  bool counts(const Value *v) const { return !strictForward_ || reached_.count(v) != 0; }
 
   /// Gives `v` layout `l` unless it has one already.
   void set(Value *v, const LayoutPtr &l) {
     if (!l || !v->type().isTensor() || layoutOf(v))
       return;
-    if (onlyThese_ && !onlyThese_->count(v))
-      return;
     v->setType(v->type().withLayout(l));
     changed_ = true;
+    if (strictForward_)
+      reached_.insert(v);
   }
 
   void propagate() {
@@ -240,7 +272,7 @@ private:
     for (const TiedValues &group : tiedValues(op)) {
       LayoutPtr known;
       for (Value *v : group.values)
-        if (!known)
+        if (!known && counts(v))
           known = layoutOf(v);
       for (Value *v : group.values)
         set(v, known);
@@ -266,7 +298,8 @@ private:
         forward(op.region(r).block());
       tie(op);
       for (unsigned r = 0; r < op.numResults(); ++r)
-        set(op.result(r), impliedResultLayout(op, r));
+        set(op.result(r), impliedResultLayout(
+                              op, r, [this](const Value *v) { return counts(v); }, strictForward_));
     }
   }
 
@@ -316,7 +349,9 @@ private:
         convertOperand(op, i, layoutOf(op.operand(0)));
       for (unsigned r = 0; r < op.numResults(); ++r)
         if (op.result(r)->type().isTensor())
-          retypeResult(op, r, impliedResultLayout(op, r));
+          retypeResult(op, r,
+                       impliedResultLayout(
+                           op, r, [](const Value *) { return true; }, false));
       return;
     }
     if (op.code() == OpCode::Scan) {

@@ -11,7 +11,6 @@
 #include "gpu/Passes.h"
 
 #include <algorithm>
-#include <set>
 
 namespace tilec::gpu {
 
@@ -30,91 +29,67 @@ static bool isMemoryAccess(const Operation &op) {
   }
 }
 
-/// The elements of `access` one vector instruction can reach along `dim`: as far as the pointers
-/// are contiguous and aligned, and, when `provable`, as far as the mask is constant (Triton's
-/// width). Without `provable`, a load whose mask may change inside a vector is still vectorised,
-/// under a runtime test of the vector's mask (codegen's load.vector / load.masked).
+/// The elements of `access` one vector instruction can reach along `dim`: as far as its pointers
+/// are contiguous and aligned (Triton's getNumElementsPerThread). The mask plays no part in the
+/// layout: where it may change inside a vector, codegen tests it at run time (load.vector /
+/// load.masked), as Triton's lowering narrows its vectors instead.
 static unsigned accessWidth(const analysis::AxisInfoAnalysis &axisInfo, const Operation &access,
-                            unsigned dim, bool provable) {
-  unsigned width = axisInfo.vectorWidth(access.operand(0), dim);
-  unsigned maskOperand = access.code() == OpCode::Load ? 1 : 2;
-  bool masked = (access.code() == OpCode::Load || access.code() == OpCode::Store) &&
-                access.numOperands() > maskOperand;
-  if (provable && masked)
-    width = std::min(width, axisInfo.maskConstancy(access.operand(maskOperand), dim));
-  return width;
+                            unsigned dim) {
+  return axisInfo.vectorWidth(access.operand(0), dim);
 }
 
-/// As in Triton: accesses of one shape and contiguity order share a layout, so that their values
-/// meet without conversions; each thread takes the widest vector any of them allows, except that
-/// a store keeps to its own vector width (a wider one would leave gaps in each warp's writes).
-/// Runtime-tested vectors count only where no store of the group moves fewer bytes per vector
-/// than its loads (its pointers less aligned or contiguous): otherwise the loaded values would go
-/// through shared memory to the store's layout, which costs more than the vectors save; there
-/// every width is Triton's. (layer_norm_fp16_v3, rows not 16-byte aligned: w and b loaded in
-/// 8-element vectors and converted, with x, to y's one-element layout ran at 0.95 times Triton on
-/// an H100; loaded one element per thread as Triton does, at 1.41.)
+/// Triton's coalesced layout (buildCoalescedEncoding): accesses of one shape and contiguity order
+/// share a layout, so that their values meet without conversions; each thread takes the widest
+/// vector any of them allows, except that a store keeps to its own vector width (a wider one would
+/// leave gaps in each warp's writes). Triton groups the accesses its slice reaches through def-use
+/// chains; every access of a kernel reaches the others through the program id, so tilec groups
+/// all of them. As in Triton, an access whose pointers are a loop-carried value (a block
+/// argument: `ptrs += BLOCK_K` in a loop) keeps its own width.
 ///
-/// A load whose values a floating-point sum is computed from always takes Triton's width (see
-/// orderSensitiveReductionInputs): the layout decides the order of the sum, hence its bits.
+/// The layouts are Triton's exactly, not merely as fast: AssignLayouts lets them flow forward
+/// into the arithmetic, and the order of a floating-point sum and which products the backend
+/// fuses into FMAs follow them.
 static LayoutPtr coalescedLayout(const analysis::AxisInfoAnalysis &axisInfo, const Operation &op,
-                                 const std::vector<Operation *> &accesses, unsigned numWarps,
-                                 bool feedsOrderedReduction) {
+                                 const std::vector<Operation *> &accesses, unsigned numWarps) {
   const tir::Value *ptr = op.operand(0);
   std::vector<unsigned> order = axisInfo.contiguityOrder(ptr);
-  std::vector<const Operation *> group;
+  unsigned perThread = accessWidth(axisInfo, op, order[0]);
   for (const Operation *other : accesses) {
+    if (ptr->isBlockArgument())
+      break;
     const tir::Value *otherPtr = other->operand(0);
     if (otherPtr->type().shape == ptr->type().shape && axisInfo.contiguityOrder(otherPtr) == order)
-      group.push_back(other);
+      perThread = std::max(perThread, accessWidth(axisInfo, *other, order[0]));
   }
-  auto groupWidth = [&](bool provable) { // op itself is one of the group
-    unsigned width = 1;
-    for (const Operation *other : group)
-      width = std::max(width, accessWidth(axisInfo, *other, order[0], provable));
-    return width;
-  };
-  // Compared in bytes: an int8 load of 16 and an int32 store of 4 are both whole vectors.
-  auto bytes = [&](const Operation &access) {
-    return accessWidth(axisInfo, access, order[0], /*provable=*/false) *
-           access.operand(0)->type().elem.pointeeType().bytes();
-  };
-  unsigned loadBytes = 0;
-  for (const Operation *other : group)
-    if (other->code() == OpCode::Load)
-      loadBytes = std::max(loadBytes, bytes(*other));
-  bool provable = false;
-  for (const Operation *other : group)
-    provable |= other->code() == OpCode::Store && bytes(*other) < loadBytes;
-  if (feedsOrderedReduction)
-    provable = false;
-  unsigned perThread = groupWidth(provable);
-  if (op.code() != OpCode::Load)
-    perThread = std::min(perThread, accessWidth(axisInfo, op, order[0], provable));
   // Small tensors: keep every thread busy rather than give a few threads long vectors.
   int64_t numThreads = 32 * static_cast<int64_t>(numWarps);
   int64_t elementsPerThread = std::max<int64_t>(1, ptr->type().numElements() / numThreads);
   perThread = static_cast<unsigned>(std::min<int64_t>(perThread, elementsPerThread));
+  if (op.code() != OpCode::Load)
+    perThread = std::min(perThread, accessWidth(axisInfo, op, order[0]));
   return defaultBlockedLayout(ptr->type().shape, numWarps, perThread, order);
 }
 
 void runCoalesce(tir::Function &function) {
   analysis::AxisInfoAnalysis axisInfo(function);
   std::vector<Operation *> accesses;
+  // A store of fewer elements than the program has threads is no anchor, as in Triton: it takes
+  // the layout of the value it stores (a row's sums, stored from the slice layout of the
+  // reduction that made them, need no conversion). Small loads keep theirs: nothing flows
+  // forward from them (AssignLayouts), but their users may take it.
+  const int64_t numThreads = 32 * static_cast<int64_t>(function.numWarps);
   tir::walk(function, [&](Operation &op) {
-    if (isMemoryAccess(op))
-      accesses.push_back(&op);
+    if (!isMemoryAccess(op))
+      return;
+    if (op.code() == OpCode::Store && op.operand(0)->type().numElements() < numThreads)
+      return;
+    accesses.push_back(&op);
   });
   // Every layout is chosen before any conversion is inserted: the axis info knows the accesses'
-  // pointers and masks, not the conversions that replace them.
-  std::set<const tir::Value *> orderSensitive = orderSensitiveReductionInputs(function);
+  // pointers, not the conversions that replace them.
   std::vector<LayoutPtr> layouts;
-  for (Operation *op : accesses) {
-    bool feedsOrderedReduction =
-        op->code() == OpCode::Load && orderSensitive.count(op->result()) != 0;
-    layouts.push_back(
-        coalescedLayout(axisInfo, *op, accesses, function.numWarps, feedsOrderedReduction));
-  }
+  for (Operation *op : accesses)
+    layouts.push_back(coalescedLayout(axisInfo, *op, accesses, function.numWarps));
   for (size_t a = 0; a < accesses.size(); ++a) {
     Operation *op = accesses[a];
     const LayoutPtr &layout = layouts[a];

@@ -40,59 +40,6 @@ std::map<const tir::Value *, std::vector<Operation *>> usersOf(tir::Function &fu
   return users;
 }
 
-/// Whether a reduction or scan's result depends on the order in which it combines elements.
-static bool combinesInOrder(const Operation &op) {
-  if (op.code() != OpCode::Reduce && op.code() != OpCode::Scan)
-    return false;
-  bool floating = false;
-  for (const tir::Value *operand : op.operands())
-    floating |= operand->type().elem.isFloat();
-  if (!floating)
-    return false;
-  const std::string &kind = op.strAttr("kind");
-  return kind != "max" && kind != "min";
-}
-
-std::set<const tir::Value *> orderSensitiveReductionInputs(tir::Function &function) {
-  std::set<const tir::Value *> found;
-  std::vector<const tir::Value *> work;
-  auto add = [&](const tir::Value *v) {
-    if (v->type().isTensor() && found.insert(v).second)
-      work.push_back(v);
-  };
-  tir::walk(function, [&](Operation &op) {
-    if (combinesInOrder(op))
-      for (const tir::Value *operand : op.operands())
-        add(operand);
-  });
-  while (!work.empty()) {
-    const tir::Value *v = work.back();
-    work.pop_back();
-    if (v->isBlockArgument()) {
-      // A loop-carried value: its initial value and what each iteration yields.
-      const Operation *loop = v->ownerBlock()->parentOp();
-      if (!loop || loop->code() != OpCode::For || v->index() == 0)
-        continue;
-      add(loop->operand(v->index() + 2));
-      add(loop->region(0).block().terminator()->operand(v->index() - 1));
-      continue;
-    }
-    const Operation &def = *v->definingOp();
-    if (def.code() == OpCode::Load)
-      continue; // the loads are where the layouts come from
-    if (def.code() == OpCode::For || def.code() == OpCode::If) {
-      for (unsigned r = 0; r < def.numRegions(); ++r)
-        add(def.region(r).block().terminator()->operand(v->index()));
-      if (def.code() == OpCode::For)
-        add(def.operand(v->index() + 3));
-      continue;
-    }
-    for (const tir::Value *operand : def.operands())
-      add(operand);
-  }
-  return found;
-}
-
 static bool isPure(const Operation &op) {
   switch (op.code()) {
   case OpCode::Constant:

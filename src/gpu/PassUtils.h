@@ -24,14 +24,6 @@ void retypeResult(tir::Function &function, tir::Operation &op, unsigned r, const
 /// Which operations use each value (TIR keeps no use lists).
 std::map<const tir::Value *, std::vector<tir::Operation *>> usersOf(tir::Function &function);
 
-/// The tensors whose layout decides the bits of a reduction or scan: the operands of every
-/// floating-point sum, product or combine-function reduction and scan (their association follows
-/// the layout: a thread's elements first, then lanes, then warps), and, transitively, what those
-/// operands are computed from, up to the loads. Integer ones and max/min are exact in any order.
-/// Such values take the layout that flows forward from their loads, as in Triton, so that the
-/// sums equal Triton's bit for bit.
-std::set<const tir::Value *> orderSensitiveReductionInputs(tir::Function &function);
-
 /// Erases operations without side effects whose results nobody uses, until none is left.
 void eraseDeadPureOps(tir::Function &function);
 

@@ -1688,6 +1688,22 @@ LANG_BITS_SAMPLES = [
         outputs=["y", "stats"], args=lambda t, s: [t["x"], t["w"], t["y"], t["stats"], s[1], s[1]],
         grid=lambda meta, s: (s[0],), tol=EXACT,
         interp_tols={"y": Tol(atol=1e-5, rtol=1e-5), "stats": Tol(atol=1e-6, rtol=1e-5)}),
+    # A layer norm's backward over rows 1000 floats apart: dx (stored one element per thread) is
+    # computed in the loads' four-element layout, as in Triton, where w * dy fuses into an FMA.
+    # Bit-exact against Triton; no torch reference (another summation order).
+    Sample(
+        name="row_norm_backward", source="tests/gpu/lang_bits.tl", kernel="row_norm_backward",
+        ptx="row_norm_backward",
+        signature="*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,1024",
+        size=(64, 1000), small=(4, 1000),
+        inputs=lambda s: {"x": randn(s[0] * s[1]), "dy": randn(s[0] * s[1]), "w": randn(s[1]),
+                          "mean": randn(s[0]), "rstd": randn(s[0]).abs() + 0.5,
+                          "dx": empty(s[0] * s[1]), "dw": empty(s[0] // 4 * s[1])},
+        outputs=["dx", "dw"],
+        args=lambda t, s: [t["x"], t["dy"], t["w"], t["mean"], t["rstd"], t["dx"], t["dw"], s[1],
+                           s[1], 4],
+        grid=lambda meta, s: (s[0] // 4,), tol=EXACT,
+        interp_tols={"dx": Tol(atol=1e-4, rtol=1e-4), "dw": Tol(atol=1e-4, rtol=1e-4)}),
     # libdevice's integer functions (clz, popc, ffs, brev, byte_perm, mulhi, mul24, sad, hadd,
     # rhadd, abs on int32/uint32/int64/uint64), its conversions in the four rounding modes (NaN,
     # saturation, fp32 denormals flushed), bit reinterpretations, ilogb, llrint, llround, ldexp,
