@@ -188,7 +188,7 @@ gpu::LayoutPtr dotOperandLayout(const gpu::Layout &acc, unsigned operand, int64_
   for (unsigned d = 0; d < rank; ++d)
     reps[d] = acc.reps(d);
   reps[operand == 0 ? rank - 1 : rank - 2] = 1;
-  return gpu::makeBlocked(spt, acc.threadsPerWarp, acc.warpsPerCTA, acc.order, reps);
+  return gpu::makeBlocked(spt, acc.threadsPerWarp, acc.warpsPerCTA, acc.order, reps, acc.warpOrder);
 }
 
 DotPlans dotPlans(const tir::Operation &dot) {
@@ -332,10 +332,11 @@ SharedTilePlan pipelineSlotPlan(const tir::Function &function, unsigned buffer) 
 }
 
 bool mmaTakesAFromRegisters(const tir::Type &a, const gpu::Layout &acc) {
+  // Each warp's registers must hold whole rows of a: every warp along M.
   unsigned warpsN = 0;
-  const bool everyWarpAlongM =
-      gpu::isMmaV3AccumulatorLayout(acc) ||
-      (gpu::isMmaV2AccumulatorLayout(acc, nullptr, &warpsN) && warpsN == 1);
+  const bool everyWarpAlongM = (gpu::isMmaV3AccumulatorLayout(acc, nullptr, &warpsN) ||
+                                gpu::isMmaV2AccumulatorLayout(acc, nullptr, &warpsN)) &&
+                               warpsN == 1;
   if (!a.layout || !everyWarpAlongM)
     return false;
   return sharedElementBytes(a.elem) == 2 && *a.layout == acc;
