@@ -3,11 +3,13 @@
 //
 // A warpgroup (four consecutive warps) multiplies 64 rows of a by n columns of b per instruction,
 // reading b, and a unless it is in registers, from shared memory through matrix descriptors. The
-// accumulator has the instructions' own layout (gpu/Layout.h, mmaV3AccumulatorLayout, every warp
-// along M): instruction mi of warpgroup g computes a's rows 64 (g + mi * warpgroups) to 64 more,
-// in their order. Operands come from a pipeline slot, from registers (a chained
-// dot's a, or a loop-invariant a read into fragments before the loop), or are staged here; every
-// tile is in an NVMMA layout (wgmmaOperandPlan).
+// accumulator has the instructions' own layout (gpu/Layout.h, mmaV3AccumulatorLayout): with G
+// warpgroups along M and H along N (warps numbered along M first), instruction (mi, ni) of
+// warpgroup (gm, gn) computes a's rows 64 (gm + mi * G) to 64 more, in their order, by b's
+// columns n (gn + ni * H) to n more (each warpgroup's descriptors start at its own rows of a and
+// columns of b; rows or columns past the tile wrap: copies). Operands come from a pipeline slot,
+// from registers (a chained dot's a, or a loop-invariant a read into fragments before the loop),
+// or are staged here; every tile is in an NVMMA layout (wgmmaOperandPlan).
 //
 // The instructions of a dot form one wgmma group, waited for before the dot's result is used
 // (wgmma.wait_group 0, the accumulators tied through it so that nothing reads them earlier);

@@ -11,8 +11,12 @@
 // operands keep the layouts their producers give them and the lowering stages them through
 // swizzled shared memory (or, for a chained dot's A, takes them straight from registers).
 //
-// wgmma puts every warp along M (a warpgroup's four warps split an instruction's 64 rows); the
-// pass keeps mma.sync where that does not fit. mma.sync's warps tile [M, N] as Triton's
+// wgmma's warps tile [M, N] as Triton's warpsPerTileV3: a warpgroup's four warps split an
+// instruction's 64 rows; more warpgroups go along M while the tile has rows for them, then along
+// N (64xN on 8 warps: two warpgroups side by side, n = N/2 columns each); a dot whose result
+// another dot uses puts every warp along M, as attention's first product, even where the warps
+// have more rows than the tile (their copies then compute the same rows). The pass keeps
+// mma.sync where wgmma does not fit. mma.sync's warps tile [M, N] as Triton's
 // warpsPerTileV2: a dot that feeds or is fed by
 // another dot (attention's two products) puts every warp along M, so that the first product's
 // rows stay in the warps that multiply them again; others split the dimension with more
