@@ -678,6 +678,10 @@ TMA_SAMPLES = [
     tma_gemm_sample("tma_gemm_bf16_128x128x32", "bfloat16", Tol(scale=2e-2),
                     (128, 128, 32, 8, 4, 4)),
     tma_gemm_sample("tma_gemm_fp16_64x128x32", "float16", DOT_F16_OUT_F16, (64, 128, 32, 8, 4, 4)),
+    # The same tile on 8 warps: two warpgroups side by side along N, each reading its half of
+    # b's TMA-filled slot.
+    tma_gemm_sample("tma_gemm_fp16_64x128x64_w8", "float16", DOT_F16_OUT_F16,
+                    (64, 128, 64, 8, 8, 3)),
 ]
 
 # fp8 GEMMs (wgmma on sm_90a reads fp8 tiles along K only: a is M x K and b is stored N x K).
