@@ -438,6 +438,11 @@ private:
   /// pid, a scalar atomic, mbarrier set-up and TMA copies).
   llvm::Value *isThreadZero() { return builder_.CreateICmpEQ(threadId_, builder_.getInt32(0)); }
   void lowerFor(const Operation &op);
+  /// lowerFor for a loop whose last iteration leaves wgmma groups in flight (`drained`: the
+  /// indices of the carried values they compute), in do-while form behind a guard.
+  void lowerForDrained(const Operation &op, const std::vector<unsigned> &drained);
+  /// Whether a `for` with induction variable `iv` runs another iteration (step's sign decides).
+  llvm::Value *forContinues(const Operation &op, llvm::Value *iv);
   void lowerIf(const Operation &op);
   void lowerWhile(const Operation &op);
 
