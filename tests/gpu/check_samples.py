@@ -607,6 +607,9 @@ MMA_SAMPLES = [
                aligned=True),
     epilogue_ops_sample("wgmma_epilogue_ops", (128, 64, 32), 4),
     epilogue_ops_sample("wgmma_epilogue_ops_w8", (128, 128, 32), 8),
+    # Warpgroups side by side along N (64 rows on 8 warps, warps numbered along M first): row max
+    # across the two warpgroups, column sums, scan and argmax along M within each.
+    epilogue_ops_sample("wgmma_epilogue_ops_64_w8", (64, 128, 32), 8),
     mma_sample("wgmma_f16acc_64x512", "gemm_f16acc", "float16", "float16", DOT_F16_OUT_F16,
                blocks=(64, 512, 32), size=(150, 1040, 112)),
     mma_sample("wgmma_bf16_tn_w8", "gemm_f32acc", "bfloat16", "float32", DOT_BF16_OUT_F32, "TN",
