@@ -33,15 +33,20 @@ FLASH_SOURCE = "samples/flash_attention.tl"
 GEMM_CONFIGS = [(128, 256, 64, 8, 8, 3), (64, 256, 32, 8, 4, 4), (128, 128, 32, 8, 4, 4),
                 (128, 64, 32, 8, 4, 4), (64, 128, 32, 8, 4, 4), (128, 32, 32, 8, 4, 4),
                 (64, 32, 32, 8, 2, 5), (32, 64, 32, 8, 2, 5)]
+# 64-row tiles on 8 warps: on sm_90a Triton's wgmma grid puts the two warpgroups side by side
+# along N (each n = BLOCK_N / 2); a common autotune config (--quick runs the first one too).
+GEMM_WARPS_ALONG_N_CONFIGS = [(64, 128, 64, 8, 8, 3), (64, 256, 64, 8, 8, 3)]
 SQUARE = [512, 1024, 2048, 4096, 8192]
 LLM = [(m, nk, nk) for m in (16, 64, 128) for nk in (4096, 8192)]
 # (BLOCK_M, BLOCK_N, num_warps, num_stages) for flash attention; BLOCK_K is the head dimension.
-FLASH_CONFIGS = [(128, 64, 8, 3), (64, 64, 4, 3)]
+# 64 x 64 on 8 warps: on sm_90a the first product on warps 8 x 1 (the second warpgroup computing
+# copies), the second on 4 x 2, as Triton's grids.
+FLASH_CONFIGS = [(128, 64, 8, 3), (64, 64, 4, 3), (64, 64, 8, 3)]
 FLASH_LENGTHS = [1024, 4096, 16384]
 SHORT = {"float16": "fp16", "bfloat16": "bf16"}
 # fp8 (e4m3) GEMMs, the tutorial's fp8 configs for Hopper: a is M x K, b is stored N x K (wgmma
 # reads fp8 tiles along K only, Triton's tutorial transposes b likewise), c is fp16. sm_90a only.
-FP8_CONFIGS = [(128, 256, 128, 8, 8, 3), (128, 128, 128, 8, 4, 4)]
+FP8_CONFIGS = [(128, 256, 128, 8, 8, 3), (128, 128, 128, 8, 4, 4), (64, 128, 128, 8, 8, 3)]
 # tf32 (fp32 inputs, the default input_precision) and int8 GEMMs, with b stored N x K ("nk":
 # contiguous along K, a linear layer's weight) and K x N ("kn"). The tutorial's 128x256x64 config
 # needs more shared memory in fp32 than an SM has, so these are configs that fit (Triton's too).
@@ -139,7 +144,7 @@ def flash_signature(d, config):
 
 
 def entries():
-    for dtype, config in itertools.product(SHORT, GEMM_CONFIGS):
+    for dtype, config in itertools.product(SHORT, GEMM_CONFIGS + GEMM_WARPS_ALONG_N_CONFIGS):
         yield gemm_name(dtype, config), GEMM_SOURCE, "matmul_kernel", gemm_signature(dtype, config), config[4], config[5]
     for d, config in itertools.product((64, 128), FLASH_CONFIGS):
         yield flash_name(d, config), FLASH_SOURCE, "flash_attention_kernel", flash_signature(d, config), config[2], config[3]
@@ -219,7 +224,10 @@ def run(ptx_dir, quick, only):
     shapes = [(s, s, s) for s in SQUARE] + LLM
     if quick:
         shapes = [(4096, 4096, 4096), (16, 4096, 4096)]
-    for dtype, config in itertools.product(SHORT, GEMM_CONFIGS if not quick else GEMM_CONFIGS[:1]):
+    configs = GEMM_CONFIGS + GEMM_WARPS_ALONG_N_CONFIGS
+    if quick:
+        configs = GEMM_CONFIGS[:1] + GEMM_WARPS_ALONG_N_CONFIGS[:1]
+    for dtype, config in itertools.product(SHORT, configs):
         name = gemm_name(dtype, config)
         if only and not re.search(only, name):
             continue

@@ -41,6 +41,8 @@ std::vector<int64_t> Distribution::coordinates(unsigned lane, unsigned warp,
   for (unsigned r : root->order) {
     laneIndex[r] = lane % root->threadsPerWarp[r];
     lane /= root->threadsPerWarp[r];
+  }
+  for (unsigned r : root->warpsOrder()) {
     warpIndex[r] = warp % root->warpsPerCTA[r];
     warp /= root->warpsPerCTA[r];
   }

@@ -164,13 +164,24 @@ private:
     unsigned rank = root->rank();
     Values lanes(rank), warps(rank);
     llvm::Value *lane = laneId_, *warp = warpId_;
-    for (unsigned r : root->order) {
-      unsigned tpw = root->threadsPerWarp[r], wpc = root->warpsPerCTA[r];
-      lanes[r] = prologue_.CreateAnd(lane, tpw - 1);
-      lane = prologue_.CreateLShr(lane, llvm::Log2_32(tpw));
+    auto splitWarp = [&](unsigned r) {
+      unsigned wpc = root->warpsPerCTA[r];
       warps[r] = prologue_.CreateAnd(warp, wpc - 1);
       warp = prologue_.CreateLShr(warp, llvm::Log2_32(wpc));
+    };
+    // (Lanes and warps split in one pass where they share the order, in the order of the
+    // instructions before layouts had a warp order of their own.)
+    const bool ownWarpOrder = !root->warpOrder.empty();
+    for (unsigned r : root->order) {
+      unsigned tpw = root->threadsPerWarp[r];
+      lanes[r] = prologue_.CreateAnd(lane, tpw - 1);
+      lane = prologue_.CreateLShr(lane, llvm::Log2_32(tpw));
+      if (!ownWarpOrder)
+        splitWarp(r);
     }
+    if (ownWarpOrder)
+      for (unsigned r : root->warpOrder)
+        splitWarp(r);
     return threadIndices_[key] = {lanes, warps};
   }
 
@@ -427,6 +438,11 @@ private:
   /// pid, a scalar atomic, mbarrier set-up and TMA copies).
   llvm::Value *isThreadZero() { return builder_.CreateICmpEQ(threadId_, builder_.getInt32(0)); }
   void lowerFor(const Operation &op);
+  /// lowerFor for a loop whose last iteration leaves wgmma groups in flight (`drained`: the
+  /// indices of the carried values they compute), in do-while form behind a guard.
+  void lowerForDrained(const Operation &op, const std::vector<unsigned> &drained);
+  /// Whether a `for` with induction variable `iv` runs another iteration (step's sign decides).
+  llvm::Value *forContinues(const Operation &op, llvm::Value *iv);
   void lowerIf(const Operation &op);
   void lowerWhile(const Operation &op);
 

@@ -3,11 +3,13 @@
 //
 // A warpgroup (four consecutive warps) multiplies 64 rows of a by n columns of b per instruction,
 // reading b, and a unless it is in registers, from shared memory through matrix descriptors. The
-// accumulator has the instructions' own layout (gpu/Layout.h, mmaV3AccumulatorLayout, every warp
-// along M): instruction mi of warpgroup g computes a's rows 64 (g + mi * warpgroups) to 64 more,
-// in their order. Operands come from a pipeline slot, from registers (a chained
-// dot's a, or a loop-invariant a read into fragments before the loop), or are staged here; every
-// tile is in an NVMMA layout (wgmmaOperandPlan).
+// accumulator has the instructions' own layout (gpu/Layout.h, mmaV3AccumulatorLayout): with G
+// warpgroups along M and H along N (warps numbered along M first), instruction (mi, ni) of
+// warpgroup (gm, gn) computes a's rows 64 (gm + mi * G) to 64 more, in their order, by b's
+// columns n (gn + ni * H) to n more (each warpgroup's descriptors start at its own rows of a and
+// columns of b; rows or columns past the tile wrap: copies). Operands come from a pipeline slot,
+// from registers (a chained dot's a, or a loop-invariant a read into fragments before the loop),
+// or are staged here; every tile is in an NVMMA layout (wgmmaOperandPlan).
 //
 // The instructions of a dot form one wgmma group, waited for before the dot's result is used
 // (wgmma.wait_group 0, the accumulators tied through it so that nothing reads them earlier);
@@ -227,12 +229,14 @@ uint64_t swizzleMode(unsigned swizzleBytes) {
 void KernelLowering::lowerDotWgmma(const Operation &op) {
   const tir::Type &aType = op.operand(0)->type(), &accType = op.operand(2)->type();
   const DType &in = aType.elem, &out = accType.elem;
-  const gpu::WgmmaInstruction instr = gpu::wgmmaInstructionOf(op);
+  const gpu::WgmmaInstruction instr = gpu::wgmmaInstructionOf(op, function_.numWarps);
   const MmaDotPlans plans = mmaDotPlans(op);
   const Distribution acc = distributionOf(accType);
-  const unsigned warpsM = accType.layout->warpsPerCTA[0];
+  const unsigned warpsM = instr.warpsM, warpsN = instr.warpsN;
   const unsigned blocksM = acc.elemsPerThread[0] / 2; // instructions along M per warpgroup
-  const unsigned tilesN = static_cast<unsigned>(accType.shape[1] / instr.n);
+  // Instructions along N per warpgroup: the warpgroups along N take n columns each in turn.
+  const unsigned tilesN =
+      static_cast<unsigned>(std::max<int64_t>(1, accType.shape[1] / (int64_t(instr.n) * warpsN)));
   const unsigned kSteps = static_cast<unsigned>(aType.shape[1] / instr.k);
   const bool packedAcc = out.kind == ScalarKind::F16;
   const bool integer = out.kind == ScalarKind::I32;
@@ -299,11 +303,36 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
     return builder_.CreateAdd(tile, builder_.CreateZExt(builder_.CreateLShr(offset, 4), i64));
   };
   auto constant = [&](unsigned v) { return builder_.getInt32(v); };
-  // The first of a's rows the warpgroup's instruction mi computes.
-  llvm::Value *warpGroup = uniformWarpGroup();
+  // The warpgroup's place in the warp grid (warps numbered along M first, Layout.h): groupM
+  // along M, groupN along N.
+  const unsigned groupsM = warpsM / 4;
+  llvm::Value *groupM = uniformWarpGroup(), *groupN = nullptr;
+  if (warpsN > 1) {
+    groupN = builder_.CreateLShr(groupM, constant(llvm::Log2_32(groupsM)));
+    groupM = builder_.CreateAnd(groupM, constant(groupsM - 1));
+  }
+  // The first of a's rows the warpgroup's instruction mi computes. Where the warps' rows are more
+  // than the tile's (a chained dot's 64 rows on 8 warps) they wrap: the warpgroups past M compute
+  // copies of the first ones' rows, as in Triton.
+  const int64_t rowsM = accType.shape[0];
   auto aRowsStart = [&](unsigned mi) {
-    return builder_.CreateMul(builder_.CreateAdd(warpGroup, constant(mi * (warpsM / 4))),
-                              constant(64));
+    llvm::Value *row =
+        builder_.CreateMul(builder_.CreateAdd(groupM, constant(mi * groupsM)), constant(64));
+    if (64 * int64_t(groupsM) > rowsM)
+      row = builder_.CreateAnd(row, constant(static_cast<unsigned>(rowsM - 1)));
+    return row;
+  };
+  // The first of b's columns the warpgroup's instruction ni computes: instruction ni of every
+  // warpgroup along N, then the next ni (wrapping as the rows do).
+  const int64_t columnsN = accType.shape[1];
+  auto bColumnsStart = [&](unsigned ni) -> llvm::Value * {
+    if (warpsN == 1)
+      return constant(ni * instr.n);
+    llvm::Value *column = builder_.CreateAdd(builder_.CreateMul(groupN, constant(instr.n)),
+                                             constant(ni * instr.n * warpsN));
+    if (int64_t(instr.n) * warpsN > columnsN)
+      column = builder_.CreateAnd(column, constant(static_cast<unsigned>(columnsN - 1)));
+    return column;
   };
   const SharedTilePlan &aPlan = plans.operands[0], &bPlan = plans.operands[1];
   const bool transA = !aInRegisters && aPlan.fastDim == 0;
@@ -319,7 +348,7 @@ void KernelLowering::lowerDotWgmma(const Operation &op) {
     return transA ? descriptor(aPlan, aTile, k, m) : descriptor(aPlan, aTile, m, k);
   };
   auto bDescriptor = [&](unsigned ni, unsigned s) {
-    llvm::Value *n = constant(ni * instr.n), *k = constant(s * instr.k);
+    llvm::Value *n = bColumnsStart(ni), *k = constant(s * instr.k);
     return transB ? descriptor(bPlan, bTile, k, n) : descriptor(bPlan, bTile, n, k);
   };
 

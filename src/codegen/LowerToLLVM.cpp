@@ -1704,9 +1704,7 @@ void KernelLowering::lowerReduce(const Operation &op) {
 void KernelLowering::lowerFor(const Operation &op) {
   const tir::Block &body = op.region(0).block();
   llvm::Value *lb = get(op.operand(0))[0];
-  llvm::Value *ub = get(op.operand(1))[0];
   llvm::Value *step = get(op.operand(2))[0];
-  const DType &ivType = op.operand(0)->type().elem;
   unsigned numIters = op.numOperands() - 3;
 
   // A tensor-core dot whose a is loop-invariant (attention's q) reads its A fragments once, here,
@@ -1721,6 +1719,31 @@ void KernelLowering::lowerFor(const Operation &op) {
     if (invariant)
       lowerDotMma(*inner, /*onlyA=*/true);
   }
+
+  // The carried values wgmma groups left in flight by the last iteration compute.
+  std::vector<unsigned> drained;
+  for (const auto &inner : body.ops()) {
+    unsigned carried = 0;
+    if (gpu::isWgmmaDot(*inner) &&
+        (wgmmaStaysInFlight(*inner, &carried) || wgmmaDeferredTo(*inner, &carried)))
+      drained.push_back(carried);
+  }
+  // Attention's deferred second product with its warpgroups along N (64 rows on 8 warps): the
+  // wait after the loop must be on the loop's own exit path. Where the loop may run no iteration
+  // and that path joins the exit before the wait, the zero-trip path's copies of the initial
+  // accumulators into the registers the wgmmas use look, to ptxas, like writes to those
+  // registers while a group is in flight, and it serialises every wgmma of the kernel (warning
+  // C7515): LLVM places those copies so there. The other loops keep the form whose performance
+  // was measured (attention with every warp along M: the copies before the guard).
+  const bool deferredAlongN =
+      std::any_of(body.ops().begin(), body.ops().end(), [&](const auto &inner) {
+        unsigned warpsN = 1;
+        return gpu::isWgmmaDot(*inner) && wgmmaDeferredTo(*inner) &&
+               gpu::isMmaV3AccumulatorLayout(*inner->result()->type().layout, nullptr, &warpsN) &&
+               warpsN > 1;
+      });
+  if (deferredAlongN)
+    return lowerForDrained(op, drained);
 
   llvm::BasicBlock *preheader = builder_.GetInsertBlock();
   llvm::BasicBlock *header = llvm::BasicBlock::Create(context_, "for.header", kernel_);
@@ -1743,18 +1766,7 @@ void KernelLowering::lowerFor(const Operation &op) {
     values_[op.result(i)] = phiValues;
   }
   values_[body.argument(0)] = {iv};
-  // range(lb, ub, step): up while step > 0, down while step < 0.
-  bool isSigned = !ivType.isUnsigned();
-  llvm::Value *up =
-      builder_.CreateICmp(isSigned ? llvm::CmpInst::ICMP_SLT : llvm::CmpInst::ICMP_ULT, iv, ub);
-  llvm::Value *cond = up;
-  if (isSigned) {
-    llvm::Value *down = builder_.CreateICmpSGT(iv, ub);
-    llvm::Value *positive =
-        builder_.CreateICmpSGT(step, llvm::ConstantInt::get(step->getType(), 0));
-    cond = builder_.CreateSelect(positive, up, down);
-  }
-  builder_.CreateCondBr(cond, loop, exit);
+  builder_.CreateCondBr(forContinues(op, iv), loop, exit);
 
   builder_.SetInsertPoint(loop);
   if (usesSharedMemory(body))
@@ -1772,11 +1784,83 @@ void KernelLowering::lowerFor(const Operation &op) {
   builder_.CreateBr(header);
   builder_.SetInsertPoint(exit);
   // A wgmma group left in flight by the last iteration completes before its result is used.
-  for (const auto &inner : body.ops()) {
-    unsigned carried = 0;
-    if (gpu::isWgmmaDot(*inner) &&
-        (wgmmaStaysInFlight(*inner, &carried) || wgmmaDeferredTo(*inner, &carried)))
-      values_[op.result(carried)] = waitForWgmma(get(op.result(carried)), 0);
+  for (unsigned carried : drained)
+    values_[op.result(carried)] = waitForWgmma(get(op.result(carried)), 0);
+}
+
+llvm::Value *KernelLowering::forContinues(const Operation &op, llvm::Value *iv) {
+  llvm::Value *ub = get(op.operand(1))[0];
+  llvm::Value *step = get(op.operand(2))[0];
+  // range(lb, ub, step): up while step > 0, down while step < 0.
+  bool isSigned = !op.operand(0)->type().elem.isUnsigned();
+  llvm::Value *up =
+      builder_.CreateICmp(isSigned ? llvm::CmpInst::ICMP_SLT : llvm::CmpInst::ICMP_ULT, iv, ub);
+  if (!isSigned)
+    return up;
+  llvm::Value *down = builder_.CreateICmpSGT(iv, ub);
+  llvm::Value *positive = builder_.CreateICmpSGT(step, llvm::ConstantInt::get(step->getType(), 0));
+  return builder_.CreateSelect(positive, up, down);
+}
+
+void KernelLowering::lowerForDrained(const Operation &op, const std::vector<unsigned> &drained) {
+  const tir::Block &body = op.region(0).block();
+  llvm::Value *lb = get(op.operand(0))[0];
+  llvm::Value *step = get(op.operand(2))[0];
+  unsigned numIters = op.numOperands() - 3;
+  // preheader: guard -> body (do-while) -> drain (the waits) -> exit; the guard's false edge
+  // goes straight to the exit, which merges the initial values with the drained ones.
+  llvm::BasicBlock *preheader = builder_.GetInsertBlock();
+  llvm::BasicBlock *loop = llvm::BasicBlock::Create(context_, "for.body", kernel_);
+  llvm::BasicBlock *drain = llvm::BasicBlock::Create(context_, "for.drain", kernel_);
+  llvm::BasicBlock *exit = llvm::BasicBlock::Create(context_, "for.exit", kernel_);
+  builder_.CreateCondBr(forContinues(op, lb), loop, exit);
+
+  builder_.SetInsertPoint(loop);
+  llvm::PHINode *iv = builder_.CreatePHI(lb->getType(), 2, "iv");
+  iv->addIncoming(lb, preheader);
+  std::vector<std::vector<llvm::PHINode *>> phis(numIters);
+  for (unsigned i = 0; i < numIters; ++i) {
+    Values phiValues;
+    for (llvm::Value *init : get(op.operand(i + 3))) {
+      llvm::PHINode *phi = builder_.CreatePHI(init->getType(), 2);
+      phi->addIncoming(init, preheader);
+      phis[i].push_back(phi);
+      phiValues.push_back(phi);
+    }
+    values_[body.argument(i + 1)] = phiValues;
+  }
+  values_[body.argument(0)] = {iv};
+  if (usesSharedMemory(body))
+    sharedInUse_ = true; // the previous iteration's readers
+  lowerBlock(body);
+  const Operation *yield = body.terminator();
+  llvm::Value *next = builder_.CreateAdd(iv, step);
+  llvm::BasicBlock *latch = builder_.GetInsertBlock();
+  iv->addIncoming(next, latch);
+  std::vector<Values> yielded(numIters);
+  for (unsigned i = 0; i < numIters; ++i) {
+    yielded[i] = get(yield->operand(i));
+    for (unsigned e = 0; e < phis[i].size(); ++e)
+      phis[i][e]->addIncoming(yielded[i].at(e), latch);
+  }
+  builder_.CreateCondBr(forContinues(op, next), loop, drain);
+
+  // The groups the last iteration left in flight complete before their results are used.
+  builder_.SetInsertPoint(drain);
+  for (unsigned carried : drained)
+    yielded[carried] = waitForWgmma(yielded[carried], 0);
+  builder_.CreateBr(exit);
+  builder_.SetInsertPoint(exit);
+  for (unsigned i = 0; i < numIters; ++i) {
+    Values merged;
+    const Values &init = get(op.operand(i + 3));
+    for (unsigned e = 0; e < init.size(); ++e) {
+      llvm::PHINode *phi = builder_.CreatePHI(init[e]->getType(), 2);
+      phi->addIncoming(init[e], preheader);
+      phi->addIncoming(yielded[i][e], drain);
+      merged.push_back(phi);
+    }
+    values_[op.result(i)] = merged;
   }
 }
 

@@ -188,7 +188,7 @@ gpu::LayoutPtr dotOperandLayout(const gpu::Layout &acc, unsigned operand, int64_
   for (unsigned d = 0; d < rank; ++d)
     reps[d] = acc.reps(d);
   reps[operand == 0 ? rank - 1 : rank - 2] = 1;
-  return gpu::makeBlocked(spt, acc.threadsPerWarp, acc.warpsPerCTA, acc.order, reps);
+  return gpu::makeBlocked(spt, acc.threadsPerWarp, acc.warpsPerCTA, acc.order, reps, acc.warpOrder);
 }
 
 DotPlans dotPlans(const tir::Operation &dot) {
@@ -332,13 +332,35 @@ SharedTilePlan pipelineSlotPlan(const tir::Function &function, unsigned buffer) 
 }
 
 bool mmaTakesAFromRegisters(const tir::Type &a, const gpu::Layout &acc) {
-  unsigned warpsN = 0;
-  const bool everyWarpAlongM =
-      gpu::isMmaV3AccumulatorLayout(acc) ||
-      (gpu::isMmaV2AccumulatorLayout(acc, nullptr, &warpsN) && warpsN == 1);
-  if (!a.layout || !everyWarpAlongM)
+  if (!a.layout || sharedElementBytes(a.elem) != 2)
     return false;
-  return sharedElementBytes(a.elem) == 2 && *a.layout == acc;
+  // Each warp's registers must hold whole rows of a (every warp along M in a's layout), the rows
+  // its instructions compute.
+  unsigned warpsN = 0;
+  if (gpu::isMmaV2AccumulatorLayout(acc, nullptr, &warpsN))
+    return warpsN == 1 && *a.layout == acc;
+  unsigned aWarpsN = 0;
+  if (!gpu::isMmaV3AccumulatorLayout(acc) ||
+      !gpu::isMmaV3AccumulatorLayout(*a.layout, nullptr, &aWarpsN) || aWarpsN != 1)
+    return false;
+  if (*a.layout == acc)
+    return true;
+  // wgmma: a's layout may differ from the accumulator's along N only. Attention's first product
+  // of 64 rows on 8 warps has every warp along M, warps 4-7 copying warps 0-3's rows, and the
+  // second product its warpgroups side by side along N, both computing rows 0-63: each warp holds
+  // the rows of P it multiplies (as Triton, whose conversion between the two moves no data).
+  const Distribution aDist = distributionOf(a);
+  const Distribution accRows =
+      distributionOf(a.withLayout(std::make_shared<const gpu::Layout>(acc)));
+  if (aDist.elemsPerThread[0] != accRows.elemsPerThread[0])
+    return false;
+  for (unsigned warp = 0; warp < acc.numWarps(); ++warp)
+    for (unsigned lane = 0; lane < 32; lane += 4)
+      for (unsigned i = 0; i < aDist.elemsPerThread[0]; ++i)
+        if (aDist.coordinates(lane, warp, aDist.linearIndex({i, 0}))[0] !=
+            accRows.coordinates(lane, warp, accRows.linearIndex({i, 0}))[0])
+          return false;
+  return true;
 }
 
 const tir::Operation *bufferedTile(const tir::Value *operand) {

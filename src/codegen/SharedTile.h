@@ -153,8 +153,10 @@ MmaDotPlans mmaDotPlans(const tir::Operation &dot);
 
 /// Whether a tensor-core dot with accumulator layout `acc` can take its operand a, of type `a`,
 /// from the registers that hold it: a is 16-bit and laid out as the accumulator, with all warps
-/// along M (so that each thread holds whole rows of a, as the A fragments need them). Attention's
-/// second product meets this, the softmax of the first product's accumulator as its a.
+/// along M (so that each thread holds whole rows of a, as the A fragments need them); for wgmma,
+/// a wgmma accumulator layout with all warps along M whose warps hold the rows they hold in
+/// `acc` (whose warps may also go along N). Attention's second product meets this, the softmax
+/// of the first product's accumulator as its a.
 bool mmaTakesAFromRegisters(const tir::Type &a, const gpu::Layout &acc);
 
 } // namespace tilec::codegen

@@ -11,8 +11,12 @@
 // operands keep the layouts their producers give them and the lowering stages them through
 // swizzled shared memory (or, for a chained dot's A, takes them straight from registers).
 //
-// wgmma puts every warp along M (a warpgroup's four warps split an instruction's 64 rows); the
-// pass keeps mma.sync where that does not fit. mma.sync's warps tile [M, N] as Triton's
+// wgmma's warps tile [M, N] as Triton's warpsPerTileV3: a warpgroup's four warps split an
+// instruction's 64 rows; more warpgroups go along M while the tile has rows for them, then along
+// N (64xN on 8 warps: two warpgroups side by side, n = N/2 columns each); a dot whose result
+// another dot uses puts every warp along M, as attention's first product, even where the warps
+// have more rows than the tile (their copies then compute the same rows). The pass keeps
+// mma.sync where wgmma does not fit. mma.sync's warps tile [M, N] as Triton's
 // warpsPerTileV2: a dot that feeds or is fed by
 // another dot (attention's two products) puts every warp along M, so that the first product's
 // rows stay in the warps that multiply them again; others split the dimension with more
@@ -116,7 +120,25 @@ static bool wgmmaTakesTypes(const Operation &dot) {
   }
 }
 
-std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsigned numWarps) {
+/// Triton 3.6's warpsPerTileV3: a dot whose result another dot uses puts every warp along M (so
+/// that attention's softmax reduces rows within warps), even where the tile has fewer rows than
+/// the warps (the warpgroups past M compute copies); others start from one warpgroup and double
+/// the warps along M while the tile has more rows than they cover, else along N.
+static std::pair<unsigned, unsigned> wgmmaWarpGrid(int64_t m, unsigned numWarps, bool feedsDot) {
+  if (feedsDot)
+    return {numWarps, 1};
+  unsigned warpsM = 4, warpsN = 1;
+  while (warpsM * warpsN < numWarps) {
+    if (m > 16 * int64_t(warpsM))
+      warpsM *= 2;
+    else
+      warpsN *= 2;
+  }
+  return {warpsM, warpsN};
+}
+
+std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsigned numWarps,
+                                                    bool feedsDot) {
   if (!wgmmaTakesTypes(dot))
     return std::nullopt;
   // As Triton 3.6's supportMMA: an fp8 dot into fp32 whose max_num_imprecise_acc is below 32
@@ -124,13 +146,21 @@ std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsign
   if (dot.operand(0)->type().elem.isFp8() && dot.hasAttr("max_num_imprecise_acc") &&
       dot.intAttr("max_num_imprecise_acc") < 32)
     return std::nullopt;
-  const WgmmaInstruction instruction = wgmmaInstructionOf(dot);
-  const unsigned elemBytes = instruction.elemBits / 8;
   const std::vector<int64_t> &shape = dot.result()->type().shape;
-  if (shape.size() != 2 || numWarps % 4 != 0)
+  if (shape.size() != 2 || numWarps % 4 != 0 || (numWarps & (numWarps - 1)) != 0)
     return std::nullopt;
+  WgmmaInstruction instruction = wgmmaInstructionOf(dot, numWarps);
+  const unsigned elemBytes = instruction.elemBits / 8;
   int64_t m = shape[0], n = shape[1], k = dot.operand(0)->type().shape[1];
-  if (m % (16 * int64_t(numWarps)) != 0 || n % 8 != 0 || k % instruction.k != 0)
+  // As Triton's supportMMA for version 3: M in whole instructions, N a multiple of 16.
+  if (m % 64 != 0 || n % 16 != 0 || k % instruction.k != 0)
+    return std::nullopt;
+  std::tie(instruction.warpsM, instruction.warpsN) = wgmmaWarpGrid(m, numWarps, feedsDot);
+  // The warps' tile, warpsM * 16 rows by warpsN instructions' columns, repeats over the dot's or
+  // wraps around it (copies: attention's first product of 64 rows on 8 warps).
+  auto tiles = [](int64_t size, int64_t tile) { return size % tile == 0 || tile % size == 0; };
+  if (!tiles(m, 16 * int64_t(instruction.warpsM)) ||
+      !tiles(n, int64_t(instruction.n) * instruction.warpsN))
     return std::nullopt;
   // The NVMMA shared layouts swizzle rows of 32, 64 or 128 bytes; the operands' contiguous
   // dimension is not known until layouts are assigned, so both of b's dimensions and a's K must
@@ -156,15 +186,23 @@ std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsign
   return instruction;
 }
 
-WgmmaInstruction wgmmaInstructionOf(const Operation &dot) {
-  int64_t n = dot.result()->type().shape[1];
+WgmmaInstruction wgmmaInstructionOf(const Operation &dot, unsigned numWarps) {
+  const std::vector<int64_t> &shape = dot.result()->type().shape;
+  int64_t m = shape[0], n = shape[1];
   WgmmaInstruction instruction;
   // An instruction covers 32 bytes of K: k16 for 16-bit operands, k32 for 8-bit, k8 for tf32.
   instruction.elemBits = dot.operand(0)->type().elem.bits();
   instruction.k = 256 / instruction.elemBits;
-  instruction.n = static_cast<unsigned>(std::min<int64_t>(n, 256));
-  while (n % instruction.n != 0)
+  // As Triton's mmaVersionToInstrShape: the widest n (a multiple of 8, at most 256) that divides
+  // N and leaves a share of N to each group of warps the M rows do not occupy, 16 rows a warp.
+  int64_t warpsForM = std::max<int64_t>(m / 16, 1);
+  int64_t warpsForN = std::max<int64_t>(int64_t(numWarps) / warpsForM, 1);
+  int64_t widest = std::max<int64_t>(n / warpsForN, 8);
+  instruction.n = static_cast<unsigned>(std::min<int64_t>({n, 256, widest}) / 8 * 8);
+  while (instruction.n > 8 && n % instruction.n != 0)
     instruction.n -= 8;
+  if (const LayoutPtr &layout = dot.result()->type().layout)
+    isMmaV3AccumulatorLayout(*layout, &instruction.warpsM, &instruction.warpsN);
   return instruction;
 }
 
@@ -238,6 +276,37 @@ std::pair<unsigned, unsigned> warpsPerTile(int64_t m, int64_t n, unsigned numWar
   return {warpsM, warpsN};
 }
 
+/// Whether another dot uses what `dot` computes, as Triton's warpsPerTileV3 asks (MLIR's forward
+/// slice of the result): the users, their results' users and so on, and every op nested in a
+/// user's regions (a loop the result enters as an initial value).
+bool feedsAnotherDot(const Operation &dot,
+                     const std::map<const Value *, std::vector<Operation *>> &users) {
+  std::set<const Operation *> seen{&dot};
+  std::vector<const Operation *> work;
+  auto pushUsers = [&](const Operation &op) {
+    for (unsigned r = 0; r < op.numResults(); ++r)
+      if (auto it = users.find(op.result(r)); it != users.end())
+        work.insert(work.end(), it->second.begin(), it->second.end());
+  };
+  pushUsers(dot);
+  while (!work.empty()) {
+    const Operation *op = work.back();
+    work.pop_back();
+    if (!seen.insert(op).second)
+      continue;
+    if (op->code() == OpCode::Dot)
+      return true;
+    bool nestedDot = false;
+    for (unsigned i = 0; i < op->numRegions(); ++i)
+      tir::walk(const_cast<Operation *>(op)->region(i).block(),
+                [&](Operation &inner) { nestedDot = nestedDot || inner.code() == OpCode::Dot; });
+    if (nestedDot)
+      return true;
+    pushUsers(*op);
+  }
+  return false;
+}
+
 /// Replaces `dot`'s operands by their fp16 casts (exact: fp16 holds every e4m3 and e5m2 value).
 void upcastOperandsToFp16(Operation &dot) {
   for (unsigned i = 0; i < 2; ++i) {
@@ -282,10 +351,15 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
     }
     // A batch's slice of a 3-D dot (DecomposeBatchedDot) stays on mma.sync, as Triton's 3-D dots.
     const bool batchSlice = dot->hasAttr("batch_slice");
-    if (hasWgmma(arch) && !batchSlice && wgmmaInstructionFor(*dot, function.numWarps)) {
-      dot->setAttr("engine", std::string("wgmma"));
-      retypeResult(function, *dot, 0, mmaV3AccumulatorLayout(function.numWarps));
-      continue;
+    if (hasWgmma(arch) && !batchSlice) {
+      if (std::optional<WgmmaInstruction> instruction =
+              wgmmaInstructionFor(*dot, function.numWarps, feedsAnotherDot(*dot, users))) {
+        dot->setAttr("engine", std::string("wgmma"));
+        retypeResult(
+            function, *dot, 0,
+            mmaV3AccumulatorLayout(instruction->warpsM, instruction->warpsN, instruction->n));
+        continue;
+      }
     }
     const bool chained = hasChainedDot(*dot, users);
     // fp8 operands: mma.sync multiplies them from sm_89 on. Elsewhere (older SMs, tiles the fp8

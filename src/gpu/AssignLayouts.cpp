@@ -10,6 +10,7 @@
 // Then every op is legalised: an operand whose layout differs from the one the op needs is
 // converted with convert_layout (RemoveRedundantConversions later removes what it can).
 #include "gpu/Layout.h"
+#include "gpu/Mma.h"
 #include "gpu/PassUtils.h"
 #include "gpu/Passes.h"
 
@@ -274,6 +275,19 @@ private:
       for (Value *v : group.values)
         if (!known && counts(v))
           known = layoutOf(v);
+      // A loop-carried tensor-core accumulator reaches the yield through the conversion
+      // AccelerateMatmul left after its dot (no layout yet): the carried value takes the dot's
+      // layout before the arithmetic on it in the body is assigned (attention's rescaling by
+      // alpha, whose other operand comes from the first product, in another layout where the
+      // warps of the two products differ).
+      for (Value *v : group.values) {
+        const Operation *producer = v->definingOp();
+        if (known || !producer || producer->code() != OpCode::ConvertLayout)
+          continue;
+        const Operation *dot = producer->operand(0)->definingOp();
+        if (dot && isTensorCoreDot(*dot))
+          known = layoutOf(dot->result());
+      }
       for (Value *v : group.values)
         set(v, known);
     }

@@ -43,6 +43,10 @@ std::string Layout::str() const {
     os << ", rep=";
     printList(os, repsInWarp);
   }
+  if (!warpOrder.empty()) {
+    os << ", warp_order=";
+    printList(os, warpOrder);
+  }
   os << "}>";
   return os.str();
 }
@@ -53,7 +57,7 @@ bool Layout::operator==(const Layout &o) const {
   if (kind == LayoutKind::Slice)
     return dim == o.dim && *parent == *o.parent;
   if (sizePerThread != o.sizePerThread || threadsPerWarp != o.threadsPerWarp ||
-      warpsPerCTA != o.warpsPerCTA || order != o.order)
+      warpsPerCTA != o.warpsPerCTA || order != o.order || warpsOrder() != o.warpsOrder())
     return false;
   for (unsigned d = 0; d < rank(); ++d)
     if (reps(d) != o.reps(d))
@@ -63,7 +67,7 @@ bool Layout::operator==(const Layout &o) const {
 
 LayoutPtr makeBlocked(std::vector<unsigned> sizePerThread, std::vector<unsigned> threadsPerWarp,
                       std::vector<unsigned> warpsPerCTA, std::vector<unsigned> order,
-                      std::vector<unsigned> repsInWarp) {
+                      std::vector<unsigned> repsInWarp, std::vector<unsigned> warpOrder) {
   auto l = std::make_shared<Layout>();
   l->kind = LayoutKind::Blocked;
   l->sizePerThread = std::move(sizePerThread);
@@ -73,6 +77,11 @@ LayoutPtr makeBlocked(std::vector<unsigned> sizePerThread, std::vector<unsigned>
   // Without repeats the list stays empty, so that such layouts compare and print as before.
   if (std::any_of(repsInWarp.begin(), repsInWarp.end(), [](unsigned r) { return r != 1; }))
     l->repsInWarp = std::move(repsInWarp);
+  // The warp order matters only where warps go along two dimensions or more.
+  auto warped =
+      std::count_if(l->warpsPerCTA.begin(), l->warpsPerCTA.end(), [](unsigned w) { return w > 1; });
+  if (warped > 1 && warpOrder != l->order)
+    l->warpOrder = std::move(warpOrder);
   return l;
 }
 
@@ -149,7 +158,7 @@ LayoutPtr withoutRepsInWarp(const LayoutPtr &layout) {
   if (layout->repsInWarp.empty())
     return layout;
   return makeBlocked(layout->sizePerThread, layout->threadsPerWarp, layout->warpsPerCTA,
-                     layout->order);
+                     layout->order, {}, layout->warpOrder);
 }
 
 LayoutPtr permuteLayout(const LayoutPtr &layout, const std::vector<int64_t> &order) {
@@ -167,7 +176,10 @@ LayoutPtr permuteLayout(const LayoutPtr &layout, const std::vector<int64_t> &ord
   }
   for (unsigned d : layout->order)
     newOrder.push_back(inverse[d]);
-  return makeBlocked(spt, tpw, wpc, newOrder, reps);
+  std::vector<unsigned> newWarpOrder;
+  for (unsigned d : layout->warpOrder)
+    newWarpOrder.push_back(inverse[d]);
+  return makeBlocked(spt, tpw, wpc, newOrder, reps, newWarpOrder);
 }
 
 LayoutPtr threadPartialsLayout(const LayoutPtr &layout) {
@@ -181,7 +193,12 @@ LayoutPtr threadPartialsLayout(const LayoutPtr &layout) {
   tpw.push_back(1);
   wpc.push_back(1);
   order.insert(order.end(), layout->order.begin(), layout->order.end());
-  return makeSlice(rank, makeBlocked(spt, tpw, wpc, order));
+  std::vector<unsigned> warpOrder;
+  if (!layout->warpOrder.empty()) {
+    warpOrder.push_back(rank);
+    warpOrder.insert(warpOrder.end(), layout->warpOrder.begin(), layout->warpOrder.end());
+  }
+  return makeSlice(rank, makeBlocked(spt, tpw, wpc, order, {}, warpOrder));
 }
 
 LayoutPtr dotFmaLayout(const std::vector<int64_t> &shape, unsigned numWarps) {
@@ -231,20 +248,27 @@ bool isMmaV2AccumulatorLayout(const Layout &layout, unsigned *warpsM, unsigned *
   return true;
 }
 
-LayoutPtr mmaV3AccumulatorLayout(unsigned warpsM) {
-  return makeBlocked({1, 2}, {8, 4}, {warpsM, 1}, {1, 0}, {2, 1});
+LayoutPtr mmaV3AccumulatorLayout(unsigned warpsM, unsigned warpsN, unsigned instructionN) {
+  // One warp along N: its columns follow one another 8 at a time whatever the instruction's n
+  // (the layout of every wgmma dot before warps went along N too).
+  const unsigned repsN = warpsN > 1 ? instructionN / 8 : 1;
+  return makeBlocked({1, 2}, {8, 4}, {warpsM, warpsN}, {1, 0}, {2, repsN}, {0, 1});
 }
 
-bool isMmaV3AccumulatorLayout(const Layout &layout, unsigned *warpsM) {
+bool isMmaV3AccumulatorLayout(const Layout &layout, unsigned *warpsM, unsigned *warpsN) {
   if (layout.kind != LayoutKind::Blocked || layout.rank() != 2)
     return false;
   if (layout.sizePerThread != std::vector<unsigned>{1, 2} ||
       layout.threadsPerWarp != std::vector<unsigned>{8, 4} ||
-      layout.order != std::vector<unsigned>{1, 0} || layout.reps(0) != 2 || layout.reps(1) != 1 ||
-      layout.warpsPerCTA[1] != 1)
+      layout.order != std::vector<unsigned>{1, 0} || layout.reps(0) != 2)
+    return false;
+  const bool alongN = layout.warpsPerCTA[1] > 1;
+  if (alongN ? layout.warpsOrder() != std::vector<unsigned>{0, 1} : layout.reps(1) != 1)
     return false;
   if (warpsM)
     *warpsM = layout.warpsPerCTA[0];
+  if (warpsN)
+    *warpsN = layout.warpsPerCTA[1];
   return true;
 }
 

@@ -31,21 +31,27 @@ struct WgmmaInstruction {
   unsigned n = 8;
   unsigned k = 16;
   unsigned elemBits = 16;
+  /// The warp grid over the dot's [M, N] tile (Triton's warpsPerTileV3): warpsM / 4 warpgroups
+  /// along M times warpsN along N, each computing 64 rows by n columns per instruction.
+  unsigned warpsM = 4, warpsN = 1;
 };
 
 /// Whether `arch` has wgmma (sm_90a: the instructions are specific to that target).
 bool hasWgmma(const std::string &arch);
 
-/// The wgmma instruction for `dot` in a program of `numWarps` warps, or none when only mma.sync
-/// (or the FMA path) computes it: the operand types (fp16 or bf16 into fp32, fp16 into fp16; fp8
-/// e4m3/e5m2 or tf32 into fp32 and int8 into int32 with both tiles loaded contiguous along K), a
-/// tile whose M splits over the warps in whole 16-row groups with a multiple of 4 warps (every
-/// warp along M), N a multiple of 8, and operand tiles whose rows (along their contiguous
-/// dimension) are 32, 64 or a multiple of 128 bytes (the NVMMA shared layouts' swizzle widths).
-std::optional<WgmmaInstruction> wgmmaInstructionFor(const tir::Operation &dot, unsigned numWarps);
+/// The wgmma instruction and warp grid for `dot` in a program of `numWarps` warps, or none when
+/// only mma.sync (or the FMA path) computes it, as Triton 3.6 decides: the operand types (fp16 or
+/// bf16 into fp32, fp16 into fp16; fp8 e4m3/e5m2 or tf32 into fp32 and int8 into int32 with both
+/// tiles loaded contiguous along K), a multiple of 4 warps, M a multiple of 64 and N of 16, and
+/// operand tiles whose rows (along their contiguous dimension) are 32, 64 or a multiple of 128
+/// bytes (the NVMMA shared layouts' swizzle widths). `feedsDot`: another dot uses the result
+/// (Triton's forward slice), which puts every warp along M, as attention's first product.
+std::optional<WgmmaInstruction> wgmmaInstructionFor(const tir::Operation &dot, unsigned numWarps,
+                                                    bool feedsDot);
 
-/// The instruction a dot AccelerateMatmul put on wgmma uses (from its types and shape alone).
-WgmmaInstruction wgmmaInstructionOf(const tir::Operation &dot);
+/// The instruction a dot AccelerateMatmul put on wgmma uses in a program of `numWarps` warps
+/// (from its types, shape and accumulator layout alone).
+WgmmaInstruction wgmmaInstructionOf(const tir::Operation &dot, unsigned numWarps);
 
 /// Whether AccelerateMatmul put `dot` on wgmma (engine "wgmma").
 bool isWgmmaDot(const tir::Operation &dot);

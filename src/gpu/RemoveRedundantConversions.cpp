@@ -7,7 +7,11 @@
 //     wanted layout) is replaced by recomputing that value directly in the wanted layout;
 //   - so is a conversion of a small load (fewer elements than the program has threads, Triton's
 //     rule: the copies of each element the threads then read hit in the cache), issued again in
-//     the wanted layout where nothing between the two points can write memory.
+//     the wanted layout where nothing between the two points can write memory;
+//   - a conversion of a broadcast (through expand_dims and such trees) converts what is broadcast
+//     instead, when that is smaller, and broadcasts it again in the wanted layout (Triton's
+//     hoisting of conversions over broadcasts: attention's rescaling factor, one per row, where
+//     the two products' warps differ).
 // Producers left without users are erased.
 #include "gpu/Layout.h"
 #include "gpu/PassUtils.h"
@@ -106,10 +110,15 @@ private:
       convert.setOperand(0, producer->operand(0));
       return true;
     }
-    if (!canRematerialise(source, target, &convert, kMaxRematerialisationDepth))
-      return false;
+    // The whole tree recomputed, else (convertLeaves) what is broadcast converted instead.
+    bool convertLeaves = false;
+    if (!canRematerialise(source, target, &convert, kMaxRematerialisationDepth, false, false)) {
+      convertLeaves = true;
+      if (!canRematerialise(source, target, &convert, kMaxRematerialisationDepth, true, false))
+        return false;
+    }
     Copies done;
-    Value *replacement = rematerialise(source, target, &convert, done);
+    Value *replacement = rematerialise(source, target, &convert, done, false, convertLeaves, false);
     replaceAllUses(function_, convert.result(), replacement);
     return true;
   }
@@ -125,19 +134,32 @@ private:
     return nullptr;
   }
 
-  bool canRematerialise(Value *v, const LayoutPtr &layout, const Operation *before,
-                        unsigned depth) {
+  /// With `convertLeaves`, whether `v` is converted itself rather than recomputed: it is below a
+  /// broadcast of the tree (`belowBroadcast`), not made by another broadcast or expand_dims.
+  static bool isConvertedLeaf(const Value *v, bool convertLeaves, bool belowBroadcast) {
+    if (!convertLeaves || !belowBroadcast)
+      return false;
+    const Operation *producer = v->definingOp();
+    return !producer ||
+           (producer->code() != OpCode::Broadcast && producer->code() != OpCode::ExpandDims);
+  }
+
+  bool canRematerialise(Value *v, const LayoutPtr &layout, const Operation *before, unsigned depth,
+                        bool convertLeaves, bool belowBroadcast) {
     if (!v->type().isTensor() || availableIn(v, layout))
       return true;
+    if (isConvertedLeaf(v, convertLeaves, belowBroadcast))
+      return layoutOf(v) && v->type().numElements() < before->operand(0)->type().numElements();
     Operation *producer = v->definingOp();
     if (!producer || depth == 0)
       return false;
     bool cheapLoad = producer->code() == OpCode::Load && isCheapLoadBefore(*producer, before);
     if (!cheapLoad && !isRematerialisable(*producer))
       return false;
+    belowBroadcast |= producer->code() == OpCode::Broadcast;
     for (unsigned i = 0; i < producer->numOperands(); ++i)
       if (!canRematerialise(producer->operand(i), operandLayoutFor(*producer, i, layout), before,
-                            depth - 1))
+                            depth - 1, convertLeaves, belowBroadcast))
         return false;
     return true;
   }
@@ -149,7 +171,7 @@ private:
   /// (loads among them) are (see SinkConversions.cpp): Liger's rope fused another product than
   /// Triton when cos was loaded again after q.
   Value *rematerialise(Value *v, const LayoutPtr &layout, Operation *before, Copies &done,
-                       bool atOriginals = false) {
+                       bool atOriginals, bool convertLeaves, bool belowBroadcast) {
     if (!v->type().isTensor())
       return v;
     if (Value *available = availableIn(v, layout))
@@ -158,11 +180,21 @@ private:
     if (auto it = done.find(key); it != done.end())
       return it->second;
     Operation *producer = v->definingOp();
+    if (isConvertedLeaf(v, convertLeaves, belowBroadcast)) { // at the conversion it replaces
+      tir::Builder b;
+      b.setInsertionPoint(before);
+      b.setLoc(before->loc());
+      Value *converted = b.createValue(OpCode::ConvertLayout, {v}, v->type().withLayout(layout));
+      converted->setNameHint(v->nameHint());
+      done[key] = converted;
+      return converted;
+    }
     atOriginals |= producer->code() == OpCode::Load;
+    belowBroadcast |= producer->code() == OpCode::Broadcast;
     std::vector<Value *> operands;
     for (unsigned i = 0; i < producer->numOperands(); ++i)
       operands.push_back(rematerialise(producer->operand(i), operandLayoutFor(*producer, i, layout),
-                                       before, done, atOriginals));
+                                       before, done, atOriginals, convertLeaves, belowBroadcast));
     tir::Builder b;
     if (atOriginals) {
       tir::Block *block = producer->parentBlock();

@@ -607,6 +607,9 @@ MMA_SAMPLES = [
                aligned=True),
     epilogue_ops_sample("wgmma_epilogue_ops", (128, 64, 32), 4),
     epilogue_ops_sample("wgmma_epilogue_ops_w8", (128, 128, 32), 8),
+    # Warpgroups side by side along N (64 rows on 8 warps, warps numbered along M first): row max
+    # across the two warpgroups, column sums, scan and argmax along M within each.
+    epilogue_ops_sample("wgmma_epilogue_ops_64_w8", (64, 128, 32), 8),
     mma_sample("wgmma_f16acc_64x512", "gemm_f16acc", "float16", "float16", DOT_F16_OUT_F16,
                blocks=(64, 512, 32), size=(150, 1040, 112)),
     mma_sample("wgmma_bf16_tn_w8", "gemm_f32acc", "bfloat16", "float32", DOT_BF16_OUT_F32, "TN",
@@ -622,6 +625,22 @@ MMA_SAMPLES = [
                blocks=(128, 256, 64), num_warps=8, size=(300, 528, 208)),
     mma_sample("wgmma_i8_nt_staged", "gemm_i32acc", "int8", "int32", EXACT, "NT",
                blocks=(64, 64, 64), stages=1),
+    # Warpgroups side by side along N (Triton's warpsPerTileV3: warps along M while the tile has
+    # rows for them, then along N; each warpgroup n = N / its warpgroups along N columns): 64 x 128
+    # on 8 warps (4 x 2, m64n64k16), bit for bit against Triton (the same instructions in the same
+    # order); bf16 64 x 256 on 8 warps pipelined (m64n128k16); 128 x 128 on 16 warps (8 x 2); b
+    # stored N x K (K-major descriptors offset by the warpgroup's rows of b).
+    dataclasses.replace(
+        mma_sample("wgmma_f16_64x128_w8", "gemm_f32acc", "float16", "float32", EXACT,
+                   blocks=(64, 128, 64), num_warps=8, size=(300, 272, 208)),
+        reference=None, interp_tols={"c": DOT_F16_OUT_F32},
+        note="warpgroups along N: bit-exact against Triton"),
+    mma_sample("wgmma_bf16_64x256_w8", "gemm_f32acc", "bfloat16", "float32", DOT_BF16_OUT_F32,
+               blocks=(64, 256, 64), num_warps=8, size=(304, 528, 208), aligned=True),
+    mma_sample("wgmma_f16_128x128_w16", "gemm_f32acc", "float16", "float32", DOT_F16_OUT_F32,
+               blocks=(128, 128, 64), num_warps=16, size=(304, 400, 208), aligned=True),
+    mma_sample("wgmma_f16_64x64_w8_nt", "gemm_f32acc", "float16", "float32", DOT_F16_OUT_F32, "NT",
+               blocks=(64, 64, 32), num_warps=8),
 ]
 
 # The GEMM with TensorDescriptor arguments (bench/kernels/matmul_tma.tl): on sm_90a its loads
@@ -662,6 +681,10 @@ TMA_SAMPLES = [
     tma_gemm_sample("tma_gemm_bf16_128x128x32", "bfloat16", Tol(scale=2e-2),
                     (128, 128, 32, 8, 4, 4)),
     tma_gemm_sample("tma_gemm_fp16_64x128x32", "float16", DOT_F16_OUT_F16, (64, 128, 32, 8, 4, 4)),
+    # The same tile on 8 warps: two warpgroups side by side along N, each reading its half of
+    # b's TMA-filled slot.
+    tma_gemm_sample("tma_gemm_fp16_64x128x64_w8", "float16", DOT_F16_OUT_F16,
+                    (64, 128, 64, 8, 8, 3)),
 ]
 
 # fp8 GEMMs (wgmma on sm_90a reads fp8 tiles along K only: a is M x K and b is stored N x K).
@@ -845,7 +868,7 @@ def cat_order_sample(n, num_warps):
 
 
 def fp8_imprecise_sample(name, max_imprecise, blocks=(128, 128, 128), size=(256, 256, 1024),
-                         b_along_n=False):
+                         b_along_n=False, num_warps=4):
     """C = A @ B on e4m3 inputs of many magnitudes (B stored N x K, or K x N with b_along_n),
     with tl.dot's max_num_imprecise_acc (None: tl.dot without it): how many products of K
     accumulate in the tensor cores' reduced precision before an fp32 add. Their bits are the
@@ -876,7 +899,8 @@ def fp8_imprecise_sample(name, max_imprecise, blocks=(128, 128, 128), size=(256,
 
     return Sample(name=name, source="tests/gpu/mma_gemm.tl", kernel=kernel,
                   ptx=name, signature=signature, size=size,
-                  tilec_flags=("--num-warps", "4", "--num-stages", "3"), small=(128, 128, 256),
+                  tilec_flags=("--num-warps", str(num_warps), "--num-stages", "3"),
+                  small=(128, 128, 256),
                   inputs=inputs, outputs=["c"], args=args,
                   grid=lambda meta, s: (cdiv(s[0], meta["BLOCK_M"]), cdiv(s[1], meta["BLOCK_N"])),
                   tol=EXACT, interp_tols={"c": Tol(scale=1e-3)},
@@ -891,6 +915,13 @@ FP8_SAMPLES = [
     # shared memory and stay on wgmma, whose chained accumulation mma.sync's does not equal.
     fp8_imprecise_sample("fp8_imprecise_64_nn", 64, b_along_n=True),
     fp8_imprecise_sample("fp8_wgmma_nn", None, b_along_n=True),
+    # 64 rows on 8 warps: two warpgroups side by side along N (Triton's warpsPerTileV3 grid 4 x 2,
+    # m64n32k32 each), as Triton's test_dot_max_num_imprecise_acc; mma.sync would round every k32
+    # step into fp32 and differ from Triton's bits.
+    fp8_imprecise_sample("fp8_imprecise_64_w8_64x64", 64, blocks=(64, 64, 64), num_warps=8),
+    fp8_imprecise_sample("fp8_wgmma_w8_64x64", None, blocks=(64, 64, 64), num_warps=8),
+    fp8_imprecise_sample("fp8_imprecise_32_w8_64x64_nn", 32, blocks=(64, 64, 64), num_warps=8,
+                         b_along_n=True),
     fp8_gemm_sample("fp8_e4m3_gemm", "e4m3"),
     fp8_gemm_sample("fp8_e5m2_gemm", "e5m2", blocks=(128, 64, 128)),
     fp8_gemm_sample("fp8_e4m3_gemm_w8", "e4m3", blocks=(128, 256, 128), num_warps=8,
@@ -2830,8 +2861,8 @@ SAMPLES: List[Sample] = [
     # (q copied once into shared memory and read through descriptors, P V with P in registers),
     # with lengths that are not multiples of the blocks.
     Sample(
-        name=f"flash_attention_d{dim}_w{warps}", source="samples/flash_attention.tl",
-        kernel="flash_attention_kernel", ptx=f"flash_attention_d{dim}_w{warps}",
+        name=f"flash_attention_d{dim}_w{warps}{suffix}", source="samples/flash_attention.tl",
+        kernel="flash_attention_kernel", ptx=f"flash_attention_d{dim}_w{warps}{suffix}",
         signature="*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32,i32,i32:16,i32,i32,i32,"
                   "i32:16,i32,i32,i32,i32:16,i32,i32,i32,i32:16,i32,i32,i32,i32,i32,i32,i32,i32,"
                   f"i32:16,fp32,{block_m},64,{dim}",
@@ -2841,7 +2872,11 @@ SAMPLES: List[Sample] = [
         grid=lambda meta, s: (cdiv(s[2], meta["BLOCK_M"]), s[1], s[0]),
         tol=DOT_F16_OUT_F16, tols={"lse": Tol(atol=1e-4, rtol=1e-5)},
         reference=flash_reference)
-    for dim, warps, block_m in ((64, 4, 64), (64, 8, 128), (128, 4, 64), (128, 8, 128))
+    for dim, warps, block_m, suffix in (
+        (64, 4, 64, ""), (64, 8, 128, ""), (128, 4, 64, ""), (128, 8, 128, ""),
+        # 64 rows on 8 warps (Triton's grids: the first product on 8 x 1, its second warpgroup
+        # computing copies; the second on 4 x 2)
+        (64, 8, 64, "_m64"), (128, 8, 64, "_m64"))
 ] + MMA_SAMPLES + SCAN_SAMPLES + SPECIAL_SAMPLES + MAP_SAMPLES + INDUCTOR_SAMPLES + [
     # --- samples/vector_add_autotune.tl: one config (BLOCK_SIZE 4096, 8 warps, 2 stages).
     Sample(

@@ -78,3 +78,82 @@ TEST_CASE("without the repeats, the same threads step by whole tiles", "[codegen
     columnZero.push_back(dist.coordinates(4, 2, dist.linearIndex({i, 0}))[0]);
   CHECK(columnZero == std::vector<int64_t>{17, 49, 81, 113});
 }
+
+namespace {
+
+/// Where Triton 3.6's MMA v3 layout (LinearLayoutConversions.cpp: nvidiaMmaTile on the [16, n]
+/// instruction tile, then the warps column-major, M first) puts register r of instruction
+/// (mi, ni) of lane `lane` of warp `warp`, on a grid of warpsM x warpsN warps.
+std::vector<int64_t> tritonV3Coordinates(unsigned warpsM, unsigned warpsN, unsigned n,
+                                         unsigned lane, unsigned warp, unsigned mi, unsigned ni,
+                                         unsigned r) {
+  unsigned g = lane / 4, q = lane % 4;
+  unsigned warpM = warp % warpsM, warpN = warp / warpsM % warpsN;
+  int64_t row = 16 * warpM + g + 8 * ((r % 4) / 2) + int64_t(mi) * 16 * warpsM;
+  int64_t column = int64_t(n) * warpN + 8 * (r / 4) + 2 * q + r % 2 + int64_t(ni) * n * warpsN;
+  return {row, column};
+}
+
+/// Checks that every register of every wgmma instruction of every thread is, in `layout`, the
+/// element Triton's layout has there, when LowerDotWgmma numbers it: thread element
+/// (2 mi + (r % 4) / 2, 2 (ni n / 8 + r / 4) + r % 2).
+void checkAgainstTriton(const gpu::LayoutPtr &layout, std::vector<int64_t> shape, unsigned warpsM,
+                        unsigned warpsN, unsigned n) {
+  Distribution dist = distribution(layout, shape);
+  unsigned blocksM = dist.elemsPerThread[0] / 2;
+  unsigned tilesN = static_cast<unsigned>(shape[1] / (int64_t(n) * warpsN));
+  CHECK(dist.elemsPerThread[1] == tilesN * n / 4);
+  std::set<std::vector<int64_t>> seen;
+  for (unsigned warp = 0; warp < warpsM * warpsN; ++warp)
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned mi = 0; mi < blocksM; ++mi)
+        for (unsigned ni = 0; ni < tilesN; ++ni)
+          for (unsigned r = 0; r < n / 2; ++r) {
+            unsigned element =
+                dist.linearIndex({2 * mi + (r % 4) / 2, 2 * (ni * n / 8 + r / 4) + r % 2});
+            std::vector<int64_t> expected =
+                tritonV3Coordinates(warpsM, warpsN, n, lane, warp, mi, ni, r);
+            expected[0] %= shape[0];
+            REQUIRE(dist.coordinates(lane, warp, element) == expected);
+            seen.insert(expected);
+          }
+  CHECK(seen.size() == static_cast<size_t>(shape[0] * shape[1]));
+}
+
+} // namespace
+
+TEST_CASE("warpgroups along N hold the columns Triton's MMA v3 layout gives them",
+          "[codegen][distribution]") {
+  // 64 x 128 on 8 warps: 4 x 2, m64n64 per warpgroup; warps 0-3 the first 64 columns.
+  gpu::LayoutPtr layout = gpu::mmaV3AccumulatorLayout(4, 2, 64);
+  CHECK(layout->str() == "#blocked<{spt=[1, 2], tpw=[8, 4], wpc=[4, 2], order=[1, 0], "
+                         "rep=[2, 8], warp_order=[0, 1]}>");
+  unsigned warpsM = 0, warpsN = 0;
+  CHECK(gpu::isMmaV3AccumulatorLayout(*layout, &warpsM, &warpsN));
+  CHECK((warpsM == 4 && warpsN == 2));
+  CHECK_FALSE(gpu::isMmaV2AccumulatorLayout(*layout));
+  checkAgainstTriton(layout, {64, 128}, 4, 2, 64);
+  // Two instructions along N per warpgroup (64 x 256 with n = 64), 16 warps on 128 rows (8 x 2),
+  // four warpgroups along N (64 x 128 on 16 warps, n = 32).
+  checkAgainstTriton(layout, {64, 256}, 4, 2, 64);
+  checkAgainstTriton(gpu::mmaV3AccumulatorLayout(8, 2, 64), {128, 128}, 8, 2, 64);
+  checkAgainstTriton(gpu::mmaV3AccumulatorLayout(4, 4, 32), {64, 128}, 4, 4, 32);
+  // The warp order survives a transposition and the removal of the repeats; a layout with warps
+  // along one dimension only has none to keep.
+  CHECK(gpu::permuteLayout(layout, {1, 0})->warpsOrder() == std::vector<unsigned>{1, 0});
+  CHECK(gpu::withoutRepsInWarp(layout)->warpOrder == std::vector<unsigned>{0, 1});
+  CHECK(gpu::mmaV3AccumulatorLayout(8)->warpOrder.empty());
+  CHECK(*gpu::mmaV3AccumulatorLayout(8) == *gpu::mmaV3AccumulatorLayout(8, 1, 128));
+}
+
+TEST_CASE("warps past a chained dot's rows compute copies of the first warpgroup's",
+          "[codegen][distribution]") {
+  // Attention's first product, 64 rows on 8 warps all along M: warps 4-7 hold warps 0-3's rows.
+  gpu::LayoutPtr layout = gpu::mmaV3AccumulatorLayout(8);
+  Distribution dist = distribution(layout, {64, 64});
+  CHECK(dist.wraps(0));
+  for (unsigned lane = 0; lane < 32; ++lane)
+    for (unsigned e = 0; e < dist.numElements(); ++e)
+      CHECK(dist.coordinates(lane, 5, e) == dist.coordinates(lane, 1, e));
+  checkAgainstTriton(layout, {64, 64}, 8, 1, 32);
+}
