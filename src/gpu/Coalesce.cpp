@@ -73,17 +73,9 @@ static LayoutPtr coalescedLayout(const analysis::AxisInfoAnalysis &axisInfo, con
 void runCoalesce(tir::Function &function) {
   analysis::AxisInfoAnalysis axisInfo(function);
   std::vector<Operation *> accesses;
-  // A store of fewer elements than the program has threads is no anchor, as in Triton: it takes
-  // the layout of the value it stores (a row's sums, stored from the slice layout of the
-  // reduction that made them, need no conversion). Small loads keep theirs: nothing flows
-  // forward from them (AssignLayouts), but their users may take it.
-  const int64_t numThreads = 32 * static_cast<int64_t>(function.numWarps);
   tir::walk(function, [&](Operation &op) {
-    if (!isMemoryAccess(op))
-      return;
-    if (op.code() == OpCode::Store && op.operand(0)->type().numElements() < numThreads)
-      return;
-    accesses.push_back(&op);
+    if (isMemoryAccess(op))
+      accesses.push_back(&op);
   });
   // Every layout is chosen before any conversion is inserted: the axis info knows the accesses'
   // pointers, not the conversions that replace them.
