@@ -159,6 +159,11 @@ void KernelLowering::lowerTmaInit(const Operation &op) {
   });
   // The initialisation is visible to the other threads and to TMA (the async proxy).
   voidAsm("fence.mbarrier_init.release.cluster;");
+  // The slots may hold bytes that the threads last wrote or read through the generic proxy
+  // (another loop's cp.async ring, ldmatrix reads, a scratch area: SharedMemory.h); TMA's
+  // writes (the async proxy) into them must come after those, as Triton's proxy fence
+  // insertion orders them: each thread's fence, then the barrier before thread 0's copies.
+  fenceProxyAsync();
   barrier();
 }
 
