@@ -11,6 +11,7 @@
 #include "gpu/Passes.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace tilec::gpu {
@@ -45,6 +46,37 @@ static unsigned accessWidth(const analysis::AxisInfoAnalysis &axisInfo, const Op
   return width;
 }
 
+/// What the accesses of one shape and contiguity order share (Triton gives them one layout, so
+/// that their values meet without conversions): computed once per group, not once per access,
+/// for kernels of thousands of accesses.
+struct AccessGroup {
+  std::vector<const Operation *> members;
+  std::vector<unsigned> order;
+  /// The widest vector any member allows, by proven mask constancy or under a runtime test.
+  unsigned provableWidth = 1, testedWidth = 1;
+  /// Whether a store of the group moves fewer bytes per vector than its loads.
+  bool narrowStore = false;
+};
+
+static void summarise(const analysis::AxisInfoAnalysis &axisInfo, AccessGroup &group) {
+  unsigned dim = group.order[0];
+  for (const Operation *other : group.members) {
+    group.provableWidth = std::max(group.provableWidth, accessWidth(axisInfo, *other, dim, true));
+    group.testedWidth = std::max(group.testedWidth, accessWidth(axisInfo, *other, dim, false));
+  }
+  // Compared in bytes: an int8 load of 16 and an int32 store of 4 are both whole vectors.
+  auto bytes = [&](const Operation &access) {
+    return accessWidth(axisInfo, access, dim, /*provable=*/false) *
+           access.operand(0)->type().elem.pointeeType().bytes();
+  };
+  unsigned loadBytes = 0;
+  for (const Operation *other : group.members)
+    if (other->code() == OpCode::Load)
+      loadBytes = std::max(loadBytes, bytes(*other));
+  for (const Operation *other : group.members)
+    group.narrowStore |= other->code() == OpCode::Store && bytes(*other) < loadBytes;
+}
+
 /// As in Triton: accesses of one shape and contiguity order share a layout, so that their values
 /// meet without conversions; each thread takes the widest vector any of them allows, except that
 /// a store keeps to its own vector width (a wider one would leave gaps in each warp's writes).
@@ -58,37 +90,12 @@ static unsigned accessWidth(const analysis::AxisInfoAnalysis &axisInfo, const Op
 /// A load whose values a floating-point sum is computed from always takes Triton's width (see
 /// orderSensitiveReductionInputs): the layout decides the order of the sum, hence its bits.
 static LayoutPtr coalescedLayout(const analysis::AxisInfoAnalysis &axisInfo, const Operation &op,
-                                 const std::vector<Operation *> &accesses, unsigned numWarps,
+                                 const AccessGroup &group, unsigned numWarps,
                                  bool feedsOrderedReduction) {
   const tir::Value *ptr = op.operand(0);
-  std::vector<unsigned> order = axisInfo.contiguityOrder(ptr);
-  std::vector<const Operation *> group;
-  for (const Operation *other : accesses) {
-    const tir::Value *otherPtr = other->operand(0);
-    if (otherPtr->type().shape == ptr->type().shape && axisInfo.contiguityOrder(otherPtr) == order)
-      group.push_back(other);
-  }
-  auto groupWidth = [&](bool provable) { // op itself is one of the group
-    unsigned width = 1;
-    for (const Operation *other : group)
-      width = std::max(width, accessWidth(axisInfo, *other, order[0], provable));
-    return width;
-  };
-  // Compared in bytes: an int8 load of 16 and an int32 store of 4 are both whole vectors.
-  auto bytes = [&](const Operation &access) {
-    return accessWidth(axisInfo, access, order[0], /*provable=*/false) *
-           access.operand(0)->type().elem.pointeeType().bytes();
-  };
-  unsigned loadBytes = 0;
-  for (const Operation *other : group)
-    if (other->code() == OpCode::Load)
-      loadBytes = std::max(loadBytes, bytes(*other));
-  bool provable = false;
-  for (const Operation *other : group)
-    provable |= other->code() == OpCode::Store && bytes(*other) < loadBytes;
-  if (feedsOrderedReduction)
-    provable = false;
-  unsigned perThread = groupWidth(provable);
+  const std::vector<unsigned> &order = group.order;
+  bool provable = group.narrowStore && !feedsOrderedReduction;
+  unsigned perThread = provable ? group.provableWidth : group.testedWidth;
   if (op.code() != OpCode::Load)
     perThread = std::min(perThread, accessWidth(axisInfo, op, order[0], provable));
   // Small tensors: keep every thread busy rather than give a few threads long vectors.
@@ -107,21 +114,38 @@ void runCoalesce(tir::Function &function) {
   });
   // Every layout is chosen before any conversion is inserted: the axis info knows the accesses'
   // pointers and masks, not the conversions that replace them.
+  std::map<std::pair<std::vector<int64_t>, std::vector<unsigned>>, AccessGroup> groups;
+  std::vector<AccessGroup *> groupOf;
+  for (Operation *op : accesses) {
+    const tir::Value *ptr = op->operand(0);
+    std::vector<unsigned> order = axisInfo.contiguityOrder(ptr);
+    AccessGroup &group = groups[{ptr->type().shape, order}];
+    group.order = order;
+    group.members.push_back(op);
+    groupOf.push_back(&group);
+  }
+  for (auto &entry : groups)
+    summarise(axisInfo, entry.second);
   std::set<const tir::Value *> orderSensitive = orderSensitiveReductionInputs(function);
   std::vector<LayoutPtr> layouts;
-  for (Operation *op : accesses) {
+  for (size_t a = 0; a < accesses.size(); ++a) {
+    Operation *op = accesses[a];
     bool feedsOrderedReduction =
         op->code() == OpCode::Load && orderSensitive.count(op->result()) != 0;
     layouts.push_back(
-        coalescedLayout(axisInfo, *op, accesses, function.numWarps, feedsOrderedReduction));
+        coalescedLayout(axisInfo, *op, *groupOf[a], function.numWarps, feedsOrderedReduction));
   }
+  tir::UseIndex uses(function.body());
   for (size_t a = 0; a < accesses.size(); ++a) {
     Operation *op = accesses[a];
     const LayoutPtr &layout = layouts[a];
     for (unsigned i = 0; i < op->numOperands(); ++i) {
       tir::Value *operand = op->operand(i);
-      if (operand->type().isTensor() && !sameLayout(layoutOf(operand), layout))
-        op->setOperand(i, insertConvert(operand, layout, op));
+      if (!operand->type().isTensor() || sameLayout(layoutOf(operand), layout))
+        continue;
+      tir::Value *converted = insertConvert(operand, layout, op);
+      uses.addUser(*converted->definingOp());
+      uses.setOperand(*op, i, converted);
     }
     // The result is converted back to the layout it had (none yet) for its users, as Triton's
     // coalescing does: an elementwise user must not see one operand laid out and another not,
@@ -129,7 +153,7 @@ void runCoalesce(tir::Function &function) {
     // conversions and RemoveRedundantConversions drops those that end up converting nothing.
     for (unsigned r = 0; r < op->numResults(); ++r)
       if (op->result(r)->type().isTensor())
-        retypeResult(function, *op, r, layout);
+        retypeResult(uses, *op, r, layout);
   }
 }
 } // namespace tilec::gpu
