@@ -68,6 +68,8 @@ private:
   /// Per root layout and root dimension: the thread's lane and warp index along it.
   std::map<std::string, std::pair<Values, Values>> threadIndices_;
   llvm::GlobalVariable *sharedMemory_ = nullptr;
+  std::optional<PipelineBufferPlan> bufferPlan_;
+  std::optional<unsigned> tmaBarrierOffset_;
   /// Whether shared memory may hold data some thread still reads: the next writer must wait at
   /// a barrier first. Barriers are emitted only then (and between a write and its reads).
   bool sharedInUse_ = false;
@@ -243,7 +245,7 @@ private:
   }
 
   /// The shared-memory byte `byteOffset` (the scratch area conversions, reductions and dots
-  /// share starts at 0; pipeline buffers follow it).
+  /// share starts at 0; pipeline buffers lie where planPipelineBuffers puts them).
   llvm::Value *sharedAt(unsigned byteOffset);
   /// Stores `value` (8 to 64 bits) at the shared-memory pointer `ptr` where `pred` holds: one
   /// predicated `st.shared`, as Triton writes it, not a branch. A branch would split the basic
@@ -370,6 +372,10 @@ private:
 
   /// The software pipeline's ops (LowerPipeline.cpp).
   llvm::Value *pipelineSlot(const Operation &op);
+  /// Where the pipeline buffers lie and the mbarriers start (SharedMemory.h), planned once per
+  /// function: each copy, read and barrier asks, and planning walks the function.
+  const PipelineBufferPlan &bufferPlan();
+  unsigned tmaBarrierOffset();
   void lowerAsyncCopy(const Operation &op);
   /// offset(element `to`) - offset(element `from`) in `plan`, in elements, when it is the same in
   /// every thread of the program (a compile-time constant); nullopt otherwise.

@@ -16,11 +16,23 @@
 
 namespace tilec::codegen::detail {
 
+const PipelineBufferPlan &KernelLowering::bufferPlan() {
+  if (!bufferPlan_)
+    bufferPlan_ = planPipelineBuffers(function_);
+  return *bufferPlan_;
+}
+
+unsigned KernelLowering::tmaBarrierOffset() {
+  if (!tmaBarrierOffset_)
+    tmaBarrierOffset_ = codegen::tmaBarrierOffset(function_);
+  return *tmaBarrierOffset_;
+}
+
 llvm::Value *KernelLowering::pipelineSlot(const Operation &op) {
   unsigned buffer = static_cast<unsigned>(op.intAttr("buffer"));
   unsigned slotBytes = pipelineSlotBytes(function_, buffer);
   llvm::Value *offset = builder_.CreateAdd(
-      builder_.getInt32(pipelineBufferOffset(function_, buffer)),
+      builder_.getInt32(bufferPlan().offsets.at(buffer)),
       builder_.CreateMul(get(op.operand(op.code() == OpCode::AsyncCopy ? 1 : 0))[0],
                          builder_.getInt32(slotBytes)));
   return builder_.CreateInBoundsGEP(builder_.getInt8Ty(), sharedMemory_, offset);
@@ -142,7 +154,7 @@ void KernelLowering::lowerLocalLoad(const Operation &op) {
 // completes when all of them are in.
 
 llvm::Value *KernelLowering::tmaBarrierAddress(unsigned barrier, llvm::Value *slot) {
-  llvm::Value *offset = builder_.getInt32(tmaBarrierOffset(function_) + 8 * barrier);
+  llvm::Value *offset = builder_.getInt32(tmaBarrierOffset() + 8 * barrier);
   if (slot)
     offset = builder_.CreateAdd(offset, builder_.CreateMul(slot, builder_.getInt32(8)));
   return sharedAddress32(builder_.CreateInBoundsGEP(builder_.getInt8Ty(), sharedMemory_, offset));
@@ -159,6 +171,11 @@ void KernelLowering::lowerTmaInit(const Operation &op) {
   });
   // The initialisation is visible to the other threads and to TMA (the async proxy).
   voidAsm("fence.mbarrier_init.release.cluster;");
+  // The slots may hold bytes that the threads last wrote or read through the generic proxy
+  // (another loop's cp.async ring, ldmatrix reads, a scratch area: SharedMemory.h); TMA's
+  // writes (the async proxy) into them must come after those, as Triton's proxy fence
+  // insertion orders them: each thread's fence, then the barrier before thread 0's copies.
+  fenceProxyAsync();
   barrier();
 }
 

@@ -7,6 +7,7 @@
 #include "gpu/Mma.h"
 
 #include <algorithm>
+#include <climits>
 #include <llvm/Support/MathExtras.h>
 #include <set>
 
@@ -182,11 +183,7 @@ static const tir::Operation *firstCopyInto(const tir::Function &function, unsign
 
 /// Where the pipeline buffers end (0 without any).
 static unsigned pipelineBuffersEnd(const tir::Function &function) {
-  if (function.pipelineBuffers.empty())
-    return 0;
-  unsigned last = static_cast<unsigned>(function.pipelineBuffers.size()) - 1;
-  return pipelineBufferOffset(function, last) +
-         function.pipelineBuffers[last].slots * pipelineSlotBytes(function, last);
+  return planPipelineBuffers(function).end;
 }
 
 unsigned tmaBarrierOffset(const tir::Function &function) {
@@ -198,26 +195,6 @@ unsigned tmaBarrierOffset(const tir::Function &function) {
 unsigned sharedMemoryBytes(const tir::Function &function) {
   unsigned bytes = tmaBarrierOffset(function) + 8 * function.numTmaBarriers;
   return (bytes + 15) / 16 * 16;
-}
-
-/// The scratch area the ops of pipelined loops use. The pipeline buffers are live only around
-/// those loops (from the prologue's copies to the wait after the loop, which synchronises), so
-/// the scratch of every other op (the epilogue's conversion of the accumulator, typically) may
-/// overlap them.
-static unsigned pipelinedLoopScratchBytes(const tir::Function &function) {
-  unsigned bytes = 0;
-  tir::walk(const_cast<tir::Function &>(function), [&](tir::Operation &loop) {
-    if (loop.code() != OpCode::For)
-      return;
-    bool pipelined = false;
-    for (const auto &op : loop.region(0).block().ops())
-      pipelined |= op->code() == OpCode::AsyncCopy || op->code() == OpCode::TmaCopy;
-    if (!pipelined)
-      return;
-    tir::walk(loop.region(0).block(),
-              [&](tir::Operation &op) { bytes = std::max(bytes, sharedMemoryBytes(op)); });
-  });
-  return bytes;
 }
 
 unsigned pipelineSlotAlignment(const tir::Function &function, unsigned buffer) {
@@ -241,14 +218,127 @@ unsigned pipelineSlotBytes(const tir::Function &function, unsigned buffer) {
                  pipelineSlotAlignment(function, buffer));
 }
 
-unsigned pipelineBufferOffset(const tir::Function &function, unsigned buffer) {
-  unsigned offset = pipelinedLoopScratchBytes(function);
-  for (unsigned b = 0; b <= buffer; ++b) {
-    offset = alignTo(offset, pipelineSlotAlignment(function, b));
-    if (b < buffer)
-      offset += function.pipelineBuffers[b].slots * pipelineSlotBytes(function, b);
+/// Numbers the ops of `block` in program order (an op before the ops of its regions) from
+/// ops.size(): `ops` gets them in that order, `lastInside` the position of the last op inside each
+/// (its own where it has no regions).
+static void numberOps(const tir::Block &block, std::vector<const tir::Operation *> &ops,
+                      std::vector<unsigned> &lastInside) {
+  for (const auto &op : block.ops()) {
+    unsigned position = static_cast<unsigned>(ops.size());
+    ops.push_back(op.get());
+    lastInside.push_back(position);
+    for (unsigned r = 0; r < op->numRegions(); ++r)
+      numberOps(op->region(r).block(), ops, lastInside);
+    lastInside[position] = static_cast<unsigned>(ops.size()) - 1;
   }
-  return offset;
+}
+
+static bool isLoop(const tir::Operation &op) {
+  return op.code() == OpCode::For || op.code() == OpCode::While;
+}
+
+PipelineBufferPlan planPipelineBuffers(const tir::Function &function) {
+  PipelineBufferPlan plan;
+  const unsigned count = static_cast<unsigned>(function.pipelineBuffers.size());
+  if (count == 0)
+    return plan;
+  std::vector<const tir::Operation *> ops;
+  std::vector<unsigned> lastInside;
+  numberOps(function.body(), ops, lastInside);
+
+  // Live ranges in program order: from the first copy into the buffer (the prologue's, before
+  // its loop) to its last use.
+  plan.live.assign(count, {UINT_MAX, 0});
+  for (unsigned position = 0; position < ops.size(); ++position) {
+    const tir::Operation &op = *ops[position];
+    if (op.code() != OpCode::AsyncCopy && op.code() != OpCode::TmaCopy &&
+        op.code() != OpCode::LocalLoad)
+      continue;
+    auto &[first, last] = plan.live.at(static_cast<unsigned>(op.intAttr("buffer")));
+    first = std::min(first, position);
+    last = std::max(last, position);
+  }
+  // A buffer that is live where a loop starts or ends and used inside it is live in all of it
+  // (the next iteration reads what this one wrote); loops around that loop may extend it again.
+  for (auto &[first, last] : plan.live) {
+    if (first == UINT_MAX)
+      continue;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (unsigned loop = 0; loop < ops.size(); ++loop) {
+        if (!isLoop(*ops[loop]))
+          continue;
+        unsigned end = lastInside[loop];
+        if (first < loop && last >= loop && last < end) {
+          last = end;
+          changed = true;
+        }
+        if (first > loop && first <= end && last > end) {
+          first = loop;
+          changed = true;
+        }
+      }
+    }
+  }
+
+  // Each buffer goes above the scratch area of the ops that run while it is live, and above the
+  // buffers placed before it that are live at the same time. The others were done with it
+  // before it is first written, or start after its last use: the pipelined loop that reads it
+  // is followed by async_wait(0), which waits for every copy and synchronises the threads
+  // (bar.sync) after the last read, and the scratch ops outside its live range wait for a
+  // barrier before they write (KernelLowering::beginSharedWrite), as the copies do after them.
+  // So the buffers of pipelined loops that run one after another share their bytes, as
+  // Triton's allocation reuses them.
+  std::vector<unsigned> scratch(ops.size());
+  for (unsigned position = 0; position < ops.size(); ++position)
+    scratch[position] = sharedMemoryBytes(*ops[position]);
+  plan.offsets.assign(count, 0);
+  for (unsigned b = 0; b < count; ++b) {
+    auto [first, last] = plan.live[b];
+    if (first == UINT_MAX) // no op uses it
+      continue;
+    unsigned offset = 0;
+    for (unsigned position = first; position <= last; ++position)
+      offset = std::max(offset, scratch[position]);
+    for (unsigned p = 0; p < b; ++p) {
+      auto [otherFirst, otherLast] = plan.live[p];
+      if (otherFirst != UINT_MAX && otherFirst <= last && first <= otherLast)
+        offset = std::max(offset, plan.offsets[p] + function.pipelineBuffers[p].slots *
+                                                        pipelineSlotBytes(function, p));
+    }
+    plan.offsets[b] = alignTo(offset, pipelineSlotAlignment(function, b));
+    plan.end = std::max(plan.end, plan.offsets[b] + function.pipelineBuffers[b].slots *
+                                                        pipelineSlotBytes(function, b));
+  }
+  return plan;
+}
+
+unsigned pipelineBufferOffset(const tir::Function &function, unsigned buffer) {
+  return planPipelineBuffers(function).offsets.at(buffer);
+}
+
+std::string describeSharedMemory(const tir::Function &function) {
+  unsigned scratch = 0;
+  largestSharedMemoryUser(function, scratch);
+  std::string text = "// ----- shared memory of " + function.name() + ": " +
+                     std::to_string(sharedMemoryBytes(function)) + " bytes -----\n";
+  text += "// scratch area: 0.." + std::to_string(scratch) + "\n";
+  PipelineBufferPlan plan = planPipelineBuffers(function);
+  for (unsigned b = 0; b < plan.offsets.size(); ++b) {
+    unsigned bytes = function.pipelineBuffers[b].slots * pipelineSlotBytes(function, b);
+    text += "// pipeline buffer " + std::to_string(b) + ": " + std::to_string(plan.offsets[b]) +
+            ".." + std::to_string(plan.offsets[b] + bytes) + " (" +
+            std::to_string(function.pipelineBuffers[b].slots) + " slots)";
+    auto [first, last] = plan.live[b];
+    if (first == UINT_MAX)
+      text += ", unused\n";
+    else
+      text += ", live at ops " + std::to_string(first) + ".." + std::to_string(last) + "\n";
+  }
+  if (function.numTmaBarriers)
+    text += "// mbarriers: " + std::to_string(tmaBarrierOffset(function)) + ".." +
+            std::to_string(tmaBarrierOffset(function) + 8 * function.numTmaBarriers) + "\n";
+  return text;
 }
 
 unsigned maxSharedMemoryPerBlock(const std::string &arch) {
@@ -274,10 +364,20 @@ void checkSharedMemoryLimit(const tir::Function &function, const TargetOptions &
   unsigned bytes = 0;
   const tir::Operation *largest = largestSharedMemoryUser(function, bytes);
   unsigned limit = maxSharedMemoryPerBlock(options.arch);
-  unsigned pipelined = pipelineBuffersEnd(function) + 8 * function.numTmaBarriers;
+  // The pipeline buffer that ends highest, and how many live with it (its loop's tiles).
+  PipelineBufferPlan buffers = planPipelineBuffers(function);
+  unsigned pipelined = buffers.end + 8 * function.numTmaBarriers;
+  unsigned highest = 0, tiles = 0;
   if (pipelined > bytes) {
     bytes = pipelined;
-    largest = firstCopyInto(function, 0);
+    for (unsigned b = 0; b < buffers.offsets.size(); ++b)
+      if (buffers.offsets[b] + function.pipelineBuffers[b].slots * pipelineSlotBytes(function, b) ==
+          buffers.end)
+        highest = b;
+    auto [first, last] = buffers.live[highest];
+    for (auto [otherFirst, otherLast] : buffers.live)
+      tiles += otherFirst <= last && first <= otherLast;
+    largest = firstCopyInto(function, highest);
   }
   if (!largest || (bytes + 15) / 16 * 16 <= limit)
     return;
@@ -293,9 +393,8 @@ void checkSharedMemoryLimit(const tir::Function &function, const TargetOptions &
     break;
   case OpCode::AsyncCopy:
   case OpCode::TmaCopy:
-    what = "the software pipeline of this loop's loads (" +
-           std::to_string(function.pipelineBuffers.size()) + " tiles, " +
-           std::to_string(function.pipelineBuffers[0].slots) + " slots each)";
+    what = "the software pipeline of this loop's loads (" + std::to_string(tiles) + " tiles, " +
+           std::to_string(function.pipelineBuffers[highest].slots) + " slots each)";
     break;
   default:
     what = "'" + std::string(largest->name()) + "' of " +

@@ -1,6 +1,8 @@
 // How much shared memory a laid-out kernel needs: the largest of what its cross-warp reductions
 // and its layout conversions use (they run one after another, separated by barriers, and share
-// one buffer). The lowering and the metadata ask the same function, so they agree.
+// one scratch area at offset 0), and the software pipeline's buffers, which share their bytes
+// with the scratch of the ops and the buffers not live at the same time (planPipelineBuffers).
+// The lowering and the metadata ask the same functions, so they agree.
 #pragma once
 
 #include "codegen/Distribution.h"
@@ -16,14 +18,31 @@ unsigned sharedMemoryBytes(const tir::Operation &op);
 unsigned sharedMemoryBytes(const tir::Function &function);
 
 /// Bytes of one slot of pipeline buffer `buffer` (Function::pipelineBuffers), and where the
-/// buffer starts: after the scratch area and the buffers before it, each slot aligned to
-/// pipelineSlotAlignment.
+/// buffer starts (planPipelineBuffers), each slot aligned to pipelineSlotAlignment.
 unsigned pipelineSlotBytes(const tir::Function &function, unsigned buffer);
 /// Where slots of `buffer` start: at multiples of 1024 bytes for wgmma's NVMMA tiles (the
 /// hardware swizzles shared-memory address bits 4-6 with bits 7-9), else of 128 bytes or of the
 /// tile's row where that is a larger power of two (up to 1024).
 unsigned pipelineSlotAlignment(const tir::Function &function, unsigned buffer);
 unsigned pipelineBufferOffset(const tir::Function &function, unsigned buffer);
+
+/// Where the pipeline buffers lie. Each buffer is live from the first copy into it to its last
+/// use, over the whole of any loop it is used in and live around; it lies above the scratch area
+/// of the ops in that range and above the buffers before it that are live at the same time, and
+/// shares its bytes with the others (those of pipelined loops that run one after another).
+struct PipelineBufferPlan {
+  /// Where each buffer's first slot starts (Function::pipelineBuffers order).
+  std::vector<unsigned> offsets;
+  /// Each buffer's live range: the positions of its first and last op in program order (an op
+  /// before the ops of its regions); {UINT_MAX, 0} for a buffer no op uses.
+  std::vector<std::pair<unsigned, unsigned>> live;
+  /// Where the last of them ends (0 without any).
+  unsigned end = 0;
+};
+PipelineBufferPlan planPipelineBuffers(const tir::Function &function);
+/// The layout of `function`'s shared memory in words (the scratch area, each pipeline buffer's
+/// offset, bytes and live range, the mbarriers), for --print-after-all.
+std::string describeSharedMemory(const tir::Function &function);
 /// Where the TMA copies' mbarriers (Function::numTmaBarriers, 8 bytes each) start: after
 /// everything else, so that no other use of shared memory overlaps them.
 unsigned tmaBarrierOffset(const tir::Function &function);

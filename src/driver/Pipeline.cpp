@@ -328,6 +328,9 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
   // Not for --emit tgir, which shows every variant: planning the shared tiles of large FMA dots
   // takes a while (an autotuned fp32 GEMM of 8 configs: 1.7 s), and the lowering reuses the plans.
   dropVariantsOverSharedMemory(*module, variants, options, sources);
+  if (options.printAfterAll)
+    for (const auto &function : module->functions)
+      log << codegen::describeSharedMemory(*function);
 
   // 5. Lower to LLVM IR (NVVM) and optimise.
   codegen::TargetOptions target;

@@ -11,6 +11,7 @@
 #include "gpu/Passes.h"
 
 #include <algorithm>
+#include <map>
 
 namespace tilec::gpu {
 
@@ -38,35 +39,36 @@ static unsigned accessWidth(const analysis::AxisInfoAnalysis &axisInfo, const Op
   return axisInfo.vectorWidth(access.operand(0), dim);
 }
 
-/// Triton's coalesced layout (buildCoalescedEncoding): accesses of one shape and contiguity order
-/// share a layout, so that their values meet without conversions; each thread takes the widest
-/// vector any of them allows, except that a store keeps to its own vector width (a wider one would
-/// leave gaps in each warp's writes). Triton groups the accesses its slice reaches through def-use
-/// chains; every access of a kernel reaches the others through the program id, so tilec groups
-/// all of them. As in Triton, an access whose pointers are a loop-carried value (a block
-/// argument: `ptrs += BLOCK_K` in a loop) keeps its own width.
+/// The accesses of one shape and contiguity order, which Triton gives one layout so that their
+/// values meet without conversions, and the widest vector any of them allows: computed once per
+/// group, not once per access, for kernels of thousands of accesses.
+struct AccessGroup {
+  std::vector<unsigned> order;
+  unsigned widest = 1;
+};
+
+/// Triton's coalesced layout (buildCoalescedEncoding): each thread takes the widest vector its
+/// group allows, except that a store keeps to its own vector width (a wider one would leave gaps
+/// in each warp's writes). Triton groups the accesses its slice reaches through def-use chains;
+/// every access of a kernel reaches the others through the program id, so tilec groups all of
+/// them. As in Triton, an access whose pointers are a loop-carried value (a block argument:
+/// `ptrs += BLOCK_K` in a loop) keeps its own width.
 ///
 /// The layouts are Triton's exactly, not merely as fast: AssignLayouts lets them flow forward
 /// into the arithmetic, and the order of a floating-point sum and which products the backend
 /// fuses into FMAs follow them.
 static LayoutPtr coalescedLayout(const analysis::AxisInfoAnalysis &axisInfo, const Operation &op,
-                                 const std::vector<Operation *> &accesses, unsigned numWarps) {
+                                 const AccessGroup &group, unsigned numWarps) {
   const tir::Value *ptr = op.operand(0);
-  std::vector<unsigned> order = axisInfo.contiguityOrder(ptr);
-  unsigned perThread = accessWidth(axisInfo, op, order[0]);
-  for (const Operation *other : accesses) {
-    if (ptr->isBlockArgument())
-      break;
-    const tir::Value *otherPtr = other->operand(0);
-    if (otherPtr->type().shape == ptr->type().shape && axisInfo.contiguityOrder(otherPtr) == order)
-      perThread = std::max(perThread, accessWidth(axisInfo, *other, order[0]));
-  }
+  const std::vector<unsigned> &order = group.order;
+  unsigned own = accessWidth(axisInfo, op, order[0]);
+  unsigned perThread = ptr->isBlockArgument() ? own : std::max(own, group.widest);
   // Small tensors: keep every thread busy rather than give a few threads long vectors.
   int64_t numThreads = 32 * static_cast<int64_t>(numWarps);
   int64_t elementsPerThread = std::max<int64_t>(1, ptr->type().numElements() / numThreads);
   perThread = static_cast<unsigned>(std::min<int64_t>(perThread, elementsPerThread));
   if (op.code() != OpCode::Load)
-    perThread = std::min(perThread, accessWidth(axisInfo, op, order[0]));
+    perThread = std::min(perThread, own);
   return defaultBlockedLayout(ptr->type().shape, numWarps, perThread, order);
 }
 
@@ -79,16 +81,30 @@ void runCoalesce(tir::Function &function) {
   });
   // Every layout is chosen before any conversion is inserted: the axis info knows the accesses'
   // pointers, not the conversions that replace them.
+  std::map<std::pair<std::vector<int64_t>, std::vector<unsigned>>, AccessGroup> groups;
+  std::vector<AccessGroup *> groupOf;
+  for (Operation *op : accesses) {
+    const tir::Value *ptr = op->operand(0);
+    std::vector<unsigned> order = axisInfo.contiguityOrder(ptr);
+    AccessGroup &group = groups[{ptr->type().shape, order}];
+    group.order = order;
+    group.widest = std::max(group.widest, accessWidth(axisInfo, *op, order[0]));
+    groupOf.push_back(&group);
+  }
   std::vector<LayoutPtr> layouts;
-  for (Operation *op : accesses)
-    layouts.push_back(coalescedLayout(axisInfo, *op, accesses, function.numWarps));
+  for (size_t a = 0; a < accesses.size(); ++a)
+    layouts.push_back(coalescedLayout(axisInfo, *accesses[a], *groupOf[a], function.numWarps));
+  tir::UseIndex uses(function.body());
   for (size_t a = 0; a < accesses.size(); ++a) {
     Operation *op = accesses[a];
     const LayoutPtr &layout = layouts[a];
     for (unsigned i = 0; i < op->numOperands(); ++i) {
       tir::Value *operand = op->operand(i);
-      if (operand->type().isTensor() && !sameLayout(layoutOf(operand), layout))
-        op->setOperand(i, insertConvert(operand, layout, op));
+      if (!operand->type().isTensor() || sameLayout(layoutOf(operand), layout))
+        continue;
+      tir::Value *converted = insertConvert(operand, layout, op);
+      uses.addUser(*converted->definingOp());
+      uses.setOperand(*op, i, converted);
     }
     // The result is converted back to the layout it had (none yet) for its users, as Triton's
     // coalescing does: an elementwise user must not see one operand laid out and another not,
@@ -96,7 +112,7 @@ void runCoalesce(tir::Function &function) {
     // conversions and RemoveRedundantConversions drops those that end up converting nothing.
     for (unsigned r = 0; r < op->numResults(); ++r)
       if (op->result(r)->type().isTensor())
-        retypeResult(function, *op, r, layout);
+        retypeResult(uses, *op, r, layout);
   }
 }
 } // namespace tilec::gpu

@@ -20,15 +20,29 @@ void replaceAllUses(tir::Function &function, tir::Value *from, tir::Value *to,
   });
 }
 
-void retypeResult(tir::Function &function, Operation &op, unsigned r, const LayoutPtr &wanted) {
+/// Gives result `r` of `op` layout `wanted` and returns the conversion back to the layout it had,
+/// inserted after `op`; null when it has that layout already.
+static tir::Value *retypeAndConvertBack(Operation &op, unsigned r, const LayoutPtr &wanted) {
   tir::Value *result = op.result(r);
   LayoutPtr old = layoutOf(result);
   if (sameLayout(old, wanted))
-    return;
+    return nullptr;
   result->setType(result->type().withLayout(wanted));
   Operation *next = std::next(op.parentBlock()->find(&op))->get();
-  tir::Value *converted = insertConvert(result, old, next);
-  replaceAllUses(function, result, converted, converted->definingOp());
+  return insertConvert(result, old, next);
+}
+
+void retypeResult(tir::Function &function, Operation &op, unsigned r, const LayoutPtr &wanted) {
+  if (tir::Value *converted = retypeAndConvertBack(op, r, wanted))
+    replaceAllUses(function, op.result(r), converted, converted->definingOp());
+}
+
+void retypeResult(tir::UseIndex &uses, Operation &op, unsigned r, const LayoutPtr &wanted) {
+  tir::Value *converted = retypeAndConvertBack(op, r, wanted);
+  if (!converted)
+    return;
+  uses.addUser(*converted->definingOp());
+  uses.replaceAllUses(op.result(r), converted, converted->definingOp());
 }
 
 std::map<const tir::Value *, std::vector<Operation *>> usersOf(tir::Function &function) {

@@ -1,9 +1,11 @@
-// Small rewriting helpers the GPU passes share. TIR has no use lists, so these walk the function.
+// Small rewriting helpers the GPU passes share. TIR has no use lists, so these walk the function
+// (or take a tir::UseIndex, for passes that replace the uses of many values).
 #pragma once
 
 #include "analysis/AxisInfo.h"
 #include "gpu/Layout.h"
 #include "tir/IR.h"
+#include "tir/UseIndex.h"
 
 #include <map>
 #include <optional>
@@ -20,6 +22,8 @@ void replaceAllUses(tir::Function &function, tir::Value *from, tir::Value *to,
 /// users (nothing when it has that layout already): the users see no change until layout
 /// assignment carries `wanted` on through the conversion.
 void retypeResult(tir::Function &function, tir::Operation &op, unsigned r, const LayoutPtr &wanted);
+/// The same, replacing the uses through `uses` (tir/UseIndex.h), which it keeps up to date.
+void retypeResult(tir::UseIndex &uses, tir::Operation &op, unsigned r, const LayoutPtr &wanted);
 
 /// Which operations use each value (TIR keeps no use lists).
 std::map<const tir::Value *, std::vector<tir::Operation *>> usersOf(tir::Function &function);

@@ -69,14 +69,20 @@ public:
         if (op.code() == OpCode::ConvertLayout)
           converts.push_back(&op);
       });
+      // Built again each round: erasing ops invalidates it.
+      tir::UseIndex uses(function_.body());
+      uses_ = &uses;
       for (Operation *convert : converts)
         changed |= simplify(*convert);
+      uses_ = nullptr;
       eraseDeadPureOps(function_);
     }
   }
 
 private:
   tir::Function &function_;
+  /// The uses of the round's values: each conversion removed replaces its result's.
+  tir::UseIndex *uses_ = nullptr;
 
   /// Whether `load` may be issued again, in another layout, just before `before`: it is small,
   /// not volatile, and no operation between the two (in one block) has effects on memory.
@@ -102,12 +108,12 @@ private:
     Value *source = convert.operand(0);
     LayoutPtr target = layoutOf(convert.result());
     if (sameLayout(layoutOf(source), target)) {
-      replaceAllUses(function_, convert.result(), source);
+      uses_->replaceAllUses(convert.result(), source);
       return true;
     }
     Operation *producer = source->definingOp();
     if (producer && producer->code() == OpCode::ConvertLayout) {
-      convert.setOperand(0, producer->operand(0));
+      uses_->setOperand(convert, 0, producer->operand(0));
       return true;
     }
     // The whole tree recomputed, else (convertLeaves) what is broadcast converted instead.
@@ -119,7 +125,7 @@ private:
     }
     Copies done;
     Value *replacement = rematerialise(source, target, &convert, done, false, convertLeaves, false);
-    replaceAllUses(function_, convert.result(), replacement);
+    uses_->replaceAllUses(convert.result(), replacement);
     return true;
   }
 
@@ -185,6 +191,7 @@ private:
       b.setInsertionPoint(before);
       b.setLoc(before->loc());
       Value *converted = b.createValue(OpCode::ConvertLayout, {v}, v->type().withLayout(layout));
+      uses_->addUser(*converted->definingOp());
       converted->setNameHint(v->nameHint());
       done[key] = converted;
       return converted;
@@ -204,6 +211,7 @@ private:
     }
     b.setLoc(producer->loc());
     Operation *clone = b.create(producer->code(), operands, {v->type().withLayout(layout)});
+    uses_->addUser(*clone);
     for (const auto &[name, value] : producer->attrs())
       clone->setAttr(name, value);
     clone->result()->setNameHint(v->nameHint());

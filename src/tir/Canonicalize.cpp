@@ -2,6 +2,7 @@
 // the GPU code have (integers wrap at their width, division rounds toward zero), and leaves
 // fp16/bf16/fp8 arithmetic alone: its rounding is the backend's business.
 #include "tir/Passes.h"
+#include "tir/UseIndex.h"
 
 #include <algorithm>
 #include <cmath>
@@ -60,10 +61,10 @@ public:
 
 private:
   Function &function_;
+  /// One replacement per folded op: through the index, not a walk each.
+  UseIndex uses_{function_.body()};
 
-  void replace(Operation &op, Value *with) {
-    replaceAllUsesWith(function_.body(), op.result(), with);
-  }
+  void replace(Operation &op, Value *with) { uses_.replaceAllUses(op.result(), with); }
 
   void visit(Block &block) {
     for (auto it = block.ops().begin(); it != block.ops().end(); ++it) {
@@ -114,7 +115,7 @@ private:
       for (const auto &[key, value] : dot->attrs())
         fused->setAttr(key, value);
       Value *result = fused->addResult(op.result()->type());
-      block.insert(at, std::move(fused));
+      uses_.addUser(*block.insert(at, std::move(fused)));
       return result; // the dead add and dot are left for DCE
     }
     return nullptr;

@@ -94,13 +94,14 @@ Value *Block::addArgument(Type type) {
 }
 
 Operation *Block::insert(OpList::iterator pos, std::unique_ptr<Operation> op) {
-  op->setParentBlock(this);
-  return ops_.insert(pos, std::move(op))->get();
+  Operation *inserted = op.get();
+  inserted->parent_ = this;
+  inserted->position_ = ops_.insert(pos, std::move(op));
+  return inserted;
 }
 
 Block::OpList::iterator Block::find(Operation *op) {
-  return std::find_if(ops_.begin(), ops_.end(),
-                      [op](const std::unique_ptr<Operation> &p) { return p.get() == op; });
+  return op->parent_ == this ? op->position_ : ops_.end();
 }
 
 std::unique_ptr<Operation> Block::remove(Operation *op) {
@@ -109,7 +110,7 @@ std::unique_ptr<Operation> Block::remove(Operation *op) {
     return nullptr;
   std::unique_ptr<Operation> owned = std::move(*it);
   ops_.erase(it);
-  owned->setParentBlock(nullptr);
+  owned->parent_ = nullptr;
   return owned;
 }
 

@@ -239,9 +239,10 @@ public:
 
   /// The block this operation is in.
   Block *parentBlock() const { return parent_; }
-  void setParentBlock(Block *b) { parent_ = b; }
 
 private:
+  friend class Block;
+
   OpCode code_;
   SourceLoc loc_;
   std::vector<Value *> operands_;
@@ -249,6 +250,9 @@ private:
   std::map<std::string, Attribute> attrs_;
   std::vector<std::unique_ptr<Region>> regions_;
   Block *parent_ = nullptr;
+  /// Where this operation is in its parent block's list (valid while parent_ is set): Block::find
+  /// in constant time, which passes call once per op of kernels of thousands of ops.
+  std::list<std::unique_ptr<Operation>>::iterator position_;
 };
 
 class Block {
@@ -261,6 +265,8 @@ public:
   unsigned numArguments() const { return static_cast<unsigned>(args_.size()); }
   Value *argument(unsigned i) const { return args_.at(i).get(); }
 
+  /// The ops in order. Erase through the list if need be, but add through insert(), which
+  /// records where each op is (find).
   OpList &ops() { return ops_; }
   const OpList &ops() const { return ops_; }
   bool empty() const { return ops_.empty(); }
@@ -268,8 +274,9 @@ public:
 
   /// Inserts `op` before `pos` (end() appends) and returns it.
   Operation *insert(OpList::iterator pos, std::unique_ptr<Operation> op);
-  /// Removes `op` from this block and returns ownership of it.
+  /// Removes `op` from this block and returns ownership of it (null when it is not here).
   std::unique_ptr<Operation> remove(Operation *op);
+  /// Where `op` is in this block (end() when it is not here), in constant time.
   OpList::iterator find(Operation *op);
 
   Region *parentRegion() const { return parent_; }

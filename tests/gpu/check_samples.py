@@ -1103,6 +1103,61 @@ TENSOR_DESC_GEMMS = [
         "float16", "float16", DOT_F16_OUT_F16, size=(500, 400, 150)),
         grid=lambda meta, s: (meta["PROGRAMS"],))),
 ]
+def sequential_gemms_sample(name, blocks, descriptors, num_warps, num_stages, loops=3,
+                            size=(300, 208, 176)):
+    """tests/gpu/sequential_pipelines.tl: c[l] = a[l] @ b[l] for l < loops, one software-pipelined
+    K loop after another, whose shared-memory rings together exceed what a block may use: the
+    loops must reuse one another's bytes. With `descriptors` the odd loops copy by TMA. Small
+    integers in fp16: every product and sum is exact in fp32, so any order gives the same bits.
+    M is a run-time i32 that no block divides; N and K are multiples of 16 (i32:16), which
+    cp.async needs for whole masked vectors, with a partial last K tile; the rows are padded."""
+    bm, bn, bk = blocks
+
+    def strides(s):
+        m, n, k = s
+        return k + 16, n + 16, n + 16  # a, b, c: not the widths
+
+    def inputs(s):
+        m, n, k = s
+        lda, ldb, ldc = strides(s)
+        return {"a": randint(-4, 5, (loops * m * lda,), "float16"),
+                "b": randint(-4, 5, (loops * k * ldb,), "float16"),
+                "c": empty(loops * m * ldc)}
+
+    def args(t, s):
+        m, n, k = s
+        return [t["a"], t["b"], t["c"], m, n, k, *strides(s)]
+
+    def reference(t, s):
+        m, n, k = s
+        lda, ldb, ldc = strides(s)
+        out = torch.full(t["c"].shape, float("nan"), dtype=torch.float64, device=t["c"].device)
+        for l in range(loops):
+            a = t["a"][l * m * lda:].as_strided((m, k), (lda, 1)).double()
+            b = t["b"][l * k * ldb:].as_strided((k, n), (ldb, 1)).double()
+            out[l * m * ldc:].as_strided((m, n), (ldc, 1)).copy_(a @ b)
+        return {"c": out}
+
+    return Sample(
+        name=name, source="tests/gpu/sequential_pipelines.tl", kernel="sequential_gemms",
+        ptx=name, signature="*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32:16,i32:16,i32:16,i32:16,"
+                            f"{bm},{bn},{bk},{loops},{int(descriptors)}",
+        tilec_flags=("--num-warps", str(num_warps), "--num-stages", str(num_stages)),
+        size=size, small=(70, 48, 80), inputs=inputs, outputs=["c"], args=args,
+        grid=lambda meta, s: (cdiv(s[0], meta["BLOCK_M"]), cdiv(s[1], meta["BLOCK_N"])),
+        tol=EXACT, reference=reference)
+
+
+# Three pipelined GEMM loops in a row (96 KB of rings each, 288 KB together): wgmma with cp.async
+# rings; cp.async and TMA loops taking turns in the same bytes; mma.sync (2 warps) with ldmatrix
+# reads before the next loop's copies.
+SEQUENTIAL_PIPELINE_SAMPLES = [
+    sequential_gemms_sample("sequential_gemms_wgmma", (128, 128, 64), False, 4, 3),
+    sequential_gemms_sample("sequential_gemms_tma", (128, 128, 64), True, 4, 3),
+    sequential_gemms_sample("sequential_gemms_mma", (64, 128, 64), False, 2, 5),
+]
+
+
 def tensor_desc_reduce_half_sample(name, kind, dtype, size=(45, 70), blocks=(16, 32)):
     """desc.atomic_min / atomic_max of fp16 or bf16 tiles through a descriptor made in the kernel
     (tests/gpu/tensor_desc.tl): y = min(y, x, -x) (max) inside the shape, y elsewhere."""
@@ -2052,6 +2107,7 @@ RANDOM_BLOCK_PTR_SAMPLES = [
     BLOCK_PTR_GEMM,
     BLOCK_PTR_GEMM_PIPELINED,
     *TENSOR_DESC_GEMMS,
+    *SEQUENTIAL_PIPELINE_SAMPLES,
     tensor_desc_reduce_half_sample("tensor_desc_min_f16", "min", "float16"),
     tensor_desc_reduce_half_sample("tensor_desc_max_bf16", "max", "bfloat16"),
     # The block-pointer copy's shapes and reference through tl.make_tensor_descriptor.
