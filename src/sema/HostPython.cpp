@@ -2192,6 +2192,29 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
   if (qualified.rfind("triton.runtime.driver.", 0) == 0 ||
       qualified.rfind("torch.cuda.get_device_", 0) == 0 || qualified == "torch.cuda.device_count")
     return deviceQuery(qualified, args);
+  // torch's deterministic mode as a freshly imported torch has it (off), unless module-level
+  // code that tilec loaded turns it on or off, which it does not run.
+  if (qualified == "torch.are_deterministic_algorithms_enabled" ||
+      qualified == "torch.is_deterministic_algorithms_warn_only_enabled" ||
+      qualified == "torch.get_deterministic_debug_mode") {
+    bindCallArgs(*this, qualified, {}, 0, args);
+    if (const ast::Expr *call =
+            moduleLevelCallOf({"use_deterministic_algorithms", "set_deterministic_debug_mode"})) {
+      std::string message = "called here";
+      try {
+        error(args.loc, "'" + qualified + "()' asks torch's deterministic mode, which " +
+                            "module-level code changes: tilec evaluates module-level code on " +
+                            "demand, not in the order Python runs it; not supported yet");
+      } catch (const CompileError &e) {
+        sources_.note(call->loc, message);
+        throw CompileError(std::string(e.what()) + sources_.format(call->loc, "note", message),
+                           e.reported());
+      }
+    }
+    if (qualified == "torch.get_deterministic_debug_mode")
+      return SemaValue::ofInt(0);
+    return SemaValue::ofBool(false);
+  }
   if (qualified == "torch.cuda.is_available") {
     bindCallArgs(*this, qualified, {}, 0, args);
     return SemaValue::ofBool(true);

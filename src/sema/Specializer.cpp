@@ -760,13 +760,13 @@ SemaValue Specializer::evalSelfReference(const std::string &name, const ast::Exp
   ++moduleLevelDepth_;
   SemaValue result;
   try {
-    if (reference.augmented) {
+    result = atImport([&] {
+      if (!reference.augmented)
+        return eval(value);
       SemaValue before = lookup(name, reference.augmented->targets[0]->loc);
       SemaValue operand = eval(value);
-      result = binaryOp(reference.augmented->augOp, before, operand, reference.augmented->loc);
-    } else {
-      result = eval(value);
-    }
+      return binaryOp(reference.augmented->augOp, before, operand, reference.augmented->loc);
+    });
   } catch (...) {
     --moduleLevelDepth_;
     scopes_.pop_back();
@@ -881,7 +881,7 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       break;
     }
     case ast::StmtKind::FunctionDef: {
-      recordGlobalStatements(stmt->body);
+      recordGlobalStatements(stmt->body, *stmt);
       if (!wanted(stmt->name))
         break;
       bool jit = isJitDefinition(*stmt) ||
@@ -1091,7 +1091,7 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
       scopes_.push_back(Scope{});
       ++moduleLevelDepth_;
       try {
-        taken = selectMatchCase(stmt, captured);
+        taken = atImport([&] { return selectMatchCase(stmt, captured); });
       } catch (...) {
         --moduleLevelDepth_;
         scopes_.pop_back();
@@ -1286,7 +1286,9 @@ SemaValue Specializer::callPython(const SemaValue &function, std::vector<SemaVal
 }
 
 SemaValue Specializer::evalModuleLevel(const ast::Expr &expr) {
-  return inModuleLevelScope([&] { return eval(expr); });
+  // Every caller evaluates what Python runs at import time: a module-level statement's
+  // expression or a decorator's argument.
+  return atImport([&] { return inModuleLevelScope([&] { return eval(expr); }); });
 }
 
 SemaValue Specializer::inModuleLevelScope(const std::function<SemaValue()> &body) {
@@ -1368,8 +1370,7 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
       error(loc, "undefined name '" + name + "' in the standard library");
     return SemaValue::ofBuiltin("py." + name);
   }
-  if (auto rebound = mod().reboundByFunction.find(name); rebound != mod().reboundByFunction.end())
-    reboundGlobalError(name, *rebound->second, loc);
+  checkReboundGlobal(name, loc);
   if (auto changed = mod().changedInPlace.find(name); changed != mod().changedInPlace.end()) {
     const ast::Stmt &stmt = *changed->second;
     std::string message = "changed here";
@@ -1477,31 +1478,101 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
   error(loc, "undefined name '" + name + "'");
 }
 
-void Specializer::recordGlobalStatements(const ast::StmtList &body) {
+void Specializer::recordGlobalStatements(const ast::StmtList &body, const ast::Stmt &function) {
   for (const ast::StmtPtr &stmt : body) {
     if (stmt->kind == ast::StmtKind::Unsupported && stmt->name == "global statement")
       for (const ast::ImportAlias &name : stmt->names)
-        mod().reboundByFunction.emplace(name.name, stmt.get());
-    // Nested blocks (if, for, try...), not nested functions: their `global` is theirs.
-    if (stmt->kind != ast::StmtKind::FunctionDef) {
-      recordGlobalStatements(stmt->body);
-      recordGlobalStatements(stmt->orelse);
-      for (const ast::MatchCase &matchCase : stmt->cases)
-        recordGlobalStatements(matchCase.body);
-    }
+        mod().reboundByFunction[name.name].push_back({stmt.get(), &function});
+    // Nested blocks (if, for, try...), nested functions too: a `global` statement anywhere names
+    // the module's binding, and calling `function` may run the nested one.
+    recordGlobalStatements(stmt->body, function);
+    recordGlobalStatements(stmt->orelse, function);
+    for (const ast::MatchCase &matchCase : stmt->cases)
+      recordGlobalStatements(matchCase.body, function);
   }
 }
 
-void Specializer::reboundGlobalError(const std::string &name, const ast::Stmt &global,
-                                     SourceLoc use) {
+namespace {
+void forEachExpr(const ast::StmtList &stmts, bool intoFunctions,
+                 const std::function<void(const ast::Expr &)> &f);
+} // namespace
+
+const ast::Expr *Specializer::moduleLevelCallOf(const std::set<std::string> &names) {
+  // By the name called (`set_mode(True)`, `determinism.set_mode(True)`), in every module tilec
+  // loaded: the calls that the modules' top-level statements, decorators and defaults make when
+  // they are imported.
+  const ast::Expr *found = nullptr;
+  for (const ModuleState &module : modules_) {
+    if (!module.ast || found)
+      continue;
+    forEachExpr(module.ast->body, /*intoFunctions=*/false, [&](const ast::Expr &e) {
+      if (found || e.kind != ast::ExprKind::Call)
+        return;
+      const ast::Expr &callee = *e.operands[0];
+      if ((callee.kind == ast::ExprKind::Name || callee.kind == ast::ExprKind::Attribute) &&
+          names.count(callee.name))
+        found = &e;
+    });
+  }
+  return found;
+}
+
+void Specializer::checkReboundGlobal(const std::string &name, SourceLoc use) {
+  auto rebound = mod().reboundByFunction.find(name);
+  if (rebound == mod().reboundByFunction.end())
+    return;
+  const ModuleState::Rebinding &first = rebound->second.front();
+  std::string globalNote = "'global " + name + "' here, in '" + first.function->name + "'";
+  const ast::Expr *call = nullptr;
+  std::string message;
+  if (importDepth_ == 0) {
+    message = "module-level '" + name + "' is rebound by a function (global " + name +
+              "), and this code runs when the kernel is compiled or launched, after the " +
+              "program may have called that function: tilec cannot know the value then; not " +
+              "supported yet (pass it as a constexpr argument instead)";
+  } else {
+    std::set<std::string> functions;
+    for (const ModuleState::Rebinding &r : rebound->second)
+      functions.insert(r.function->name);
+    call = moduleLevelCallOf(functions);
+    if (!call)
+      return; // Import time: the module-level binding, as Python reads it then.
+    message = "module-level '" + name + "' is rebound by a function (global " + name +
+              ") that module-level code calls when the module is imported: tilec evaluates " +
+              "module-level names on demand, not in the order Python runs the statements; " +
+              "not supported yet";
+  }
+  try {
+    error(use, message);
+  } catch (const CompileError &e) {
+    std::string notes = std::string(e.what());
+    sources_.note(first.global->loc, globalNote);
+    notes += sources_.format(first.global->loc, "note", globalNote);
+    if (call) {
+      sources_.note(call->loc, "called here");
+      notes += sources_.format(call->loc, "note", "called here");
+    }
+    throw CompileError(notes, e.reported());
+  }
+}
+
+void Specializer::refuseGlobalAssignment(const std::string &name, SourceLoc loc) {
+  if (scopes_.empty())
+    return;
+  auto declared = scopes_.back().declaredGlobal.find(name);
+  if (declared == scopes_.back().declaredGlobal.end())
+    return;
   std::string message = "'global " + name + "' here";
   try {
-    error(use, "module-level '" + name + "' is rebound by a function (global " + name +
-                   "): tilec evaluates module-level names when kernels use them and does not " +
-                   "run the calls that would change them; not supported yet");
+    error(loc, std::string("module-level code calls this function when the module is ") +
+                   "imported, and it rebinds module-level '" + name + "' (global " + name +
+                   "): tilec evaluates " +
+                   "module-level names on demand, not in the order Python runs the statements, " +
+                   "and does not change them; not supported yet");
   } catch (const CompileError &e) {
-    sources_.note(global.loc, message);
-    throw CompileError(std::string(e.what()) + sources_.format(global.loc, "note", message),
+    sources_.note(declared->second->loc, message);
+    throw CompileError(std::string(e.what()) +
+                           sources_.format(declared->second->loc, "note", message),
                        e.reported());
   }
 }
@@ -1532,6 +1603,7 @@ static bool makesNewList(const ast::Expr &expr) {
 
 void Specializer::assign(const ast::Expr &target, const SemaValue &value) {
   if (target.kind == ast::ExprKind::Name) {
+    refuseGlobalAssignment(target.name, target.loc);
     bind(target.name, value);
     return;
   }
@@ -1780,6 +1852,13 @@ void Specializer::exec(const ast::Stmt &stmt) {
     error(stmt.loc, "match statement in a kernel: Triton's code generator has none (unsupported "
                     "AST node type: Match)");
   case ast::StmtKind::Unsupported:
+    if (hostCallDepth_ > 0 && stmt.name == "global statement") {
+      // Reading the names is reading the module's bindings, which lookup does for names the
+      // function does not bind; binding them is refused (refuseGlobalAssignment).
+      for (const ast::ImportAlias &name : stmt.names)
+        scopes_.back().declaredGlobal.emplace(name.name, &stmt);
+      return;
+    }
     if (hostCallDepth_ > 0 && stmt.name == "try statement") {
       execTry(stmt);
       return;
@@ -2084,6 +2163,7 @@ void Specializer::execAssign(const ast::Stmt &stmt) {
                           "Python; tilec's lists are not shared: not supported yet on a list "
                           "this function did not make itself");
     SemaValue result = binaryOp(stmt.augOp, current, rhs, stmt.loc);
+    refuseGlobalAssignment(target.name, target.loc);
     bind(target.name, inKernelCode() ? decayNumbers(result, stmt.loc) : result);
     if (ownList)
       scopes_.back().ownLists.insert(target.name);
@@ -3208,6 +3288,24 @@ SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
   }
   if (base.kind == SemaValue::Kind::Object && indices.size() == 1)
     return devicePropertiesItem(base, indices[0], indexExpr.loc);
+  // `env[0] == "1"` in module-level Python: a string's character (Triton's kernels have no
+  // strings to index).
+  if (base.kind == SemaValue::Kind::String && !inKernelCode() && indices.size() == 1) {
+    if (indices[0].kind != SemaValue::Kind::Int && indices[0].kind != SemaValue::Kind::Bool)
+      raisePython(*builtinExceptionClasses("TypeError"),
+                  "string indices must be integers, not " + indices[0].describe(), indexExpr.loc);
+    if (std::any_of(base.name.begin(), base.name.end(),
+                    [](char c) { return static_cast<unsigned char>(c) >= 0x80; }))
+      error(indexExpr.loc, "indexing a string with characters outside ASCII is not supported yet");
+    int64_t n = static_cast<int64_t>(base.name.size());
+    int64_t i = indices[0].numberAsInt();
+    if (i < 0)
+      i += n;
+    if (indices[0].intIsWide || i < 0 || i >= n)
+      raisePython(*builtinExceptionClasses("IndexError"), "string index out of range",
+                  indexExpr.loc);
+    return SemaValue::ofString(std::string(1, base.name[static_cast<size_t>(i)]));
+  }
   if (!base.isTensor())
     error(expr.loc, "cannot index " + base.describe());
   // x[:, None] as Triton's tensor.__getitem__: ':' changes nothing, None at position i of the

@@ -416,10 +416,16 @@ private:
     // (namesChangedInPlace), which tilec does not run: the statement, for the error where the
     // name is read. A later assignment binds the name anew.
     std::map<std::string, const ast::Stmt *> changedInPlace;
-    // Names that a function of the module rebinds (`global X` in it): the statement, for the
-    // error that refuses them. tilec evaluates module-level names on demand and does not run
-    // the calls whose side effects would change them.
-    std::map<std::string, const ast::Stmt *> reboundByFunction;
+    // Names that a function of the module rebinds (`global X` in it): the `global` statement
+    // and the module-level function that holds it. Python evaluates a decorator's arguments and
+    // module-level assignments at import time, before the program calls such a function, so
+    // module-level code reads the binding the module's own statements make; kernels, which
+    // Triton compiles at launch, read whatever the program has rebound it to by then.
+    struct Rebinding {
+      const ast::Stmt *global;
+      const ast::Stmt *function;
+    };
+    std::map<std::string, std::vector<Rebinding>> reboundByFunction;
     // The triton.autotune/heuristics calls its names hold (`tuned = triton.autotune(...)`),
     // which `f = tuned(f)` applies by call; computed on first need.
     std::optional<DecoratorVariables> decoratorVariables;
@@ -461,6 +467,8 @@ private:
     /// place. tilec's values are not shared, so a list that a parameter or a second name holds
     /// could not change for its other holders as it does in Python.
     std::set<std::string> ownLists;
+    /// Python functions: the names a `global` statement run in it declares, and the statement.
+    std::map<std::string, const ast::Stmt *> declaredGlobal;
   };
   std::vector<Scope> scopes_;
   unsigned callDepth_ = 0;
@@ -569,10 +577,31 @@ private:
   /// The element of a single-element tensor, as a scalar (Triton's unsplat: x.item(), an `if`
   /// on a one-element block); a scalar is itself.
   tir::Value *unsplat(tir::Value *x, SourceLoc loc);
-  /// Notes the names that `global` statements in a module-level function's body rebind.
-  void recordGlobalStatements(const ast::StmtList &body);
-  [[noreturn]] void reboundGlobalError(const std::string &name, const ast::Stmt &global,
-                                       SourceLoc use);
+  /// Notes the names that `global` statements in the body of `function`, a module-level
+  /// function, rebind.
+  void recordGlobalStatements(const ast::StmtList &body, const ast::Stmt &function);
+  /// Refuses a read of `name`, which a function of the module rebinds with `global`, where the
+  /// value read is not the module-level binding: code that runs at launch (a kernel, a
+  /// constexpr function it calls, a heuristic), or import-time code of a module whose own
+  /// module-level code calls a function that rebinds the name.
+  void checkReboundGlobal(const std::string &name, SourceLoc use);
+  /// Refuses binding `name` where the Python function running declared it `global`.
+  void refuseGlobalAssignment(const std::string &name, SourceLoc loc);
+  /// A call that module-level code (of any module tilec loaded) makes of a function of one of
+  /// these names (`f(...)`, `m.f(...)`); null when there is none.
+  const ast::Expr *moduleLevelCallOf(const std::set<std::string> &names);
+  /// Runs `body` as code that Python runs when the module is imported: a module-level
+  /// assignment's value, a module-level condition, a decorator's arguments.
+  template <typename F> auto atImport(F &&body) {
+    ++importDepth_;
+    struct Leave {
+      unsigned &depth;
+      ~Leave() { --depth; }
+    } leave{importDepth_};
+    return body();
+  }
+  // >0 while code that Python runs at import time is evaluated (atImport).
+  unsigned importDepth_ = 0;
   /// A `@triton.constexpr_function` (or `@tl.constexpr`) called from a kernel: run as Python
   /// at compile time, on compile-time arguments, for a compile-time result.
   SemaValue callConstexprFunction(const ast::Stmt &def, CallArgs &args);
