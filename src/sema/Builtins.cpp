@@ -531,6 +531,8 @@ std::optional<bool> Specializer::valueHasAttribute(const SemaValue &value,
 
 SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string &attr,
                                       SourceLoc loc) {
+  if (isUnknown(value))
+    return unknownAttribute(value, attr);
   if (value.kind == Kind::Tensor) {
     const Type &t = value.value->type();
     if (attr == "dtype")

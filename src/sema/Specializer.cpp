@@ -126,6 +126,8 @@ std::string SemaValue::describe() const {
   case Kind::Slice:
     return "a slice";
   case Kind::Object:
+    if (name == "unknown host value")
+      return "a value tilec cannot know at compile time (" + elems[0].name + ")";
     return "a " + name.substr(name.rfind('.') + 1) + " object";
   }
   return "a value";
@@ -1101,6 +1103,7 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
       scopes_.pop_back();
     } else {
       SemaValue cond = evalModuleLevel(*stmt.test);
+      refuseUnknown(cond, stmt.test->loc, "this module-level condition");
       truth = constexprTruth(cond);
       if (!truth)
         error(stmt.test->loc, "this module-level condition is not a compile-time constant");
@@ -1180,6 +1183,21 @@ bool Specializer::overrideGlobal(const std::string &name, const SemaValue &value
     return false;
   bindGlobal(name, value);
   return true;
+}
+
+static std::optional<SemaValue> parseConstexprLiteral(const std::string &text);
+
+void Specializer::overrideModuleConstants(
+    const ast::Stmt &kernel, const std::vector<std::pair<std::string, std::string>> &defines) {
+  for (const auto &[name, text] : defines) {
+    bool isParam = std::any_of(kernel.params.begin(), kernel.params.end(),
+                               [&](const ast::Param &p) { return p.name == name; });
+    if (isParam)
+      continue;
+    // What is not a literal is reported where the kernel is compiled (specializeKernel).
+    if (std::optional<SemaValue> value = parseConstexprLiteral(text))
+      overrideGlobal(name, *value);
+  }
 }
 
 void Specializer::bindGlobal(const std::string &name, const SemaValue &value) {
@@ -1324,6 +1342,7 @@ SemaValue Specializer::evalConstantGlobal(const std::string &name, const ast::Ex
     throw;
   }
   globalsBeingEvaluated_.pop_back();
+  noteUnknownHolder(value, name);
   if (value.isTensor())
     error(expr.loc, "global '" + name +
                         "' is not a compile-time constant; kernels can only use constant globals");
@@ -1635,8 +1654,6 @@ bool isConstexprAnnotation(const ast::Expr *annotation) {
   return name == "tl.constexpr" || name == "triton.language.constexpr" || name == "constexpr" ||
          name == "language.constexpr";
 }
-
-static std::optional<SemaValue> parseConstexprLiteral(const std::string &text);
 
 std::optional<SemaValue> Specializer::runtimeArgument(const std::string &name) {
   auto desc = std::find_if(function_.tensorDescriptors.begin(), function_.tensorDescriptors.end(),
@@ -2210,6 +2227,11 @@ std::optional<bool> Specializer::constexprTruth(const SemaValue &v) const {
     return !v.elems.empty();
   case SemaValue::Kind::Tensor:
     return std::nullopt;
+  case SemaValue::Kind::Object:
+    // An unknown value's truth is refused where it is asked (the statement being evaluated).
+    if (isUnknown(v))
+      refuseUnknown(v, builder_.loc(), "this value's truth");
+    return true;
   default:
     return true;
   }
@@ -2321,6 +2343,7 @@ tir::Value *Specializer::scalarCondition(const SemaValue &cond, SourceLoc loc) {
 SemaValue Specializer::evalIfExp(const ast::Expr &expr) {
   const ast::Expr &body = *expr.operands[0], &test = *expr.operands[1], &orelse = *expr.operands[2];
   SemaValue cond = eval(test);
+  refuseUnknown(cond, test.loc, "this condition");
   if (auto truth = constexprTruth(cond))
     return eval(*truth ? body : orelse);
   tir::Value *condValue = cond.isTensor() ? scalarCondition(cond, test.loc) : nullptr;
@@ -2393,6 +2416,7 @@ std::vector<tir::Value *> Specializer::closeBranches(tir::Operation &ifOp,
 
 void Specializer::execIf(const ast::Stmt &stmt) {
   SemaValue cond = eval(*stmt.test);
+  refuseUnknown(cond, stmt.test->loc, "this condition");
   if (auto truth = constexprTruth(cond)) {
     execBlock(*truth ? stmt.body : stmt.orelse);
     return;
@@ -3153,6 +3177,12 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
   case ast::ExprKind::BoolOp: {
     SemaValue result = eval(*expr.operands[0]);
     for (size_t i = 1; i < expr.operands.size(); ++i) {
+      // Module-level Python's unknown values (the GPU's name): the other side may decide.
+      if (isUnknown(result)) {
+        result = boolOpWithUnknown(expr.boolOp == ast::BoolOperator::And, result,
+                                   eval(*expr.operands[i]), expr.loc);
+        continue;
+      }
       if (auto truth = constexprTruth(result)) {
         // Python short-circuits on constants.
         bool isAnd = expr.boolOp == ast::BoolOperator::And;
@@ -3535,6 +3565,8 @@ std::optional<SemaValue> Specializer::evalListMethod(const ast::Expr &call) {
 
 SemaValue Specializer::callValue(const SemaValue &callee, CallArgs &args, SourceLoc calleeLoc) {
   builder_.setLoc(args.loc);
+  if (std::optional<SemaValue> unknown = callUnknown(callee, args))
+    return *unknown;
   if (callee.kind == SemaValue::Kind::Builtin && callee.function &&
       callee.name.rfind(kNamedTupleClass, 0) == 0)
     return constructNamedTuple(*callee.function, args);

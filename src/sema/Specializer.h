@@ -156,6 +156,12 @@ public:
   /// when the module has no such name.
   bool overrideGlobal(const std::string &name, const SemaValue &value);
 
+  /// Overrides the module-level constants that `defines` (-D) name, those that are not
+  /// parameters of `kernel` and whose value is a literal, as specializeKernel does: for the
+  /// decorators' arguments (`configs=[... for w in NUM_WARPS]`), which read them too.
+  void overrideModuleConstants(const ast::Stmt &kernel,
+                               const std::vector<std::pair<std::string, std::string>> &defines);
+
   /// Binds a module-level name whether or not the module has one: a nested kernel's closure
   /// variable given with -D, or a @triton.jit function of its enclosing function.
   void bindGlobal(const std::string &name, const SemaValue &value);
@@ -585,6 +591,28 @@ private:
   /// constexpr function it calls, a heuristic), or import-time code of a module whose own
   /// module-level code calls a function that rebinds the name.
   void checkReboundGlobal(const std::string &name, SourceLoc use);
+  // Values of module-level Python that tilec cannot know ahead of time (UnknownValues.cpp).
+  /// A value the host would have (`what`, such as "torch.cuda.get_device_name()") that tilec
+  /// cannot know, and `why`; asked at `origin`.
+  static SemaValue unknownValue(const std::string &what, const std::string &why, SourceLoc origin);
+  static bool isUnknown(const SemaValue &v);
+  /// `v` if it is unknown, else the first unknown element of a tuple or list it is; null.
+  static const SemaValue *findUnknown(const SemaValue &v);
+  /// A bool computed from an unknown value (`not u`).
+  static SemaValue unknownBool(const SemaValue &unknown);
+  /// Records that module-level `global` holds `v`, for the -D that errors suggest.
+  static void noteUnknownHolder(SemaValue &v, const std::string &global);
+  /// Refuses `v` at `use` where it is or holds an unknown value, saying that `needs` (such as
+  /// "this condition") depends on it.
+  void refuseUnknown(const SemaValue &v, SourceLoc use, const std::string &needs) const;
+  /// A comparison or `in` with an unknown operand: an unknown bool; nullopt when neither is.
+  static std::optional<SemaValue> compareUnknown(const SemaValue &lhs, const SemaValue &rhs);
+  /// `unknown and rhs` / `unknown or rhs`: what `rhs` decides, else an error at `loc`.
+  SemaValue boolOpWithUnknown(bool isAnd, const SemaValue &unknown, const SemaValue &rhs,
+                              SourceLoc loc);
+  /// A method of an unknown value, and its call: an unknown result.
+  static SemaValue unknownAttribute(const SemaValue &base, const std::string &attr);
+  std::optional<SemaValue> callUnknown(const SemaValue &callee, const CallArgs &args);
   /// Refuses binding `name` where the Python function running declared it `global`.
   void refuseGlobalAssignment(const std::string &name, SourceLoc loc);
   /// A call that module-level code (of any module tilec loaded) makes of a function of one of
