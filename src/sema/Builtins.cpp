@@ -1399,6 +1399,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       fill = *a.values[1];
       dtype = constDType(*this, *a.values[2], loc, "dtype");
     }
+    if (dtype.isFp8E4B15())
+      fill = fp8E4B15Number(fill, loc);
     tir::Value *scalar = fill.isTensor() ? castTo(fill.value, dtype) : materialize(fill, loc, dtype);
     if (!scalar->type().isScalar())
       error(loc, display + "'s value must be a scalar");
@@ -1728,6 +1730,10 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       t = x.value->type().elem;
     } else {
       t = operandType(x, y, false, loc, /*selecting=*/true);
+    }
+    if (t.isFp8E4B15()) {
+      x = fp8E4B15Number(x, loc);
+      y = fp8E4B15Number(y, loc);
     }
     tir::Value *xv = materialize(x, loc, t), *yv = materialize(y, loc, t);
     std::vector<int64_t> shape = broadcastShape(cond->type(), xv->type(), loc);

@@ -215,6 +215,10 @@ public:
   /// (an error at `loc` for any other type).
   tir::Value *convertFromFp8E4B15(tir::Value *v, tir::DType to);
   tir::Value *convertToFp8E4B15(tir::Value *v, SourceLoc loc);
+  /// A number that Triton makes an fp8e4b15 constant of (semantic.scalar_constant: tl.where's
+  /// and tl.full's numbers): 0.0 for any number equal to 0 (the type's null value, +0), an error
+  /// for any other, which Triton 3.6 cannot make.
+  SemaValue fp8E4B15Number(const SemaValue &number, SourceLoc loc);
   /// Broadcasts a value (scalar or tensor) to `shape`, prepending size-1 dimensions as needed.
   tir::Value *broadcastTo(tir::Value *v, const std::vector<int64_t> &shape, SourceLoc loc);
   /// The shape two operands broadcast to.
