@@ -135,6 +135,7 @@ int64_t Specializer::constantInt(const SemaValue &v, SourceLoc loc, const std::s
     return v.intValue;
   if (v.kind == Kind::Bool)
     return v.boolValue;
+  refuseUnknown(v, loc, what);
   error(loc, what + " must be a constant integer (tl.constexpr), not " + v.describe() +
                  assignedNumberHint(v));
 }
@@ -615,7 +616,7 @@ static std::optional<bool> constantsEqual(const SemaValue &a, const SemaValue &b
 SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
                                  const SemaValue &rhs, SourceLoc loc) {
   using CO = ast::CompareOperator;
-  if (std::optional<SemaValue> unknown = compareUnknown(lhs, rhs))
+  if (std::optional<SemaValue> unknown = compareUnknown(op, lhs, rhs))
     return *unknown;
   if (op == CO::Is || op == CO::IsNot) {
     bool same;

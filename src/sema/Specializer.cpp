@@ -4258,35 +4258,13 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
   return kernel;
 }
 
-/// The constexpr arguments a @triton.heuristics function reads, where it reads them only as
-/// `args["NAME"]` of its first parameter (Triton passes every argument in that dict); nullopt
-/// where it uses the dict otherwise (or has no parameter).
-static std::optional<std::set<std::string>> heuristicReads(const ast::Stmt &function) {
-  if (function.params.empty())
-    return std::nullopt;
-  const std::string &dict = function.params[0].name;
-  std::set<std::string> reads;
-  size_t uses = 0, subscripts = 0;
-  forEachExpr(function.body, true, [&](const ast::Expr &e) {
-    if (e.kind == ast::ExprKind::Name && e.name == dict)
-      ++uses;
-    if (e.kind == ast::ExprKind::Subscript && e.operands[0]->kind == ast::ExprKind::Name &&
-        e.operands[0]->name == dict && e.operands[1]->kind == ast::ExprKind::StringLit &&
-        !e.operands[1]->isFString) {
-      ++subscripts;
-      reads.insert(e.operands[1]->stringValue);
-    }
-  });
-  if (uses != subscripts)
-    return std::nullopt;
-  return reads;
-}
-
 /// Binds the constexprs `params` (left out of the signature and -D) that @triton.heuristics
 /// computes from the launch's arguments: as Triton's launcher does, each function is called with
-/// the arguments (and the heuristics before it) in a dict, ahead of time here, which is possible
-/// exactly where every argument it reads is a constexpr bound by then. Any other is an error
-/// that says what it reads.
+/// the arguments (and the heuristics before it) in a dict, ahead of time here. The constexprs
+/// bound by then have their values; a run-time argument is an unknown value (UnknownValues.cpp)
+/// that is not None, so `args["bias"] is not None` is decided, and whatever depends on its value
+/// is an error that names the heuristic to bind with -D. A function may use the dict as a whole
+/// (`lambda args: pick_block(args)`, `len(args)`).
 static void bindHeuristics(Specializer &specializer, const SourceManager &sources,
                            const ast::Module &module, const KernelRequest &request,
                            const ast::Stmt &kernel, const std::vector<std::string> &params,
@@ -4294,47 +4272,44 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
   if (params.empty())
     return;
   std::set<std::string> pending(params.begin(), params.end());
-  std::map<std::string, std::string> unbound; // a heuristic's name -> what it reads unbound
   for (const HeuristicEntry &entry :
        heuristicEntries(kernel, &module, decoratedByCall(module, request.name).decorators)) {
     if (!pending.count(entry.name))
       continue;
     SemaValue function = specializer.evalModuleLevel(*entry.value);
-    std::optional<std::set<std::string>> reads;
-    if (function.kind == SemaValue::Kind::Builtin && function.function &&
-        function.name.rfind("pyfunc:", 0) == 0)
-      reads = heuristicReads(*function.function);
-    if (!reads) {
-      unbound[entry.name] = "it uses the arguments' dict as a whole";
-      continue;
-    }
-    std::string missing;
-    for (const std::string &name : *reads)
-      if (!bound.count(name))
-        missing += (missing.empty() ? "" : ", ") + name;
-    if (!missing.empty()) {
-      unbound[entry.name] = "it reads " + missing + ", not a constexpr bound here";
-      continue;
-    }
     SemaValue args = makeDict();
-    for (const ast::Param &p : kernel.params)
-      if (bound.count(p.name))
+    for (const ast::Param &p : kernel.params) {
+      if (bound.count(p.name)) {
         dictInsert(args, SemaValue::ofString(p.name), bound.at(p.name));
+        continue;
+      }
+      // The heuristics' own constexprs not computed yet are not among the launch's arguments.
+      if (pending.count(p.name))
+        continue;
+      SemaValue argument = Specializer::unknownValue(
+          "the run-time argument '" + p.name + "'",
+          "Triton's launcher passes its value at each launch, and @triton.heuristics computes '" +
+              entry.name + "' from it then",
+          entry.value->loc);
+      Specializer::noteUnknownSource(argument, entry.name);
+      dictInsert(args, SemaValue::ofString(p.name), argument);
+    }
     SemaValue value = specializer.callPython(function, {args}, entry.value->loc);
+    specializer.refuseUnknown(value, entry.value->loc,
+                              "the value that @triton.heuristics computes for '" + entry.name +
+                                  "'");
     bound[entry.name] = value;
     pending.erase(entry.name);
   }
   for (const std::string &name : params) {
     if (!pending.count(name))
       continue;
-    std::string why = unbound.count(name) ? unbound.at(name) : "tilec could not read it";
-    sources.error(kernel.loc,
-                  "the signature has " + std::to_string(signatureEntries) + " entries but '" +
-                      kernel.name + "' has " + std::to_string(kernel.params.size()) +
-                      " parameters; '" + name +
-                      "' has no value (@triton.heuristics computes it from the launch's "
-                      "arguments, and " +
-                      why + ": give it in the signature or with -D " + name + "=VALUE)");
+    sources.error(kernel.loc, "the signature has " + std::to_string(signatureEntries) +
+                                  " entries but '" + kernel.name + "' has " +
+                                  std::to_string(kernel.params.size()) + " parameters; '" + name +
+                                  "' has no value (tilec could not read the @triton.heuristics "
+                                  "that computes it): give it in the signature or with -D " +
+                                  name + "=VALUE");
   }
 }
 

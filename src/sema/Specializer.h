@@ -367,6 +367,33 @@ public:
   /// Whether two tensor descriptors are made of the same values.
   static bool sameTensorDescriptor(const SemaValue &a, const SemaValue &b);
 
+  // Values of module-level Python that tilec cannot know ahead of time (UnknownValues.cpp).
+  /// A value the host would have (`what`, such as "torch.cuda.get_device_name()") that tilec
+  /// cannot know, and `why`; asked at `origin`.
+  static SemaValue unknownValue(const std::string &what, const std::string &why, SourceLoc origin);
+  static bool isUnknown(const SemaValue &v);
+  /// `v` if it is unknown, else the first unknown element of a tuple or list it is; null.
+  static const SemaValue *findUnknown(const SemaValue &v);
+  /// A bool computed from an unknown value (`not u`).
+  static SemaValue unknownBool(const SemaValue &unknown);
+  /// Records that module-level `global` holds `v`, for the -D that errors suggest.
+  static void noteUnknownHolder(SemaValue &v, const std::string &global);
+  /// Records that the constexpr `name` is computed from `v` (a heuristic), for the -D that
+  /// errors suggest where no module-level name holds it.
+  static void noteUnknownSource(SemaValue &v, const std::string &name);
+  /// Refuses `v` at `use` where it is or holds an unknown value, saying that `needs` (such as
+  /// "this condition") depends on it.
+  void refuseUnknown(const SemaValue &v, SourceLoc use, const std::string &needs) const;
+  /// A comparison or `in` with an unknown operand: an unknown bool; nullopt when neither is.
+  static std::optional<SemaValue> compareUnknown(ast::CompareOperator op, const SemaValue &lhs,
+                                                 const SemaValue &rhs);
+  /// `unknown and rhs` / `unknown or rhs`: what `rhs` decides, else an error at `loc`.
+  SemaValue boolOpWithUnknown(bool isAnd, const SemaValue &unknown, const SemaValue &rhs,
+                              SourceLoc loc);
+  /// A method of an unknown value, and its call: an unknown result.
+  static SemaValue unknownAttribute(const SemaValue &base, const std::string &attr);
+  std::optional<SemaValue> callUnknown(const SemaValue &callee, const CallArgs &args);
+
 private:
   /// Runs `body` in a scope of its own, as module-level code (evalModuleLevel, callPython).
   SemaValue inModuleLevelScope(const std::function<SemaValue()> &body);
@@ -595,28 +622,6 @@ private:
   /// constexpr function it calls, a heuristic), or import-time code of a module whose own
   /// module-level code calls a function that rebinds the name.
   void checkReboundGlobal(const std::string &name, SourceLoc use);
-  // Values of module-level Python that tilec cannot know ahead of time (UnknownValues.cpp).
-  /// A value the host would have (`what`, such as "torch.cuda.get_device_name()") that tilec
-  /// cannot know, and `why`; asked at `origin`.
-  static SemaValue unknownValue(const std::string &what, const std::string &why, SourceLoc origin);
-  static bool isUnknown(const SemaValue &v);
-  /// `v` if it is unknown, else the first unknown element of a tuple or list it is; null.
-  static const SemaValue *findUnknown(const SemaValue &v);
-  /// A bool computed from an unknown value (`not u`).
-  static SemaValue unknownBool(const SemaValue &unknown);
-  /// Records that module-level `global` holds `v`, for the -D that errors suggest.
-  static void noteUnknownHolder(SemaValue &v, const std::string &global);
-  /// Refuses `v` at `use` where it is or holds an unknown value, saying that `needs` (such as
-  /// "this condition") depends on it.
-  void refuseUnknown(const SemaValue &v, SourceLoc use, const std::string &needs) const;
-  /// A comparison or `in` with an unknown operand: an unknown bool; nullopt when neither is.
-  static std::optional<SemaValue> compareUnknown(const SemaValue &lhs, const SemaValue &rhs);
-  /// `unknown and rhs` / `unknown or rhs`: what `rhs` decides, else an error at `loc`.
-  SemaValue boolOpWithUnknown(bool isAnd, const SemaValue &unknown, const SemaValue &rhs,
-                              SourceLoc loc);
-  /// A method of an unknown value, and its call: an unknown result.
-  static SemaValue unknownAttribute(const SemaValue &base, const std::string &attr);
-  std::optional<SemaValue> callUnknown(const SemaValue &callee, const CallArgs &args);
   /// Refuses binding `name` where the Python function running declared it `global`.
   void refuseGlobalAssignment(const std::string &name, SourceLoc loc);
   /// A call that module-level code (of any module tilec loaded) makes of a function of one of

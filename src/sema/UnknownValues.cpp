@@ -83,18 +83,26 @@ void Specializer::noteUnknownHolder(SemaValue &v, const std::string &global) {
     v.elems[kHeldBy] = SemaValue::ofString(global);
 }
 
+void Specializer::noteUnknownSource(SemaValue &v, const std::string &name) {
+  if (isUnknown(v))
+    v.elems[kSourceHeldBy] = SemaValue::ofString(name);
+}
+
 void Specializer::refuseUnknown(const SemaValue &v, SourceLoc use, const std::string &needs) const {
   const SemaValue *unknown = findUnknown(v);
   if (!unknown)
     return;
   const std::vector<SemaValue> &f = unknown->elems;
-  const std::string &heldBy = f[kHeldBy].name.empty() ? f[kSourceHeldBy].name : f[kHeldBy].name;
-  std::string message = needs + " depends on " + f[kWhat].name +
-                        (heldBy.empty() ? "" : " (through '" + heldBy + "')") +
-                        ", which tilec cannot know at compile time: " + f[kWhy].name +
-                        (heldBy.empty() ? "; give the module-level names that depend on it with -D "
-                                          "NAME=VALUE"
-                                        : "; give its value with -D " + heldBy + "=VALUE");
+  // The name whose value -D can give: the module-level name that holds the value, else the one
+  // that held a value it was computed from (or the constexpr a heuristic computes from it).
+  const std::string &heldBy = f[kHeldBy].name;
+  const std::string &bindable = heldBy.empty() ? f[kSourceHeldBy].name : heldBy;
+  std::string message =
+      needs + " depends on " + f[kWhat].name +
+      (heldBy.empty() ? "" : " (through '" + heldBy + "')") +
+      ", which tilec cannot know at compile time: " + f[kWhy].name +
+      (bindable.empty() ? "; give the module-level names that depend on it with -D NAME=VALUE"
+                        : "; give the value of '" + bindable + "' with -D " + bindable + "=VALUE");
   SourceLoc origin{static_cast<uint32_t>(f[kOrigin].elems[0].intValue),
                    static_cast<uint32_t>(f[kOrigin].elems[1].intValue),
                    static_cast<uint32_t>(f[kOrigin].elems[2].intValue)};
@@ -107,9 +115,14 @@ void Specializer::refuseUnknown(const SemaValue &v, SourceLoc use, const std::st
   }
 }
 
-std::optional<SemaValue> Specializer::compareUnknown(const SemaValue &lhs, const SemaValue &rhs) {
-  // The result is True or False, not known which; `x is None` of a value that the host has
-  // (a string) is known, but projects do not ask it of these.
+std::optional<SemaValue> Specializer::compareUnknown(ast::CompareOperator op, const SemaValue &lhs,
+                                                     const SemaValue &rhs) {
+  using CO = ast::CompareOperator;
+  // Every unknown value is something (a name, a number, a launch's argument), never None.
+  if ((op == CO::Is || op == CO::IsNot) && (isUnknown(lhs) || isUnknown(rhs)) &&
+      (lhs.isNone() || rhs.isNone()))
+    return SemaValue::ofBool(op == CO::IsNot);
+  // Otherwise the result is True or False, not known which.
   if (isUnknown(lhs))
     return derivedUnknown(lhs, true);
   if (isUnknown(rhs))
