@@ -4258,6 +4258,30 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
   return kernel;
 }
 
+/// The scalar type that a run-time parameter's annotation names (`stride: tl.int64`), which
+/// Triton's JIT launcher puts in the kernel's signature whatever the value passed (jit.py's
+/// annotation_type); nullopt for none.
+static std::optional<DType> annotatedScalarType(const ast::Expr *annotation) {
+  if (!annotation)
+    return std::nullopt;
+  static const std::map<std::string, ScalarKind> names = {
+      {"int8", ScalarKind::I8},       {"int16", ScalarKind::I16},   {"int32", ScalarKind::I32},
+      {"int64", ScalarKind::I64},     {"uint8", ScalarKind::U8},    {"uint16", ScalarKind::U16},
+      {"uint32", ScalarKind::U32},    {"uint64", ScalarKind::U64},  {"float16", ScalarKind::F16},
+      {"bfloat16", ScalarKind::BF16}, {"float32", ScalarKind::F32}, {"float64", ScalarKind::F64}};
+  std::string dotted = dottedName(*annotation);
+  size_t dot = dotted.rfind('.');
+  if (dot == std::string::npos)
+    return std::nullopt; // `n: int` is Python's int, no Triton type
+  std::string module = dotted.substr(0, dot);
+  if (module != "tl" && module != "triton.language" && module != "language")
+    return std::nullopt;
+  auto found = names.find(dotted.substr(dot + 1));
+  if (found == names.end())
+    return std::nullopt;
+  return DType::scalar(found->second);
+}
+
 /// Binds the constexprs `params` (left out of the signature and -D) that @triton.heuristics
 /// computes from the launch's arguments: as Triton's launcher does, each function is called with
 /// the arguments (and the heuristics before it) in a dict, ahead of time here. The constexprs
@@ -4437,6 +4461,15 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       addTensorDescriptorParams(*function, param.name, entry);
       continue;
     }
+    if (std::optional<DType> annotated = annotatedScalarType(param.annotation.get());
+        annotated && entry.kind == SignatureEntry::Kind::Scalar && *annotated != entry.type)
+      sources.warning(param.loc, "parameter '" + param.name + "' is annotated " +
+                                     dottedName(*param.annotation) +
+                                     ": Triton's JIT passes it as " +
+                                     signatureTypeName(*annotated) + ", not the signature's " +
+                                     signatureTypeName(entry.type) + " (write " +
+                                     signatureTypeName(*annotated) + (entry.hint ? ":16" : "") +
+                                     " for the kernel Triton compiles)");
     addScalarParam(*function, param.name, entry);
   }
 
