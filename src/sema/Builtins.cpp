@@ -700,8 +700,10 @@ SemaValue Specializer::callLibdevice(const tir::LibdeviceFunction &fn, CallArgs 
   for (const SemaValue &v : args.positional) {
     if (v.isConstexprNumber())
       continue;
-    if (!v.isTensor())
+    if (!v.isTensor()) {
+      refuseUnknown(v, loc, display + "'s result");
       error(loc, display + " needs numbers or tensors, not " + v.describe());
+    }
     DType t = v.value->type().elem;
     if (!t.isFloat())
       error(loc, display + " needs floating-point arguments, got " + t.tritonName() +
@@ -741,8 +743,10 @@ SemaValue Specializer::callLibdeviceExtern(const tir::LibdeviceExtern &fn, CallA
   std::vector<tir::Value *> operands;
   for (const SemaValue &v : args.positional) {
     SemaValue t = decayNumbers(v, loc);
-    if (!t.isTensor() || t.value->type().elem.isPointer())
+    if (!t.isTensor() || t.value->type().elem.isPointer()) {
+      refuseUnknown(v, loc, display + "'s result");
       error(loc, display + " needs numbers or tensors, not " + v.describe());
+    }
     operands.push_back(t.value);
   }
   auto match = [&]() -> const tir::LibdeviceOverload * {
@@ -1661,8 +1665,10 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       return callBuiltin(SemaValue::ofBuiltin(fn == "maximum" ? "py.max" : "py.min"), pair);
     }
     for (const SemaValue *v : {&x, &y}) {
-      if (!v->isTensor() && !v->isConstexprNumber())
+      if (!v->isTensor() && !v->isConstexprNumber()) {
+        refuseUnknown(*v, loc, display + "'s result");
         error(loc, display + " needs numbers or tensors, not " + v->describe());
+      }
       if (v->isTensor() && v->value->type().elem.isPointer())
         error(loc, display + " is not defined on pointers");
     }

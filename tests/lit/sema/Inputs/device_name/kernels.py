@@ -31,3 +31,12 @@ def not_kernel(x_ptr):
 @triton.jit
 def length_kernel(x_ptr):
     tl.store(x_ptr, len(NAME))
+
+
+SMS = torch.cuda.get_device_properties(0).multi_processor_count
+PROGRAMS = max(SMS, 1)
+
+
+@triton.jit
+def sms_kernel(x_ptr):
+    tl.store(x_ptr, PROGRAMS)
