@@ -174,6 +174,8 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
     for (const auto &library : stdlib)
       base.stdlib.push_back(library.get());
     base.imports = imports.get();
+    // -D of module-level constants holds for the decorators' arguments too.
+    base.defines = options.defines;
     const ast::Stmt *kernel = sema::findAnyKernel(*syntax, sources, base);
     // A signature that binds every constexpr asks for one specialisation (bindsEveryConstexpr).
     sema::AutotuneSpec tuning;

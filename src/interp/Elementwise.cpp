@@ -753,13 +753,19 @@ void evalCast(const Tensor &in, Tensor &out) {
       break;
     }
   } else if (fromLanes == LaneKind::Float) {
+    // A NaN converts to a plain NaN of its sign: the fp16 bits that a loaded one carries
+    // (halfBitsToFloat) are no wider type's.
+    auto plain = [](float x) { return std::isnan(x) ? std::copysign(NAN, x) : x; };
     switch (toLanes) {
     case LaneKind::Int:
       return mapUnary<float, int64_t>(in, out, [to](float x) { return floatToInteger(x, to); });
     case LaneKind::Float:
-      return withRounding(to, [&](auto round) { mapUnary<float, float>(in, out, round); });
+      return withRounding(to, [&](auto round) {
+        mapUnary<float, float>(in, out, [&](float x) { return round(plain(x)); });
+      });
     case LaneKind::Double:
-      return mapUnary<float, double>(in, out, [](float x) { return static_cast<double>(x); });
+      return mapUnary<float, double>(in, out,
+                                     [&](float x) { return static_cast<double>(plain(x)); });
     case LaneKind::Ptr:
       break;
     }

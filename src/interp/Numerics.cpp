@@ -10,6 +10,14 @@ using tir::ScalarKind;
 
 namespace {
 
+uint32_t floatBits(float v);
+float floatFromBits(uint32_t bits);
+
+// The lowest mantissa bit of a float lane that holds an fp16 NaN's bits (halfTable): below the
+// thirteen bits that fp16 lacks, so no fp16 value's float has it, and fp16 arithmetic, which
+// rounds its results through floatToHalfBits, never keeps it.
+constexpr uint32_t kDecodedHalfNaN = 1;
+
 /// A binary float format narrower than fp32 (sign, exponent, mantissa), and what happens when a
 /// value overflows it.
 struct SmallFloatFormat {
@@ -117,7 +125,19 @@ template <unsigned N> struct DecodeTable {
 };
 
 const DecodeTable<65536> &halfTable() {
-  static const DecodeTable<65536> table(kHalf);
+  static const DecodeTable<65536> table = [] {
+    DecodeTable<65536> t(kHalf);
+    // A NaN keeps its fp16 bits in the float lane: the sign, the ten payload bits above
+    // thirteen zeros, and kDecodedHalfNaN, which says the lane holds such bits (floatLaneToBits).
+    for (uint32_t bits = 0x7c01; bits < 0x10000; ++bits) {
+      uint32_t magnitude = bits & 0x7fff;
+      if (magnitude <= 0x7c00)
+        continue;
+      t.values[bits] = floatFromBits(((bits & 0x8000) << 16) | 0x7f800000u |
+                                     ((magnitude & 0x3ff) << 13) | kDecodedHalfNaN);
+    }
+    return t;
+  }();
   return table;
 }
 
@@ -299,6 +319,11 @@ float roundFloatLane(float v, ScalarKind kind) {
 uint64_t floatLaneToBits(float v, ScalarKind kind) {
   switch (kind) {
   case ScalarKind::F16:
+    // A NaN decoded from fp16 bits (a load, a bitcast) gives them back, as the GPU moves them
+    // unchanged; one that arithmetic made is the canonical 0x7fff (floatToHalfBits), as
+    // the GPU's fp16 arithmetic makes it.
+    if (std::isnan(v) && (floatBits(v) & kDecodedHalfNaN))
+      return ((floatBits(v) >> 16) & 0x8000) | 0x7c00 | ((floatBits(v) >> 13) & 0x3ff);
     return floatToHalfBits(v);
   case ScalarKind::BF16:
     return floatToBFloat16Bits(v);

@@ -317,6 +317,7 @@ auto evaluateAtDecorator(const ast::Expr &expr, const ast::Stmt &kernel, const a
   });
   if (evaluatedAt) {
     specializer.bindMainModuleBefore(*evaluatedAt);
+    specializer.overrideModuleConstants(kernel, context.defines);
     return evaluate(specializer, evaluatedAt);
   }
   // Elsewhere (a decorator of another module): the top-level statement holding the definition.
@@ -336,6 +337,7 @@ auto evaluateAtDecorator(const ast::Expr &expr, const ast::Stmt &kernel, const a
       specializer.bindMainModuleAsOf(i + 1);
       break;
     }
+  specializer.overrideModuleConstants(kernel, context.defines);
   return evaluate(specializer, static_cast<const ast::Stmt *>(nullptr));
 }
 

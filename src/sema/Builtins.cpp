@@ -531,6 +531,8 @@ std::optional<bool> Specializer::valueHasAttribute(const SemaValue &value,
 
 SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string &attr,
                                       SourceLoc loc) {
+  if (isUnknown(value))
+    return unknownAttribute(value, attr);
   if (value.kind == Kind::Tensor) {
     const Type &t = value.value->type();
     if (attr == "dtype")
@@ -698,8 +700,10 @@ SemaValue Specializer::callLibdevice(const tir::LibdeviceFunction &fn, CallArgs 
   for (const SemaValue &v : args.positional) {
     if (v.isConstexprNumber())
       continue;
-    if (!v.isTensor())
+    if (!v.isTensor()) {
+      refuseUnknown(v, loc, display + "'s result");
       error(loc, display + " needs numbers or tensors, not " + v.describe());
+    }
     DType t = v.value->type().elem;
     if (!t.isFloat())
       error(loc, display + " needs floating-point arguments, got " + t.tritonName() +
@@ -739,8 +743,10 @@ SemaValue Specializer::callLibdeviceExtern(const tir::LibdeviceExtern &fn, CallA
   std::vector<tir::Value *> operands;
   for (const SemaValue &v : args.positional) {
     SemaValue t = decayNumbers(v, loc);
-    if (!t.isTensor() || t.value->type().elem.isPointer())
+    if (!t.isTensor() || t.value->type().elem.isPointer()) {
+      refuseUnknown(v, loc, display + "'s result");
       error(loc, display + " needs numbers or tensors, not " + v.describe());
+    }
     operands.push_back(t.value);
   }
   auto match = [&]() -> const tir::LibdeviceOverload * {
@@ -1397,6 +1403,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       fill = *a.values[1];
       dtype = constDType(*this, *a.values[2], loc, "dtype");
     }
+    if (dtype.isFp8E4B15())
+      fill = fp8E4B15Number(fill, loc);
     tir::Value *scalar = fill.isTensor() ? castTo(fill.value, dtype) : materialize(fill, loc, dtype);
     if (!scalar->type().isScalar())
       error(loc, display + "'s value must be a scalar");
@@ -1657,8 +1665,10 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       return callBuiltin(SemaValue::ofBuiltin(fn == "maximum" ? "py.max" : "py.min"), pair);
     }
     for (const SemaValue *v : {&x, &y}) {
-      if (!v->isTensor() && !v->isConstexprNumber())
+      if (!v->isTensor() && !v->isConstexprNumber()) {
+        refuseUnknown(*v, loc, display + "'s result");
         error(loc, display + " needs numbers or tensors, not " + v->describe());
+      }
       if (v->isTensor() && v->value->type().elem.isPointer())
         error(loc, display + " is not defined on pointers");
     }
@@ -1726,6 +1736,10 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       t = x.value->type().elem;
     } else {
       t = operandType(x, y, false, loc, /*selecting=*/true);
+    }
+    if (t.isFp8E4B15()) {
+      x = fp8E4B15Number(x, loc);
+      y = fp8E4B15Number(y, loc);
     }
     tir::Value *xv = materialize(x, loc, t), *yv = materialize(y, loc, t);
     std::vector<int64_t> shape = broadcastShape(cond->type(), xv->type(), loc);

@@ -78,4 +78,19 @@ tir::Value *Specializer::convertToFp8E4B15(tir::Value *v, SourceLoc loc) {
   return bitcastTo(b, b.cast(code, DType::scalar(ScalarKind::U8)), ScalarKind::F8E4B15);
 }
 
+SemaValue Specializer::fp8E4B15Number(const SemaValue &number, SourceLoc loc) {
+  // Triton's scalar_constant makes a number of an fp8 type with get_fp32 and arith.truncf to
+  // the type's MLIR type, which for fp8e4b15 is an i8: MLIR's verifier refuses that truncf. Only
+  // a number equal to 0 (0.0 and -0.0 too) becomes the type's null value, the bits 0x00.
+  if (!number.isConstexprNumber())
+    return number;
+  if (number.numberAsFloat() == 0.0)
+    return SemaValue::ofFloat(0.0);
+  error(loc, "Triton cannot make the fp8e4b15 constant " + pythonRepr(number, loc) +
+                 ": its scalar_constant truncates the number to fp8e4b15's MLIR type, an i8, "
+                 "with arith.truncf, which MLIR refuses (only 0 works); convert the tensor "
+                 "(.to(tl.float16)) or the number (tl.full([], " +
+                 pythonRepr(number, loc) + ", tl.float16).to(tl.float8e4b15)) first");
+}
+
 } // namespace tilec::sema

@@ -839,12 +839,17 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
     // pick their block sizes by shared_memory_per_block_optin).
     if (std::optional<int64_t> value = capabilityProperty(capability, attr))
       return SemaValue::ofInt(*value);
-    error(loc, "torch.cuda.get_device_properties(...)." + attr +
-                   " differs between GPUs of one architecture: tilec compiles ahead of time for " +
-                   targetArch_ +
-                   " and knows only what its compute capability fixes (major, minor, "
-                   "shared_memory_per_block(_optin), shared_memory_per_multiprocessor, "
-                   "regs_per_multiprocessor, warp_size, max_threads_per_multi_processor)");
+    // The rest (name, multi_processor_count, total_memory...) differs between GPUs of one
+    // architecture: unknown, an error only where a result depends on it.
+    return unknownValue("torch.cuda.get_device_properties(...)." + attr,
+                        "it differs between GPUs of one architecture, and tilec compiles ahead "
+                        "of time for " +
+                            targetArch_ +
+                            ", knowing only what its compute capability fixes (major, minor, "
+                            "shared_memory_per_block(_optin), shared_memory_per_multiprocessor, "
+                            "regs_per_multiprocessor, warp_size, "
+                            "max_threads_per_multi_processor)",
+                        loc);
   }
   if (isObject(object, kGpuTargetClass)) {
     if (attr == "backend")
@@ -1733,6 +1738,16 @@ SemaValue Specializer::deviceQuery(const std::string &qualified, CallArgs &args)
     bindCallArgs(*this, qualified, {"device"}, 0, args);
     return makeObject(kTorchDevicePropertiesClass, {SemaValue::ofInt(capability)});
   }
+  // The GPU's name differs between GPUs of one architecture ("NVIDIA H100 80GB HBM3", "NVIDIA
+  // H200", "NVIDIA GH200 480GB"): unknown, an error only where a result depends on it.
+  if (qualified == "torch.cuda.get_device_name") {
+    bindCallArgs(*this, qualified, {"device"}, 0, args);
+    return unknownValue(qualified + "()",
+                        "the GPU's name differs between GPUs of one architecture, and tilec "
+                        "compiles for " +
+                            targetArch_ + " ahead of time",
+                        args.loc);
+  }
   // The rest differs between GPUs of one architecture, or between machines.
   error(args.loc, "'" + qualified + "()' asks about the GPU that will run the kernel; tilec " +
                       "compiles ahead of time for " + targetArch_ +
@@ -1809,9 +1824,11 @@ SemaValue Specializer::devicePropertiesItem(const SemaValue &properties, const S
     return SemaValue::ofInt(32);
   if (key.name == "multiprocessor_count" || key.name == "sm_clock_rate" ||
       key.name == "mem_clock_rate" || key.name == "mem_bus_width")
-    error(loc, "the device property '" + key.name +
-                   "' differs between GPUs of one architecture: tilec compiles ahead of time "
-                   "and cannot know it");
+    return unknownValue("the device property '" + key.name + "'",
+                        "it differs between GPUs of one architecture, and tilec compiles ahead "
+                        "of time for " +
+                            targetArch_,
+                        loc);
   raisePython(kKeyError, stringRepr(key.name), loc);
 }
 
@@ -2192,6 +2209,29 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
   if (qualified.rfind("triton.runtime.driver.", 0) == 0 ||
       qualified.rfind("torch.cuda.get_device_", 0) == 0 || qualified == "torch.cuda.device_count")
     return deviceQuery(qualified, args);
+  // torch's deterministic mode as a freshly imported torch has it (off), unless module-level
+  // code that tilec loaded turns it on or off, which it does not run.
+  if (qualified == "torch.are_deterministic_algorithms_enabled" ||
+      qualified == "torch.is_deterministic_algorithms_warn_only_enabled" ||
+      qualified == "torch.get_deterministic_debug_mode") {
+    bindCallArgs(*this, qualified, {}, 0, args);
+    if (const ast::Expr *call =
+            moduleLevelCallOf({"use_deterministic_algorithms", "set_deterministic_debug_mode"})) {
+      std::string message = "called here";
+      try {
+        error(args.loc, "'" + qualified + "()' asks torch's deterministic mode, which " +
+                            "module-level code changes: tilec evaluates module-level code on " +
+                            "demand, not in the order Python runs it; not supported yet");
+      } catch (const CompileError &e) {
+        sources_.note(call->loc, message);
+        throw CompileError(std::string(e.what()) + sources_.format(call->loc, "note", message),
+                           e.reported());
+      }
+    }
+    if (qualified == "torch.get_deterministic_debug_mode")
+      return SemaValue::ofInt(0);
+    return SemaValue::ofBool(false);
+  }
   if (qualified == "torch.cuda.is_available") {
     bindCallArgs(*this, qualified, {}, 0, args);
     return SemaValue::ofBool(true);

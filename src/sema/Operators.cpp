@@ -76,8 +76,10 @@ static DType literalType(const SemaValue &v) {
 tir::Value *Specializer::materialize(const SemaValue &v, SourceLoc loc, std::optional<DType> type) {
   if (v.isTensor())
     return type ? castTo(v.value, *type) : v.value;
-  if (!v.isConstexprNumber())
+  if (!v.isConstexprNumber()) {
+    refuseUnknown(v, loc, "this value");
     error(loc, "expected a number or a tensor, got " + v.describe());
+  }
   DType t = type ? *type : literalType(v);
   if (t.isPointer())
     error(loc, "cannot use " + v.describe() + " as a pointer");
@@ -133,6 +135,7 @@ int64_t Specializer::constantInt(const SemaValue &v, SourceLoc loc, const std::s
     return v.intValue;
   if (v.kind == Kind::Bool)
     return v.boolValue;
+  refuseUnknown(v, loc, what);
   error(loc, what + " must be a constant integer (tl.constexpr), not " + v.describe() +
                  assignedNumberHint(v));
 }
@@ -151,6 +154,7 @@ tir::Value *Specializer::toValue(const SemaValue &v, SourceLoc loc, const char *
     return v.value;
   if (v.isConstexprNumber())
     return materialize(v, loc);
+  refuseUnknown(v, loc, std::string("the value for ") + what);
   error(loc, std::string("expected a number or a tensor for ") + what + ", got " + v.describe());
 }
 
@@ -458,6 +462,8 @@ SemaValue Specializer::repeatSequence(const SemaValue &lhs, const SemaValue &rhs
 
 SemaValue Specializer::binaryOp(ast::BinaryOperator op, const SemaValue &lhs, const SemaValue &rhs,
                                 SourceLoc loc) {
+  if (isUnknown(lhs) || isUnknown(rhs))
+    refuseUnknown(isUnknown(lhs) ? lhs : rhs, loc, "this operation");
   using BO = ast::BinaryOperator;
   if (lhs.isConstexprNumber() && rhs.isConstexprNumber())
     return foldBinary(*this, op, lhs, rhs, loc);
@@ -610,6 +616,8 @@ static std::optional<bool> constantsEqual(const SemaValue &a, const SemaValue &b
 SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
                                  const SemaValue &rhs, SourceLoc loc) {
   using CO = ast::CompareOperator;
+  if (std::optional<SemaValue> unknown = compareUnknown(op, lhs, rhs))
+    return *unknown;
   if (op == CO::Is || op == CO::IsNot) {
     bool same;
     if (lhs.isNone() || rhs.isNone())
@@ -743,11 +751,14 @@ SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
 SemaValue Specializer::unaryOp(ast::UnaryOperator op, const SemaValue &operand, SourceLoc loc) {
   using UO = ast::UnaryOperator;
   if (op == UO::Not) {
+    if (isUnknown(operand))
+      return unknownBool(operand);
     if (auto truth = constexprTruth(operand))
       return SemaValue::ofBool(!*truth);
     tir::Value *b = castTo(operand.value, DType::scalar(ScalarKind::I1));
     return SemaValue::ofTensor(builder_.unary(OpCode::Not, b));
   }
+  refuseUnknown(operand, loc, "this operation");
   if (operand.isConstexprNumber()) {
     switch (op) {
     case UO::Neg: {

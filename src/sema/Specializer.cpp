@@ -126,6 +126,8 @@ std::string SemaValue::describe() const {
   case Kind::Slice:
     return "a slice";
   case Kind::Object:
+    if (name == "unknown host value")
+      return "a value tilec cannot know at compile time (" + elems[0].name + ")";
     return "a " + name.substr(name.rfind('.') + 1) + " object";
   }
   return "a value";
@@ -760,13 +762,13 @@ SemaValue Specializer::evalSelfReference(const std::string &name, const ast::Exp
   ++moduleLevelDepth_;
   SemaValue result;
   try {
-    if (reference.augmented) {
+    result = atImport([&] {
+      if (!reference.augmented)
+        return eval(value);
       SemaValue before = lookup(name, reference.augmented->targets[0]->loc);
       SemaValue operand = eval(value);
-      result = binaryOp(reference.augmented->augOp, before, operand, reference.augmented->loc);
-    } else {
-      result = eval(value);
-    }
+      return binaryOp(reference.augmented->augOp, before, operand, reference.augmented->loc);
+    });
   } catch (...) {
     --moduleLevelDepth_;
     scopes_.pop_back();
@@ -881,7 +883,7 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       break;
     }
     case ast::StmtKind::FunctionDef: {
-      recordGlobalStatements(stmt->body);
+      recordGlobalStatements(stmt->body, *stmt);
       if (!wanted(stmt->name))
         break;
       bool jit = isJitDefinition(*stmt) ||
@@ -1091,7 +1093,7 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
       scopes_.push_back(Scope{});
       ++moduleLevelDepth_;
       try {
-        taken = selectMatchCase(stmt, captured);
+        taken = atImport([&] { return selectMatchCase(stmt, captured); });
       } catch (...) {
         --moduleLevelDepth_;
         scopes_.pop_back();
@@ -1101,6 +1103,7 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
       scopes_.pop_back();
     } else {
       SemaValue cond = evalModuleLevel(*stmt.test);
+      refuseUnknown(cond, stmt.test->loc, "this module-level condition");
       truth = constexprTruth(cond);
       if (!truth)
         error(stmt.test->loc, "this module-level condition is not a compile-time constant");
@@ -1180,6 +1183,21 @@ bool Specializer::overrideGlobal(const std::string &name, const SemaValue &value
     return false;
   bindGlobal(name, value);
   return true;
+}
+
+static std::optional<SemaValue> parseConstexprLiteral(const std::string &text);
+
+void Specializer::overrideModuleConstants(
+    const ast::Stmt &kernel, const std::vector<std::pair<std::string, std::string>> &defines) {
+  for (const auto &[name, text] : defines) {
+    bool isParam = std::any_of(kernel.params.begin(), kernel.params.end(),
+                               [&](const ast::Param &p) { return p.name == name; });
+    if (isParam)
+      continue;
+    // What is not a literal is reported where the kernel is compiled (specializeKernel).
+    if (std::optional<SemaValue> value = parseConstexprLiteral(text))
+      overrideGlobal(name, *value);
+  }
 }
 
 void Specializer::bindGlobal(const std::string &name, const SemaValue &value) {
@@ -1286,7 +1304,9 @@ SemaValue Specializer::callPython(const SemaValue &function, std::vector<SemaVal
 }
 
 SemaValue Specializer::evalModuleLevel(const ast::Expr &expr) {
-  return inModuleLevelScope([&] { return eval(expr); });
+  // Every caller evaluates what Python runs at import time: a module-level statement's
+  // expression or a decorator's argument.
+  return atImport([&] { return inModuleLevelScope([&] { return eval(expr); }); });
 }
 
 SemaValue Specializer::inModuleLevelScope(const std::function<SemaValue()> &body) {
@@ -1322,6 +1342,7 @@ SemaValue Specializer::evalConstantGlobal(const std::string &name, const ast::Ex
     throw;
   }
   globalsBeingEvaluated_.pop_back();
+  noteUnknownHolder(value, name);
   if (value.isTensor())
     error(expr.loc, "global '" + name +
                         "' is not a compile-time constant; kernels can only use constant globals");
@@ -1368,8 +1389,7 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
       error(loc, "undefined name '" + name + "' in the standard library");
     return SemaValue::ofBuiltin("py." + name);
   }
-  if (auto rebound = mod().reboundByFunction.find(name); rebound != mod().reboundByFunction.end())
-    reboundGlobalError(name, *rebound->second, loc);
+  checkReboundGlobal(name, loc);
   if (auto changed = mod().changedInPlace.find(name); changed != mod().changedInPlace.end()) {
     const ast::Stmt &stmt = *changed->second;
     std::string message = "changed here";
@@ -1477,31 +1497,101 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
   error(loc, "undefined name '" + name + "'");
 }
 
-void Specializer::recordGlobalStatements(const ast::StmtList &body) {
+void Specializer::recordGlobalStatements(const ast::StmtList &body, const ast::Stmt &function) {
   for (const ast::StmtPtr &stmt : body) {
     if (stmt->kind == ast::StmtKind::Unsupported && stmt->name == "global statement")
       for (const ast::ImportAlias &name : stmt->names)
-        mod().reboundByFunction.emplace(name.name, stmt.get());
-    // Nested blocks (if, for, try...), not nested functions: their `global` is theirs.
-    if (stmt->kind != ast::StmtKind::FunctionDef) {
-      recordGlobalStatements(stmt->body);
-      recordGlobalStatements(stmt->orelse);
-      for (const ast::MatchCase &matchCase : stmt->cases)
-        recordGlobalStatements(matchCase.body);
-    }
+        mod().reboundByFunction[name.name].push_back({stmt.get(), &function});
+    // Nested blocks (if, for, try...), nested functions too: a `global` statement anywhere names
+    // the module's binding, and calling `function` may run the nested one.
+    recordGlobalStatements(stmt->body, function);
+    recordGlobalStatements(stmt->orelse, function);
+    for (const ast::MatchCase &matchCase : stmt->cases)
+      recordGlobalStatements(matchCase.body, function);
   }
 }
 
-void Specializer::reboundGlobalError(const std::string &name, const ast::Stmt &global,
-                                     SourceLoc use) {
+namespace {
+void forEachExpr(const ast::StmtList &stmts, bool intoFunctions,
+                 const std::function<void(const ast::Expr &)> &f);
+} // namespace
+
+const ast::Expr *Specializer::moduleLevelCallOf(const std::set<std::string> &names) {
+  // By the name called (`set_mode(True)`, `determinism.set_mode(True)`), in every module tilec
+  // loaded: the calls that the modules' top-level statements, decorators and defaults make when
+  // they are imported.
+  const ast::Expr *found = nullptr;
+  for (const ModuleState &module : modules_) {
+    if (!module.ast || found)
+      continue;
+    forEachExpr(module.ast->body, /*intoFunctions=*/false, [&](const ast::Expr &e) {
+      if (found || e.kind != ast::ExprKind::Call)
+        return;
+      const ast::Expr &callee = *e.operands[0];
+      if ((callee.kind == ast::ExprKind::Name || callee.kind == ast::ExprKind::Attribute) &&
+          names.count(callee.name))
+        found = &e;
+    });
+  }
+  return found;
+}
+
+void Specializer::checkReboundGlobal(const std::string &name, SourceLoc use) {
+  auto rebound = mod().reboundByFunction.find(name);
+  if (rebound == mod().reboundByFunction.end())
+    return;
+  const ModuleState::Rebinding &first = rebound->second.front();
+  std::string globalNote = "'global " + name + "' here, in '" + first.function->name + "'";
+  const ast::Expr *call = nullptr;
+  std::string message;
+  if (importDepth_ == 0) {
+    message = "module-level '" + name + "' is rebound by a function (global " + name +
+              "), and this code runs when the kernel is compiled or launched, after the " +
+              "program may have called that function: tilec cannot know the value then; not " +
+              "supported yet (pass it as a constexpr argument instead)";
+  } else {
+    std::set<std::string> functions;
+    for (const ModuleState::Rebinding &r : rebound->second)
+      functions.insert(r.function->name);
+    call = moduleLevelCallOf(functions);
+    if (!call)
+      return; // Import time: the module-level binding, as Python reads it then.
+    message = "module-level '" + name + "' is rebound by a function (global " + name +
+              ") that module-level code calls when the module is imported: tilec evaluates " +
+              "module-level names on demand, not in the order Python runs the statements; " +
+              "not supported yet";
+  }
+  try {
+    error(use, message);
+  } catch (const CompileError &e) {
+    std::string notes = std::string(e.what());
+    sources_.note(first.global->loc, globalNote);
+    notes += sources_.format(first.global->loc, "note", globalNote);
+    if (call) {
+      sources_.note(call->loc, "called here");
+      notes += sources_.format(call->loc, "note", "called here");
+    }
+    throw CompileError(notes, e.reported());
+  }
+}
+
+void Specializer::refuseGlobalAssignment(const std::string &name, SourceLoc loc) {
+  if (scopes_.empty())
+    return;
+  auto declared = scopes_.back().declaredGlobal.find(name);
+  if (declared == scopes_.back().declaredGlobal.end())
+    return;
   std::string message = "'global " + name + "' here";
   try {
-    error(use, "module-level '" + name + "' is rebound by a function (global " + name +
-                   "): tilec evaluates module-level names when kernels use them and does not " +
-                   "run the calls that would change them; not supported yet");
+    error(loc, std::string("module-level code calls this function when the module is ") +
+                   "imported, and it rebinds module-level '" + name + "' (global " + name +
+                   "): tilec evaluates " +
+                   "module-level names on demand, not in the order Python runs the statements, " +
+                   "and does not change them; not supported yet");
   } catch (const CompileError &e) {
-    sources_.note(global.loc, message);
-    throw CompileError(std::string(e.what()) + sources_.format(global.loc, "note", message),
+    sources_.note(declared->second->loc, message);
+    throw CompileError(std::string(e.what()) +
+                           sources_.format(declared->second->loc, "note", message),
                        e.reported());
   }
 }
@@ -1532,6 +1622,7 @@ static bool makesNewList(const ast::Expr &expr) {
 
 void Specializer::assign(const ast::Expr &target, const SemaValue &value) {
   if (target.kind == ast::ExprKind::Name) {
+    refuseGlobalAssignment(target.name, target.loc);
     bind(target.name, value);
     return;
   }
@@ -1563,8 +1654,6 @@ bool isConstexprAnnotation(const ast::Expr *annotation) {
   return name == "tl.constexpr" || name == "triton.language.constexpr" || name == "constexpr" ||
          name == "language.constexpr";
 }
-
-static std::optional<SemaValue> parseConstexprLiteral(const std::string &text);
 
 std::optional<SemaValue> Specializer::runtimeArgument(const std::string &name) {
   auto desc = std::find_if(function_.tensorDescriptors.begin(), function_.tensorDescriptors.end(),
@@ -1780,6 +1869,13 @@ void Specializer::exec(const ast::Stmt &stmt) {
     error(stmt.loc, "match statement in a kernel: Triton's code generator has none (unsupported "
                     "AST node type: Match)");
   case ast::StmtKind::Unsupported:
+    if (hostCallDepth_ > 0 && stmt.name == "global statement") {
+      // Reading the names is reading the module's bindings, which lookup does for names the
+      // function does not bind; binding them is refused (refuseGlobalAssignment).
+      for (const ast::ImportAlias &name : stmt.names)
+        scopes_.back().declaredGlobal.emplace(name.name, &stmt);
+      return;
+    }
     if (hostCallDepth_ > 0 && stmt.name == "try statement") {
       execTry(stmt);
       return;
@@ -2084,6 +2180,7 @@ void Specializer::execAssign(const ast::Stmt &stmt) {
                           "Python; tilec's lists are not shared: not supported yet on a list "
                           "this function did not make itself");
     SemaValue result = binaryOp(stmt.augOp, current, rhs, stmt.loc);
+    refuseGlobalAssignment(target.name, target.loc);
     bind(target.name, inKernelCode() ? decayNumbers(result, stmt.loc) : result);
     if (ownList)
       scopes_.back().ownLists.insert(target.name);
@@ -2130,6 +2227,11 @@ std::optional<bool> Specializer::constexprTruth(const SemaValue &v) const {
     return !v.elems.empty();
   case SemaValue::Kind::Tensor:
     return std::nullopt;
+  case SemaValue::Kind::Object:
+    // An unknown value's truth is refused where it is asked (the statement being evaluated).
+    if (isUnknown(v))
+      refuseUnknown(v, builder_.loc(), "this value's truth");
+    return true;
   default:
     return true;
   }
@@ -2241,6 +2343,7 @@ tir::Value *Specializer::scalarCondition(const SemaValue &cond, SourceLoc loc) {
 SemaValue Specializer::evalIfExp(const ast::Expr &expr) {
   const ast::Expr &body = *expr.operands[0], &test = *expr.operands[1], &orelse = *expr.operands[2];
   SemaValue cond = eval(test);
+  refuseUnknown(cond, test.loc, "this condition");
   if (auto truth = constexprTruth(cond))
     return eval(*truth ? body : orelse);
   tir::Value *condValue = cond.isTensor() ? scalarCondition(cond, test.loc) : nullptr;
@@ -2313,6 +2416,7 @@ std::vector<tir::Value *> Specializer::closeBranches(tir::Operation &ifOp,
 
 void Specializer::execIf(const ast::Stmt &stmt) {
   SemaValue cond = eval(*stmt.test);
+  refuseUnknown(cond, stmt.test->loc, "this condition");
   if (auto truth = constexprTruth(cond)) {
     execBlock(*truth ? stmt.body : stmt.orelse);
     return;
@@ -3073,6 +3177,12 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
   case ast::ExprKind::BoolOp: {
     SemaValue result = eval(*expr.operands[0]);
     for (size_t i = 1; i < expr.operands.size(); ++i) {
+      // Module-level Python's unknown values (the GPU's name): the other side may decide.
+      if (isUnknown(result)) {
+        result = boolOpWithUnknown(expr.boolOp == ast::BoolOperator::And, result,
+                                   eval(*expr.operands[i]), expr.loc);
+        continue;
+      }
       if (auto truth = constexprTruth(result)) {
         // Python short-circuits on constants.
         bool isAnd = expr.boolOp == ast::BoolOperator::And;
@@ -3208,6 +3318,24 @@ SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
   }
   if (base.kind == SemaValue::Kind::Object && indices.size() == 1)
     return devicePropertiesItem(base, indices[0], indexExpr.loc);
+  // `env[0] == "1"` in module-level Python: a string's character (Triton's kernels have no
+  // strings to index).
+  if (base.kind == SemaValue::Kind::String && !inKernelCode() && indices.size() == 1) {
+    if (indices[0].kind != SemaValue::Kind::Int && indices[0].kind != SemaValue::Kind::Bool)
+      raisePython(*builtinExceptionClasses("TypeError"),
+                  "string indices must be integers, not " + indices[0].describe(), indexExpr.loc);
+    if (std::any_of(base.name.begin(), base.name.end(),
+                    [](char c) { return static_cast<unsigned char>(c) >= 0x80; }))
+      error(indexExpr.loc, "indexing a string with characters outside ASCII is not supported yet");
+    int64_t n = static_cast<int64_t>(base.name.size());
+    int64_t i = indices[0].numberAsInt();
+    if (i < 0)
+      i += n;
+    if (indices[0].intIsWide || i < 0 || i >= n)
+      raisePython(*builtinExceptionClasses("IndexError"), "string index out of range",
+                  indexExpr.loc);
+    return SemaValue::ofString(std::string(1, base.name[static_cast<size_t>(i)]));
+  }
   if (!base.isTensor())
     error(expr.loc, "cannot index " + base.describe());
   // x[:, None] as Triton's tensor.__getitem__: ':' changes nothing, None at position i of the
@@ -3437,6 +3565,8 @@ std::optional<SemaValue> Specializer::evalListMethod(const ast::Expr &call) {
 
 SemaValue Specializer::callValue(const SemaValue &callee, CallArgs &args, SourceLoc calleeLoc) {
   builder_.setLoc(args.loc);
+  if (std::optional<SemaValue> unknown = callUnknown(callee, args))
+    return *unknown;
   if (callee.kind == SemaValue::Kind::Builtin && callee.function &&
       callee.name.rfind(kNamedTupleClass, 0) == 0)
     return constructNamedTuple(*callee.function, args);
@@ -4128,35 +4258,37 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
   return kernel;
 }
 
-/// The constexpr arguments a @triton.heuristics function reads, where it reads them only as
-/// `args["NAME"]` of its first parameter (Triton passes every argument in that dict); nullopt
-/// where it uses the dict otherwise (or has no parameter).
-static std::optional<std::set<std::string>> heuristicReads(const ast::Stmt &function) {
-  if (function.params.empty())
+/// The scalar type that a run-time parameter's annotation names (`stride: tl.int64`), which
+/// Triton's JIT launcher puts in the kernel's signature whatever the value passed (jit.py's
+/// annotation_type); nullopt for none.
+static std::optional<DType> annotatedScalarType(const ast::Expr *annotation) {
+  if (!annotation)
     return std::nullopt;
-  const std::string &dict = function.params[0].name;
-  std::set<std::string> reads;
-  size_t uses = 0, subscripts = 0;
-  forEachExpr(function.body, true, [&](const ast::Expr &e) {
-    if (e.kind == ast::ExprKind::Name && e.name == dict)
-      ++uses;
-    if (e.kind == ast::ExprKind::Subscript && e.operands[0]->kind == ast::ExprKind::Name &&
-        e.operands[0]->name == dict && e.operands[1]->kind == ast::ExprKind::StringLit &&
-        !e.operands[1]->isFString) {
-      ++subscripts;
-      reads.insert(e.operands[1]->stringValue);
-    }
-  });
-  if (uses != subscripts)
+  static const std::map<std::string, ScalarKind> names = {
+      {"int8", ScalarKind::I8},       {"int16", ScalarKind::I16},   {"int32", ScalarKind::I32},
+      {"int64", ScalarKind::I64},     {"uint8", ScalarKind::U8},    {"uint16", ScalarKind::U16},
+      {"uint32", ScalarKind::U32},    {"uint64", ScalarKind::U64},  {"float16", ScalarKind::F16},
+      {"bfloat16", ScalarKind::BF16}, {"float32", ScalarKind::F32}, {"float64", ScalarKind::F64}};
+  std::string dotted = dottedName(*annotation);
+  size_t dot = dotted.rfind('.');
+  if (dot == std::string::npos)
+    return std::nullopt; // `n: int` is Python's int, no Triton type
+  std::string module = dotted.substr(0, dot);
+  if (module != "tl" && module != "triton.language" && module != "language")
     return std::nullopt;
-  return reads;
+  auto found = names.find(dotted.substr(dot + 1));
+  if (found == names.end())
+    return std::nullopt;
+  return DType::scalar(found->second);
 }
 
 /// Binds the constexprs `params` (left out of the signature and -D) that @triton.heuristics
 /// computes from the launch's arguments: as Triton's launcher does, each function is called with
-/// the arguments (and the heuristics before it) in a dict, ahead of time here, which is possible
-/// exactly where every argument it reads is a constexpr bound by then. Any other is an error
-/// that says what it reads.
+/// the arguments (and the heuristics before it) in a dict, ahead of time here. The constexprs
+/// bound by then have their values; a run-time argument is an unknown value (UnknownValues.cpp)
+/// that is not None, so `args["bias"] is not None` is decided, and whatever depends on its value
+/// is an error that names the heuristic to bind with -D. A function may use the dict as a whole
+/// (`lambda args: pick_block(args)`, `len(args)`).
 static void bindHeuristics(Specializer &specializer, const SourceManager &sources,
                            const ast::Module &module, const KernelRequest &request,
                            const ast::Stmt &kernel, const std::vector<std::string> &params,
@@ -4164,47 +4296,44 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
   if (params.empty())
     return;
   std::set<std::string> pending(params.begin(), params.end());
-  std::map<std::string, std::string> unbound; // a heuristic's name -> what it reads unbound
   for (const HeuristicEntry &entry :
        heuristicEntries(kernel, &module, decoratedByCall(module, request.name).decorators)) {
     if (!pending.count(entry.name))
       continue;
     SemaValue function = specializer.evalModuleLevel(*entry.value);
-    std::optional<std::set<std::string>> reads;
-    if (function.kind == SemaValue::Kind::Builtin && function.function &&
-        function.name.rfind("pyfunc:", 0) == 0)
-      reads = heuristicReads(*function.function);
-    if (!reads) {
-      unbound[entry.name] = "it uses the arguments' dict as a whole";
-      continue;
-    }
-    std::string missing;
-    for (const std::string &name : *reads)
-      if (!bound.count(name))
-        missing += (missing.empty() ? "" : ", ") + name;
-    if (!missing.empty()) {
-      unbound[entry.name] = "it reads " + missing + ", not a constexpr bound here";
-      continue;
-    }
     SemaValue args = makeDict();
-    for (const ast::Param &p : kernel.params)
-      if (bound.count(p.name))
+    for (const ast::Param &p : kernel.params) {
+      if (bound.count(p.name)) {
         dictInsert(args, SemaValue::ofString(p.name), bound.at(p.name));
+        continue;
+      }
+      // The heuristics' own constexprs not computed yet are not among the launch's arguments.
+      if (pending.count(p.name))
+        continue;
+      SemaValue argument = Specializer::unknownValue(
+          "the run-time argument '" + p.name + "'",
+          "Triton's launcher passes its value at each launch, and @triton.heuristics computes '" +
+              entry.name + "' from it then",
+          entry.value->loc);
+      Specializer::noteUnknownSource(argument, entry.name);
+      dictInsert(args, SemaValue::ofString(p.name), argument);
+    }
     SemaValue value = specializer.callPython(function, {args}, entry.value->loc);
+    specializer.refuseUnknown(value, entry.value->loc,
+                              "the value that @triton.heuristics computes for '" + entry.name +
+                                  "'");
     bound[entry.name] = value;
     pending.erase(entry.name);
   }
   for (const std::string &name : params) {
     if (!pending.count(name))
       continue;
-    std::string why = unbound.count(name) ? unbound.at(name) : "tilec could not read it";
-    sources.error(kernel.loc,
-                  "the signature has " + std::to_string(signatureEntries) + " entries but '" +
-                      kernel.name + "' has " + std::to_string(kernel.params.size()) +
-                      " parameters; '" + name +
-                      "' has no value (@triton.heuristics computes it from the launch's "
-                      "arguments, and " +
-                      why + ": give it in the signature or with -D " + name + "=VALUE)");
+    sources.error(kernel.loc, "the signature has " + std::to_string(signatureEntries) +
+                                  " entries but '" + kernel.name + "' has " +
+                                  std::to_string(kernel.params.size()) + " parameters; '" + name +
+                                  "' has no value (tilec could not read the @triton.heuristics "
+                                  "that computes it): give it in the signature or with -D " +
+                                  name + "=VALUE");
   }
 }
 
@@ -4332,6 +4461,15 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       addTensorDescriptorParams(*function, param.name, entry);
       continue;
     }
+    if (std::optional<DType> annotated = annotatedScalarType(param.annotation.get());
+        annotated && entry.kind == SignatureEntry::Kind::Scalar && *annotated != entry.type)
+      sources.warning(param.loc, "parameter '" + param.name + "' is annotated " +
+                                     dottedName(*param.annotation) +
+                                     ": Triton's JIT passes it as " +
+                                     signatureTypeName(*annotated) + ", not the signature's " +
+                                     signatureTypeName(entry.type) + " (write " +
+                                     signatureTypeName(*annotated) + (entry.hint ? ":16" : "") +
+                                     " for the kernel Triton compiles)");
     addScalarParam(*function, param.name, entry);
   }
 

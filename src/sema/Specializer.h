@@ -156,6 +156,12 @@ public:
   /// when the module has no such name.
   bool overrideGlobal(const std::string &name, const SemaValue &value);
 
+  /// Overrides the module-level constants that `defines` (-D) name, those that are not
+  /// parameters of `kernel` and whose value is a literal, as specializeKernel does: for the
+  /// decorators' arguments (`configs=[... for w in NUM_WARPS]`), which read them too.
+  void overrideModuleConstants(const ast::Stmt &kernel,
+                               const std::vector<std::pair<std::string, std::string>> &defines);
+
   /// Binds a module-level name whether or not the module has one: a nested kernel's closure
   /// variable given with -D, or a @triton.jit function of its enclosing function.
   void bindGlobal(const std::string &name, const SemaValue &value);
@@ -209,6 +215,10 @@ public:
   /// (an error at `loc` for any other type).
   tir::Value *convertFromFp8E4B15(tir::Value *v, tir::DType to);
   tir::Value *convertToFp8E4B15(tir::Value *v, SourceLoc loc);
+  /// A number that Triton makes an fp8e4b15 constant of (semantic.scalar_constant: tl.where's
+  /// and tl.full's numbers): 0.0 for any number equal to 0 (the type's null value, +0), an error
+  /// for any other, which Triton 3.6 cannot make.
+  SemaValue fp8E4B15Number(const SemaValue &number, SourceLoc loc);
   /// Broadcasts a value (scalar or tensor) to `shape`, prepending size-1 dimensions as needed.
   tir::Value *broadcastTo(tir::Value *v, const std::vector<int64_t> &shape, SourceLoc loc);
   /// The shape two operands broadcast to.
@@ -357,6 +367,33 @@ public:
   /// Whether two tensor descriptors are made of the same values.
   static bool sameTensorDescriptor(const SemaValue &a, const SemaValue &b);
 
+  // Values of module-level Python that tilec cannot know ahead of time (UnknownValues.cpp).
+  /// A value the host would have (`what`, such as "torch.cuda.get_device_name()") that tilec
+  /// cannot know, and `why`; asked at `origin`.
+  static SemaValue unknownValue(const std::string &what, const std::string &why, SourceLoc origin);
+  static bool isUnknown(const SemaValue &v);
+  /// `v` if it is unknown, else the first unknown element of a tuple or list it is; null.
+  static const SemaValue *findUnknown(const SemaValue &v);
+  /// A bool computed from an unknown value (`not u`).
+  static SemaValue unknownBool(const SemaValue &unknown);
+  /// Records that module-level `global` holds `v`, for the -D that errors suggest.
+  static void noteUnknownHolder(SemaValue &v, const std::string &global);
+  /// Records that the constexpr `name` is computed from `v` (a heuristic), for the -D that
+  /// errors suggest where no module-level name holds it.
+  static void noteUnknownSource(SemaValue &v, const std::string &name);
+  /// Refuses `v` at `use` where it is or holds an unknown value, saying that `needs` (such as
+  /// "this condition") depends on it.
+  void refuseUnknown(const SemaValue &v, SourceLoc use, const std::string &needs) const;
+  /// A comparison or `in` with an unknown operand: an unknown bool; nullopt when neither is.
+  static std::optional<SemaValue> compareUnknown(ast::CompareOperator op, const SemaValue &lhs,
+                                                 const SemaValue &rhs);
+  /// `unknown and rhs` / `unknown or rhs`: what `rhs` decides, else an error at `loc`.
+  SemaValue boolOpWithUnknown(bool isAnd, const SemaValue &unknown, const SemaValue &rhs,
+                              SourceLoc loc);
+  /// A method of an unknown value, and its call: an unknown result.
+  static SemaValue unknownAttribute(const SemaValue &base, const std::string &attr);
+  std::optional<SemaValue> callUnknown(const SemaValue &callee, const CallArgs &args);
+
 private:
   /// Runs `body` in a scope of its own, as module-level code (evalModuleLevel, callPython).
   SemaValue inModuleLevelScope(const std::function<SemaValue()> &body);
@@ -416,10 +453,16 @@ private:
     // (namesChangedInPlace), which tilec does not run: the statement, for the error where the
     // name is read. A later assignment binds the name anew.
     std::map<std::string, const ast::Stmt *> changedInPlace;
-    // Names that a function of the module rebinds (`global X` in it): the statement, for the
-    // error that refuses them. tilec evaluates module-level names on demand and does not run
-    // the calls whose side effects would change them.
-    std::map<std::string, const ast::Stmt *> reboundByFunction;
+    // Names that a function of the module rebinds (`global X` in it): the `global` statement
+    // and the module-level function that holds it. Python evaluates a decorator's arguments and
+    // module-level assignments at import time, before the program calls such a function, so
+    // module-level code reads the binding the module's own statements make; kernels, which
+    // Triton compiles at launch, read whatever the program has rebound it to by then.
+    struct Rebinding {
+      const ast::Stmt *global;
+      const ast::Stmt *function;
+    };
+    std::map<std::string, std::vector<Rebinding>> reboundByFunction;
     // The triton.autotune/heuristics calls its names hold (`tuned = triton.autotune(...)`),
     // which `f = tuned(f)` applies by call; computed on first need.
     std::optional<DecoratorVariables> decoratorVariables;
@@ -461,6 +504,8 @@ private:
     /// place. tilec's values are not shared, so a list that a parameter or a second name holds
     /// could not change for its other holders as it does in Python.
     std::set<std::string> ownLists;
+    /// Python functions: the names a `global` statement run in it declares, and the statement.
+    std::map<std::string, const ast::Stmt *> declaredGlobal;
   };
   std::vector<Scope> scopes_;
   unsigned callDepth_ = 0;
@@ -569,10 +614,31 @@ private:
   /// The element of a single-element tensor, as a scalar (Triton's unsplat: x.item(), an `if`
   /// on a one-element block); a scalar is itself.
   tir::Value *unsplat(tir::Value *x, SourceLoc loc);
-  /// Notes the names that `global` statements in a module-level function's body rebind.
-  void recordGlobalStatements(const ast::StmtList &body);
-  [[noreturn]] void reboundGlobalError(const std::string &name, const ast::Stmt &global,
-                                       SourceLoc use);
+  /// Notes the names that `global` statements in the body of `function`, a module-level
+  /// function, rebind.
+  void recordGlobalStatements(const ast::StmtList &body, const ast::Stmt &function);
+  /// Refuses a read of `name`, which a function of the module rebinds with `global`, where the
+  /// value read is not the module-level binding: code that runs at launch (a kernel, a
+  /// constexpr function it calls, a heuristic), or import-time code of a module whose own
+  /// module-level code calls a function that rebinds the name.
+  void checkReboundGlobal(const std::string &name, SourceLoc use);
+  /// Refuses binding `name` where the Python function running declared it `global`.
+  void refuseGlobalAssignment(const std::string &name, SourceLoc loc);
+  /// A call that module-level code (of any module tilec loaded) makes of a function of one of
+  /// these names (`f(...)`, `m.f(...)`); null when there is none.
+  const ast::Expr *moduleLevelCallOf(const std::set<std::string> &names);
+  /// Runs `body` as code that Python runs when the module is imported: a module-level
+  /// assignment's value, a module-level condition, a decorator's arguments.
+  template <typename F> auto atImport(F &&body) {
+    ++importDepth_;
+    struct Leave {
+      unsigned &depth;
+      ~Leave() { --depth; }
+    } leave{importDepth_};
+    return body();
+  }
+  // >0 while code that Python runs at import time is evaluated (atImport).
+  unsigned importDepth_ = 0;
   /// A `@triton.constexpr_function` (or `@tl.constexpr`) called from a kernel: run as Python
   /// at compile time, on compile-time arguments, for a compile-time result.
   SemaValue callConstexprFunction(const ast::Stmt &def, CallArgs &args);

@@ -70,19 +70,16 @@ std::optional<DType> computationType(DType a, bool aIsLiteral, DType b, bool bIs
     return divOrMod ? f32 : DType::scalar(ScalarKind::BF16);
   if (a.kind == ScalarKind::BF16 || b.kind == ScalarKind::BF16)
     return f32;
-  // fp8e4b15 with itself is fp8e4b15 (tl.where selects it; arithmetic on it is refused where it
-  // is made); with an integer or another fp8, Triton's TypeError.
-  if (a.isFp8E4B15() || b.isFp8E4B15()) {
-    if (a == b)
-      return a;
-    error = "unexpected type " + a.tritonName() + " and " + b.tritonName();
-    return std::nullopt;
-  }
-  if (a.isFloat() || b.isFloat()) {
-    // Only fp8 is left: Triton computes with it in fp16 after an explicit cast; we ask for one.
-    if (a == b && !divOrMod)
-      return a;
-    error = "arithmetic on fp8 values needs an explicit .to(tl.float16) or .to(tl.float32)";
+  // Two fp8 operands (fp8e4b15 among them, Triton's is_fp8): the type itself when they are the
+  // same (tl.where selects it; arithmetic on it is refused where it is made), else fp16, in
+  // which both convert exactly (Triton's computation_type_impl, rule 5).
+  auto anyFp8 = [](DType t) { return t.isFp8() || t.isFp8E4B15(); };
+  if (anyFp8(a) && anyFp8(b))
+    return a == b ? a : DType::scalar(ScalarKind::F16);
+  // An fp8 with an integer: Triton's TypeError.
+  if (anyFp8(a) || anyFp8(b)) {
+    error = "unexpected type " + a.tritonName() + " and " + b.tritonName() +
+            " (as in Triton): convert the fp8 value with .to(tl.float16) or .to(tl.float32)";
     return std::nullopt;
   }
   if (divOrMod && a.isSigned() != b.isSigned() && !a.isBool() && !b.isBool()) {

@@ -1427,8 +1427,8 @@ def fp8e4b15_down_sample(name):
         edge = torch.tensor([float("inf"), -float("inf"), float("nan"), -float("nan"), 0.0, -0.0,
                              1.75, 1.8125, 1.8126, 65504.0, 65520.0, 1e30, -1e30, 2.0 ** -17,
                              2.0 ** -18, 2.0 ** -19, -(2.0 ** -18)], dtype=torch.float32)
-        values = torch.cat([edge, near, widened, random])[:n]
-        return values
+        # A buffer of its own (not a view into the concatenation), as `tilec run` takes them.
+        return torch.cat([edge, near, widened, random])[:n].clone()
 
     def inputs(n):
         halves = torch.arange(n, dtype=torch.int64).remainder(65536).to(torch.int16)
@@ -1448,11 +1448,60 @@ def fp8e4b15_down_sample(name):
         signature="*fp16:16,*fp32:16,*fp8e4b15:16,*fp8e4b15:16,1024", size=65536, small=65536,
         inputs=inputs, outputs=["yh", "yf"], args=lambda t, n: [t["h"], t["f"], t["yh"], t["yf"]],
         triton_args=lambda t, n: [t["h"], t["f"], as_fp8e4b15(t["yh"]), as_fp8e4b15(t["yf"])],
-        grid=lambda meta, n: (n // meta["BLOCK"],), tol=EXACT, reference=reference,
-        # The interpreter holds fp16 values as floats and keeps no NaN sign through a bitcast:
-        # fp16 NaNs with the sign bit set give +1.75 there, -1.75 (0xfe) on the GPU and in Triton.
-        interp=False,
-        note="no interpreter comparison: its fp16 NaNs lose their sign (tests/interp covers the rest)")
+        grid=lambda meta, n: (n // meta["BLOCK"],), tol=EXACT, reference=reference)
+
+
+def fp8_mixed_sample(name, kind_a, kind_b):
+    """Two fp8 types of every byte pairing: fp8e4nv / fp8e5 / fp8e4b15 ("e4b15") operands meet
+    in fp16 (Triton's rule for different fp8 types), for a sum and a tl.where."""
+    short = {"e4m3": "fp8e4nv", "e5m2": "fp8e5", "e4b15": "fp8e4b15"}
+
+    def decoded(bits, kind):
+        if kind == "e4b15":
+            return torch.tensor([fp8e4b15_value(c) for c in bits.tolist()], dtype=torch.float64)
+        value = fp8_decode(bits, kind)
+        mantissa_bits, _ = FP8_FORMAT[kind]
+        ones = (1 << (7 - mantissa_bits)) - 1
+        exponent = bits.to(torch.int64) >> mantissa_bits & ones
+        low = bits.to(torch.int64) & ((1 << mantissa_bits) - 1)
+        if kind == "e5m2":
+            value = torch.where((exponent == ones) & (low == 0), value.sign() * float("inf"), value)
+            value = torch.where((exponent == ones) & (low != 0), float("nan"), value)
+        else:
+            value = torch.where((exponent == ones) & (low == 7), float("nan"), value)
+        return value
+
+    def operand(bits, kind):
+        if kind != "e4b15" and hasattr(torch, FP8_TORCH[kind]):
+            return bits.to(DEVICE).view(getattr(torch, FP8_TORCH[kind]))
+        return bits.to(DEVICE)
+
+    def inputs(n):
+        i = torch.arange(n, dtype=torch.int64)
+        a = i.remainder(256).to(torch.uint8)
+        b = (i // 256 * 37 + i * 101).remainder(256).to(torch.uint8)
+        return {"a": operand(a, kind_a), "b": operand(b, kind_b), "sum": empty(n, "float16"),
+                "pick": empty(n, "float16")}
+
+    def reference(t, n):
+        a = decoded(t["a"].cpu().view(torch.uint8), kind_a)
+        b = decoded(t["b"].cpu().view(torch.uint8), kind_b)
+        # Both are exact in fp16; the fp16 sum rounds once, as add.f16 does.
+        total = (a.to(torch.float16) + b.to(torch.float16)).double()
+        pick = torch.where(torch.arange(n) % 3 == 0, a, b)
+        return {"sum": total, "pick": pick}
+
+    def triton_operand(x, kind):
+        return as_fp8e4b15(x) if kind == "e4b15" else x
+
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="fp8_mixed", ptx=name,
+        signature=f"*{short[kind_a]}:16,*{short[kind_b]}:16,*fp16:16,*fp16:16,256", size=65536,
+        small=4096, inputs=inputs, outputs=["sum", "pick"],
+        args=lambda t, n: [t["a"], t["b"], t["sum"], t["pick"]],
+        triton_args=lambda t, n: [triton_operand(t["a"], kind_a), triton_operand(t["b"], kind_b),
+                                  t["sum"], t["pick"]],
+        grid=lambda meta, n: (n // meta["BLOCK"],), tol=EXACT, reference=reference)
 
 
 # prefetch-loads (src/gpu/PrefetchLoads.cpp): column sums whose loop loads a 128 x 32 fp32 tile of
@@ -1994,6 +2043,8 @@ LANG_BITS_SAMPLES = [
     fp8_to_fp16_sample("fp8e5_to_f16_sm80", "e5m2"),
     fp8e4b15_up_sample("fp8e4b15_up"),
     fp8e4b15_down_sample("fp8e4b15_down"),
+    fp8_mixed_sample("fp8_mixed_e4_e5", "e4m3", "e5m2"),
+    fp8_mixed_sample("fp8_mixed_e4b15_e4", "e4b15", "e4m3"),
     batched_dot_sample("batched_dot_f16", "float16", (2, 32, 32, 32), DOT_F16_OUT_F32),
     batched_dot_sample("batched_dot_bf16", "bfloat16", (4, 16, 64, 16), DOT_BF16_OUT_F32),
     batched_dot_sample("batched_dot_tf32", "float32", (2, 64, 32, 16), DOT_TF32, num_warps=8),
