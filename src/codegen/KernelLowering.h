@@ -444,6 +444,8 @@ private:
   /// pid, a scalar atomic, mbarrier set-up and TMA copies).
   llvm::Value *isThreadZero() { return builder_.CreateICmpEQ(threadId_, builder_.getInt32(0)); }
   void lowerFor(const Operation &op);
+  std::vector<std::vector<llvm::PHINode *>> createCarriedPhis(const Operation &op,
+                                                              llvm::BasicBlock *preheader);
   /// lowerFor for a loop whose last iteration leaves wgmma groups in flight (`drained`: the
   /// indices of the carried values they compute), in do-while form behind a guard.
   void lowerForDrained(const Operation &op, const std::vector<unsigned> &drained);

@@ -1701,6 +1701,25 @@ void KernelLowering::lowerReduce(const Operation &op) {
 // Control flow
 //===----------------------------------------------------------------------===//
 
+/// One phi per LLVM value of each of `for` op's carried values, at the current insertion point,
+/// fed with the initial values from `preheader`: they stand for the body's region arguments.
+std::vector<std::vector<llvm::PHINode *>>
+KernelLowering::createCarriedPhis(const Operation &op, llvm::BasicBlock *preheader) {
+  const tir::Block &body = op.region(0).block();
+  std::vector<std::vector<llvm::PHINode *>> phis(op.numOperands() - 3);
+  for (unsigned i = 0; i < phis.size(); ++i) {
+    Values phiValues;
+    for (llvm::Value *init : get(op.operand(i + 3))) {
+      llvm::PHINode *phi = builder_.CreatePHI(init->getType(), 2);
+      phi->addIncoming(init, preheader);
+      phis[i].push_back(phi);
+      phiValues.push_back(phi);
+    }
+    values_[body.argument(i + 1)] = phiValues;
+  }
+  return phis;
+}
+
 void KernelLowering::lowerFor(const Operation &op) {
   const tir::Block &body = op.region(0).block();
   llvm::Value *lb = get(op.operand(0))[0];
@@ -1753,18 +1772,9 @@ void KernelLowering::lowerFor(const Operation &op) {
   builder_.SetInsertPoint(header);
   llvm::PHINode *iv = builder_.CreatePHI(lb->getType(), 2, "iv");
   iv->addIncoming(lb, preheader);
-  std::vector<std::vector<llvm::PHINode *>> phis(numIters);
-  for (unsigned i = 0; i < numIters; ++i) {
-    Values phiValues;
-    for (llvm::Value *init : get(op.operand(i + 3))) {
-      llvm::PHINode *phi = builder_.CreatePHI(init->getType(), 2);
-      phi->addIncoming(init, preheader);
-      phis[i].push_back(phi);
-      phiValues.push_back(phi);
-    }
-    values_[body.argument(i + 1)] = phiValues;
-    values_[op.result(i)] = phiValues;
-  }
+  std::vector<std::vector<llvm::PHINode *>> phis = createCarriedPhis(op, preheader);
+  for (unsigned i = 0; i < numIters; ++i)
+    values_[op.result(i)] = values_[body.argument(i + 1)];
   values_[body.argument(0)] = {iv};
   builder_.CreateCondBr(forContinues(op, iv), loop, exit);
 
@@ -1818,17 +1828,7 @@ void KernelLowering::lowerForDrained(const Operation &op, const std::vector<unsi
   builder_.SetInsertPoint(loop);
   llvm::PHINode *iv = builder_.CreatePHI(lb->getType(), 2, "iv");
   iv->addIncoming(lb, preheader);
-  std::vector<std::vector<llvm::PHINode *>> phis(numIters);
-  for (unsigned i = 0; i < numIters; ++i) {
-    Values phiValues;
-    for (llvm::Value *init : get(op.operand(i + 3))) {
-      llvm::PHINode *phi = builder_.CreatePHI(init->getType(), 2);
-      phi->addIncoming(init, preheader);
-      phis[i].push_back(phi);
-      phiValues.push_back(phi);
-    }
-    values_[body.argument(i + 1)] = phiValues;
-  }
+  std::vector<std::vector<llvm::PHINode *>> phis = createCarriedPhis(op, preheader);
   values_[body.argument(0)] = {iv};
   if (usesSharedMemory(body))
     sharedInUse_ = true; // the previous iteration's readers
