@@ -294,6 +294,12 @@ class _TupleElementsBound:
         self._bound.apply_defaults()
 
     @property
+    def original_arguments(self):
+        """The arguments as launched: TensorWrappers still wrapped, for the signature (a wrapper of
+        fp8e4b15, which torch lacks, is only bytes once unwrapped)."""
+        return dict(self._bound.arguments)
+
+    @property
     def arguments(self):
         arguments = dict(self._bound.arguments)
 
@@ -456,12 +462,13 @@ def hooked_run(td, self, *args, grid, warmup, **kwargs):
     ba = td.inspect.signature(self.fn).bind(*args, **call_kwargs)
     ba.apply_defaults()
     bound = dict(ba.arguments)
+    launched = getattr(ba, "original_arguments", bound)
     warps = kwargs.get("num_warps", 4) or 4
     stages = kwargs.get("num_stages", 3) or 3
     cexpr = {p.name for p in self.params if p.is_constexpr}
     nospec = {p.name for p in self.params if getattr(p, "do_not_specialize", False)}
     try:
-        sig = ",".join(td.sig_entry(n, bound[n], n in cexpr, n in nospec) for n in names)
+        sig = ",".join(td.sig_entry(n, launched[n], n in cexpr, n in nospec) for n in names)
     except Exception:
         sig = None
     path = self.fn.__code__.co_filename
