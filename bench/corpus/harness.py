@@ -334,6 +334,8 @@ def wrapped_tensor(value):
     if type(value).__name__ != "TensorWrapper" or not hasattr(value, "base"):
         return None
     import torch
+    if isinstance(value.dtype, torch.dtype):  # triton.reinterpret(t, torch.float32)
+        return value.base.view(value.dtype)
     if str(value.dtype) == "fp8e4b15":
         return value.base.view(torch.uint8)
     dtype = getattr(torch, _WRAPPED_DTYPES.get(str(value.dtype), ""), None)
