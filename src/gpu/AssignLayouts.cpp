@@ -92,15 +92,18 @@ LayoutPtr wantedOperandLayout(const Operation &op, unsigned i, bool reductionsFo
   }
 }
 
-/// The layout op's result `r` should have, given its operands' layouts; null when unknown. Only
-/// the operands `counts` accepts are looked at. Where an elementwise op's operands have different
-/// layouts, its first such operand's, unless `onlyIfAgreed`: then none.
+/// The layout op's result `r` should have, given its operands' layouts; null when unknown. Where
+/// an elementwise op's operands have different layouts, its first such operand's. With `reached`,
+/// only the operands in it are looked at, and operands that disagree give none.
 LayoutPtr impliedResultLayout(const Operation &op, unsigned r,
-                              const std::function<bool(const Value *)> &counts, bool onlyIfAgreed) {
+                              const std::set<const Value *> *reached = nullptr) {
   if (!op.result(r)->type().isTensor())
     return nullptr;
+  const bool onlyIfAgreed = reached != nullptr;
   auto layoutIfCounted = [&](const Value *v) -> LayoutPtr {
-    return v->type().isTensor() && counts(v) ? layoutOf(v) : nullptr;
+    if (!v->type().isTensor() || (reached && !reached->count(v)))
+      return nullptr;
+    return layoutOf(v);
   };
   if (sharesOneLayout(op) || op.code() == OpCode::ConvertLayout) {
     LayoutPtr found;
@@ -312,8 +315,7 @@ private:
         forward(op.region(r).block());
       tie(op);
       for (unsigned r = 0; r < op.numResults(); ++r)
-        set(op.result(r), impliedResultLayout(
-                              op, r, [this](const Value *v) { return counts(v); }, strictForward_));
+        set(op.result(r), impliedResultLayout(op, r, strictForward_ ? &reached_ : nullptr));
     }
   }
 
@@ -363,9 +365,7 @@ private:
         convertOperand(op, i, layoutOf(op.operand(0)));
       for (unsigned r = 0; r < op.numResults(); ++r)
         if (op.result(r)->type().isTensor())
-          retypeResult(op, r,
-                       impliedResultLayout(
-                           op, r, [](const Value *) { return true; }, false));
+          retypeResult(op, r, impliedResultLayout(op, r));
       return;
     }
     if (op.code() == OpCode::Scan) {
