@@ -446,6 +446,8 @@ private:
   void lowerFor(const Operation &op);
   std::vector<std::vector<llvm::PHINode *>> createCarriedPhis(const Operation &op,
                                                               llvm::BasicBlock *preheader);
+  llvm::Value *lowerLoopIteration(const Operation &op, llvm::PHINode *iv, llvm::Value *step,
+                                  const std::vector<std::vector<llvm::PHINode *>> &phis);
   /// lowerFor for a loop whose last iteration leaves wgmma groups in flight (`drained`: the
   /// indices of the carried values they compute), in do-while form behind a guard.
   void lowerForDrained(const Operation &op, const std::vector<unsigned> &drained);

@@ -1720,6 +1720,27 @@ KernelLowering::createCarriedPhis(const Operation &op, llvm::BasicBlock *prehead
   return phis;
 }
 
+/// The body of `for` op at the current insertion point, then the induction variable's step: the
+/// block it ends in (the latch) feeds `iv` and the carried values' `phis`. Returns the next value
+/// of the induction variable.
+llvm::Value *
+KernelLowering::lowerLoopIteration(const Operation &op, llvm::PHINode *iv, llvm::Value *step,
+                                   const std::vector<std::vector<llvm::PHINode *>> &phis) {
+  const tir::Block &body = op.region(0).block();
+  if (usesSharedMemory(body))
+    sharedInUse_ = true; // the previous iteration's readers
+  lowerBlock(body);
+  llvm::Value *next = builder_.CreateAdd(iv, step);
+  llvm::BasicBlock *latch = builder_.GetInsertBlock();
+  iv->addIncoming(next, latch);
+  for (unsigned i = 0; i < phis.size(); ++i) {
+    const Values &yielded = get(body.terminator()->operand(i));
+    for (unsigned e = 0; e < phis[i].size(); ++e)
+      phis[i][e]->addIncoming(yielded.at(e), latch);
+  }
+  return next;
+}
+
 void KernelLowering::lowerFor(const Operation &op) {
   const tir::Block &body = op.region(0).block();
   llvm::Value *lb = get(op.operand(0))[0];
@@ -1779,18 +1800,7 @@ void KernelLowering::lowerFor(const Operation &op) {
   builder_.CreateCondBr(forContinues(op, iv), loop, exit);
 
   builder_.SetInsertPoint(loop);
-  if (usesSharedMemory(body))
-    sharedInUse_ = true; // the previous iteration's readers
-  lowerBlock(body);
-  const Operation *yield = body.terminator();
-  llvm::Value *next = builder_.CreateAdd(iv, step);
-  llvm::BasicBlock *latch = builder_.GetInsertBlock();
-  iv->addIncoming(next, latch);
-  for (unsigned i = 0; i < numIters; ++i) {
-    const Values &yielded = get(yield->operand(i));
-    for (unsigned e = 0; e < phis[i].size(); ++e)
-      phis[i][e]->addIncoming(yielded.at(e), latch);
-  }
+  lowerLoopIteration(op, iv, step, phis);
   builder_.CreateBr(header);
   builder_.SetInsertPoint(exit);
   // A wgmma group left in flight by the last iteration completes before its result is used.
@@ -1830,19 +1840,10 @@ void KernelLowering::lowerForDrained(const Operation &op, const std::vector<unsi
   iv->addIncoming(lb, preheader);
   std::vector<std::vector<llvm::PHINode *>> phis = createCarriedPhis(op, preheader);
   values_[body.argument(0)] = {iv};
-  if (usesSharedMemory(body))
-    sharedInUse_ = true; // the previous iteration's readers
-  lowerBlock(body);
-  const Operation *yield = body.terminator();
-  llvm::Value *next = builder_.CreateAdd(iv, step);
-  llvm::BasicBlock *latch = builder_.GetInsertBlock();
-  iv->addIncoming(next, latch);
+  llvm::Value *next = lowerLoopIteration(op, iv, step, phis);
   std::vector<Values> yielded(numIters);
-  for (unsigned i = 0; i < numIters; ++i) {
-    yielded[i] = get(yield->operand(i));
-    for (unsigned e = 0; e < phis[i].size(); ++e)
-      phis[i][e]->addIncoming(yielded[i].at(e), latch);
-  }
+  for (unsigned i = 0; i < numIters; ++i)
+    yielded[i] = get(body.terminator()->operand(i));
   builder_.CreateCondBr(forContinues(op, next), loop, drain);
 
   // The groups the last iteration left in flight complete before their results are used.
