@@ -239,6 +239,20 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
           plan, base, {alongCol ? row : add(row, e), alongCol ? add(col, e) : col}, 1, in)[0]);
     return pack(elements);
   };
+  // With Triton's wider kWidth (MmaV2Instruction::kIndex) a lane's K values are not one 16-byte
+  // row of an 8x8 matrix: each element is read on its own.
+  const int64_t kSize = aType.shape[1];
+  auto loadInterleaved = [&](const SharedTilePlan &plan, llvm::Value *base, llvm::Value *outer,
+                             unsigned step, unsigned half, bool isA) {
+    llvm::Value *laneK = builder_.CreateMul(q, builder_.getInt32(instr.kIndexLaneStride()));
+    Values elements;
+    for (unsigned e = 0; e < perReg; ++e) {
+      llvm::Value *k = add(laneK, static_cast<unsigned>(instr.kIndex(step, half, e, kSize)));
+      elements.push_back(
+          readSharedVector(plan, base, {isA ? outer : k, isA ? k : outer}, 1, in)[0]);
+    }
+    return pack(elements);
+  };
   auto select = [&](llvm::Value *condition, unsigned ifTrue, unsigned ifFalse) {
     return builder_.CreateSelect(condition, builder_.getInt32(ifTrue), builder_.getInt32(ifFalse));
   };
@@ -251,6 +265,12 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
     if (plans.aInRegisters)
       return mmaAFragmentFromRegisters(op, mi, s, kI);
     unsigned k0 = s * kI;
+    if (instr.interleavesK()) {
+      for (unsigned r = 0; r < 4; ++r)
+        regs.push_back(loadInterleaved(
+            aPlan, bases[0], builder_.CreateAdd(mBase[2 * mi + r % 2], g), s, r / 2, true));
+      return regs;
+    }
     // The lanes of matrices 1 and 3 read the tile's rows 2mi + 1 (g + 8), the others 2mi.
     auto rowOf = [&](unsigned m) {
       return builder_.CreateSelect(matrixOdd, mBase[2 * m + 1], mBase[2 * m]);
@@ -292,6 +312,14 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
   const SharedTilePlan &bPlan = plans.operands[1];
   auto bFragments = [&](unsigned ni, unsigned s, bool pair) -> Values {
     unsigned k0 = s * kI;
+    if (instr.interleavesK()) {
+      Values regs;
+      for (unsigned t = 0; t < (pair ? 2u : 1u); ++t)
+        for (unsigned r = 0; r < 2; ++r)
+          regs.push_back(
+              loadInterleaved(bPlan, bases[1], builder_.CreateAdd(nBase[ni + t], g), s, r, false));
+      return regs;
+    }
     // With `pair`, the lanes of matrices 2 and 3 read tile ni + 1.
     auto tileBaseOf = [&](unsigned n) {
       return pair ? builder_.CreateSelect(matrixHigh, nBase[n + 1], nBase[n]) : nBase[n];

@@ -374,8 +374,12 @@ const tir::Operation *bufferedTile(const tir::Value *operand) {
 
 MmaDotPlans mmaDotPlans(const tir::Operation &dot) {
   MmaDotPlans plans;
+  // A chained dot's registers hold a's K in the accumulator's order, not interleaved.
+  const std::optional<gpu::MmaV2Instruction> v2 =
+      gpu::isMmaV2Dot(dot) ? gpu::mmaV2InstructionFor(dot) : std::nullopt;
   plans.aInRegisters =
-      mmaTakesAFromRegisters(dot.operand(0)->type(), *dot.operand(2)->type().layout);
+      mmaTakesAFromRegisters(dot.operand(0)->type(), *dot.operand(2)->type().layout) &&
+      !(v2 && v2->interleavesK());
   for (unsigned i = 0; i < 2; ++i) {
     plans.inBuffer[i] = bufferedTile(dot.operand(i)) != nullptr;
     if (i == 0 && plans.aInRegisters)

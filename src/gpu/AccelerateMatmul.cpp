@@ -45,7 +45,7 @@ using tir::Operation;
 using tir::ScalarKind;
 using tir::Value;
 
-std::optional<MmaV2Instruction> mmaV2InstructionFor(const Operation &dot) {
+static std::optional<MmaV2Instruction> mmaV2InstructionForTypes(const Operation &dot) {
   const tir::DType &in = dot.operand(0)->type().elem, &out = dot.operand(2)->type().elem;
   if (dot.operand(1)->type().elem != in)
     return std::nullopt;
@@ -76,6 +76,34 @@ std::optional<MmaV2Instruction> mmaV2InstructionFor(const Operation &dot) {
   default:
     return std::nullopt;
   }
+}
+
+std::optional<MmaV2Instruction> mmaV2InstructionFor(const Operation &dot) {
+  std::optional<MmaV2Instruction> instruction = mmaV2InstructionForTypes(dot);
+  if (instruction && dot.hasAttr("k_width"))
+    instruction->kWidth = static_cast<unsigned>(dot.intAttr("k_width"));
+  return instruction;
+}
+
+int64_t MmaV2Instruction::kIndex(unsigned step, unsigned half, unsigned e, int64_t kSize) const {
+  const int64_t perReg = elemsPerRegister();
+  if (!interleavesK())
+    return step * k + half * (k / 2) + e;
+  // Triton's dot operand layout gives lane q kWidth consecutive K values at kWidth * q in each
+  // half of a block of 8 * kWidth; instruction j of the block takes the registers' j-th share of
+  // them (MMAv2.cpp's register permutation for "large K").
+  const int64_t instructionsPerBlock = kWidth / perReg;
+  if (kSize >= 8 * kWidth) {
+    const int64_t block = step / instructionsPerBlock, j = step % instructionsPerBlock;
+    return block * 8 * kWidth + half * 4 * kWidth + j * perReg + e;
+  }
+  // K of 4 * kWidth: one half-block, its two register halves side by side.
+  return step * 2 * perReg + half * perReg + e;
+}
+
+bool mmaV2TakesKWidth(const MmaV2Instruction &instruction, unsigned kWidth, int64_t kSize) {
+  return kSize % (8 * kWidth) == 0 || kSize == 4 * kWidth ||
+         kWidth == instruction.elemsPerRegister();
 }
 
 bool isMmaV2Dot(const Operation &dot) {
@@ -321,6 +349,36 @@ void upcastOperandsToFp16(Operation &dot) {
   }
 }
 
+/// The narrowest element width, in bits, of the tensors `operand` is computed from through
+/// elementwise ops, views, broadcasts, layout conversions and loads (and their operands), not
+/// through loop-carried values: Triton's computeOrigBitWidth, from which its mma.sync operand
+/// layouts take their kWidth. A select built by tl.join counts half, as Triton's JoinOp does.
+unsigned loadedBitWidth(const Value *operand) {
+  unsigned bits = operand->type().elem.bits();
+  bool joined = false;
+  std::set<const Operation *> seen;
+  std::vector<const Value *> work{operand};
+  while (!work.empty()) {
+    const Operation *op = work.back()->definingOp();
+    work.pop_back();
+    if (!op || !seen.insert(op).second)
+      continue;
+    const OpCode code = op->code();
+    const bool followed = tir::isElementwise(code) || code == OpCode::MapElementwise ||
+                          code == OpCode::ExpandDims || code == OpCode::Reshape ||
+                          code == OpCode::Trans || code == OpCode::Broadcast ||
+                          code == OpCode::ConvertLayout || code == OpCode::Load;
+    if (!followed)
+      continue;
+    if (code == OpCode::Load && op->result()->type().isTensor())
+      bits = std::min(bits, op->result()->type().elem.bits());
+    joined = joined || op->hasAttr("join");
+    for (const Value *input : op->operands())
+      work.push_back(input);
+  }
+  return joined ? bits / 2 : bits;
+}
+
 /// The mma.sync warp grid for `dot`, or {0, 0} when mma.sync does not take it.
 std::pair<unsigned, unsigned> mmaV2WarpGrid(Operation &dot, unsigned numWarps, bool chained) {
   std::optional<MmaV2Instruction> instruction = mmaV2InstructionFor(dot);
@@ -376,6 +434,15 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
     if (warpsM == 0)
       continue;
     dot->setAttr("engine", std::string("mma_v2"));
+    // Operands loaded narrower than they are multiplied: Triton's wider kWidth, which orders
+    // the K sums differently (fla's fp32 products of fp16 loads on two warps).
+    const MmaV2Instruction instruction = *mmaV2InstructionFor(*dot);
+    const unsigned bits =
+        std::max(1u, std::min(loadedBitWidth(dot->operand(0)), loadedBitWidth(dot->operand(1))));
+    const unsigned kWidth = std::max(32 / bits, 1u);
+    if (kWidth != instruction.elemsPerRegister() &&
+        mmaV2TakesKWidth(instruction, kWidth, dot->operand(0)->type().shape[1]))
+      dot->setAttr("k_width", static_cast<int64_t>(kWidth));
     // As Coalesce does for memory accesses: the result takes the layout and is converted back to
     // the layout it had (none yet) for its users; AssignLayouts carries the layout on through the
     // conversion, RemoveRedundantConversions drops it.

@@ -14,9 +14,26 @@ namespace tilec::gpu {
 struct MmaV2Instruction {
   unsigned k = 16;
   unsigned elemBits = 16;
+  /// Consecutive elements along K each thread holds of an operand row (Triton's kWidth, 0: one
+  /// register's worth). Wider when the operands were loaded narrower than they are multiplied
+  /// (AccelerateMatmul's `k_width`: fp32 from fp16 loads, fp16 from fp8): then each block of
+  /// 8 * kWidth K values is computed by kWidth / elemsPerRegister() instructions over
+  /// interleaved K, as Triton's, and the sums round in Triton's order.
+  unsigned kWidth = 0;
   /// Elements of an operand packed into one 32-bit fragment register.
   unsigned elemsPerRegister() const { return 32 / elemBits; }
+  /// Whether kWidth interleaves K across the instructions.
+  bool interleavesK() const { return kWidth > elemsPerRegister(); }
+  /// The K index, within a dot of `kSize`, of element `e` of the fragment register of K-half
+  /// `half` (a0/a1 or b0: 0; a2/a3 or b1: 1) of instruction `step`, for the lanes with
+  /// lane % 4 == 0; lane % 4 == q adds q * kIndexLaneStride().
+  int64_t kIndex(unsigned step, unsigned half, unsigned e, int64_t kSize) const;
+  int64_t kIndexLaneStride() const { return interleavesK() ? kWidth : elemsPerRegister(); }
 };
+
+/// Whether an mma.sync dot of `kSize` along K can take operands of `kWidth` (Triton's layouts
+/// for a K of at least 8 * kWidth, or of 4 * kWidth).
+bool mmaV2TakesKWidth(const MmaV2Instruction &instruction, unsigned kWidth, int64_t kSize);
 
 /// The mma.sync instruction for `dot`'s operand and accumulator types and input precision, or
 /// none when only the FMA path computes it (fp32 "ieee", fp64, mixed or odd types).

@@ -80,6 +80,8 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
     };
     tir::Value *r =
         b.select(b.indexIs(joined, static_cast<unsigned>(shape.size()), 0), widen(x), widen(y));
+    // AccelerateMatmul counts a join's inputs at half their width, as Triton's JoinOp.
+    r->definingOp()->setAttr("join", true);
     if (fn == "join" || shape.empty())
       return SemaValue::ofTensor(r);
     // interleave(a, b): the join with its last two axes merged.

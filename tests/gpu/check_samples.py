@@ -641,6 +641,21 @@ MMA_SAMPLES = [
                blocks=(128, 128, 64), num_warps=16, size=(304, 400, 208), aligned=True),
     mma_sample("wgmma_f16_64x64_w8_nt", "gemm_f32acc", "float16", "float32", DOT_F16_OUT_F32, "NT",
                blocks=(64, 64, 32), num_warps=8),
+] + [
+    # Operands loaded narrower than they are multiplied, on mma.sync (2 warps): Triton's wider
+    # kWidth interleaves K across the instructions (fp16 loads into tf32 products: two
+    # instructions per 16 K; int8 into fp16: two per 32 K), and a K of 4 * kWidth (16 for int8
+    # into fp16) takes its own order. Bit for bit against Triton.
+    dataclasses.replace(
+        mma_sample(name, "gemm_upcast", in_dtype, "float32", EXACT, trans, blocks=blocks,
+                   num_warps=2, constexprs=dot_dtype),
+        reference=None, interp_tols={"c": DOT_TF32}, note="kWidth: bit-exact against Triton")
+    for name, in_dtype, dot_dtype, trans, blocks in [
+        ("mma_kwidth_f16_tf32", "float16", "tl.float32", "NN", (64, 64, 32)),
+        ("mma_kwidth_f16_tf32_nt_k16", "float16", "tl.float32", "NT", (32, 64, 16)),
+        ("mma_kwidth_i8_f16", "int8", "tl.float16", "NN", (64, 64, 32)),
+        ("mma_kwidth_i8_f16_tn_k16", "int8", "tl.float16", "TN", (64, 32, 16)),
+    ]
 ]
 
 # The GEMM with TensorDescriptor arguments (bench/kernels/matmul_tma.tl): on sm_90a its loads
