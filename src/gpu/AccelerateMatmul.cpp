@@ -199,19 +199,25 @@ std::optional<WgmmaInstruction> wgmmaInstructionFor(const Operation &dot, unsign
   };
   if (!swizzles(k) || !swizzles(n))
     return std::nullopt;
-  // wgmma reads 8-bit and tf32 operands along K only (no transposed form). Triton 3.6 takes
-  // wgmma for the other orders too and transposes the tiles through registers on their way to
-  // shared memory. For int8 and tf32 tilec keeps such dots on mma.sync, which reads either order
-  // from shared memory: the results are the same, and on an H200 Triton's int8 and tf32 GEMMs
-  // with b contiguous along N run 1.2 to 4.2 times slower than tilec's that way. fp8 follows
-  // Triton onto wgmma (its tiles staged along K, SharedTile.h): a chain of fp8 wgmmas
-  // accumulates in less than fp32, mma.sync rounds every k32 step into fp32, and the results
-  // differ (test_dot_max_num_imprecise_acc: up to 1e-2 over a K of 256).
-  const bool fp8 = dot.operand(0)->type().elem.isFp8();
-  if (instruction.elemBits != 16 && !fp8 &&
-      (contiguousDim(dot.operand(0)) != 1 || contiguousDim(dot.operand(1)) != 0))
-    return std::nullopt;
   return instruction;
+}
+
+/// Whether tilec keeps a dot Triton puts on wgmma on mma.sync instead. wgmma reads 8-bit and
+/// tf32 operands along K only (no transposed form). Triton 3.6 takes wgmma for the other orders
+/// too and transposes the tiles through registers on their way to shared memory. For int8 and
+/// tf32 tiles loaded along M or N tilec keeps such dots on mma.sync, which reads either order
+/// from shared memory (their cp.async copies cannot transpose): the results are the same (the
+/// GPU checks compare them bit for bit, mma_tf32_nn), and on an H200 Triton's int8 and tf32
+/// GEMMs with b contiguous along N run 1.2 to 4.2 times slower than tilec's that way. Operands
+/// computed in registers are staged along K either way and go on wgmma, as Triton's. fp8
+/// follows Triton onto wgmma (its tiles staged along K, SharedTile.h): a chain of fp8 wgmmas
+/// accumulates in less than fp32, mma.sync rounds every k32 step into fp32, and the results
+/// differ (test_dot_max_num_imprecise_acc: up to 1e-2 over a K of 256).
+static bool keptOffWgmma(const Operation &dot, const WgmmaInstruction &instruction) {
+  if (instruction.elemBits == 16 || dot.operand(0)->type().elem.isFp8())
+    return false;
+  const int aDim = contiguousDim(dot.operand(0)), bDim = contiguousDim(dot.operand(1));
+  return (aDim >= 0 && aDim != 1) || (bDim >= 0 && bDim != 0);
 }
 
 WgmmaInstruction wgmmaInstructionOf(const Operation &dot, unsigned numWarps) {
@@ -409,9 +415,12 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
     }
     // A batch's slice of a 3-D dot (DecomposeBatchedDot) stays on mma.sync, as Triton's 3-D dots.
     const bool batchSlice = dot->hasAttr("batch_slice");
+    bool tritonTakesWgmma = false;
     if (hasWgmma(arch) && !batchSlice) {
-      if (std::optional<WgmmaInstruction> instruction =
-              wgmmaInstructionFor(*dot, function.numWarps, feedsAnotherDot(*dot, users))) {
+      std::optional<WgmmaInstruction> instruction =
+          wgmmaInstructionFor(*dot, function.numWarps, feedsAnotherDot(*dot, users));
+      tritonTakesWgmma = instruction.has_value();
+      if (instruction && !keptOffWgmma(*dot, *instruction)) {
         dot->setAttr("engine", std::string("wgmma"));
         retypeResult(
             function, *dot, 0,
@@ -435,12 +444,13 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
       continue;
     dot->setAttr("engine", std::string("mma_v2"));
     // Operands loaded narrower than they are multiplied: Triton's wider kWidth, which orders
-    // the K sums differently (fla's fp32 products of fp16 loads on two warps).
+    // the K sums differently (fla's fp32 products of fp16 loads on two warps). Not where Triton
+    // computes the dot on wgmma, whose operands keep K in order.
     const MmaV2Instruction instruction = *mmaV2InstructionFor(*dot);
     const unsigned bits =
         std::max(1u, std::min(loadedBitWidth(dot->operand(0)), loadedBitWidth(dot->operand(1))));
     const unsigned kWidth = std::max(32 / bits, 1u);
-    if (kWidth != instruction.elemsPerRegister() &&
+    if (!tritonTakesWgmma && kWidth != instruction.elemsPerRegister() &&
         mmaV2TakesKWidth(instruction, kWidth, dot->operand(0)->type().shape[1]))
       dot->setAttr("k_width", static_cast<int64_t>(kWidth));
     // As Coalesce does for memory accesses: the result takes the layout and is converted back to

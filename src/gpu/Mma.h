@@ -58,11 +58,12 @@ bool hasWgmma(const std::string &arch);
 
 /// The wgmma instruction and warp grid for `dot` in a program of `numWarps` warps, or none when
 /// only mma.sync (or the FMA path) computes it, as Triton 3.6 decides: the operand types (fp16 or
-/// bf16 into fp32, fp16 into fp16; fp8 e4m3/e5m2 or tf32 into fp32 and int8 into int32 with both
-/// tiles loaded contiguous along K), a multiple of 4 warps, M a multiple of 64 and N of 16, and
+/// bf16 into fp32, fp16 into fp16; fp8 e4m3/e5m2 or tf32 into fp32 and int8 into int32), a
+/// multiple of 4 warps, M a multiple of 64 and N of 16, and
 /// operand tiles whose rows (along their contiguous dimension) are 32, 64 or a multiple of 128
 /// bytes (the NVMMA shared layouts' swizzle widths). `feedsDot`: another dot uses the result
 /// (Triton's forward slice), which puts every warp along M, as attention's first product.
+/// AccelerateMatmul keeps int8 and tf32 tiles loaded along M or N on mma.sync itself.
 std::optional<WgmmaInstruction> wgmmaInstructionFor(const tir::Operation &dot, unsigned numWarps,
                                                     bool feedsDot);
 

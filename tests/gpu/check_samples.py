@@ -648,13 +648,13 @@ MMA_SAMPLES = [
     # into fp16) takes its own order. Bit for bit against Triton.
     dataclasses.replace(
         mma_sample(name, "gemm_upcast", in_dtype, "float32", EXACT, trans, blocks=blocks,
-                   num_warps=2, constexprs=dot_dtype),
+                   num_warps=2, constexprs=dot_fp32),
         reference=None, interp_tols={"c": DOT_TF32}, note="kWidth: bit-exact against Triton")
-    for name, in_dtype, dot_dtype, trans, blocks in [
-        ("mma_kwidth_f16_tf32", "float16", "tl.float32", "NN", (64, 64, 32)),
-        ("mma_kwidth_f16_tf32_nt_k16", "float16", "tl.float32", "NT", (32, 64, 16)),
-        ("mma_kwidth_i8_f16", "int8", "tl.float16", "NN", (64, 64, 32)),
-        ("mma_kwidth_i8_f16_tn_k16", "int8", "tl.float16", "TN", (64, 32, 16)),
+    for name, in_dtype, dot_fp32, trans, blocks in [
+        ("mma_kwidth_f16_tf32", "float16", "True", "NN", (64, 64, 32)),
+        ("mma_kwidth_f16_tf32_nt_k16", "float16", "True", "NT", (32, 64, 16)),
+        ("mma_kwidth_i8_f16", "int8", "False", "NN", (64, 64, 32)),
+        ("mma_kwidth_i8_f16_tn_k16", "int8", "False", "TN", (64, 32, 16)),
     ]
 ]
 
