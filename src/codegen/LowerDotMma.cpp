@@ -20,6 +20,7 @@
 #include <llvm/IR/InlineAsm.h>
 #include <map>
 #include <optional>
+#include <tuple>
 
 namespace tilec::codegen::detail {
 namespace {
@@ -240,16 +241,33 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
     return pack(elements);
   };
   // With Triton's wider kWidth (MmaV2Instruction::kIndex) a lane's K values are not one 16-byte
-  // row of an 8x8 matrix: each element is read on its own.
+  // row of an 8x8 matrix. A lane reads its kWidth consecutive K values of a row once, as one
+  // vector where the tile is contiguous along K, and each instruction takes its share of them.
   const int64_t kSize = aType.shape[1];
-  auto loadInterleaved = [&](const SharedTilePlan &plan, llvm::Value *base, llvm::Value *outer,
-                             unsigned step, unsigned half, bool isA) {
-    llvm::Value *laneK = builder_.CreateMul(q, builder_.getInt32(instr.kIndexLaneStride()));
+  const unsigned kWidth = instr.kIndexLaneStride();
+  std::map<std::tuple<bool, unsigned, int64_t>, Values> laneRuns; // (a?, row or column, K start)
+  auto loadInterleaved = [&](const SharedTilePlan &plan, llvm::Value *base, unsigned outerIndex,
+                             llvm::Value *outer, unsigned step, unsigned half, bool isA) {
+    const unsigned kDim = isA ? 1 : 0;
+    const bool vector =
+        plan.fastDim == kDim && plan.unit % kWidth == 0 && kWidth * plan.elemBytes <= 16;
+    llvm::Value *laneK = builder_.CreateMul(q, builder_.getInt32(kWidth));
     Values elements;
     for (unsigned e = 0; e < perReg; ++e) {
-      llvm::Value *k = add(laneK, static_cast<unsigned>(instr.kIndex(step, half, e, kSize)));
-      elements.push_back(
-          readSharedVector(plan, base, {isA ? outer : k, isA ? k : outer}, 1, in)[0]);
+      const int64_t k = instr.kIndex(step, half, e, kSize);
+      if (!vector) {
+        llvm::Value *at = add(laneK, static_cast<unsigned>(k));
+        elements.push_back(
+            readSharedVector(plan, base, {isA ? outer : at, isA ? at : outer}, 1, in)[0]);
+        continue;
+      }
+      const int64_t start = k - k % kWidth;
+      Values &run = laneRuns[{isA, outerIndex, start}];
+      if (run.empty()) {
+        llvm::Value *at = add(laneK, static_cast<unsigned>(start));
+        run = readSharedVector(plan, base, {isA ? outer : at, isA ? at : outer}, kWidth, in);
+      }
+      elements.push_back(run[k % kWidth]);
     }
     return pack(elements);
   };
@@ -267,8 +285,9 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
     unsigned k0 = s * kI;
     if (instr.interleavesK()) {
       for (unsigned r = 0; r < 4; ++r)
-        regs.push_back(loadInterleaved(
-            aPlan, bases[0], builder_.CreateAdd(mBase[2 * mi + r % 2], g), s, r / 2, true));
+        regs.push_back(loadInterleaved(aPlan, bases[0], 2 * mi + r % 2,
+                                       builder_.CreateAdd(mBase[2 * mi + r % 2], g), s, r / 2,
+                                       true));
       return regs;
     }
     // The lanes of matrices 1 and 3 read the tile's rows 2mi + 1 (g + 8), the others 2mi.
@@ -316,8 +335,8 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
       Values regs;
       for (unsigned t = 0; t < (pair ? 2u : 1u); ++t)
         for (unsigned r = 0; r < 2; ++r)
-          regs.push_back(
-              loadInterleaved(bPlan, bases[1], builder_.CreateAdd(nBase[ni + t], g), s, r, false));
+          regs.push_back(loadInterleaved(bPlan, bases[1], ni + t,
+                                         builder_.CreateAdd(nBase[ni + t], g), s, r, false));
       return regs;
     }
     // With `pair`, the lanes of matrices 2 and 3 read tile ni + 1.
