@@ -1650,9 +1650,14 @@ void Specializer::assign(const ast::Expr &target, const SemaValue &value) {
 bool isConstexprAnnotation(const ast::Expr *annotation) {
   if (!annotation)
     return false;
+  // Triton's JIT calls a parameter constexpr when the name of its annotation's class is
+  // `constexpr`, however the module reached it: `tl.constexpr`, `core.constexpr` after
+  // `import triton.language.core as core`, `tl.core.constexpr`.
   std::string name = dottedName(*annotation);
-  return name == "tl.constexpr" || name == "triton.language.constexpr" || name == "constexpr" ||
-         name == "language.constexpr";
+  static const std::string kSuffix = ".constexpr";
+  return name == "constexpr" ||
+         (name.size() > kSuffix.size() &&
+          name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0);
 }
 
 std::optional<SemaValue> Specializer::runtimeArgument(const std::string &name) {
