@@ -486,6 +486,8 @@ private:
   void ensureCollected(size_t index);
   /// `h.NAME` for a loaded module h.
   SemaValue userModuleAttribute(int index, const std::string &attr, SourceLoc loc);
+  /// Reports a use of a name that a module-level class statement binds (tilec evaluates none).
+  [[noreturn]] void refuseClass(const ast::Stmt &classStmt, const std::string &name, SourceLoc use);
   /// Reports the import `graph_->missing[index]`, with a note at `use`.
   [[noreturn]] void missingModuleError(int index, SourceLoc use);
 
