@@ -1354,6 +1354,18 @@ SemaValue Specializer::inModuleLevelScope(const std::function<SemaValue()> &body
   return value;
 }
 
+void Specializer::rethrowWithDefineHint(const CompileError &e, const std::string &what,
+                                        const std::string &name, SourceLoc at) {
+  // What module-level code computes from the host it runs on (a vendor library chosen by
+  // probing the machine) may be beyond tilec; -D binds a name of the kernel's file instead.
+  std::string message = what + " of the kernel's file: -D " + name +
+                        "=VALUE binds it instead (a signature literal, or a function or module "
+                        "by its dotted name such as tl.extra.cuda.libdevice.pow)";
+  sources_.note(at, message);
+  throw CompileError(std::string(e.what()) + sources_.format(at, "note", message), e.reported(),
+                     e.kind());
+}
+
 SemaValue Specializer::evalConstantGlobal(const std::string &name, const ast::Expr &expr) {
   // Qualified by module: helpers.BLOCK = BLOCK * 2 with `from kernel import BLOCK` is no cycle.
   std::string qualified = std::to_string(current_) + ":" + name;
@@ -1369,15 +1381,8 @@ SemaValue Specializer::evalConstantGlobal(const std::string &name, const ast::Ex
     globalsBeingEvaluated_.pop_back();
     if (current_ != 0)
       throw;
-    // What module-level code computes from the host it runs on (a vendor library chosen by
-    // probing the machine) may be beyond tilec; -D binds a name of the kernel's file instead.
-    std::string message = "while evaluating '" + name +
-                          "', a module-level name of the kernel's file: -D " + name +
-                          "=VALUE binds it instead (a signature literal, or a function by its "
-                          "dotted name such as tl.extra.cuda.libdevice.pow)";
-    sources_.note(expr.loc, message);
-    throw CompileError(std::string(e.what()) + sources_.format(expr.loc, "note", message),
-                       e.reported(), e.kind());
+    rethrowWithDefineHint(e, "while evaluating '" + name + "', a module-level name", name,
+                          expr.loc);
   } catch (...) {
     globalsBeingEvaluated_.pop_back();
     throw;
@@ -1503,7 +1508,13 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
     SemaValue value;
     try {
       if (from.module >= 0) {
-        value = userModuleAttribute(from.module, from.attr, from.loc);
+        try {
+          value = userModuleAttribute(from.module, from.attr, from.loc);
+        } catch (const CompileError &e) {
+          if (here != 0)
+            throw;
+          rethrowWithDefineHint(e, "while importing '" + name + "', a name", name, from.loc);
+        }
       } else {
         try {
           value = moduleAttribute(from.library, from.attr, from.loc);

@@ -27,3 +27,12 @@ def heuristic_kernel(x_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
 def erf_kernel(x_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.store(x_ptr + offs, erf(tl.load(x_ptr + offs)))
+
+
+from probe import math_lib  # noqa: E402
+
+
+@triton.jit
+def library_kernel(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, math_lib.erf(tl.load(x_ptr + offs)))
