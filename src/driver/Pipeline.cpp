@@ -166,6 +166,7 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
     // The kernel is the definition Python binds (one inside `if has_triton():` too).
     sema::KernelRequest base;
     base.name = spec.name;
+    base.signature = spec.signature; // for diagnostics that name the constexprs left unbound
     base.arch = options.arch;
     if (!options.torchVersion.empty())
       base.torch.version = options.torchVersion;

@@ -526,6 +526,28 @@ std::vector<HeuristicEntry> heuristicEntries(const ast::Stmt &kernel, const ast:
   return entries;
 }
 
+/// The constexpr parameters that one specialisation still needs: those without a default that
+/// neither the signature (when `context` has one) nor a -D binds, as "A, B".
+static std::string unboundConstexprs(const ast::Stmt &kernel, const KernelRequest *context) {
+  size_t positional = 0;
+  if (context && !context->signature.empty()) {
+    std::string error;
+    if (auto entries = parseSignature(context->signature, error))
+      positional = entries->size();
+  }
+  std::string names;
+  for (size_t i = 0; i < kernel.params.size(); ++i) {
+    const ast::Param &p = kernel.params[i];
+    if (!isConstexprAnnotation(p.annotation.get()) || p.defaultValue || i < positional)
+      continue;
+    if (context && std::any_of(context->defines.begin(), context->defines.end(),
+                               [&](const auto &d) { return d.first == p.name; }))
+      continue;
+    names += (names.empty() ? "" : ", ") + p.name;
+  }
+  return names;
+}
+
 AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
                           unsigned defaultWarps, unsigned defaultStages, const ast::Module *module,
                           const KernelRequest *context,
@@ -539,9 +561,17 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
     if (name == "heuristics") {
       // @triton.heuristics({...}), @triton.heuristics(values={...}), or a module-level dict.
       const ast::Expr *values = heuristicsDict(*decorator, module);
-      if (!values)
-        sources.error(decorator->loc, "@triton.heuristics takes one dict: {'NAME': value, ...} "
-                                      "(or the name of a module-level one)");
+      if (!values) {
+        // A dict that host code computes (`triton.heuristics(get_heuristic_config("op"))`)
+        // holds functions of launch arguments that tilec does not read: -D gives their values.
+        std::string unbound = unboundConstexprs(kernel, context);
+        sources.error(
+            decorator->loc,
+            "@triton.heuristics takes one dict: {'NAME': value, ...} (or the name of a "
+            "module-level one); tilec does not evaluate another argument: give the "
+            "values it computes with -D NAME=VALUE" +
+                (unbound.empty() ? std::string() : " (constexprs left unbound: " + unbound + ")"));
+      }
       DictReader reader(sources, values->loc);
       reader.allowLambdas_ = true;
       // A function of the kernel's arguments is left out here: sema computes it where every
@@ -573,9 +603,25 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
     // [triton.Config({"BLOCK_M": m}, num_warps=w) for m in [16, 32] for w in [2, 4]] gives one
     // config per binding of the loop names.
     const bool evaluated = configs && module && context;
-    if (evaluated)
-      spec.configs = evaluateConfigs(*configs, kernel, *module, sources, *context, defaultWarps,
-                                     defaultStages);
+    if (evaluated) {
+      try {
+        spec.configs = evaluateConfigs(*configs, kernel, *module, sources, *context, defaultWarps,
+                                       defaultStages);
+      } catch (const CompileError &e) {
+        // Configs that host code computes from what only the machine knows (a tuning file
+        // chosen by probing the vendor): one config compiles without them.
+        std::string unbound = unboundConstexprs(kernel, context);
+        std::string message =
+            "while evaluating the configs of this @triton.autotune: to compile one config "
+            "without them, give each constexpr it tunes a value in the signature or with -D "
+            "NAME=VALUE" +
+            (unbound.empty() ? std::string() : " (left unbound: " + unbound + ")") +
+            ", and --num-warps/--num-stages";
+        sources.note(decorator->loc, message);
+        throw CompileError(std::string(e.what()) + sources.format(decorator->loc, "note", message),
+                           e.reported(), e.kind());
+      }
+    }
     std::vector<std::map<std::string, const ast::Expr *>> bindings(1);
     std::vector<const ast::Expr *> elements;
     if (!evaluated && configs && configs->kind == ast::ExprKind::Comprehension &&

@@ -317,10 +317,14 @@ int64_t nextPowerOfTwo(Specializer &s, int64_t n, SourceLoc loc) {
 /// The methods of tl.tensor that sema implements as builtins (x.to(...), x.sum(axis)).
 const std::set<std::string> &tensorMethods() {
   static const std::set<std::string> methods = {
-      "to",    "sum",     "max",  "min",    "argmax",      "argmin",           "exp",     "exp2",
-      "log",   "log2",    "sqrt", "abs",    "expand_dims", "broadcast_to",     "reshape", "view",
-      "trans", "permute", "cast", "cumsum", "cumprod",     "associative_scan", "reduce",  "xor_sum",
-      "split", "flip",    "sort", "topk",   "logical_and", "logical_or"};
+      "to", "sum", "max", "min", "argmax", "argmin", "exp", "exp2", "log", "log2", "sqrt", "abs",
+      "expand_dims", "broadcast_to", "reshape", "view", "trans", "permute", "cast", "cumsum",
+      "cumprod", "associative_scan", "reduce", "xor_sum", "split", "flip", "sort", "topk",
+      "logical_and", "logical_or",
+      // Triton 3.6's other @_tensor_member_fn functions (core.py and math.py).
+      "cos", "sin", "sqrt_rn", "rsqrt", "erf", "floor", "ceil", "store", "advance", "atomic_cas",
+      "atomic_xchg", "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or",
+      "atomic_xor", "histogram", "gather"};
   return methods;
 }
 
@@ -640,6 +644,13 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
   }
   if (value.kind == Kind::TensorDesc)
     return tensorDescriptorAttribute(value, attr, loc);
+  // A block pointer is a tl.tensor in Triton, so its member functions are there too
+  // (`tl.load(q_block.advance([start, 0]))`, `o_block.store(acc)`).
+  if (value.kind == Kind::BlockPtr && (attr == "advance" || attr == "store")) {
+    SemaValue m = SemaValue::ofBuiltin("tl." + attr);
+    m.elems.push_back(value);
+    return m;
+  }
   if (value.kind == Kind::BlockPtr && (attr == "type" || attr == "dtype") &&
       value.elems[0].isTensor()) {
     // Triton types a block pointer pointer<block_type(element, shape)>: its .type.element_ty is

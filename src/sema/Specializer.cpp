@@ -496,6 +496,31 @@ SemaValue Specializer::moduleGetattr(int index, const std::string &attr, SourceL
   }
 }
 
+/// The module-level class statement that binds `name`, if any: tilec evaluates no class but a
+/// typing.NamedTuple one, so the name is unbound where Python binds it.
+static const ast::Stmt *classStatement(const ast::StmtList &stmts, const std::string &name) {
+  const ast::Stmt *found = nullptr;
+  forEachModuleLevelStatement(stmts, [&](const ast::Stmt &stmt, bool) {
+    if (!found && stmt.kind == ast::StmtKind::Unsupported && stmt.name == "class definition" &&
+        !stmt.targets.empty() && stmt.targets[0]->name == name)
+      found = &stmt;
+  });
+  return found;
+}
+
+void Specializer::refuseClass(const ast::Stmt &classStmt, const std::string &name, SourceLoc use) {
+  std::string message = "class '" + name + "' defined here";
+  try {
+    error(use, "'" + name +
+                   "' is a Python class, which tilec does not evaluate in module-level code "
+                   "(only typing.NamedTuple classes); not supported yet");
+  } catch (const CompileError &e) {
+    sources_.note(classStmt.loc, message);
+    throw CompileError(std::string(e.what()) + sources_.format(classStmt.loc, "note", message),
+                       e.reported());
+  }
+}
+
 SemaValue Specializer::userModuleAttribute(int index, const std::string &attr, SourceLoc loc) {
   ensureCollected(static_cast<size_t>(index));
   const ModuleState &state = modules_[static_cast<size_t>(index)];
@@ -509,6 +534,9 @@ SemaValue Specializer::userModuleAttribute(int index, const std::string &attr, S
       return SemaValue::ofUserModule(module.name + "." + attr, sub->second);
     if (state.globals.count("__getattr__") || state.conditional.count("__getattr__"))
       return moduleGetattr(index, attr, loc);
+    if (state.ast)
+      if (const ast::Stmt *cls = classStatement(state.ast->body, attr))
+        refuseClass(*cls, attr, loc);
     error(loc, "module '" + module.name + "' (" + (module.path.empty() ? module.dir : module.path) +
                    ") has no attribute '" + attr + "'");
   }
@@ -1326,6 +1354,18 @@ SemaValue Specializer::inModuleLevelScope(const std::function<SemaValue()> &body
   return value;
 }
 
+void Specializer::rethrowWithDefineHint(const CompileError &e, const std::string &what,
+                                        const std::string &name, SourceLoc at) {
+  // What module-level code computes from the host it runs on (a vendor library chosen by
+  // probing the machine) may be beyond tilec; -D binds a name of the kernel's file instead.
+  std::string message = what + " of the kernel's file: -D " + name +
+                        "=VALUE binds it instead (a signature literal, or a function or module "
+                        "by its dotted name such as tl.extra.cuda.libdevice.pow)";
+  sources_.note(at, message);
+  throw CompileError(std::string(e.what()) + sources_.format(at, "note", message), e.reported(),
+                     e.kind());
+}
+
 SemaValue Specializer::evalConstantGlobal(const std::string &name, const ast::Expr &expr) {
   // Qualified by module: helpers.BLOCK = BLOCK * 2 with `from kernel import BLOCK` is no cycle.
   std::string qualified = std::to_string(current_) + ":" + name;
@@ -1337,6 +1377,12 @@ SemaValue Specializer::evalConstantGlobal(const std::string &name, const ast::Ex
   SemaValue value;
   try {
     value = evalModuleLevel(expr);
+  } catch (const CompileError &e) {
+    globalsBeingEvaluated_.pop_back();
+    if (current_ != 0)
+      throw;
+    rethrowWithDefineHint(e, "while evaluating '" + name + "', a module-level name", name,
+                          expr.loc);
   } catch (...) {
     globalsBeingEvaluated_.pop_back();
     throw;
@@ -1462,7 +1508,13 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
     SemaValue value;
     try {
       if (from.module >= 0) {
-        value = userModuleAttribute(from.module, from.attr, from.loc);
+        try {
+          value = userModuleAttribute(from.module, from.attr, from.loc);
+        } catch (const CompileError &e) {
+          if (here != 0)
+            throw;
+          rethrowWithDefineHint(e, "while importing '" + name + "', a name", name, from.loc);
+        }
       } else {
         try {
           value = moduleAttribute(from.library, from.attr, from.loc);
@@ -1494,6 +1546,9 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
       "sum",   "any", "all",   "filter", "map",        "dict"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
+  if (mod().ast)
+    if (const ast::Stmt *cls = classStatement(mod().ast->body, name))
+      refuseClass(*cls, name, loc);
   error(loc, "undefined name '" + name + "'");
 }
 
@@ -1650,9 +1705,14 @@ void Specializer::assign(const ast::Expr &target, const SemaValue &value) {
 bool isConstexprAnnotation(const ast::Expr *annotation) {
   if (!annotation)
     return false;
+  // Triton's JIT calls a parameter constexpr when the name of its annotation's class is
+  // `constexpr`, however the module reached it: `tl.constexpr`, `core.constexpr` after
+  // `import triton.language.core as core`, `tl.core.constexpr`.
   std::string name = dottedName(*annotation);
-  return name == "tl.constexpr" || name == "triton.language.constexpr" || name == "constexpr" ||
-         name == "language.constexpr";
+  static const std::string kSuffix = ".constexpr";
+  return name == "constexpr" ||
+         (name.size() > kSuffix.size() &&
+          name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0);
 }
 
 std::optional<SemaValue> Specializer::runtimeArgument(const std::string &name) {

@@ -486,6 +486,12 @@ private:
   void ensureCollected(size_t index);
   /// `h.NAME` for a loaded module h.
   SemaValue userModuleAttribute(int index, const std::string &attr, SourceLoc loc);
+  /// Rethrows `e`, a failure to evaluate `name` of the kernel's file, with a note at `at` that
+  /// -D binds the name instead; `what` starts the note.
+  [[noreturn]] void rethrowWithDefineHint(const CompileError &e, const std::string &what,
+                                          const std::string &name, SourceLoc at);
+  /// Reports a use of a name that a module-level class statement binds (tilec evaluates none).
+  [[noreturn]] void refuseClass(const ast::Stmt &classStmt, const std::string &name, SourceLoc use);
   /// Reports the import `graph_->missing[index]`, with a note at `use`.
   [[noreturn]] void missingModuleError(int index, SourceLoc use);
 
