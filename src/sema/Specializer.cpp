@@ -1651,8 +1651,10 @@ bool isConstexprAnnotation(const ast::Expr *annotation) {
   if (!annotation)
     return false;
   std::string name = dottedName(*annotation);
+  // Triton evaluates the annotation: `tl.core.constexpr` is the same class as `tl.constexpr`.
   return name == "tl.constexpr" || name == "triton.language.constexpr" || name == "constexpr" ||
-         name == "language.constexpr";
+         name == "language.constexpr" || name == "tl.core.constexpr" ||
+         name == "triton.language.core.constexpr" || name == "core.constexpr";
 }
 
 std::optional<SemaValue> Specializer::runtimeArgument(const std::string &name) {
