@@ -1892,6 +1892,11 @@ void Specializer::exec(const ast::Stmt &stmt) {
     if (stmt.name == "raise statement")
       error(stmt.loc, "raise in a kernel: Triton's code generator has none (unsupported AST node "
                       "type: Raise); only a compile-time branch not taken may hold one");
+    // Triton's code generator first evaluates what each `with` item calls (`tl.async_task` of a
+    // warp-specializing fork is no attribute of Triton 3.6's triton.language): report that.
+    if (stmt.name == "with statement")
+      for (const ast::ExprPtr &item : stmt.withItems)
+        eval(item->kind == ast::ExprKind::Call ? *item->operands[0] : *item);
     error(stmt.loc, stmt.name + " is not supported yet in a kernel");
   }
 }
