@@ -1556,6 +1556,8 @@ void Specializer::checkReboundGlobal(const std::string &name, SourceLoc use) {
     call = moduleLevelCallOf(functions);
     if (!call)
       return; // Import time: the module-level binding, as Python reads it then.
+    if (runImportTimeCalls(functions, use))
+      return;
     message = "module-level '" + name + "' is rebound by a function (global " + name +
               ") that module-level code calls when the module is imported: tilec evaluates " +
               "module-level names on demand, not in the order Python runs the statements; " +
@@ -1575,12 +1577,80 @@ void Specializer::checkReboundGlobal(const std::string &name, SourceLoc use) {
   }
 }
 
-void Specializer::refuseGlobalAssignment(const std::string &name, SourceLoc loc) {
+bool Specializer::runImportTimeCalls(const std::set<std::string> &functions, SourceLoc use) {
+  // By index: evaluating code may load modules (modules_ grows).
+  size_t here = current_;
+  const ast::Module *ast = modules_[here].ast;
+  // A call runs: the function reads the binding as it is now.
+  if (!modules_[here].importTimeCallsRunning.empty())
+    return true;
+  if (!ast)
+    return false;
+  // Every call of the functions that module-level code makes (moduleLevelCallOf's) must be a
+  // statement `f(...)` of this module's top level, before the read in the file (a function
+  // defined before a call may read the name after it: refused), or the read is in another
+  // module, which imported this one whole.
+  std::vector<const ast::Expr *> calls;
+  for (const ast::StmtPtr &stmt : ast->body) {
+    if (stmt->kind != ast::StmtKind::ExprStmt || stmt->value->kind != ast::ExprKind::Call)
+      continue;
+    const ast::Expr &callee = *stmt->value->operands[0];
+    if ((callee.kind == ast::ExprKind::Name || callee.kind == ast::ExprKind::Attribute) &&
+        functions.count(callee.name))
+      calls.push_back(stmt->value.get());
+  }
+  bool elsewhere = false;
+  for (const ModuleState &other : modules_) {
+    if (!other.ast)
+      continue;
+    forEachExpr(other.ast->body, /*intoFunctions=*/false, [&](const ast::Expr &e) {
+      if (e.kind != ast::ExprKind::Call)
+        return;
+      const ast::Expr &callee = *e.operands[0];
+      if ((callee.kind == ast::ExprKind::Name || callee.kind == ast::ExprKind::Attribute) &&
+          functions.count(callee.name) && std::find(calls.begin(), calls.end(), &e) == calls.end())
+        elsewhere = true;
+    });
+  }
+  if (elsewhere || calls.empty())
+    return false;
+  if (use.file == ast->file && std::any_of(calls.begin(), calls.end(), [&](const ast::Expr *call) {
+        return call->loc.line >= use.line;
+      }))
+    return false;
+  // Python ran them in order by then.
+  for (const ast::Expr *call : calls) {
+    if (!modules_[here].importTimeCallsRun.insert(call).second)
+      continue;
+    modules_[here].importTimeCallsRunning.insert(call);
+    try {
+      evalModuleLevel(*call);
+    } catch (...) {
+      modules_[here].importTimeCallsRunning.erase(call);
+      throw;
+    }
+    modules_[here].importTimeCallsRunning.erase(call);
+  }
+  return true;
+}
+
+bool Specializer::assignDeclaredGlobal(const std::string &name, const SemaValue &value,
+                                       SourceLoc loc) {
   if (scopes_.empty())
-    return;
+    return false;
   auto declared = scopes_.back().declaredGlobal.find(name);
   if (declared == scopes_.back().declaredGlobal.end())
-    return;
+    return false;
+  // A module-level call of the function's module runs (runImportTimeCalls): the module's
+  // binding changes, as in Python.
+  if (!mod().importTimeCallsRunning.empty()) {
+    mod().globals[name] = value;
+    mod().pending.erase(name);
+    mod().pendingTarget.erase(name);
+    mod().conditional.erase(name);
+    mod().imported.erase(name);
+    return true;
+  }
   std::string message = "'global " + name + "' here";
   try {
     error(loc, std::string("module-level code calls this function when the module is ") +
@@ -1594,6 +1664,7 @@ void Specializer::refuseGlobalAssignment(const std::string &name, SourceLoc loc)
                            sources_.format(declared->second->loc, "note", message),
                        e.reported());
   }
+  return false;
 }
 
 void Specializer::bind(const std::string &name, const SemaValue &value) {
@@ -1622,8 +1693,8 @@ static bool makesNewList(const ast::Expr &expr) {
 
 void Specializer::assign(const ast::Expr &target, const SemaValue &value) {
   if (target.kind == ast::ExprKind::Name) {
-    refuseGlobalAssignment(target.name, target.loc);
-    bind(target.name, value);
+    if (!assignDeclaredGlobal(target.name, value, target.loc))
+      bind(target.name, value);
     return;
   }
   if (target.kind == ast::ExprKind::Tuple || target.kind == ast::ExprKind::List) {
@@ -1873,7 +1944,8 @@ void Specializer::exec(const ast::Stmt &stmt) {
   case ast::StmtKind::Unsupported:
     if (hostCallDepth_ > 0 && stmt.name == "global statement") {
       // Reading the names is reading the module's bindings, which lookup does for names the
-      // function does not bind; binding them is refused (refuseGlobalAssignment).
+      // function does not bind; binding them is refused, or changes the module's binding while a
+      // module-level call runs (assignDeclaredGlobal).
       for (const ast::ImportAlias &name : stmt.names)
         scopes_.back().declaredGlobal.emplace(name.name, &stmt);
       return;
@@ -2187,7 +2259,8 @@ void Specializer::execAssign(const ast::Stmt &stmt) {
                           "Python; tilec's lists are not shared: not supported yet on a list "
                           "this function did not make itself");
     SemaValue result = binaryOp(stmt.augOp, current, rhs, stmt.loc);
-    refuseGlobalAssignment(target.name, target.loc);
+    if (assignDeclaredGlobal(target.name, result, target.loc))
+      return;
     bind(target.name, inKernelCode() ? decayNumbers(result, stmt.loc) : result);
     if (ownList)
       scopes_.back().ownLists.insert(target.name);
