@@ -523,6 +523,8 @@ void Specializer::missingModuleError(int index, SourceLoc use) {
   std::string stem = missing.name.substr(missing.name.find_first_not_of('.'));
   std::replace(stem.begin(), stem.end(), '.', '/');
   try {
+    if (!missing.message.empty())
+      sources_.error(missing.loc, missing.message);
     sources_.error(missing.loc, "cannot find module '" + missing.name + "': no " + stem + ".tl, " +
                                     stem + ".py or " + stem + "/__init__.{tl,py} in " +
                                     missing.searched + " (add its folder with -I DIR)");
@@ -1047,8 +1049,12 @@ void Specializer::collectTryGlobals(const ast::Stmt &stmt, const std::set<std::s
         module = alias.name;
         break;
       }
-  HostException raised{*builtinExceptionClasses("ModuleNotFoundError"),
-                       "No module named '" + module.substr(0, module.find('.')) + "'", at};
+  const MissingImport &missing = graph_->missing[static_cast<size_t>(graph_->missingAt(at))];
+  HostException raised{*builtinExceptionClasses(missing.exception),
+                       missing.message.empty()
+                           ? "No module named '" + module.substr(0, module.find('.')) + "'"
+                           : missing.message,
+                       at};
   auto handler =
       std::find_if(stmt.handlers.begin(), stmt.handlers.end(),
                    [&](const ast::ExceptHandler &h) { return handlerCatches(h, raised); });
