@@ -2951,9 +2951,10 @@ void Specializer::execFor(const ast::Stmt &stmt) {
       error(kw.loc, "unexpected argument '" + kw.name + "' to " + callee.name.substr(3) + "()");
     if (kw.name != "num_stages")
       continue;
+    // Any positive depth, as Triton's tl.range takes (FBGEMM's simplicial attention asks 16).
     SemaValue stages = eval(*kw.value);
-    if (stages.kind != SemaValue::Kind::Int || stages.intValue < 1 || stages.intValue > 8)
-      error(kw.loc, "num_stages must be a constexpr integer from 1 to 8");
+    if (stages.kind != SemaValue::Kind::Int || stages.intValue < 1)
+      error(kw.loc, "num_stages must be a positive constexpr integer");
     loopStages = stages.intValue;
   }
   if (stepKeyword) {
