@@ -76,15 +76,6 @@ bool isTritonLanguageModule(const std::string &dotted) {
   return modules.count(dotted) != 0;
 }
 
-/// The names Triton 3.6's triton/language/math.py defines (its elementwise functions; the
-/// libdevice ones that older Triton had there, such as pow or tanh, are not).
-bool tritonMathHas(const std::string &name) {
-  static const std::set<std::string> names = {
-      "core", "wraps",   "List",  "T",   "umulhi", "exp",    "exp2", "log",   "log2", "cos", "sin",
-      "sqrt", "sqrt_rn", "rsqrt", "abs", "fdiv",   "div_rn", "erf",  "floor", "ceil", "fma"};
-  return names.count(name) != 0;
-}
-
 std::string parentDir(const std::string &path) {
   fs::path parent = fs::path(path).parent_path();
   return parent.empty() ? "." : parent.string();
@@ -373,10 +364,9 @@ private:
   }
 
   void recordMissing(SourceLoc loc, const std::string &name, const std::string &searched,
-                     const std::string &message = "",
-                     const std::string &exception = "ModuleNotFoundError") {
+                     const std::string &message = "") {
     graph_.missingByLoc[keyOf(loc)] = static_cast<int>(graph_.missing.size());
-    graph_.missing.push_back({loc, name, searched, message, exception});
+    graph_.missing.push_back({loc, name, searched, message});
   }
 
   std::string searchedText(const std::vector<std::string> &dirs) const {
@@ -446,20 +436,7 @@ private:
     std::string dotted = stmt.module.substr(level);
     std::string root = dotted.substr(0, dotted.find('.'));
     if (level == 0 && root == "triton") {
-      if (!checkTritonModule(dotted, stmt.loc))
-        return;
-      // `from triton.language.math import pow`: older Triton's libdevice function.
-      if (dotted == "triton.language.math")
-        for (const ast::ImportAlias &alias : stmt.names)
-          if (alias.name != "*" && !tritonMathHas(alias.name)) {
-            recordMissing(stmt.loc, dotted, "",
-                          "cannot import name '" + alias.name +
-                              "' from 'triton.language.math' (Triton 3.6's has the elementwise "
-                              "functions of tl; libdevice's are in "
-                              "triton.language.extra.libdevice)",
-                          "ImportError");
-            return;
-          }
+      checkTritonModule(dotted, stmt.loc);
       return;
     }
     int base = -1;

@@ -48,10 +48,9 @@ struct MissingImport {
   SourceLoc loc;
   std::string name;     // as written, leading dots included
   std::string searched; // where tilec looked, for the message
-  // A module of Triton 3.6 that does not exist, or a name it lacks: Python's error (raised as
-  // `exception`), in place of the search of the folders.
+  // A triton module that Triton 3.6 does not have: Python's error message, in place of the
+  // search of the folders.
   std::string message;
-  std::string exception = "ModuleNotFoundError";
 };
 
 class ModuleGraph {

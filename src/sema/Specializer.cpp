@@ -1050,7 +1050,7 @@ void Specializer::collectTryGlobals(const ast::Stmt &stmt, const std::set<std::s
         break;
       }
   const MissingImport &missing = graph_->missing[static_cast<size_t>(graph_->missingAt(at))];
-  HostException raised{*builtinExceptionClasses(missing.exception),
+  HostException raised{*builtinExceptionClasses("ModuleNotFoundError"),
                        missing.message.empty()
                            ? "No module named '" + module.substr(0, module.find('.')) + "'"
                            : missing.message,
