@@ -252,6 +252,10 @@ struct Stmt {
   std::vector<ExceptHandler> handlers;
   StmtList finalbody;
 
+  // The Unsupported "with statement": the context manager expressions, in order (a kernel
+  // evaluates them first, as Triton's code generator does, for its diagnostics).
+  std::vector<ExprPtr> withItems;
+
   // Match: value is the subject, these its cases in order.
   std::vector<MatchCase> cases;
 

@@ -988,7 +988,7 @@ private:
   ast::StmtPtr buildWith(PythonParser::With_stmtContext *ctx, const char *what = "with statement") {
     ast::StmtPtr stmt = unsupportedStmt(what, loc(ctx));
     for (PythonParser::With_itemContext *item : ctx->with_item()) {
-      buildTest(item->test());
+      stmt->withItems.push_back(buildTest(item->test()));
       if (auto *target = item->expr())
         checkTarget(*buildExpr(target), TargetUse::Assign);
     }

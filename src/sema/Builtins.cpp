@@ -63,7 +63,6 @@ const std::set<std::string> &tritonLanguageNames() {
                                               "argmin",
                                               "associative_scan",
                                               "assume",
-                                              "async_task",
                                               "atomic_add",
                                               "atomic_and",
                                               "atomic_cas",
@@ -412,6 +411,9 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
         hint = " (the experimental descriptor API was removed in Triton 3.4: make descriptors "
                "with tl.make_tensor_descriptor, or pass a TensorDescriptor argument, and use "
                "desc.load / desc.store)";
+      else if (attr == "async_task")
+        hint = " (it is the warp-specialization API of a Triton fork; Triton 3.6 specializes "
+               "warps with tl.range(..., warp_specialize=True))";
       else if (attr == "float" || attr == "half" || attr == "double")
         hint = " (its dtypes are spelled tl.float32, tl.float16, tl.float64...)";
       error(loc, "Triton 3.6's triton.language has no attribute '" + attr + "'" + hint);

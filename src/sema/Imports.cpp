@@ -54,6 +54,28 @@ bool isAlwaysInstalled(const std::string &root) {
 
 namespace {
 
+/// The modules of Triton 3.6's triton.language package (the NVIDIA and AMD backends install
+/// their `cuda` and `hip` ones under extra/). Older Triton's triton.language.libdevice is gone.
+bool isTritonLanguageModule(const std::string &dotted) {
+  static const std::set<std::string> modules = {"triton.language",
+                                                "triton.language.core",
+                                                "triton.language.math",
+                                                "triton.language.random",
+                                                "triton.language.semantic",
+                                                "triton.language.standard",
+                                                "triton.language.target_info",
+                                                "triton.language.extra",
+                                                "triton.language.extra.libdevice",
+                                                "triton.language.extra.cuda",
+                                                "triton.language.extra.cuda.gdc",
+                                                "triton.language.extra.cuda.libdevice",
+                                                "triton.language.extra.cuda.utils",
+                                                "triton.language.extra.hip",
+                                                "triton.language.extra.hip.libdevice",
+                                                "triton.language.extra.hip.utils"};
+  return modules.count(dotted) != 0;
+}
+
 std::string parentDir(const std::string &path) {
   fs::path parent = fs::path(path).parent_path();
   return parent.empty() ? "." : parent.string();
@@ -341,9 +363,10 @@ private:
     return module.path.empty() ? module.name : module.path;
   }
 
-  void recordMissing(SourceLoc loc, const std::string &name, const std::string &searched) {
+  void recordMissing(SourceLoc loc, const std::string &name, const std::string &searched,
+                     const std::string &message = "") {
     graph_.missingByLoc[keyOf(loc)] = static_cast<int>(graph_.missing.size());
-    graph_.missing.push_back({loc, name, searched});
+    graph_.missing.push_back({loc, name, searched, message});
   }
 
   std::string searchedText(const std::vector<std::string> &dirs) const {
@@ -376,11 +399,26 @@ private:
     return static_cast<size_t>(std::count(dotted.begin(), dotted.end(), '.')) + 1;
   }
 
+  /// `triton.language.X` that Triton 3.6 does not have: recorded as missing, with Python's
+  /// error. Other triton modules (runtime, compiler, tools...) are taken to exist.
+  bool checkTritonModule(const std::string &dotted, SourceLoc loc) {
+    if (dotted.rfind("triton.language.", 0) != 0 || isTritonLanguageModule(dotted))
+      return true;
+    std::string message = "No module named '" + dotted + "' in Triton 3.6";
+    if (dotted == "triton.language.libdevice" ||
+        dotted == "triton.language.extra.cuda.libdevice.libdevice")
+      message += " (libdevice is triton.language.extra.libdevice)";
+    recordMissing(loc, dotted, "", message);
+    return false;
+  }
+
   void scanImport(int module, const ast::Stmt &stmt) {
     for (const ast::ImportAlias &alias : stmt.names) {
       std::string root = alias.name.substr(0, alias.name.find('.'));
-      if (root == "triton")
+      if (root == "triton") {
+        checkTritonModule(alias.name, alias.loc);
         continue;
+      }
       std::vector<int> chain = resolveAbsolute(alias.name, alias.loc, module);
       if (chain.size() == componentCount(alias.name)) {
         // `import a.b` binds `a`; `import a.b as c` binds a.b.
@@ -397,8 +435,10 @@ private:
       level = stmt.module.size();
     std::string dotted = stmt.module.substr(level);
     std::string root = dotted.substr(0, dotted.find('.'));
-    if (level == 0 && root == "triton")
+    if (level == 0 && root == "triton") {
+      checkTritonModule(dotted, stmt.loc);
       return;
+    }
     int base = -1;
     std::string searched;
     if (level == 0) {

@@ -48,6 +48,9 @@ struct MissingImport {
   SourceLoc loc;
   std::string name;     // as written, leading dots included
   std::string searched; // where tilec looked, for the message
+  // A triton module that Triton 3.6 does not have: Python's error message, in place of the
+  // search of the folders.
+  std::string message;
 };
 
 class ModuleGraph {

@@ -551,6 +551,8 @@ void Specializer::missingModuleError(int index, SourceLoc use) {
   std::string stem = missing.name.substr(missing.name.find_first_not_of('.'));
   std::replace(stem.begin(), stem.end(), '.', '/');
   try {
+    if (!missing.message.empty())
+      sources_.error(missing.loc, missing.message);
     sources_.error(missing.loc, "cannot find module '" + missing.name + "': no " + stem + ".tl, " +
                                     stem + ".py or " + stem + "/__init__.{tl,py} in " +
                                     missing.searched + " (add its folder with -I DIR)");
@@ -1075,8 +1077,12 @@ void Specializer::collectTryGlobals(const ast::Stmt &stmt, const std::set<std::s
         module = alias.name;
         break;
       }
+  const MissingImport &missing = graph_->missing[static_cast<size_t>(graph_->missingAt(at))];
   HostException raised{*builtinExceptionClasses("ModuleNotFoundError"),
-                       "No module named '" + module.substr(0, module.find('.')) + "'", at};
+                       missing.message.empty()
+                           ? "No module named '" + module.substr(0, module.find('.')) + "'"
+                           : missing.message,
+                       at};
   auto handler =
       std::find_if(stmt.handlers.begin(), stmt.handlers.end(),
                    [&](const ast::ExceptHandler &h) { return handlerCatches(h, raised); });
@@ -1611,6 +1617,8 @@ void Specializer::checkReboundGlobal(const std::string &name, SourceLoc use) {
     call = moduleLevelCallOf(functions);
     if (!call)
       return; // Import time: the module-level binding, as Python reads it then.
+    if (runImportTimeCalls(functions, use))
+      return;
     message = "module-level '" + name + "' is rebound by a function (global " + name +
               ") that module-level code calls when the module is imported: tilec evaluates " +
               "module-level names on demand, not in the order Python runs the statements; " +
@@ -1630,12 +1638,80 @@ void Specializer::checkReboundGlobal(const std::string &name, SourceLoc use) {
   }
 }
 
-void Specializer::refuseGlobalAssignment(const std::string &name, SourceLoc loc) {
+bool Specializer::runImportTimeCalls(const std::set<std::string> &functions, SourceLoc use) {
+  // By index: evaluating code may load modules (modules_ grows).
+  size_t here = current_;
+  const ast::Module *ast = modules_[here].ast;
+  // A call runs: the function reads the binding as it is now.
+  if (!modules_[here].importTimeCallsRunning.empty())
+    return true;
+  if (!ast)
+    return false;
+  // Every call of the functions that module-level code makes (moduleLevelCallOf's) must be a
+  // statement `f(...)` of this module's top level, before the read in the file (a function
+  // defined before a call may read the name after it: refused), or the read is in another
+  // module, which imported this one whole.
+  std::vector<const ast::Expr *> calls;
+  for (const ast::StmtPtr &stmt : ast->body) {
+    if (stmt->kind != ast::StmtKind::ExprStmt || stmt->value->kind != ast::ExprKind::Call)
+      continue;
+    const ast::Expr &callee = *stmt->value->operands[0];
+    if ((callee.kind == ast::ExprKind::Name || callee.kind == ast::ExprKind::Attribute) &&
+        functions.count(callee.name))
+      calls.push_back(stmt->value.get());
+  }
+  bool elsewhere = false;
+  for (const ModuleState &other : modules_) {
+    if (!other.ast)
+      continue;
+    forEachExpr(other.ast->body, /*intoFunctions=*/false, [&](const ast::Expr &e) {
+      if (e.kind != ast::ExprKind::Call)
+        return;
+      const ast::Expr &callee = *e.operands[0];
+      if ((callee.kind == ast::ExprKind::Name || callee.kind == ast::ExprKind::Attribute) &&
+          functions.count(callee.name) && std::find(calls.begin(), calls.end(), &e) == calls.end())
+        elsewhere = true;
+    });
+  }
+  if (elsewhere || calls.empty())
+    return false;
+  if (use.file == ast->file && std::any_of(calls.begin(), calls.end(), [&](const ast::Expr *call) {
+        return call->loc.line >= use.line;
+      }))
+    return false;
+  // Python ran them in order by then.
+  for (const ast::Expr *call : calls) {
+    if (!modules_[here].importTimeCallsRun.insert(call).second)
+      continue;
+    modules_[here].importTimeCallsRunning.insert(call);
+    try {
+      evalModuleLevel(*call);
+    } catch (...) {
+      modules_[here].importTimeCallsRunning.erase(call);
+      throw;
+    }
+    modules_[here].importTimeCallsRunning.erase(call);
+  }
+  return true;
+}
+
+bool Specializer::assignDeclaredGlobal(const std::string &name, const SemaValue &value,
+                                       SourceLoc loc) {
   if (scopes_.empty())
-    return;
+    return false;
   auto declared = scopes_.back().declaredGlobal.find(name);
   if (declared == scopes_.back().declaredGlobal.end())
-    return;
+    return false;
+  // A module-level call of the function's module runs (runImportTimeCalls): the module's
+  // binding changes, as in Python.
+  if (!mod().importTimeCallsRunning.empty()) {
+    mod().globals[name] = value;
+    mod().pending.erase(name);
+    mod().pendingTarget.erase(name);
+    mod().conditional.erase(name);
+    mod().imported.erase(name);
+    return true;
+  }
   std::string message = "'global " + name + "' here";
   try {
     error(loc, std::string("module-level code calls this function when the module is ") +
@@ -1649,6 +1725,7 @@ void Specializer::refuseGlobalAssignment(const std::string &name, SourceLoc loc)
                            sources_.format(declared->second->loc, "note", message),
                        e.reported());
   }
+  return false;
 }
 
 void Specializer::bind(const std::string &name, const SemaValue &value) {
@@ -1677,8 +1754,8 @@ static bool makesNewList(const ast::Expr &expr) {
 
 void Specializer::assign(const ast::Expr &target, const SemaValue &value) {
   if (target.kind == ast::ExprKind::Name) {
-    refuseGlobalAssignment(target.name, target.loc);
-    bind(target.name, value);
+    if (!assignDeclaredGlobal(target.name, value, target.loc))
+      bind(target.name, value);
     return;
   }
   if (target.kind == ast::ExprKind::Tuple || target.kind == ast::ExprKind::List) {
@@ -1931,7 +2008,8 @@ void Specializer::exec(const ast::Stmt &stmt) {
   case ast::StmtKind::Unsupported:
     if (hostCallDepth_ > 0 && stmt.name == "global statement") {
       // Reading the names is reading the module's bindings, which lookup does for names the
-      // function does not bind; binding them is refused (refuseGlobalAssignment).
+      // function does not bind; binding them is refused, or changes the module's binding while a
+      // module-level call runs (assignDeclaredGlobal).
       for (const ast::ImportAlias &name : stmt.names)
         scopes_.back().declaredGlobal.emplace(name.name, &stmt);
       return;
@@ -1950,6 +2028,11 @@ void Specializer::exec(const ast::Stmt &stmt) {
     if (stmt.name == "raise statement")
       error(stmt.loc, "raise in a kernel: Triton's code generator has none (unsupported AST node "
                       "type: Raise); only a compile-time branch not taken may hold one");
+    // Triton's code generator first evaluates what each `with` item calls (`tl.async_task` of a
+    // warp-specializing fork is no attribute of Triton 3.6's triton.language): report that.
+    if (stmt.name == "with statement")
+      for (const ast::ExprPtr &item : stmt.withItems)
+        eval(item->kind == ast::ExprKind::Call ? *item->operands[0] : *item);
     error(stmt.loc, stmt.name + " is not supported yet in a kernel");
   }
 }
@@ -2240,7 +2323,8 @@ void Specializer::execAssign(const ast::Stmt &stmt) {
                           "Python; tilec's lists are not shared: not supported yet on a list "
                           "this function did not make itself");
     SemaValue result = binaryOp(stmt.augOp, current, rhs, stmt.loc);
-    refuseGlobalAssignment(target.name, target.loc);
+    if (assignDeclaredGlobal(target.name, result, target.loc))
+      return;
     bind(target.name, inKernelCode() ? decayNumbers(result, stmt.loc) : result);
     if (ownList)
       scopes_.back().ownLists.insert(target.name);
@@ -2925,9 +3009,10 @@ void Specializer::execFor(const ast::Stmt &stmt) {
       error(kw.loc, "unexpected argument '" + kw.name + "' to " + callee.name.substr(3) + "()");
     if (kw.name != "num_stages")
       continue;
+    // Any positive depth, as Triton's tl.range takes (FBGEMM's simplicial attention asks 16).
     SemaValue stages = eval(*kw.value);
-    if (stages.kind != SemaValue::Kind::Int || stages.intValue < 1 || stages.intValue > 8)
-      error(kw.loc, "num_stages must be a constexpr integer from 1 to 8");
+    if (stages.kind != SemaValue::Kind::Int || stages.intValue < 1)
+      error(kw.loc, "num_stages must be a positive constexpr integer");
     loopStages = stages.intValue;
   }
   if (stepKeyword) {

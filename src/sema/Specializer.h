@@ -463,6 +463,11 @@ private:
       const ast::Stmt *function;
     };
     std::map<std::string, std::vector<Rebinding>> reboundByFunction;
+    // The module-level statements `f(...)` that call such a function, run once, in Python's
+    // order, before a module-level read of a name it rebinds that follows them
+    // (runImportTimeCalls); those running now store the names they declare global in globals.
+    std::set<const ast::Expr *> importTimeCallsRun;
+    std::set<const ast::Expr *> importTimeCallsRunning;
     // The triton.autotune/heuristics calls its names hold (`tuned = triton.autotune(...)`),
     // which `f = tuned(f)` applies by call; computed on first need.
     std::optional<DecoratorVariables> decoratorVariables;
@@ -628,8 +633,15 @@ private:
   /// constexpr function it calls, a heuristic), or import-time code of a module whose own
   /// module-level code calls a function that rebinds the name.
   void checkReboundGlobal(const std::string &name, SourceLoc use);
-  /// Refuses binding `name` where the Python function running declared it `global`.
-  void refuseGlobalAssignment(const std::string &name, SourceLoc loc);
+  /// Binding `name` where the Python function running declared it `global`: stores `value`
+  /// as the module's binding (true) while a module-level call of the module runs
+  /// (runImportTimeCalls), refuses it otherwise; false where `name` is not declared global.
+  bool assignDeclaredGlobal(const std::string &name, const SemaValue &value, SourceLoc loc);
+  /// Runs, in order and once, the module-level statements `f(...)` of the current module that
+  /// call `functions` (which rebind a name with `global`), where the read of the name at `use`
+  /// follows them all, as Python would have by then; true when the read may go on (they have
+  /// run, or one is running), false where tilec cannot tell which of them ran before the read.
+  bool runImportTimeCalls(const std::set<std::string> &functions, SourceLoc use);
   /// A call that module-level code (of any module tilec loaded) makes of a function of one of
   /// these names (`f(...)`, `m.f(...)`); null when there is none.
   const ast::Expr *moduleLevelCallOf(const std::set<std::string> &names);

@@ -574,6 +574,10 @@ MMA_SAMPLES = [
                stages=2),
     mma_sample("mma_f16_f32_nn_s4", "gemm_f32acc", "float16", "float32", DOT_F16_OUT_F32,
                stages=4),
+    # tl.range(..., num_stages=16) on the K loop (FBGEMM's simplicial attention asks 16): more
+    # stages than the small size's K tiles, and fewer than the large one's (K = 1040: 33 tiles).
+    mma_sample("mma_f16_range_stages16", "gemm_range_stages", "float16", "float32",
+               DOT_F16_OUT_F32, stages=2, size=(300, 208, 1040), constexprs="16"),
     mma_sample("mma_bf16_f32_nn", "gemm_f32acc", "bfloat16", "float32", DOT_BF16_OUT_F32),
     mma_sample("mma_bf16_f32_tn", "gemm_f32acc", "bfloat16", "float32", DOT_BF16_OUT_F32, "TN"),
     mma_sample("mma_f16_f16acc_nn", "gemm_f16acc", "float16", "float16", DOT_F16_OUT_F16),
