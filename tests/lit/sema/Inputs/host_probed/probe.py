@@ -1,6 +1,6 @@
 # Host code that picks configs and a math library by probing the machine when imported, the
 # way a multi-vendor operator library does: a class tilec does not evaluate, and a module-level
-# name that a function rebinds with `global`.
+# name that a function rebinds with `global` after asking that class for the vendor.
 import subprocess
 
 import triton
@@ -21,7 +21,8 @@ _math = None
 
 def select_math():
     global _math
-    _math = tl.extra.cuda.libdevice
+    if Tuner().vendor == "nvidia":
+        _math = tl.extra.cuda.libdevice
 
 
 def get_tuned_config(name):
