@@ -4108,28 +4108,46 @@ std::set<std::string> boundNames(const ast::Stmt &def,
 
 /// A @triton.jit function defined in a class body (`class Operator: @triton.jit def
 /// softmax_kernel(...)`, launched as Operator.softmax_kernel[grid]), found by its name when no
-/// module-level function has it: its names are the module's, as for any function of a class body
-/// in Python. Classes nest in classes, not in functions here.
+/// module-level function has it, or by its Python `__qualname__` (`Operator.softmax_kernel`,
+/// `Outer.Inner.kernel`), the name its host code launches it by: its names are the module's, as
+/// for any function of a class body in Python. Classes nest in classes, not in functions here.
 static const ast::Stmt *classKernel(const ast::Module &module, const SourceManager &sources,
                                     const std::string &name) {
   auto isClass = [](const ast::Stmt &stmt) {
-    return stmt.kind == ast::StmtKind::Unsupported && stmt.name == "class definition";
+    return stmt.kind == ast::StmtKind::Unsupported && stmt.name == "class definition" &&
+           !stmt.targets.empty();
   };
+  // `Outer.Inner.kernel`: the enclosing classes' names, then the kernel's; a bare name matches
+  // the kernel in any class.
+  std::vector<std::string> classPath;
+  for (size_t start = 0, dot; (dot = name.find('.', start)) != std::string::npos; start = dot + 1)
+    classPath.push_back(name.substr(start, dot - start));
+  const std::string kernelName = name.substr(name.rfind('.') + 1);
+  const bool qualified = !classPath.empty();
   std::vector<const ast::Stmt *> found;
+  std::vector<std::string> enclosing;
   std::function<void(const ast::StmtList &)> search = [&](const ast::StmtList &body) {
     for (const ast::StmtPtr &stmt : body) {
-      if (isClass(*stmt))
+      if (isClass(*stmt)) {
+        enclosing.push_back(stmt->targets[0]->name);
         search(stmt->body);
-      else if (stmt->name == name && isJitDefinition(*stmt))
+        enclosing.pop_back();
+      } else if (stmt->name == kernelName && isJitDefinition(*stmt) &&
+                 (!qualified || enclosing == classPath)) {
         found.push_back(stmt.get());
+      }
     }
   };
   for (const ast::StmtPtr &stmt : module.body)
-    if (isClass(*stmt))
+    if (isClass(*stmt)) {
+      enclosing = {stmt->targets[0]->name};
       search(stmt->body);
+    }
   if (found.size() > 1)
     sources.error(found[1]->loc, "several classes define a @triton.jit function named '" + name +
-                                     "': tilec cannot tell which to compile");
+                                     "': name the one to compile by its qualified name, such as "
+                                     "-k Class." +
+                                     kernelName);
   return found.empty() ? nullptr : found[0];
 }
 
@@ -4355,6 +4373,18 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       available.push_back(f->name);
     for (const ast::Stmt *f : conditionalJitFunctions(module))
       available.push_back(f->name);
+    // Those of class bodies, by their qualified names (`Softmax.forward`).
+    std::function<void(const ast::StmtList &, const std::string &)> classes =
+        [&](const ast::StmtList &body, const std::string &prefix) {
+          for (const ast::StmtPtr &st : body) {
+            if (st->kind == ast::StmtKind::Unsupported && st->name == "class definition" &&
+                !st->targets.empty())
+              classes(st->body, prefix + st->targets[0]->name + ".");
+            else if (!prefix.empty() && isJitDefinition(*st))
+              available.push_back(prefix + st->name);
+          }
+        };
+    classes(module.body, "");
     std::string list;
     for (const std::string &n : available)
       list += (list.empty() ? "" : ", ") + n;
