@@ -533,6 +533,8 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
                                       SourceLoc loc) {
   if (isUnknown(value))
     return unknownAttribute(value, attr);
+  if (std::optional<SemaValue> member = jitNamespaceAttribute(value, attr, loc))
+    return *member;
   if (value.kind == Kind::Tensor) {
     const Type &t = value.value->type();
     if (attr == "dtype")

@@ -981,6 +981,8 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
         collectTryGlobals(*stmt, only);
       if (isNamedTupleClass(*stmt) && wanted(stmt->targets[0]->name))
         define(stmt->targets[0]->name, namedTupleClass(*stmt));
+      if (isJitNamespaceClass(*stmt) && wanted(stmt->targets[0]->name))
+        define(stmt->targets[0]->name, jitNamespaceClass(*stmt));
       break;
     default:
       break;
