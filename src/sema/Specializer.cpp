@@ -650,8 +650,8 @@ static void collectModuleNames(const ast::StmtList &stmts, std::set<std::string>
         out.insert(stmt->targets[0]->name);
       break;
     case ast::StmtKind::Unsupported:
-      // A class binds its name; the names of its body are its own.
-      if (stmt->name == "class definition") {
+      // A class binds its name; the names of its body are its own. So does a type alias.
+      if (stmt->name == "class definition" || stmt->name == "type alias statement") {
         if (!stmt->targets.empty())
           out.insert(stmt->targets[0]->name);
         break;
