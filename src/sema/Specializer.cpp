@@ -4184,27 +4184,38 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
   const bool qualified = !path.empty();
 
   std::vector<std::pair<const ast::Stmt *, std::vector<const ast::Stmt *>>> found;
+  // The enclosing functions (whose names a closure may read), and the names of every enclosing
+  // scope, classes too: a test method's kernel is `TestCase.test_add.<locals>.kernel`.
   std::vector<const ast::Stmt *> enclosing;
-  auto enclosedBy = [&](const std::vector<const ast::Stmt *> &outer) {
-    if (outer.size() != path.size())
-      return false;
-    for (size_t i = 0; i < path.size(); ++i)
-      if (outer[i]->name != path[i])
-        return false;
-    return true;
+  std::vector<std::string> scopes;
+  // The enclosing functions' names alone, as tilec took them before classes were in the path.
+  auto functionNames = [](const std::vector<const ast::Stmt *> &functions) {
+    std::vector<std::string> names;
+    for (const ast::Stmt *f : functions)
+      names.push_back(f->name);
+    return names;
   };
   std::function<void(const ast::StmtList &)> search = [&](const ast::StmtList &body) {
     for (const ast::StmtPtr &st : body) {
       if (st->kind == ast::StmtKind::FunctionDef) {
         bool jit = isJitDefinition(*st);
         if (jit && st->name == kernelName && !enclosing.empty() &&
-            (!qualified || enclosedBy(enclosing)))
+            (!qualified || scopes == path || functionNames(enclosing) == path))
           found.push_back({st.get(), enclosing});
         if (jit)
           continue;
         enclosing.push_back(st.get());
+        scopes.push_back(st->name);
         search(st->body);
+        scopes.pop_back();
         enclosing.pop_back();
+        continue;
+      }
+      if (st->kind == ast::StmtKind::Unsupported && st->name == "class definition" &&
+          !st->targets.empty()) {
+        scopes.push_back(st->targets[0]->name);
+        search(st->body);
+        scopes.pop_back();
         continue;
       }
       search(st->body);
