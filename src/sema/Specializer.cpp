@@ -4398,6 +4398,29 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
           }
         };
     classes(module.body, "");
+    // A @gluon.jit function (Triton's Gluon dialect, `from triton.experimental import gluon`):
+    // another language than the one tilec compiles.
+    const std::string wanted = request.name.substr(request.name.rfind('.') + 1);
+    const ast::Stmt *gluonKernel = nullptr;
+    std::function<void(const ast::StmtList &)> findGluon = [&](const ast::StmtList &body) {
+      for (const ast::StmtPtr &st : body) {
+        if (gluonKernel)
+          return;
+        if (st->kind == ast::StmtKind::FunctionDef && st->name == wanted)
+          for (const ast::ExprPtr &d : st->decorators) {
+            const ast::Expr &callee = d->kind == ast::ExprKind::Call ? *d->operands[0] : *d;
+            if (dottedName(callee).rfind("gluon.", 0) == 0)
+              gluonKernel = st.get();
+          }
+        findGluon(st->body);
+        findGluon(st->orelse);
+      }
+    };
+    findGluon(module.body);
+    if (gluonKernel)
+      sources.error(gluonKernel->loc, "'" + gluonKernel->name +
+                                          "' is a @gluon.jit function, in Triton's Gluon "
+                                          "language: tilec compiles @triton.jit kernels only");
     std::string list;
     for (const std::string &n : available)
       list += (list.empty() ? "" : ", ") + n;
