@@ -10,12 +10,14 @@ lexer grammar PythonLexer;
 
 // MATCH and CASE are Python 3.10's soft keywords `match` and `case` where they start a match
 // statement or one of its case blocks; IndentingLexer retypes those NAME tokens (elsewhere they
-// stay names: `match = re.match(...)`).
+// stay names: `match = re.match(...)`). TYPE is Python 3.12's soft keyword `type` where it starts
+// a type alias statement (`type Grid = int | tuple[int, int]`).
 tokens {
   INDENT,
   DEDENT,
   MATCH,
-  CASE
+  CASE,
+  TYPE
 }
 
 // Keywords. They precede NAME so that, at equal length, the keyword wins.

@@ -31,7 +31,16 @@ simple_stmt
   | global_stmt
   | nonlocal_stmt
   | assert_stmt
+  | type_alias_stmt
   ;
+
+// Python 3.12's type alias statement, `type Name[T, *Ts, **P] = value`: TYPE is the soft
+// keyword as IndentingLexer tells it from a name.
+type_alias_stmt : TYPE NAME type_params? '=' test;
+
+type_params : '[' type_param (',' type_param)* ','? ']';
+
+type_param : ('*' | '**')? NAME (':' test)? ('=' test)?;
 
 // `a = b = value`, `a += value`, `a: ann = value` or an expression on its own.
 expr_stmt

@@ -72,6 +72,7 @@ void IndentingLexer::fail(SourceLoc loc, LexicalError::Kind kind, std::string me
   error_ = LexicalError{loc, kind, std::move(message)};
   pending_.clear();
   heldMatch_ = nullptr;
+  heldType_ = nullptr;
   // The stream ends here, with an EOF at the error so that a parser that trips over it reports
   // the lexical error rather than a syntax error.
   size_t index = _input->index();
@@ -81,7 +82,7 @@ void IndentingLexer::fail(SourceLoc loc, LexicalError::Kind kind, std::string me
 }
 
 std::unique_ptr<Token> IndentingLexer::nextToken() {
-  while (pending_.empty() || heldMatch_) {
+  while (pending_.empty() || heldMatch_ || heldType_) {
     if (finished_) {
       // Asked again after the end: keep answering EOF.
       size_t index = _input->index();
@@ -140,6 +141,12 @@ void IndentingLexer::processRawToken(std::unique_ptr<Token> token) {
       if (!error_)
         handleSoftKeyword(*token);
     }
+    if (heldType_ && lineTokens_ == 1) {
+      // Python 3.12's `type NAME ...` alias statement: no other statement starts with two names.
+      if (token->getType() == NAME)
+        static_cast<antlr4::WritableToken *>(heldType_)->setType(TYPE);
+      heldType_ = nullptr;
+    }
     if (!error_)
       trackBrackets(*token);
     if (error_)
@@ -163,6 +170,8 @@ void IndentingLexer::handleSoftKeyword(Token &firstToken) {
   }
   if (text == "match")
     heldMatch_ = &firstToken;
+  if (text == "type")
+    heldType_ = &firstToken;
 }
 
 void IndentingLexer::endLogicalLine(size_t charIndex) {
@@ -175,6 +184,7 @@ void IndentingLexer::endLogicalLine(size_t charIndex) {
     }
     heldMatch_ = nullptr;
   }
+  heldType_ = nullptr;
   // The NEWLINE goes just after the line's last token, where Python places it: "expected ':'"
   // then points right after `def f(x)`, not after a trailing comment.
   pending_.push_back(_factory->create({this, _input}, NEWLINE, "\n", DEFAULT_TOKEN_CHANNEL,

@@ -35,7 +35,10 @@ struct LexicalError {
 ///  - at end of input, a NEWLINE if the last line lacks one, then the pending DEDENTs;
 ///  - MATCH for a `match` that starts a match statement (a logical line that begins with the
 ///    name `match` and ends with ':', which no other statement does), CASE for a `case` that
-///    starts a line directly in a match statement's block; elsewhere both are names.
+///    starts a line directly in a match statement's block; elsewhere both are names;
+///  - TYPE for a `type` that starts a type alias statement (a logical line that begins with the
+///    name `type` followed by another name: `type X = ...`, `type X[T] = ...`; `type = 1` and
+///    `type(x)` keep the name).
 /// INDENT, DEDENT and NEWLINE tokens take the position of the token that caused them (for a
 /// NEWLINE, of the line break), so that diagnostics can point at them.
 ///
@@ -105,6 +108,9 @@ private:
   /// The `match` that starts the current logical line, queued but held back from the parser
   /// until the line ends; null when nothing is held.
   antlr4::Token *heldMatch_ = nullptr;
+  /// The `type` that starts the current logical line, queued but held back from the parser until
+  /// the line's next token tells whether it starts a type alias statement; null when none is.
+  antlr4::Token *heldType_ = nullptr;
   /// Tokens of the current logical line so far.
   size_t lineTokens_ = 0;
   /// The last logical line was a match statement's: the next INDENT opens its case blocks.

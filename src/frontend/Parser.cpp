@@ -390,6 +390,15 @@ private:
         result->names.push_back(ast::ImportAlias{name->getText(), "", loc(name)});
       return result;
     }
+    if (auto *stmt = ctx->type_alias_stmt()) {
+      // Python evaluates the value lazily, when the alias's __value__ is asked for: the name is
+      // bound (to a TypeAliasType) and nothing runs. Its type parameters are names of its own.
+      ast::StmtPtr result = unsupportedStmt("type alias statement", loc(stmt));
+      ExprPtr name = makeExpr(ast::ExprKind::Name, loc(stmt->NAME()));
+      name->name = stmt->NAME()->getText();
+      result->targets.push_back(std::move(name));
+      return result;
+    }
     return unsupportedStmt("nonlocal statement", loc(ctx->nonlocal_stmt()));
   }
 

@@ -521,6 +521,15 @@ private:
       Operation *tmaWait = top.create(OpCode::TmaWait, {slot, phase}, {});
       tmaWait->setAttr("barrier", int64_t(firstBarrier_));
     }
+    // Before the loads in the loop are removed: `top` inserts before the body's first operation,
+    // which may be one of them (a flash-attention loop that starts with `k = tl.load(k_ptrs)`).
+    for (Candidate &c : invariantOperands_) {
+      Operation *read =
+          top.create(OpCode::LocalLoad, {top.intConstant(0, i32)}, {c.load->result()->type()});
+      read->setAttr("buffer", int64_t(c.buffer));
+      replaceAllUses(function_, c.load->result(), read->result());
+      removed_.push_back(loop_.parentBlock()->remove(c.load));
+    }
     for (Candidate &c : candidates_) {
       Builder at;
       at.setInsertionPoint(c.load);
@@ -529,13 +538,6 @@ private:
       read->setAttr("buffer", int64_t(c.buffer));
       replaceAllUses(function_, c.load->result(), read->result());
       removed_.push_back(body_.remove(c.load)); // kept: the copies below read its operands
-    }
-    for (Candidate &c : invariantOperands_) {
-      Operation *read =
-          top.create(OpCode::LocalLoad, {top.intConstant(0, i32)}, {c.load->result()->type()});
-      read->setAttr("buffer", int64_t(c.buffer));
-      replaceAllUses(function_, c.load->result(), read->result());
-      removed_.push_back(loop_.parentBlock()->remove(c.load));
     }
 
     // Bottom of the body: the copies of iteration i + S - 1, into this iteration's slot once every

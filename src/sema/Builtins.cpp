@@ -348,6 +348,20 @@ std::optional<SemaValue> Specializer::tritonLanguageAttribute(const std::string 
       return SemaValue::ofJitFunction(def);
     return std::nullopt;
   }
+  if (module == "triton.language.math") {
+    // What Triton 3.6's triton.language.math defines; older Triton's tl.math was libdevice,
+    // whose functions stay reachable (tl.math.tanh). Any other name is no attribute of it, as in
+    // Triton 3.6: not tl's function of that name (tl.math.max(x, y) was Triton 2's elementwise
+    // maximum, which tl.max(x, axis) would silently turn into a reduction).
+    static const std::set<std::string> mathNames = {
+        "umulhi", "exp", "exp2", "log",    "log2", "cos",   "sin",  "sqrt", "sqrt_rn",
+        "rsqrt",  "abs", "fdiv", "div_rn", "erf",  "floor", "ceil", "fma",  "core"};
+    if (!mathNames.count(attr)) {
+      if (tir::findLibdeviceFunction(attr) || tir::findLibdeviceExtern(attr))
+        return SemaValue::ofBuiltin("libdevice." + attr);
+      return std::nullopt;
+    }
+  }
   auto dt = dtypeNames().find(attr);
   if (dt != dtypeNames().end())
     return SemaValue::ofDType(DType::scalar(dt->second));
@@ -417,6 +431,13 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
       else if (attr == "float" || attr == "half" || attr == "double")
         hint = " (its dtypes are spelled tl.float32, tl.float16, tl.float64...)";
       error(loc, "Triton 3.6's triton.language has no attribute '" + attr + "'" + hint);
+    }
+    if (module == "triton.language.math") {
+      std::string hint;
+      if (attr == "max" || attr == "min")
+        hint = " (Triton 2's tl.math." + attr + "(x, y) was the elementwise " + attr + "imum: tl." +
+               attr + "imum(x, y))";
+      error(loc, "Triton 3.6's triton.language.math has no attribute '" + attr + "'" + hint);
     }
     if (module == "triton.language.random")
       error(loc, "Triton 3.6's triton.language.random has no attribute '" + attr +
@@ -539,6 +560,8 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
                                       SourceLoc loc) {
   if (isUnknown(value))
     return unknownAttribute(value, attr);
+  if (std::optional<SemaValue> member = jitNamespaceAttribute(value, attr, loc))
+    return *member;
   if (value.kind == Kind::Tensor) {
     const Type &t = value.value->type();
     if (attr == "dtype")

@@ -680,8 +680,8 @@ static void collectModuleNames(const ast::StmtList &stmts, std::set<std::string>
         out.insert(stmt->targets[0]->name);
       break;
     case ast::StmtKind::Unsupported:
-      // A class binds its name; the names of its body are its own.
-      if (stmt->name == "class definition") {
+      // A class binds its name; the names of its body are its own. So does a type alias.
+      if (stmt->name == "class definition" || stmt->name == "type alias statement") {
         if (!stmt->targets.empty())
           out.insert(stmt->targets[0]->name);
         break;
@@ -1011,6 +1011,8 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
         collectTryGlobals(*stmt, only);
       if (isNamedTupleClass(*stmt) && wanted(stmt->targets[0]->name))
         define(stmt->targets[0]->name, namedTupleClass(*stmt));
+      if (isJitNamespaceClass(*stmt) && wanted(stmt->targets[0]->name))
+        define(stmt->targets[0]->name, jitNamespaceClass(*stmt));
       break;
     default:
       break;
@@ -4253,28 +4255,46 @@ std::set<std::string> boundNames(const ast::Stmt &def,
 
 /// A @triton.jit function defined in a class body (`class Operator: @triton.jit def
 /// softmax_kernel(...)`, launched as Operator.softmax_kernel[grid]), found by its name when no
-/// module-level function has it: its names are the module's, as for any function of a class body
-/// in Python. Classes nest in classes, not in functions here.
+/// module-level function has it, or by its Python `__qualname__` (`Operator.softmax_kernel`,
+/// `Outer.Inner.kernel`), the name its host code launches it by: its names are the module's, as
+/// for any function of a class body in Python. Classes nest in classes, not in functions here.
 static const ast::Stmt *classKernel(const ast::Module &module, const SourceManager &sources,
                                     const std::string &name) {
   auto isClass = [](const ast::Stmt &stmt) {
-    return stmt.kind == ast::StmtKind::Unsupported && stmt.name == "class definition";
+    return stmt.kind == ast::StmtKind::Unsupported && stmt.name == "class definition" &&
+           !stmt.targets.empty();
   };
+  // `Outer.Inner.kernel`: the enclosing classes' names, then the kernel's; a bare name matches
+  // the kernel in any class.
+  std::vector<std::string> classPath;
+  for (size_t start = 0, dot; (dot = name.find('.', start)) != std::string::npos; start = dot + 1)
+    classPath.push_back(name.substr(start, dot - start));
+  const std::string kernelName = name.substr(name.rfind('.') + 1);
+  const bool qualified = !classPath.empty();
   std::vector<const ast::Stmt *> found;
+  std::vector<std::string> enclosing;
   std::function<void(const ast::StmtList &)> search = [&](const ast::StmtList &body) {
     for (const ast::StmtPtr &stmt : body) {
-      if (isClass(*stmt))
+      if (isClass(*stmt)) {
+        enclosing.push_back(stmt->targets[0]->name);
         search(stmt->body);
-      else if (stmt->name == name && isJitDefinition(*stmt))
+        enclosing.pop_back();
+      } else if (stmt->name == kernelName && isJitDefinition(*stmt) &&
+                 (!qualified || enclosing == classPath)) {
         found.push_back(stmt.get());
+      }
     }
   };
   for (const ast::StmtPtr &stmt : module.body)
-    if (isClass(*stmt))
+    if (isClass(*stmt)) {
+      enclosing = {stmt->targets[0]->name};
       search(stmt->body);
+    }
   if (found.size() > 1)
     sources.error(found[1]->loc, "several classes define a @triton.jit function named '" + name +
-                                     "': tilec cannot tell which to compile");
+                                     "': name the one to compile by its qualified name, such as "
+                                     "-k Class." +
+                                     kernelName);
   return found.empty() ? nullptr : found[0];
 }
 
@@ -4309,27 +4329,38 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
   const bool qualified = !path.empty();
 
   std::vector<std::pair<const ast::Stmt *, std::vector<const ast::Stmt *>>> found;
+  // The enclosing functions (whose names a closure may read), and the names of every enclosing
+  // scope, classes too: a test method's kernel is `TestCase.test_add.<locals>.kernel`.
   std::vector<const ast::Stmt *> enclosing;
-  auto enclosedBy = [&](const std::vector<const ast::Stmt *> &outer) {
-    if (outer.size() != path.size())
-      return false;
-    for (size_t i = 0; i < path.size(); ++i)
-      if (outer[i]->name != path[i])
-        return false;
-    return true;
+  std::vector<std::string> scopes;
+  // The enclosing functions' names alone, as tilec took them before classes were in the path.
+  auto functionNames = [](const std::vector<const ast::Stmt *> &functions) {
+    std::vector<std::string> names;
+    for (const ast::Stmt *f : functions)
+      names.push_back(f->name);
+    return names;
   };
   std::function<void(const ast::StmtList &)> search = [&](const ast::StmtList &body) {
     for (const ast::StmtPtr &st : body) {
       if (st->kind == ast::StmtKind::FunctionDef) {
         bool jit = isJitDefinition(*st);
         if (jit && st->name == kernelName && !enclosing.empty() &&
-            (!qualified || enclosedBy(enclosing)))
+            (!qualified || scopes == path || functionNames(enclosing) == path))
           found.push_back({st.get(), enclosing});
         if (jit)
           continue;
         enclosing.push_back(st.get());
+        scopes.push_back(st->name);
         search(st->body);
+        scopes.pop_back();
         enclosing.pop_back();
+        continue;
+      }
+      if (st->kind == ast::StmtKind::Unsupported && st->name == "class definition" &&
+          !st->targets.empty()) {
+        scopes.push_back(st->targets[0]->name);
+        search(st->body);
+        scopes.pop_back();
         continue;
       }
       search(st->body);
@@ -4500,6 +4531,41 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       available.push_back(f->name);
     for (const ast::Stmt *f : conditionalJitFunctions(module))
       available.push_back(f->name);
+    // Those of class bodies, by their qualified names (`Softmax.forward`).
+    std::function<void(const ast::StmtList &, const std::string &)> classes =
+        [&](const ast::StmtList &body, const std::string &prefix) {
+          for (const ast::StmtPtr &st : body) {
+            if (st->kind == ast::StmtKind::Unsupported && st->name == "class definition" &&
+                !st->targets.empty())
+              classes(st->body, prefix + st->targets[0]->name + ".");
+            else if (!prefix.empty() && isJitDefinition(*st))
+              available.push_back(prefix + st->name);
+          }
+        };
+    classes(module.body, "");
+    // A @gluon.jit function (Triton's Gluon dialect, `from triton.experimental import gluon`):
+    // another language than the one tilec compiles.
+    const std::string wanted = request.name.substr(request.name.rfind('.') + 1);
+    const ast::Stmt *gluonKernel = nullptr;
+    std::function<void(const ast::StmtList &)> findGluon = [&](const ast::StmtList &body) {
+      for (const ast::StmtPtr &st : body) {
+        if (gluonKernel)
+          return;
+        if (st->kind == ast::StmtKind::FunctionDef && st->name == wanted)
+          for (const ast::ExprPtr &d : st->decorators) {
+            const ast::Expr &callee = d->kind == ast::ExprKind::Call ? *d->operands[0] : *d;
+            if (dottedName(callee).rfind("gluon.", 0) == 0)
+              gluonKernel = st.get();
+          }
+        findGluon(st->body);
+        findGluon(st->orelse);
+      }
+    };
+    findGluon(module.body);
+    if (gluonKernel)
+      sources.error(gluonKernel->loc, "'" + gluonKernel->name +
+                                          "' is a @gluon.jit function, in Triton's Gluon "
+                                          "language: tilec compiles @triton.jit kernels only");
     std::string list;
     for (const std::string &n : available)
       list += (list.empty() ? "" : ", ") + n;

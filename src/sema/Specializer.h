@@ -85,6 +85,14 @@ inline constexpr const char *kPartialObject = "functools.partial";
 /// and the class's name, and whose `function` is the class statement.
 inline constexpr const char *kNamedTupleClass = "namedtuple:";
 
+/// A class whose body defines @triton.jit functions, used as their namespace
+/// (ClassNamespaces.cpp): a Builtin whose name is this prefix and the class's name, and whose
+/// `function` is the class statement.
+inline constexpr const char *kJitNamespaceClass = "jitclass:";
+/// Whether a statement is a class definition (not a NamedTuple) whose body, or a nested class's,
+/// defines a @triton.jit function.
+bool isJitNamespaceClass(const ast::Stmt &stmt);
+
 /// Triton's constexpr_type, the .type of a constant: an Object of this class whose elems hold
 /// the constant.
 inline constexpr const char *kConstexprTypeClass = "tl.constexpr_type";
@@ -298,6 +306,11 @@ public:
   /// is none), and the classes that a signature's `Name(...)` tuples name, looked up in the
   /// module (NamedTuples.cpp).
   SemaValue namedTupleClass(const ast::Stmt &cls);
+  /// A class holding @triton.jit functions as a value, and its attribute `attr` (a @triton.jit
+  /// function or a nested such class; nullopt when `cls` is no such class), ClassNamespaces.cpp.
+  SemaValue jitNamespaceClass(const ast::Stmt &cls);
+  std::optional<SemaValue> jitNamespaceAttribute(const SemaValue &cls, const std::string &attr,
+                                                 SourceLoc loc);
   SemaValue constructNamedTuple(const ast::Stmt &cls, CallArgs &args);
   std::optional<SemaValue> namedTupleField(const SemaValue &tuple, const std::string &attr);
   void bindNamedTupleClasses(SemaValue &value, SourceLoc loc);

@@ -3003,6 +3003,22 @@ SAMPLES: List[Sample] = [
         # 64 rows on 8 warps (Triton's grids: the first product on 8 x 1, its second warpgroup
         # computing copies; the second on 4 x 2)
         (64, 8, 64, "_m64"), (128, 8, 64, "_m64"))
+] + [
+    # --- tests/gpu/pipeline_first_load.tl: a pipelined loop whose body starts with its load, next
+    # to a loop-invariant dot operand loaded before the loop (jax-triton's fused attention; tilec
+    # crashed on it): out = a @ (b_0 + ... + b_{n-1}).
+    Sample(
+        name="pipeline_first_load", source="tests/gpu/pipeline_first_load.tl",
+        kernel="invariant_a_dot", ptx="pipeline_first_load",
+        signature="*fp16:16,*fp16:16,*fp32:16,i32,i32:16,64,64,64",
+        size=5, small=2,  # the number of 64 x 64 tiles of b
+        inputs=lambda n: {"a": randn((64, 64), "float16"), "b": randn((n, 64, 64), "float16"),
+                          "out": empty((64, 64))},
+        outputs=["out"],
+        args=lambda t, n: [t["a"], t["b"], t["out"], n, 64 * 64],
+        grid=lambda meta, n: (1,),
+        tol=DOT_F16_OUT_F32,
+        reference=lambda t, n: {"out": t["a"].double() @ t["b"].double().sum(0)}),
 ] + MMA_SAMPLES + SCAN_SAMPLES + SPECIAL_SAMPLES + MAP_SAMPLES + INDUCTOR_SAMPLES + [
     # --- samples/vector_add_autotune.tl: one config (BLOCK_SIZE 4096, 8 warps, 2 stages).
     Sample(

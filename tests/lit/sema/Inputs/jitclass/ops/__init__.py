@@ -1,0 +1,2 @@
+from . import math
+from .scale import *

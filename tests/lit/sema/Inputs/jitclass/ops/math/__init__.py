@@ -1,0 +1,1 @@
+from .act import *
