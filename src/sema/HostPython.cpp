@@ -2223,9 +2223,7 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
                             "module-level code changes: tilec evaluates module-level code on " +
                             "demand, not in the order Python runs it; not supported yet");
       } catch (const CompileError &e) {
-        sources_.note(call->loc, message);
-        throw CompileError(std::string(e.what()) + sources_.format(call->loc, "note", message),
-                           e.reported());
+        rethrowWithNote(e, call->loc, message);
       }
     }
     if (qualified == "torch.get_deterministic_debug_mode")

@@ -282,9 +282,7 @@ SemaValue Specializer::mapElementwise(CallArgs &args) {
                                inner.result(i)->type().str());
       } catch (const CompileError &e) {
         const std::string note = "in the scalar function of tl.map_elementwise, called from here";
-        sources_.note(loc, note);
-        throw CompileError(std::string(e.what()) + sources_.format(loc, "note", note),
-                           e.reported());
+        rethrowWithNote(e, loc, note);
       }
     }
   });

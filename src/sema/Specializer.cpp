@@ -491,8 +491,7 @@ SemaValue Specializer::moduleGetattr(int index, const std::string &attr, SourceL
       throw;
     }
   } catch (const CompileError &e) {
-    sources_.note(loc, message);
-    throw CompileError(std::string(e.what()) + sources_.format(loc, "note", message), e.reported());
+    rethrowWithNote(e, loc, message);
   }
 }
 
@@ -515,9 +514,7 @@ void Specializer::refuseClass(const ast::Stmt &classStmt, const std::string &nam
                    "' is a Python class, which tilec does not evaluate in module-level code "
                    "(only typing.NamedTuple classes); not supported yet");
   } catch (const CompileError &e) {
-    sources_.note(classStmt.loc, message);
-    throw CompileError(std::string(e.what()) + sources_.format(classStmt.loc, "note", message),
-                       e.reported());
+    rethrowWithNote(e, classStmt.loc, message);
   }
 }
 
@@ -557,8 +554,7 @@ void Specializer::missingModuleError(int index, SourceLoc use) {
                                     stem + ".py or " + stem + "/__init__.{tl,py} in " +
                                     missing.searched + " (add its folder with -I DIR)");
   } catch (const CompileError &e) {
-    sources_.note(use, message);
-    throw CompileError(std::string(e.what()) + sources_.format(use, "note", message), e.reported());
+    rethrowWithNote(e, use, message);
   }
 }
 
@@ -1147,8 +1143,7 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
   } catch (const CompileError &e) {
     std::string message = "'" + name + "' is defined under that module-level '" +
                           (stmt.kind == ast::StmtKind::Match ? "match" : "if") + "', used here";
-    sources_.note(use, message);
-    throw CompileError(std::string(e.what()) + sources_.format(use, "note", message), e.reported());
+    rethrowWithNote(e, use, message);
   }
   for (const std::string &n : owned)
     mod().conditional.erase(n);
@@ -1362,6 +1357,12 @@ SemaValue Specializer::inModuleLevelScope(const std::function<SemaValue()> &body
   return value;
 }
 
+void Specializer::rethrowWithNote(const CompileError &e, SourceLoc at,
+                                  const std::string &note) const {
+  sources_.note(at, note);
+  throw CompileError(std::string(e.what()) + sources_.format(at, "note", note), e.reported());
+}
+
 void Specializer::rethrowWithDefineHint(const CompileError &e, const std::string &what,
                                         const std::string &name, SourceLoc at) {
   // What module-level code computes from the host it runs on (a vendor library chosen by
@@ -1455,9 +1456,7 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
                      ", which tilec does not run when it evaluates module-level names; not "
                      "supported yet");
     } catch (const CompileError &e) {
-      sources_.note(stmt.loc, message);
-      throw CompileError(std::string(e.what()) + sources_.format(stmt.loc, "note", message),
-                         e.reported());
+      rethrowWithNote(e, stmt.loc, message);
     }
   }
   auto g = mod().globals.find(name);
@@ -1528,9 +1527,7 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
           value = moduleAttribute(from.library, from.attr, from.loc);
         } catch (const CompileError &e) {
           std::string message = "'" + name + "' is imported there, used here";
-          sources_.note(loc, message);
-          throw CompileError(std::string(e.what()) + sources_.format(loc, "note", message),
-                             e.reported());
+          rethrowWithNote(e, loc, message);
         }
       }
     } catch (...) {
@@ -1882,9 +1879,7 @@ void Specializer::specialize(const ast::Stmt &kernel,
           "', which the signature does not give (give it there" +
           (isConstexprAnnotation(param.annotation.get()) ? " or with -D " + param.name + "=VALUE)"
                                                          : ")");
-      sources_.note(param.loc, message);
-      throw CompileError(std::string(e.what()) + sources_.format(param.loc, "note", message),
-                         e.reported());
+      rethrowWithNote(e, param.loc, message);
     }
     scopes_.pop_back();
     bind(param.name, value);
@@ -3817,9 +3812,7 @@ SemaValue Specializer::callJitFunction(const ast::Stmt &def, CallArgs &args) {
         def.name.rfind(inductor, 0) == 0
             ? "in triton_helpers." + def.name.substr(inductor.size()) + ", called from here"
             : "in tl." + def.name + ", called from here";
-    sources_.note(args.loc, message);
-    throw CompileError(std::string(e.what()) + sources_.format(args.loc, "note", message),
-                       e.reported());
+    rethrowWithNote(e, args.loc, message);
   }
 }
 

@@ -506,6 +506,10 @@ private:
   SemaValue userModuleAttribute(int index, const std::string &attr, SourceLoc loc);
   /// Rethrows `e`, a failure to evaluate `name` of the kernel's file, with a note at `at` that
   /// -D binds the name instead; `what` starts the note.
+  /// Rethrows `e` with a note at `at` (also registered with the source manager, for the
+  /// diagnostics' JSON form).
+  [[noreturn]] void rethrowWithNote(const CompileError &e, SourceLoc at,
+                                    const std::string &note) const;
   [[noreturn]] void rethrowWithDefineHint(const CompileError &e, const std::string &what,
                                           const std::string &name, SourceLoc at);
   /// Reports a use of a name that a module-level class statement binds (tilec evaluates none).

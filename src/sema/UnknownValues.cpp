@@ -110,8 +110,7 @@ void Specializer::refuseUnknown(const SemaValue &v, SourceLoc use, const std::st
   try {
     error(use, message);
   } catch (const CompileError &e) {
-    sources_.note(origin, note);
-    throw CompileError(std::string(e.what()) + sources_.format(origin, "note", note), e.reported());
+    rethrowWithNote(e, origin, note);
   }
 }
 
