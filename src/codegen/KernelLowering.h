@@ -350,6 +350,14 @@ private:
   /// presence changes ptxas's choices below it too, and on 4 warps it cost 2-4 % (128x128x32 at
   /// 200 registers instead of 196, 64x256x32 at 218 instead of 226), so those keep ptxas's own.
   static constexpr unsigned kGemmLoopMaxRegisters = 224;
+  /// The registers per thread (.maxnreg) that let a second CTA of an attention kernel (a wgmma
+  /// dot that takes a, P, from registers) share an SM when its shared memory leaves room for two,
+  /// or 0 to keep ptxas's choice. ptxas does not know the dynamic shared memory and sizes the
+  /// registers for the kernel alone: flash attention D128 64x64 on 8 warps took 158 registers,
+  /// one CTA per SM where Triton's 128 give two (H100: 0.88-0.90 of Triton; under .maxnreg 128,
+  /// 40 bytes of spills, 1.00-1.01). Only where the wgmma accumulators take at most 64 registers
+  /// of the bound, so that the rest of the loop keeps its own.
+  unsigned attentionRegisterBound();
   /// The warp's warpgroup (warp / 4; 0 with 4 warps), broadcast from lane 0 by a shuffle, as
   /// Triton computes its
   /// warp id: ptxas then knows it is the same in every lane of the warp, and keeps the wgmma

@@ -115,6 +115,27 @@ bool KernelLowering::hasGemmMainLoop() {
   return found;
 }
 
+unsigned KernelLowering::attentionRegisterBound() {
+  // H100 and H200: 228 KB of shared memory per SM, 1 KB of it reserved per CTA; 64K registers.
+  constexpr unsigned kSharedPerSM = 233472, kReservedPerCTA = 1024, kRegistersPerSM = 65536;
+  const unsigned threads = function_.numWarps * 32;
+  bool attention = false;
+  int64_t accumulatorRegisters = 0;
+  tir::walk(const_cast<tir::Function &>(function_), [&](Operation &op) {
+    if (!gpu::isWgmmaDot(op))
+      return;
+    attention = attention || mmaDotPlans(op).aInRegisters;
+    accumulatorRegisters += op.result()->type().numElements() / threads;
+  });
+  if (!attention || accumulatorRegisters > 64)
+    return 0;
+  const unsigned ctas = kSharedPerSM / (sharedMemoryBytes(function_) + kReservedPerCTA);
+  if (ctas < 2)
+    return 0;
+  const unsigned bound = kRegistersPerSM / (threads * 2) / 8 * 8;
+  return bound < 255 ? bound : 0;
+}
+
 /// The op of `body` that contains `op` (op itself when it is in body).
 static const Operation *topLevelIn(const tir::Block &body, const Operation *op) {
   while (op && op->parentBlock() != &body)

@@ -98,6 +98,8 @@ llvm::Function *KernelLowering::run() {
     annotate("minctasm", 1); // .minnctapersm 1: see hasGemmMainLoop
     if (function_.numWarps >= 8)
       annotate("maxnreg", kGemmLoopMaxRegisters); // see kGemmLoopMaxRegisters
+  } else if (unsigned bound = attentionRegisterBound()) {
+    annotate("maxnreg", bound);
   }
   kernel_->addFnAttr("tilec-shared-memory-bytes", std::to_string(sharedMemoryBytes(function_)));
 
