@@ -242,32 +242,27 @@ void KernelLowering::lowerDotMma(const Operation &op, bool onlyA) {
   };
   // With Triton's wider kWidth (MmaV2Instruction::kIndex) a lane's K values are not one 16-byte
   // row of an 8x8 matrix. A lane reads its kWidth consecutive K values of a row once, as one
-  // vector where the tile is contiguous along K, and each instruction takes its share of them.
+  // vector where the tile is contiguous along K (else one element at a time), and each
+  // instruction takes its share of them.
   const int64_t kSize = aType.shape[1];
   const unsigned kWidth = instr.kIndexLaneStride();
   std::map<std::tuple<bool, unsigned, int64_t>, Values> laneRuns; // (a?, row or column, K start)
   auto loadInterleaved = [&](const SharedTilePlan &plan, llvm::Value *base, unsigned outerIndex,
                              llvm::Value *outer, unsigned step, unsigned half, bool isA) {
     const unsigned kDim = isA ? 1 : 0;
-    const bool vector =
-        plan.fastDim == kDim && plan.unit % kWidth == 0 && kWidth * plan.elemBytes <= 16;
+    const unsigned run =
+        plan.fastDim == kDim && plan.unit % kWidth == 0 && kWidth * plan.elemBytes <= 16 ? kWidth
+                                                                                         : 1;
     llvm::Value *laneK = builder_.CreateMul(q, builder_.getInt32(kWidth));
     Values elements;
     for (unsigned e = 0; e < perReg; ++e) {
-      const int64_t k = instr.kIndex(step, half, e, kSize);
-      if (!vector) {
-        llvm::Value *at = add(laneK, static_cast<unsigned>(k));
-        elements.push_back(
-            readSharedVector(plan, base, {isA ? outer : at, isA ? at : outer}, 1, in)[0]);
-        continue;
-      }
-      const int64_t start = k - k % kWidth;
-      Values &run = laneRuns[{isA, outerIndex, start}];
-      if (run.empty()) {
+      const int64_t k = instr.kIndex(step, half, e, kSize), start = k - k % run;
+      Values &loaded = laneRuns[{isA, outerIndex, start}];
+      if (loaded.empty()) {
         llvm::Value *at = add(laneK, static_cast<unsigned>(start));
-        run = readSharedVector(plan, base, {isA ? outer : at, isA ? at : outer}, kWidth, in);
+        loaded = readSharedVector(plan, base, {isA ? outer : at, isA ? at : outer}, run, in);
       }
-      elements.push_back(run[k % kWidth]);
+      elements.push_back(loaded[k % run]);
     }
     return pack(elements);
   };

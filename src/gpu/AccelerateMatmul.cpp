@@ -101,9 +101,10 @@ int64_t MmaV2Instruction::kIndex(unsigned step, unsigned half, unsigned e, int64
   return step * 2 * perReg + half * perReg + e;
 }
 
-bool mmaV2TakesKWidth(const MmaV2Instruction &instruction, unsigned kWidth, int64_t kSize) {
-  return kSize % (8 * kWidth) == 0 || kSize == 4 * kWidth ||
-         kWidth == instruction.elemsPerRegister();
+/// Whether MmaV2Instruction::kIndex orders a K of `kSize` for operands of `kWidth`: Triton's
+/// layouts for a K of at least 8 * kWidth (whole blocks) or of 4 * kWidth.
+static bool mmaV2TakesKWidth(unsigned kWidth, int64_t kSize) {
+  return kSize % (8 * kWidth) == 0 || kSize == 4 * kWidth;
 }
 
 bool isMmaV2Dot(const Operation &dot) {
@@ -451,7 +452,7 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
         std::max(1u, std::min(loadedBitWidth(dot->operand(0)), loadedBitWidth(dot->operand(1))));
     const unsigned kWidth = std::max(32 / bits, 1u);
     if (!tritonTakesWgmma && kWidth != instruction.elemsPerRegister() &&
-        mmaV2TakesKWidth(instruction, kWidth, dot->operand(0)->type().shape[1]))
+        mmaV2TakesKWidth(kWidth, dot->operand(0)->type().shape[1]))
       dot->setAttr("k_width", static_cast<int64_t>(kWidth));
     // As Coalesce does for memory accesses: the result takes the layout and is converted back to
     // the layout it had (none yet) for its users; AssignLayouts carries the layout on through the

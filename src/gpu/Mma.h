@@ -31,10 +31,6 @@ struct MmaV2Instruction {
   int64_t kIndexLaneStride() const { return interleavesK() ? kWidth : elemsPerRegister(); }
 };
 
-/// Whether an mma.sync dot of `kSize` along K can take operands of `kWidth` (Triton's layouts
-/// for a K of at least 8 * kWidth, or of 4 * kWidth).
-bool mmaV2TakesKWidth(const MmaV2Instruction &instruction, unsigned kWidth, int64_t kSize);
-
 /// The mma.sync instruction for `dot`'s operand and accumulator types and input precision, or
 /// none when only the FMA path computes it (fp32 "ieee", fp64, mixed or odd types).
 std::optional<MmaV2Instruction> mmaV2InstructionFor(const tir::Operation &dot);
