@@ -19,6 +19,10 @@ void runCSE(Function &function);
 /// Removes operations whose results are unused and that have no side effects.
 void runDCE(Function &function);
 
+/// Moves loop-invariant pure operations, and loads of loops that write no memory (masked by the
+/// loop running at all), to before their loop, as Triton's triton-licm does before pipelining.
+void runLoopInvariantCodeMotion(Function &function);
+
 /// True for operations that touch memory or the outside world (store, atomics, print, assert,
 /// terminators), or hold such operations in their regions.
 bool hasSideEffects(const Operation &op);
