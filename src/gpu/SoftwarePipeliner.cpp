@@ -502,6 +502,24 @@ private:
       ahead.push_back(body_.addArgument(state[i]->type()));
       loop_.addResult(state[i]->type());
     }
+    // In a loop of wgmma dots so do the slot this iteration reads, the slot it fills and (with
+    // TMA) the phase of the slot's barrier, each stepped with a wrap at the bottom, as Triton's
+    // pipeliner carries its indices: `i % R` costs a multiply-high and more per slot in every
+    // iteration (the 64x128x64 8-warp GEMM: 92 -> 88 registers). mma.sync loops hold their
+    // fragments in registers and compute the slots from the induction variable instead: three
+    // more registers across the loop made the int8 128x128x64 GEMM spill 164 bytes.
+    bool carriesSlots = std::any_of(candidates_.begin(), candidates_.end(),
+                                    [](const Candidate &c) { return c.wgmmaOperand >= 0; });
+    auto carry = [&](int64_t initial) -> Value * {
+      if (!carriesSlots)
+        return nullptr;
+      loop_.addOperand(before.intConstant(initial, i32));
+      loop_.addResult(i32);
+      return body_.addArgument(i32);
+    };
+    Value *slot = carry(0);
+    Value *nextSlot = carry((stages_ - 1) % slots_);
+    Value *phase = tmaCopies ? carry(0) : nullptr;
 
     // Top of the body: wait for this iteration's tiles; its slot.
     Builder top;
@@ -509,15 +527,19 @@ private:
     top.setLoc(loop_.loc());
     Operation *wait = top.create(OpCode::AsyncWait, {}, {});
     wait->setAttr("pending", int64_t(stages_ - 2));
-    Value *iteration =
-        top.binary(OpCode::Div, top.binary(OpCode::Sub, body_.argument(0), lb), step);
-    Value *iteration32 = ivType == i32 ? iteration : top.cast(iteration, i32.elem);
-    Value *slot = top.binary(OpCode::Rem, iteration32, top.intConstant(slots_, i32));
+    Value *iteration32 = nullptr;
+    if (!carriesSlots) {
+      Value *iteration =
+          top.binary(OpCode::Div, top.binary(OpCode::Sub, body_.argument(0), lb), step);
+      iteration32 = ivType == i32 ? iteration : top.cast(iteration, i32.elem);
+      slot = top.binary(OpCode::Rem, iteration32, top.intConstant(slots_, i32));
+      if (tmaCopies)
+        phase = top.binary(OpCode::And,
+                           top.binary(OpCode::Div, iteration32, top.intConstant(slots_, i32)),
+                           top.intConstant(1, i32));
+    }
     if (tmaCopies) {
       // The slot's barrier completes its phase (i / R) % 2 when this iteration's boxes landed.
-      Value *phase = top.binary(OpCode::And,
-                                top.binary(OpCode::Div, iteration32, top.intConstant(slots_, i32)),
-                                top.intConstant(1, i32));
       Operation *tmaWait = top.create(OpCode::TmaWait, {slot, phase}, {});
       tmaWait->setAttr("barrier", int64_t(firstBarrier_));
     }
@@ -551,12 +573,27 @@ private:
     Value *iv = bottom.binary(OpCode::Add, body_.argument(0),
                               bottom.binary(OpCode::Mul, constant(bottom, stages_ - 1), step));
     auto map = slice_->clone(bottom, iv, ahead);
-    Value *nextSlot = bottom.binary(
-        OpCode::Rem, bottom.binary(OpCode::Add, iteration32, bottom.intConstant(stages_ - 1, i32)),
-        bottom.intConstant(slots_, i32));
+    if (!carriesSlots)
+      nextSlot = bottom.binary(
+          OpCode::Rem,
+          bottom.binary(OpCode::Add, iteration32, bottom.intConstant(stages_ - 1, i32)),
+          bottom.intConstant(slots_, i32));
     issueCopies(bottom, map, iv, nextSlot);
     for (size_t i = 0; i < carried.size(); ++i) {
       yield->addOperand(LoopSlice::mapped(map, yield->operand(carried[i] - 1)));
+    }
+    if (carriesSlots) {
+      // slot + 1, or 0 past the last slot.
+      auto advance = [&](Value *index) {
+        Value *next = bottom.binary(OpCode::Add, index, bottom.intConstant(1, i32));
+        Value *wraps = bottom.cmp("ge", next, bottom.intConstant(slots_, i32));
+        return std::pair{bottom.select(wraps, bottom.intConstant(0, i32), next), wraps};
+      };
+      auto [followingSlot, wraps] = advance(slot);
+      yield->addOperand(followingSlot);
+      yield->addOperand(advance(nextSlot).first);
+      if (phase) // the barrier's phase flips each time the slots wrap
+        yield->addOperand(bottom.binary(OpCode::Xor, phase, bottom.cast(wraps, i32.elem)));
     }
 
     // After the loop: no copy may still be writing shared memory.
