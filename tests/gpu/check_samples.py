@@ -1858,6 +1858,29 @@ LANG_BITS_SAMPLES = [
                            s[1], 4],
         grid=lambda meta, s: (s[0] // 4,), tol=EXACT,
         interp_tols={"dx": Tol(atol=1e-4, rtol=1e-4), "dw": Tol(atol=1e-4, rtol=1e-4)}),
+    # A loop-invariant division before its loop, as Triton's LICM puts it (Liger's sparsemax
+    # backward): bit-exact against Triton, once with the row in one block (64 of 128 threads
+    # hold data) and once over several.
+    Sample(
+        name="center_positive", source="tests/gpu/lang_bits.tl", kernel="center_positive",
+        ptx="center_positive", signature="*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,64",
+        size=(64, 64), small=(4, 64),
+        inputs=lambda s: {"x": randn(s[0] * s[1]), "g": randn(s[0] * s[1]),
+                          "out": empty(s[0] * s[1])},
+        outputs=["out"],
+        args=lambda t, s: [t["x"], t["g"], t["out"], s[1], s[1]],
+        grid=lambda meta, s: (s[0],), tol=EXACT,
+        interp_tols={"out": Tol(atol=1e-5, rtol=1e-5)}),
+    Sample(
+        name="center_positive_rows", source="tests/gpu/lang_bits.tl", kernel="center_positive",
+        ptx="center_positive_rows", signature="*fp32:16,*fp32:16,*fp32:16,i32,i32,128",
+        size=(32, 1000), small=(4, 1000),
+        inputs=lambda s: {"x": randn(s[0] * s[1]), "g": randn(s[0] * s[1]),
+                          "out": empty(s[0] * s[1])},
+        outputs=["out"],
+        args=lambda t, s: [t["x"], t["g"], t["out"], s[1], s[1]],
+        grid=lambda meta, s: (s[0],), tol=EXACT,
+        interp_tols={"out": Tol(atol=1e-5, rtol=1e-5)}),
     # libdevice's integer functions (clz, popc, ffs, brev, byte_perm, mulhi, mul24, sad, hadd,
     # rhadd, abs on int32/uint32/int64/uint64), its conversions in the four rounding modes (NaN,
     # saturation, fp32 denormals flushed), bit reinterpretations, ilogb, llrint, llround, ldexp,
