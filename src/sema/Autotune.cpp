@@ -44,19 +44,27 @@ public:
     pos_ = file.lineStarts.at(loc.line - 1) + loc.col - 1;
   }
 
+  /// A dict display, `{'NAME': value, ...}`, or a call of dict with keyword arguments,
+  /// `dict(NAME=value, ...)` (which isDictCall checked on the AST).
   std::vector<std::pair<std::string, std::string>> read(const char *what) {
     std::vector<std::pair<std::string, std::string>> entries;
-    expect('{', what);
     skipSpace();
-    while (peek() != '}') {
-      std::string name = readString(what);
-      expect(':', what);
+    bool call = text_->compare(pos_, 4, "dict") == 0;
+    if (call) {
+      pos_ += 4;
+      closer_ = ')';
+    }
+    expect(call ? '(' : '{', what);
+    skipSpace();
+    while (peek() != closer_) {
+      std::string name = call ? readIdentifier(what) : readString(what);
+      expect(call ? '=' : ':', what);
       std::string value = readValue(what);
       entries.emplace_back(name, value);
       skipSpace();
       if (peek() == ',')
         ++pos_;
-      else if (peek() != '}')
+      else if (peek() != closer_)
         fail(what);
       skipSpace();
     }
@@ -101,6 +109,16 @@ private:
     pos_ = end + 1;
     return s;
   }
+  std::string readIdentifier(const char *what) {
+    skipSpace();
+    size_t start = pos_;
+    while (pos_ < text_->size() &&
+           (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_'))
+      ++pos_;
+    if (pos_ == start)
+      fail(what);
+    return text_->substr(start, pos_ - start);
+  }
   std::string readValue(const char *what) {
     skipSpace();
     if (peek() == '\'' || peek() == '"')
@@ -142,8 +160,8 @@ private:
     return value;
   }
 
-  /// Skips the rest of an expression (a lambda's parameters and body): up to a ',' or '}' outside
-  /// brackets and strings.
+  /// Skips the rest of an expression (a lambda's parameters and body): up to a ',' or the dict's
+  /// closing bracket outside brackets and strings.
   void skipExpression() {
     int depth = 0;
     while (pos_ < text_->size()) {
@@ -153,7 +171,7 @@ private:
         pos_ = end == std::string::npos ? text_->size() : end + 1;
         continue;
       }
-      if (depth == 0 && (c == ',' || c == '}'))
+      if (depth == 0 && (c == ',' || c == closer_))
         return;
       if (c == '(' || c == '[' || c == '{')
         ++depth;
@@ -175,6 +193,7 @@ private:
   SourceLoc loc_;
   const std::string *text_ = nullptr;
   size_t pos_ = 0;
+  char closer_ = '}';
 };
 
 /// A config value as the -D parser reads it: a number, True/False/None, a string, a dtype's name.
@@ -488,9 +507,22 @@ static void moduleAssignments(const ast::StmtList &stmts, const std::string &nam
   });
 }
 
-/// The dict of a triton.heuristics(...) call: its argument (or `values=`), a dict display or the
-/// name of one that one module-level assignment binds (`triton.heuristics(HEURISTICS)`); null
-/// when it is neither.
+/// Whether `e` is `dict(NAME=value, ...)`: a call of the built-in dict with keyword arguments
+/// only, a dict as much as a display is (lucidrains' native sparse attention writes its
+/// heuristics so).
+static bool isDictCall(const ast::Expr &e) {
+  if (e.kind != ast::ExprKind::Call || e.operands.size() != 1 || e.keywords.empty())
+    return false;
+  const ast::Expr &callee = *e.operands[0];
+  if (callee.kind != ast::ExprKind::Name || callee.name != "dict")
+    return false;
+  return std::none_of(e.keywords.begin(), e.keywords.end(),
+                      [](const ast::Keyword &k) { return k.name.empty(); });
+}
+
+/// The dict of a triton.heuristics(...) call: its argument (or `values=`), a dict display (or a
+/// `dict(NAME=value, ...)` call) or the name of one that one module-level assignment binds
+/// (`triton.heuristics(HEURISTICS)`); null when it is neither.
 static const ast::Expr *heuristicsDict(const ast::Expr &decorator, const ast::Module *module) {
   if (decorator.operands.size() + decorator.keywords.size() != 2)
     return nullptr;
@@ -501,7 +533,7 @@ static const ast::Expr *heuristicsDict(const ast::Expr &decorator, const ast::Mo
     moduleAssignments(module->body, values->name, bound);
     values = bound.size() == 1 ? bound[0] : nullptr;
   }
-  return values && values->kind == ast::ExprKind::Dict ? values : nullptr;
+  return values && (values->kind == ast::ExprKind::Dict || isDictCall(*values)) ? values : nullptr;
 }
 
 std::vector<HeuristicEntry> heuristicEntries(const ast::Stmt &kernel, const ast::Module *module,
@@ -517,6 +549,11 @@ std::vector<HeuristicEntry> heuristicEntries(const ast::Stmt &kernel, const ast:
     const ast::Expr *dict = heuristicsDict(*decorator, module);
     if (!dict)
       continue;
+    if (dict->kind == ast::ExprKind::Call) {
+      for (const ast::Keyword &k : dict->keywords)
+        entries.push_back({k.name, k.value.get()});
+      continue;
+    }
     for (size_t i = 0; i + 1 < dict->operands.size(); i += 2) {
       const ast::Expr *key = dict->operands[i].get();
       if (key && key->kind == ast::ExprKind::StringLit && !key->isFString)

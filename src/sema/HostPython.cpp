@@ -1748,6 +1748,17 @@ SemaValue Specializer::deviceQuery(const std::string &qualified, CallArgs &args)
                             targetArch_ + " ahead of time",
                         args.loc);
   }
+  // The index of the process's current device differs between the processes of one job (each
+  // rank picks its GPU): unknown. It is mostly passed on to get_device_properties(i) or
+  // get_device_capability(i) (flash-attention's layer norm reads the warp size so), whose
+  // answers do not depend on it: every GPU tilec compiles for is of --arch.
+  if (qualified == "torch.cuda.current_device") {
+    bindCallArgs(*this, qualified, {}, 0, args);
+    return unknownValue(qualified + "()",
+                        "the current device's index differs between the processes of a job, "
+                        "and tilec compiles ahead of time",
+                        args.loc);
+  }
   // The rest differs between GPUs of one architecture, or between machines.
   error(args.loc, "'" + qualified + "()' asks about the GPU that will run the kernel; tilec " +
                       "compiles ahead of time for " + targetArch_ +
@@ -2207,7 +2218,8 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     return SemaValue::ofString("Linux");
   }
   if (qualified.rfind("triton.runtime.driver.", 0) == 0 ||
-      qualified.rfind("torch.cuda.get_device_", 0) == 0 || qualified == "torch.cuda.device_count")
+      qualified.rfind("torch.cuda.get_device_", 0) == 0 || qualified == "torch.cuda.device_count" ||
+      qualified == "torch.cuda.current_device")
     return deviceQuery(qualified, args);
   // torch's deterministic mode as a freshly imported torch has it (off), unless module-level
   // code that tilec loaded turns it on or off, which it does not run.
