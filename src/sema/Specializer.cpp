@@ -175,13 +175,16 @@ static bool isConstexprFunctionDecorator(const ast::Expr &decorator) {
   return last == "constexpr_function" || last == "constexpr";
 }
 
-/// Whether `expr` calls triton.autotune or triton.heuristics: the decorator they return.
+/// Whether `expr` calls triton.autotune or triton.heuristics: the decorator they return. As for
+/// a decorator (Autotune.cpp reads any `X.autotune(...)`), the last name decides, so that a
+/// project's own autotuner with Triton's arguments (GPTQModel's
+/// `custom_autotune.autotune(configs=..., key=...)(kernel)`) is read like triton.autotune.
 static bool isTuningDecoratorCall(const ast::Expr &expr) {
   if (expr.kind != ast::ExprKind::Call)
     return false;
   std::string wrapper = dottedName(*expr.operands[0]);
-  return wrapper == "triton.heuristics" || wrapper == "heuristics" ||
-         wrapper == "triton.autotune" || wrapper == "autotune";
+  std::string last = wrapper.substr(wrapper.rfind('.') + 1);
+  return last == "heuristics" || last == "autotune";
 }
 
 /// The triton.autotune and triton.heuristics calls that module-level names hold, as SGLang keeps
