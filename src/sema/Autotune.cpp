@@ -35,7 +35,8 @@ const ast::Expr *keyword(const ast::Expr &call, const std::string &name) {
   return nullptr;
 }
 
-/// Reads `{ 'NAME': literal, ... }` from the source text at `loc`.
+/// Reads `{ 'NAME': literal, ... }`, or the same dict written `dict(NAME=literal, ...)`, from the
+/// source text at `loc`.
 class DictReader {
 public:
   DictReader(const SourceManager &sources, SourceLoc loc) : sources_(sources), loc_(loc) {
@@ -45,25 +46,46 @@ public:
   }
 
   std::vector<std::pair<std::string, std::string>> read(const char *what) {
-    std::vector<std::pair<std::string, std::string>> entries;
-    expect('{', what);
     skipSpace();
-    while (peek() != '}') {
-      std::string name = readString(what);
-      expect(':', what);
+    if (text_->compare(pos_, 4, "dict") == 0) {
+      pos_ += 4;
+      expect('(', what);
+      return readEntries(what, ')');
+    }
+    expect('{', what);
+    return readEntries(what, '}');
+  }
+
+private:
+  /// The entries up to `close`: `'NAME': value` in a dict display, `NAME=value` in a dict() call.
+  std::vector<std::pair<std::string, std::string>> readEntries(const char *what, char close) {
+    std::vector<std::pair<std::string, std::string>> entries;
+    skipSpace();
+    while (peek() != close) {
+      std::string name = close == ')' ? readIdentifier(what) : readString(what);
+      expect(close == ')' ? '=' : ':', what);
       std::string value = readValue(what);
       entries.emplace_back(name, value);
       skipSpace();
       if (peek() == ',')
         ++pos_;
-      else if (peek() != '}')
+      else if (peek() != close)
         fail(what);
       skipSpace();
     }
     return entries;
   }
+  std::string readIdentifier(const char *what) {
+    skipSpace();
+    size_t start = pos_;
+    while (pos_ < text_->size() &&
+           (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_'))
+      ++pos_;
+    if (pos_ == start)
+      fail(what);
+    return text_->substr(start, pos_ - start);
+  }
 
-private:
   char peek() const { return pos_ < text_->size() ? (*text_)[pos_] : '\0'; }
   void skipSpace() {
     while (pos_ < text_->size()) {
@@ -86,8 +108,9 @@ private:
   }
   [[noreturn]] void fail(const char *what) const {
     sources_.error(loc_, std::string(what) +
-                             ": tilec reads only literal dicts here: {'NAME': value, ...} with "
-                             "numbers, True/False/None or dtype names as values");
+                             ": tilec reads only literal dicts here: {'NAME': value, ...} or "
+                             "dict(NAME=value, ...) with numbers, True/False/None or dtype "
+                             "names as values");
   }
   std::string readString(const char *what) {
     skipSpace();
@@ -142,8 +165,8 @@ private:
     return value;
   }
 
-  /// Skips the rest of an expression (a lambda's parameters and body): up to a ',' or '}' outside
-  /// brackets and strings.
+  /// Skips the rest of an expression (a lambda's parameters and body): up to a ',', '}' or ')'
+  /// (the end of a dict() call) outside brackets and strings.
   void skipExpression() {
     int depth = 0;
     while (pos_ < text_->size()) {
@@ -153,7 +176,7 @@ private:
         pos_ = end == std::string::npos ? text_->size() : end + 1;
         continue;
       }
-      if (depth == 0 && (c == ',' || c == '}'))
+      if (depth == 0 && (c == ',' || c == '}' || c == ')'))
         return;
       if (c == '(' || c == '[' || c == '{')
         ++depth;
@@ -491,6 +514,17 @@ static void moduleAssignments(const ast::StmtList &stmts, const std::string &nam
 /// The dict of a triton.heuristics(...) call: its argument (or `values=`), a dict display or the
 /// name of one that one module-level assignment binds (`triton.heuristics(HEURISTICS)`); null
 /// when it is neither.
+/// `dict(NAME=value, ...)`: a dict display written as a call, keywords only
+/// (`@triton.heuristics(dict(EVEN_M=lambda args: ...))`).
+static bool isDictCall(const ast::Expr &expr) {
+  return expr.kind == ast::ExprKind::Call && expr.operands.size() == 1 &&
+         expr.operands[0]->kind == ast::ExprKind::Name && expr.operands[0]->name == "dict" &&
+         std::all_of(expr.keywords.begin(), expr.keywords.end(),
+                     [](const ast::Keyword &k) { return !k.name.empty(); });
+}
+
+/// The dict a @triton.heuristics reads: a dict display, a dict() call of keywords, or the name
+/// of a module-level one.
 static const ast::Expr *heuristicsDict(const ast::Expr &decorator, const ast::Module *module) {
   if (decorator.operands.size() + decorator.keywords.size() != 2)
     return nullptr;
@@ -501,6 +535,8 @@ static const ast::Expr *heuristicsDict(const ast::Expr &decorator, const ast::Mo
     moduleAssignments(module->body, values->name, bound);
     values = bound.size() == 1 ? bound[0] : nullptr;
   }
+  if (values && isDictCall(*values))
+    return values;
   return values && values->kind == ast::ExprKind::Dict ? values : nullptr;
 }
 
@@ -517,6 +553,11 @@ std::vector<HeuristicEntry> heuristicEntries(const ast::Stmt &kernel, const ast:
     const ast::Expr *dict = heuristicsDict(*decorator, module);
     if (!dict)
       continue;
+    if (dict->kind == ast::ExprKind::Call) {
+      for (const ast::Keyword &k : dict->keywords)
+        entries.push_back({k.name, k.value.get()});
+      continue;
+    }
     for (size_t i = 0; i + 1 < dict->operands.size(); i += 2) {
       const ast::Expr *key = dict->operands[i].get();
       if (key && key->kind == ast::ExprKind::StringLit && !key->isFString)
