@@ -35,7 +35,8 @@ const ast::Expr *keyword(const ast::Expr &call, const std::string &name) {
   return nullptr;
 }
 
-/// Reads `{ 'NAME': literal, ... }` from the source text at `loc`.
+/// Reads `{ 'NAME': literal, ... }`, or the same dict written `dict(NAME=literal, ...)`, from the
+/// source text at `loc`.
 class DictReader {
 public:
   DictReader(const SourceManager &sources, SourceLoc loc) : sources_(sources), loc_(loc) {
@@ -70,8 +71,17 @@ public:
     }
     return entries;
   }
+  std::string readIdentifier(const char *what) {
+    skipSpace();
+    size_t start = pos_;
+    while (pos_ < text_->size() &&
+           (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_'))
+      ++pos_;
+    if (pos_ == start)
+      fail(what);
+    return text_->substr(start, pos_ - start);
+  }
 
-private:
   char peek() const { return pos_ < text_->size() ? (*text_)[pos_] : '\0'; }
   void skipSpace() {
     while (pos_ < text_->size()) {
@@ -94,8 +104,9 @@ private:
   }
   [[noreturn]] void fail(const char *what) const {
     sources_.error(loc_, std::string(what) +
-                             ": tilec reads only literal dicts here: {'NAME': value, ...} with "
-                             "numbers, True/False/None or dtype names as values");
+                             ": tilec reads only literal dicts here: {'NAME': value, ...} or "
+                             "dict(NAME=value, ...) with numbers, True/False/None or dtype "
+                             "names as values");
   }
   std::string readString(const char *what) {
     skipSpace();

@@ -175,13 +175,16 @@ static bool isConstexprFunctionDecorator(const ast::Expr &decorator) {
   return last == "constexpr_function" || last == "constexpr";
 }
 
-/// Whether `expr` calls triton.autotune or triton.heuristics: the decorator they return.
+/// Whether `expr` calls triton.autotune or triton.heuristics: the decorator they return. As for
+/// a decorator (Autotune.cpp reads any `X.autotune(...)`), the last name decides, so that a
+/// project's own autotuner with Triton's arguments (GPTQModel's
+/// `custom_autotune.autotune(configs=..., key=...)(kernel)`) is read like triton.autotune.
 static bool isTuningDecoratorCall(const ast::Expr &expr) {
   if (expr.kind != ast::ExprKind::Call)
     return false;
   std::string wrapper = dottedName(*expr.operands[0]);
-  return wrapper == "triton.heuristics" || wrapper == "heuristics" ||
-         wrapper == "triton.autotune" || wrapper == "autotune";
+  std::string last = wrapper.substr(wrapper.rfind('.') + 1);
+  return last == "heuristics" || last == "autotune";
 }
 
 /// The triton.autotune and triton.heuristics calls that module-level names hold, as SGLang keeps
@@ -4194,7 +4197,10 @@ void forEachExpr(const ast::StmtList &stmts, bool intoFunctions,
 
 /// The names a function binds: its parameters and every name its body assigns, imports or
 /// defines (over-approximated: nested blocks included). With \p imports, the import statements
-/// directly in its body go there instead, with the statement that binds each name.
+/// that run whenever the function does go there instead, with the statement that binds each
+/// name: those directly in its body, and in the body of a `try` or `with` statement that is
+/// (AngelSlim's `try: import triton.language as tl` then `@triton.jit def kernel` in the same
+/// block). Such an import that raises skips what follows it, the kernel's definition too.
 std::set<std::string> boundNames(const ast::Stmt &def,
                                  std::map<std::string, const ast::Stmt *> *imports = nullptr) {
   std::set<std::string> names;
@@ -4209,6 +4215,8 @@ std::set<std::string> boundNames(const ast::Stmt &def,
       for (const ast::ExprPtr &o : e->operands)
         target(o.get());
   };
+  // The blocks that run from their first statement whenever the function runs.
+  std::set<const ast::StmtList *> straight = {&def.body};
   std::function<void(const ast::StmtList &)> block = [&](const ast::StmtList &list) {
     for (const ast::StmtPtr &st : list) {
       if (st->kind == ast::StmtKind::FunctionDef) {
@@ -4219,7 +4227,10 @@ std::set<std::string> boundNames(const ast::Stmt &def,
           st->kind == ast::StmtKind::AnnAssign || st->kind == ast::StmtKind::For)
         for (const ast::ExprPtr &t : st->targets)
           target(t.get());
-      bool direct = &list == &def.body;
+      bool direct = straight.count(&list) != 0;
+      if (direct && st->kind == ast::StmtKind::Unsupported &&
+          (st->name == "try statement" || st->name == "with statement"))
+        straight.insert(&st->body);
       bool import = st->kind == ast::StmtKind::Import || st->kind == ast::StmtKind::ImportFrom;
       for (const ast::ImportAlias &alias : st->names) {
         std::string name = st->kind == ast::StmtKind::ImportFrom || !alias.asName.empty()
