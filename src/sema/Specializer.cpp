@@ -283,14 +283,30 @@ DecoratedByCall decoratedByCall(const ast::Module &module, const std::string &na
   DecoratedByCall result;
   DecoratorVariables variables = decoratorVariables(module);
   forEachModuleLevelStatement(module.body, [&](const ast::Stmt &stmt, bool) {
-    if (!result.function.empty() || stmt.targets.size() != 1 ||
-        stmt.targets[0]->kind != ast::ExprKind::Name || stmt.targets[0]->name != name)
+    if (stmt.targets.size() != 1 || stmt.targets[0]->kind != ast::ExprKind::Name ||
+        stmt.targets[0]->name != name)
       return;
     bool sawJit = false;
     std::vector<const ast::Expr *> decorators;
     std::string function = decoratedFunction(stmt, sawJit, &variables, &decorators);
+    if (function.empty() && stmt.value && stmt.value->kind == ast::ExprKind::Call &&
+        std::any_of(stmt.value->operands.begin() + 1, stmt.value->operands.end(),
+                    [&](const ast::ExprPtr &arg) {
+                      return arg->kind == ast::ExprKind::Name && arg->name == name;
+                    })) {
+      result.unread.push_back(&stmt);
+      return;
+    }
     // `a = b` alone is no decoration.
     if (function.empty() || (decorators.empty() && !sawJit))
+      return;
+    // `f = triton.jit(f)`, then `f = triton.heuristics({...})(f)`: each statement wraps what
+    // the one before bound, so its decorators run first at a launch (outermost first).
+    if (!result.function.empty() && function == name) {
+      result.decorators.insert(result.decorators.begin(), decorators.begin(), decorators.end());
+      return;
+    }
+    if (!result.function.empty())
       return;
     result.function = function;
     result.decorators = std::move(decorators);
