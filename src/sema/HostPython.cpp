@@ -2230,6 +2230,22 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
       return SemaValue::ofInt(0);
     return SemaValue::ofBool(false);
   }
+  // The float32 matmul precision of a freshly imported torch ("highest"), as a heuristic reads
+  // it at launch (cut-cross-entropy picks tf32 or ieee dots from it), unless module-level code
+  // that tilec loaded sets it, which it does not run.
+  if (qualified == "torch.get_float32_matmul_precision") {
+    bindCallArgs(*this, qualified, {}, 0, args);
+    if (const ast::Expr *call = moduleLevelCallOf({"set_float32_matmul_precision"})) {
+      try {
+        error(args.loc, "'" + qualified + "()' asks torch's float32 matmul precision, which " +
+                            "module-level code changes: tilec evaluates module-level code on " +
+                            "demand, not in the order Python runs it; not supported yet");
+      } catch (const CompileError &e) {
+        rethrowWithNote(e, call->loc, "called here");
+      }
+    }
+    return SemaValue::ofString("highest");
+  }
   if (qualified == "torch.cuda.is_available") {
     bindCallArgs(*this, qualified, {}, 0, args);
     return SemaValue::ofBool(true);
