@@ -494,7 +494,16 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
         attr == "gdc_launch_dependents")
       if (const ast::Stmt *def = stdlibFunction("cuda_" + attr))
         return SemaValue::ofJitFunction(def);
-    error(loc, "tl.extra.cuda." + attr + " is not supported yet");
+    // The fp8e4b15 converters are what Triton's own casts call; any other name is not Triton
+    // 3.6's, and its Triton stops there too.
+    if (attr.rfind("convert_", 0) == 0)
+      error(loc, "tl.extra.cuda." + attr + " is not supported yet");
+    std::string hint;
+    if (attr.rfind("experimental_", 0) == 0 && attr.find("tensormap") != std::string::npos)
+      hint = " (the experimental device-side tensor map API was removed in Triton 3.4: make "
+             "descriptors in the kernel with tl.make_tensor_descriptor and use desc.load / "
+             "desc.store)";
+    error(loc, "Triton 3.6's triton.language.extra.cuda has no attribute '" + attr + "'" + hint);
   }
   // PyTorch Inductor's generated kernels call torch's triton_helpers module (the runtime/ one
   // from torch 2.3 on): its @triton.jit helpers are tilec's stdlib/inductor.tl, its libdevice
