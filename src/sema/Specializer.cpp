@@ -3320,6 +3320,11 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
     return unaryOp(expr.unaryOp, operand, expr.loc);
   }
   case ast::ExprKind::Compare: {
+    // Triton's code generator refuses a chain in a kernel, even of constants; module-level
+    // Python and constexpr functions have Python's.
+    if (expr.compareOps.size() > 1 && inKernelCode())
+      error(expr.loc, "simultaneous multiple comparison is not supported (Triton refuses "
+                      "`a < b < c` in a kernel: write (a < b) & (b < c))");
     // a < b < c is (a < b) and (b < c), b evaluated once.
     SemaValue lhs = eval(*expr.operands[0]);
     SemaValue result;
