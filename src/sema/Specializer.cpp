@@ -4479,15 +4479,28 @@ static std::optional<DType> annotatedScalarType(const ast::Expr *annotation) {
 /// that is not None, so `args["bias"] is not None` is decided, and whatever depends on its value
 /// is an error that names the heuristic to bind with -D. A function may use the dict as a whole
 /// (`lambda args: pick_block(args)`, `len(args)`).
+///
+/// A heuristic named after a launch option (`"num_warps": lambda args: 8`) is no constexpr:
+/// Triton's launcher passes its value to the compiler with the launch's keyword arguments, so it
+/// sets the option, over --num-warps/--num-stages and the autotune config's (`function`).
 static void bindHeuristics(Specializer &specializer, const SourceManager &sources,
                            const ast::Module &module, const KernelRequest &request,
                            const ast::Stmt &kernel, const std::vector<std::string> &params,
-                           size_t signatureEntries, std::map<std::string, SemaValue> &bound) {
-  if (params.empty())
-    return;
+                           size_t signatureEntries, std::map<std::string, SemaValue> &bound,
+                           tir::Function &entryFunction) {
+  std::vector<HeuristicEntry> entries =
+      heuristicEntries(kernel, &module, decoratedByCall(module, request.name).decorators);
+  auto isParam = [&](const std::string &name) {
+    return std::any_of(kernel.params.begin(), kernel.params.end(),
+                       [&](const ast::Param &p) { return p.name == name; });
+  };
   std::set<std::string> pending(params.begin(), params.end());
-  for (const HeuristicEntry &entry :
-       heuristicEntries(kernel, &module, decoratedByCall(module, request.name).decorators)) {
+  for (const HeuristicEntry &entry : entries)
+    if ((entry.name == "num_warps" || entry.name == "num_stages") && !isParam(entry.name))
+      pending.insert(entry.name);
+  if (pending.empty())
+    return;
+  for (const HeuristicEntry &entry : entries) {
     if (!pending.count(entry.name))
       continue;
     SemaValue function = specializer.evalModuleLevel(*entry.value);
@@ -4512,8 +4525,19 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
     specializer.refuseUnknown(value, entry.value->loc,
                               "the value that @triton.heuristics computes for '" + entry.name +
                                   "'");
-    bound[entry.name] = value;
     pending.erase(entry.name);
+    if (isParam(entry.name)) {
+      bound[entry.name] = value;
+      continue;
+    }
+    bool warps = entry.name == "num_warps";
+    if (value.kind != SemaValue::Kind::Int || value.intValue < 1 ||
+        (warps && (value.intValue > 32 || (value.intValue & (value.intValue - 1)))))
+      sources.error(entry.value->loc, "@triton.heuristics computes " + value.describe() + " for '" +
+                                          entry.name + "'; it must be " +
+                                          (warps ? "a power of two from 1 to 32" : "at least 1"));
+    (warps ? entryFunction.numWarps : entryFunction.numStages) =
+        static_cast<unsigned>(value.intValue);
   }
   for (const std::string &name : params) {
     if (!pending.count(name))
@@ -4732,7 +4756,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       request.usedDefines->push_back(name);
   }
   bindHeuristics(specializer, sources, module, request, *kernel, heuristicParams, entries->size(),
-                 constexprArgs);
+                 constexprArgs, *function);
   specializer.specialize(*kernel, constexprArgs, tupleArgs);
   return *function;
 }
