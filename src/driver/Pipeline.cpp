@@ -178,13 +178,6 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
     // -D of module-level constants holds for the decorators' arguments too.
     base.defines = options.defines;
     const ast::Stmt *kernel = sema::findAnyKernel(*syntax, sources, base);
-    for (const ast::Stmt *rebinding : sema::decoratedByCall(*syntax, spec.name).unread)
-      sources.warning(rebinding->loc,
-                      "'" + spec.name +
-                          "' is rebound here by a call tilec does not evaluate: what it adds at a "
-                          "launch (@triton.heuristics or @triton.autotune values, num_warps, "
-                          "num_stages) is not applied; give them with -D NAME=VALUE, "
-                          "--num-warps and --num-stages");
     // A signature that binds every constexpr asks for one specialisation (bindsEveryConstexpr).
     sema::AutotuneSpec tuning;
     if (kernel && !sema::bindsEveryConstexpr(*kernel, spec.signature, options.defines))

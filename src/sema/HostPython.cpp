@@ -821,8 +821,10 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
       return object.elems[1].isNone() ? SemaValue::ofInt(4) : object.elems[1];
     if (attr == "num_stages")
       return object.elems[2].isNone() ? SemaValue::ofInt(3) : object.elems[2];
+    if (attr == "all_kwargs")
+      return method(std::string(kTritonConfigClass) + ".all_kwargs");
     error(loc, "triton.Config's attribute '" + attr +
-                   "' is not supported yet (kwargs, num_warps and num_stages are)");
+                   "' is not supported yet (kwargs, num_warps, num_stages and all_kwargs() are)");
   }
   if (isObject(object, kDictClass)) {
     if (attr == "get" || attr == "items" || attr == "keys" || attr == "values")
@@ -2140,6 +2142,22 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
         elems.push_back(SemaValue::ofTuple({key, backend}));
     }
     return SemaValue::ofList(std::move(elems));
+  }
+  if (qualified == std::string(kTritonConfigClass) + ".all_kwargs") {
+    // Triton 3.6's Config.all_kwargs(): the kwargs, then the launch options that are not None
+    // (num_warps, num_ctas, num_stages; maxnreg and ir_override are None here).
+    auto a = bindCallArgs(*this, "all_kwargs", {"self"}, 1, args);
+    const SemaValue &config = *a[0];
+    SemaValue result = makeDict();
+    const SemaValue &kwargs = config.elems[0];
+    for (size_t i = 0; i < kwargs.elems[0].elems.size(); ++i)
+      dictInsert(result, kwargs.elems[0].elems[i], kwargs.elems[1].elems[i]);
+    dictInsert(result, SemaValue::ofString("num_warps"),
+               config.elems[1].isNone() ? SemaValue::ofInt(4) : config.elems[1]);
+    dictInsert(result, SemaValue::ofString("num_ctas"), SemaValue::ofInt(1));
+    dictInsert(result, SemaValue::ofString("num_stages"),
+               config.elems[2].isNone() ? SemaValue::ofInt(3) : config.elems[2]);
+    return result;
   }
   if (qualified == std::string(kTritonDriverClass) + ".is_active") {
     auto a = bindCallArgs(*this, "is_active", {"self"}, 1, args);

@@ -2943,13 +2943,15 @@ SemaValue Specializer::evalKernelListComprehension(const ast::Expr &expr) {
 }
 
 SemaValue Specializer::evalComprehension(const ast::Expr &expr) {
+  const bool dict = expr.name == "dict"; // {k: v for ...}: the element is the (k, v) pair
   if (moduleLevelDepth_ == 0 && expr.boolValue)
     return evalKernelListComprehension(expr);
   if (moduleLevelDepth_ == 0)
-    error(expr.loc,
-          std::string(expr.boolValue ? "a list comprehension" : "a generator expression") +
-              " is not supported in a kernel; tilec evaluates comprehensions in "
-              "module-level Python");
+    error(expr.loc, std::string(dict             ? "a dict comprehension"
+                                : expr.boolValue ? "a list comprehension"
+                                                 : "a generator expression") +
+                        " is not supported in a kernel; tilec evaluates comprehensions in "
+                        "module-level Python");
   // Its names are its own (Python 3): the enclosing scope is as it was afterwards.
   std::map<std::string, SemaValue> enclosing = scopes_.back().names;
   size_t clauses = (expr.operands.size() - 1) / 3;
@@ -2984,6 +2986,12 @@ SemaValue Specializer::evalComprehension(const ast::Expr &expr) {
     throw;
   }
   scopes_.back().names = enclosing;
+  if (dict) {
+    SemaValue result = makeDict();
+    for (const SemaValue &pair : items)
+      dictInsert(result, pair.elems[0], pair.elems[1]);
+    return result;
+  }
   // A generator is consumed where it is made (str.join, sum, tuple...): a list serves.
   return SemaValue::ofList(std::move(items));
 }
@@ -3906,7 +3914,12 @@ SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
       continue;
     if (!def.params[i].defaultValue)
       error(args.loc, "'" + def.name + "' is missing the argument '" + def.params[i].name + "'");
-    scopes_.push_back(Scope{});
+    // Python evaluates a default where the function is made: a lambda's in the scope it closes
+    // over (`lambda args, _v=v: _v` in a comprehension), else the module's.
+    Scope defaults;
+    if (closure)
+      defaults.names = *closure;
+    scopes_.push_back(std::move(defaults));
     scope.names[def.params[i].name] = eval(*def.params[i].defaultValue);
     scopes_.pop_back();
   }
@@ -4482,28 +4495,80 @@ static std::optional<DType> annotatedScalarType(const ast::Expr *annotation) {
 ///
 /// A heuristic named after a launch option (`"num_warps": lambda args: 8`) is no constexpr:
 /// Triton's launcher passes its value to the compiler with the launch's keyword arguments, so it
-/// sets the option, over --num-warps/--num-stages and the autotune config's (`function`).
+/// sets the option, over --num-warps/--num-stages and the autotune config's (`entryFunction`).
+///
+/// A decorator that module-level code computes and applies by call (`f = make_heuristics()(f)`,
+/// cut-cross-entropy's heuristics from its best triton.Config) is evaluated here: where it is a
+/// triton.heuristics, its functions run first (it wraps the others); anything else is reported
+/// with a warning, and what it would bind must be given with -D.
 static void bindHeuristics(Specializer &specializer, const SourceManager &sources,
                            const ast::Module &module, const KernelRequest &request,
                            const ast::Stmt &kernel, const std::vector<std::string> &params,
                            size_t signatureEntries, std::map<std::string, SemaValue> &bound,
                            tir::Function &entryFunction) {
-  std::vector<HeuristicEntry> entries =
-      heuristicEntries(kernel, &module, decoratedByCall(module, request.name).decorators);
+  struct Heuristic {
+    std::string name;
+    const ast::Expr *expr = nullptr; // a dict entry's value, evaluated when needed
+    SemaValue function;              // else the function an evaluated dict holds
+    SourceLoc loc;
+  };
+  std::vector<Heuristic> heuristics;
+  DecoratedByCall byCall = decoratedByCall(module, request.name);
+  // The later statement wraps the earlier ones: its heuristics run first.
+  for (auto it = byCall.unread.rbegin(); it != byCall.unread.rend(); ++it) {
+    const ast::Stmt &rebinding = **it;
+    const ast::Expr &decorator = *rebinding.value->operands[0];
+    // Evaluated quietly: what fails to evaluate is the warning below, not an error.
+    std::ostream *diagnostics = sources.diagnosticStream();
+    std::ostringstream held;
+    const_cast<SourceManager &>(sources).setDiagnosticStream(&held);
+    std::optional<SemaValue> value;
+    std::string why;
+    try {
+      value = specializer.evalModuleLevel(decorator);
+    } catch (const CompileError &e) {
+      std::string message = e.what();
+      message = message.substr(0, message.find('\n'));
+      size_t error = message.find("error: ");
+      why = ": " + (error == std::string::npos ? message : message.substr(error + 7));
+    }
+    const_cast<SourceManager &>(sources).setDiagnosticStream(diagnostics);
+    if (value && value->kind == SemaValue::Kind::Object && value->name == kTritonHeuristicsClass) {
+      const SemaValue &dict = value->elems[0];
+      for (size_t i = 0; i < dict.elems[0].elems.size(); ++i) {
+        const SemaValue &key = dict.elems[0].elems[i];
+        if (key.kind != SemaValue::Kind::String)
+          sources.error(rebinding.loc,
+                        "triton.heuristics: its keys must be strings, not " + key.describe());
+        heuristics.push_back({key.name, nullptr, dict.elems[1].elems[i], rebinding.loc});
+      }
+      continue;
+    }
+    if (value && why.empty())
+      why = ": it gives " + value->describe() + ", not a triton.heuristics";
+    sources.warning(rebinding.loc,
+                    "'" + request.name + "' is rebound here by a call tilec does not evaluate" +
+                        why +
+                        "; what it adds at a launch (@triton.heuristics or @triton.autotune "
+                        "values, num_warps, num_stages) is not applied: give them with -D "
+                        "NAME=VALUE, --num-warps and --num-stages");
+  }
+  for (const HeuristicEntry &entry : heuristicEntries(kernel, &module, byCall.decorators))
+    heuristics.push_back({entry.name, entry.value, SemaValue(), entry.value->loc});
   auto isParam = [&](const std::string &name) {
     return std::any_of(kernel.params.begin(), kernel.params.end(),
                        [&](const ast::Param &p) { return p.name == name; });
   };
   std::set<std::string> pending(params.begin(), params.end());
-  for (const HeuristicEntry &entry : entries)
-    if ((entry.name == "num_warps" || entry.name == "num_stages") && !isParam(entry.name))
-      pending.insert(entry.name);
-  if (pending.empty())
-    return;
-  for (const HeuristicEntry &entry : entries) {
-    if (!pending.count(entry.name))
+  for (const Heuristic &heuristic : heuristics)
+    if ((heuristic.name == "num_warps" || heuristic.name == "num_stages") &&
+        !isParam(heuristic.name))
+      pending.insert(heuristic.name);
+  for (const Heuristic &heuristic : heuristics) {
+    if (!pending.count(heuristic.name))
       continue;
-    SemaValue function = specializer.evalModuleLevel(*entry.value);
+    SemaValue function =
+        heuristic.expr ? specializer.evalModuleLevel(*heuristic.expr) : heuristic.function;
     SemaValue args = makeDict();
     for (const ast::Param &p : kernel.params) {
       if (bound.count(p.name)) {
@@ -4516,26 +4581,26 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
       SemaValue argument = Specializer::unknownValue(
           "the run-time argument '" + p.name + "'",
           "Triton's launcher passes its value at each launch, and @triton.heuristics computes '" +
-              entry.name + "' from it then",
-          entry.value->loc);
-      Specializer::noteUnknownSource(argument, entry.name);
+              heuristic.name + "' from it then",
+          heuristic.loc);
+      Specializer::noteUnknownSource(argument, heuristic.name);
       dictInsert(args, SemaValue::ofString(p.name), argument);
     }
-    SemaValue value = specializer.callPython(function, {args}, entry.value->loc);
-    specializer.refuseUnknown(value, entry.value->loc,
-                              "the value that @triton.heuristics computes for '" + entry.name +
+    SemaValue value = specializer.callPython(function, {args}, heuristic.loc);
+    specializer.refuseUnknown(value, heuristic.loc,
+                              "the value that @triton.heuristics computes for '" + heuristic.name +
                                   "'");
-    pending.erase(entry.name);
-    if (isParam(entry.name)) {
-      bound[entry.name] = value;
+    pending.erase(heuristic.name);
+    if (isParam(heuristic.name)) {
+      bound[heuristic.name] = value;
       continue;
     }
-    bool warps = entry.name == "num_warps";
+    bool warps = heuristic.name == "num_warps";
     if (value.kind != SemaValue::Kind::Int || value.intValue < 1 ||
         (warps && (value.intValue > 32 || (value.intValue & (value.intValue - 1)))))
-      sources.error(entry.value->loc, "@triton.heuristics computes " + value.describe() + " for '" +
-                                          entry.name + "'; it must be " +
-                                          (warps ? "a power of two from 1 to 32" : "at least 1"));
+      sources.error(heuristic.loc, "@triton.heuristics computes " + value.describe() + " for '" +
+                                       heuristic.name + "'; it must be " +
+                                       (warps ? "a power of two from 1 to 32" : "at least 1"));
     (warps ? entryFunction.numWarps : entryFunction.numStages) =
         static_cast<unsigned>(value.intValue);
   }
@@ -4653,8 +4718,11 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
         continue; // evaluated by the specializer
       // `"EVEN_K": heur_even_k`: Triton computes it at each launch from the arguments; tilec
       // does where they are constexprs bound here (below, once the module is in scope).
+      // Also where a decorator that module-level code computes may compute it
+      // (bindHeuristics evaluates it).
       if (isRuntimeHeuristic(*kernel, sources, param.name,
-                             decoratedByCall(module, request.name).decorators, &module)) {
+                             decoratedByCall(module, request.name).decorators, &module) ||
+          !decoratedByCall(module, request.name).unread.empty()) {
         heuristicParams.push_back(param.name);
         continue;
       }
