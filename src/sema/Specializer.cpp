@@ -4586,16 +4586,37 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
       Specializer::noteUnknownSource(argument, heuristic.name);
       dictInsert(args, SemaValue::ofString(p.name), argument);
     }
-    SemaValue value = specializer.callPython(function, {args}, heuristic.loc);
-    specializer.refuseUnknown(value, heuristic.loc,
-                              "the value that @triton.heuristics computes for '" + heuristic.name +
-                                  "'");
     pending.erase(heuristic.name);
     if (isParam(heuristic.name)) {
+      SemaValue value = specializer.callPython(function, {args}, heuristic.loc);
+      specializer.refuseUnknown(value, heuristic.loc,
+                                "the value that @triton.heuristics computes for '" +
+                                    heuristic.name + "'");
       bound[heuristic.name] = value;
       continue;
     }
+    // A launch option computed from run-time arguments (`num_warps(nargs["N"])`) has a value
+    // per launch: the kernel compiles with --num-warps / --num-stages, and a warning says so.
     bool warps = heuristic.name == "num_warps";
+    std::ostream *diagnostics = sources.diagnosticStream();
+    std::ostringstream held;
+    const_cast<SourceManager &>(sources).setDiagnosticStream(&held);
+    std::optional<SemaValue> computed;
+    try {
+      computed = specializer.callPython(function, {args}, heuristic.loc);
+    } catch (const CompileError &) {
+    }
+    const_cast<SourceManager &>(sources).setDiagnosticStream(diagnostics);
+    if (!computed || Specializer::isUnknown(*computed)) {
+      sources.warning(heuristic.loc,
+                      "@triton.heuristics computes '" + heuristic.name +
+                          "' from the launch's run-time arguments, at each launch: compiled with " +
+                          std::to_string(warps ? entryFunction.numWarps : entryFunction.numStages) +
+                          " (give the launch's value with " +
+                          (warps ? "--num-warps" : "--num-stages") + ")");
+      continue;
+    }
+    const SemaValue &value = *computed;
     if (value.kind != SemaValue::Kind::Int || value.intValue < 1 ||
         (warps && (value.intValue > 32 || (value.intValue & (value.intValue - 1)))))
       sources.error(heuristic.loc, "@triton.heuristics computes " + value.describe() + " for '" +
