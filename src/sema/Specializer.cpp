@@ -4703,7 +4703,12 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
 
   for (const ast::Param &p : kernel->params)
     if (p.isVarArgs || p.isKwArgs)
-      sources.error(p.loc, "kernels cannot take *args or **kwargs");
+      sources.error(p.loc,
+                    "kernels cannot take *args or **kwargs" +
+                        std::string(p.isKwArgs ? " (Triton 1.0's `**meta`, read as "
+                                                 "meta['BLOCK'], is gone: declare each value "
+                                                 "as a parameter `BLOCK: tl.constexpr`)"
+                                               : ""));
   checkDoNotSpecialize(sources, *kernel);
   if (entries->size() > kernel->params.size())
     sources.error(kernel->loc, "the signature has " + std::to_string(entries->size()) +
