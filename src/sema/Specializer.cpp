@@ -1797,6 +1797,10 @@ void Specializer::assign(const ast::Expr &target, const SemaValue &value) {
 bool isConstexprAnnotation(const ast::Expr *annotation) {
   if (!annotation)
     return false;
+  // A string annotation (`BLOCK_SIZE: "tl.constexpr"`, torch's test kernels): Triton's JIT
+  // calls the parameter constexpr when the string holds "constexpr" (KernelParam.is_constexpr).
+  if (annotation->kind == ast::ExprKind::StringLit && !annotation->isFString)
+    return annotation->stringValue.find("constexpr") != std::string::npos;
   // Triton's JIT calls a parameter constexpr when the name of its annotation's class is
   // `constexpr`, however the module reached it: `tl.constexpr`, `core.constexpr` after
   // `import triton.language.core as core`, `tl.core.constexpr`.
