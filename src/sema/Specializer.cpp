@@ -4535,6 +4535,9 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
       message = message.substr(0, message.find('\n'));
       size_t error = message.find("error: ");
       why = ": " + (error == std::string::npos ? message : message.substr(error + 7));
+    } catch (const HostException &e) {
+      why = ": it raises " + (e.classes.empty() ? std::string("an exception") : e.classes[0]) +
+            (e.message.empty() ? "" : ": " + e.message);
     }
     const_cast<SourceManager &>(sources).setDiagnosticStream(diagnostics);
     if (value && value->kind == SemaValue::Kind::Object && value->name == kTritonHeuristicsClass) {
@@ -4609,6 +4612,7 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
     try {
       computed = specializer.callPython(function, {args}, heuristic.loc);
     } catch (const CompileError &) {
+    } catch (const HostException &) {
     }
     const_cast<SourceManager &>(sources).setDiagnosticStream(diagnostics);
     if (!computed || Specializer::isUnknown(*computed)) {
