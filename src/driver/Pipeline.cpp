@@ -243,7 +243,10 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
       if (diagnostics)
         *diagnostics << held.str();
       group.entries.push_back(request.entryName);
-      group.numStages.push_back(config.numStages);
+      // A @triton.heuristics of num_stages overrides the config's (bindHeuristics).
+      group.numStages.push_back(module->functions.size() > functionsBefore
+                                    ? module->functions[functionsBefore]->numStages
+                                    : config.numStages);
     }
     if (skippable && group.entries.empty())
       sources.error(kernel ? kernel->loc : SourceLoc{file, 0, 0},

@@ -203,7 +203,9 @@ std::string describeExpr(const ast::Expr &expr) {
   case ast::ExprKind::List:
     return "list";
   case ast::ExprKind::Comprehension:
-    return expr.boolValue ? "list comprehension" : "generator expression";
+    return expr.name == "dict" ? "dict comprehension"
+           : expr.boolValue    ? "list comprehension"
+                               : "generator expression";
   case ast::ExprKind::NamedExpr:
     return "named expression";
   case ast::ExprKind::Dict:
@@ -1708,8 +1710,19 @@ private:
     if (auto *comprehension = ctx->comp_for()) {
       if (items.size() > 1 || items[0]->POWER() || items[0]->star_expr())
         error(loc(comprehension), "invalid syntax");
-      buildComprehension(comprehension);
-      return unsupported(isDict ? "dict comprehension" : "set comprehension", at);
+      if (!isDict) {
+        buildComprehension(comprehension);
+        return unsupported("set comprehension", at);
+      }
+      // {k: v for ...} (module-level Python: a heuristics dict built from a config): a
+      // comprehension named "dict" whose element is the (key, value) pair.
+      ExprPtr dict = makeExpr(ast::ExprKind::Comprehension, at);
+      dict->name = "dict";
+      ExprPtr pair = makeExpr(ast::ExprKind::Tuple, at);
+      pair->operands = std::move(entries);
+      dict->operands.push_back(std::move(pair));
+      buildComprehension(comprehension, &dict->operands);
+      return dict;
     }
     // A dict display (module-level Python: triton.Config's values), which may unpack others
     // (`{**base, 'X': 1}`).

@@ -494,7 +494,16 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
         attr == "gdc_launch_dependents")
       if (const ast::Stmt *def = stdlibFunction("cuda_" + attr))
         return SemaValue::ofJitFunction(def);
-    error(loc, "tl.extra.cuda." + attr + " is not supported yet");
+    // The fp8e4b15 converters are what Triton's own casts call; any other name is not Triton
+    // 3.6's, and its Triton stops there too.
+    if (attr.rfind("convert_", 0) == 0)
+      error(loc, "tl.extra.cuda." + attr + " is not supported yet");
+    std::string hint;
+    if (attr.rfind("experimental_", 0) == 0 && attr.find("tensormap") != std::string::npos)
+      hint = " (the experimental device-side tensor map API was removed in Triton 3.4: make "
+             "descriptors in the kernel with tl.make_tensor_descriptor and use desc.load / "
+             "desc.store)";
+    error(loc, "Triton 3.6's triton.language.extra.cuda has no attribute '" + attr + "'" + hint);
   }
   // PyTorch Inductor's generated kernels call torch's triton_helpers module (the runtime/ one
   // from torch 2.3 on): its @triton.jit helpers are tilec's stdlib/inductor.tl, its libdevice
@@ -909,6 +918,9 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   // Methods of the objects triton.backends.backends holds, called by module-level code.
   if (name.rfind("triton.backends.", 0) == 0)
     return callHostLibrary(name, args);
+  // A triton.Config's methods (all_kwargs()), called by module-level code.
+  if (name.rfind(std::string(kTritonConfigClass) + ".", 0) == 0 && !inKernelCode())
+    return callHostLibrary(name, args);
   if (name == "triton.Config" && !inKernelCode()) {
     // triton.Config(kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
     // pre_hook=None, ir_override=None), built by module-level code for @triton.autotune.
@@ -926,6 +938,18 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     config.name = kTritonConfigClass;
     config.elems = {bound[0], bound[1], bound[2]};
     return config;
+  }
+  if (name == "triton.heuristics" && !inKernelCode()) {
+    // triton.heuristics(values), called by module-level code that builds the decorator (a
+    // function returning it, applied as `f = make()(f)`): the dict of functions it holds.
+    auto a = bindCallArgs(*this, "triton.heuristics", {"values"}, 1, args);
+    if (a[0]->kind != Kind::Object || a[0]->name != kDictClass)
+      error(loc, "triton.heuristics: values must be a dict, not " + a[0]->describe());
+    SemaValue decorator;
+    decorator.kind = Kind::Object;
+    decorator.name = kTritonHeuristicsClass;
+    decorator.elems = {*a[0]};
+    return decorator;
   }
   if (name.rfind("triton.", 0) == 0)
     error(loc, name + " cannot be used inside a kernel");

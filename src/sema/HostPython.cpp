@@ -821,8 +821,10 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
       return object.elems[1].isNone() ? SemaValue::ofInt(4) : object.elems[1];
     if (attr == "num_stages")
       return object.elems[2].isNone() ? SemaValue::ofInt(3) : object.elems[2];
+    if (attr == "all_kwargs")
+      return method(std::string(kTritonConfigClass) + ".all_kwargs");
     error(loc, "triton.Config's attribute '" + attr +
-                   "' is not supported yet (kwargs, num_warps and num_stages are)");
+                   "' is not supported yet (kwargs, num_warps, num_stages and all_kwargs() are)");
   }
   if (isObject(object, kDictClass)) {
     if (attr == "get" || attr == "items" || attr == "keys" || attr == "values")
@@ -2152,6 +2154,22 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     }
     return SemaValue::ofList(std::move(elems));
   }
+  if (qualified == std::string(kTritonConfigClass) + ".all_kwargs") {
+    // Triton 3.6's Config.all_kwargs(): the kwargs, then the launch options that are not None
+    // (num_warps, num_ctas, num_stages; maxnreg and ir_override are None here).
+    auto a = bindCallArgs(*this, "all_kwargs", {"self"}, 1, args);
+    const SemaValue &config = *a[0];
+    SemaValue result = makeDict();
+    const SemaValue &kwargs = config.elems[0];
+    for (size_t i = 0; i < kwargs.elems[0].elems.size(); ++i)
+      dictInsert(result, kwargs.elems[0].elems[i], kwargs.elems[1].elems[i]);
+    dictInsert(result, SemaValue::ofString("num_warps"),
+               config.elems[1].isNone() ? SemaValue::ofInt(4) : config.elems[1]);
+    dictInsert(result, SemaValue::ofString("num_ctas"), SemaValue::ofInt(1));
+    dictInsert(result, SemaValue::ofString("num_stages"),
+               config.elems[2].isNone() ? SemaValue::ofInt(3) : config.elems[2]);
+    return result;
+  }
   if (qualified == std::string(kTritonDriverClass) + ".is_active") {
     auto a = bindCallArgs(*this, "is_active", {"self"}, 1, args);
     return SemaValue::ofBool(a[0]->elems[0].name == "nvidia");
@@ -2241,6 +2259,22 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     if (qualified == "torch.get_deterministic_debug_mode")
       return SemaValue::ofInt(0);
     return SemaValue::ofBool(false);
+  }
+  // The float32 matmul precision of a freshly imported torch ("highest"), as a heuristic reads
+  // it at launch (cut-cross-entropy picks tf32 or ieee dots from it), unless module-level code
+  // that tilec loaded sets it, which it does not run.
+  if (qualified == "torch.get_float32_matmul_precision") {
+    bindCallArgs(*this, qualified, {}, 0, args);
+    if (const ast::Expr *call = moduleLevelCallOf({"set_float32_matmul_precision"})) {
+      try {
+        error(args.loc, "'" + qualified + "()' asks torch's float32 matmul precision, which " +
+                            "module-level code changes: tilec evaluates module-level code on " +
+                            "demand, not in the order Python runs it; not supported yet");
+      } catch (const CompileError &e) {
+        rethrowWithNote(e, call->loc, "called here");
+      }
+    }
+    return SemaValue::ofString("highest");
   }
   if (qualified == "torch.cuda.is_available") {
     bindCallArgs(*this, qualified, {}, 0, args);

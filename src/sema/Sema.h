@@ -94,6 +94,10 @@ std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module);
 struct DecoratedByCall {
   std::string function;
   std::vector<const ast::Expr *> decorators;
+  /// Later module-level statements that rebind `name` to what a call tilec does not read makes
+  /// of it (`f = cce_autotune()(f)`, a plain function returning a decorator): what they add at
+  /// a launch (heuristics, configs, num_warps) is not seen.
+  std::vector<const ast::Stmt *> unread;
 };
 DecoratedByCall decoratedByCall(const ast::Module &module, const std::string &name);
 /// The decorators of a definition, with those named by a module-level variable that holds a

@@ -4,6 +4,7 @@
 #include "sema/Specializer.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace tilec::sema {
 
@@ -15,6 +16,30 @@ using Kind = SemaValue::Kind;
 
 namespace {
 
+/// The first constraint code of an inline asm constraint string that NVPTX has no register or
+/// operand class for (AMD's `v` in a kernel written for ROCm), or empty. LLVM would stop on it
+/// without a source location ("couldn't allocate output register for constraint 'v'"), as
+/// Triton's NVIDIA backend does.
+std::string foreignConstraint(const std::string &constraints) {
+  size_t start = 0;
+  while (start <= constraints.size()) {
+    size_t end = constraints.find(',', start);
+    if (end == std::string::npos)
+      end = constraints.size();
+    std::string code = constraints.substr(start, end - start);
+    start = end + 1;
+    code.erase(std::remove_if(code.begin(), code.end(), ::isspace), code.end());
+    size_t first = code.find_first_not_of("=+&*%");
+    if (first == std::string::npos || code[first] == '~' || code[first] == '{')
+      continue; // a clobber or an explicit register
+    code = code.substr(first);
+    // NVPTX's register classes (b c h r l N q f d), immediates, memory and matching operands.
+    if (code.size() != 1 ||
+        std::string("bchrlNqfdinmX0123456789").find(code[0]) == std::string::npos)
+      return code;
+  }
+  return "";
+}
 
 } // namespace
 
@@ -94,6 +119,11 @@ SemaValue Specializer::callSpecialOp(const std::string &fn, CallArgs &args) {
     int64_t pack = constantInt(*a[5], loc, "pack");
     if (pack < 1)
       error(loc, display + "'s pack must be at least 1, got " + std::to_string(pack));
+    std::string foreign = foreignConstraint(a[1]->name);
+    if (!foreign.empty())
+      error(loc, display + ": constraint '" + foreign +
+                     "' is not one of NVPTX's (r, l, h, f, d, b, c, q, n, i, m, a digit): this asm "
+                     "is for another target, and Triton's NVIDIA backend fails on it too");
     // dtype: one dtype (one result) or a tuple of them (a tuple of results).
     std::vector<DType> resultTypes;
     bool multiple = a[3]->kind == Kind::Tuple;

@@ -286,14 +286,30 @@ DecoratedByCall decoratedByCall(const ast::Module &module, const std::string &na
   DecoratedByCall result;
   DecoratorVariables variables = decoratorVariables(module);
   forEachModuleLevelStatement(module.body, [&](const ast::Stmt &stmt, bool) {
-    if (!result.function.empty() || stmt.targets.size() != 1 ||
-        stmt.targets[0]->kind != ast::ExprKind::Name || stmt.targets[0]->name != name)
+    if (stmt.targets.size() != 1 || stmt.targets[0]->kind != ast::ExprKind::Name ||
+        stmt.targets[0]->name != name)
       return;
     bool sawJit = false;
     std::vector<const ast::Expr *> decorators;
     std::string function = decoratedFunction(stmt, sawJit, &variables, &decorators);
+    if (function.empty() && stmt.value && stmt.value->kind == ast::ExprKind::Call &&
+        std::any_of(stmt.value->operands.begin() + 1, stmt.value->operands.end(),
+                    [&](const ast::ExprPtr &arg) {
+                      return arg->kind == ast::ExprKind::Name && arg->name == name;
+                    })) {
+      result.unread.push_back(&stmt);
+      return;
+    }
     // `a = b` alone is no decoration.
     if (function.empty() || (decorators.empty() && !sawJit))
+      return;
+    // `f = triton.jit(f)`, then `f = triton.heuristics({...})(f)`: each statement wraps what
+    // the one before bound, so its decorators run first at a launch (outermost first).
+    if (!result.function.empty() && function == name) {
+      result.decorators.insert(result.decorators.begin(), decorators.begin(), decorators.end());
+      return;
+    }
+    if (!result.function.empty())
       return;
     result.function = function;
     result.decorators = std::move(decorators);
@@ -1784,6 +1800,10 @@ void Specializer::assign(const ast::Expr &target, const SemaValue &value) {
 bool isConstexprAnnotation(const ast::Expr *annotation) {
   if (!annotation)
     return false;
+  // A string annotation (`BLOCK_SIZE: "tl.constexpr"`, torch's test kernels): Triton's JIT
+  // calls the parameter constexpr when the string holds "constexpr" (KernelParam.is_constexpr).
+  if (annotation->kind == ast::ExprKind::StringLit && !annotation->isFString)
+    return annotation->stringValue.find("constexpr") != std::string::npos;
   // Triton's JIT calls a parameter constexpr when the name of its annotation's class is
   // `constexpr`, however the module reached it: `tl.constexpr`, `core.constexpr` after
   // `import triton.language.core as core`, `tl.core.constexpr`.
@@ -2930,13 +2950,15 @@ SemaValue Specializer::evalKernelListComprehension(const ast::Expr &expr) {
 }
 
 SemaValue Specializer::evalComprehension(const ast::Expr &expr) {
+  const bool dict = expr.name == "dict"; // {k: v for ...}: the element is the (k, v) pair
   if (moduleLevelDepth_ == 0 && expr.boolValue)
     return evalKernelListComprehension(expr);
   if (moduleLevelDepth_ == 0)
-    error(expr.loc,
-          std::string(expr.boolValue ? "a list comprehension" : "a generator expression") +
-              " is not supported in a kernel; tilec evaluates comprehensions in "
-              "module-level Python");
+    error(expr.loc, std::string(dict             ? "a dict comprehension"
+                                : expr.boolValue ? "a list comprehension"
+                                                 : "a generator expression") +
+                        " is not supported in a kernel; tilec evaluates comprehensions in "
+                        "module-level Python");
   // Its names are its own (Python 3): the enclosing scope is as it was afterwards.
   std::map<std::string, SemaValue> enclosing = scopes_.back().names;
   size_t clauses = (expr.operands.size() - 1) / 3;
@@ -2971,6 +2993,12 @@ SemaValue Specializer::evalComprehension(const ast::Expr &expr) {
     throw;
   }
   scopes_.back().names = enclosing;
+  if (dict) {
+    SemaValue result = makeDict();
+    for (const SemaValue &pair : items)
+      dictInsert(result, pair.elems[0], pair.elems[1]);
+    return result;
+  }
   // A generator is consumed where it is made (str.join, sum, tuple...): a list serves.
   return SemaValue::ofList(std::move(items));
 }
@@ -3307,6 +3335,11 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
     return unaryOp(expr.unaryOp, operand, expr.loc);
   }
   case ast::ExprKind::Compare: {
+    // Triton's code generator refuses a chain in a kernel, even of constants; module-level
+    // Python and constexpr functions have Python's.
+    if (expr.compareOps.size() > 1 && inKernelCode())
+      error(expr.loc, "simultaneous multiple comparison is not supported (Triton refuses "
+                      "`a < b < c` in a kernel: write (a < b) & (b < c))");
     // a < b < c is (a < b) and (b < c), b evaluated once.
     SemaValue lhs = eval(*expr.operands[0]);
     SemaValue result;
@@ -3888,7 +3921,12 @@ SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
       continue;
     if (!def.params[i].defaultValue)
       error(args.loc, "'" + def.name + "' is missing the argument '" + def.params[i].name + "'");
-    scopes_.push_back(Scope{});
+    // Python evaluates a default where the function is made: a lambda's in the scope it closes
+    // over (`lambda args, _v=v: _v` in a comprehension), else the module's.
+    Scope defaults;
+    if (closure)
+      defaults.names = *closure;
+    scopes_.push_back(std::move(defaults));
     scope.names[def.params[i].name] = eval(*def.params[i].defaultValue);
     scopes_.pop_back();
   }
@@ -4469,18 +4507,86 @@ static std::optional<DType> annotatedScalarType(const ast::Expr *annotation) {
 /// that is not None, so `args["bias"] is not None` is decided, and whatever depends on its value
 /// is an error that names the heuristic to bind with -D. A function may use the dict as a whole
 /// (`lambda args: pick_block(args)`, `len(args)`).
+///
+/// A heuristic named after a launch option (`"num_warps": lambda args: 8`) is no constexpr:
+/// Triton's launcher passes its value to the compiler with the launch's keyword arguments, so it
+/// sets the option, over --num-warps/--num-stages and the autotune config's (`entryFunction`).
+///
+/// A decorator that module-level code computes and applies by call (`f = make_heuristics()(f)`,
+/// cut-cross-entropy's heuristics from its best triton.Config) is evaluated here: where it is a
+/// triton.heuristics, its functions run first (it wraps the others); anything else is reported
+/// with a warning, and what it would bind must be given with -D.
 static void bindHeuristics(Specializer &specializer, const SourceManager &sources,
                            const ast::Module &module, const KernelRequest &request,
                            const ast::Stmt &kernel, const std::vector<std::string> &params,
-                           size_t signatureEntries, std::map<std::string, SemaValue> &bound) {
-  if (params.empty())
-    return;
-  std::set<std::string> pending(params.begin(), params.end());
-  for (const HeuristicEntry &entry :
-       heuristicEntries(kernel, &module, decoratedByCall(module, request.name).decorators)) {
-    if (!pending.count(entry.name))
+                           size_t signatureEntries, std::map<std::string, SemaValue> &bound,
+                           tir::Function &entryFunction) {
+  struct Heuristic {
+    std::string name;
+    const ast::Expr *expr = nullptr; // a dict entry's value, evaluated when needed
+    SemaValue function;              // else the function an evaluated dict holds
+    SourceLoc loc;
+  };
+  std::vector<Heuristic> heuristics;
+  DecoratedByCall byCall = decoratedByCall(module, request.name);
+  // The later statement wraps the earlier ones: its heuristics run first.
+  for (auto it = byCall.unread.rbegin(); it != byCall.unread.rend(); ++it) {
+    const ast::Stmt &rebinding = **it;
+    const ast::Expr &decorator = *rebinding.value->operands[0];
+    // Evaluated quietly: what fails to evaluate is the warning below, not an error.
+    std::ostream *diagnostics = sources.diagnosticStream();
+    std::ostringstream held;
+    const_cast<SourceManager &>(sources).setDiagnosticStream(&held);
+    std::optional<SemaValue> value;
+    std::string why;
+    try {
+      value = specializer.evalModuleLevel(decorator);
+    } catch (const CompileError &e) {
+      std::string message = e.what();
+      message = message.substr(0, message.find('\n'));
+      size_t error = message.find("error: ");
+      why = ": " + (error == std::string::npos ? message : message.substr(error + 7));
+    } catch (const HostException &e) {
+      why = ": it raises " + (e.classes.empty() ? std::string("an exception") : e.classes[0]) +
+            (e.message.empty() ? "" : ": " + e.message);
+    }
+    const_cast<SourceManager &>(sources).setDiagnosticStream(diagnostics);
+    if (value && value->kind == SemaValue::Kind::Object && value->name == kTritonHeuristicsClass) {
+      const SemaValue &dict = value->elems[0];
+      for (size_t i = 0; i < dict.elems[0].elems.size(); ++i) {
+        const SemaValue &key = dict.elems[0].elems[i];
+        if (key.kind != SemaValue::Kind::String)
+          sources.error(rebinding.loc,
+                        "triton.heuristics: its keys must be strings, not " + key.describe());
+        heuristics.push_back({key.name, nullptr, dict.elems[1].elems[i], rebinding.loc});
+      }
       continue;
-    SemaValue function = specializer.evalModuleLevel(*entry.value);
+    }
+    if (value && why.empty())
+      why = ": it gives " + value->describe() + ", not a triton.heuristics";
+    sources.warning(rebinding.loc,
+                    "'" + request.name + "' is rebound here by a call tilec does not evaluate" +
+                        why +
+                        "; what it adds at a launch (@triton.heuristics or @triton.autotune "
+                        "values, num_warps, num_stages) is not applied: give them with -D "
+                        "NAME=VALUE, --num-warps and --num-stages");
+  }
+  for (const HeuristicEntry &entry : heuristicEntries(kernel, &module, byCall.decorators))
+    heuristics.push_back({entry.name, entry.value, SemaValue(), entry.value->loc});
+  auto isParam = [&](const std::string &name) {
+    return std::any_of(kernel.params.begin(), kernel.params.end(),
+                       [&](const ast::Param &p) { return p.name == name; });
+  };
+  std::set<std::string> pending(params.begin(), params.end());
+  for (const Heuristic &heuristic : heuristics)
+    if ((heuristic.name == "num_warps" || heuristic.name == "num_stages") &&
+        !isParam(heuristic.name))
+      pending.insert(heuristic.name);
+  for (const Heuristic &heuristic : heuristics) {
+    if (!pending.count(heuristic.name))
+      continue;
+    SemaValue function =
+        heuristic.expr ? specializer.evalModuleLevel(*heuristic.expr) : heuristic.function;
     SemaValue args = makeDict();
     for (const ast::Param &p : kernel.params) {
       if (bound.count(p.name)) {
@@ -4493,17 +4599,50 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
       SemaValue argument = Specializer::unknownValue(
           "the run-time argument '" + p.name + "'",
           "Triton's launcher passes its value at each launch, and @triton.heuristics computes '" +
-              entry.name + "' from it then",
-          entry.value->loc);
-      Specializer::noteUnknownSource(argument, entry.name);
+              heuristic.name + "' from it then",
+          heuristic.loc);
+      Specializer::noteUnknownSource(argument, heuristic.name);
       dictInsert(args, SemaValue::ofString(p.name), argument);
     }
-    SemaValue value = specializer.callPython(function, {args}, entry.value->loc);
-    specializer.refuseUnknown(value, entry.value->loc,
-                              "the value that @triton.heuristics computes for '" + entry.name +
-                                  "'");
-    bound[entry.name] = value;
-    pending.erase(entry.name);
+    pending.erase(heuristic.name);
+    if (isParam(heuristic.name)) {
+      SemaValue value = specializer.callPython(function, {args}, heuristic.loc);
+      specializer.refuseUnknown(value, heuristic.loc,
+                                "the value that @triton.heuristics computes for '" +
+                                    heuristic.name + "'");
+      bound[heuristic.name] = value;
+      continue;
+    }
+    // A launch option computed from run-time arguments (`num_warps(nargs["N"])`) has a value
+    // per launch: the kernel compiles with --num-warps / --num-stages, and a warning says so.
+    bool warps = heuristic.name == "num_warps";
+    std::ostream *diagnostics = sources.diagnosticStream();
+    std::ostringstream held;
+    const_cast<SourceManager &>(sources).setDiagnosticStream(&held);
+    std::optional<SemaValue> computed;
+    try {
+      computed = specializer.callPython(function, {args}, heuristic.loc);
+    } catch (const CompileError &) {
+    } catch (const HostException &) {
+    }
+    const_cast<SourceManager &>(sources).setDiagnosticStream(diagnostics);
+    if (!computed || Specializer::isUnknown(*computed)) {
+      sources.warning(heuristic.loc,
+                      "@triton.heuristics computes '" + heuristic.name +
+                          "' from the launch's run-time arguments, at each launch: compiled with " +
+                          std::to_string(warps ? entryFunction.numWarps : entryFunction.numStages) +
+                          " (give the launch's value with " +
+                          (warps ? "--num-warps" : "--num-stages") + ")");
+      continue;
+    }
+    const SemaValue &value = *computed;
+    if (value.kind != SemaValue::Kind::Int || value.intValue < 1 ||
+        (warps && (value.intValue > 32 || (value.intValue & (value.intValue - 1)))))
+      sources.error(heuristic.loc, "@triton.heuristics computes " + value.describe() + " for '" +
+                                       heuristic.name + "'; it must be " +
+                                       (warps ? "a power of two from 1 to 32" : "at least 1"));
+    (warps ? entryFunction.numWarps : entryFunction.numStages) =
+        static_cast<unsigned>(value.intValue);
   }
   for (const std::string &name : params) {
     if (!pending.count(name))
@@ -4583,7 +4722,12 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
 
   for (const ast::Param &p : kernel->params)
     if (p.isVarArgs || p.isKwArgs)
-      sources.error(p.loc, "kernels cannot take *args or **kwargs");
+      sources.error(p.loc,
+                    "kernels cannot take *args or **kwargs" +
+                        std::string(p.isKwArgs ? " (Triton 1.0's `**meta`, read as "
+                                                 "meta['BLOCK'], is gone: declare each value "
+                                                 "as a parameter `BLOCK: tl.constexpr`)"
+                                               : ""));
   checkDoNotSpecialize(sources, *kernel);
   if (entries->size() > kernel->params.size())
     sources.error(kernel->loc, "the signature has " + std::to_string(entries->size()) +
@@ -4619,8 +4763,11 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
         continue; // evaluated by the specializer
       // `"EVEN_K": heur_even_k`: Triton computes it at each launch from the arguments; tilec
       // does where they are constexprs bound here (below, once the module is in scope).
+      // Also where a decorator that module-level code computes may compute it
+      // (bindHeuristics evaluates it).
       if (isRuntimeHeuristic(*kernel, sources, param.name,
-                             decoratedByCall(module, request.name).decorators, &module)) {
+                             decoratedByCall(module, request.name).decorators, &module) ||
+          !decoratedByCall(module, request.name).unread.empty()) {
         heuristicParams.push_back(param.name);
         continue;
       }
@@ -4722,7 +4869,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       request.usedDefines->push_back(name);
   }
   bindHeuristics(specializer, sources, module, request, *kernel, heuristicParams, entries->size(),
-                 constexprArgs);
+                 constexprArgs, *function);
   specializer.specialize(*kernel, constexprArgs, tupleArgs);
   return *function;
 }

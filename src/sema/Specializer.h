@@ -39,6 +39,9 @@ SemaValue functionReference(const std::string &text);
 /// A function definition that @triton.jit decorates.
 bool isJitDefinition(const ast::Stmt &stmt);
 inline constexpr const char *kTritonConfigClass = "triton.Config";
+/// What host code's `triton.heuristics(values)` returns (the decorator), its dict in elems[0]:
+/// a module-level `f = make_heuristics()(f)` applies it.
+inline constexpr const char *kTritonHeuristicsClass = "triton.heuristics";
 
 /// An empty dict object (kDictClass).
 SemaValue makeDict();

@@ -3208,6 +3208,34 @@ THREAD_LOCALITY_SAMPLES = [
 SAMPLES += THREAD_LOCALITY_SAMPLES
 
 
+# --- tests/gpu/heuristics_warps.tl: a heuristic that sets num_warps ----------------------------
+# `"num_warps": lambda args: 8 if args["BLOCK"] >= 1024 else 2` is a launch option, not a
+# constexpr: tilec compiles for 8 warps at BLOCK=2048 and 2 at BLOCK=256 (the metadata's
+# num_warps, which Triton's launch here also gets from its own heuristic). Integer-valued inputs:
+# the sums are exact whatever the order; `warps` records tl.extra.cuda.num_warps().
+HEURISTICS_WARPS_SOURCE = "tests/gpu/heuristics_warps.tl"
+
+
+def heuristics_warps_sample(block, warps):
+    return Sample(
+        name=f"heuristics_warps_{block}", source=HEURISTICS_WARPS_SOURCE,
+        kernel="block_sum_warps", ptx=f"heuristics_warps_{block}",
+        signature=f"*fp32:16,*fp32:16,*i32:16,i32,{block}", size=5 * block + 7, small=block + 3,
+        inputs=lambda n: {"x": randint(-8, 9, (n,), "float32"),
+                          "sums": empty(cdiv(n, block)),
+                          "warps": empty(cdiv(n, block), "int32")},
+        outputs=["sums", "warps"],
+        args=lambda t, n: [t["x"], t["sums"], t["warps"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT,
+        reference=lambda t, n: {
+            "sums": torch.nn.functional.pad(t["x"].double(), (0, cdiv(n, block) * block - n))
+            .view(-1, block).sum(1),
+            "warps": torch.full((cdiv(n, block),), warps, dtype=torch.float64)})
+
+
+SAMPLES += [heuristics_warps_sample(2048, 8), heuristics_warps_sample(256, 2)]
+
+
 # --- running ---------------------------------------------------------------------------------
 
 

@@ -548,7 +548,14 @@ def gen():
   REQUIRE(generator->operands.size() == 7);
   CHECK(generator->operands[3] == nullptr);
   CHECK(parseExpr("f(x for x in y)")->operands[1]->kind == ExprKind::Comprehension);
-  CHECK(parseExpr("{k: v for k, v in d.items()}")->name == "dict comprehension");
+  // A dict comprehension: a comprehension named "dict" whose element is the (key, value) pair.
+  ast::ExprPtr dict = parseExpr("{k: v for k, v in d.items() if k}");
+  REQUIRE(dict->kind == ExprKind::Comprehension);
+  CHECK(dict->name == "dict");
+  REQUIRE(dict->operands.size() == 4);
+  CHECK(dict->operands[0]->kind == ExprKind::Tuple);
+  CHECK(dict->operands[0]->operands.size() == 2);
+  CHECK(dict->operands[3] != nullptr);
   CHECK(parseExpr("{x for x in y}")->name == "set comprehension");
   // `**mapping` in a dict display is a null key before the mapping.
   ast::ExprPtr unpacking = parseExpr("{'BLOCK_M': 128, **extra}");
