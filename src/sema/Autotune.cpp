@@ -71,16 +71,6 @@ public:
     }
     return entries;
   }
-  std::string readIdentifier(const char *what) {
-    skipSpace();
-    size_t start = pos_;
-    while (pos_ < text_->size() &&
-           (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_'))
-      ++pos_;
-    if (pos_ == start)
-      fail(what);
-    return text_->substr(start, pos_ - start);
-  }
 
   char peek() const { return pos_ < text_->size() ? (*text_)[pos_] : '\0'; }
   void skipSpace() {
