@@ -26,6 +26,9 @@ bool isSpeculatable(const Operation &op) {
   if (op.numRegions() != 0 || op.numResults() == 0)
     return false;
   switch (op.code()) {
+  case OpCode::Div:
+  case OpCode::Rem:
+    return op.result()->type().elem.isFloat();
   case OpCode::Constant:
   case OpCode::ProgramId:
   case OpCode::NumPrograms:
@@ -36,44 +39,9 @@ bool isSpeculatable(const Operation &op) {
   case OpCode::ConvertLayout:
   case OpCode::Trans:
   case OpCode::Reshape:
-  case OpCode::Add:
-  case OpCode::Sub:
-  case OpCode::Mul:
-  case OpCode::And:
-  case OpCode::Or:
-  case OpCode::Xor:
-  case OpCode::Shl:
-  case OpCode::Shr:
-  case OpCode::MulHi:
-  case OpCode::Maximum:
-  case OpCode::Minimum:
-  case OpCode::Cmp:
-  case OpCode::Select:
-  case OpCode::AddPtr:
-  case OpCode::Cast:
-  case OpCode::Bitcast:
-  case OpCode::Neg:
-  case OpCode::Not:
-  case OpCode::Exp:
-  case OpCode::Exp2:
-  case OpCode::Log:
-  case OpCode::Log2:
-  case OpCode::Sqrt:
-  case OpCode::Rsqrt:
-  case OpCode::Sin:
-  case OpCode::Cos:
-  case OpCode::Abs:
-  case OpCode::Floor:
-  case OpCode::Ceil:
-  case OpCode::Erf:
-  case OpCode::Fma:
-  case OpCode::Libdevice:
     return true;
-  case OpCode::Div:
-  case OpCode::Rem:
-    return op.result()->type().elem.isFloat();
   default:
-    return false;
+    return isElementwise(op.code());
   }
 }
 

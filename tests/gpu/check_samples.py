@@ -472,6 +472,19 @@ def nan_ignoring_argreduce(x):
     return out
 
 
+def center_positive_sample(name, signature, size, small):
+    """tests/gpu/lang_bits.tl's center_positive, rows of `size[1]` floats, one row a program."""
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="center_positive", ptx=name,
+        signature=signature, size=size, small=small,
+        inputs=lambda s: {"x": randn(s[0] * s[1]), "g": randn(s[0] * s[1]),
+                          "out": empty(s[0] * s[1])},
+        outputs=["out"],
+        args=lambda t, s: [t["x"], t["g"], t["out"], s[1], s[1]],
+        grid=lambda meta, s: (s[0],), tol=EXACT,
+        interp_tols={"out": Tol(atol=1e-5, rtol=1e-5)})
+
+
 def epilogue_ops_sample(name, blocks, num_warps, k=256):
     """tests/gpu/mma_gemm.tl gemm_epilogue_ops: column sums, row maxima, a cumulative sum along M
     and a column argmax of one accumulator tile. The inputs are small integers, so that every
@@ -1861,26 +1874,10 @@ LANG_BITS_SAMPLES = [
     # A loop-invariant division before its loop, as Triton's LICM puts it (Liger's sparsemax
     # backward): bit-exact against Triton, once with the row in one block (64 of 128 threads
     # hold data) and once over several.
-    Sample(
-        name="center_positive", source="tests/gpu/lang_bits.tl", kernel="center_positive",
-        ptx="center_positive", signature="*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,64",
-        size=(64, 64), small=(4, 64),
-        inputs=lambda s: {"x": randn(s[0] * s[1]), "g": randn(s[0] * s[1]),
-                          "out": empty(s[0] * s[1])},
-        outputs=["out"],
-        args=lambda t, s: [t["x"], t["g"], t["out"], s[1], s[1]],
-        grid=lambda meta, s: (s[0],), tol=EXACT,
-        interp_tols={"out": Tol(atol=1e-5, rtol=1e-5)}),
-    Sample(
-        name="center_positive_rows", source="tests/gpu/lang_bits.tl", kernel="center_positive",
-        ptx="center_positive_rows", signature="*fp32:16,*fp32:16,*fp32:16,i32,i32,128",
-        size=(32, 1000), small=(4, 1000),
-        inputs=lambda s: {"x": randn(s[0] * s[1]), "g": randn(s[0] * s[1]),
-                          "out": empty(s[0] * s[1])},
-        outputs=["out"],
-        args=lambda t, s: [t["x"], t["g"], t["out"], s[1], s[1]],
-        grid=lambda meta, s: (s[0],), tol=EXACT,
-        interp_tols={"out": Tol(atol=1e-5, rtol=1e-5)}),
+    center_positive_sample("center_positive", "*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,64",
+                           (64, 64), (4, 64)),
+    center_positive_sample("center_positive_rows", "*fp32:16,*fp32:16,*fp32:16,i32,i32,128",
+                           (32, 1000), (4, 1000)),
     # libdevice's integer functions (clz, popc, ffs, brev, byte_perm, mulhi, mul24, sad, hadd,
     # rhadd, abs on int32/uint32/int64/uint64), its conversions in the four rounding modes (NaN,
     # saturation, fp32 denormals flushed), bit reinterpretations, ilogb, llrint, llround, ldexp,
