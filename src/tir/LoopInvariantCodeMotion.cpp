@@ -84,6 +84,19 @@ bool isDefinedIn(const Value *value, const Operation *loop) {
   return false;
 }
 
+/// Whether `loop` is a for loop whose step is a positive constant, so that it runs at all exactly
+/// when lb < ub. A step known only at run time may be negative (tilec runs `range(n, 0, s)` with
+/// s < 0 as Python does), and a load masked by lb < ub would then not load for a loop that runs.
+bool stepsUp(const Operation &loop) {
+  if (loop.code() != OpCode::For)
+    return false;
+  const Operation *step = loop.operand(2)->definingOp();
+  if (!step || step->code() != OpCode::Constant)
+    return false;
+  const auto *value = std::get_if<int64_t>(&step->attr("value"));
+  return value && *value > 0;
+}
+
 /// Makes `load`, about to run before `loop`, load nothing when the loop runs no iteration: its
 /// mask (all true where it has none) and `lb < ub`.
 void maskByTripCount(Operation &load, Operation &loop) {
@@ -113,7 +126,7 @@ void hoistFrom(Operation &loop) {
   for (unsigned r = 0; r < loop.numRegions(); ++r) {
     Block &body = loop.region(r).block();
     // Triton hoists no load out of a while loop (its trip count is not known before it).
-    bool loadsMayMove = loop.code() == OpCode::For && !mayWriteMemory(body);
+    bool loadsMayMove = stepsUp(loop) && !mayWriteMemory(body);
     for (auto it = body.ops().begin(); it != body.ops().end();) {
       Operation &op = **it++;
       // Scalars only. Hoisting tensors too, as Triton does, let LLVM and ptxas schedule the loop
