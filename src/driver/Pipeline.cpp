@@ -316,9 +316,9 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
   passes.run("optimize-reshape-layout", gpu::runOptimizeReshapeLayout);
   passes.run("cse", tir::runCSE);
   passes.run("dce", tir::runDCE);
-  //     Loop-invariant operations (conversions included) and the invariant loads of loops that
-  //     write no memory move out of their loops, where Triton's LICM puts them before its
-  //     pipeliner (tir/LoopInvariantCodeMotion.cpp says why the place matters to rounding).
+  //     Loop-invariant scalar operations, and the invariant scalar loads of loops without side
+  //     effects, move out of their loops, where Triton's LICM puts them before its pipeliner
+  //     (tir/LoopInvariantCodeMotion.cpp says why the place matters to rounding).
   passes.run("licm", tir::runLoopInvariantCodeMotion);
   // 4b. Software pipelining (num_stages): the tiles tensor-core dots read in loops are copied
   //     into shared memory (cp.async) iterations ahead of their use.

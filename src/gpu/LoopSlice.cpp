@@ -79,12 +79,4 @@ std::vector<std::pair<Operation *, unsigned>> pipelinedLoops(tir::Function &func
   return loops;
 }
 
-bool hasPositiveConstantStep(const Operation &loop) {
-  const Operation *def = loop.operand(2)->definingOp();
-  if (!def || def->code() != OpCode::Constant)
-    return false;
-  auto *step = std::get_if<int64_t>(&def->attr("value"));
-  return step && *step > 0;
-}
-
 } // namespace tilec::gpu

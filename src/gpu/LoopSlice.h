@@ -45,8 +45,4 @@ private:
 /// loop's tl.range(..., num_stages=N) overrides the kernel's num_stages; 1 asks for none.
 std::vector<std::pair<tir::Operation *, unsigned>> pipelinedLoops(tir::Function &function);
 
-/// Whether a `for` loop's step is a positive constant, so that later iterations' induction
-/// variables are the current one plus multiples of it.
-bool hasPositiveConstantStep(const tir::Operation &loop);
-
 } // namespace tilec::gpu

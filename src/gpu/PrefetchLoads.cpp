@@ -63,7 +63,7 @@ public:
       : function_(function), loop_(loop), body_(loop.region(0).block()), axis_(axis) {}
 
   void run() {
-    if (!hasPositiveConstantStep(loop_) || tir::hasSideEffects(loop_))
+    if (!tir::hasPositiveConstantStep(loop_) || tir::hasSideEffects(loop_))
       return;
     if (!findCandidates())
       return;

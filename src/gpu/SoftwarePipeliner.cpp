@@ -68,6 +68,7 @@
 #include "tir/Passes.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -141,7 +142,7 @@ public:
     if (!slice_)
       return;
     findInvariantOperands();
-    if (!hasPositiveConstantStep(loop_))
+    if (!tir::hasPositiveConstantStep(loop_))
       return;
     rewrite();
   }
@@ -508,18 +509,22 @@ private:
     // iteration (the 64x128x64 8-warp GEMM: 92 -> 88 registers). mma.sync loops hold their
     // fragments in registers and compute the slots from the induction variable instead: three
     // more registers across the loop made the int8 128x128x64 GEMM spill 164 bytes.
+    // TMA copies fill wgmma operands only (tensorMapFor), so their loops carry their slots.
     bool carriesSlots = std::any_of(candidates_.begin(), candidates_.end(),
                                     [](const Candidate &c) { return c.wgmmaOperand >= 0; });
-    auto carry = [&](int64_t initial) -> Value * {
-      if (!carriesSlots)
-        return nullptr;
+    assert(carriesSlots || !tmaCopies);
+    auto carry = [&](int64_t initial) {
       loop_.addOperand(before.intConstant(initial, i32));
       loop_.addResult(i32);
       return body_.addArgument(i32);
     };
-    Value *slot = carry(0);
-    Value *nextSlot = carry((stages_ - 1) % slots_);
-    Value *phase = tmaCopies ? carry(0) : nullptr;
+    Value *slot = nullptr, *nextSlot = nullptr, *phase = nullptr;
+    if (carriesSlots) {
+      slot = carry(0);
+      nextSlot = carry((stages_ - 1) % slots_);
+      if (tmaCopies)
+        phase = carry(0);
+    }
 
     // Top of the body: wait for this iteration's tiles; its slot.
     Builder top;
@@ -533,13 +538,10 @@ private:
           top.binary(OpCode::Div, top.binary(OpCode::Sub, body_.argument(0), lb), step);
       iteration32 = ivType == i32 ? iteration : top.cast(iteration, i32.elem);
       slot = top.binary(OpCode::Rem, iteration32, top.intConstant(slots_, i32));
-      if (tmaCopies)
-        phase = top.binary(OpCode::And,
-                           top.binary(OpCode::Div, iteration32, top.intConstant(slots_, i32)),
-                           top.intConstant(1, i32));
     }
     if (tmaCopies) {
-      // The slot's barrier completes its phase (i / R) % 2 when this iteration's boxes landed.
+      // The slot's barrier completes its phase (i / R) % 2 (carried: flipped at each wrap) when
+      // this iteration's boxes landed.
       Operation *tmaWait = top.create(OpCode::TmaWait, {slot, phase}, {});
       tmaWait->setAttr("barrier", int64_t(firstBarrier_));
     }

@@ -121,6 +121,14 @@ Function *Module::addFunction(std::string name, SourceLoc loc) {
   return functions.back().get();
 }
 
+bool hasPositiveConstantStep(const Operation &forOp) {
+  const Operation *def = forOp.operand(2)->definingOp();
+  if (!def || def->code() != OpCode::Constant)
+    return false;
+  auto *step = std::get_if<int64_t>(&def->attr("value"));
+  return step && *step > 0;
+}
+
 void walk(Block &block, const std::function<void(Operation &)> &fn) {
   for (auto &op : block.ops()) {
     fn(*op);

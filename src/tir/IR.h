@@ -420,6 +420,11 @@ public:
 // Walking
 //===----------------------------------------------------------------------===//
 
+/// Whether a `for` loop's step is a positive constant: later iterations' induction variables are
+/// the current one plus multiples of it, and the loop runs at all exactly when lb < ub (a step
+/// known only at run time may be negative: `range(n, 0, s)` runs as in Python).
+bool hasPositiveConstantStep(const Operation &forOp);
+
 /// Calls `fn` on every operation in `block`, nested regions included, in program order
 /// (an operation before the operations of its regions).
 void walk(Block &block, const std::function<void(Operation &)> &fn);

@@ -2,8 +2,8 @@
 //
 // A scalar operation of a loop body whose operands are all defined outside the loop moves to
 // just before the loop, where it runs once: pure arithmetic always (none of it can trap, so
-// running it for a loop that runs no iteration is harmless), and a load when nothing in the loop
-// writes memory, its mask then also requiring that the loop runs at least once (`lb < ub`), as
+// running it for a loop that runs no iteration is harmless), and a load when the loop has no side
+// effects, its mask then also requiring that the loop runs at least once (`lb < ub`), as
 // Triton's does. Loops are visited innermost first, so that what leaves an inner loop can leave
 // the outer one too. Triton hoists tensors as well; here they stay (see hoistFrom).
 //
@@ -19,12 +19,10 @@
 namespace tilec::tir {
 namespace {
 
-/// Operations that compute from their operands alone and cannot trap, fault or hang. Integer
-/// division and remainder are left where they are: LLVM takes a division that runs before a
-/// loop as proof that its divisor is non-zero.
+/// Scalar operations that compute from their operands alone and cannot trap, fault or hang.
+/// Integer division and remainder are left where they are: LLVM takes a division that runs
+/// before a loop as proof that its divisor is non-zero.
 bool isSpeculatable(const Operation &op) {
-  if (op.numRegions() != 0 || op.numResults() == 0)
-    return false;
   switch (op.code()) {
   case OpCode::Div:
   case OpCode::Rem:
@@ -32,45 +30,15 @@ bool isSpeculatable(const Operation &op) {
   case OpCode::Constant:
   case OpCode::ProgramId:
   case OpCode::NumPrograms:
-  case OpCode::MakeRange:
-  case OpCode::Splat:
-  case OpCode::Broadcast:
-  case OpCode::ExpandDims:
-  case OpCode::ConvertLayout:
-  case OpCode::Trans:
-  case OpCode::Reshape:
     return true;
   default:
     return isElementwise(op.code());
   }
 }
 
-/// A load from a pointer tensor (or scalar) that may move: not volatile, not through a tensor
-/// descriptor (those carry operands the pipeliner reads).
+/// A scalar load that may move: not volatile (every volatile load reaches memory).
 bool isPlainLoad(const Operation &op) {
-  return op.code() == OpCode::Load && !op.hasAttr("volatile") && !op.hasAttr("descriptor") &&
-         !op.hasAttr("kernel_descriptor") && !op.hasAttr("tensor_descriptor");
-}
-
-/// Whether anything in `block` (nested regions included) may write memory or synchronise.
-bool mayWriteMemory(const Block &block) {
-  for (const auto &op : block.ops()) {
-    switch (op->code()) {
-    case OpCode::Yield:
-    case OpCode::Condition:
-    case OpCode::While: // its body is looked at below; not terminating writes nothing
-    case OpCode::For:
-    case OpCode::If:
-      break;
-    default:
-      if (op->numRegions() == 0 && hasSideEffects(*op))
-        return true;
-    }
-    for (unsigned r = 0; r < op->numRegions(); ++r)
-      if (mayWriteMemory(op->region(r).block()))
-        return true;
-  }
-  return false;
+  return op.code() == OpCode::Load && !op.hasAttr("volatile");
 }
 
 /// Whether `value` is defined in `loop` (its regions' block arguments included).
@@ -84,32 +52,13 @@ bool isDefinedIn(const Value *value, const Operation *loop) {
   return false;
 }
 
-/// Whether `loop` is a for loop whose step is a positive constant, so that it runs at all exactly
-/// when lb < ub. A step known only at run time may be negative (tilec runs `range(n, 0, s)` with
-/// s < 0 as Python does), and a load masked by lb < ub would then not load for a loop that runs.
-bool stepsUp(const Operation &loop) {
-  if (loop.code() != OpCode::For)
-    return false;
-  const Operation *step = loop.operand(2)->definingOp();
-  if (!step || step->code() != OpCode::Constant)
-    return false;
-  const auto *value = std::get_if<int64_t>(&step->attr("value"));
-  return value && *value > 0;
-}
-
-/// Makes `load`, about to run before `loop`, load nothing when the loop runs no iteration: its
-/// mask (all true where it has none) and `lb < ub`.
+/// Makes `load`, a scalar load about to run before `loop`, load nothing when the loop runs no
+/// iteration: its mask (true where it has none) and `lb < ub`.
 void maskByTripCount(Operation &load, Operation &loop) {
   Builder builder;
   builder.setInsertionPoint(&load);
   builder.setLoc(load.loc());
   Value *runs = builder.cmp("lt", loop.operand(0), loop.operand(1));
-  const Type &resultType = load.result()->type();
-  if (resultType.isTensor()) {
-    Value *splat = builder.splat(runs, resultType.shape);
-    splat->setType(resultType.withElem(DType::scalar(ScalarKind::I1)));
-    runs = splat;
-  }
   if (load.numOperands() == 1) {
     load.addOperand(runs);
     return;
@@ -123,10 +72,13 @@ void hoistFrom(Operation &loop) {
   // Inner loops first: what leaves them may leave this loop too.
   for (unsigned r = 0; r < loop.numRegions(); ++r)
     hoistInBlock(loop.region(r).block());
+  // Loads leave a for loop that has no stores, atomics or other effects (the loops whose loads
+  // PrefetchLoads issues ahead) and runs at all exactly when lb < ub. Triton hoists no load out
+  // of a while loop (its trip count is not known before it).
+  const bool loadsMayMove =
+      loop.code() == OpCode::For && hasPositiveConstantStep(loop) && !hasSideEffects(loop);
   for (unsigned r = 0; r < loop.numRegions(); ++r) {
     Block &body = loop.region(r).block();
-    // Triton hoists no load out of a while loop (its trip count is not known before it).
-    bool loadsMayMove = stepsUp(loop) && !mayWriteMemory(body);
     for (auto it = body.ops().begin(); it != body.ops().end();) {
       Operation &op = **it++;
       // Scalars only. Hoisting tensors too, as Triton does, let LLVM and ptxas schedule the loop

@@ -19,8 +19,9 @@ void runCSE(Function &function);
 /// Removes operations whose results are unused and that have no side effects.
 void runDCE(Function &function);
 
-/// Moves loop-invariant pure operations, and loads of loops that write no memory (masked by the
-/// loop running at all), to before their loop, as Triton's triton-licm does before pipelining.
+/// Moves loop-invariant scalar operations, and scalar loads of loops without side effects (masked
+/// by the loop running at all), to before their loop, as Triton's triton-licm does before
+/// pipelining.
 void runLoopInvariantCodeMotion(Function &function);
 
 /// True for operations that touch memory or the outside world (store, atomics, print, assert,
