@@ -531,11 +531,35 @@ def hooked_run(td, self, *args, grid, warmup, **kwargs):
         rec.update(worst)
         if differing:
             rec["differing"] = differing
+            if os.environ.get("TILEC_CORPUS_RECHECK") == "1":
+                rec["recheck"] = recheck(td, self, grid, kwargs, bound, pre, tensors, mine, t, g, argv, warps)
         rec["ran"] = True
     except Exception as e:
         rec["ran"] = False
         rec["run_error"] = f"{type(e).__name__}: {e}"[:300]
     return ret
+
+
+def recheck(td, jit, grid, kwargs, bound, pre, theirs, mine, loaded, grid3, argv, warps):
+    """For a launch whose results differ: both compilers run once more, each on fresh copies of the
+    pre-launch tensors, so that the record says whether each result is reproducible and whether the
+    difference is (a nondeterministic kernel, or a harness that did not see Triton's launch as
+    tilec's replay of it, shows here). TILEC_CORPUS_RECHECK=1 turns it on."""
+    import numpy as np
+    import torch
+    torch.cuda.synchronize()
+    again = {n: td.copy_like(v) for n, v in pre.items()}
+    call = dict(kwargs)
+    call.update({n: again.get(n, v) for n, v in bound.items()})
+    td.orig_run(jit, grid=grid, warmup=False, **call)
+    mine_again = {n: td.copy_like(v) for n, v in pre.items()}
+    replaced = [np.uint64(mine_again[p["name"]].data_ptr()) if p["name"] in mine_again and p["type"].startswith("*")
+                else a for p, a in zip(loaded["k"]["params"], argv)]
+    loaded["fn"](grid3, (32 * warps, 1, 1), tuple(replaced), shared_mem=loaded["dyn"])
+    torch.cuda.synchronize()
+    same = lambda a, b: td.compare(a, b)[0]
+    return {n: {"triton_reproducible": same(again[n], theirs[n]), "tilec_reproducible": same(mine_again[n], mine[n]),
+                "tilec_vs_triton_again": same(mine[n], again[n])} for n in theirs}
 
 
 def describe_difference(name, mine, theirs, maxdiff):

@@ -15,6 +15,9 @@ pytest-xdist's workers, which load plugins by name, get the same settings:
                          keeps, so that each kernel is compiled once instead of once per config
   TILEC_CORPUS_DEADLINE  a time.time() after which the remaining tests are skipped, so that the run
                          ends (and writes its results) within the time it has
+  TILEC_CORPUS_RECHECK   "1": a launch whose results differ runs again, Triton's and tilec's kernels
+                         each on fresh copies of the inputs, and the record says which result is
+                         reproducible (harness.recheck)
   TILEC_DIFF             tilec_diff.py (else harness.find_tilec_diff's search)
 
 Each test is tilec_diff's label for the launches it makes (its pytest node id); ops.tsv lists
