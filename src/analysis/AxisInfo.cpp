@@ -111,11 +111,16 @@ unsigned AxisInfoAnalysis::vectorWidth(const Value *ptr, unsigned dim) const {
   return static_cast<unsigned>(std::max<int64_t>(1, width));
 }
 
-std::vector<unsigned> AxisInfoAnalysis::contiguityOrder(const Value *value) const {
+std::vector<unsigned> AxisInfoAnalysis::contiguityOrder(const Value *value, Ties ties) const {
   AxisInfo facts = info(value);
+  // Triton's sources at one time sorted from the last dimension (row-major ties), but Triton 3.6
+  // as released sorts from the first: its Coalesce debug output reads contiguity [1, 1, 64] ->
+  // order [2, 0, 1] and [1, 1] -> [0, 1].
   std::vector<unsigned> order;
-  for (unsigned d = facts.rank(); d-- > 0;)
+  for (unsigned d = 0; d < facts.rank(); ++d)
     order.push_back(d);
+  if (ties == Ties::LastDimFirst)
+    std::reverse(order.begin(), order.end());
   std::stable_sort(order.begin(), order.end(), [&](unsigned a, unsigned b) {
     return facts.contiguity[a] > facts.contiguity[b];
   });

@@ -60,9 +60,14 @@ public:
   /// can access: the contiguity along `dim`, limited by the alignment and by 16 bytes.
   unsigned vectorWidth(const tir::Value *ptr, unsigned dim) const;
 
-  /// The dimensions of `value` from the most to the least contiguous (ties: the later dimension
-  /// first, as row-major tensors want).
-  std::vector<unsigned> contiguityOrder(const tir::Value *value) const;
+  /// Which of two equally contiguous dimensions comes first in contiguityOrder.
+  enum class Ties {
+    FirstDimFirst, ///< Triton 3.6's Coalesce: a [1, 1] pointer gets order [0, 1].
+    LastDimFirst,  ///< Row-major: a [1, 1] pointer gets order [1, 0].
+  };
+  /// The dimensions of `value` from the most to the least contiguous, ties ordered by `ties`.
+  std::vector<unsigned> contiguityOrder(const tir::Value *value,
+                                        Ties ties = Ties::FirstDimFirst) const;
 
   /// The length of the runs of equal mask values along `dim` (1 for an unknown mask).
   unsigned maskConstancy(const tir::Value *mask, unsigned dim) const;

@@ -485,6 +485,38 @@ def center_positive_sample(name, signature, size, small):
         interp_tols={"out": Tol(atol=1e-5, rtol=1e-5)})
 
 
+def sum_over_heads_sample():
+    """tests/gpu/lang_bits.tl's sum_over_heads: 4 heads of 64 columns, 32 rows a program (the
+    shape of Liger's mHC backward), rows not a multiple of 32."""
+    heads, cols = 4, 64
+    return Sample(
+        name="sum_over_heads", source="tests/gpu/lang_bits.tl", kernel="sum_over_heads",
+        ptx="sum_over_heads", signature=f"*fp32:16,*fp32:16,*fp32:16,i32,{heads},32,{cols}",
+        tilec_flags=("--num-warps", "2"), size=1000, small=40,
+        inputs=lambda n: {"go": randn(n * heads * cols), "w": randn(n * heads),
+                          "out": empty(n * cols)},
+        outputs=["out"], args=lambda t, n: [t["go"], t["w"], t["out"], n],
+        grid=lambda meta, n: ((n + 31) // 32,), tol=EXACT,
+        reference=lambda t, n: {"out": (t["go"].double().view(n, heads, cols) *
+                                        t["w"].double().view(n, heads, 1)).sum(1).flatten()},
+        interp_tols={"out": Tol(atol=1e-5, rtol=1e-5)})
+
+
+def sum_strided_rows_sample():
+    """tests/gpu/lang_bits.tl's sum_strided_rows over every other column of a (rows, 2 * 100)
+    matrix: strides 200 and 2, both run-time values."""
+    rows, cols = 256, 100
+    return Sample(
+        name="sum_strided_rows", source="tests/gpu/lang_bits.tl", kernel="sum_strided_rows",
+        ptx="sum_strided_rows", signature="*fp32:16,*fp32:16,i32,i32,i32,32,128",
+        size=rows, small=64,
+        inputs=lambda n: {"x": randn(n * 2 * cols), "out": empty(n)},
+        outputs=["out"], args=lambda t, n: [t["x"], t["out"], 2 * cols, 2, cols],
+        grid=lambda meta, n: (n // 32,), tol=EXACT,
+        reference=lambda t, n: {"out": t["x"].double().view(n, 2 * cols)[:, ::2].sum(1)},
+        interp_tols={"out": Tol(atol=1e-5, rtol=1e-5)})
+
+
 def epilogue_ops_sample(name, blocks, num_warps, k=256):
     """tests/gpu/mma_gemm.tl gemm_epilogue_ops: column sums, row maxima, a cumulative sum along M
     and a column argmax of one accumulator tile. The inputs are small integers, so that every
@@ -1878,6 +1910,11 @@ LANG_BITS_SAMPLES = [
                            (64, 64), (4, 64)),
     center_positive_sample("center_positive_rows", "*fp32:16,*fp32:16,*fp32:16,i32,i32,128",
                            (32, 1000), (4, 1000)),
+    # Loads whose pointers are equally contiguous along two dimensions, summed: Triton 3.6 puts
+    # the first such dimension first in the layout, which decides the order of the sums
+    # (bit-exact against Triton).
+    sum_over_heads_sample(),
+    sum_strided_rows_sample(),
     # libdevice's integer functions (clz, popc, ffs, brev, byte_perm, mulhi, mul24, sad, hadd,
     # rhadd, abs on int32/uint32/int64/uint64), its conversions in the four rounding modes (NaN,
     # saturation, fp32 denormals flushed), bit reinterpretations, ilogb, llrint, llround, ldexp,
