@@ -533,6 +533,8 @@ def hooked_run(td, self, *args, grid, warmup, **kwargs):
             rec["differing"] = differing
             if os.environ.get("TILEC_CORPUS_RECHECK") == "1":
                 rec["recheck"] = recheck(td, self, grid, kwargs, bound, pre, tensors, mine, t, g, argv, warps)
+            if os.environ.get("TILEC_CORPUS_DUMP") and os.environ["TILEC_CORPUS_DUMP"] in self.fn.__name__:
+                rec["dump"] = dump_launch(td, self, source, sig, warps, stages, g, bound, pre, tensors, mine, t)
         rec["ran"] = True
     except Exception as e:
         rec["ran"] = False
@@ -560,6 +562,22 @@ def recheck(td, jit, grid, kwargs, bound, pre, theirs, mine, loaded, grid3, argv
     same = lambda a, b: td.compare(a, b)[0]
     return {n: {"triton_reproducible": same(again[n], theirs[n]), "tilec_reproducible": same(mine_again[n], mine[n]),
                 "tilec_vs_triton_again": same(mine[n], again[n])} for n in theirs}
+
+
+def dump_launch(td, jit, source, sig, warps, stages, grid3, bound, pre, theirs, mine, loaded):
+    """Saves a launch whose results differ (TILEC_CORPUS_DUMP=<part of the kernel's name>) for
+    bench/corpus/replay.py: the pre-launch tensors, the other arguments, both results, tilec's
+    PTX and command, and the TRITON_* environment Triton compiled under. Returns the file."""
+    import torch
+    path = os.path.join(td.OUT, f"dump_{jit.fn.__name__}_{abs(hash(sig)) % 10**6}.pt")
+    ptx = loaded["cmd"].split(" -o ")[1].split(" ")[0]
+    torch.save({"source": source, "kernel": jit.fn.__name__, "sig": sig, "warps": warps, "stages": stages,
+                "grid": grid3, "pre": {n: v.cpu() for n, v in pre.items()},
+                "scalars": {n: v for n, v in bound.items() if n not in pre and isinstance(v, (int, float, bool, str, type(None)))},
+                "triton": {n: v.cpu() for n, v in theirs.items()}, "tilec": {n: v.cpu() for n, v in mine.items()},
+                "ptx": open(ptx).read(), "meta": loaded["k"], "cmd": loaded["cmd"],
+                "env": {k: v for k, v in os.environ.items() if k.startswith(("TRITON", "FLA", "TILEC"))}}, path)
+    return path
 
 
 def describe_difference(name, mine, theirs, maxdiff):

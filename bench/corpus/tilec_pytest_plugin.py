@@ -18,6 +18,8 @@ pytest-xdist's workers, which load plugins by name, get the same settings:
   TILEC_CORPUS_RECHECK   "1": a launch whose results differ runs again, Triton's and tilec's kernels
                          each on fresh copies of the inputs, and the record says which result is
                          reproducible (harness.recheck)
+  TILEC_CORPUS_DUMP      part of a kernel's name: a launch of it whose results differ is saved to
+                         OUT/<project>.<worker>/dump_*.pt for bench/corpus/replay.py
   TILEC_DIFF             tilec_diff.py (else harness.find_tilec_diff's search)
 
 Each test is tilec_diff's label for the launches it makes (its pytest node id); ops.tsv lists
