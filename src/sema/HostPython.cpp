@@ -1761,6 +1761,15 @@ SemaValue Specializer::deviceQuery(const std::string &qualified, CallArgs &args)
                         "and tilec compiles ahead of time",
                         args.loc);
   }
+  // How many GPUs the machine has differs between machines: unknown, an error only where a
+  // kernel depends on it (host code that sizes per-device tables from it compiles).
+  if (qualified == "torch.cuda.device_count") {
+    bindCallArgs(*this, qualified, {}, 0, args);
+    return unknownValue(qualified + "()",
+                        "the number of GPUs differs between machines, and tilec compiles ahead "
+                        "of time",
+                        args.loc);
+  }
   // The rest differs between GPUs of one architecture, or between machines.
   error(args.loc, "'" + qualified + "()' asks about the GPU that will run the kernel; tilec " +
                       "compiles ahead of time for " + targetArch_ +
