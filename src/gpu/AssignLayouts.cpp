@@ -14,6 +14,7 @@
 #include "gpu/PassUtils.h"
 #include "gpu/Passes.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -193,6 +194,8 @@ public:
     bool tensorCores = false;
     tir::walk(function_, [&](Operation &op) {
       tensorCores |= op.code() == OpCode::Dot && layoutOf(op.result());
+      if (op.code() == OpCode::Dot && layoutOf(op.result()))
+        tensorCoreLayouts_.push_back(layoutOf(op.result()));
       if (op.code() == OpCode::Dot)
         set(op.result(), dotFmaLayout(op.result()->type().shape, function_.numWarps));
     });
@@ -251,6 +254,8 @@ private:
   /// reached), and not into ops whose operands' layouts disagree.
   bool strictForward_ = false;
   std::set<const Value *> reached_;
+  /// The result layouts of the tensor-core dots (AccelerateMatmul's), before any other is set.
+  std::vector<LayoutPtr> tensorCoreLayouts_;
 
   bool counts(const Value *v) const { return !strictForward_ || reached_.count(v) != 0; }
 
@@ -314,9 +319,41 @@ private:
       for (unsigned r = 0; r < op.numRegions(); ++r)
         forward(op.region(r).block());
       tie(op);
+      if (!strictForward_ && op.numResults() == 1)
+        set(op.result(), tensorCoreLayoutAmongOperands(op));
       for (unsigned r = 0; r < op.numResults(); ++r)
         set(op.result(r), impliedResultLayout(op, r, strictForward_ ? &reached_ : nullptr));
     }
+  }
+
+  /// Triton's conflict rule (LayoutPropagation::resolveConflicts): an op other than a memory
+  /// access whose operands arrive in several layouts takes a tensor-core accumulator's layout
+  /// where one of them has it, and the others are converted to it. For an FMA dot's product
+  /// minus an mma dot's result (fla's dhu), the subtraction is then done in the mma layout, after
+  /// the product's conversion, which keeps the backend from fusing the product's multiply into
+  /// the subtraction: the bits are Triton's.
+  LayoutPtr tensorCoreLayoutAmongOperands(const Operation &op) const {
+    if (!sharesOneLayout(op) || op.code() == OpCode::Load || op.code() == OpCode::Store ||
+        op.code() == OpCode::AtomicRMW || op.code() == OpCode::AtomicCAS)
+      return nullptr;
+    LayoutPtr first, tensorCore;
+    bool disagree = false;
+    for (const Value *v : op.operands()) {
+      LayoutPtr l = v->type().isTensor() ? layoutOf(v) : nullptr;
+      if (!l)
+        continue;
+      if (!first)
+        first = l;
+      disagree |= !sameLayout(first, l);
+      if (!tensorCore && isTensorCoreLayout(l))
+        tensorCore = l;
+    }
+    return disagree ? tensorCore : nullptr;
+  }
+
+  bool isTensorCoreLayout(const LayoutPtr &layout) const {
+    return std::any_of(tensorCoreLayouts_.begin(), tensorCoreLayouts_.end(),
+                       [&](const LayoutPtr &l) { return sameLayout(l, layout); });
   }
 
   Value *firstUnassigned() {

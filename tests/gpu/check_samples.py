@@ -517,6 +517,22 @@ def sum_strided_rows_sample():
         interp_tols={"out": Tol(atol=1e-5, rtol=1e-5)})
 
 
+def fma_dot_minus_mma_dot_sample():
+    """tests/gpu/lang_bits.tl's fma_dot_minus_mma_dot: a 64x32 IEEE fp32 dot times 0.1 minus a
+    64x32 fp16 tensor-core dot, K 64, on 2 warps (fla's dhu shape). Bit-exact against Triton:
+    whether the multiply by the scale is fused into the subtraction shows in the last bits."""
+    m, n, k = 64, 32, 64
+    return Sample(
+        name="fma_dot_minus_mma_dot", source="tests/gpu/lang_bits.tl", kernel="fma_dot_minus_mma_dot",
+        ptx="fma_dot_minus_mma_dot", signature=f"*fp32:16,*fp32:16,*fp16:16,*fp16:16,*fp32:16,fp32,{m},{n},{k}",
+        tilec_flags=("--num-warps", "2"), size=1, small=1,
+        inputs=lambda _: {"a": randn(m * k), "b": randn(k * n), "c": randn(m * k, "float16"),
+                          "d": randn(k * n, "float16"), "out": empty(m * n)},
+        outputs=["out"], args=lambda t, _: [t["a"], t["b"], t["c"], t["d"], t["out"], 0.1],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={"out": Tol(atol=1e-3, rtol=1e-3)})
+
+
 def epilogue_ops_sample(name, blocks, num_warps, k=256):
     """tests/gpu/mma_gemm.tl gemm_epilogue_ops: column sums, row maxima, a cumulative sum along M
     and a column argmax of one accumulator tile. The inputs are small integers, so that every
@@ -1915,6 +1931,9 @@ LANG_BITS_SAMPLES = [
     # (bit-exact against Triton).
     sum_over_heads_sample(),
     sum_strided_rows_sample(),
+    # An FMA dot's scaled product minus a tensor-core dot's result, subtracted in the tensor-core
+    # layout as Triton's layout propagation resolves the two (bit-exact against Triton).
+    fma_dot_minus_mma_dot_sample(),
     # libdevice's integer functions (clz, popc, ffs, brev, byte_perm, mulhi, mul24, sad, hadd,
     # rhadd, abs on int32/uint32/int64/uint64), its conversions in the four rounding modes (NaN,
     # saturation, fp32 denormals flushed), bit reinterpretations, ilogb, llrint, llround, ldexp,
