@@ -202,28 +202,20 @@ LayoutPtr threadPartialsLayout(const LayoutPtr &layout) {
 }
 
 LayoutPtr dotFmaLayout(const std::vector<int64_t> &shape, unsigned numWarps) {
-  // [M, N], or [B, M, N] for a batched dot: each thread a block of M x N (one batch), the lanes
-  // and warps spread N first, then M, then the batches.
+  // Triton's (TritonDotPattern, converting TTIR to TTGIR): [M, N], or [B, M, N] for a batched
+  // dot, each thread a block of 2 x 2 M x N elements where the threads get at least 4 elements
+  // each, 4 x 4 where they get at least 16, the lanes and warps spread N first, then M, then the
+  // batches. Reductions of the product add in this layout's order, so it is Triton's exactly.
   unsigned rank = static_cast<unsigned>(shape.size());
   unsigned mDim = rank - 2, nDim = rank - 1;
   int64_t threads = 32 * static_cast<int64_t>(numWarps);
   int64_t elements = 1;
   for (int64_t d : shape)
     elements *= d;
-  int64_t perThread = std::max<int64_t>(1, elements / threads);
+  unsigned block = elements / threads >= 16 ? 4 : elements / threads >= 4 ? 2 : 1;
   std::vector<unsigned> spt(rank, 1);
-  // Grow the block, N first, while it holds fewer than perThread elements.
-  auto grows = [&](unsigned d) { return int64_t(spt[d]) * 2 <= shape[d]; };
-  while (int64_t(spt[mDim]) * spt[nDim] < perThread) {
-    unsigned first = spt[nDim] <= spt[mDim] ? nDim : mDim;
-    unsigned second = first == nDim ? mDim : nDim;
-    if (grows(first))
-      spt[first] *= 2;
-    else if (grows(second))
-      spt[second] *= 2;
-    else
-      break;
-  }
+  spt[mDim] = static_cast<unsigned>(std::min<int64_t>(block, shape[mDim]));
+  spt[nDim] = static_cast<unsigned>(std::min<int64_t>(block, shape[nDim]));
   std::vector<unsigned> order;
   for (unsigned d = rank; d-- > 0;)
     order.push_back(d);

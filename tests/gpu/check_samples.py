@@ -533,6 +533,19 @@ def fma_dot_minus_mma_dot_sample():
         interp_tols={"out": Tol(atol=1e-3, rtol=1e-3)})
 
 
+def fma_dot_row_sums_sample(name, m, n, k, num_warps):
+    """tests/gpu/lang_bits.tl's fma_dot_row_sums on an m x n product: bit-exact against Triton
+    (the reduction's order is the FMA dot's layout's)."""
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="fma_dot_row_sums", ptx=name,
+        signature=f"*fp32:16,*fp32:16,*fp32:16,{m},{n},{k}",
+        tilec_flags=("--num-warps", str(num_warps)), size=1, small=1,
+        inputs=lambda _: {"a": randn(m * k), "b": randn(k * n), "out": empty(m)},
+        outputs=["out"], args=lambda t, _: [t["a"], t["b"], t["out"]],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={"out": Tol(atol=1e-3, rtol=1e-4)})
+
+
 def epilogue_ops_sample(name, blocks, num_warps, k=256):
     """tests/gpu/mma_gemm.tl gemm_epilogue_ops: column sums, row maxima, a cumulative sum along M
     and a column argmax of one accumulator tile. The inputs are small integers, so that every
@@ -1934,6 +1947,9 @@ LANG_BITS_SAMPLES = [
     # An FMA dot's scaled product minus a tensor-core dot's result, subtracted in the tensor-core
     # layout as Triton's layout propagation resolves the two (bit-exact against Triton).
     fma_dot_minus_mma_dot_sample(),
+    # Reductions of IEEE fp32 dots: Triton's FMA dot layouts (2x2 and 4x4 blocks a thread).
+    fma_dot_row_sums_sample("fma_dot_row_sums_16x64", 16, 64, 16, 4),
+    fma_dot_row_sums_sample("fma_dot_row_sums_64x32", 64, 32, 64, 2),
     # libdevice's integer functions (clz, popc, ffs, brev, byte_perm, mulhi, mul24, sad, hadd,
     # rhadd, abs on int32/uint32/int64/uint64), its conversions in the four rounding modes (NaN,
     # saturation, fp32 denormals flushed), bit reinterpretations, ilogb, llrint, llround, ldexp,
