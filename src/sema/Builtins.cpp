@@ -521,6 +521,23 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
       return SemaValue::ofJitFunction(def);
     error(loc, "torch's triton_helpers." + attr + " is not supported yet");
   }
+  // torch's triton_compat re-exports Triton under the names Inductor and Helion import from it
+  // (`from torch._inductor.runtime.triton_compat import libdevice`); with Triton 3.6 installed,
+  // its libdevice is triton.language.extra.libdevice and its math triton.language.math.
+  if (module == "torch._inductor.runtime.triton_compat") {
+    if (attr == "libdevice")
+      return SemaValue::ofModule("triton.language.extra.libdevice");
+    if (attr == "math")
+      return SemaValue::ofModule("triton.language.math");
+    if (attr == "tl")
+      return SemaValue::ofModule("triton.language");
+    if (attr == "triton")
+      return SemaValue::ofModule("triton");
+    if (attr == "_log2")
+      return moduleAttribute("triton.language.standard", attr, loc);
+    if (attr == "HAS_TRITON")
+      return SemaValue::ofBool(true);
+  }
   if (module == "triton.language.extra.libdevice" ||
       module == "triton.language.extra.cuda.libdevice") {
     if (tir::findLibdeviceFunction(attr) || tir::findLibdeviceExtern(attr))
@@ -2060,6 +2077,10 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     SemaValue shapeValue = shapeArgs.size() == 1 ? shapeArgs[0] : SemaValue::ofTuple(shapeArgs);
     tir::Value *v = tensorArg(args.positional[0], display);
     std::vector<int64_t> shape = constShape(*this, shapeValue, loc);
+    // Triton 3.6's tl.reshape(x, []) unsplats a single-element block to a scalar (Helion
+    // generates it); view() still builds a 0-d block type, which Triton refuses.
+    if (shape.empty() && fn == "reshape")
+      return SemaValue::ofTensor(unsplat(v, loc));
     if (shape.empty())
       error(loc, display + " to the shape () is not allowed: Triton forbids 0-d blocks (0d "
                            "block_type is forbidden)");

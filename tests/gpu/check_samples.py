@@ -3162,6 +3162,11 @@ def item_and_flags_reference(t, n):
     return {"totals": x[:, 0] * 2 + x[:, 1] * 3, "flags_out": t["flags_in"].double().cpu()}
 
 
+def reshape_scalar_reference(t, rows):
+    x = t["x"].double().cpu().view(rows, 128)
+    return {"out": torch.cat([x.sum(dim=1), x[:, 0]])}
+
+
 def tuple_carried_reference(t, s):
     rows, programs = s
     x = t["x"].double().cpu().view(rows, programs * 128)
@@ -3195,6 +3200,15 @@ TUPLE_SAMPLES = [
         args=lambda t, n: [t["x"], t["totals"], t["flags_in"], t["flags_out"], n],
         grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT,
         reference=item_and_flags_reference),
+    # tl.reshape(x, []) of one-element blocks ([1, 1] sums and loads), scalars as Triton 3.6
+    # unsplats them; integer-valued inputs: exact.
+    Sample(
+        name="reshape_scalar", source=TUPLE_SOURCE, kernel="reshape_scalar", ptx="reshape_scalar",
+        signature="*fp32:16,*fp32:16,128", size=3000, small=40,
+        inputs=lambda rows: {"x": randint(-50, 51, (rows * 128,), "float32"),
+                             "out": empty(2 * rows)},
+        outputs=["out"], args=lambda t, rows: [t["x"], t["out"]],
+        grid=lambda meta, rows: (rows,), tol=EXACT, reference=reshape_scalar_reference),
     # A namedtuple carried through a run-time loop and a tuple merged by an `if` (each leaf a
     # loop-carried or merged value, as Triton flattens them); integer-valued inputs, the sums
     # exact; the final fp32 division is div.full.f32 on the GPU (within 2 ulp of torch's).
