@@ -5,6 +5,7 @@
 // evaluates them, by a specializer of a scratch function (evaluateConfigs).
 #include "sema/Autotune.h"
 
+#include "sema/DecoratorAliases.h"
 #include "sema/Sema.h"
 #include "sema/Signature.h"
 #include "sema/Specializer.h"
@@ -23,6 +24,9 @@ std::string calleeName(const ast::Expr &call) {
   if (call.kind != ast::ExprKind::Call || call.operands.empty())
     return "";
   const ast::Expr &callee = *call.operands[0];
+  // A project's own name for one (`triton_autotune = try_decorate(lambda: triton.autotune)`).
+  if (std::string alias = decoratorAlias(callee); !alias.empty())
+    return alias;
   if (callee.kind == ast::ExprKind::Name || callee.kind == ast::ExprKind::Attribute)
     return callee.name;
   return "";

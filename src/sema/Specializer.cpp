@@ -1,6 +1,7 @@
 #include "sema/Specializer.h"
 
 #include "sema/Autotune.h"
+#include "sema/DecoratorAliases.h"
 #include "sema/Sema.h"
 #include "sema/Signature.h"
 #include "sema/TypeRules.h"
@@ -152,7 +153,7 @@ static bool isJitDecorator(const ast::Expr &decorator) {
   if (callee->kind == ast::ExprKind::Call)
     callee = callee->operands[0].get();
   std::string name = dottedName(*callee);
-  return name == "jit" || name == "triton.jit";
+  return name == "jit" || name == "triton.jit" || decoratorAlias(*callee) == "jit";
 }
 
 /// Whether the kernel is decorated `@triton.jit(debug=True)` (Triton's debug mode for it alone).
@@ -184,6 +185,8 @@ static bool isTuningDecoratorCall(const ast::Expr &expr) {
     return false;
   std::string wrapper = dottedName(*expr.operands[0]);
   std::string last = wrapper.substr(wrapper.rfind('.') + 1);
+  if (std::string alias = decoratorAlias(*expr.operands[0]); !alias.empty())
+    last = alias;
   return last == "heuristics" || last == "autotune";
 }
 
@@ -3202,7 +3205,30 @@ void Specializer::execFor(const ast::Stmt &stmt) {
   error(stmt.loc, "could not settle the types of the loop-carried variables");
 }
 
+void Specializer::execHostWhile(const ast::Stmt &stmt) {
+  for (size_t trips = 0;; ++trips) {
+    std::optional<bool> again = constexprTruth(eval(*stmt.test));
+    if (!again)
+      error(stmt.test->loc, "a while loop's condition must be a Python value here");
+    if (!*again)
+      break;
+    if (trips >= kMaxStaticRangeIterations)
+      error(stmt.loc, "this loop runs more than " + std::to_string(kMaxStaticRangeIterations) +
+                          " iterations, more than tilec evaluates in module-level code");
+    execBlock(stmt.body);
+    if (returnValue_)
+      return;
+  }
+  execBlock(stmt.orelse);
+}
+
 void Specializer::execWhile(const ast::Stmt &stmt) {
+  // A Python function that module-level code calls loops as Python does (cute-kernels'
+  // get_powers_of_2, which builds its autotune configs).
+  if (moduleLevelDepth_ > 0) {
+    execHostWhile(stmt);
+    return;
+  }
   if (!stmt.orelse.empty())
     error(stmt.loc, "'while ... else' is not supported in kernels");
   std::vector<std::string> carried = carriedNames(stmt.body);

@@ -752,6 +752,8 @@ private:
   /// A `for` in a Python function that module-level code calls: over range(), a tuple or list,
   /// or a string, run as Python runs it.
   void execHostFor(const ast::Stmt &stmt);
+  /// A `while` in such a function, run as Python runs it.
+  void execHostWhile(const ast::Stmt &stmt);
   /// What a `for` of module-level Python iterates: range()'s numbers, a tuple's or list's
   /// elements, a string's characters.
   std::vector<SemaValue> hostIterationItems(const ast::Expr &iter);
