@@ -16,6 +16,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <utility>
 
 namespace tilec::sema {
 
@@ -527,6 +528,66 @@ static const ast::Stmt *classStatement(const ast::StmtList &stmts, const std::st
       found = &stmt;
   });
   return found;
+}
+
+std::optional<SemaValue> Specializer::classConstant(const std::string &className,
+                                                    const std::string &attr) {
+  if (!mod().ast)
+    return std::nullopt;
+  const ast::Stmt *cls = classStatement(mod().ast->body, className);
+  // No bases (whose metaclass could make the attribute something else) and no decorator but
+  // dataclass, which leaves a field's default as the class attribute.
+  if (!cls || cls->value)
+    return std::nullopt;
+  for (const ast::ExprPtr &decorator : cls->decorators) {
+    const ast::Expr &callee =
+        decorator->kind == ast::ExprKind::Call ? *decorator->operands[0] : *decorator;
+    std::string name = dottedName(callee);
+    if (name != "dataclass" && name != "dataclasses.dataclass")
+      return std::nullopt;
+  }
+  // The class body runs in order: the last assignment of the name wins. Only bodies of
+  // assignments, definitions and docstrings are read.
+  const ast::Expr *value = nullptr;
+  for (const ast::StmtPtr &member : cls->body) {
+    switch (member->kind) {
+    case ast::StmtKind::Assign:
+    case ast::StmtKind::AnnAssign:
+      for (const ast::ExprPtr &target : member->targets)
+        if (target->kind == ast::ExprKind::Name && target->name == attr)
+          value = member->value.get();
+      break;
+    case ast::StmtKind::FunctionDef:
+      if (member->name == attr)
+        return std::nullopt;
+      break;
+    case ast::StmtKind::ExprStmt:
+    case ast::StmtKind::Pass:
+      break;
+    default:
+      return std::nullopt;
+    }
+  }
+  if (!value)
+    return std::nullopt;
+  // A literal, which reads no name of the class's own scope.
+  const ast::Expr *literal = value;
+  if (literal->kind == ast::ExprKind::UnaryOp &&
+      (literal->unaryOp == ast::UnaryOperator::Neg || literal->unaryOp == ast::UnaryOperator::Pos))
+    literal = literal->operands[0].get();
+  switch (literal->kind) {
+  case ast::ExprKind::IntLit:
+  case ast::ExprKind::FloatLit:
+  case ast::ExprKind::BoolLit:
+  case ast::ExprKind::NoneLit:
+    return eval(*value);
+  case ast::ExprKind::StringLit:
+    if (!literal->isFString && literal == value)
+      return eval(*value);
+    return std::nullopt;
+  default:
+    return std::nullopt;
+  }
 }
 
 void Specializer::refuseClass(const ast::Stmt &classStmt, const std::string &name, SourceLoc use) {
@@ -1452,6 +1513,9 @@ const ast::Stmt *Specializer::moduleLevelKernel(const std::string &name, SourceL
 }
 
 SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
+  // Only this lookup may answer with PlainClassName, not those that evaluating a module-level
+  // name makes.
+  const bool classNameUse = std::exchange(classNameUse_, false);
   if (!scopes_.empty()) {
     auto it = scopes_.back().names.find(name);
     if (it != scopes_.back().names.end())
@@ -1574,8 +1638,11 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   if (mod().ast)
-    if (const ast::Stmt *cls = classStatement(mod().ast->body, name))
+    if (const ast::Stmt *cls = classStatement(mod().ast->body, name)) {
+      if (classNameUse)
+        throw PlainClassName{};
       refuseClass(*cls, name, loc);
+    }
   error(loc, "undefined name '" + name + "'");
 }
 
@@ -3334,8 +3401,29 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
     if (expr.isFString)
       return evalFString(expr);
     return SemaValue::ofString(expr.stringValue);
-  case ast::ExprKind::Attribute:
-    return attribute(eval(*expr.operands[0]), expr.name, expr.loc);
+  case ast::ExprKind::Attribute: {
+    const ast::Expr &base = *expr.operands[0];
+    // `Cls.ATTR` in module-level Python, where no binding but a class statement makes `Cls`:
+    // a constant that the class body assigns is read (classConstant).
+    if (base.kind == ast::ExprKind::Name && moduleLevelDepth_ > 0 && mod().ast)
+      if (const ast::Stmt *cls = classStatement(mod().ast->body, base.name)) {
+        SemaValue value;
+        classNameUse_ = true;
+        try {
+          value = eval(base);
+        } catch (const PlainClassName &) {
+          if (std::optional<SemaValue> constant = classConstant(base.name, expr.name))
+            return *constant;
+          refuseClass(*cls, base.name, base.loc);
+        } catch (...) {
+          classNameUse_ = false;
+          throw;
+        }
+        classNameUse_ = false;
+        return attribute(value, expr.name, expr.loc);
+      }
+    return attribute(eval(base), expr.name, expr.loc);
+  }
   case ast::ExprKind::Subscript:
     return evalSubscript(expr);
   case ast::ExprKind::Slice: {
