@@ -4347,14 +4347,30 @@ void forEachExpr(const ast::StmtList &stmts, bool intoFunctions,
   block(stmts);
 }
 
+/// Whether \p stmt is in \p stmts or in a block nested in them.
+static bool holds(const ast::StmtList &stmts, const ast::Stmt *stmt) {
+  for (const ast::StmtPtr &st : stmts) {
+    if (st.get() == stmt || holds(st->body, stmt) || holds(st->orelse, stmt) ||
+        holds(st->finalbody, stmt))
+      return true;
+    for (const ast::ExceptHandler &h : st->handlers)
+      if (holds(h.body, stmt))
+        return true;
+  }
+  return false;
+}
+
 /// The names a function binds: its parameters and every name its body assigns, imports or
 /// defines (over-approximated: nested blocks included). With \p imports, the import statements
 /// that run whenever the function does go there instead, with the statement that binds each
 /// name: those directly in its body, and in the body of a `try` or `with` statement that is
 /// (AngelSlim's `try: import triton.language as tl` then `@triton.jit def kernel` in the same
-/// block). Such an import that raises skips what follows it, the kernel's definition too.
+/// block). Such an import that raises skips what follows it, the kernel's definition too. So do
+/// the blocks of an `if` that holds \p inner, the kernel's definition: they ran to define it
+/// (axolotl's `if _KERNEL is None: import triton.language as tl` then `@triton.jit def _kernel`).
 std::set<std::string> boundNames(const ast::Stmt &def,
-                                 std::map<std::string, const ast::Stmt *> *imports = nullptr) {
+                                 std::map<std::string, const ast::Stmt *> *imports = nullptr,
+                                 const ast::Stmt *inner = nullptr) {
   std::set<std::string> names;
   for (const ast::Param &p : def.params)
     names.insert(p.name);
@@ -4383,6 +4399,12 @@ std::set<std::string> boundNames(const ast::Stmt &def,
       if (direct && st->kind == ast::StmtKind::Unsupported &&
           (st->name == "try statement" || st->name == "with statement"))
         straight.insert(&st->body);
+      if (direct && inner && st->kind == ast::StmtKind::If) {
+        if (holds(st->body, inner))
+          straight.insert(&st->body);
+        else if (holds(st->orelse, inner))
+          straight.insert(&st->orelse);
+      }
       bool import = st->kind == ast::StmtKind::Import || st->kind == ast::StmtKind::ImportFrom;
       for (const ast::ImportAlias &alias : st->names) {
         std::string name = st->kind == ast::StmtKind::ImportFrom || !alias.asName.empty()
@@ -4553,7 +4575,7 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
   std::vector<std::set<std::string>> outerBound;
   std::vector<std::map<std::string, const ast::Stmt *>> outerImports(outer.size());
   for (size_t i = 0; i < outer.size(); ++i)
-    outerBound.push_back(boundNames(*outer[i], &outerImports[i]));
+    outerBound.push_back(boundNames(*outer[i], &outerImports[i], kernel));
   std::optional<std::pair<std::string, const ast::Expr *>> closure;
   std::function<void(const ast::Stmt &)> visitFunction = [&](const ast::Stmt &function) {
     std::set<std::string> bound = boundNames(function);
