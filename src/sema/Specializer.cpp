@@ -977,6 +977,25 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
         if (base >= 0) {
           const SourceModule &package = graph_->modules[static_cast<size_t>(base)];
           auto sub = package.submodules.find(alias.name);
+          // Python takes the package's attribute first: where the package's __init__ binds the
+          // name itself (`from .matmul import matmul`, rebinding the attribute that importing
+          // the submodule set), a module outside the package, which imports it after its
+          // __init__ ran, gets that binding (xma's `from ..triton_utils import matmul`).
+          // (`from . import name` there binds the submodule itself.)
+          const std::string &here = graph_->modules[current_].name;
+          if (sub != package.submodules.end() && package.ast && here != package.name &&
+              here.rfind(package.name + ".", 0) != 0) {
+            std::set<std::string> own;
+            collectModuleNames(package.ast->body, own);
+            forEachModuleLevelStatement(package.ast->body, [&](const ast::Stmt &st, bool) {
+              if (st.kind == ast::StmtKind::ImportFrom &&
+                  st.module.find_first_not_of('.') == std::string::npos)
+                for (const ast::ImportAlias &a : st.names)
+                  own.erase(a.asName.empty() ? a.name : a.asName);
+            });
+            if (own.count(alias.name))
+              sub = package.submodules.end();
+          }
           if (sub != package.submodules.end()) {
             define(bound, SemaValue::ofUserModule(package.name + "." + alias.name, sub->second));
             continue;
