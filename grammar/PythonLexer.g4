@@ -60,9 +60,12 @@ YIELD    : 'yield';
 NEWLINE : '\r'? '\n' | '\r';
 
 // A string literal with any prefix (r, u, b, f and their combinations, any case). f-strings are
-// whole tokens: before Python 3.12 an f-string cannot contain its own quote character, so the
-// ordinary string body rules find its end. The parser tells bytes and f-strings apart by prefix.
-STRING : STRING_PREFIX? (SHORT_STRING | LONG_STRING);
+// whole tokens. Before Python 3.12 an f-string cannot contain its own quote character, so the
+// ordinary string body rules find its end; since 3.12 (PEP 701) a replacement field may hold any
+// string, its quotes included (`f"{".".join(parts)}"`), so an f-string may also run past its
+// quote character while a field is open: the longer match wins. The parser tells bytes and
+// f-strings apart by prefix.
+STRING : STRING_PREFIX? (SHORT_STRING | LONG_STRING) | FSTRING_PREFIX (F_SHORT_STRING | F_LONG_STRING);
 
 // What is left when a string has no closing quote. A terminated string is always a longer match,
 // so these only win when the closing quote is missing.
@@ -164,6 +167,33 @@ fragment LONG_SQ_BODY : (LONG_SQ_CHAR | '\'' LONG_SQ_CHAR | '\'\'' LONG_SQ_CHAR)
 fragment LONG_SQ_CHAR : STRING_ESCAPE | ~[\\'];
 fragment LONG_DQ_BODY : (LONG_DQ_CHAR | '"' LONG_DQ_CHAR | '""' LONG_DQ_CHAR)*;
 fragment LONG_DQ_CHAR : STRING_ESCAPE | ~[\\"];
+
+fragment FSTRING_PREFIX : [fF] | [fF] [rR] | [rR] [fF];
+
+// An f-string whose fields are lexed as Python 3.12 does: a field runs to its closing brace, past
+// brackets and whole strings (f-strings included); `{{` and `}}` are literal braces.
+fragment F_SHORT_STRING
+  : '\'' (SHORT_SQ_CHAR_NO_BRACE | '{{' | '}}' | F_FIELD)* '\''
+  | '"' (SHORT_DQ_CHAR_NO_BRACE | '{{' | '}}' | F_FIELD)* '"'
+  ;
+
+fragment F_LONG_STRING
+  : '\'\'\'' (F_LONG_SQ_CHAR | '\'' F_LONG_SQ_CHAR | '\'\'' F_LONG_SQ_CHAR)* '\'\'\''
+  | '"""' (F_LONG_DQ_CHAR | '"' F_LONG_DQ_CHAR | '""' F_LONG_DQ_CHAR)* '"""'
+  ;
+
+fragment SHORT_SQ_CHAR_NO_BRACE : STRING_ESCAPE | ~[\\\r\n'{}];
+fragment SHORT_DQ_CHAR_NO_BRACE : STRING_ESCAPE | ~[\\\r\n"{}];
+fragment F_LONG_SQ_CHAR : STRING_ESCAPE | ~[\\'{}] | '{{' | '}}' | F_FIELD;
+fragment F_LONG_DQ_CHAR : STRING_ESCAPE | ~[\\"{}] | '{{' | '}}' | F_FIELD;
+
+fragment F_FIELD : '{' F_FIELD_ITEM* '}';
+fragment F_FIELD_ITEM
+  : ~[{}'"\\\r\n]
+  | STRING_PREFIX? (SHORT_STRING | LONG_STRING)
+  | FSTRING_PREFIX (F_SHORT_STRING | F_LONG_STRING)
+  | '{' F_FIELD_ITEM* '}'
+  ;
 
 // A backslash escapes any character, a line break included (which joins lines inside a string).
 fragment STRING_ESCAPE : '\\' ('\r\n' | .);

@@ -199,7 +199,8 @@ decorated : decorators (classdef | funcdef | async_funcdef);
 
 async_funcdef : 'async' funcdef;
 
-funcdef : 'def' NAME parameters ('->' test)? ':' block;
+// `def f[T](x: T) -> T:` (Python 3.12): the type parameters only name types for annotations.
+funcdef : 'def' NAME type_params? parameters ('->' test)? ':' block;
 
 parameters : '(' typedargslist? ')';
 
@@ -228,7 +229,7 @@ untyped_param
   | '/'
   ;
 
-classdef : 'class' NAME ('(' arglist? ')')? ':' block;
+classdef : 'class' NAME type_params? ('(' arglist? ')')? ':' block;
 
 //===----------------------------------------------------------------------===//
 // Expressions, from the loosest binding to the tightest

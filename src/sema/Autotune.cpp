@@ -5,6 +5,7 @@
 // evaluates them, by a specializer of a scratch function (evaluateConfigs).
 #include "sema/Autotune.h"
 
+#include "sema/DecoratorAliases.h"
 #include "sema/Sema.h"
 #include "sema/Signature.h"
 #include "sema/Specializer.h"
@@ -23,6 +24,9 @@ std::string calleeName(const ast::Expr &call) {
   if (call.kind != ast::ExprKind::Call || call.operands.empty())
     return "";
   const ast::Expr &callee = *call.operands[0];
+  // A project's own name for one (`triton_autotune = try_decorate(lambda: triton.autotune)`).
+  if (std::string alias = decoratorAlias(callee); !alias.empty())
+    return alias;
   if (callee.kind == ast::ExprKind::Name || callee.kind == ast::ExprKind::Attribute)
     return callee.name;
   return "";
@@ -224,10 +228,14 @@ unsigned configCount(const SemaValue &value, const char *name, unsigned fallback
                      const SourceManager &sources) {
   if (value.isNone())
     return fallback;
-  if (value.kind != SemaValue::Kind::Int || value.intValue < 1 || value.intValue > 32)
-    sources.error(loc, std::string("triton.Config: ") + name +
-                           " must be an integer from 1 to 32, " + "not " + value.describe());
-  return static_cast<unsigned>(value.intValue);
+  const bool stages = std::string(name) == "num_stages";
+  if (value.kind != SemaValue::Kind::Int || value.intValue < (stages ? 0 : 1) ||
+      value.intValue > 32)
+    sources.error(loc, std::string("triton.Config: ") + name + " must be an integer from " +
+                           (stages ? "0" : "1") + " to 32, not " + value.describe());
+  // Triton pipelines a loop from 2 stages on (AssignLatencies): num_stages=0 (cute-kernels tunes
+  // range(4)) compiles as 1 does.
+  return std::max<unsigned>(1, static_cast<unsigned>(value.intValue));
 }
 
 std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast::Expr &configs,
@@ -438,10 +446,14 @@ unsigned unsignedKeyword(const ast::Expr &call, const char *name, unsigned fallb
     return fallback;
   if (value->kind == ast::ExprKind::Name && bindings.count(value->name))
     value = bindings.at(value->name);
-  if (value->kind != ast::ExprKind::IntLit || value->intValue < 1 || value->intValue > 32)
+  const bool stages = std::string(name) == "num_stages";
+  if (value->kind != ast::ExprKind::IntLit || value->intValue < (stages ? 0 : 1) ||
+      value->intValue > 32)
     sources.error(value->loc, std::string("triton.Config: ") + name +
-                                  " must be an integer literal from 1 to 32");
-  return static_cast<unsigned>(value->intValue);
+                                  " must be an integer literal from " + (stages ? "0" : "1") +
+                                  " to 32");
+  // num_stages=0 compiles as 1 does (configCount).
+  return std::max<unsigned>(1, static_cast<unsigned>(value->intValue));
 }
 
 /// The literal text of a comprehension's loop value, as a config's dict would spell it.

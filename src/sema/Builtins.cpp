@@ -413,8 +413,17 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
       return moduleAttribute("triton.language", attr, loc);
     if (attr == "runtime") // triton.runtime.driver.active.get_current_target() and the like
       return SemaValue::ofModule("triton.runtime");
+    if (attr == "knobs") // triton.knobs.runtime.interpret
+      return SemaValue::ofModule("triton.knobs");
     return SemaValue::ofBuiltin("triton." + attr); // jit, autotune, Config, heuristics...
   }
+  if (module == "triton.knobs" && attr == "runtime")
+    return SemaValue::ofModule("triton.knobs.runtime");
+  // Whether Triton's CPU interpreter runs the kernels (TRITON_INTERPRET=1): never for the GPU
+  // code tilec compiles, so host code that checks it (`triton_interpret =
+  // triton.knobs.runtime.interpret`) takes its GPU path.
+  if (module == "triton.knobs.runtime" && attr == "interpret")
+    return SemaValue::ofBool(false);
   if (isTritonLanguageModule(module)) {
     if (std::optional<SemaValue> value = tritonLanguageAttribute(module, attr))
       return *value;

@@ -1,6 +1,7 @@
 #include "sema/Imports.h"
 
 #include "frontend/Parser.h"
+#include "sema/DecoratorAliases.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -635,6 +636,7 @@ std::unique_ptr<ModuleGraph> loadImports(SourceManager &sources, const ast::Modu
   graph->searchPath = searchPath;
   Loader loader(sources, *graph, std::move(searchPath), std::move(scriptDir));
   loader.loadMain(main, mainPath);
+  computeDecoratorAliases(*graph);
   return graph;
 }
 

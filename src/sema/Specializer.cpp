@@ -1,6 +1,7 @@
 #include "sema/Specializer.h"
 
 #include "sema/Autotune.h"
+#include "sema/DecoratorAliases.h"
 #include "sema/Sema.h"
 #include "sema/Signature.h"
 #include "sema/TypeRules.h"
@@ -15,6 +16,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <utility>
 
 namespace tilec::sema {
 
@@ -152,7 +154,7 @@ static bool isJitDecorator(const ast::Expr &decorator) {
   if (callee->kind == ast::ExprKind::Call)
     callee = callee->operands[0].get();
   std::string name = dottedName(*callee);
-  return name == "jit" || name == "triton.jit";
+  return name == "jit" || name == "triton.jit" || decoratorAlias(*callee) == "jit";
 }
 
 /// Whether the kernel is decorated `@triton.jit(debug=True)` (Triton's debug mode for it alone).
@@ -184,6 +186,8 @@ static bool isTuningDecoratorCall(const ast::Expr &expr) {
     return false;
   std::string wrapper = dottedName(*expr.operands[0]);
   std::string last = wrapper.substr(wrapper.rfind('.') + 1);
+  if (std::string alias = decoratorAlias(*expr.operands[0]); !alias.empty())
+    last = alias;
   return last == "heuristics" || last == "autotune";
 }
 
@@ -524,6 +528,66 @@ static const ast::Stmt *classStatement(const ast::StmtList &stmts, const std::st
       found = &stmt;
   });
   return found;
+}
+
+std::optional<SemaValue> Specializer::classConstant(const std::string &className,
+                                                    const std::string &attr) {
+  if (!mod().ast)
+    return std::nullopt;
+  const ast::Stmt *cls = classStatement(mod().ast->body, className);
+  // No bases (whose metaclass could make the attribute something else) and no decorator but
+  // dataclass, which leaves a field's default as the class attribute.
+  if (!cls || cls->value)
+    return std::nullopt;
+  for (const ast::ExprPtr &decorator : cls->decorators) {
+    const ast::Expr &callee =
+        decorator->kind == ast::ExprKind::Call ? *decorator->operands[0] : *decorator;
+    std::string name = dottedName(callee);
+    if (name != "dataclass" && name != "dataclasses.dataclass")
+      return std::nullopt;
+  }
+  // The class body runs in order: the last assignment of the name wins. Only bodies of
+  // assignments, definitions and docstrings are read.
+  const ast::Expr *value = nullptr;
+  for (const ast::StmtPtr &member : cls->body) {
+    switch (member->kind) {
+    case ast::StmtKind::Assign:
+    case ast::StmtKind::AnnAssign:
+      for (const ast::ExprPtr &target : member->targets)
+        if (target->kind == ast::ExprKind::Name && target->name == attr)
+          value = member->value.get();
+      break;
+    case ast::StmtKind::FunctionDef:
+      if (member->name == attr)
+        return std::nullopt;
+      break;
+    case ast::StmtKind::ExprStmt:
+    case ast::StmtKind::Pass:
+      break;
+    default:
+      return std::nullopt;
+    }
+  }
+  if (!value)
+    return std::nullopt;
+  // A literal, which reads no name of the class's own scope.
+  const ast::Expr *literal = value;
+  if (literal->kind == ast::ExprKind::UnaryOp &&
+      (literal->unaryOp == ast::UnaryOperator::Neg || literal->unaryOp == ast::UnaryOperator::Pos))
+    literal = literal->operands[0].get();
+  switch (literal->kind) {
+  case ast::ExprKind::IntLit:
+  case ast::ExprKind::FloatLit:
+  case ast::ExprKind::BoolLit:
+  case ast::ExprKind::NoneLit:
+    return eval(*value);
+  case ast::ExprKind::StringLit:
+    if (!literal->isFString && literal == value)
+      return eval(*value);
+    return std::nullopt;
+  default:
+    return std::nullopt;
+  }
 }
 
 void Specializer::refuseClass(const ast::Stmt &classStmt, const std::string &name, SourceLoc use) {
@@ -913,6 +977,25 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
         if (base >= 0) {
           const SourceModule &package = graph_->modules[static_cast<size_t>(base)];
           auto sub = package.submodules.find(alias.name);
+          // Python takes the package's attribute first: where the package's __init__ binds the
+          // name itself (`from .matmul import matmul`, rebinding the attribute that importing
+          // the submodule set), a module outside the package, which imports it after its
+          // __init__ ran, gets that binding (xma's `from ..triton_utils import matmul`).
+          // (`from . import name` there binds the submodule itself.)
+          const std::string &here = graph_->modules[current_].name;
+          if (sub != package.submodules.end() && package.ast && here != package.name &&
+              here.rfind(package.name + ".", 0) != 0) {
+            std::set<std::string> own;
+            collectModuleNames(package.ast->body, own);
+            forEachModuleLevelStatement(package.ast->body, [&](const ast::Stmt &st, bool) {
+              if (st.kind == ast::StmtKind::ImportFrom &&
+                  st.module.find_first_not_of('.') == std::string::npos)
+                for (const ast::ImportAlias &a : st.names)
+                  own.erase(a.asName.empty() ? a.name : a.asName);
+            });
+            if (own.count(alias.name))
+              sub = package.submodules.end();
+          }
           if (sub != package.submodules.end()) {
             define(bound, SemaValue::ofUserModule(package.name + "." + alias.name, sub->second));
             continue;
@@ -1449,6 +1532,9 @@ const ast::Stmt *Specializer::moduleLevelKernel(const std::string &name, SourceL
 }
 
 SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
+  // Only this lookup may answer with PlainClassName, not those that evaluating a module-level
+  // name makes.
+  const bool classNameUse = std::exchange(classNameUse_, false);
   if (!scopes_.empty()) {
     auto it = scopes_.back().names.find(name);
     if (it != scopes_.back().names.end())
@@ -1571,8 +1657,11 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   if (mod().ast)
-    if (const ast::Stmt *cls = classStatement(mod().ast->body, name))
+    if (const ast::Stmt *cls = classStatement(mod().ast->body, name)) {
+      if (classNameUse)
+        throw PlainClassName{};
       refuseClass(*cls, name, loc);
+    }
   error(loc, "undefined name '" + name + "'");
 }
 
@@ -3202,7 +3291,30 @@ void Specializer::execFor(const ast::Stmt &stmt) {
   error(stmt.loc, "could not settle the types of the loop-carried variables");
 }
 
+void Specializer::execHostWhile(const ast::Stmt &stmt) {
+  for (size_t trips = 0;; ++trips) {
+    std::optional<bool> again = constexprTruth(eval(*stmt.test));
+    if (!again)
+      error(stmt.test->loc, "a while loop's condition must be a Python value here");
+    if (!*again)
+      break;
+    if (trips >= kMaxStaticRangeIterations)
+      error(stmt.loc, "this loop runs more than " + std::to_string(kMaxStaticRangeIterations) +
+                          " iterations, more than tilec evaluates in module-level code");
+    execBlock(stmt.body);
+    if (returnValue_)
+      return;
+  }
+  execBlock(stmt.orelse);
+}
+
 void Specializer::execWhile(const ast::Stmt &stmt) {
+  // A Python function that module-level code calls loops as Python does (cute-kernels'
+  // get_powers_of_2, which builds its autotune configs).
+  if (moduleLevelDepth_ > 0) {
+    execHostWhile(stmt);
+    return;
+  }
   if (!stmt.orelse.empty())
     error(stmt.loc, "'while ... else' is not supported in kernels");
   std::vector<std::string> carried = carriedNames(stmt.body);
@@ -3308,8 +3420,29 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
     if (expr.isFString)
       return evalFString(expr);
     return SemaValue::ofString(expr.stringValue);
-  case ast::ExprKind::Attribute:
-    return attribute(eval(*expr.operands[0]), expr.name, expr.loc);
+  case ast::ExprKind::Attribute: {
+    const ast::Expr &base = *expr.operands[0];
+    // `Cls.ATTR` in module-level Python, where no binding but a class statement makes `Cls`:
+    // a constant that the class body assigns is read (classConstant).
+    if (base.kind == ast::ExprKind::Name && moduleLevelDepth_ > 0 && mod().ast)
+      if (const ast::Stmt *cls = classStatement(mod().ast->body, base.name)) {
+        SemaValue value;
+        classNameUse_ = true;
+        try {
+          value = eval(base);
+        } catch (const PlainClassName &) {
+          if (std::optional<SemaValue> constant = classConstant(base.name, expr.name))
+            return *constant;
+          refuseClass(*cls, base.name, base.loc);
+        } catch (...) {
+          classNameUse_ = false;
+          throw;
+        }
+        classNameUse_ = false;
+        return attribute(value, expr.name, expr.loc);
+      }
+    return attribute(eval(base), expr.name, expr.loc);
+  }
   case ast::ExprKind::Subscript:
     return evalSubscript(expr);
   case ast::ExprKind::Slice: {
@@ -4233,14 +4366,30 @@ void forEachExpr(const ast::StmtList &stmts, bool intoFunctions,
   block(stmts);
 }
 
+/// Whether \p stmt is in \p stmts or in a block nested in them.
+static bool holds(const ast::StmtList &stmts, const ast::Stmt *stmt) {
+  for (const ast::StmtPtr &st : stmts) {
+    if (st.get() == stmt || holds(st->body, stmt) || holds(st->orelse, stmt) ||
+        holds(st->finalbody, stmt))
+      return true;
+    for (const ast::ExceptHandler &h : st->handlers)
+      if (holds(h.body, stmt))
+        return true;
+  }
+  return false;
+}
+
 /// The names a function binds: its parameters and every name its body assigns, imports or
 /// defines (over-approximated: nested blocks included). With \p imports, the import statements
 /// that run whenever the function does go there instead, with the statement that binds each
 /// name: those directly in its body, and in the body of a `try` or `with` statement that is
 /// (AngelSlim's `try: import triton.language as tl` then `@triton.jit def kernel` in the same
-/// block). Such an import that raises skips what follows it, the kernel's definition too.
+/// block). Such an import that raises skips what follows it, the kernel's definition too. So do
+/// the blocks of an `if` that holds \p inner, the kernel's definition: they ran to define it
+/// (axolotl's `if _KERNEL is None: import triton.language as tl` then `@triton.jit def _kernel`).
 std::set<std::string> boundNames(const ast::Stmt &def,
-                                 std::map<std::string, const ast::Stmt *> *imports = nullptr) {
+                                 std::map<std::string, const ast::Stmt *> *imports = nullptr,
+                                 const ast::Stmt *inner = nullptr) {
   std::set<std::string> names;
   for (const ast::Param &p : def.params)
     names.insert(p.name);
@@ -4269,6 +4418,12 @@ std::set<std::string> boundNames(const ast::Stmt &def,
       if (direct && st->kind == ast::StmtKind::Unsupported &&
           (st->name == "try statement" || st->name == "with statement"))
         straight.insert(&st->body);
+      if (direct && inner && st->kind == ast::StmtKind::If) {
+        if (holds(st->body, inner))
+          straight.insert(&st->body);
+        else if (holds(st->orelse, inner))
+          straight.insert(&st->orelse);
+      }
       bool import = st->kind == ast::StmtKind::Import || st->kind == ast::StmtKind::ImportFrom;
       for (const ast::ImportAlias &alias : st->names) {
         std::string name = st->kind == ast::StmtKind::ImportFrom || !alias.asName.empty()
@@ -4439,7 +4594,7 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
   std::vector<std::set<std::string>> outerBound;
   std::vector<std::map<std::string, const ast::Stmt *>> outerImports(outer.size());
   for (size_t i = 0; i < outer.size(); ++i)
-    outerBound.push_back(boundNames(*outer[i], &outerImports[i]));
+    outerBound.push_back(boundNames(*outer[i], &outerImports[i], kernel));
   std::optional<std::pair<std::string, const ast::Expr *>> closure;
   std::function<void(const ast::Stmt &)> visitFunction = [&](const ast::Stmt &function) {
     std::set<std::string> bound = boundNames(function);

@@ -515,6 +515,13 @@ private:
                                     const std::string &note) const;
   [[noreturn]] void rethrowWithDefineHint(const CompileError &e, const std::string &what,
                                           const std::string &name, SourceLoc at);
+  /// `Cls.ATTR` in module-level Python where `Cls` is a plain class (or a dataclass) whose body
+  /// assigns ATTR a literal (stk's `TritonConfig.BLOCK_M` in its autotune configs): its value,
+  /// else nullopt.
+  std::optional<SemaValue> classConstant(const std::string &className, const std::string &attr);
+  /// Thrown by lookup, while classNameUse_ is set, for a name that only a class statement binds.
+  struct PlainClassName {};
+  bool classNameUse_ = false;
   /// Reports a use of a name that a module-level class statement binds (tilec evaluates none).
   [[noreturn]] void refuseClass(const ast::Stmt &classStmt, const std::string &name, SourceLoc use);
   /// Reports the import `graph_->missing[index]`, with a note at `use`.
@@ -752,6 +759,8 @@ private:
   /// A `for` in a Python function that module-level code calls: over range(), a tuple or list,
   /// or a string, run as Python runs it.
   void execHostFor(const ast::Stmt &stmt);
+  /// A `while` in such a function, run as Python runs it.
+  void execHostWhile(const ast::Stmt &stmt);
   /// What a `for` of module-level Python iterates: range()'s numbers, a tuple's or list's
   /// elements, a string's characters.
   std::vector<SemaValue> hostIterationItems(const ast::Expr &iter);

@@ -1,0 +1,118 @@
+#include "sema/DecoratorAliases.h"
+
+#include "sema/Imports.h"
+#include "sema/Sema.h"
+#include "sema/Specializer.h"
+
+#include <map>
+#include <set>
+
+namespace tilec::sema {
+namespace {
+
+/// file -> alias name -> what it stands for.
+std::map<uint32_t, std::map<std::string, std::string>> &aliasTable() {
+  static std::map<uint32_t, std::map<std::string, std::string>> table;
+  return table;
+}
+
+/// The Triton name that a dotted reference names, or empty.
+std::string tritonMember(const std::string &dotted) {
+  for (const char *member : {"jit", "autotune", "heuristics", "Config"})
+    if (dotted == std::string("triton.") + member)
+      return member;
+  return "";
+}
+
+/// Collects the Triton decorators `expr` refers to without calling them on arguments.
+void collectReferences(const ast::Expr &expr, std::set<std::string> &out) {
+  if (expr.kind == ast::ExprKind::Attribute) {
+    std::string member = tritonMember(dottedName(expr));
+    if (!member.empty()) {
+      out.insert(member);
+      return;
+    }
+  }
+  if (expr.kind == ast::ExprKind::Call && !expr.operands.empty()) {
+    // `triton.jit(f)` or `triton.autotune(configs=...)`: the decorator applied, whose result is
+    // something else (read by decoratedByCall and decoratorVariables).
+    if (!tritonMember(dottedName(*expr.operands[0])).empty())
+      return;
+  }
+  for (const ast::ExprPtr &operand : expr.operands)
+    if (operand)
+      collectReferences(*operand, out);
+  for (const ast::Keyword &keyword : expr.keywords)
+    if (keyword.value)
+      collectReferences(*keyword.value, out);
+  if (expr.lambda)
+    for (const ast::StmtPtr &stmt : expr.lambda->body)
+      if (stmt->value)
+        collectReferences(*stmt->value, out);
+}
+
+} // namespace
+
+void computeDecoratorAliases(const ModuleGraph &graph) {
+  auto &table = aliasTable();
+  table.clear();
+  // Imports may chain through several modules: repeat until nothing is added.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const SourceModule &module : graph.modules) {
+      if (!module.ast)
+        continue;
+      std::map<std::string, std::string> &aliases = table[module.ast->file];
+      std::map<std::string, std::set<std::string>> assigned;
+      forEachModuleLevelStatement(module.ast->body, [&](const ast::Stmt &stmt, bool) {
+        if ((stmt.kind == ast::StmtKind::Assign || stmt.kind == ast::StmtKind::AnnAssign) &&
+            stmt.targets.size() == 1 && stmt.targets[0]->kind == ast::ExprKind::Name &&
+            stmt.value) {
+          collectReferences(*stmt.value, assigned[stmt.targets[0]->name]);
+          return;
+        }
+        if (stmt.kind != ast::StmtKind::ImportFrom)
+          return;
+        for (const ast::ImportAlias &alias : stmt.names) {
+          const std::string &bound = alias.asName.empty() ? alias.name : alias.asName;
+          std::string member;
+          if (stmt.module == "triton") {
+            member = tritonMember("triton." + alias.name);
+            // `from triton import jit` keeps its own name, which the decorators know already.
+            if (member == bound)
+              member.clear();
+          } else if (int from = graph.resolved(stmt.loc); from >= 0 && graph.modules[from].ast) {
+            auto other = table.find(graph.modules[from].ast->file);
+            if (other != table.end()) {
+              auto found = other->second.find(alias.name);
+              if (found != other->second.end())
+                member = found->second;
+            }
+          }
+          if (!member.empty() && !aliases.count(bound)) {
+            aliases[bound] = member;
+            changed = true;
+          }
+        }
+      });
+      for (const auto &[name, members] : assigned)
+        if (members.size() == 1 && !aliases.count(name)) {
+          aliases[name] = *members.begin();
+          changed = true;
+        }
+    }
+  }
+}
+
+std::string decoratorAlias(const ast::Expr &callee) {
+  if (callee.kind != ast::ExprKind::Name)
+    return "";
+  const auto &table = aliasTable();
+  auto module = table.find(callee.loc.file);
+  if (module == table.end())
+    return "";
+  auto found = module->second.find(callee.name);
+  return found == module->second.end() ? "" : found->second;
+}
+
+} // namespace tilec::sema
