@@ -230,6 +230,61 @@ unsigned configCount(const SemaValue &value, const char *name, unsigned fallback
   return static_cast<unsigned>(value.intValue);
 }
 
+/// A triton.Config's dict entries are launch arguments: a kernel parameter, or an option of the
+/// backend (num_warps, maxnreg, ...). Other backends' options in configs written for AMD GPUs
+/// (waves_per_eu, matrix_instr_nonkdim, kpack) are neither on NVIDIA, where Triton 3.6's launcher
+/// raises KeyError when the autotuner launches such a config. They cannot change the code, so
+/// tilec drops them with a warning that says so, rather than reading them as -D of a module-level
+/// name.
+void dropBackendOptionsOfOtherTargets(const ast::Stmt &kernel, std::vector<AutotuneConfig> &configs,
+                                      SourceLoc loc, const SourceManager &sources) {
+  // CUDAOptions' fields (third_party/nvidia/backend/compiler.py): the launcher takes these.
+  static const std::set<std::string> cudaOptions = {"num_warps",
+                                                    "num_ctas",
+                                                    "num_stages",
+                                                    "warp_size",
+                                                    "maxnreg",
+                                                    "cluster_dims",
+                                                    "ptx_version",
+                                                    "ptx_options",
+                                                    "ir_override",
+                                                    "enable_fp_fusion",
+                                                    "launch_cooperative_grid",
+                                                    "launch_pdl",
+                                                    "supported_fp8_dtypes",
+                                                    "deprecated_fp8_dot_operand_dtypes",
+                                                    "default_dot_input_precision",
+                                                    "allowed_dot_input_precisions",
+                                                    "max_num_imprecise_acc_default",
+                                                    "extern_libs",
+                                                    "debug",
+                                                    "backend_name",
+                                                    "sanitize_overflow",
+                                                    "arch",
+                                                    "instrumentation_mode"};
+  auto unknown = [&](const std::pair<std::string, std::string> &entry) {
+    bool isParam = std::any_of(kernel.params.begin(), kernel.params.end(),
+                               [&](const ast::Param &p) { return p.name == entry.first; });
+    return !isParam && !cudaOptions.count(entry.first);
+  };
+  std::set<std::string> dropped;
+  for (AutotuneConfig &config : configs) {
+    for (const auto &entry : config.constexprs)
+      if (unknown(entry))
+        dropped.insert(entry.first);
+    config.constexprs.erase(
+        std::remove_if(config.constexprs.begin(), config.constexprs.end(), unknown),
+        config.constexprs.end());
+  }
+  for (const std::string &name : dropped)
+    sources.warning(loc,
+                    "triton.Config key '" + name + "' is neither a parameter of '" + kernel.name +
+                        "' nor an option of Triton's NVIDIA backend (waves_per_eu, "
+                        "matrix_instr_nonkdim and kpack are AMD's): tilec ignores it, where "
+                        "Triton 3.6 on an NVIDIA GPU raises KeyError('Keyword argument " +
+                        name + " was specified but unrecognised') when it launches the config");
+}
+
 std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast::Expr &configs,
                                              const SourceManager &sources, unsigned defaultWarps,
                                              unsigned defaultStages);
@@ -707,6 +762,7 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
         sources.error(config->loc, "triton.Config: num_warps must be a power of two");
       spec.configs.push_back(std::move(tuned));
     }
+    dropBackendOptionsOfOtherTargets(kernel, spec.configs, decorator->loc, sources);
     const ast::Expr *key = keyword(*decorator, "key");
     if (!key && decorator->operands.size() > 2)
       key = decorator->operands[2].get();
