@@ -576,9 +576,39 @@ static bool isDictCall(const ast::Expr &e) {
                       [](const ast::Keyword &k) { return k.name.empty(); });
 }
 
+/// The dict that `f()` returns, where `f` is a function defined once at the top level of the
+/// kernel's module and its body (after a docstring) is `return {...}`: ROCm's perf kernels write
+/// `@triton.heuristics(get_triton_heuristics())`. The dict's lambdas read only their `args`, so
+/// the call needs no evaluation. Null for any other call.
+static const ast::Expr *returnedDict(const ast::Expr &call, const ast::Module &module) {
+  if (call.kind != ast::ExprKind::Call || call.operands.size() != 1 || !call.keywords.empty() ||
+      call.operands[0]->kind != ast::ExprKind::Name)
+    return nullptr;
+  const ast::Stmt *function = nullptr;
+  for (const ast::StmtPtr &stmt : module.body) {
+    if (stmt->kind != ast::StmtKind::FunctionDef || stmt->name != call.operands[0]->name)
+      continue;
+    if (function) // defined twice: which one runs depends on the module's flow
+      return nullptr;
+    function = stmt.get();
+  }
+  if (!function || !function->decorators.empty() || !function->params.empty())
+    return nullptr;
+  const ast::StmtList &body = function->body;
+  size_t first = !body.empty() && body[0]->kind == ast::StmtKind::ExprStmt && body[0]->value &&
+                         body[0]->value->kind == ast::ExprKind::StringLit
+                     ? 1
+                     : 0;
+  if (body.size() != first + 1 || body[first]->kind != ast::StmtKind::Return ||
+      !body[first]->value || body[first]->value->kind != ast::ExprKind::Dict)
+    return nullptr;
+  return body[first]->value.get();
+}
+
 /// The dict of a triton.heuristics(...) call: its argument (or `values=`), a dict display (or a
-/// `dict(NAME=value, ...)` call) or the name of one that one module-level assignment binds
-/// (`triton.heuristics(HEURISTICS)`); null when it is neither.
+/// `dict(NAME=value, ...)` call), the name of one that one module-level assignment binds
+/// (`triton.heuristics(HEURISTICS)`) or a call of a module-level function that only returns one
+/// (returnedDict); null when it is neither.
 static const ast::Expr *heuristicsDict(const ast::Expr &decorator, const ast::Module *module) {
   if (decorator.operands.size() + decorator.keywords.size() != 2)
     return nullptr;
@@ -589,6 +619,9 @@ static const ast::Expr *heuristicsDict(const ast::Expr &decorator, const ast::Mo
     moduleAssignments(module->body, values->name, bound);
     values = bound.size() == 1 ? bound[0] : nullptr;
   }
+  if (values && values->kind == ast::ExprKind::Call && module)
+    if (const ast::Expr *returned = returnedDict(*values, *module))
+      values = returned;
   return values && (values->kind == ast::ExprKind::Dict || isDictCall(*values)) ? values : nullptr;
 }
 
