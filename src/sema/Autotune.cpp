@@ -238,6 +238,61 @@ unsigned configCount(const SemaValue &value, const char *name, unsigned fallback
   return std::max<unsigned>(1, static_cast<unsigned>(value.intValue));
 }
 
+/// A triton.Config's dict entries are launch arguments: a kernel parameter, or an option of the
+/// backend (num_warps, maxnreg, ...). Other backends' options in configs written for AMD GPUs
+/// (waves_per_eu, matrix_instr_nonkdim, kpack) are neither on NVIDIA, where Triton 3.6's launcher
+/// raises KeyError when the autotuner launches such a config. They cannot change the code, so
+/// tilec drops them with a warning that says so, rather than reading them as -D of a module-level
+/// name.
+void dropBackendOptionsOfOtherTargets(const ast::Stmt &kernel, std::vector<AutotuneConfig> &configs,
+                                      SourceLoc loc, const SourceManager &sources) {
+  // CUDAOptions' fields (third_party/nvidia/backend/compiler.py): the launcher takes these.
+  static const std::set<std::string> cudaOptions = {"num_warps",
+                                                    "num_ctas",
+                                                    "num_stages",
+                                                    "warp_size",
+                                                    "maxnreg",
+                                                    "cluster_dims",
+                                                    "ptx_version",
+                                                    "ptx_options",
+                                                    "ir_override",
+                                                    "enable_fp_fusion",
+                                                    "launch_cooperative_grid",
+                                                    "launch_pdl",
+                                                    "supported_fp8_dtypes",
+                                                    "deprecated_fp8_dot_operand_dtypes",
+                                                    "default_dot_input_precision",
+                                                    "allowed_dot_input_precisions",
+                                                    "max_num_imprecise_acc_default",
+                                                    "extern_libs",
+                                                    "debug",
+                                                    "backend_name",
+                                                    "sanitize_overflow",
+                                                    "arch",
+                                                    "instrumentation_mode"};
+  auto unknown = [&](const std::pair<std::string, std::string> &entry) {
+    bool isParam = std::any_of(kernel.params.begin(), kernel.params.end(),
+                               [&](const ast::Param &p) { return p.name == entry.first; });
+    return !isParam && !cudaOptions.count(entry.first);
+  };
+  std::set<std::string> dropped;
+  for (AutotuneConfig &config : configs) {
+    for (const auto &entry : config.constexprs)
+      if (unknown(entry))
+        dropped.insert(entry.first);
+    config.constexprs.erase(
+        std::remove_if(config.constexprs.begin(), config.constexprs.end(), unknown),
+        config.constexprs.end());
+  }
+  for (const std::string &name : dropped)
+    sources.warning(loc,
+                    "triton.Config key '" + name + "' is neither a parameter of '" + kernel.name +
+                        "' nor an option of Triton's NVIDIA backend (waves_per_eu, "
+                        "matrix_instr_nonkdim and kpack are AMD's): tilec ignores it, where "
+                        "Triton 3.6 on an NVIDIA GPU raises KeyError('Keyword argument " +
+                        name + " was specified but unrecognised') when it launches the config");
+}
+
 std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast::Expr &configs,
                                              const SourceManager &sources, unsigned defaultWarps,
                                              unsigned defaultStages);
@@ -533,9 +588,39 @@ static bool isDictCall(const ast::Expr &e) {
                       [](const ast::Keyword &k) { return k.name.empty(); });
 }
 
+/// The dict that `f()` returns, where `f` is a function defined once at the top level of the
+/// kernel's module and its body (after a docstring) is `return {...}`: ROCm's perf kernels write
+/// `@triton.heuristics(get_triton_heuristics())`. The dict's lambdas read only their `args`, so
+/// the call needs no evaluation. Null for any other call.
+static const ast::Expr *returnedDict(const ast::Expr &call, const ast::Module &module) {
+  if (call.kind != ast::ExprKind::Call || call.operands.size() != 1 || !call.keywords.empty() ||
+      call.operands[0]->kind != ast::ExprKind::Name)
+    return nullptr;
+  const ast::Stmt *function = nullptr;
+  for (const ast::StmtPtr &stmt : module.body) {
+    if (stmt->kind != ast::StmtKind::FunctionDef || stmt->name != call.operands[0]->name)
+      continue;
+    if (function) // defined twice: which one runs depends on the module's flow
+      return nullptr;
+    function = stmt.get();
+  }
+  if (!function || !function->decorators.empty() || !function->params.empty())
+    return nullptr;
+  const ast::StmtList &body = function->body;
+  size_t first = !body.empty() && body[0]->kind == ast::StmtKind::ExprStmt && body[0]->value &&
+                         body[0]->value->kind == ast::ExprKind::StringLit
+                     ? 1
+                     : 0;
+  if (body.size() != first + 1 || body[first]->kind != ast::StmtKind::Return ||
+      !body[first]->value || body[first]->value->kind != ast::ExprKind::Dict)
+    return nullptr;
+  return body[first]->value.get();
+}
+
 /// The dict of a triton.heuristics(...) call: its argument (or `values=`), a dict display (or a
-/// `dict(NAME=value, ...)` call) or the name of one that one module-level assignment binds
-/// (`triton.heuristics(HEURISTICS)`); null when it is neither.
+/// `dict(NAME=value, ...)` call), the name of one that one module-level assignment binds
+/// (`triton.heuristics(HEURISTICS)`) or a call of a module-level function that only returns one
+/// (returnedDict); null when it is neither.
 static const ast::Expr *heuristicsDict(const ast::Expr &decorator, const ast::Module *module) {
   if (decorator.operands.size() + decorator.keywords.size() != 2)
     return nullptr;
@@ -546,6 +631,9 @@ static const ast::Expr *heuristicsDict(const ast::Expr &decorator, const ast::Mo
     moduleAssignments(module->body, values->name, bound);
     values = bound.size() == 1 ? bound[0] : nullptr;
   }
+  if (values && values->kind == ast::ExprKind::Call && module)
+    if (const ast::Expr *returned = returnedDict(*values, *module))
+      values = returned;
   return values && (values->kind == ast::ExprKind::Dict || isDictCall(*values)) ? values : nullptr;
 }
 
@@ -719,6 +807,7 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
         sources.error(config->loc, "triton.Config: num_warps must be a power of two");
       spec.configs.push_back(std::move(tuned));
     }
+    dropBackendOptionsOfOtherTargets(kernel, spec.configs, decorator->loc, sources);
     const ast::Expr *key = keyword(*decorator, "key");
     if (!key && decorator->operands.size() > 2)
       key = decorator->operands[2].get();

@@ -655,11 +655,16 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
       return SemaValue::ofDType(value.dtype);
     if (attr == "shape")
       return SemaValue::ofTuple(value.elems);
-    if (attr == "numel") {
+    if (attr == "numel" || attr == "nbytes") {
       int64_t n = 1;
       for (const SemaValue &d : value.elems)
         n *= d.intValue;
-      return SemaValue::ofInt(n);
+      return SemaValue::ofInt(attr == "numel" ? n : n * (value.dtype.bits() / 8));
+    }
+    if (attr == "get_block_shapes" || attr == "with_element_ty") {
+      SemaValue m = SemaValue::ofBuiltin("blocktype." + attr);
+      m.elems.push_back(value);
+      return m;
     }
     // The dtype predicates (is_block(), is_fp32()...) answer for block types below.
     if (attr.rfind("is_", 0) != 0)
@@ -678,6 +683,11 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
       return SemaValue::ofInt(value.dtype.bits());
     if (attr == "value") // tl.constexpr(dtype).value
       return value;
+    if (attr == "with_element_ty" && !value.isBlockPointerType()) {
+      SemaValue m = SemaValue::ofBuiltin("blocktype." + attr);
+      m.elems.push_back(value);
+      return m;
+    }
     if (attr == "int_bitwidth" && value.dtype.isInteger())
       return SemaValue::ofInt(value.dtype.bits());
     if (attr == "fp_mantissa_width" && (value.dtype.isFloat() || value.dtype.isFp8E4B15())) {
@@ -1000,6 +1010,22 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     if (args.positional.size() != 1 || !args.keywords.empty())
       error(loc, "x.item() takes no arguments");
     return SemaValue::ofTensor(unsplat(args.positional[0].value, loc));
+  }
+  if (name == "blocktype.get_block_shapes") {
+    // block_type.get_block_shapes(): its shape, a tuple of ints.
+    if (args.positional.size() != 1 || !args.keywords.empty())
+      error(loc, "get_block_shapes() takes no arguments");
+    return SemaValue::ofTuple(args.positional[0].elems);
+  }
+  if (name == "blocktype.with_element_ty") {
+    // dtype.with_element_ty(t): the same shape (none for a scalar type) with element type t.
+    auto a = bindArgs(*this, "with_element_ty", {"self", "element_ty"}, 2, args);
+    const SemaValue &elem = *a.values[1];
+    if (elem.kind != Kind::DType || elem.isBlockType() || elem.isBlockPointerType())
+      error(loc, "with_element_ty() needs a scalar dtype");
+    SemaValue type = SemaValue::ofDType(elem.dtype);
+    type.elems = a.values[0]->elems;
+    return type;
   }
   if (name.rfind("dtype.", 0) == 0) {
     DType t = args.positional[0].dtype;

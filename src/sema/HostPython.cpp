@@ -2029,7 +2029,11 @@ SemaValue Specializer::torchTypeInfo(bool floating, CallArgs &args) {
       {"float32", {32, 0x1p-23, 0x1.fffffep127, 0x1p-126, 1e-06}},
       {"float64", {64, 0x1p-52, 0x1.fffffffffffffp1023, 0x1p-1022, 1e-15}},
       {"float8_e4m3fn", {8, 0.125, 448.0, 0x1p-6, 0.1}},
-      {"float8_e5m2", {8, 0.25, 57344.0, 0x1p-14, 0.1}}};
+      {"float8_e5m2", {8, 0.25, 57344.0, 0x1p-14, 0.1}},
+      // The fnuz variants (no negative zero, no infinity, one more exponent bias) that host
+      // code picks for AMD's gfx942 and so on any other GPU (aiter's get_fp8_dtypes()).
+      {"float8_e4m3fnuz", {8, 0.125, 240.0, 0x1p-7, 0.1}},
+      {"float8_e5m2fnuz", {8, 0.25, 57344.0, 0x1p-15, 0.1}}};
   static const std::map<std::string, std::pair<int64_t, int64_t>> ints = {
       {"int8", {-128, 127}},
       {"int16", {-32768, 32767}},

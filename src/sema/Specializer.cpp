@@ -3128,6 +3128,9 @@ void Specializer::execFor(const ast::Stmt &stmt) {
       continue;
     // Any positive depth, as Triton's tl.range takes (FBGEMM's simplicial attention asks 16).
     SemaValue stages = eval(*kw.value);
+    // None is tl.range's default: the kernel's num_stages (`num_stages=None if PIPELINE else 1`).
+    if (stages.isNone())
+      continue;
     if (stages.kind != SemaValue::Kind::Int || stages.intValue < 1)
       error(kw.loc, "num_stages must be a positive constexpr integer");
     loopStages = stages.intValue;
@@ -3486,30 +3489,40 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
     return result;
   }
   case ast::ExprKind::BoolOp: {
-    SemaValue result = eval(*expr.operands[0]);
-    for (size_t i = 1; i < expr.operands.size(); ++i) {
+    // As Triton's visit_BoolOp: the operands are evaluated in order, and the first constant
+    // that decides (a false one for `and`, a true one for `or`) is the result, wherever it
+    // stands: `n > 0 and USE_WINDOW` with USE_WINDOW false is the constant False, so an `if`
+    // on it compiles only its else branch. Constants that do not decide drop out; the run-time
+    // operands left are combined as booleans, one left alone is the result as it is.
+    bool isAnd = expr.boolOp == ast::BoolOperator::And;
+    std::vector<SemaValue> runTime;
+    SemaValue value;
+    for (size_t i = 0; i < expr.operands.size(); ++i) {
+      value = eval(*expr.operands[i]);
       // Module-level Python's unknown values (the GPU's name): the other side may decide.
-      if (isUnknown(result)) {
-        result = boolOpWithUnknown(expr.boolOp == ast::BoolOperator::And, result,
-                                   eval(*expr.operands[i]), expr.loc);
-        continue;
+      if (isUnknown(value) && runTime.empty()) {
+        for (size_t j = i + 1; j < expr.operands.size(); ++j)
+          value = boolOpWithUnknown(isAnd, value, eval(*expr.operands[j]), expr.loc);
+        return value;
       }
-      if (auto truth = constexprTruth(result)) {
-        // Python short-circuits on constants.
-        bool isAnd = expr.boolOp == ast::BoolOperator::And;
+      if (auto truth = constexprTruth(value)) {
         if (isAnd != *truth)
-          return result;
-        result = eval(*expr.operands[i]);
+          return value;
         continue;
       }
-      SemaValue rhs = eval(*expr.operands[i]);
-      builder_.setLoc(expr.loc);
+      runTime.push_back(value);
+    }
+    if (runTime.empty()) // all constants, none decided: Python's result is the last one
+      return value;
+    builder_.setLoc(expr.loc);
+    SemaValue result = runTime.back();
+    for (size_t i = runTime.size() - 1; i-- > 0;) {
       // On run-time values `and`/`or` are logical: both sides as booleans.
       tir::Value *l =
+          castTo(toValue(runTime[i], expr.loc, "'and'/'or'"), DType::scalar(ScalarKind::I1));
+      tir::Value *r =
           castTo(toValue(result, expr.loc, "'and'/'or'"), DType::scalar(ScalarKind::I1));
-      tir::Value *r = castTo(toValue(rhs, expr.loc, "'and'/'or'"), DType::scalar(ScalarKind::I1));
-      result = binaryOp(expr.boolOp == ast::BoolOperator::And ? ast::BinaryOperator::BitAnd
-                                                              : ast::BinaryOperator::BitOr,
+      result = binaryOp(isAnd ? ast::BinaryOperator::BitAnd : ast::BinaryOperator::BitOr,
                         SemaValue::ofTensor(l), SemaValue::ofTensor(r), expr.loc);
     }
     return result;
