@@ -546,7 +546,9 @@ def recheck(td, jit, grid, kwargs, bound, pre, theirs, mine, loaded, grid3, argv
     """For a launch whose results differ: both compilers run once more, each on fresh copies of the
     pre-launch tensors, so that the record says whether each result is reproducible and whether the
     difference is (a nondeterministic kernel, or a harness that did not see Triton's launch as
-    tilec's replay of it, shows here). TILEC_CORPUS_RECHECK=1 turns it on."""
+    tilec's replay of it, shows here). TILEC_CORPUS_RECHECK=1 turns it on. Unlike the first
+    run, arguments that alias one tensor get separate copies here: for such kernels only the
+    reproducibility columns are meaningful."""
     import numpy as np
     import torch
     torch.cuda.synchronize()

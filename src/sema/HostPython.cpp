@@ -1750,24 +1750,21 @@ SemaValue Specializer::deviceQuery(const std::string &qualified, CallArgs &args)
                             targetArch_ + " ahead of time",
                         args.loc);
   }
-  // The index of the process's current device differs between the processes of one job (each
-  // rank picks its GPU): unknown. It is mostly passed on to get_device_properties(i) or
-  // get_device_capability(i) (flash-attention's layer norm reads the warp size so), whose
-  // answers do not depend on it: every GPU tilec compiles for is of --arch.
-  if (qualified == "torch.cuda.current_device") {
+  // Questions about the process's devices, not the GPU's architecture: unknown values, an error
+  // only where a kernel depends on the answer.
+  //  - The current device's index differs between the processes of one job (each rank picks its
+  //    GPU). It is mostly passed on to get_device_properties(i) or get_device_capability(i)
+  //    (flash-attention's layer norm reads the warp size so), whose answers do not depend on it:
+  //    every GPU tilec compiles for is of --arch.
+  //  - The number of GPUs differs between machines (host code sizes per-device tables from it).
+  static const std::map<std::string, std::string> kProcessDeviceQueries = {
+      {"torch.cuda.current_device",
+       "the current device's index differs between the processes of a job"},
+      {"torch.cuda.device_count", "the number of GPUs differs between machines"},
+  };
+  if (auto query = kProcessDeviceQueries.find(qualified); query != kProcessDeviceQueries.end()) {
     bindCallArgs(*this, qualified, {}, 0, args);
-    return unknownValue(qualified + "()",
-                        "the current device's index differs between the processes of a job, "
-                        "and tilec compiles ahead of time",
-                        args.loc);
-  }
-  // How many GPUs the machine has differs between machines: unknown, an error only where a
-  // kernel depends on it (host code that sizes per-device tables from it compiles).
-  if (qualified == "torch.cuda.device_count") {
-    bindCallArgs(*this, qualified, {}, 0, args);
-    return unknownValue(qualified + "()",
-                        "the number of GPUs differs between machines, and tilec compiles ahead "
-                        "of time",
+    return unknownValue(qualified + "()", query->second + ", and tilec compiles ahead of time",
                         args.loc);
   }
   // The rest differs between GPUs of one architecture, or between machines.
