@@ -189,21 +189,22 @@ public:
   explicit LayoutAssigner(tir::Function &function) : function_(function) {}
 
   void run() {
-    // An FMA dot's result is an anchor, like a memory access: its layout decides how many
-    // multiply-adds each operand read feeds.
-    bool tensorCores = false;
+    // A tensor-core dot's result has its layout already (AccelerateMatmul's); an FMA dot's
+    // result is an anchor, like a memory access: its layout decides how many multiply-adds each
+    // operand read feeds.
     tir::walk(function_, [&](Operation &op) {
-      tensorCores |= op.code() == OpCode::Dot && layoutOf(op.result());
-      if (op.code() == OpCode::Dot && layoutOf(op.result()))
-        tensorCoreLayouts_.push_back(layoutOf(op.result()));
-      if (op.code() == OpCode::Dot)
+      if (op.code() != OpCode::Dot)
+        return;
+      if (LayoutPtr accumulator = layoutOf(op.result()))
+        tensorCoreLayouts_.push_back(accumulator);
+      else
         set(op.result(), dotFmaLayout(op.result()->type().shape, function_.numWarps));
     });
     // A tensor-core accumulator keeps its layout through the loop that carries it and the
     // arithmetic on it (attention's rescaling, softmax statistics): one forward sweep first lets
     // the mma layout reach them before the stores' layouts flow back, so that the conversion to
     // the store's layout happens once, after the loop, as in Triton.
-    if (tensorCores)
+    if (!tensorCoreLayouts_.empty())
       forward(function_.body());
     // Triton's layouts flow forward from the loads (its LayoutPropagation starts at them), and
     // the conversions to the stores' layouts stay at the stores. The bits follow: a
@@ -254,7 +255,7 @@ private:
   /// reached), and not into ops whose operands' layouts disagree.
   bool strictForward_ = false;
   std::set<const Value *> reached_;
-  /// The result layouts of the tensor-core dots (AccelerateMatmul's), before any other is set.
+  /// The result layouts of the tensor-core dots (AccelerateMatmul's).
   std::vector<LayoutPtr> tensorCoreLayouts_;
 
   bool counts(const Value *v) const { return !strictForward_ || reached_.count(v) != 0; }
