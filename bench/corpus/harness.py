@@ -572,12 +572,11 @@ def dump_launch(td, jit, source, sig, warps, stages, grid3, bound, pre, theirs, 
     PTX and command, and the TRITON_* environment Triton compiled under. Returns the file."""
     import torch
     path = os.path.join(td.OUT, f"dump_{jit.fn.__name__}_{abs(hash(sig)) % 10**6}.pt")
-    ptx = loaded["cmd"].split(" -o ")[1].split(" ")[0]
     torch.save({"source": source, "kernel": jit.fn.__name__, "sig": sig, "warps": warps, "stages": stages,
                 "grid": grid3, "pre": {n: v.cpu() for n, v in pre.items()},
                 "scalars": {n: v for n, v in bound.items() if n not in pre and isinstance(v, (int, float, bool, str, type(None)))},
                 "triton": {n: v.cpu() for n, v in theirs.items()}, "tilec": {n: v.cpu() for n, v in mine.items()},
-                "ptx": open(ptx).read(), "meta": loaded["k"], "cmd": loaded["cmd"],
+                "ptx": open(loaded["ptx"]).read(), "meta": loaded["k"], "cmd": loaded["cmd"],
                 "env": {k: v for k, v in os.environ.items() if k.startswith(("TRITON", "FLA", "TILEC"))}}, path)
     return path
 
@@ -747,7 +746,8 @@ def compile_and_load(td, jit, source, sig, warps, stages, grid, debug=False):
 
         def fn(g, block, argv, _launch=launch, _scratch=scratch, **kwargs):
             return _launch(g, block, tuple(argv) + (numpy.uint64(_scratch.data_ptr()),), **kwargs)
-    return {"compiled": True, "ms": ms, "fn": fn, "k": k, "dyn": dyn, "mod": mod, "cmd": " ".join(cmd)}
+    return {"compiled": True, "ms": ms, "fn": fn, "k": k, "dyn": dyn, "mod": mod, "cmd": " ".join(cmd),
+            "ptx": key_file + ".ptx"}
 
 
 def _launcher_with_tensor_maps(info, function):
