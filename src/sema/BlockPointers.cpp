@@ -366,7 +366,7 @@ tir::Operation *Specializer::storeBlockPointer(const SemaValue &blockPtr, const 
   std::vector<int64_t> block = intsOf(blockPtr.elems[kBlockShape]);
   if (!value.isTensor() && !value.isConstexprNumber())
     error(loc, "tl.store's value must be a tensor or a number, not " + value.describe());
-  tir::Value *v = value.isTensor() ? castTo(value.value, elem) : materialize(value, loc, elem);
+  tir::Value *v = toTensorAs(value, loc, elem);
   if (v->type().isScalar())
     v = broadcastTo(v, block, loc);
   if (v->type().shape != block)

@@ -798,7 +798,7 @@ SemaValue Specializer::callLibdevice(const tir::LibdeviceFunction &fn, CallArgs 
   std::vector<tir::Value *> operands;
   std::vector<int64_t> shape;
   for (const SemaValue &v : args.positional) {
-    operands.push_back(v.isTensor() ? castTo(v.value, type) : materialize(v, loc, type));
+    operands.push_back(toTensorAs(v, loc, type));
     shape = broadcastShape(Type(type, shape), operands.back()->type(), loc);
   }
   for (tir::Value *&v : operands)
@@ -1570,7 +1570,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       shape = broadcastShape(Type(elem, shape), mask->type(), loc);
     tir::Value *other = nullptr;
     if (const SemaValue *o = a.get(2); o && mask) {
-      other = o->isTensor() ? castTo(o->value, elem) : materialize(*o, loc, elem);
+      other = toTensorAs(*o, loc, elem);
       shape = broadcastShape(Type(elem, shape), other->type(), loc);
     }
     std::vector<tir::Value *> operands = {broadcastTo(ptr, shape, loc)};
@@ -1616,7 +1616,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
                  "of pointers has no bounds");
     DType elem = ptr->type().elem.pointeeType();
     const SemaValue &val = *a.values[1];
-    tir::Value *value = val.isTensor() ? castTo(val.value, elem) : materialize(val, loc, elem);
+    tir::Value *value = toTensorAs(val, loc, elem);
     if (ptr->type().isScalar() && !value->type().isScalar())
       error(loc, "tl.store of a block of values through a single pointer: Triton refuses it "
                  "(make the pointer a block of the value's shape)");
@@ -1663,9 +1663,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       if (!half && (elem.isBool() || elem.bits() < 32))
         error(loc, display + " does not support " + elem.tritonName());
     }
-    auto asElem = [&](const SemaValue &v) {
-      return v.isTensor() ? castTo(v.value, elem) : materialize(v, loc, elem);
-    };
+    auto asElem = [&](const SemaValue &v) { return toTensorAs(v, loc, elem); };
     // The memory order and scope, as Triton takes them (acq_rel and gpu by default); kept on the
     // op where they differ, for the atom instruction's qualifiers.
     auto orderAttrs = [&](tir::Operation *op) {
@@ -1751,17 +1749,30 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   }
   if (fn == "fma") {
     auto a = bindArgs(*this, display, {"x", "y", "z"}, 3, args);
-    SemaValue xy = binaryOp(ast::BinaryOperator::Mul, *a.values[0], *a.values[1], loc);
-    tir::Value *prod = toValue(xy, loc, "tl.fma");
-    if (!prod->type().elem.isFloat())
+    // As Triton: the three become tensors (to_tensor), then x and y, z and x, z and y are
+    // promoted pairwise as tensor operands: tl.fma(x_fp16, 2.0, 1.0) is fp32.
+    std::vector<tir::Value *> v;
+    for (int i = 0; i < 3; ++i)
+      v.push_back(toValue(*a.values[i], loc, "tl.fma"));
+    DType type = v[0]->type().elem;
+    for (int i = 1; i < 3; ++i) {
+      std::string why;
+      std::optional<DType> common =
+          computationType(type, false, v[i]->type().elem, false, false, why);
+      if (!common)
+        error(loc, why);
+      type = *common;
+    }
+    if (!type.isFloat())
       error(loc, "tl.fma needs floating-point arguments");
-    tir::Value *x = materialize(*a.values[0], loc, prod->type().elem);
-    tir::Value *y = materialize(*a.values[1], loc, prod->type().elem);
-    tir::Value *z = materialize(*a.values[2], loc, prod->type().elem);
-    std::vector<int64_t> shape = broadcastShape(prod->type(), z->type(), loc);
-    return SemaValue::ofTensor(builder_.createValue(
-        OpCode::Fma, {broadcastTo(x, shape, loc), broadcastTo(y, shape, loc), broadcastTo(z, shape, loc)},
-        Type(prod->type().elem, shape)));
+    std::vector<int64_t> shape;
+    for (tir::Value *&e : v) {
+      e = castTo(e, type);
+      shape = broadcastShape(Type(type, shape), e->type(), loc);
+    }
+    for (tir::Value *&e : v)
+      e = broadcastTo(e, shape, loc);
+    return SemaValue::ofTensor(builder_.createValue(OpCode::Fma, v, Type(type, shape)));
   }
   if (fn == "maximum" || fn == "minimum") {
     auto a = bindArgs(*this, display, {"x", "y", "propagate_nan"}, 2, args);
@@ -1770,12 +1781,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     bool propagate = false;
     if (const SemaValue *p = a.get(2); p && !p->isNone())
       propagate = propagateNanAll(*p, loc, display);
-    // Promote like an arithmetic operator, then take the max.
     SemaValue x = *a.values[0], y = *a.values[1];
-    if (x.isConstexprNumber() && y.isConstexprNumber() && !propagate) {
-      CallArgs pair{{x, y}, {}, loc};
-      return callBuiltin(SemaValue::ofBuiltin(fn == "maximum" ? "py.max" : "py.min"), pair);
-    }
     for (const SemaValue *v : {&x, &y}) {
       if (!v->isTensor() && !v->isConstexprNumber()) {
         refuseUnknown(*v, loc, display + "'s result");
@@ -1784,10 +1790,12 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       if (v->isTensor() && v->value->type().elem.isPointer())
         error(loc, display + " is not defined on pointers");
     }
-    // bf16 tensors are first widened to fp32 (Triton's _promote_bfloat16_to_float32: the result
-    // is fp32), then promoted and broadcast like the operands of an arithmetic operator.
-    x = promoteBFloat16ToFloat32(x);
-    y = promoteBFloat16ToFloat32(y);
+    // As Triton: numbers become tensors first (to_tensor: tl.maximum(x_fp16, 0.0) is fp32 and
+    // tl.maximum(x_fp64, 0.1) compares with (double)(float)0.1), bf16 tensors are widened to
+    // fp32 (_promote_bfloat16_to_float32), then both are promoted and broadcast like tensor
+    // operands of an arithmetic operator.
+    x = promoteBFloat16ToFloat32(decayNumbers(x, loc));
+    y = promoteBFloat16ToFloat32(decayNumbers(y, loc));
     auto [lhs, rhs] = convertAndBroadcast(x, y, operandType(x, y, false, loc), loc);
     tir::Value *r = builder_.binary(fn == "maximum" ? OpCode::Maximum : OpCode::Minimum, lhs, rhs);
     // Integers have no NaN: Triton ignores propagate_nan there.
@@ -1816,17 +1824,19 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (fn == "advance")
     return advanceBlockPointer(args);
   if (fn == "to_tensor") {
-    // A Python number becomes a scalar of its literal type (int32, uint32, int64, fp32, int1).
+    // A Python number becomes a scalar of its to_tensor type (int1; int32, uint32 or int64;
+    // fp32, or fp64 beyond fp32's range).
     auto a = bindArgs(*this, display, {"x"}, 1, args);
     return SemaValue::ofTensor(tensorArg(*a.values[0], display));
   }
   if (fn == "umulhi") {
     auto a = bindArgs(*this, display, {"x", "y"}, 2, args);
-    const SemaValue &x = *a.values[0], &y = *a.values[1];
-    for (const SemaValue *v : {&x, &y})
+    for (const SemaValue *v : {&*a.values[0], &*a.values[1]})
       if (!v->isTensor() && !v->isConstexprNumber())
         error(loc, display + " needs integers or integer tensors, not " + v->describe());
-    // Promoted like an arithmetic operator; Triton accepts 32- and 64-bit integers only.
+    // Numbers become tensors first (to_tensor), then both are promoted as tensor operands;
+    // Triton accepts 32- and 64-bit integers only.
+    SemaValue x = decayNumbers(*a.values[0], loc), y = decayNumbers(*a.values[1], loc);
     DType t = operandType(x, y, false, loc);
     if (!t.isInteger() || (t.bits() != 32 && t.bits() != 64))
       error(loc, display + " needs int32, uint32, int64 or uint64 operands, got " + t.tritonName());
@@ -1920,16 +1930,16 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       c->definingOp()->setAttr("rounding", std::string("rtz"));
       return SemaValue::ofTensor(c);
     }
-    if (!in.isTensor())
-      return SemaValue::ofTensor(materialize(in, loc, to));
-    tir::Value *v = in.value;
+    // A Python number is first a tensor of its to_tensor type: tl.cast(0.1, tl.float64) is
+    // (double)(float)0.1 and tl.cast(1.0, tl.int32, bitcast=True) is 0x3F800000, as in Triton.
+    tir::Value *v = toValue(in, loc, "the value to convert");
     if (v->type().elem.isPointer() || to.isPointer()) {
       // Triton 3.6's semantic.cast between pointers and numbers, which bitcast=True takes too: a
       // pointer becomes its address (int64) or whether it is null (int1), an integer of any
       // width a pointer, and a pointer a pointer to another type.
       DType from = v->type().elem;
       if (from == to)
-        return in;
+        return SemaValue::ofTensor(v);
       if (from.isPointer() && to.isBool())
         return SemaValue::ofTensor(castTo(v, to));
       if ((from.isPointer() && (to.isPointer() || to.kind == ScalarKind::I64)) ||
@@ -1943,7 +1953,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
         error(loc, "bitcast between types of different widths: " + v->type().elem.tritonName() +
                        " and " + to.tritonName());
       if (v->type().elem == to)
-        return in;
+        return SemaValue::ofTensor(v);
       return SemaValue::ofTensor(builder_.createValue(OpCode::Bitcast, {v}, v->type().withElem(to)));
     }
     return SemaValue::ofTensor(castTo(v, to));

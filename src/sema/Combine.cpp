@@ -64,9 +64,7 @@ void Specializer::buildCombineRegion(tir::Operation &op, const SemaValue &combin
   for (size_t i = 0; i < results.size(); ++i) {
     if (results[i].isTensor() && !results[i].value->type().isScalar())
       error(loc, what + "'s combine_fn must return scalars, got " + results[i].describe());
-    tir::Value *v =
-        results[i].isTensor() ? results[i].value : materialize(results[i], loc, types[i]);
-    yielded.push_back(castTo(v, types[i]));
+    yielded.push_back(toTensorAs(results[i], loc, types[i]));
   }
   builder_.create(OpCode::Yield, yielded, {});
   builder_.restoreInsertionPoint(saved);

@@ -61,6 +61,14 @@ static DType withOtherSignedness(const DType &t) {
   }
 }
 
+/// Whether semantic.to_tensor makes the float `x` an fp32 (else fp64: a finite nonzero number
+/// outside fp32's normal range).
+static bool toTensorIsFp32(double x) {
+  double magnitude = std::fabs(x);
+  return std::isnan(x) || std::isinf(x) || magnitude == 0.0 ||
+         (magnitude >= 0x1p-126 && magnitude <= static_cast<double>(FLT_MAX));
+}
+
 static DType literalType(const SemaValue &v) {
   switch (v.kind) {
   case Kind::Bool:
@@ -117,15 +125,22 @@ SemaValue Specializer::decayNumbers(const SemaValue &v, SourceLoc loc) {
   if (!v.isConstexprNumber())
     return v;
   DType type = literalType(v);
-  if (v.kind == Kind::Float) {
-    // semantic.to_tensor: fp64 for a finite nonzero number outside fp32's normal range.
-    double magnitude = std::fabs(v.floatValue);
-    bool fp32 = std::isnan(v.floatValue) || std::isinf(v.floatValue) || magnitude == 0.0 ||
-                (magnitude >= 0x1p-126 && magnitude <= static_cast<double>(FLT_MAX));
-    if (!fp32)
-      type = DType::scalar(ScalarKind::F64);
-  }
+  if (v.kind == Kind::Float && !toTensorIsFp32(v.floatValue))
+    type = DType::scalar(ScalarKind::F64);
   return SemaValue::ofTensor(materialize(v, loc, type));
+}
+
+tir::Value *Specializer::toTensorAs(const SemaValue &v, SourceLoc loc, DType type) {
+  if (v.isTensor())
+    return castTo(v.value, type);
+  // Non-numbers get materialize's errors; fp8e4b15 goes through fp32 there already.
+  if (!v.isConstexprNumber() || type.isFp8E4B15() || v.kind != Kind::Float)
+    return materialize(v, loc, type);
+  // The float's to_tensor value (its nearest fp32, unless fp64 holds it) made a constant of
+  // `type` directly: the same number as a cast, and a constant the pipeliner recognises.
+  if (!toTensorIsFp32(v.floatValue))
+    return materialize(v, loc, type);
+  return materialize(SemaValue::ofFloat(static_cast<float>(v.floatValue)), loc, type);
 }
 
 int64_t Specializer::constantInt(const SemaValue &v, SourceLoc loc, const std::string &what) {
@@ -153,7 +168,7 @@ tir::Value *Specializer::toValue(const SemaValue &v, SourceLoc loc, const char *
   if (v.isTensor())
     return v.value;
   if (v.isConstexprNumber())
-    return materialize(v, loc);
+    return decayNumbers(v, loc).value;
   refuseUnknown(v, loc, std::string("the value for ") + what);
   error(loc, std::string("expected a number or a tensor for ") + what + ", got " + v.describe());
 }
@@ -719,17 +734,18 @@ SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
     if (!v->isTensor() && !v->isConstexprNumber())
       error(loc, std::string("cannot compare with '") + ast::spelling(op) + "': " + v->describe());
 
-  DType lt = lhs.isTensor() ? lhs.value->type().elem : literalType(lhs);
-  DType rt = rhs.isTensor() ? rhs.value->type().elem : literalType(rhs);
+  // Triton's comparisons make a Python number a tensor first (to_tensor: int32, or the
+  // smallest of uint32 and int64 that holds it; fp32 for a float, fp64 beyond fp32's range),
+  // so that unlike in arithmetic it takes part in promotion: uint8 > -9 compares in int32,
+  // and x_fp64 > 0.1 compares with (double)(float)0.1.
+  SemaValue l = decayNumbers(lhs, loc), r = decayNumbers(rhs, loc);
+  DType lt = l.value->type().elem, rt = r.value->type().elem;
   DType t;
   if (lt.isPointer() || rt.isPointer()) {
     if (lt != rt)
       error(loc, "cannot compare " + lt.tritonName() + " with " + rt.tritonName());
     t = lt;
   } else {
-    // Triton's comparisons make a Python number a tensor first (to_tensor: int32, or the
-    // smallest of uint32 and int64 that holds it, fp32 for a float), so that unlike in
-    // arithmetic it takes part in promotion: uint8 > -9 compares in int32.
     std::string why;
     auto common = computationType(lt, false, rt, false, false, why);
     if (!common)
@@ -738,7 +754,7 @@ SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
       error(loc, fp8E4B15ArithmeticError());
     t = *common;
   }
-  auto [a, b] = convertAndBroadcast(lhs, rhs, t, loc);
+  auto [a, b] = convertAndBroadcast(l, r, t, loc);
   const char *predicate = op == CO::Lt ? "lt" : op == CO::Le ? "le" : op == CO::Gt ? "gt"
                           : op == CO::Ge ? "ge" : op == CO::Eq ? "eq" : "ne";
   return SemaValue::ofTensor(builder_.cmp(predicate, a, b));

@@ -250,10 +250,12 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
   if (fn == "clamp") {
     auto a = bindCallArgs(*this, display, {"x", "min", "max", "propagate_nan"}, 3, args);
     bool propagate = a[3] && !a[3]->isNone() && propagateNanAll(*a[3], loc, display);
-    // As Triton: bf16 tensors are widened to fp32 first (the result is fp32), then x and the
-    // bounds are promoted together; clamp is defined on floats only.
+    // As Triton: numbers become tensors (to_tensor: tl.clamp(x_fp16, -1.5, 1.5) is fp32), bf16
+    // tensors are widened to fp32 (the result is fp32), then x and the bounds are promoted
+    // together; clamp is defined on floats only. The clip pattern looks at the numbers given.
+    SemaValue givenMin = *a[1], givenMax = *a[2];
     for (int i = 0; i < 3; ++i)
-      a[i] = promoteBFloat16ToFloat32(*a[i]);
+      a[i] = promoteBFloat16ToFloat32(decayNumbers(*a[i], loc));
     DType type = operandType(*a[0], *a[1], false, loc);
     SemaValue typed = SemaValue::ofTensor(materialize(SemaValue::ofFloat(0), loc, type));
     type = operandType(typed, *a[2], false, loc);
@@ -268,7 +270,7 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
     }
     for (tir::Value *&e : v)
       e = broadcastTo(e, shape, loc);
-    if (isClipPattern(*a[1], *a[2], v[1], v[2]) &&
+    if (isClipPattern(givenMin, givenMax, v[1], v[2]) &&
         (type.kind == ScalarKind::F32 || type.kind == ScalarKind::F16)) {
       // clamp(x, -limit, limit), which Triton lowers to min.xorsign.abs(x, limit) from sm_90
       // (codegen: `clip`): the same values, but a NaN x gives +-limit by its sign, not -limit.
@@ -295,12 +297,14 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
                           : bindCallArgs(*this, display, {"x", "y", "ieee_rounding"}, 2, args);
   bool precise = fn == "div_rn" ||
                  constFlag(fn == "fdiv" ? a[2] : std::nullopt, loc, display + "'s ieee_rounding");
-  DType type = operandType(*a[0], *a[1], true, loc);
+  // Numbers become tensors first (to_tensor), then both are promoted as tensor operands.
+  SemaValue x = decayNumbers(*a[0], loc), y = decayNumbers(*a[1], loc);
+  DType type = operandType(x, y, true, loc);
   if (!type.isFloat())
     error(loc, display + " needs floating-point operands, got " + type.tritonName());
   if (fn == "div_rn" && type.kind != ScalarKind::F32 && type.kind != ScalarKind::F64)
     error(loc, display + " needs fp32 or fp64 operands, got " + type.tritonName());
-  auto [lhs, rhs] = convertAndBroadcast(*a[0], *a[1], type, loc);
+  auto [lhs, rhs] = convertAndBroadcast(x, y, type, loc);
   tir::Value *r = b.binary(OpCode::Div, lhs, rhs);
   if (precise)
     r->definingOp()->setAttr("rounding", std::string("rn"));

@@ -208,6 +208,11 @@ public:
   /// element by element; anything else is kept. So after `c = 0.5`, `x_fp16 * c` is fp32, as
   /// in Triton, and `tl.arange(0, c)` is refused, as in Triton.
   SemaValue decayNumbers(const SemaValue &v, SourceLoc loc);
+  /// `v` as an operand of type `type` the way Triton's builtins that call semantic.to_tensor
+  /// first (tl.store's value, tl.load's other, atomics, tl.cast, tl.maximum, comparisons...)
+  /// make it: a number becomes a tensor of its to_tensor type, then is cast. A float thus goes
+  /// through fp32: `tl.store(p_fp64, 0.1)` stores (double)(float)0.1, as Triton does.
+  tir::Value *toTensorAs(const SemaValue &v, SourceLoc loc, tir::DType type);
   /// `v`'s integer value; errors, naming `what`, unless it is a compile-time integer (or bool).
   int64_t constantInt(const SemaValue &v, SourceLoc loc, const std::string &what);
   /// For an error that wants a compile-time value and got `v`: where `v` is a number a kernel

@@ -18,6 +18,10 @@ struct Constant {
   double f = 0.0;
 };
 
+double roundTo(double x, DType t) {
+  return t.kind == ScalarKind::F32 ? static_cast<double>(static_cast<float>(x)) : x;
+}
+
 std::optional<Constant> constantOf(const Value *v) {
   const Operation *def = v->definingOp();
   if (!def || def->code() != OpCode::Constant)
@@ -26,7 +30,9 @@ std::optional<Constant> constantOf(const Value *v) {
   const Attribute &a = def->attr("value");
   if (auto *d = std::get_if<double>(&a)) {
     c.isFloat = true;
-    c.f = *d;
+    // The attribute holds the number as written (0.1); an fp32 constant is its nearest float,
+    // which is what `cast(fp32 0.1) to fp64` must fold to.
+    c.f = roundTo(*d, v->type().elem);
   } else {
     c.i = std::get<int64_t>(a);
   }
@@ -47,10 +53,6 @@ int64_t wrap(int64_t x, DType t) {
 
 bool foldableFloat(DType t) {
   return t.kind == ScalarKind::F32 || t.kind == ScalarKind::F64;
-}
-
-double roundTo(double x, DType t) {
-  return t.kind == ScalarKind::F32 ? static_cast<double>(static_cast<float>(x)) : x;
 }
 
 class Canonicalizer {
