@@ -174,6 +174,18 @@ private:
       r.i = wrap(c->i, t);
       return r;
     }
+    case OpCode::Exp:
+    case OpCode::Exp2:
+    case OpCode::Log:
+    case OpCode::Log2:
+    case OpCode::Sqrt:
+    case OpCode::Sin:
+    case OpCode::Cos:
+    case OpCode::Erf:
+    case OpCode::Floor:
+    case OpCode::Ceil:
+    case OpCode::Abs:
+      return foldMath(op);
     case OpCode::Add:
     case OpCode::Sub:
     case OpCode::Mul:
@@ -265,6 +277,109 @@ private:
     default:
       return std::nullopt;
     }
+  }
+
+  /// A math function of a constant, folded as MLIR's math dialect folds it in Triton's TTIR
+  /// canonicalisation: with the host's libm in the operand's precision (expf for fp32, exp for
+  /// fp64), so `tl.exp(3.0)` is expf(3.0f), not the GPU's ex2.approx. Like MLIR, log, log2 and
+  /// sqrt leave negative operands (-0.0 too) alone, and only fp32 and fp64 fold; tl.sqrt_rn and
+  /// rsqrt, which MLIR does not fold, stay.
+  std::optional<Constant> foldMath(const Operation &op) {
+    auto c = constantOf(op.operand(0));
+    DType t = op.result()->type().elem;
+    if (!c || op.hasAttr("ieee"))
+      return std::nullopt;
+    Constant r;
+    if (op.code() == OpCode::Abs && t.isInteger() && !t.isBool()) {
+      r.i = t.isUnsigned()
+                ? c->i
+                : wrap(c->i < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(c->i)) : c->i, t);
+      return r;
+    }
+    if (!c->isFloat || !foldableFloat(t))
+      return std::nullopt;
+    bool negative = std::signbit(c->f);
+    if (negative &&
+        (op.code() == OpCode::Log || op.code() == OpCode::Log2 || op.code() == OpCode::Sqrt))
+      return std::nullopt;
+    r.isFloat = true;
+    if (t.kind == ScalarKind::F32) {
+      float x = static_cast<float>(c->f), y;
+      switch (op.code()) {
+      case OpCode::Exp:
+        y = expf(x);
+        break;
+      case OpCode::Exp2:
+        y = exp2f(x);
+        break;
+      case OpCode::Log:
+        y = logf(x);
+        break;
+      case OpCode::Log2:
+        y = log2f(x);
+        break;
+      case OpCode::Sqrt:
+        y = sqrtf(x);
+        break;
+      case OpCode::Sin:
+        y = sinf(x);
+        break;
+      case OpCode::Cos:
+        y = cosf(x);
+        break;
+      case OpCode::Erf:
+        y = erff(x);
+        break;
+      case OpCode::Floor:
+        y = floorf(x);
+        break;
+      case OpCode::Ceil:
+        y = ceilf(x);
+        break;
+      default:
+        y = fabsf(x);
+        break;
+      }
+      r.f = y;
+      return r;
+    }
+    double x = c->f;
+    switch (op.code()) {
+    case OpCode::Exp:
+      r.f = exp(x);
+      break;
+    case OpCode::Exp2:
+      r.f = exp2(x);
+      break;
+    case OpCode::Log:
+      r.f = log(x);
+      break;
+    case OpCode::Log2:
+      r.f = log2(x);
+      break;
+    case OpCode::Sqrt:
+      r.f = sqrt(x);
+      break;
+    case OpCode::Sin:
+      r.f = sin(x);
+      break;
+    case OpCode::Cos:
+      r.f = cos(x);
+      break;
+    case OpCode::Erf:
+      r.f = erf(x);
+      break;
+    case OpCode::Floor:
+      r.f = floor(x);
+      break;
+    case OpCode::Ceil:
+      r.f = ceil(x);
+      break;
+    default:
+      r.f = fabs(x);
+      break;
+    }
+    return r;
   }
 
   // x + 0, x - 0, x * 1, x | 0, x ^ 0 on integers (for floats, x + 0.0 is not x when x is -0.0).
