@@ -308,6 +308,9 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
              [&](tir::Function &f) { gpu::runAccelerateMatmul(f, options.arch); });
   passes.run("assign-layouts", gpu::runAssignLayouts);
   passes.run("remove-redundant-conversions", gpu::runRemoveRedundantConversions);
+  //     Then, as Triton's hoistConvertOnTopOfExtOrBroadcast: a conversion of a widened value
+  //     converts the narrow one, and what lies between runs in the conversion's layout.
+  passes.run("hoist-conversions", gpu::runHoistConversions);
   //     Triton runs OptimizeThreadLocality after its first remove-layout-conversions, when each
   //     reduced load has its coalesced layout and the loop carries the reduction's result: here,
   //     once every tensor has its layout (the loads' are Coalesce's, as Triton's are).

@@ -7,6 +7,7 @@ void runLayoutPasses(tir::Function &function) {
   runCoalesce(function);
   runAssignLayouts(function);
   runRemoveRedundantConversions(function);
+  runHoistConversions(function);
 }
 
 } // namespace tilec::gpu

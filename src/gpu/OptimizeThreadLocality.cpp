@@ -205,35 +205,6 @@ std::optional<Candidate> match(Operation &reduce, const Users &users, const std:
   return c;
 }
 
-/// A copy of `op` at `b`, its attributes and regions included, with `operands` and results of
-/// `types`.
-Operation *cloneOp(Builder &b, const Operation &op, std::vector<Value *> operands,
-                   std::vector<Type> types) {
-  Operation *copy = b.create(op.code(), std::move(operands), std::move(types));
-  for (const auto &[key, value] : op.attrs())
-    copy->setAttr(key, value);
-  for (unsigned r = 0; r < op.numRegions(); ++r) {
-    const tir::Block &from = op.region(r).block();
-    tir::Block &to = copy->addRegion().block();
-    std::map<const Value *, Value *> map;
-    for (unsigned a = 0; a < from.numArguments(); ++a)
-      map[from.argument(a)] = to.addArgument(from.argument(a)->type());
-    Builder inner(to);
-    for (const auto &innerOp : from.ops()) {
-      std::vector<Value *> innerOperands;
-      for (Value *v : innerOp->operands())
-        innerOperands.push_back(map.count(v) ? map[v] : v);
-      std::vector<Type> innerTypes;
-      for (unsigned i = 0; i < innerOp->numResults(); ++i)
-        innerTypes.push_back(innerOp->result(i)->type());
-      Operation *innerCopy = cloneOp(inner, *innerOp, innerOperands, innerTypes);
-      for (unsigned i = 0; i < innerOp->numResults(); ++i)
-        map[innerOp->result(i)] = innerCopy->result(i);
-    }
-  }
-  return copy;
-}
-
 void rewrite(tir::Function &function, const Candidate &c) {
   const Type &tile = c.tile->type();
   unsigned axis = tile.rank() - 1;

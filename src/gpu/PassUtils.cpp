@@ -94,6 +94,33 @@ void eraseDeadPureOps(tir::Function &function) {
   }
 }
 
+Operation *cloneOp(tir::Builder &b, const Operation &op, std::vector<tir::Value *> operands,
+                   std::vector<tir::Type> types) {
+  Operation *copy = b.create(op.code(), std::move(operands), std::move(types));
+  for (const auto &[key, value] : op.attrs())
+    copy->setAttr(key, value);
+  for (unsigned r = 0; r < op.numRegions(); ++r) {
+    const tir::Block &from = op.region(r).block();
+    tir::Block &to = copy->addRegion().block();
+    std::map<const tir::Value *, tir::Value *> map;
+    for (unsigned a = 0; a < from.numArguments(); ++a)
+      map[from.argument(a)] = to.addArgument(from.argument(a)->type());
+    tir::Builder inner(to);
+    for (const auto &innerOp : from.ops()) {
+      std::vector<tir::Value *> innerOperands;
+      for (tir::Value *v : innerOp->operands())
+        innerOperands.push_back(map.count(v) ? map[v] : v);
+      std::vector<tir::Type> innerTypes;
+      for (unsigned i = 0; i < innerOp->numResults(); ++i)
+        innerTypes.push_back(innerOp->result(i)->type());
+      Operation *innerCopy = cloneOp(inner, *innerOp, innerOperands, innerTypes);
+      for (unsigned i = 0; i < innerOp->numResults(); ++i)
+        map[innerOp->result(i)] = innerCopy->result(i);
+    }
+  }
+  return copy;
+}
+
 tir::Value *insertConvert(tir::Value *value, LayoutPtr layout, Operation *before) {
   tir::Builder b;
   b.setInsertionPoint(before);

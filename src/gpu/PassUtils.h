@@ -4,6 +4,7 @@
 
 #include "analysis/AxisInfo.h"
 #include "gpu/Layout.h"
+#include "tir/Builder.h"
 #include "tir/IR.h"
 #include "tir/UseIndex.h"
 
@@ -41,6 +42,11 @@ inline bool sameLayout(const LayoutPtr &a, const LayoutPtr &b) {
     return a == b;
   return *a == *b;
 }
+
+/// A copy of `op` at `b`, its attributes and regions included, with `operands` and results of
+/// `types`.
+tir::Operation *cloneOp(tir::Builder &b, const tir::Operation &op,
+                        std::vector<tir::Value *> operands, std::vector<tir::Type> types);
 
 /// Inserts `convert_layout(value)` to `layout` before `before` and returns its result.
 tir::Value *insertConvert(tir::Value *value, LayoutPtr layout, tir::Operation *before);

@@ -14,6 +14,9 @@
 //   runRemoveRedundantConversions conversions that change nothing, chains of them, and those of
 //                                cheap producers (rematerialised in the wanted layout) go
 //                                (RemoveRedundantConversions.cpp);
+//   runHoistConversions          a conversion of what a widening (extension, broadcast) computes
+//                                converts the narrow operand instead, the slice between recomputed
+//                                in the conversion's layout, as Triton does (HoistConversions.cpp);
 //   runOptimizeThreadLocality    a loop folding the last-axis reduction of a loaded tile into a
 //                                carried value keeps per-thread partials, reduced across threads
 //                                once after the loop, as Triton does (OptimizeThreadLocality.cpp).
@@ -33,6 +36,7 @@ void runDecomposeBatchedDot(tir::Function &function);
 void runAccelerateMatmul(tir::Function &function, const std::string &arch);
 void runAssignLayouts(tir::Function &function);
 void runRemoveRedundantConversions(tir::Function &function);
+void runHoistConversions(tir::Function &function);
 /// Triton's OptimizeThreadLocality reduce rewrite; `arch` tells which loads through tensor
 /// descriptors Triton keeps as descriptor loads (from sm_90), which it leaves alone.
 void runOptimizeThreadLocality(tir::Function &function, const std::string &arch);
