@@ -15,6 +15,14 @@
 // they must produce), broadcasts, expand_dims, constants, splats and ranges; exactly one
 // widening must end it where the rest cannot be recomputed, as in Triton. Ops with other users
 // are copied, not moved.
+//
+// Triton hoists a conversion over one widening each time its remove-layout-conversions pass runs:
+// three times for the conversions layout propagation makes from the loads' and stores' layouts,
+// twice for those AccelerateMatmul's tensor-core layouts cause (they appear after the first run).
+// RemoveRedundantConversions here has already moved conversions above the broadcasts and
+// expand_dims that follow them; those count. So Liger's `acc * rsqrt(sum(x * x))[:, None]`
+// converts the row statistic into the mma layout's slice and keeps the sum in the load's layout
+// (two steps: broadcast, expand_dims), as Triton does, while a scanned bf16 load converts as bf16.
 #include "gpu/Layout.h"
 #include "gpu/PassUtils.h"
 #include "gpu/Passes.h"
@@ -131,11 +139,25 @@ bool isTensorCoreLayout(const LayoutPtr &layout) {
          (isMmaV2AccumulatorLayout(*layout) || isMmaV3AccumulatorLayout(*layout));
 }
 
+/// A tensor-core accumulator layout or a slice of one.
+bool derivesFromTensorCoreLayout(const LayoutPtr &layout) {
+  if (layout && layout->kind == LayoutKind::Slice)
+    return derivesFromTensorCoreLayout(layout->parent);
+  return isTensorCoreLayout(layout);
+}
+
+/// How many times Triton's remove-layout-conversions pass would get to hoist a conversion to
+/// `target`: see the file comment.
+unsigned hoistingRuns(const LayoutPtr &target) {
+  return derivesFromTensorCoreLayout(target) ? 2 : 3;
+}
+
 class ConversionHoister {
 public:
   explicit ConversionHoister(tir::Function &function) : function_(function) {}
 
   void run() {
+    users_ = usersOf(function_);
     std::vector<Operation *> conversions;
     tir::walk(function_, [&](Operation &op) {
       if (op.code() == OpCode::ConvertLayout)
@@ -150,10 +172,30 @@ public:
 
 private:
   tir::Function &function_;
+  std::map<const Value *, std::vector<Operation *>> users_;
+
+  /// The broadcasts and expand_dims the conversion's result passes through alone before its
+  /// users: the hoisting steps already taken.
+  unsigned stepsTaken(const Operation &conversion) {
+    unsigned steps = 0;
+    const Value *v = conversion.result();
+    while (true) {
+      auto it = users_.find(v);
+      if (it == users_.end() || it->second.size() != 1)
+        return steps;
+      const Operation *user = it->second.front();
+      if (user->code() != OpCode::Broadcast && user->code() != OpCode::ExpandDims)
+        return steps;
+      ++steps;
+      v = user->result();
+    }
+  }
 
   bool hoist(Operation &conversion) {
     LayoutPtr target = layoutOf(conversion.result());
     if (!target || isTensorCoreLayout(target) || isTensorCoreLayout(layoutOf(conversion.operand(0))))
+      return false;
+    if (stepsTaken(conversion) >= hoistingRuns(target))
       return false;
     Slice slice;
     if (!addToSlice(conversion.operand(0), target, slice, /*mayStop=*/true) || !slice.widening)
