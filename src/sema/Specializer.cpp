@@ -3591,6 +3591,11 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
     if (!inKernelCode())
       error(expr.loc, expr.name + " is not supported yet in Python code that tilec evaluates at "
                                   "module level");
+    // Triton 3.6's tensor.__getitem__ takes only ':' and None (x[..., None] is "unsupported
+    // tensor index: Ellipsis"), and nothing else in the language takes Ellipsis.
+    if (expr.name == ast::kEllipsis)
+      error(expr.loc, "'...' (Ellipsis) is not supported in a kernel: Triton 3.6 refuses it too "
+                      "(a tensor index may only be ':' or None, as in x[:, None])");
     error(expr.loc, expr.name + " is not supported yet in a kernel");
   }
   error(expr.loc, "unexpected expression");
