@@ -3674,7 +3674,8 @@ SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
   for (const SemaValue &index : indices) {
     if (index.kind != SemaValue::Kind::Slice && !index.isNone())
       error(indexExpr.loc, "indexing a tensor with " + index.describe() +
-                               " is not supported; only ':' and None are (x[:, None])");
+                               " is not supported: Triton 3.6 refuses it too (a tensor index may "
+                               "only be ':' or None, as in x[:, None])");
     bool full = std::all_of(index.elems.begin(), index.elems.end(),
                             [](const SemaValue &part) { return part.isNone(); });
     if (index.kind == SemaValue::Kind::Slice && !full)
