@@ -270,6 +270,13 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
   passes.run("canonicalize", tir::runCanonicalize);
   passes.run("cse", tir::runCSE);
   passes.run("dce", tir::runDCE);
+  // An empty tensor that DCE left has a use that nothing lowers (Triton's backends neither).
+  for (auto &function : module->functions)
+    if (const tir::Operation *op = tir::findEmptyTensorOp(*function))
+      sources.error(op->loc(), std::string("an empty tensor (a 0 in its shape, as tl.zeros([0]) "
+                                           "makes) reaches '") +
+                                   op->name() +
+                                   "': tilec compiles empty tensors only where nothing uses them");
   return module;
 }
 

@@ -54,6 +54,10 @@ enum class ExprKind {
   Unsupported,   // set, comprehensions of both, await, yield, starred...: kept by name
 };
 
+/// The name of the Unsupported expression that `...` (Ellipsis) parses to: a bare `...` statement
+/// is a `pass`, and sema refuses it elsewhere in a kernel as Triton does.
+inline constexpr const char *kEllipsis = "ellipsis";
+
 enum class BinaryOperator {
   Add, Sub, Mul, Div, FloorDiv, Mod, Pow, MatMul, LShift, RShift, BitAnd, BitOr, BitXor
 };

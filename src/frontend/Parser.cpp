@@ -439,6 +439,10 @@ private:
 
     std::vector<PythonParser::Assign_valueContext *> values = ctx->assign_value();
     if (values.empty()) {
+      // A bare `...` statement (a placeholder body: `if FLAG: ...`) evaluates Ellipsis and drops
+      // it; Triton's visit_Expr accepts it as a no-op, so it is a `pass`.
+      if (first->kind == ast::ExprKind::Unsupported && first->name == ast::kEllipsis)
+        return makeStmt(ast::StmtKind::Pass, at);
       ast::StmtPtr stmt = makeStmt(ast::StmtKind::ExprStmt, at);
       stmt->value = std::move(first);
       return stmt;
@@ -1597,7 +1601,7 @@ private:
       return expr;
     }
     if (dynamic_cast<PythonParser::EllipsisAtomContext *>(ctx))
-      return unsupported("ellipsis", at);
+      return unsupported(ast::kEllipsis, at);
     if (auto *paren = dynamic_cast<PythonParser::ParenAtomContext *>(ctx)) {
       if (auto *yield = paren->yield_expr())
         return buildYieldExpr(yield);

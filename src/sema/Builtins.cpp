@@ -279,8 +279,10 @@ std::vector<int64_t> constShape(Specializer &s, const SemaValue &v, SourceLoc lo
   } else {
     shape.push_back(s.constantInt(v, loc, "a shape"));
   }
+  // Triton 3.6's validate_block_shape takes 0 as a power of two ((0 & -1) == 0): tl.zeros([0])
+  // makes an empty tensor, which ejkernel's decode kernel builds on a path that never uses it.
   for (int64_t d : shape)
-    if (d <= 0 || (d & (d - 1)) != 0)
+    if (d < 0 || (d & (d - 1)) != 0)
       s.error(loc, "tensor dimensions must be powers of two, got " + std::to_string(d));
   s.checkTensorSize(shape, loc);
   return shape;

@@ -3591,6 +3591,11 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
     if (!inKernelCode())
       error(expr.loc, expr.name + " is not supported yet in Python code that tilec evaluates at "
                                   "module level");
+    // Triton 3.6's tensor.__getitem__ takes only ':' and None (x[..., None] is "unsupported
+    // tensor index: Ellipsis"), and nothing else in the language takes Ellipsis.
+    if (expr.name == ast::kEllipsis)
+      error(expr.loc, "'...' (Ellipsis) is not supported in a kernel: Triton 3.6 refuses it too "
+                      "(a tensor index may only be ':' or None, as in x[:, None])");
     error(expr.loc, expr.name + " is not supported yet in a kernel");
   }
   error(expr.loc, "unexpected expression");
@@ -3669,7 +3674,8 @@ SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
   for (const SemaValue &index : indices) {
     if (index.kind != SemaValue::Kind::Slice && !index.isNone())
       error(indexExpr.loc, "indexing a tensor with " + index.describe() +
-                               " is not supported; only ':' and None are (x[:, None])");
+                               " is not supported: Triton 3.6 refuses it too (a tensor index may "
+                               "only be ':' or None, as in x[:, None])");
     bool full = std::all_of(index.elems.begin(), index.elems.end(),
                             [](const SemaValue &part) { return part.isNone(); });
     if (index.kind == SemaValue::Kind::Slice && !full)

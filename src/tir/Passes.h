@@ -28,6 +28,10 @@ void runLoopInvariantCodeMotion(Function &function);
 /// terminators), or hold such operations in their regions.
 bool hasSideEffects(const Operation &op);
 
+/// The first operation that makes or takes an empty tensor (a 0 in its shape, as
+/// `tl.zeros([0])` makes), or null: run after DCE, which removes the unused ones.
+const Operation *findEmptyTensorOp(Function &function);
+
 /// Replaces every use of `from` inside `block` (nested regions included) with `to`.
 void replaceAllUsesWith(Block &block, Value *from, Value *to);
 

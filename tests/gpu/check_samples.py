@@ -485,6 +485,17 @@ def center_positive_sample(name, signature, size, small):
         interp_tols={"out": Tol(atol=1e-5, rtol=1e-5)})
 
 
+def optional_bias_rows_sample(name, nb, has_bias):
+    """tests/gpu/lang_bits.tl's optional_bias_rows: 2 * (x + max(bias)), or 2 * x where the
+    absent bias is an empty tensor (tl.zeros([0])) that nothing uses; bit-exact against Triton."""
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="optional_bias_rows", ptx=name,
+        signature=f"*fp32:16,*fp32:16,*fp32:16,i32,256,{nb},{has_bias}", size=1000, small=300,
+        inputs=lambda n: {"x": randn(n), "bias": randn(16), "out": empty(n)},
+        outputs=["out"], args=lambda t, n: [t["x"], t["bias"], t["out"], n],
+        grid=lambda meta, n: ((n + 255) // 256,), tol=EXACT)
+
+
 def sum_over_heads_sample():
     """tests/gpu/lang_bits.tl's sum_over_heads: 4 heads of 64 columns, 32 rows a program (the
     shape of Liger's mHC backward), rows not a multiple of 32. Bit-exact against Triton; no torch
@@ -1943,6 +1954,10 @@ LANG_BITS_SAMPLES = [
     # (bit-exact against Triton).
     sum_over_heads_sample(),
     sum_strided_rows_sample(),
+    # An empty tensor (tl.zeros([0])) on the path that does not use it: Triton 3.6 takes 0 as a
+    # block dimension (ejkernel's ragged decode without sinks); the other path for comparison.
+    optional_bias_rows_sample("optional_bias_rows_empty", 0, False),
+    optional_bias_rows_sample("optional_bias_rows", 16, True),
     # An FMA dot's scaled product minus a tensor-core dot's result, subtracted in the tensor-core
     # layout as Triton's layout propagation resolves the two (bit-exact against Triton).
     fma_dot_minus_mma_dot_sample(),
