@@ -64,6 +64,9 @@ constexpr const char *kGpuTargetClass = "triton.backends.compiler.GPUTarget";
 constexpr const char *kDevicePropertiesClass = "dict (triton device properties)";
 // torch.cuda.get_device_properties(i): its major and minor come from --arch.
 constexpr const char *kTorchDevicePropertiesClass = "torch.cuda._CudaDeviceProperties";
+// torch.device: its type ("cuda") and its index (an int, None, or the unknown current device of
+// triton.runtime.driver.active.get_active_torch_device()).
+constexpr const char *kTorchDeviceClass = "torch.device";
 // triton.backends.backends, Triton's installed backends (vLLM counts the active drivers):
 // those of the standard wheel, nvidia and amd, of which NVIDIA's driver is the active one on the
 // host that runs the kernels. A backend's state is its name.
@@ -87,6 +90,7 @@ const std::vector<std::string> kPackageNotFound =
 // re.error
 const std::vector<std::string> kRegexError = libraryExceptionClasses("error", "Exception");
 const std::vector<std::string> kKeyError = *builtinExceptionClasses("KeyError");
+const std::vector<std::string> kRuntimeError = *builtinExceptionClasses("RuntimeError");
 
 SemaValue makeObject(const std::string &cls, std::vector<SemaValue> state) {
   SemaValue v;
@@ -174,6 +178,13 @@ std::optional<std::string> pyStr(const SemaValue &v) {
   case Kind::Object:
     if (v.name == kVersionClass)
       return v.elems[0].name;
+    if (v.name == kTorchDeviceClass) {
+      if (v.elems[1].isNone())
+        return v.elems[0].name;
+      if (v.elems[1].kind != Kind::Int)
+        return std::nullopt;
+      return v.elems[0].name + ":" + std::to_string(v.elems[1].intValue);
+    }
     return pyRepr(v);
   case Kind::DType: // Triton's dtype.__str__: its name (<[64, 32], fp16> for a block type)
     return v.repr();
@@ -232,6 +243,14 @@ std::optional<std::string> pyRepr(const SemaValue &v) {
     }
     if (v.name == kPatternClass)
       return "re.compile(" + stringRepr(v.elems[0].name) + ")";
+    if (v.name == kTorchDeviceClass) {
+      if (v.elems[1].isNone())
+        return "device(type=" + stringRepr(v.elems[0].name) + ")";
+      if (v.elems[1].kind != Kind::Int)
+        return std::nullopt;
+      return "device(type=" + stringRepr(v.elems[0].name) +
+             ", index=" + std::to_string(v.elems[1].intValue) + ")";
+    }
     if (v.name == kGpuTargetClass)
       return "GPUTarget(backend=" + stringRepr(v.elems[0].name) +
              ", arch=" + std::to_string(v.elems[1].intValue) +
@@ -852,6 +871,13 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
                             "regs_per_multiprocessor, warp_size, "
                             "max_threads_per_multi_processor)",
                         loc);
+  }
+  if (isObject(object, kTorchDeviceClass)) {
+    if (attr == "type")
+      return object.elems[0];
+    if (attr == "index")
+      return object.elems[1];
+    error(loc, "torch.device's attribute '" + attr + "' is not supported yet (type and index are)");
   }
   if (isObject(object, kGpuTargetClass)) {
     if (attr == "backend")
@@ -1727,6 +1753,18 @@ SemaValue Specializer::deviceQuery(const std::string &qualified, CallArgs &args)
     return makeObject(kGpuTargetClass, {SemaValue::ofString("cuda"), SemaValue::ofInt(capability),
                                         SemaValue::ofInt(32)});
   }
+  // The device Triton's driver launches on: torch.device("cuda", i) with i the process's current
+  // device (Triton's tutorials bind DEVICE to it). Its type is the backend's, known ahead of time;
+  // its index is unknown, as torch.cuda.current_device() is.
+  if (qualified == "triton.runtime.driver.active.get_active_torch_device") {
+    bindCallArgs(*this, qualified, {}, 0, args);
+    return makeObject(kTorchDeviceClass,
+                      {SemaValue::ofString("cuda"),
+                       unknownValue(qualified + "().index",
+                                    "the current device's index differs between the processes "
+                                    "of a job, and tilec compiles ahead of time",
+                                    args.loc)});
+  }
   if (qualified == "triton.runtime.driver.active.utils.get_device_properties") {
     bindCallArgs(*this, qualified, {"device"}, 1, args);
     return makeObject(kDevicePropertiesClass, {SemaValue::ofInt(capability)});
@@ -2067,11 +2105,52 @@ SemaValue Specializer::torchTypeInfo(bool floating, CallArgs &args) {
                                   SemaValue::ofInt(it->second.first), SemaValue::ofString(name)});
 }
 
+/// torch.device("cuda"), torch.device("cuda:1"), torch.device("cuda", 1), torch.device(type=...,
+/// index=...) or torch.device(other_device), as PyTorch parses them.
+SemaValue Specializer::torchDevice(CallArgs &args) {
+  auto a = bindCallArgs(*this, "torch.device", {"type", "index"}, 1, args);
+  if (isObject(*a[0], kTorchDeviceClass)) {
+    if (a[1])
+      raisePython(kTypeError, "device(): the index is given by the device already", args.loc);
+    return *a[0];
+  }
+  if (a[0]->kind != Kind::String)
+    raisePython(kTypeError,
+                "device() received an invalid combination of arguments: " + a[0]->describe(),
+                args.loc);
+  std::string type = a[0]->name;
+  SemaValue index = SemaValue::none();
+  static const std::regex kDeviceString("([a-z_]+)(?::(0|[1-9][0-9]*))?");
+  std::smatch m;
+  if (!std::regex_match(type, m, kDeviceString))
+    raisePython(kRuntimeError, "Invalid device string: '" + type + "'", args.loc);
+  type = m[1].str();
+  if (m[2].matched)
+    index = SemaValue::ofInt(std::stoll(m[2].str()));
+  if (a[1] && !a[1]->isNone()) {
+    if (m[2].matched)
+      raisePython(kRuntimeError,
+                  "type (string) must not include an index because index was passed explicitly: " +
+                      a[0]->name,
+                  args.loc);
+    if (a[1]->kind != Kind::Int)
+      raisePython(kTypeError, "device(): index must be an int, not " + a[1]->describe(), args.loc);
+    if (a[1]->intValue < 0)
+      raisePython(kRuntimeError,
+                  "Device index must not be negative, got " + std::to_string(a[1]->intValue),
+                  args.loc);
+    index = *a[1];
+  }
+  return makeObject(kTorchDeviceClass, {SemaValue::ofString(type), index});
+}
+
 SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &args) {
   if (qualified.rfind("math.", 0) == 0)
     return callMath(qualified.substr(5), args);
   if (qualified == "torch.finfo" || qualified == "torch.iinfo")
     return torchTypeInfo(qualified == "torch.finfo", args);
+  if (qualified == "torch.device")
+    return torchDevice(args);
   if (qualified.rfind("str.", 0) == 0)
     return callStringMethod(qualified.substr(4), args);
   if (qualified.rfind("dict.", 0) == 0) {

@@ -697,6 +697,7 @@ private:
   /// Python's math module on compile-time numbers (math.log2(BLOCK), math.pi at module level).
   SemaValue callMath(const std::string &fn, CallArgs &args);
   SemaValue torchTypeInfo(bool floating, CallArgs &args);
+  SemaValue torchDevice(CallArgs &args);
   SemaValue callStringMethod(const std::string &method, CallArgs &args);
   /// str.format: `text` with its replacement fields formatted from `args` (Python's
   /// build_string; `depth` counts down the nesting of fields in specs).
