@@ -1212,6 +1212,33 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     // A plain str, also of a str subclass such as torch's TorchVersion.
     return SemaValue::ofString(pythonStr(args.positional[0], loc));
   }
+  if (name == "py.bin" || name == "py.oct" || name == "py.hex") {
+    // Python's integer-to-string builtins, for host code (a @triton.constexpr_function such as
+    // PyTorch's `log2(n): return len(bin(n)) - 3`); Triton's code generator has none in a kernel.
+    const std::string fn = name.substr(3);
+    if (hostCallDepth_ == 0 && moduleLevelDepth_ == 0)
+      error(loc, fn + "() is not supported in a kernel (Triton's code generator has none); it is "
+                      "evaluated in module-level Python and @triton.constexpr_function bodies");
+    auto a = bindCallArgs(*this, fn, {"number"}, 1, args);
+    const SemaValue &v = *a[0];
+    if (v.kind != Kind::Int && v.kind != Kind::Bool)
+      raisePython(*builtinExceptionClasses("TypeError"),
+                  "'" + std::string(v.kind == Kind::Float ? "float" : v.describe()) +
+                      "' object cannot be interpreted as an integer",
+                  loc);
+    __int128 x = v.numberAsWideInt();
+    const bool negative = x < 0;
+    unsigned __int128 magnitude =
+        negative ? -static_cast<unsigned __int128>(x) : static_cast<unsigned __int128>(x);
+    const unsigned shift = fn == "bin" ? 1 : fn == "oct" ? 3 : 4;
+    std::string digits;
+    do {
+      digits.insert(digits.begin(), "0123456789abcdef"[magnitude & ((1u << shift) - 1)]);
+      magnitude >>= shift;
+    } while (magnitude != 0);
+    const char *prefix = fn == "bin" ? "0b" : fn == "oct" ? "0o" : "0x";
+    return SemaValue::ofString((negative ? "-" : "") + std::string(prefix) + digits);
+  }
   if (name == "py.format") {
     // Python's format(value, format_spec=''); Triton's code generator has no format() in a
     // kernel.

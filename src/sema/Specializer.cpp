@@ -1651,9 +1651,9 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
     return SemaValue::ofString(graph_->modules[current_].name);
   // Python builtins that kernels may use.
   static const std::set<std::string> pyBuiltins = {
-      "range", "min", "max",   "float",  "int",        "bool",    "len",     "print",
-      "abs",   "str", "tuple", "list",   "isinstance", "getattr", "hasattr", "format",
-      "sum",   "any", "all",   "filter", "map",        "dict"};
+      "range", "min",    "max",  "float",      "int",     "bool",    "len",    "print", "abs",
+      "str",   "tuple",  "list", "isinstance", "getattr", "hasattr", "format", "sum",   "any",
+      "all",   "filter", "map",  "dict",       "bin",     "oct",     "hex"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   if (mod().ast)
