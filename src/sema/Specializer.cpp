@@ -1107,6 +1107,10 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
     case ast::StmtKind::Unsupported:
       if (stmt->name == "try statement")
         collectTryGlobals(*stmt, only);
+      // A method's `global X` rebinds the module's X too (a test case's method changing a
+      // module-level constant its kernels read).
+      if (stmt->name == "class definition")
+        recordClassGlobalStatements(*stmt);
       if (isNamedTupleClass(*stmt) && wanted(stmt->targets[0]->name))
         define(stmt->targets[0]->name, namedTupleClass(*stmt));
       if (isJitNamespaceClass(*stmt) && wanted(stmt->targets[0]->name))
@@ -1676,6 +1680,15 @@ void Specializer::recordGlobalStatements(const ast::StmtList &body, const ast::S
     recordGlobalStatements(stmt->orelse, function);
     for (const ast::MatchCase &matchCase : stmt->cases)
       recordGlobalStatements(matchCase.body, function);
+  }
+}
+
+void Specializer::recordClassGlobalStatements(const ast::Stmt &cls) {
+  for (const ast::StmtPtr &stmt : cls.body) {
+    if (stmt->kind == ast::StmtKind::FunctionDef)
+      recordGlobalStatements(stmt->body, *stmt);
+    else if (stmt->kind == ast::StmtKind::Unsupported && stmt->name == "class definition")
+      recordClassGlobalStatements(*stmt);
   }
 }
 
@@ -4417,12 +4430,19 @@ std::set<std::string> boundNames(const ast::Stmt &def,
   };
   // The blocks that run from their first statement whenever the function runs.
   std::set<const ast::StmtList *> straight = {&def.body};
+  // Names a `global` statement of the function declares: its assignments bind the module's
+  // names, not variables of its own (PyTorch's test sets `global CONSTANT_C` around the kernel
+  // it defines, which reads the module's CONSTANT_C).
+  std::set<std::string> declaredGlobal;
   std::function<void(const ast::StmtList &)> block = [&](const ast::StmtList &list) {
     for (const ast::StmtPtr &st : list) {
       if (st->kind == ast::StmtKind::FunctionDef) {
         names.insert(st->name);
         continue;
       }
+      if (st->kind == ast::StmtKind::Unsupported && st->name == "global statement")
+        for (const ast::ImportAlias &alias : st->names)
+          declaredGlobal.insert(alias.name);
       if (st->kind == ast::StmtKind::Assign || st->kind == ast::StmtKind::AugAssign ||
           st->kind == ast::StmtKind::AnnAssign || st->kind == ast::StmtKind::For)
         for (const ast::ExprPtr &t : st->targets)
@@ -4458,6 +4478,8 @@ std::set<std::string> boundNames(const ast::Stmt &def,
     }
   };
   block(def.body);
+  for (const std::string &name : declaredGlobal)
+    names.erase(name);
   return names;
 }
 
