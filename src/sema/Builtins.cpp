@@ -681,6 +681,10 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
     }
     if (attr == "primitive_bitwidth")
       return SemaValue::ofInt(value.dtype.bits());
+    // dtype.__init__ sets itemsize = primitive_bitwidth // 8 (0 for int1); pointer_type's own
+    // __init__ does not, so a pointer dtype has none.
+    if (attr == "itemsize" && !value.dtype.isPointer())
+      return SemaValue::ofInt(value.dtype.bits() / 8);
     if (attr == "value") // tl.constexpr(dtype).value
       return value;
     if (attr == "with_element_ty" && !value.isBlockPointerType()) {
