@@ -684,7 +684,10 @@ std::vector<HeuristicEntry> heuristicEntries(const ast::Stmt &kernel, const ast:
   std::vector<const ast::Expr *> own = resolvedDecorators(kernel, module);
   decorators.insert(decorators.end(), own.begin(), own.end());
   std::vector<HeuristicEntry> entries;
+  bool belowAutotune = false;
   for (const ast::Expr *decorator : decorators) {
+    if (calleeName(*decorator) == "autotune")
+      belowAutotune = true;
     if (calleeName(*decorator) != "heuristics")
       continue;
     const ast::Expr *dict = heuristicsDict(*decorator, module);
@@ -692,13 +695,13 @@ std::vector<HeuristicEntry> heuristicEntries(const ast::Stmt &kernel, const ast:
       continue;
     if (dict->kind == ast::ExprKind::Call) {
       for (const ast::Keyword &k : dict->keywords)
-        entries.push_back({k.name, k.value.get()});
+        entries.push_back({k.name, k.value.get(), belowAutotune});
       continue;
     }
     for (size_t i = 0; i + 1 < dict->operands.size(); i += 2) {
       const ast::Expr *key = dict->operands[i].get();
       if (key && key->kind == ast::ExprKind::StringLit && !key->isFString)
-        entries.push_back({key->stringValue, dict->operands[i + 1].get()});
+        entries.push_back({key->stringValue, dict->operands[i + 1].get(), belowAutotune});
     }
   }
   return entries;

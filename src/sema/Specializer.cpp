@@ -4716,6 +4716,7 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
     const ast::Expr *expr = nullptr; // a dict entry's value, evaluated when needed
     SemaValue function;              // else the function an evaluated dict holds
     SourceLoc loc;
+    bool belowAutotune = false; // it runs after the autotune config's values are bound
   };
   std::vector<Heuristic> heuristics;
   DecoratedByCall byCall = decoratedByCall(module, request.name);
@@ -4762,7 +4763,8 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
                         "NAME=VALUE, --num-warps and --num-stages");
   }
   for (const HeuristicEntry &entry : heuristicEntries(kernel, &module, byCall.decorators))
-    heuristics.push_back({entry.name, entry.value, SemaValue(), entry.value->loc});
+    heuristics.push_back(
+        {entry.name, entry.value, SemaValue(), entry.value->loc, entry.belowAutotune});
   auto isParam = [&](const std::string &name) {
     return std::any_of(kernel.params.begin(), kernel.params.end(),
                        [&](const ast::Param &p) { return p.name == name; });
@@ -4772,8 +4774,18 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
     if ((heuristic.name == "num_warps" || heuristic.name == "num_stages") &&
         !isParam(heuristic.name))
       pending.insert(heuristic.name);
+  // Triton's launcher runs every heuristic in turn on the launch's keyword arguments, each
+  // replacing its key's value: a later heuristic of a key computed here sees and replaces the
+  // value (PyTorch's stacked EVEN_N heuristics), and one that an @triton.autotune wraps
+  // replaces the value the config (or a -D) binds (`nargs["BLOCK_SIZE"] * 2`). Where such a
+  // recomputation needs a run-time argument, the bound value stands for the launch's (a -D gives
+  // the key's final value), and the key's later heuristics do not run.
+  std::set<std::string> computed, settled;
   for (const Heuristic &heuristic : heuristics) {
-    if (!pending.count(heuristic.name))
+    const std::string &name = heuristic.name;
+    const bool recompute = !pending.count(name) && isParam(name) && !settled.count(name) &&
+                           (computed.count(name) || (heuristic.belowAutotune && bound.count(name)));
+    if (!pending.count(name) && !recompute)
       continue;
     SemaValue function =
         heuristic.expr ? specializer.evalModuleLevel(*heuristic.expr) : heuristic.function;
@@ -4795,7 +4807,27 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
       dictInsert(args, SemaValue::ofString(p.name), argument);
     }
     pending.erase(heuristic.name);
+    if (recompute && !computed.count(name)) {
+      std::ostream *diagnostics = sources.diagnosticStream();
+      std::ostringstream held;
+      const_cast<SourceManager &>(sources).setDiagnosticStream(&held);
+      std::optional<SemaValue> value;
+      try {
+        value = specializer.callPython(function, {args}, heuristic.loc);
+      } catch (const CompileError &) {
+      } catch (const HostException &) {
+      }
+      const_cast<SourceManager &>(sources).setDiagnosticStream(diagnostics);
+      if (!value || Specializer::isUnknown(*value)) {
+        settled.insert(name);
+        continue;
+      }
+      bound[name] = *value;
+      computed.insert(name);
+      continue;
+    }
     if (isParam(heuristic.name)) {
+      computed.insert(name);
       SemaValue value = specializer.callPython(function, {args}, heuristic.loc);
       specializer.refuseUnknown(value, heuristic.loc,
                                 "the value that @triton.heuristics computes for '" +
