@@ -487,6 +487,19 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
     if (auto it = flags.find(attr); it != flags.end())
       return SemaValue::ofInt(it->second);
   }
+  // Triton 3.6's triton.language.extra holds libdevice and its backends' packages (cuda, hip);
+  // forks add their own (triton-cpu's tl.extra.cpu.vnni_decode, Intel's
+  // tl.extra.intel.libdevice.fast_sinf), which are no attribute of it.
+  if (module == "triton.language.extra" && attr != "cuda" && attr != "hip" && attr != "libdevice" &&
+      attr.rfind("__", 0) != 0) {
+    std::string hint;
+    if (attr == "cpu")
+      hint = " (it is triton-cpu's backend package, not Triton 3.6's)";
+    else if (attr == "intel")
+      hint = " (it is Intel's XPU backend package, not Triton 3.6's)";
+    error(loc, "Triton 3.6's triton.language.extra has no attribute '" + attr +
+                   "'; it has cuda, hip and libdevice" + hint);
+  }
   if (module == "triton.language.extra.cuda") {
     if (attr == "libdevice")
       return SemaValue::ofModule("triton.language.extra.cuda.libdevice");
