@@ -359,6 +359,41 @@ void refuseLaterChanges(const ast::Expr &configs, const ast::Stmt &at, const ast
   });
 }
 
+/// The plain Python functions that the functions enclosing \p kernel (a @triton.jit function
+/// defined in a function, as PyTorch's tests define theirs) define directly in their bodies,
+/// the nearest scope's last: Python runs the kernel's decorators in the innermost one, where
+/// they are bound (`configs=get_op_configs()`, `pre_hook=init_to_zero("output_ptr")`).
+std::map<std::string, const ast::Stmt *> enclosingHostFunctions(const ast::Module &module,
+                                                                const ast::Stmt &kernel) {
+  std::vector<const ast::Stmt *> enclosing, found;
+  std::function<bool(const ast::StmtList &)> search = [&](const ast::StmtList &body) {
+    for (const ast::StmtPtr &st : body) {
+      if (st.get() == &kernel) {
+        found = enclosing;
+        return true;
+      }
+      bool function = st->kind == ast::StmtKind::FunctionDef;
+      if (function)
+        enclosing.push_back(st.get());
+      bool done = search(st->body) || search(st->orelse) || search(st->finalbody);
+      for (const ast::ExceptHandler &h : st->handlers)
+        done = done || search(h.body);
+      if (function)
+        enclosing.pop_back();
+      if (done)
+        return true;
+    }
+    return false;
+  };
+  search(module.body);
+  std::map<std::string, const ast::Stmt *> functions;
+  for (const ast::Stmt *function : found)
+    for (const ast::StmtPtr &st : function->body)
+      if (st->kind == ast::StmtKind::FunctionDef && !isJitDefinition(*st))
+        functions[st->name] = st.get();
+  return functions;
+}
+
 /// The configs that `configs` (any expression of the kernel's module) evaluates to, as Python
 /// evaluates it when the module is imported: a list (or tuple) of triton.Config.
 /// What `expr`, an argument of the kernel's decorator, evaluates to, with the module bound as
@@ -420,6 +455,11 @@ auto evaluateAtDecorator(const ast::Expr &expr, const ast::Stmt &kernel, const a
       specializer.bindMainModuleAsOf(i + 1);
       break;
     }
+  for (const auto &[name, function] : enclosingHostFunctions(module, kernel)) {
+    SemaValue value = SemaValue::ofBuiltin("pyfunc:" + name);
+    value.function = function;
+    specializer.bindGlobal(name, value);
+  }
   specializer.overrideModuleConstants(kernel, context.defines);
   return evaluate(specializer, static_cast<const ast::Stmt *>(nullptr));
 }
@@ -644,7 +684,10 @@ std::vector<HeuristicEntry> heuristicEntries(const ast::Stmt &kernel, const ast:
   std::vector<const ast::Expr *> own = resolvedDecorators(kernel, module);
   decorators.insert(decorators.end(), own.begin(), own.end());
   std::vector<HeuristicEntry> entries;
+  bool belowAutotune = false;
   for (const ast::Expr *decorator : decorators) {
+    if (calleeName(*decorator) == "autotune")
+      belowAutotune = true;
     if (calleeName(*decorator) != "heuristics")
       continue;
     const ast::Expr *dict = heuristicsDict(*decorator, module);
@@ -652,13 +695,13 @@ std::vector<HeuristicEntry> heuristicEntries(const ast::Stmt &kernel, const ast:
       continue;
     if (dict->kind == ast::ExprKind::Call) {
       for (const ast::Keyword &k : dict->keywords)
-        entries.push_back({k.name, k.value.get()});
+        entries.push_back({k.name, k.value.get(), belowAutotune});
       continue;
     }
     for (size_t i = 0; i + 1 < dict->operands.size(); i += 2) {
       const ast::Expr *key = dict->operands[i].get();
       if (key && key->kind == ast::ExprKind::StringLit && !key->isFString)
-        entries.push_back({key->stringValue, dict->operands[i + 1].get()});
+        entries.push_back({key->stringValue, dict->operands[i + 1].get(), belowAutotune});
     }
   }
   return entries;

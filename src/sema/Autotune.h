@@ -73,6 +73,9 @@ bool isRuntimeHeuristic(const ast::Stmt &kernel, const SourceManager &sources,
 struct HeuristicEntry {
   std::string name;
   const ast::Expr *value;
+  /// Whether an @triton.autotune decorator wraps it: it then runs after the config's values are
+  /// bound, and a key it shares with the config is its to set.
+  bool belowAutotune = false;
 };
 
 /// The @triton.heuristics entries of `kernel` (its decorators, those held in module-level

@@ -489,6 +489,19 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
     if (auto it = flags.find(attr); it != flags.end())
       return SemaValue::ofInt(it->second);
   }
+  // Triton 3.6's triton.language.extra holds libdevice and its backends' packages (cuda, hip);
+  // forks add their own (triton-cpu's tl.extra.cpu.vnni_decode, Intel's
+  // tl.extra.intel.libdevice.fast_sinf), which are no attribute of it.
+  if (module == "triton.language.extra" && attr != "cuda" && attr != "hip" && attr != "libdevice" &&
+      attr.rfind("__", 0) != 0) {
+    std::string hint;
+    if (attr == "cpu")
+      hint = " (it is triton-cpu's backend package, not Triton 3.6's)";
+    else if (attr == "intel")
+      hint = " (it is Intel's XPU backend package, not Triton 3.6's)";
+    error(loc, "Triton 3.6's triton.language.extra has no attribute '" + attr +
+                   "'; it has cuda, hip and libdevice" + hint);
+  }
   if (module == "triton.language.extra.cuda") {
     if (attr == "libdevice")
       return SemaValue::ofModule("triton.language.extra.cuda.libdevice");
@@ -683,6 +696,10 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
     }
     if (attr == "primitive_bitwidth")
       return SemaValue::ofInt(value.dtype.bits());
+    // dtype.__init__ sets itemsize = primitive_bitwidth // 8 (0 for int1); pointer_type's own
+    // __init__ does not, so a pointer dtype has none.
+    if (attr == "itemsize" && !value.dtype.isPointer())
+      return SemaValue::ofInt(value.dtype.bits() / 8);
     if (attr == "value") // tl.constexpr(dtype).value
       return value;
     if (attr == "with_element_ty" && !value.isBlockPointerType()) {
@@ -1213,6 +1230,33 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       error(loc, "str() takes one argument");
     // A plain str, also of a str subclass such as torch's TorchVersion.
     return SemaValue::ofString(pythonStr(args.positional[0], loc));
+  }
+  if (name == "py.bin" || name == "py.oct" || name == "py.hex") {
+    // Python's integer-to-string builtins, for host code (a @triton.constexpr_function such as
+    // PyTorch's `log2(n): return len(bin(n)) - 3`); Triton's code generator has none in a kernel.
+    const std::string fn = name.substr(3);
+    if (hostCallDepth_ == 0 && moduleLevelDepth_ == 0)
+      error(loc, fn + "() is not supported in a kernel (Triton's code generator has none); it is "
+                      "evaluated in module-level Python and @triton.constexpr_function bodies");
+    auto a = bindCallArgs(*this, fn, {"number"}, 1, args);
+    const SemaValue &v = *a[0];
+    if (v.kind != Kind::Int && v.kind != Kind::Bool)
+      raisePython(*builtinExceptionClasses("TypeError"),
+                  "'" + std::string(v.kind == Kind::Float ? "float" : v.describe()) +
+                      "' object cannot be interpreted as an integer",
+                  loc);
+    __int128 x = v.numberAsWideInt();
+    const bool negative = x < 0;
+    unsigned __int128 magnitude =
+        negative ? -static_cast<unsigned __int128>(x) : static_cast<unsigned __int128>(x);
+    const unsigned shift = fn == "bin" ? 1 : fn == "oct" ? 3 : 4;
+    std::string digits;
+    do {
+      digits.insert(digits.begin(), "0123456789abcdef"[magnitude & ((1u << shift) - 1)]);
+      magnitude >>= shift;
+    } while (magnitude != 0);
+    const char *prefix = fn == "bin" ? "0b" : fn == "oct" ? "0o" : "0x";
+    return SemaValue::ofString((negative ? "-" : "") + std::string(prefix) + digits);
   }
   if (name == "py.format") {
     // Python's format(value, format_spec=''); Triton's code generator has no format() in a

@@ -1692,6 +1692,41 @@ SemaValue Specializer::callGetattr(CallArgs &args, bool hasattr) {
   } else if (object.kind == Kind::Module && object.name == "torch" &&
              (attr.name == "cuda" || attr.name == "version")) {
     has = true;
+  } else if (object.kind == Kind::Module && object.name == "triton") {
+    // Triton 3.6's triton/__init__.py binds a fixed set of names: its __all__, its version and
+    // the submodules its imports load. Projects test for newer API this way
+    // (`if hasattr(triton, "constexpr_function"):` guards PyTorch's test helpers).
+    static const std::set<std::string> names = {"AsyncCompileMode",
+                                                "autotune",
+                                                "cdiv",
+                                                "CompilationError",
+                                                "compile",
+                                                "Config",
+                                                "constexpr_function",
+                                                "FutureKernel",
+                                                "heuristics",
+                                                "InterpreterError",
+                                                "jit",
+                                                "JITFunction",
+                                                "KernelInterface",
+                                                "language",
+                                                "MockTensor",
+                                                "must_use_result",
+                                                "next_power_of_2",
+                                                "OutOfResources",
+                                                "reinterpret",
+                                                "runtime",
+                                                "set_allocator",
+                                                "TensorWrapper",
+                                                "TritonError",
+                                                "testing",
+                                                "tools",
+                                                "__version__",
+                                                "compiler",
+                                                "errors",
+                                                "backends",
+                                                "knobs"};
+    has = names.count(attr.name) > 0;
   } else if (object.kind == Kind::Module) {
     // The language as tilec implements it: a project that tests for a newer function
     // (hasattr(tl, "gather")) takes the path its tilec can compile.

@@ -1107,6 +1107,10 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
     case ast::StmtKind::Unsupported:
       if (stmt->name == "try statement")
         collectTryGlobals(*stmt, only);
+      // A method's `global X` rebinds the module's X too (a test case's method changing a
+      // module-level constant its kernels read).
+      if (stmt->name == "class definition")
+        recordClassGlobalStatements(*stmt);
       if (isNamedTupleClass(*stmt) && wanted(stmt->targets[0]->name))
         define(stmt->targets[0]->name, namedTupleClass(*stmt));
       if (isJitNamespaceClass(*stmt) && wanted(stmt->targets[0]->name))
@@ -1651,9 +1655,9 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
     return SemaValue::ofString(graph_->modules[current_].name);
   // Python builtins that kernels may use.
   static const std::set<std::string> pyBuiltins = {
-      "range", "min", "max",   "float",  "int",        "bool",    "len",     "print",
-      "abs",   "str", "tuple", "list",   "isinstance", "getattr", "hasattr", "format",
-      "sum",   "any", "all",   "filter", "map",        "dict"};
+      "range", "min",    "max",  "float",      "int",     "bool",    "len",    "print", "abs",
+      "str",   "tuple",  "list", "isinstance", "getattr", "hasattr", "format", "sum",   "any",
+      "all",   "filter", "map",  "dict",       "bin",     "oct",     "hex"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   if (mod().ast)
@@ -1676,6 +1680,15 @@ void Specializer::recordGlobalStatements(const ast::StmtList &body, const ast::S
     recordGlobalStatements(stmt->orelse, function);
     for (const ast::MatchCase &matchCase : stmt->cases)
       recordGlobalStatements(matchCase.body, function);
+  }
+}
+
+void Specializer::recordClassGlobalStatements(const ast::Stmt &cls) {
+  for (const ast::StmtPtr &stmt : cls.body) {
+    if (stmt->kind == ast::StmtKind::FunctionDef)
+      recordGlobalStatements(stmt->body, *stmt);
+    else if (stmt->kind == ast::StmtKind::Unsupported && stmt->name == "class definition")
+      recordClassGlobalStatements(*stmt);
   }
 }
 
@@ -4423,12 +4436,19 @@ std::set<std::string> boundNames(const ast::Stmt &def,
   };
   // The blocks that run from their first statement whenever the function runs.
   std::set<const ast::StmtList *> straight = {&def.body};
+  // Names a `global` statement of the function declares: its assignments bind the module's
+  // names, not variables of its own (PyTorch's test sets `global CONSTANT_C` around the kernel
+  // it defines, which reads the module's CONSTANT_C).
+  std::set<std::string> declaredGlobal;
   std::function<void(const ast::StmtList &)> block = [&](const ast::StmtList &list) {
     for (const ast::StmtPtr &st : list) {
       if (st->kind == ast::StmtKind::FunctionDef) {
         names.insert(st->name);
         continue;
       }
+      if (st->kind == ast::StmtKind::Unsupported && st->name == "global statement")
+        for (const ast::ImportAlias &alias : st->names)
+          declaredGlobal.insert(alias.name);
       if (st->kind == ast::StmtKind::Assign || st->kind == ast::StmtKind::AugAssign ||
           st->kind == ast::StmtKind::AnnAssign || st->kind == ast::StmtKind::For)
         for (const ast::ExprPtr &t : st->targets)
@@ -4464,6 +4484,8 @@ std::set<std::string> boundNames(const ast::Stmt &def,
     }
   };
   block(def.body);
+  for (const std::string &name : declaredGlobal)
+    names.erase(name);
   return names;
 }
 
@@ -4700,6 +4722,7 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
     const ast::Expr *expr = nullptr; // a dict entry's value, evaluated when needed
     SemaValue function;              // else the function an evaluated dict holds
     SourceLoc loc;
+    bool belowAutotune = false; // it runs after the autotune config's values are bound
   };
   std::vector<Heuristic> heuristics;
   DecoratedByCall byCall = decoratedByCall(module, request.name);
@@ -4746,7 +4769,8 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
                         "NAME=VALUE, --num-warps and --num-stages");
   }
   for (const HeuristicEntry &entry : heuristicEntries(kernel, &module, byCall.decorators))
-    heuristics.push_back({entry.name, entry.value, SemaValue(), entry.value->loc});
+    heuristics.push_back(
+        {entry.name, entry.value, SemaValue(), entry.value->loc, entry.belowAutotune});
   auto isParam = [&](const std::string &name) {
     return std::any_of(kernel.params.begin(), kernel.params.end(),
                        [&](const ast::Param &p) { return p.name == name; });
@@ -4756,8 +4780,18 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
     if ((heuristic.name == "num_warps" || heuristic.name == "num_stages") &&
         !isParam(heuristic.name))
       pending.insert(heuristic.name);
+  // Triton's launcher runs every heuristic in turn on the launch's keyword arguments, each
+  // replacing its key's value: a later heuristic of a key computed here sees and replaces the
+  // value (PyTorch's stacked EVEN_N heuristics), and one that an @triton.autotune wraps
+  // replaces the value the config (or a -D) binds (`nargs["BLOCK_SIZE"] * 2`). Where such a
+  // recomputation needs a run-time argument, the bound value stands for the launch's (a -D gives
+  // the key's final value), and the key's later heuristics do not run.
+  std::set<std::string> computed, settled;
   for (const Heuristic &heuristic : heuristics) {
-    if (!pending.count(heuristic.name))
+    const std::string &name = heuristic.name;
+    const bool recompute = !pending.count(name) && isParam(name) && !settled.count(name) &&
+                           (computed.count(name) || (heuristic.belowAutotune && bound.count(name)));
+    if (!pending.count(name) && !recompute)
       continue;
     SemaValue function =
         heuristic.expr ? specializer.evalModuleLevel(*heuristic.expr) : heuristic.function;
@@ -4779,7 +4813,27 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
       dictInsert(args, SemaValue::ofString(p.name), argument);
     }
     pending.erase(heuristic.name);
+    if (recompute && !computed.count(name)) {
+      std::ostream *diagnostics = sources.diagnosticStream();
+      std::ostringstream held;
+      const_cast<SourceManager &>(sources).setDiagnosticStream(&held);
+      std::optional<SemaValue> value;
+      try {
+        value = specializer.callPython(function, {args}, heuristic.loc);
+      } catch (const CompileError &) {
+      } catch (const HostException &) {
+      }
+      const_cast<SourceManager &>(sources).setDiagnosticStream(diagnostics);
+      if (!value || Specializer::isUnknown(*value)) {
+        settled.insert(name);
+        continue;
+      }
+      bound[name] = *value;
+      computed.insert(name);
+      continue;
+    }
     if (isParam(heuristic.name)) {
+      computed.insert(name);
       SemaValue value = specializer.callPython(function, {args}, heuristic.loc);
       specializer.refuseUnknown(value, heuristic.loc,
                                 "the value that @triton.heuristics computes for '" +

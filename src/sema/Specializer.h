@@ -660,6 +660,8 @@ private:
   /// Notes the names that `global` statements in the body of `function`, a module-level
   /// function, rebind.
   void recordGlobalStatements(const ast::StmtList &body, const ast::Stmt &function);
+  /// The `global` statements of a class's methods (and of its nested classes').
+  void recordClassGlobalStatements(const ast::Stmt &cls);
   /// Refuses a read of `name`, which a function of the module rebinds with `global`, where the
   /// value read is not the module-level binding: code that runs at launch (a kernel, a
   /// constexpr function it calls, a heuristic), or import-time code of a module whose own

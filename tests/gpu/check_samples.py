@@ -3333,6 +3333,22 @@ def heuristics_warps_sample(block, warps):
 SAMPLES += [heuristics_warps_sample(2048, 8), heuristics_warps_sample(256, 2)]
 
 
+# --- tests/gpu/heuristics_over_config.tl: heuristics that an autotune wraps ------------------
+# They replace the config's BLOCK (32 -> 64) and run in turn (EXTRA 65, STEPS 194), as Triton's
+# autotuner and launcher apply them. The grid reads BLOCK from the metadata (64 programs' worth).
+SAMPLES.append(Sample(
+    name="heuristics_over_config", source="tests/gpu/heuristics_over_config.tl",
+    kernel="add_extra", ptx="heuristics_over_config", signature="*fp32:16,*fp32:16,*fp32:16,i32",
+    size=1000, small=70,
+    inputs=lambda n: {"x": randint(-8, 9, (n,), "float32"), "out": empty(n),
+                      "steps": empty(cdiv(n, 64))},
+    outputs=["out", "steps"],
+    args=lambda t, n: [t["x"], t["out"], t["steps"], n],
+    grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),), tol=EXACT,
+    reference=lambda t, n: {"out": t["x"].double() + 65,
+                            "steps": torch.full((cdiv(n, 64),), 194, dtype=torch.float64)}))
+
+
 # --- running ---------------------------------------------------------------------------------
 
 
