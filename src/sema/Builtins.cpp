@@ -1807,6 +1807,15 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     if (!t.isFloat())
       error(loc, display + " needs a floating-point argument, got " + t.tritonName() +
                      " (convert it with .to(tl.float32))");
+    // Triton 3.6's math functions check their tensors' dtypes (math._check_dtype, libdevice's
+    // convention): fp16, bf16 and fp8 are refused, not computed in fp32, and sqrt_rn takes
+    // fp32 only. Its tl.sigmoid calls tl.exp on its argument, so it refuses fp16 too (tl.softmax
+    // does not: its tl.max makes fp16 fp32 first).
+    bool fp32Only = fn == "sqrt_rn";
+    if (!(t.kind == ScalarKind::F32 || (!fp32Only && t.kind == ScalarKind::F64)))
+      error(loc, std::string("Expected dtype ") + (fp32Only ? "['fp32']" : "['fp32', 'fp64']") +
+                     " but got " + t.tritonName() + " (Triton's ValueError for " + display +
+                     ": convert the argument with .to(tl.float32))");
     tir::Value *r = builder_.unary(m->second, x);
     // tl.sqrt is the approximate square root on the GPU, tl.sqrt_rn the IEEE one.
     if (fn == "sqrt_rn")
