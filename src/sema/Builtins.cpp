@@ -41,7 +41,7 @@ const std::set<std::string> &supportedTl() {
       "constexpr_type",
       // Helpers of Triton's own library that kernels call (tl.standard._log2 in a user's
       // bitonic sort, tl.core.get_int_dtype for its bitcasts).
-      "_log2", "get_int_dtype"};
+      "_log2", "_is_power_of_two", "get_int_dtype"};
   return names;
 }
 
@@ -198,6 +198,64 @@ const std::set<std::string> &tritonLanguageNames() {
                                               "float8e5m2",
                                               "to_tensor",
                                               "next_power_of_2"};
+  return names;
+}
+
+/// Every name Triton 3.6's triton.language.standard defines or imports. Older Triton had more
+/// private helpers there (_cast_to_int, _take_slice, _get_sort_dim of its bitonic sort), which
+/// kernels copied from Triton's sort reach through tl.standard: Triton 3.6 raises
+/// AttributeError on them.
+const std::set<std::string> &tritonStandardNames() {
+  static const std::set<std::string> names = {"annotations",
+                                              "jit",
+                                              "constexpr_function",
+                                              "core",
+                                              "math",
+                                              "_log2",
+                                              "_is_power_of_two",
+                                              "_get_int_dtype",
+                                              "cdiv",
+                                              "sigmoid",
+                                              "softmax",
+                                              "ravel",
+                                              "swizzle2d",
+                                              "zeros",
+                                              "zeros_like",
+                                              "_argmax_combine",
+                                              "_argmax_combine_tie_break_left",
+                                              "_argmax_combine_tie_break_fast",
+                                              "_elementwise_max",
+                                              "max",
+                                              "argmax",
+                                              "_argmin_combine",
+                                              "_argmin_combine_tie_break_left",
+                                              "_argmin_combine_tie_break_fast",
+                                              "_elementwise_min",
+                                              "min",
+                                              "argmin",
+                                              "_sum_combine",
+                                              "_pick_sum_dtype",
+                                              "sum",
+                                              "_xor_combine",
+                                              "xor_sum",
+                                              "_or_combine",
+                                              "reduce_or",
+                                              "cumsum",
+                                              "_prod_combine",
+                                              "cumprod",
+                                              "_indicator",
+                                              "_compare_and_swap",
+                                              "_bitonic_merge_hypercube",
+                                              "_bitonic_merge",
+                                              "sort_impl",
+                                              "sort",
+                                              "topk",
+                                              "bitonic_merge",
+                                              "_get_flip_dim",
+                                              "flip",
+                                              "interleave",
+                                              "squeeze",
+                                              "unsqueeze"};
   return names;
 }
 
@@ -443,6 +501,9 @@ SemaValue Specializer::moduleAttribute(const std::string &module, const std::str
         hint = " (its dtypes are spelled tl.float32, tl.float16, tl.float64...)";
       error(loc, "Triton 3.6's triton.language has no attribute '" + attr + "'" + hint);
     }
+    if (module == "triton.language.standard" && !tritonStandardNames().count(attr))
+      error(loc, "Triton 3.6's triton.language.standard has no attribute '" + attr +
+                     "' (a private helper of an older Triton: it is not there in 3.6)");
     if (module == "triton.language.math") {
       std::string hint;
       if (attr == "max" || attr == "min")
@@ -1482,6 +1543,11 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       ++log2;
     return SemaValue::ofInt(log2);
   }
+  if (fn == "_is_power_of_two") { // standard._is_power_of_two: a constexpr function of 3.6
+    auto a = bindArgs(*this, display, {"i"}, 1, args);
+    int64_t n = constantInt(*a.values[0], loc, "i");
+    return SemaValue::ofBool(n != 0 && (n & (n - 1)) == 0);
+  }
   if (fn == "get_int_dtype") {
     auto a = bindArgs(*this, display, {"bitwidth", "signed"}, 2, args);
     int64_t bits = constantInt(*a.values[0], loc, "bitwidth");
@@ -1787,6 +1853,15 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     if (!t.isFloat())
       error(loc, display + " needs a floating-point argument, got " + t.tritonName() +
                      " (convert it with .to(tl.float32))");
+    // Triton 3.6's math functions check their tensors' dtypes (math._check_dtype, libdevice's
+    // convention): fp16, bf16 and fp8 are refused, not computed in fp32, and sqrt_rn takes
+    // fp32 only. Its tl.sigmoid calls tl.exp on its argument, so it refuses fp16 too (tl.softmax
+    // does not: its tl.max makes fp16 fp32 first).
+    bool fp32Only = fn == "sqrt_rn";
+    if (!(t.kind == ScalarKind::F32 || (!fp32Only && t.kind == ScalarKind::F64)))
+      error(loc, std::string("Expected dtype ") + (fp32Only ? "['fp32']" : "['fp32', 'fp64']") +
+                     " but got " + t.tritonName() + " (Triton's ValueError for " + display +
+                     ": convert the argument with .to(tl.float32))");
     tir::Value *r = builder_.unary(m->second, x);
     // tl.sqrt is the approximate square root on the GPU, tl.sqrt_rn the IEEE one.
     if (fn == "sqrt_rn")

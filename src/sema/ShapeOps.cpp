@@ -297,13 +297,19 @@ SemaValue Specializer::callShapeOp(const std::string &fn, CallArgs &args) {
                           : bindCallArgs(*this, display, {"x", "y", "ieee_rounding"}, 2, args);
   bool precise = fn == "div_rn" ||
                  constFlag(fn == "fdiv" ? a[2] : std::nullopt, loc, display + "'s ieee_rounding");
+  // Triton 3.6's div_rn checks its tensor arguments as given (math._check_dtype): fp32 only,
+  // so an fp64 or fp16 tensor is its ValueError; Python numbers are not checked.
+  if (fn == "div_rn")
+    for (int i = 0; i < 2; ++i)
+      if (a[i]->isTensor() && a[i]->value->type().elem.kind != ScalarKind::F32)
+        error(loc, "Expected dtype ['fp32'] but got " + a[i]->value->type().elem.tritonName() +
+                       " (Triton's ValueError for " + display +
+                       ": convert the argument with .to(tl.float32))");
   // Numbers become tensors first (to_tensor), then both are promoted as tensor operands.
   SemaValue x = decayNumbers(*a[0], loc), y = decayNumbers(*a[1], loc);
   DType type = operandType(x, y, true, loc);
   if (!type.isFloat())
     error(loc, display + " needs floating-point operands, got " + type.tritonName());
-  if (fn == "div_rn" && type.kind != ScalarKind::F32 && type.kind != ScalarKind::F64)
-    error(loc, display + " needs fp32 or fp64 operands, got " + type.tritonName());
   auto [lhs, rhs] = convertAndBroadcast(x, y, type, loc);
   tir::Value *r = b.binary(OpCode::Div, lhs, rhs);
   if (precise)
