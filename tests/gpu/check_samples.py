@@ -3339,7 +3339,7 @@ SAMPLES += [heuristics_warps_sample(2048, 8), heuristics_warps_sample(256, 2)]
 SAMPLES.append(Sample(
     name="heuristics_over_config", source="tests/gpu/heuristics_over_config.tl",
     kernel="add_extra", ptx="heuristics_over_config", signature="*fp32:16,*fp32:16,*fp32:16,i32",
-    size=1000, small=70,
+    size=1000, small=70, variant=0,
     inputs=lambda n: {"x": randint(-8, 9, (n,), "float32"), "out": empty(n),
                       "steps": empty(cdiv(n, 64))},
     outputs=["out", "steps"],
