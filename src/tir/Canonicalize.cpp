@@ -55,6 +55,34 @@ bool foldableFloat(DType t) {
   return t.kind == ScalarKind::F32 || t.kind == ScalarKind::F64;
 }
 
+/// `code`'s function of `x` in `x`'s precision: std::exp(float) is expf, as MLIR's folders call.
+template <typename T> T applyMath(OpCode code, T x) {
+  switch (code) {
+  case OpCode::Exp:
+    return std::exp(x);
+  case OpCode::Exp2:
+    return std::exp2(x);
+  case OpCode::Log:
+    return std::log(x);
+  case OpCode::Log2:
+    return std::log2(x);
+  case OpCode::Sqrt:
+    return std::sqrt(x);
+  case OpCode::Sin:
+    return std::sin(x);
+  case OpCode::Cos:
+    return std::cos(x);
+  case OpCode::Erf:
+    return std::erf(x);
+  case OpCode::Floor:
+    return std::floor(x);
+  case OpCode::Ceil:
+    return std::ceil(x);
+  default:
+    return std::fabs(x);
+  }
+}
+
 class Canonicalizer {
 public:
   explicit Canonicalizer(Function &f) : function_(f) {}
@@ -303,82 +331,8 @@ private:
         (op.code() == OpCode::Log || op.code() == OpCode::Log2 || op.code() == OpCode::Sqrt))
       return std::nullopt;
     r.isFloat = true;
-    if (t.kind == ScalarKind::F32) {
-      float x = static_cast<float>(c->f), y;
-      switch (op.code()) {
-      case OpCode::Exp:
-        y = expf(x);
-        break;
-      case OpCode::Exp2:
-        y = exp2f(x);
-        break;
-      case OpCode::Log:
-        y = logf(x);
-        break;
-      case OpCode::Log2:
-        y = log2f(x);
-        break;
-      case OpCode::Sqrt:
-        y = sqrtf(x);
-        break;
-      case OpCode::Sin:
-        y = sinf(x);
-        break;
-      case OpCode::Cos:
-        y = cosf(x);
-        break;
-      case OpCode::Erf:
-        y = erff(x);
-        break;
-      case OpCode::Floor:
-        y = floorf(x);
-        break;
-      case OpCode::Ceil:
-        y = ceilf(x);
-        break;
-      default:
-        y = fabsf(x);
-        break;
-      }
-      r.f = y;
-      return r;
-    }
-    double x = c->f;
-    switch (op.code()) {
-    case OpCode::Exp:
-      r.f = exp(x);
-      break;
-    case OpCode::Exp2:
-      r.f = exp2(x);
-      break;
-    case OpCode::Log:
-      r.f = log(x);
-      break;
-    case OpCode::Log2:
-      r.f = log2(x);
-      break;
-    case OpCode::Sqrt:
-      r.f = sqrt(x);
-      break;
-    case OpCode::Sin:
-      r.f = sin(x);
-      break;
-    case OpCode::Cos:
-      r.f = cos(x);
-      break;
-    case OpCode::Erf:
-      r.f = erf(x);
-      break;
-    case OpCode::Floor:
-      r.f = floor(x);
-      break;
-    case OpCode::Ceil:
-      r.f = ceil(x);
-      break;
-    default:
-      r.f = fabs(x);
-      break;
-    }
+    r.f = t.kind == ScalarKind::F32 ? applyMath(op.code(), static_cast<float>(c->f))
+                                    : applyMath(op.code(), c->f);
     return r;
   }
 
