@@ -51,22 +51,6 @@ bool isWidening(const Operation &op) {
   return (floats || integers) && to.bits() > from.bits();
 }
 
-/// The layout operand `i` of `op` needs for `op`'s result to have `layout`; null when `op`
-/// cannot produce that layout.
-LayoutPtr operandLayoutFor(const Operation &op, unsigned i, const LayoutPtr &layout) {
-  switch (op.code()) {
-  case OpCode::ExpandDims:
-    return makeSlice(static_cast<unsigned>(op.intAttr("axis")), layout);
-  case OpCode::Reduce:
-    if (layout->kind != LayoutKind::Slice ||
-        layout->dim != static_cast<unsigned>(op.intAttr("axis")))
-      return nullptr;
-    return layout->parent;
-  default:
-    return layout;
-  }
-}
-
 /// Ops the slice may recompute in another layout.
 bool isRecomputable(const Operation &op) {
   switch (op.code()) {
@@ -127,7 +111,7 @@ bool addOperands(const Operation &op, const LayoutPtr &layout, Slice &slice, boo
     const Value *operand = op.operand(i);
     if (!operand->type().isTensor())
       continue;
-    LayoutPtr wanted = operandLayoutFor(op, i, layout);
+    LayoutPtr wanted = operandLayoutFor(op, layout);
     if (!wanted || !addToSlice(operand, wanted, slice, mayStop))
       return false;
   }
@@ -211,9 +195,8 @@ private:
     });
     for (Operation *op : order) {
       tir::Builder b;
-      Operation *after = op;
-      tir::Block *block = after->parentBlock();
-      b.restoreInsertionPoint({block, std::next(block->find(after))});
+      tir::Block *block = op->parentBlock();
+      b.restoreInsertionPoint({block, std::next(block->find(op))});
       b.setLoc(op->loc());
       std::vector<Value *> operands;
       for (unsigned i = 0; i < op->numOperands(); ++i) {
@@ -224,9 +207,8 @@ private:
       if (op == slice.widening) {
         LayoutPtr resultLayout = slice.layout.at(op->result());
         Value *narrow = op->operand(0);
-        operands[0] = b.createValue(
-            OpCode::ConvertLayout, {narrow},
-            narrow->type().withLayout(operandLayoutFor(*op, 0, resultLayout)));
+        operands[0] = b.createValue(OpCode::ConvertLayout, {narrow},
+                                    narrow->type().withLayout(operandLayoutFor(*op, resultLayout)));
       }
       std::vector<tir::Type> types;
       for (unsigned r = 0; r < op->numResults(); ++r)

@@ -94,6 +94,20 @@ void eraseDeadPureOps(tir::Function &function) {
   }
 }
 
+LayoutPtr operandLayoutFor(const Operation &op, const LayoutPtr &layout) {
+  switch (op.code()) {
+  case OpCode::ExpandDims:
+    return makeSlice(static_cast<unsigned>(op.intAttr("axis")), layout);
+  case OpCode::Reduce:
+    if (layout->kind != LayoutKind::Slice ||
+        layout->dim != static_cast<unsigned>(op.intAttr("axis")))
+      return nullptr;
+    return layout->parent;
+  default:
+    return layout;
+  }
+}
+
 Operation *cloneOp(tir::Builder &b, const Operation &op, std::vector<tir::Value *> operands,
                    std::vector<tir::Type> types) {
   Operation *copy = b.create(op.code(), std::move(operands), std::move(types));

@@ -43,6 +43,12 @@ inline bool sameLayout(const LayoutPtr &a, const LayoutPtr &b) {
   return *a == *b;
 }
 
+/// The layout `op`'s tensor operands must have for its result to have `layout` when `op` is
+/// recomputed in that layout: `layout` itself for elementwise ops, broadcasts and scans, its slice
+/// for expand_dims, the parent of a slice along the axis for a reduction; null where `op` cannot
+/// produce `layout`.
+LayoutPtr operandLayoutFor(const tir::Operation &op, const LayoutPtr &layout);
+
 /// A copy of `op` at `b`, its attributes and regions included, with `operands` and results of
 /// `types`.
 tir::Operation *cloneOp(tir::Builder &b, const tir::Operation &op,

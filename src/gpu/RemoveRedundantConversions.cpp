@@ -46,13 +46,6 @@ bool isRematerialisable(const Operation &op) {
   }
 }
 
-/// The layout operand `i` of a rematerialised `op` must have for its result to have `layout`.
-LayoutPtr operandLayoutFor(const Operation &op, unsigned i, const LayoutPtr &layout) {
-  if (op.code() == OpCode::ExpandDims)
-    return makeSlice(static_cast<unsigned>(op.intAttr("axis")), layout);
-  return layout;
-}
-
 /// The copies rematerialise made: a value in a layout, placed at the conversion or right after
 /// the original.
 using Copies = std::map<std::tuple<const Value *, std::string, bool>, Value *>;
@@ -164,7 +157,7 @@ private:
       return false;
     belowBroadcast |= producer->code() == OpCode::Broadcast;
     for (unsigned i = 0; i < producer->numOperands(); ++i)
-      if (!canRematerialise(producer->operand(i), operandLayoutFor(*producer, i, layout), before,
+      if (!canRematerialise(producer->operand(i), operandLayoutFor(*producer, layout), before,
                             depth - 1, convertLeaves, belowBroadcast))
         return false;
     return true;
@@ -200,7 +193,7 @@ private:
     belowBroadcast |= producer->code() == OpCode::Broadcast;
     std::vector<Value *> operands;
     for (unsigned i = 0; i < producer->numOperands(); ++i)
-      operands.push_back(rematerialise(producer->operand(i), operandLayoutFor(*producer, i, layout),
+      operands.push_back(rematerialise(producer->operand(i), operandLayoutFor(*producer, layout),
                                        before, done, atOriginals, convertLeaves, belowBroadcast));
     tir::Builder b;
     if (atOriginals) {

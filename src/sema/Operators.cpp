@@ -133,14 +133,14 @@ SemaValue Specializer::decayNumbers(const SemaValue &v, SourceLoc loc) {
 tir::Value *Specializer::toTensorAs(const SemaValue &v, SourceLoc loc, DType type) {
   if (v.isTensor())
     return castTo(v.value, type);
-  // Non-numbers get materialize's errors; fp8e4b15 goes through fp32 there already.
-  if (!v.isConstexprNumber() || type.isFp8E4B15() || v.kind != Kind::Float)
-    return materialize(v, loc, type);
-  // The float's to_tensor value (its nearest fp32, unless fp64 holds it) made a constant of
-  // `type` directly: the same number as a cast, and a constant the pipeliner recognises.
-  if (!toTensorIsFp32(v.floatValue))
-    return materialize(v, loc, type);
-  return materialize(SemaValue::ofFloat(static_cast<float>(v.floatValue)), loc, type);
+  // A float's to_tensor value (its nearest fp32, unless fp64 holds it) made a constant of `type`
+  // directly: the same number as a cast, and a constant the pipeliner recognises. Numbers
+  // materialize converts directly give the same value (integers, booleans, floats that to_tensor
+  // keeps fp64); non-numbers get its errors, and fp8e4b15 goes through fp32 there already.
+  if (v.isConstexprNumber() && v.kind == Kind::Float && !type.isFp8E4B15() &&
+      toTensorIsFp32(v.floatValue))
+    return materialize(SemaValue::ofFloat(static_cast<float>(v.floatValue)), loc, type);
+  return materialize(v, loc, type);
 }
 
 int64_t Specializer::constantInt(const SemaValue &v, SourceLoc loc, const std::string &what) {
