@@ -252,18 +252,38 @@ private:
   /// block, and LLVM contracts a multiply and an add into an fma only within one, so that the
   /// arithmetic around would round differently from Triton's.
   void storeSharedIf(llvm::Value *ptr, llvm::Value *value, llvm::Value *pred);
+  /// Piece `index` of a conversion done in `pieces` (ConversionPieces, SharedTile.h), and the
+  /// distribution of one piece of the tensor being written or read (its threads' coordinates
+  /// within the piece).
+  struct TilePiece {
+    ConversionPieces pieces;
+    unsigned index = 0;
+    const Distribution *within = nullptr;
+  };
   /// Calls `fn` for each of the thread's vectors of `vec` consecutive elements along `fastDim`:
-  /// its first element's number and per-dimension index, and that element's coordinates.
+  /// its first element's number and per-dimension index, and that element's coordinates. With
+  /// `piece`, only for the elements of that piece, at their coordinates within it.
   void forEachVector(const Distribution &dist, unsigned fastDim, unsigned vec,
                      const std::function<void(unsigned element, const std::vector<unsigned> &index,
-                                              const Values &coords)> &fn) {
+                                              const Values &coords)> &fn,
+                     const TilePiece *piece = nullptr) {
     for (unsigned e = 0; e < dist.numElements(); ++e) {
       std::vector<unsigned> index = dist.multiIndex(e);
       if (index[fastDim] % vec != 0)
         continue;
+      // The compile-time part of the coordinate says the piece; the thread's part has none of
+      // the piece's bits, and the piece's distribution gives it without them.
+      const unsigned pieceDim = piece ? piece->pieces.dim : dist.rank();
+      const int64_t offset = piece ? dist.offset(pieceDim, index[pieceDim]) : 0;
+      if (piece && piece->pieces.pieceOf(offset) != piece->index)
+        continue;
       Values coords;
       for (unsigned d = 0; d < dist.rank(); ++d)
-        coords.push_back(coordinate(dist, d, index[d]));
+        coords.push_back(d != pieceDim ? coordinate(dist, d, index[d])
+                                       : builder_.CreateAdd(threadBase(*piece->within, d),
+                                                            builder_.getInt32(static_cast<uint32_t>(
+                                                                piece->pieces.withinPiece(offset))),
+                                                            "", true, true));
       fn(e, index, coords);
     }
   }
@@ -275,11 +295,15 @@ private:
   /// in 32 bits (the NVPTX data layout has 64-bit shared pointers).
   llvm::Value *sharedAddress32(llvm::Value *pointer);
   void writeSharedTile(const SharedTilePlan &plan, llvm::Value *base, const Distribution &dist,
-                       const Values &values, const DType &elem);
+                       const Values &values, const DType &elem, const TilePiece *piece = nullptr);
   Values readSharedVector(const SharedTilePlan &plan, llvm::Value *base, const Values &coords,
                           unsigned vec, const DType &elem);
   Values readSharedTile(const SharedTilePlan &plan, llvm::Value *base, const Distribution &dist,
                         const DType &elem);
+  /// Reads the thread's elements of `piece` (all of them without one) into their places in
+  /// `results`.
+  void readSharedTile(const SharedTilePlan &plan, llvm::Value *base, const Distribution &dist,
+                      const DType &elem, Values &results, const TilePiece *piece);
   llvm::Value *toSharedElement(llvm::Value *v, const DType &elem);
   llvm::Value *fromSharedElement(llvm::Value *v, const DType &elem);
 

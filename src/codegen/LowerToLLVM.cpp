@@ -869,14 +869,15 @@ llvm::Value *KernelLowering::sharedAt(unsigned byteOffset) {
 
 void KernelLowering::writeSharedTile(const SharedTilePlan &plan, llvm::Value *base,
                                      const Distribution &dist, const Values &values,
-                                     const DType &elem) {
+                                     const DType &elem, const TilePiece *piece) {
   llvm::Type *memType = builder_.getIntNTy(plan.elemBytes * 8);
   if (!elem.isPointer() && !elem.isBool())
     memType = scalarType(elem);
   unsigned vec = plan.vectorWidth(dist);
   unsigned fast = plan.fastDim;
   forEachVector(
-      dist, fast, vec, [&](unsigned e, const std::vector<unsigned> &index, const Values &coords) {
+      dist, fast, vec,
+      [&](unsigned e, const std::vector<unsigned> &index, const Values &coords) {
         llvm::Value *packed = nullptr;
         if (vec == 1) {
           packed = toSharedElement(values[e], elem);
@@ -891,7 +892,8 @@ void KernelLowering::writeSharedTile(const SharedTilePlan &plan, llvm::Value *ba
         }
         builder_.CreateAlignedStore(packed, sharedTileAddress(plan, base, memType, coords),
                                     llvm::Align(vec * plan.elemBytes));
-      });
+      },
+      piece);
 }
 
 Values KernelLowering::readSharedVector(const SharedTilePlan &plan, llvm::Value *base,
@@ -911,19 +913,27 @@ Values KernelLowering::readSharedVector(const SharedTilePlan &plan, llvm::Value 
 
 Values KernelLowering::readSharedTile(const SharedTilePlan &plan, llvm::Value *base,
                                       const Distribution &dist, const DType &elem) {
+  Values results(dist.numElements());
+  readSharedTile(plan, base, dist, elem, results, nullptr);
+  return results;
+}
+
+void KernelLowering::readSharedTile(const SharedTilePlan &plan, llvm::Value *base,
+                                    const Distribution &dist, const DType &elem, Values &results,
+                                    const TilePiece *piece) {
   unsigned vec = plan.vectorWidth(dist);
   unsigned fast = plan.fastDim;
-  Values results(dist.numElements());
-  forEachVector(dist, fast, vec,
-                [&](unsigned, const std::vector<unsigned> &index, const Values &coords) {
-                  Values loaded = readSharedVector(plan, base, coords, vec, elem);
-                  for (unsigned j = 0; j < vec; ++j) {
-                    std::vector<unsigned> at = index;
-                    at[fast] += j;
-                    results[dist.linearIndex(at)] = loaded[j];
-                  }
-                });
-  return results;
+  forEachVector(
+      dist, fast, vec,
+      [&](unsigned, const std::vector<unsigned> &index, const Values &coords) {
+        Values loaded = readSharedVector(plan, base, coords, vec, elem);
+        for (unsigned j = 0; j < vec; ++j) {
+          std::vector<unsigned> at = index;
+          at[fast] += j;
+          results[dist.linearIndex(at)] = loaded[j];
+        }
+      },
+      piece);
 }
 
 void KernelLowering::lowerConvertLayout(const Operation &op) {
@@ -936,12 +946,29 @@ void KernelLowering::lowerConvertLayout(const Operation &op) {
   // conflicts (SharedTile.h); one barrier between the writes and the reads, and one before the
   // writes only when an earlier user of the buffer may still be reading.
   Distribution src = distributionOf(from), dst = distributionOf(to);
-  SharedTilePlan plan = conversionPlan(from, to);
-  beginSharedWrite();
-  writeSharedTile(plan, sharedAt(0), src, get(op.operand(0)), from.elem);
-  barrier();
-  values_[op.result()] = readSharedTile(plan, sharedAt(0), dst, from.elem);
-  sharedInUse_ = true;
+  SharedTilePlan plan = conversionPlan(op);
+  ConversionPieces pieces = conversionPieces(op);
+  if (pieces.count() == 1) {
+    beginSharedWrite();
+    writeSharedTile(plan, sharedAt(0), src, get(op.operand(0)), from.elem);
+    barrier();
+    values_[op.result()] = readSharedTile(plan, sharedAt(0), dst, from.elem);
+    sharedInUse_ = true;
+    return;
+  }
+  // One piece after another through the same bytes (SplitLargeConversions.cpp).
+  Values results(dst.numElements());
+  Distribution srcPiece = distributionOf(conversionPieceType(from, pieces));
+  Distribution dstPiece = distributionOf(conversionPieceType(to, pieces));
+  for (unsigned index = 0; index < pieces.count(); ++index) {
+    TilePiece writing{pieces, index, &srcPiece}, reading{pieces, index, &dstPiece};
+    beginSharedWrite();
+    writeSharedTile(plan, sharedAt(0), src, get(op.operand(0)), from.elem, &writing);
+    barrier();
+    readSharedTile(plan, sharedAt(0), dst, from.elem, results, &reading);
+    sharedInUse_ = true;
+  }
+  values_[op.result()] = results;
 }
 
 /// trans keeps every thread's elements: element e of the result is the operand's element whose

@@ -131,7 +131,7 @@ unsigned sharedMemoryBytes(const tir::Operation &op) {
   }
   if (op.code() == OpCode::ConvertLayout && op.operand(0)->type().layout &&
       !(*op.operand(0)->type().layout == *op.result()->type().layout))
-    return conversionPlan(op.operand(0)->type(), op.result()->type()).bytes();
+    return conversionPlan(op).bytes();
   if (op.code() == OpCode::Reshape && op.operand(0)->type().layout && !op.hasAttr("reinterpret")) {
     const tir::Type &type = op.operand(0)->type();
     return static_cast<unsigned>(type.numElements() * elementBytes(type.elem));

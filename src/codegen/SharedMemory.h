@@ -48,6 +48,10 @@ std::string describeSharedMemory(const tir::Function &function);
 unsigned tmaBarrierOffset(const tir::Function &function);
 /// The most shared memory one block can use on `arch` ("sm_90a"), opting in to the maximum.
 unsigned maxSharedMemoryPerBlock(const std::string &arch);
+/// Marks each layout conversion of `function` that needs more shared memory than a block can use
+/// on `arch` to go through it in pieces (ConversionPieces, SharedTile.h): the fewest pieces that
+/// fit. A conversion no split makes fit is left whole, for checkSharedMemoryLimit to report.
+void splitLargeConversions(tir::Function &function, const std::string &arch);
 /// Reports a located error at the operation that needs the most shared memory when `function`
 /// needs more than its target allows (ptxas or the launch would fail later, less clearly).
 void checkSharedMemoryLimit(const tir::Function &function, const TargetOptions &options);

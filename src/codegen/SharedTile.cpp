@@ -164,18 +164,96 @@ unsigned sharedElementBytes(const tir::DType &type) {
   return std::max(1u, type.bytes());
 }
 
-SharedTilePlan conversionPlan(const tir::Type &from, const tir::Type &to) {
+unsigned ConversionPieces::pieceOf(int64_t offset) const {
+  unsigned piece = 0, i = 0;
+  for (unsigned b = 0; b < 64; ++b)
+    if (bits >> b & 1)
+      piece |= static_cast<unsigned>(offset >> b & 1) << i++;
+  return piece;
+}
+
+int64_t ConversionPieces::withinPiece(int64_t offset) const {
+  for (unsigned b = 64; b-- > 0;)
+    if (bits >> b & 1)
+      offset = (offset >> (b + 1) << b) | (offset & ((int64_t(1) << b) - 1));
+  return offset;
+}
+
+ConversionPieces conversionPieces(const tir::Operation &convert) {
+  if (!convert.hasAttr("piece_bits"))
+    return {};
+  return {static_cast<unsigned>(convert.intAttr("piece_dim")),
+          static_cast<uint64_t>(convert.intAttr("piece_bits"))};
+}
+
+uint64_t registerBits(const tir::Type &type, unsigned dim) {
+  Distribution dist = distributionOf(type);
+  if (dist.wraps(dim))
+    return 0;
+  uint64_t bits = 0;
+  int64_t spt = dist.spt(dim), lanes = spt * dist.tpw(dim), warp = dist.perWarp(dim);
+  for (unsigned b = 0; (int64_t(1) << b) < dist.shape[dim]; ++b) {
+    int64_t bit = int64_t(1) << b;
+    if (bit < spt || (bit >= lanes && bit < warp) || bit >= dist.tile(dim))
+      bits |= uint64_t(1) << b;
+  }
+  return bits;
+}
+
+/// `layout` (blocked, or slices of one) with half the elements per thread (`alongSpt`) or half the
+/// warp's repeats along root dimension `rootDim`.
+static gpu::LayoutPtr halved(const gpu::LayoutPtr &layout, unsigned rootDim, bool alongSpt) {
+  if (layout->kind == gpu::LayoutKind::Slice)
+    return gpu::makeSlice(layout->dim, halved(layout->parent, rootDim, alongSpt));
+  std::vector<unsigned> spt = layout->sizePerThread, reps(layout->rank());
+  for (unsigned d = 0; d < layout->rank(); ++d)
+    reps[d] = layout->reps(d);
+  (alongSpt ? spt : reps)[rootDim] /= 2;
+  return gpu::makeBlocked(spt, layout->threadsPerWarp, layout->warpsPerCTA, layout->order, reps,
+                          layout->warpOrder);
+}
+
+tir::Type conversionPieceType(const tir::Type &type, const ConversionPieces &pieces) {
+  // Highest bit first, so that the bits below a removed one keep their meaning.
+  tir::Type piece = type;
+  for (unsigned b = 64; b-- > 0;) {
+    if (!(pieces.bits >> b & 1))
+      continue;
+    Distribution dist = distributionOf(piece);
+    int64_t bit = int64_t(1) << b;
+    std::vector<int64_t> shape = piece.shape;
+    shape[pieces.dim] /= 2;
+    gpu::LayoutPtr layout = piece.layout;
+    if (bit < dist.tile(pieces.dim)) // else whole tiles: the layout stays
+      layout = halved(layout, dist.rootDim[pieces.dim], bit < int64_t(dist.spt(pieces.dim)));
+    piece = piece.withShape(shape).withLayout(layout);
+  }
+  return piece;
+}
+
+SharedTilePlan conversionPlan(const tir::Type &from, const tir::Type &to,
+                              const ConversionPieces &pieces) {
   // The planner simulates every candidate's bank accesses, and the shared-memory accounting, the
   // metadata and the lowering all ask for the same conversions: plan each one once per process.
   static std::mutex mutex;
   static std::map<std::string, SharedTilePlan> plans;
   std::string key = from.str() + " -> " + to.str();
+  if (pieces.bits)
+    key +=
+        " in pieces of bits " + std::to_string(pieces.bits) + " of " + std::to_string(pieces.dim);
   std::lock_guard<std::mutex> lock(mutex);
   auto it = plans.find(key);
   if (it != plans.end())
     return it->second;
-  Distribution src = distributionOf(from), dst = distributionOf(to);
-  return plans[key] = planSharedTile(from.shape, sharedElementBytes(from.elem), {&src, &dst});
+  tir::Type pieceFrom = conversionPieceType(from, pieces),
+            pieceTo = conversionPieceType(to, pieces);
+  Distribution src = distributionOf(pieceFrom), dst = distributionOf(pieceTo);
+  return plans[key] = planSharedTile(pieceFrom.shape, sharedElementBytes(from.elem), {&src, &dst});
+}
+
+SharedTilePlan conversionPlan(const tir::Operation &convert) {
+  return conversionPlan(convert.operand(0)->type(), convert.result()->type(),
+                        conversionPieces(convert));
 }
 
 gpu::LayoutPtr dotOperandLayout(const gpu::Layout &acc, unsigned operand, int64_t k) {

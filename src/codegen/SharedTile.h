@@ -80,8 +80,40 @@ SharedTilePlan planSharedTile(const std::vector<int64_t> &shape, unsigned elemBy
 /// Bytes an element of `type` takes in shared memory (booleans as bytes, pointers as 64 bits).
 unsigned sharedElementBytes(const tir::DType &type);
 
-/// The plan of a layout conversion from `from` to `to`.
-SharedTilePlan conversionPlan(const tir::Type &from, const tir::Type &to);
+/// A layout conversion too large for shared memory goes through it in pieces, one after another.
+/// The pieces split one dimension `dim` by some bits of the coordinate along it (`bits`, a mask):
+/// piece p holds the elements whose coordinate has p's values in those bits, at the coordinate
+/// with the bits removed. Every bit is one that each thread's registers decide in both layouts
+/// (neither lanes nor warps): a bit of a thread's consecutive elements, of its warp's repeats, or
+/// above the layout's tile. Which piece an element belongs to is then known at compile time, and
+/// a piece is a tensor of two layouts of the same kind (conversionPieceType). Triton's conversions
+/// go through shared memory in repetitions of this kind; tilec converts in one piece wherever
+/// that fits.
+struct ConversionPieces {
+  unsigned dim = 0;
+  uint64_t bits = 0;
+  unsigned count() const { return 1u << __builtin_popcountll(bits); }
+  /// Which piece the element whose compile-time coordinate part along `dim` is `offset` is in.
+  unsigned pieceOf(int64_t offset) const;
+  /// `offset` with the piece's bits removed.
+  int64_t withinPiece(int64_t offset) const;
+};
+
+/// The pieces SplitLargeConversions chose for a convert_layout (one piece unless it set them).
+ConversionPieces conversionPieces(const tir::Operation &convert);
+
+/// The type of one piece of `type` (its shape and layout along the pieces' dimension without
+/// their bits).
+tir::Type conversionPieceType(const tir::Type &type, const ConversionPieces &pieces);
+
+/// The coordinate bits along `dim` that the registers of each thread of `type` decide (neither
+/// lanes nor warps), as a mask; none where the layout's tile is longer than the tensor there.
+uint64_t registerBits(const tir::Type &type, unsigned dim);
+
+/// The plan of (each piece of) a layout conversion from `from` to `to`.
+SharedTilePlan conversionPlan(const tir::Type &from, const tir::Type &to,
+                              const ConversionPieces &pieces = {});
+SharedTilePlan conversionPlan(const tir::Operation &convert);
 
 /// The layout in which the FMA dot's threads read operand `operand` (0: a [(B,)M,K], 1: b
 /// [(B,)K,N]): the accumulator's blocked layout with the whole of K in each thread.

@@ -341,6 +341,9 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
   //     Conversions move down to their first users, where Triton's are: LLVM orders operands
   //     (and so picks the multiply an FMA absorbs) by where values are defined.
   passes.run("sink-conversions", gpu::runSinkConversions);
+  //     A conversion larger than shared memory goes through it in pieces.
+  passes.run("split-large-conversions",
+             [&](tir::Function &f) { codegen::splitLargeConversions(f, options.arch); });
   if (options.emit == EmitKind::Tgir) {
     result.output = tir::print(*module);
     return result;

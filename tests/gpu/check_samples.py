@@ -3349,6 +3349,33 @@ SAMPLES.append(Sample(
                             "steps": torch.full((cdiv(n, 64),), 194, dtype=torch.float64)}))
 
 
+# --- tests/gpu/large_conversion.tl: a conversion larger than shared memory, in pieces --------
+# A 256x256 fp32 mma.sync accumulator (sm_90 without wgmma, 16 warps) converted for its store
+# needs 256 KB; it goes through shared memory in two pieces. The inputs are small integers, so
+# that every product and sum is exact in fp32 whatever the order: bit for bit, whatever engine
+# Triton's dot uses.
+def large_conversion_inputs(k):
+    return {"a": randint(-4, 5, (256 * k,), "float16"), "b": randint(-4, 5, (k * 256,), "float16"),
+            "c": empty(256 * 256)}
+
+
+SAMPLES.append(Sample(
+    name="large_conversion", source="tests/gpu/large_conversion.tl", kernel="large_tile_product",
+    ptx="large_conversion", signature="*fp16:16,*fp16:16,*fp32:16,i32:16,256,256,32",
+    tilec_flags=("--num-warps", "16", "--num-stages", "2", "--arch", "sm_90"),
+    size=64, small=32, inputs=large_conversion_inputs, outputs=["c"],
+    args=lambda t, k: [t["a"], t["b"], t["c"], k], grid=lambda meta, k: (1,), tol=EXACT,
+    reference=lambda t, k: {"c": (t["a"].double().view(256, k)
+                                  @ t["b"].double().view(k, 256)).flatten()}))
+
+SAMPLES.append(Sample(
+    name="large_transpose", source="tests/gpu/large_conversion.tl", kernel="large_transpose",
+    ptx="large_transpose", signature="*fp32:16,*fp32:16,256", size=256, small=256,
+    inputs=lambda n: {"x": randn((n * n,)), "y": empty(n * n)}, outputs=["y"],
+    args=lambda t, n: [t["x"], t["y"]], grid=lambda meta, n: (1,), tol=EXACT,
+    reference=lambda t, n: {"y": t["x"].double().view(n, n).t().flatten()}))
+
+
 # --- running ---------------------------------------------------------------------------------
 
 
