@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 namespace tilec::gpu {
@@ -226,6 +227,7 @@ public:
     strictForward_ = true;
     forward(function_.body());
     strictForward_ = false;
+    defaultUnreachedCarriedFloats();
     // A reduction's operand takes its layout from its producers (the loads and the loop that
     // accumulates it), not from where its result goes: a [BLOCK_M, 1] sum stored with keep_dims
     // would otherwise hand the store's layout back into the accumulating loop and convert every
@@ -310,6 +312,51 @@ private:
         backward(op.region(r).block());
       for (unsigned i = 0; i < op.numOperands(); ++i)
         set(op.operand(i), wantedOperandLayout(op, i, reductionsFollowResults_));
+    }
+  }
+
+  /// A floating-point tensor a loop carries that no anchor's layout reached keeps Triton's
+  /// default layout for its shape, which ConvertTritonToTritonGPU gave it and nothing changes
+  /// later: Triton's layouts flow forward from anchors only, and its rematerialisation stops at
+  /// a loop's results. A recurrent state updated from small loads (fla's fused recurrent
+  /// kernels) is then summed in Triton's order, not in the order of the layout that the store
+  /// after the loop, or a broadcast in its body, would want. Pointers and integers are left to
+  /// the propagation: their layout changes no value, and Triton rematerialises the address
+  /// arithmetic its loads and stores use.
+  void defaultUnreachedCarriedFloats() {
+    std::vector<Operation *> loops;
+    std::map<const Value *, unsigned> uses;
+    tir::walk(function_, [&](Operation &op) {
+      for (const Value *v : op.operands())
+        ++uses[v];
+      if (op.code() == OpCode::For || op.code() == OpCode::While)
+        loops.push_back(&op);
+    });
+    for (Operation *loop : loops) {
+      const unsigned firstInit = loop->code() == OpCode::For ? 3 : 0;
+      const unsigned numInits = loop->numOperands() - firstInit;
+      std::vector<TiedValues> groups = tiedValues(*loop);
+      for (unsigned g = 0; g < groups.size(); ++g) {
+        const tir::Type &type = groups[g].values.front()->type();
+        if (!type.isTensor() || !type.elem.isFloat() ||
+            std::any_of(groups[g].values.begin(), groups[g].values.end(),
+                        [](const Value *v) { return layoutOf(v) != nullptr; }))
+          continue;
+        // A constant initial value (tl.zeros) that other ops use too gets a copy of its own, as
+        // Triton materialises a constant in each layout it is used in.
+        if (g < numInits && uses[loop->operand(firstInit + g)] > 1) {
+          const Operation *constant = loop->operand(firstInit + g)->definingOp();
+          if (constant && constant->code() == OpCode::Constant) {
+            tir::Builder builder;
+            builder.setInsertionPoint(loop);
+            Value *copy = cloneOp(builder, *constant, {}, {constant->result()->type()})->result();
+            loop->setOperand(firstInit + g, copy);
+            groups[g].values.front() = copy;
+          }
+        }
+        for (Value *v : groups[g].values)
+          set(v, defaultBlockedLayout(type.shape, function_.numWarps, 1));
+      }
     }
   }
 

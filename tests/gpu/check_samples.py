@@ -3376,6 +3376,33 @@ SAMPLES.append(Sample(
     reference=lambda t, n: {"y": t["x"].double().view(n, n).t().flatten()}))
 
 
+# --- tests/gpu/recurrent_state.tl: a state carried through a loop of small loads -------------
+# Bit-exact against Triton: the sums over the state run in its layout's order, Triton's default
+# layout without an initial-state load, the load's coalesced layout with one. No torch reference
+# (another summation order); the interpreter within 1e-4.
+def recurrent_state_sample(use_h0):
+    bk = bv = 32
+
+    def inputs(steps):
+        return {"q": randn((steps * bk,)), "k": randn((steps * bk,)), "v": randn((steps * bv,)),
+                "g": randn((steps * bk,)) * 0.1, "o": empty(steps * bv), "h0": randn((bk * bv,)),
+                "ht": empty(bk * bv)}
+
+    return Sample(
+        name="recurrent_state_h0" if use_h0 else "recurrent_state",
+        source="tests/gpu/recurrent_state.tl", kernel="recurrent_state",
+        ptx="recurrent_state_h0" if use_h0 else "recurrent_state",
+        signature=f"*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,{bk},{bv},"
+                  f"{use_h0}",
+        size=64, small=8, inputs=inputs, outputs=["o", "ht"],
+        args=lambda t, steps: [t["q"], t["k"], t["v"], t["g"], t["o"], t["h0"], t["ht"], steps],
+        grid=lambda meta, steps: (1,), tol=EXACT,
+        interp_tols={"o": Tol(atol=1e-4, rtol=1e-4), "ht": Tol(atol=1e-4, rtol=1e-4)})
+
+
+SAMPLES += [recurrent_state_sample(False), recurrent_state_sample(True)]
+
+
 # --- running ---------------------------------------------------------------------------------
 
 
