@@ -40,6 +40,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -1924,6 +1925,119 @@ SemaValue Specializer::devicePropertiesItem(const SemaValue &properties, const S
   raisePython(kKeyError, stringRepr(key.name), loc);
 }
 
+/// posixpath.normpath: collapses `.`, `..` and repeated slashes as Python does (a leading `//`
+/// stays, `..` above the root is dropped, above a relative start kept; "" is ".").
+static std::string normPath(const std::string &path) {
+  if (path.empty())
+    return ".";
+  size_t leading = path.find_first_not_of('/');
+  if (leading == std::string::npos)
+    leading = path.size();
+  // POSIX keeps exactly two leading slashes; three or more are one.
+  std::string root = leading == 0 ? "" : leading == 2 ? "//" : "/";
+  std::vector<std::string> parts;
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    size_t end = path.find('/', pos);
+    if (end == std::string::npos)
+      end = path.size();
+    std::string part = path.substr(pos, end - pos);
+    pos = end + 1;
+    if (part.empty() || part == ".")
+      continue;
+    if (part == ".." && !parts.empty() && parts.back() != "..") {
+      parts.pop_back();
+      continue;
+    }
+    if (part == ".." && !root.empty())
+      continue;
+    parts.push_back(part);
+  }
+  std::string result = root;
+  for (size_t i = 0; i < parts.size(); ++i)
+    result += (i ? "/" : "") + parts[i];
+  return result.empty() ? "." : result;
+}
+
+std::optional<SemaValue> Specializer::callOsPath(const std::string &fn, CallArgs &args) {
+  // Python's posixpath, on the host that compiles: the paths are those of tilec's files
+  // (`os.path.dirname(os.path.abspath(__file__))` to find a config next to the kernel).
+  std::string display = "os.path." + fn;
+  auto text = [&](const SemaValue &v) -> const std::string & {
+    if (v.kind != Kind::String)
+      raisePython(kTypeError,
+                  display + "() expected str, bytes or os.PathLike object, not " + v.describe(),
+                  args.loc);
+    return v.name;
+  };
+  if (fn == "join") {
+    if (!args.keywords.empty())
+      raisePython(kTypeError, "join() takes no keyword arguments", args.loc);
+    if (args.positional.empty())
+      raisePython(kTypeError, "join() missing 1 required positional argument: 'a'", args.loc);
+    std::string path = text(args.positional[0]);
+    for (size_t i = 1; i < args.positional.size(); ++i) {
+      const std::string &part = text(args.positional[i]);
+      if (!part.empty() && part[0] == '/')
+        path = part;
+      else if (path.empty() || path.back() == '/')
+        path += part;
+      else
+        path += "/" + part;
+    }
+    return SemaValue::ofString(path);
+  }
+  if (fn == "splitext") {
+    auto a = bindCallArgs(*this, display, {"p"}, 1, args);
+    const std::string &path = text(*a[0]);
+    // The extension starts at the last dot of the last component, unless only dots precede it.
+    size_t slash = path.rfind('/');
+    size_t start = slash == std::string::npos ? 0 : slash + 1;
+    size_t dot = path.rfind('.');
+    if (dot != std::string::npos && dot > start && path.find_first_not_of('.', start) < dot)
+      return SemaValue::ofTuple(
+          {SemaValue::ofString(path.substr(0, dot)), SemaValue::ofString(path.substr(dot))});
+    return SemaValue::ofTuple({SemaValue::ofString(path), SemaValue::ofString("")});
+  }
+  static const std::set<std::string> oneArgument = {"dirname",  "basename", "abspath",
+                                                    "normpath", "realpath", "exists",
+                                                    "isfile",   "isdir",    "isabs"};
+  if (!oneArgument.count(fn))
+    return std::nullopt;
+  auto a = bindCallArgs(*this, display, {fn == "realpath" ? "filename" : "p"}, 1, args);
+  const std::string &path = text(*a[0]);
+  size_t cut = path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1;
+  if (fn == "dirname") {
+    std::string head = path.substr(0, cut);
+    // Trailing slashes go, unless the head is only slashes (the root).
+    if (head.find_first_not_of('/') != std::string::npos)
+      head.erase(head.find_last_not_of('/') + 1);
+    return SemaValue::ofString(head);
+  }
+  if (fn == "basename")
+    return SemaValue::ofString(path.substr(cut));
+  if (fn == "isabs")
+    return SemaValue::ofBool(!path.empty() && path[0] == '/');
+  if (fn == "normpath")
+    return SemaValue::ofString(normPath(path));
+  std::error_code ignored;
+  if (fn == "abspath" || fn == "realpath") {
+    std::string absolute = !path.empty() && path[0] == '/'
+                               ? path
+                               : std::filesystem::current_path().string() + "/" + path;
+    if (fn == "abspath")
+      return SemaValue::ofString(normPath(absolute));
+    // realpath resolves the links of what exists and keeps the rest as written.
+    return SemaValue::ofString(
+        normPath(std::filesystem::weakly_canonical(normPath(absolute), ignored).string()));
+  }
+  if (fn == "exists")
+    return SemaValue::ofBool(std::filesystem::exists(path, ignored));
+  if (fn == "isfile")
+    return SemaValue::ofBool(std::filesystem::is_regular_file(path, ignored));
+  return SemaValue::ofBool(std::filesystem::is_directory(path, ignored));
+}
+
 SemaValue Specializer::callMath(const std::string &fn, CallArgs &args) {
   std::string display = "math." + fn;
   if (!args.keywords.empty())
@@ -2354,6 +2468,10 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     if (const char *value = std::getenv(a[0]->name.c_str()))
       return SemaValue::ofString(value);
     return a[1] ? *a[1] : SemaValue::none();
+  }
+  if (qualified.rfind("os.path.", 0) == 0) {
+    if (std::optional<SemaValue> result = callOsPath(qualified.substr(8), args))
+      return *result;
   }
   if (qualified == "platform.system") {
     bindCallArgs(*this, qualified, {}, 0, args);

@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <set>
@@ -526,6 +527,22 @@ static const ast::Stmt *classStatement(const ast::StmtList &stmts, const std::st
     if (!found && stmt.kind == ast::StmtKind::Unsupported && stmt.name == "class definition" &&
         !stmt.targets.empty() && stmt.targets[0]->name == name)
       found = &stmt;
+  });
+  return found;
+}
+
+/// The module-level `with` statement whose body assigns `name`, if any.
+static const ast::Stmt *moduleLevelWithBinding(const ast::StmtList &stmts,
+                                               const std::string &name) {
+  const ast::Stmt *found = nullptr;
+  forEachModuleLevelStatement(stmts, [&](const ast::Stmt &stmt, bool) {
+    if (found || stmt.kind != ast::StmtKind::Unsupported || stmt.name != "with statement")
+      return;
+    for (const ast::StmtPtr &inner : stmt.body)
+      if (inner->kind == ast::StmtKind::Assign || inner->kind == ast::StmtKind::AnnAssign)
+        for (const ast::ExprPtr &target : inner->targets)
+          if (target->kind == ast::ExprKind::Name && target->name == name)
+            found = &stmt;
   });
   return found;
 }
@@ -1653,6 +1670,12 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
   if (name == "__name__" && graph_ && current_ < graph_->modules.size() &&
       !graph_->modules[current_].name.empty())
     return SemaValue::ofString(graph_->modules[current_].name);
+  // The path of the module's file (`os.path.dirname(__file__)` to find files next to it), which
+  // Python makes absolute for a module it imports and for the script it runs.
+  if (name == "__file__" && graph_ && current_ < graph_->modules.size() &&
+      !graph_->modules[current_].path.empty())
+    return SemaValue::ofString(
+        std::filesystem::absolute(graph_->modules[current_].path).lexically_normal().string());
   // Python builtins that kernels may use.
   static const std::set<std::string> pyBuiltins = {
       "range", "min",    "max",  "float",      "int",     "bool",    "len",    "print", "abs",
@@ -1665,6 +1688,18 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
       if (classNameUse)
         throw PlainClassName{};
       refuseClass(*cls, name, loc);
+    }
+  if (mod().ast)
+    if (const ast::Stmt *with = moduleLevelWithBinding(mod().ast->body, name)) {
+      try {
+        error(loc, "'" + name +
+                       "' is bound in a module-level `with` statement (such as `with open(path) "
+                       "as f: " +
+                       name +
+                       " = json.load(f)`), which tilec does not evaluate: not supported yet");
+      } catch (const CompileError &e) {
+        rethrowWithNote(e, with->loc, "the `with` statement");
+      }
     }
   error(loc, "undefined name '" + name + "'");
 }

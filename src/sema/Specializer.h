@@ -698,6 +698,9 @@ private:
   SemaValue callRegex(const std::string &fn, CallArgs &args);
   /// Python's math module on compile-time numbers (math.log2(BLOCK), math.pi at module level).
   SemaValue callMath(const std::string &fn, CallArgs &args);
+  /// os.path's functions (posixpath) of the host that compiles: join, dirname, basename,
+  /// abspath, normpath, realpath, splitext, isabs, exists, isfile, isdir; nullopt for others.
+  std::optional<SemaValue> callOsPath(const std::string &fn, CallArgs &args);
   SemaValue torchTypeInfo(bool floating, CallArgs &args);
   SemaValue torchDevice(CallArgs &args);
   SemaValue callStringMethod(const std::string &method, CallArgs &args);
