@@ -229,10 +229,12 @@ unsigned configCount(const SemaValue &value, const char *name, unsigned fallback
   if (value.isNone())
     return fallback;
   const bool stages = std::string(name) == "num_stages";
+  const int64_t most = stages ? 32 : kMaxConfigWarps;
   if (value.kind != SemaValue::Kind::Int || value.intValue < (stages ? 0 : 1) ||
-      value.intValue > 32)
+      value.intValue > most)
     sources.error(loc, std::string("triton.Config: ") + name + " must be an integer from " +
-                           (stages ? "0" : "1") + " to 32, not " + value.describe());
+                           (stages ? "0" : "1") + " to " + std::to_string(most) + ", not " +
+                           value.describe());
   // Triton pipelines a loop from 2 stages on (AssignLatencies): num_stages=0 (cute-kernels tunes
   // range(4)) compiles as 1 does.
   return std::max<unsigned>(1, static_cast<unsigned>(value.intValue));
@@ -542,11 +544,12 @@ unsigned unsignedKeyword(const ast::Expr &call, const char *name, unsigned fallb
   if (value->kind == ast::ExprKind::Name && bindings.count(value->name))
     value = bindings.at(value->name);
   const bool stages = std::string(name) == "num_stages";
+  const int64_t most = stages ? 32 : kMaxConfigWarps;
   if (value->kind != ast::ExprKind::IntLit || value->intValue < (stages ? 0 : 1) ||
-      value->intValue > 32)
+      value->intValue > most)
     sources.error(value->loc, std::string("triton.Config: ") + name +
                                   " must be an integer literal from " + (stages ? "0" : "1") +
-                                  " to 32");
+                                  " to " + std::to_string(most));
   // num_stages=0 compiles as 1 does (configCount).
   return std::max<unsigned>(1, static_cast<unsigned>(value->intValue));
 }
