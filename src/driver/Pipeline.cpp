@@ -210,6 +210,7 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
                              config.constexprs.end());
       request.numWarps = config.numWarps;
       request.numStages = config.numStages;
+      request.maxRegisters = config.maxRegisters ? config.maxRegisters : options.maxRegisters;
       request.arch = options.arch;
       request.torch = base.torch;
       request.dotPrecision = options.dotPrecision;

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <functional>
 #include <map>
 #include <set>
@@ -238,6 +239,35 @@ unsigned configCount(const SemaValue &value, const char *name, unsigned fallback
   // Triton pipelines a loop from 2 stages on (AssignLatencies): num_stages=0 (cute-kernels tunes
   // range(4)) compiles as 1 does.
   return std::max<unsigned>(1, static_cast<unsigned>(value.intValue));
+}
+
+/// A triton.Config's maxnreg (None: 0, none given): registers per thread, which ptxas takes
+/// from 1 up; Triton passes any int on.
+unsigned configRegisters(const SemaValue &value, SourceLoc loc, const SourceManager &sources) {
+  if (value.isNone())
+    return 0;
+  if (value.kind != SemaValue::Kind::Int || value.intValue < 1 || value.intValue > 65535)
+    sources.error(loc, "triton.Config: maxnreg must be a positive integer (registers per "
+                       "thread), not " +
+                           value.describe());
+  return static_cast<unsigned>(value.intValue);
+}
+
+/// A `maxnreg` entry of a config's dict: Triton's launcher takes the dict's entries that name
+/// compile options as options (JITFunction.run), so it bounds the registers as the keyword does.
+void takeRegistersEntry(AutotuneConfig &config, SourceLoc loc, const SourceManager &sources) {
+  auto entry = std::find_if(config.constexprs.begin(), config.constexprs.end(),
+                            [](const auto &e) { return e.first == "maxnreg"; });
+  if (entry == config.constexprs.end())
+    return;
+  // The entry's -D text: an int reads back as one.
+  const std::string &text = entry->second;
+  int64_t registers = 0;
+  auto [end, failure] = std::from_chars(text.data(), text.data() + text.size(), registers);
+  bool isInt = failure == std::errc() && end == text.data() + text.size();
+  config.maxRegisters = configRegisters(
+      isInt ? SemaValue::ofInt(registers) : SemaValue::ofString(text), loc, sources);
+  config.constexprs.erase(entry);
 }
 
 /// A triton.Config's dict entries are launch arguments: a kernel parameter, or an option of the
@@ -528,6 +558,9 @@ std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast
     tuned.numWarps = configCount(config.elems[1], "num_warps", defaultWarps, configs.loc, sources);
     tuned.numStages =
         configCount(config.elems[2], "num_stages", defaultStages, configs.loc, sources);
+    tuned.maxRegisters = configRegisters(config.elems[3], configs.loc, sources);
+    if (tuned.maxRegisters == 0)
+      takeRegistersEntry(tuned, configs.loc, sources);
     if (tuned.numWarps & (tuned.numWarps - 1))
       sources.error(configs.loc, "triton.Config: num_warps must be a power of two");
     result.push_back(std::move(tuned));
@@ -849,6 +882,16 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
       }
       tuned.numWarps = unsignedKeyword(*config, "num_warps", defaultWarps, sources, bindings[c]);
       tuned.numStages = unsignedKeyword(*config, "num_stages", defaultStages, sources, bindings[c]);
+      if (const ast::Expr *registers = keyword(*config, "maxnreg")) {
+        if (registers->kind != ast::ExprKind::IntLit && registers->kind != ast::ExprKind::NoneLit)
+          sources.error(registers->loc, "triton.Config: maxnreg must be an integer literal");
+        tuned.maxRegisters = configRegisters(registers->kind == ast::ExprKind::IntLit
+                                                 ? SemaValue::ofInt(registers->intValue)
+                                                 : SemaValue::none(),
+                                             registers->loc, sources);
+      }
+      if (tuned.maxRegisters == 0)
+        takeRegistersEntry(tuned, config->loc, sources);
       if (tuned.numWarps & (tuned.numWarps - 1))
         sources.error(config->loc, "triton.Config: num_warps must be a power of two");
       spec.configs.push_back(std::move(tuned));

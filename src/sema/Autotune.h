@@ -41,6 +41,8 @@ struct AutotuneConfig {
   std::vector<std::pair<std::string, std::string>> constexprs;
   unsigned numWarps = 4;
   unsigned numStages = 3;
+  /// triton.Config's maxnreg (registers per thread, .maxnreg); 0 where the config gives none.
+  unsigned maxRegisters = 0;
 };
 
 struct AutotuneSpec {

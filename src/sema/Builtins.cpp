@@ -1040,7 +1040,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (name == "triton.Config" && !inKernelCode()) {
     // triton.Config(kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
     // pre_hook=None, ir_override=None), built by module-level code for @triton.autotune.
-    // The options after num_stages are the launch's or the autotuner's, not the kernel's.
+    // maxnreg bounds the registers of each thread (.maxnreg); the options after it are the
+    // launch's or the autotuner's, not the kernel's.
     static const std::vector<std::string> params = {
         "kwargs", "num_warps", "num_stages", "num_ctas", "maxnreg", "pre_hook", "ir_override"};
     std::vector<SemaValue> bound;
@@ -1052,7 +1053,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     SemaValue config;
     config.kind = Kind::Object;
     config.name = kTritonConfigClass;
-    config.elems = {bound[0], bound[1], bound[2]};
+    config.elems = {bound[0], bound[1], bound[2], bound[4]};
     return config;
   }
   if (name == "triton.heuristics" && !inKernelCode()) {

@@ -841,10 +841,13 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
       return object.elems[1].isNone() ? SemaValue::ofInt(4) : object.elems[1];
     if (attr == "num_stages")
       return object.elems[2].isNone() ? SemaValue::ofInt(3) : object.elems[2];
+    if (attr == "maxnreg")
+      return object.elems[3];
     if (attr == "all_kwargs")
       return method(std::string(kTritonConfigClass) + ".all_kwargs");
     error(loc, "triton.Config's attribute '" + attr +
-                   "' is not supported yet (kwargs, num_warps, num_stages and all_kwargs() are)");
+                   "' is not supported yet (kwargs, num_warps, num_stages, maxnreg and "
+                   "all_kwargs() are)");
   }
   if (isObject(object, kDictClass)) {
     if (attr == "get" || attr == "items" || attr == "keys" || attr == "values")
@@ -2394,7 +2397,7 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
   }
   if (qualified == std::string(kTritonConfigClass) + ".all_kwargs") {
     // Triton 3.6's Config.all_kwargs(): the kwargs, then the launch options that are not None
-    // (num_warps, num_ctas, num_stages; maxnreg and ir_override are None here).
+    // (num_warps, num_ctas, num_stages, maxnreg where given; ir_override is None here).
     auto a = bindCallArgs(*this, "all_kwargs", {"self"}, 1, args);
     const SemaValue &config = *a[0];
     SemaValue result = makeDict();
@@ -2406,6 +2409,8 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     dictInsert(result, SemaValue::ofString("num_ctas"), SemaValue::ofInt(1));
     dictInsert(result, SemaValue::ofString("num_stages"),
                config.elems[2].isNone() ? SemaValue::ofInt(3) : config.elems[2]);
+    if (!config.elems[3].isNone())
+      dictInsert(result, SemaValue::ofString("maxnreg"), config.elems[3]);
     return result;
   }
   if (qualified == std::string(kTritonDriverClass) + ".is_active") {

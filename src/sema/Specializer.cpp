@@ -5005,6 +5005,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
     entryName = request.name;
   tir::Function *function = out.addFunction(entryName, kernel->loc);
   function->numWarps = request.numWarps;
+  function->maxRegisters = request.maxRegisters;
   function->numStages = request.numStages;
   std::map<std::string, SemaValue> constexprArgs;
   std::map<std::string, SignatureEntry> tupleArgs;

@@ -24,8 +24,8 @@ namespace tilec::sema {
 
 /// The classes of the objects (SemaValue::Kind::Object) module-level Python makes with dict
 /// displays and triton.Config(...). A dict's elems are a tuple of its keys and one of its values;
-/// a config's are its kwargs (a dict), then num_warps and num_stages (ints, or None where the
-/// config gives none).
+/// a config's are its kwargs (a dict), then num_warps, num_stages and maxnreg (ints, or None where
+/// the config gives none).
 inline constexpr const char *kDictClass = "dict";
 /// The class of the placeholder a signature entry or -D value naming a function becomes until
 /// the kernel's module is in scope (FunctionReferences.cpp); elems[0] is the text.
