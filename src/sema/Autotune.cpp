@@ -531,6 +531,30 @@ std::vector<std::string> evaluateKey(const ast::Expr &key, const ast::Stmt &kern
 
 /// The triton.Config objects that `configs` evaluates to, with the module bound as the caller
 /// arranged.
+/// A config of an autotune list as a triton.Config object. A project's own Config class (GaLore
+/// copies Triton's, whose __init__ stores kwargs, num_warps and num_stages on self) is read by
+/// those attributes, as the project's autotuner reads them.
+static SemaValue asTritonConfig(const SemaValue &config, SourceLoc loc,
+                                const SourceManager &sources) {
+  if (config.kind == SemaValue::Kind::Object && config.name == kTritonConfigClass)
+    return config;
+  if (!isPythonObject(config) || !config.attributes->count("kwargs") ||
+      config.attributes->at("kwargs").kind != SemaValue::Kind::Object ||
+      config.attributes->at("kwargs").name != kDictClass)
+    sources.error(loc, "@triton.autotune: configs must be triton.Config objects (or objects "
+                       "with a dict `kwargs` attribute, as a copy of its class has), not " +
+                           config.describe());
+  auto option = [&](const char *name) {
+    auto found = config.attributes->find(name);
+    return found == config.attributes->end() ? SemaValue::none() : found->second;
+  };
+  SemaValue result;
+  result.kind = SemaValue::Kind::Object;
+  result.name = kTritonConfigClass;
+  result.elems = {option("kwargs"), option("num_warps"), option("num_stages"), option("maxnreg")};
+  return result;
+}
+
 std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast::Expr &configs,
                                              const SourceManager &sources, unsigned defaultWarps,
                                              unsigned defaultStages) {
@@ -540,10 +564,8 @@ std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast
                                "triton.Config, not " +
                                    list.describe());
   std::vector<AutotuneConfig> result;
-  for (const SemaValue &config : list.elems) {
-    if (config.kind != SemaValue::Kind::Object || config.name != kTritonConfigClass)
-      sources.error(configs.loc, "@triton.autotune: configs must be triton.Config objects, not " +
-                                     config.describe());
+  for (const SemaValue &element : list.elems) {
+    const SemaValue config = asTritonConfig(element, configs.loc, sources);
     AutotuneConfig tuned;
     const SemaValue &dict = config.elems[0];
     const std::vector<SemaValue> &keys = dict.elems[0].elems;

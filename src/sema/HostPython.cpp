@@ -1879,6 +1879,23 @@ SemaValue makeDict() {
   return dict;
 }
 
+SemaValue Specializer::makeSet(const char *cls, const std::vector<SemaValue> &elements,
+                               SourceLoc loc) {
+  std::vector<SemaValue> unique;
+  for (const SemaValue &element : elements) {
+    if (element.kind == Kind::Tuple && element.isList)
+      raisePython(kTypeError, "unhashable type: 'list'", loc);
+    if (isObject(element, kDictClass) || isObject(element, kSetClass))
+      raisePython(kTypeError, "unhashable type: '" + element.name + "'", loc);
+    bool seen = std::any_of(unique.begin(), unique.end(), [&](const SemaValue &u) {
+      return constexprTruth(compareOp(ast::CompareOperator::Eq, u, element, loc)).value_or(false);
+    });
+    if (!seen)
+      unique.push_back(element);
+  }
+  return makeObject(cls, {SemaValue::ofList(std::move(unique))});
+}
+
 void dictInsert(SemaValue &dict, const SemaValue &key, const SemaValue &value) {
   std::vector<SemaValue> &keys = dict.elems[0].elems;
   for (size_t i = 0; i < keys.size(); ++i)

@@ -35,7 +35,7 @@ bool SemaValue::sameAs(const SemaValue &other) const {
       wideValue != other.wideValue || boolValue != other.boolValue || name != other.name ||
       !(dtype == other.dtype) || value != other.value || function != other.function ||
       userModule != other.userModule || isList != other.isList ||
-      elems.size() != other.elems.size())
+      elems.size() != other.elems.size() || attributes != other.attributes)
     return false;
   // Floats by their bits: a NaN constant stays the same value.
   if (std::memcmp(&floatValue, &other.floatValue, sizeof floatValue) != 0)
@@ -612,7 +612,8 @@ void Specializer::refuseClass(const ast::Stmt &classStmt, const std::string &nam
   try {
     error(use, "'" + name +
                    "' is a Python class, which tilec does not evaluate in module-level code "
-                   "(only typing.NamedTuple classes); not supported yet");
+                   "(only typing.NamedTuple classes, @dataclass classes, and classes with an "
+                   "__init__ and no base but object); not supported yet");
   } catch (const CompileError &e) {
     rethrowWithNote(e, classStmt.loc, message);
   }
@@ -1132,6 +1133,8 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
         define(stmt->targets[0]->name, namedTupleClass(*stmt));
       if (isJitNamespaceClass(*stmt) && wanted(stmt->targets[0]->name))
         define(stmt->targets[0]->name, jitNamespaceClass(*stmt));
+      if (isPythonClass(*stmt) && wanted(stmt->targets[0]->name))
+        define(stmt->targets[0]->name, pythonClass(*stmt));
       break;
     default:
       break;
@@ -1678,9 +1681,10 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
         std::filesystem::absolute(graph_->modules[current_].path).lexically_normal().string());
   // Python builtins that kernels may use.
   static const std::set<std::string> pyBuiltins = {
-      "range", "min",    "max",  "float",      "int",     "bool",    "len",    "print", "abs",
-      "str",   "tuple",  "list", "isinstance", "getattr", "hasattr", "format", "sum",   "any",
-      "all",   "filter", "map",  "dict",       "bin",     "oct",     "hex"};
+      "range",   "min",    "max", "float", "int",  "bool",       "len",
+      "print",   "abs",    "str", "tuple", "list", "isinstance", "getattr",
+      "hasattr", "format", "sum", "any",   "all",  "filter",     "map",
+      "dict",    "bin",    "oct", "hex",   "set",  "frozenset"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   if (mod().ast)
@@ -1924,6 +1928,8 @@ void Specializer::assign(const ast::Expr &target, const SemaValue &value) {
       assign(*target.operands[i], value.elems[i]);
     return;
   }
+  if (assignPythonObjectAttribute(target, value))
+    return;
   if (target.kind == ast::ExprKind::Subscript || target.kind == ast::ExprKind::Attribute)
     error(target.loc, "assigning to an element or attribute is not supported in a kernel: tensors "
                       "are immutable, store through a pointer with tl.store");
@@ -2467,6 +2473,18 @@ SemaValue Specializer::callConstexprFunction(const ast::Stmt &def, CallArgs &arg
 void Specializer::execAssign(const ast::Stmt &stmt) {
   if (stmt.kind == ast::StmtKind::AugAssign) {
     const ast::Expr &target = *stmt.targets[0];
+    // `self.count += 1` on an object of a Python class, in Python code that tilec runs (an
+    // attribute holding a list is changed in place in Python: refused as for names).
+    if (target.kind == ast::ExprKind::Attribute && !inKernelCode()) {
+      SemaValue current = eval(target);
+      if (current.kind == SemaValue::Kind::Tuple && current.isList)
+        error(stmt.loc, "'+=' changes the list '" + target.name +
+                            "' in place, which its other holders see in Python; tilec's lists "
+                            "are not shared: not supported yet on an attribute");
+      SemaValue result = binaryOp(stmt.augOp, current, eval(*stmt.value), stmt.loc);
+      if (assignPythonObjectAttribute(target, result))
+        return;
+    }
     if (target.kind != ast::ExprKind::Name)
       error(target.loc, "augmented assignment is only supported to a name in a kernel");
     SemaValue current = lookup(target.name, target.loc);
@@ -2532,6 +2550,9 @@ std::optional<bool> Specializer::constexprTruth(const SemaValue &v) const {
     // An unknown value's truth is refused where it is asked (the statement being evaluated).
     if (isUnknown(v))
       refuseUnknown(v, builder_.loc(), "this value's truth");
+    // An empty dict or set is false.
+    if (v.name == kDictClass || isSetObject(v))
+      return !v.elems[0].elems.empty();
     return true;
   default:
     return true;
@@ -3582,6 +3603,11 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
     std::vector<SemaValue> elems;
     for (const ast::ExprPtr &e : expr.operands)
       elems.push_back(eval(*e));
+    if (expr.kind == ast::ExprKind::List && expr.name == "set") {
+      if (inKernelCode())
+        error(expr.loc, "a set is not supported in a kernel");
+      return makeSet(kSetClass, elems, expr.loc);
+    }
     if (expr.kind == ast::ExprKind::List)
       return SemaValue::ofList(std::move(elems));
     return SemaValue::ofTuple(std::move(elems));
@@ -3948,6 +3974,13 @@ SemaValue Specializer::callValue(const SemaValue &callee, CallArgs &args, Source
   if (callee.kind == SemaValue::Kind::Builtin && callee.function &&
       callee.name.rfind(kNamedTupleClass, 0) == 0)
     return constructNamedTuple(*callee.function, args);
+  if (callee.kind == SemaValue::Kind::Builtin && callee.function &&
+      callee.name.rfind(kPythonClass, 0) == 0) {
+    if (moduleLevelDepth_ == 0)
+      error(args.loc, "calling the Python class '" + callee.function->targets[0]->name +
+                          "' in a kernel: Triton's code generator makes no Python objects");
+    return constructPythonObject(*callee.function, args);
+  }
   if (callee.kind == SemaValue::Kind::String) {
     SemaValue function = jitFunctionNamed(callee, calleeLoc);
     if (function.kind == SemaValue::Kind::JitFunction)

@@ -43,6 +43,15 @@ inline constexpr const char *kTritonConfigClass = "triton.Config";
 /// a module-level `f = make_heuristics()(f)` applies it.
 inline constexpr const char *kTritonHeuristicsClass = "triton.heuristics";
 
+/// Module-level Python's sets and frozensets: Objects whose elems[0] is a list of their elements,
+/// each once, in the order they were added (Python's own order is its hash table's: iterating a
+/// set is refused, membership and size are what code asks of one).
+inline constexpr const char *kSetClass = "set";
+inline constexpr const char *kFrozenSetClass = "frozenset";
+inline bool isSetObject(const SemaValue &v) {
+  return v.kind == SemaValue::Kind::Object && (v.name == kSetClass || v.name == kFrozenSetClass);
+}
+
 /// An empty dict object (kDictClass).
 SemaValue makeDict();
 /// `dict[key] = value`: replaces the value of a key it holds, where Python keeps the key's
@@ -87,6 +96,17 @@ inline constexpr const char *kPartialObject = "functools.partial";
 /// A typing.NamedTuple class of a module (NamedTuples.cpp): a Builtin whose name is this prefix
 /// and the class's name, and whose `function` is the class statement.
 inline constexpr const char *kNamedTupleClass = "namedtuple:";
+
+/// A plain Python class of module-level code (PythonClasses.cpp): a Builtin whose name is this
+/// prefix and the class's name, and whose `function` is the class statement; its objects are
+/// Objects of class kPythonObjectClass and the class's name, with `attributes`.
+inline constexpr const char *kPythonClass = "pyclass:";
+inline constexpr const char *kPythonObjectClass = "pyobject:";
+/// Whether a statement is a class tilec evaluates as Python does: no base but `object`, and an
+/// __init__ method or a @dataclass decorator (its only decorator).
+bool isPythonClass(const ast::Stmt &stmt);
+/// Whether a value is an object of such a class.
+bool isPythonObject(const SemaValue &value);
 
 /// A class whose body defines @triton.jit functions, used as their namespace
 /// (ClassNamespaces.cpp): a Builtin whose name is this prefix and the class's name, and whose
@@ -642,6 +662,16 @@ private:
   // `from b import x` in a instead of recursing forever.
   std::set<std::string> importsBeingResolved_;
   SemaValue callHostFunction(const ast::Stmt &def, CallArgs &args);
+  /// A set (kSetClass) or frozenset of `elements`, duplicates (by ==) dropped.
+  SemaValue makeSet(const char *cls, const std::vector<SemaValue> &elements, SourceLoc loc);
+  // Plain Python classes of module-level code (PythonClasses.cpp).
+  SemaValue pythonClass(const ast::Stmt &cls);
+  SemaValue constructPythonObject(const ast::Stmt &cls, CallArgs &args);
+  /// An attribute of such a class or of one of its objects; nullopt for other values.
+  std::optional<SemaValue> pythonClassAttribute(const SemaValue &value, const std::string &attr,
+                                                SourceLoc loc);
+  /// `obj.attr = value` in Python code that tilec runs, on such an object; false for others.
+  bool assignPythonObjectAttribute(const ast::Expr &target, const SemaValue &value);
   /// Calls a Python function value of module-level code (a def of the module or a lambda, whose
   /// closure its body sees).
   SemaValue callHostFunction(const SemaValue &function, CallArgs &args);
