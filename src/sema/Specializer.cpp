@@ -287,12 +287,73 @@ static std::string redecoratedName(const ast::Stmt &stmt, bool &sawJit,
   return !target.empty() && target == stmt.targets[0]->name ? target : "";
 }
 
+/// The body of the function that encloses a kernel named by its qualified name
+/// (`test_x.<locals>.kernel`, `TestCase.test_x.<locals>.kernel`): the last function of the path,
+/// found where the path's scopes lead; null for a plain name or where none is found.
+static const ast::StmtList *enclosingBody(const ast::Module &module, const std::string &name,
+                                          std::string &kernelName) {
+  std::vector<std::string> path;
+  for (size_t start = 0;;) {
+    size_t dot = name.find('.', start);
+    std::string part = name.substr(start, dot == std::string::npos ? dot : dot - start);
+    if (part != "<locals>")
+      path.push_back(part);
+    if (dot == std::string::npos)
+      break;
+    start = dot + 1;
+  }
+  if (path.size() < 2)
+    return nullptr;
+  kernelName = path.back();
+  path.pop_back();
+  const ast::StmtList *body = &module.body;
+  for (const std::string &scope : path) {
+    const ast::StmtList *next = nullptr;
+    for (const ast::StmtPtr &st : *body) {
+      bool isClass = st->kind == ast::StmtKind::Unsupported && st->name == "class definition" &&
+                     !st->targets.empty() && st->targets[0]->name == scope;
+      if ((st->kind == ast::StmtKind::FunctionDef && st->name == scope) || isClass)
+        next = &st->body;
+    }
+    if (!next)
+      return nullptr;
+    body = next;
+  }
+  return body == &module.body ? nullptr : body;
+}
+
+/// The functions that a function body applies triton.jit to by call (`k = triton.jit(f)`,
+/// `k = triton.autotune(...)(triton.jit(f))`): each bound name, to the function it wraps.
+static std::map<std::string, std::string> jittedByCallIn(const ast::StmtList &body) {
+  std::map<std::string, std::string> result;
+  forEachModuleLevelStatement(body, [&](const ast::Stmt &stmt, bool) {
+    bool sawJit = false;
+    std::string function = decoratedFunction(stmt, sawJit, nullptr);
+    if (function.empty())
+      return;
+    const std::string &target = stmt.targets[0]->name;
+    // `k = triton.autotune(...)(k)` after `k = triton.jit(f)` wraps the same function.
+    auto earlier = result.find(function);
+    if (earlier != result.end())
+      result[target] = earlier->second;
+    else if (sawJit)
+      result[target] = function;
+  });
+  return result;
+}
+
 DecoratedByCall decoratedByCall(const ast::Module &module, const std::string &name) {
   DecoratedByCall result;
   DecoratorVariables variables = decoratorVariables(module);
-  forEachModuleLevelStatement(module.body, [&](const ast::Stmt &stmt, bool) {
+  // A kernel nested in a function is decorated by the calls of that function's body, as
+  // PyTorch's tests write `kernel = triton.autotune(configs=..., key=...)(kernel)`.
+  std::string local = name;
+  const ast::StmtList *body = enclosingBody(module, name, local);
+  if (!body)
+    body = &module.body;
+  forEachModuleLevelStatement(*body, [&](const ast::Stmt &stmt, bool) {
     if (stmt.targets.size() != 1 || stmt.targets[0]->kind != ast::ExprKind::Name ||
-        stmt.targets[0]->name != name)
+        stmt.targets[0]->name != local)
       return;
     bool sawJit = false;
     std::vector<const ast::Expr *> decorators;
@@ -300,7 +361,7 @@ DecoratedByCall decoratedByCall(const ast::Module &module, const std::string &na
     if (function.empty() && stmt.value && stmt.value->kind == ast::ExprKind::Call &&
         std::any_of(stmt.value->operands.begin() + 1, stmt.value->operands.end(),
                     [&](const ast::ExprPtr &arg) {
-                      return arg->kind == ast::ExprKind::Name && arg->name == name;
+                      return arg->kind == ast::ExprKind::Name && arg->name == local;
                     })) {
       result.unread.push_back(&stmt);
       return;
@@ -310,7 +371,7 @@ DecoratedByCall decoratedByCall(const ast::Module &module, const std::string &na
       return;
     // `f = triton.jit(f)`, then `f = triton.heuristics({...})(f)`: each statement wraps what
     // the one before bound, so its decorators run first at a launch (outermost first).
-    if (!result.function.empty() && function == name) {
+    if (!result.function.empty() && function == local) {
       result.decorators.insert(result.decorators.begin(), decorators.begin(), decorators.end());
       return;
     }
@@ -4647,10 +4708,20 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
     return names;
   };
   std::function<void(const ast::StmtList &)> search = [&](const ast::StmtList &body) {
+    // A function's body may apply triton.jit by call (`kernel = triton.jit(add_kernel)`, then
+    // maybe `kernel = triton.autotune(...)(kernel)`): the function is a kernel, by either name.
+    std::map<std::string, std::string> byCall;
+    if (!enclosing.empty())
+      byCall = jittedByCallIn(body);
     for (const ast::StmtPtr &st : body) {
       if (st->kind == ast::StmtKind::FunctionDef) {
-        bool jit = isJitDefinition(*st);
-        if (jit && st->name == kernelName && !enclosing.empty() &&
+        auto wrapped = byCall.find(kernelName);
+        bool jittedByCall = std::any_of(byCall.begin(), byCall.end(),
+                                        [&](const auto &b) { return b.second == st->name; });
+        bool jit = isJitDefinition(*st) || jittedByCall;
+        bool named =
+            st->name == kernelName || (wrapped != byCall.end() && wrapped->second == st->name);
+        if (jit && named && !enclosing.empty() &&
             (!qualified || scopes == path || functionNames(enclosing) == path))
           found.push_back({st.get(), enclosing});
         if (jit)
@@ -5035,7 +5106,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   std::string entryName = request.entryName.empty() ? kernel->name : request.entryName;
   if (request.entryName.empty() && kernel->name != request.name &&
       !decoratedByCall(module, request.name).function.empty())
-    entryName = request.name;
+    entryName = request.name.substr(request.name.rfind('.') + 1); // a nested one's own name
   tir::Function *function = out.addFunction(entryName, kernel->loc);
   function->numWarps = request.numWarps;
   function->maxRegisters = request.maxRegisters;
