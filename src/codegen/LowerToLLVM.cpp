@@ -94,11 +94,16 @@ llvm::Function *KernelLowering::run() {
   annotate("maxntidx", threads);
   annotate("maxntidy", 1);
   annotate("maxntidz", 1);
+  // The kernel's own maxnreg (Triton's option, which its backend writes as .maxnreg) replaces
+  // tilec's bounds.
+  const bool ownBound = function_.maxRegisters != 0;
+  if (ownBound)
+    annotate("maxnreg", function_.maxRegisters);
   if (hasGemmMainLoop()) {
     annotate("minctasm", 1); // .minnctapersm 1: see hasGemmMainLoop
-    if (function_.numWarps >= 8)
+    if (function_.numWarps >= 8 && !ownBound)
       annotate("maxnreg", kGemmLoopMaxRegisters); // see kGemmLoopMaxRegisters
-  } else if (unsigned bound = attentionRegisterBound()) {
+  } else if (unsigned bound = ownBound ? 0 : attentionRegisterBound()) {
     annotate("maxnreg", bound);
   }
   kernel_->addFnAttr("tilec-shared-memory-bytes", std::to_string(sharedMemoryBytes(function_)));

@@ -101,6 +101,8 @@ std::string kernelMetadataJson(const tir::Module &module, const TargetOptions &o
     kernel["num_warps"] = function.numWarps;
     kernel["threads_per_block"] = 32 * function.numWarps;
     kernel["shared_memory_bytes"] = sharedMemoryBytes(function);
+    if (function.maxRegisters)
+      kernel["maxnreg"] = function.maxRegisters;
     Json params = Json::array();
     for (const tir::ParamInfo &param : function.params) {
       Json p;
@@ -176,6 +178,8 @@ std::string kernelMetadataJson(const tir::Module &module, const TargetOptions &o
       v["num_stages"] = i < group->numStages.size() ? group->numStages[i] : variant->numStages;
       v["threads_per_block"] = 32 * variant->numWarps;
       v["shared_memory_bytes"] = sharedMemoryBytes(*variant);
+      if (variant->maxRegisters)
+        v["maxnreg"] = variant->maxRegisters;
       v["constexprs"] = constexprsOf(*variant);
       // A variant whose .entry takes other maps than the kernel's (variant 0's) lists its own,
       // `[]` for none (a config whose loop is not pipelined loads without TMA).

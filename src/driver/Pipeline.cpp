@@ -210,6 +210,7 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
                              config.constexprs.end());
       request.numWarps = config.numWarps;
       request.numStages = config.numStages;
+      request.maxRegisters = config.maxRegisters ? config.maxRegisters : options.maxRegisters;
       request.arch = options.arch;
       request.torch = base.torch;
       request.dotPrecision = options.dotPrecision;
@@ -218,6 +219,23 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
       for (const auto &library : stdlib)
         request.stdlib.push_back(library.get());
       request.imports = imports.get();
+      // A block of more than 1024 threads (num_warps=64 of configs written for Intel GPUs) is
+      // one ptxas refuses, and Triton's autotuner skips a config that raises PTXASError.
+      if (config.numWarps > sema::kMaxBlockWarps) {
+        std::string why =
+            "num_warps=" + std::to_string(config.numWarps) + " makes a block of " +
+            std::to_string(config.numWarps * 32) +
+            " threads, more than the 1024 of an NVIDIA GPU's block (ptxas refuses it)";
+        SourceLoc where = kernel ? kernel->loc : SourceLoc{file, 0, 0};
+        if (!skippable)
+          sources.error(where,
+                        "autotune config " + std::to_string(i) + " of '" + spec.name + "': " + why);
+        std::string warning = skippedConfigWarning(spec.name, i, config, why);
+        sources.warning(where, warning);
+        if (firstSkipped.empty())
+          firstSkipped = warning;
+        continue;
+      }
       std::ostream *diagnostics = sources.diagnosticStream();
       std::ostringstream held;
       if (skippable && diagnostics)

@@ -37,6 +37,8 @@ struct CompileOptions {
   std::vector<std::string> includeDirs;
   unsigned numWarps = 4;
   unsigned numStages = 3;
+  /// --maxnreg: registers per thread (.maxnreg) of kernels whose config names none; 0 for none.
+  unsigned maxRegisters = 0;
   std::string arch = "sm_90a";
   /// torch.__version__ and torch.version.cuda as module-level code sees them (empty: tilec's
   /// defaults, sema::kDefaultTorchVersion and kDefaultCudaVersion).

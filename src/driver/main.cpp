@@ -68,6 +68,7 @@ struct CommonFlags {
   std::vector<std::string> includeDirs;
   unsigned numWarps = 4;
   unsigned numStages = 3;
+  unsigned maxRegisters = 0; // --maxnreg; 0: none
   std::string dotPrecision; // empty: $TRITON_F32_DEFAULT, else tf32
   bool debug = false;       // also $TRITON_DEBUG
   std::string torchVersion = tilec::sema::kDefaultTorchVersion;
@@ -117,6 +118,10 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
                  "stores are issued one iteration ahead; 1 turns both off")
       ->check(CLI::Range(1u, 8u))
       ->capture_default_str();
+  app.add_option("--maxnreg", flags.maxRegisters,
+                 "Registers per thread, at most (Triton's maxnreg option, the PTX's .maxnreg), "
+                 "for kernels whose autotune config gives no maxnreg; by default ptxas chooses")
+      ->check(CLI::Range(1u, 255u));
   app.add_option("--dot-precision", flags.dotPrecision,
                  "Precision of tl.dot on fp32 inputs that name none (input_precision=None): "
                  "tf32, tf32x3, ieee, bf16x3 or bf16x6. Default: $TRITON_F32_DEFAULT, as "
@@ -143,6 +148,7 @@ bool toOptions(const CommonFlags &flags, CompileOptions &options) {
   options.inputPath = flags.input;
   options.numWarps = flags.numWarps;
   options.numStages = flags.numStages;
+  options.maxRegisters = flags.maxRegisters;
   options.includeDirs = flags.includeDirs;
   options.dotPrecision = flags.dotPrecision;
   // Triton's knobs.runtime.debug reads TRITON_DEBUG as a boolean.

@@ -46,7 +46,7 @@ enum class ExprKind {
   BoolOp,        // a and b and c
   IfExp,         // a if cond else b
   Tuple,         // (a, b) or a, b
-  List,          // [a, b]
+  List,          // [a, b]; a set display {a, b} is one named "set"
   Comprehension, // [e for x in xs if c] (boolValue: a list) or (e for x in xs) (a generator)
   NamedExpr,     // target := value (name: the target, operands[0]: the value)
   Dict,          // {k0: v0, **m, k1: v1} (operands: k0, v0, null, m, k1, v1)

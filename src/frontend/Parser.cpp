@@ -1730,8 +1730,17 @@ private:
     }
     // A dict display (module-level Python: triton.Config's values), which may unpack others
     // (`{**base, 'X': 1}`).
-    if (!isDict)
-      return unsupported("set display", at);
+    // A set display (module-level Python: `frozenset({"gfx942", "gfx950"})`): a List named
+    // "set", which sema makes a set of.
+    if (!isDict) {
+      if (std::any_of(items.begin(), items.end(),
+                      [](PythonParser::Dict_or_set_itemContext *i) { return i->star_expr(); }))
+        return unsupported("set display", at);
+      ExprPtr set = makeExpr(ast::ExprKind::List, at);
+      set->name = "set";
+      set->operands = std::move(entries);
+      return set;
+    }
     ExprPtr dict = makeExpr(ast::ExprKind::Dict, at);
     dict->operands = std::move(entries);
     return dict;

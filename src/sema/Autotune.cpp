@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <functional>
 #include <map>
 #include <set>
@@ -229,13 +230,44 @@ unsigned configCount(const SemaValue &value, const char *name, unsigned fallback
   if (value.isNone())
     return fallback;
   const bool stages = std::string(name) == "num_stages";
+  const int64_t most = stages ? 32 : kMaxConfigWarps;
   if (value.kind != SemaValue::Kind::Int || value.intValue < (stages ? 0 : 1) ||
-      value.intValue > 32)
+      value.intValue > most)
     sources.error(loc, std::string("triton.Config: ") + name + " must be an integer from " +
-                           (stages ? "0" : "1") + " to 32, not " + value.describe());
+                           (stages ? "0" : "1") + " to " + std::to_string(most) + ", not " +
+                           value.describe());
   // Triton pipelines a loop from 2 stages on (AssignLatencies): num_stages=0 (cute-kernels tunes
   // range(4)) compiles as 1 does.
   return std::max<unsigned>(1, static_cast<unsigned>(value.intValue));
+}
+
+/// A triton.Config's maxnreg (None: 0, none given): registers per thread, which ptxas takes
+/// from 1 up; Triton passes any int on.
+unsigned configRegisters(const SemaValue &value, SourceLoc loc, const SourceManager &sources) {
+  if (value.isNone())
+    return 0;
+  if (value.kind != SemaValue::Kind::Int || value.intValue < 1 || value.intValue > 65535)
+    sources.error(loc, "triton.Config: maxnreg must be a positive integer (registers per "
+                       "thread), not " +
+                           value.describe());
+  return static_cast<unsigned>(value.intValue);
+}
+
+/// A `maxnreg` entry of a config's dict: Triton's launcher takes the dict's entries that name
+/// compile options as options (JITFunction.run), so it bounds the registers as the keyword does.
+void takeRegistersEntry(AutotuneConfig &config, SourceLoc loc, const SourceManager &sources) {
+  auto entry = std::find_if(config.constexprs.begin(), config.constexprs.end(),
+                            [](const auto &e) { return e.first == "maxnreg"; });
+  if (entry == config.constexprs.end())
+    return;
+  // The entry's -D text: an int reads back as one.
+  const std::string &text = entry->second;
+  int64_t registers = 0;
+  auto [end, failure] = std::from_chars(text.data(), text.data() + text.size(), registers);
+  bool isInt = failure == std::errc() && end == text.data() + text.size();
+  config.maxRegisters = configRegisters(
+      isInt ? SemaValue::ofInt(registers) : SemaValue::ofString(text), loc, sources);
+  config.constexprs.erase(entry);
 }
 
 /// A triton.Config's dict entries are launch arguments: a kernel parameter, or an option of the
@@ -499,6 +531,30 @@ std::vector<std::string> evaluateKey(const ast::Expr &key, const ast::Stmt &kern
 
 /// The triton.Config objects that `configs` evaluates to, with the module bound as the caller
 /// arranged.
+/// A config of an autotune list as a triton.Config object. A project's own Config class (GaLore
+/// copies Triton's, whose __init__ stores kwargs, num_warps and num_stages on self) is read by
+/// those attributes, as the project's autotuner reads them.
+static SemaValue asTritonConfig(const SemaValue &config, SourceLoc loc,
+                                const SourceManager &sources) {
+  if (config.kind == SemaValue::Kind::Object && config.name == kTritonConfigClass)
+    return config;
+  if (!isPythonObject(config) || !config.attributes->count("kwargs") ||
+      config.attributes->at("kwargs").kind != SemaValue::Kind::Object ||
+      config.attributes->at("kwargs").name != kDictClass)
+    sources.error(loc, "@triton.autotune: configs must be triton.Config objects (or objects "
+                       "with a dict `kwargs` attribute, as a copy of its class has), not " +
+                           config.describe());
+  auto option = [&](const char *name) {
+    auto found = config.attributes->find(name);
+    return found == config.attributes->end() ? SemaValue::none() : found->second;
+  };
+  SemaValue result;
+  result.kind = SemaValue::Kind::Object;
+  result.name = kTritonConfigClass;
+  result.elems = {option("kwargs"), option("num_warps"), option("num_stages"), option("maxnreg")};
+  return result;
+}
+
 std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast::Expr &configs,
                                              const SourceManager &sources, unsigned defaultWarps,
                                              unsigned defaultStages) {
@@ -508,10 +564,8 @@ std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast
                                "triton.Config, not " +
                                    list.describe());
   std::vector<AutotuneConfig> result;
-  for (const SemaValue &config : list.elems) {
-    if (config.kind != SemaValue::Kind::Object || config.name != kTritonConfigClass)
-      sources.error(configs.loc, "@triton.autotune: configs must be triton.Config objects, not " +
-                                     config.describe());
+  for (const SemaValue &element : list.elems) {
+    const SemaValue config = asTritonConfig(element, configs.loc, sources);
     AutotuneConfig tuned;
     const SemaValue &dict = config.elems[0];
     const std::vector<SemaValue> &keys = dict.elems[0].elems;
@@ -526,6 +580,9 @@ std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast
     tuned.numWarps = configCount(config.elems[1], "num_warps", defaultWarps, configs.loc, sources);
     tuned.numStages =
         configCount(config.elems[2], "num_stages", defaultStages, configs.loc, sources);
+    tuned.maxRegisters = configRegisters(config.elems[3], configs.loc, sources);
+    if (tuned.maxRegisters == 0)
+      takeRegistersEntry(tuned, configs.loc, sources);
     if (tuned.numWarps & (tuned.numWarps - 1))
       sources.error(configs.loc, "triton.Config: num_warps must be a power of two");
     result.push_back(std::move(tuned));
@@ -542,11 +599,12 @@ unsigned unsignedKeyword(const ast::Expr &call, const char *name, unsigned fallb
   if (value->kind == ast::ExprKind::Name && bindings.count(value->name))
     value = bindings.at(value->name);
   const bool stages = std::string(name) == "num_stages";
+  const int64_t most = stages ? 32 : kMaxConfigWarps;
   if (value->kind != ast::ExprKind::IntLit || value->intValue < (stages ? 0 : 1) ||
-      value->intValue > 32)
+      value->intValue > most)
     sources.error(value->loc, std::string("triton.Config: ") + name +
                                   " must be an integer literal from " + (stages ? "0" : "1") +
-                                  " to 32");
+                                  " to " + std::to_string(most));
   // num_stages=0 compiles as 1 does (configCount).
   return std::max<unsigned>(1, static_cast<unsigned>(value->intValue));
 }
@@ -846,6 +904,16 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
       }
       tuned.numWarps = unsignedKeyword(*config, "num_warps", defaultWarps, sources, bindings[c]);
       tuned.numStages = unsignedKeyword(*config, "num_stages", defaultStages, sources, bindings[c]);
+      if (const ast::Expr *registers = keyword(*config, "maxnreg")) {
+        if (registers->kind != ast::ExprKind::IntLit && registers->kind != ast::ExprKind::NoneLit)
+          sources.error(registers->loc, "triton.Config: maxnreg must be an integer literal");
+        tuned.maxRegisters = configRegisters(registers->kind == ast::ExprKind::IntLit
+                                                 ? SemaValue::ofInt(registers->intValue)
+                                                 : SemaValue::none(),
+                                             registers->loc, sources);
+      }
+      if (tuned.maxRegisters == 0)
+        takeRegistersEntry(tuned, config->loc, sources);
       if (tuned.numWarps & (tuned.numWarps - 1))
         sources.error(config->loc, "triton.Config: num_warps must be a power of two");
       spec.configs.push_back(std::move(tuned));

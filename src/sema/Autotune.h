@@ -21,6 +21,7 @@
 #include "frontend/AST.h"
 #include "frontend/SourceManager.h"
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,11 +30,19 @@ namespace tilec::sema {
 
 struct KernelRequest;
 
+/// The most warps a config may ask for. Triton takes any power of two (Intel's backend runs 64
+/// warps of 16 lanes); on NVIDIA a block holds at most kMaxBlockWarps, and a config over it fails
+/// to compile, which the autotuner skips (the driver does so too).
+inline constexpr int64_t kMaxConfigWarps = 1024;
+inline constexpr unsigned kMaxBlockWarps = 32;
+
 struct AutotuneConfig {
   /// The config's constexpr bindings (dict entries, then heuristics), as -D NAME=VALUE texts.
   std::vector<std::pair<std::string, std::string>> constexprs;
   unsigned numWarps = 4;
   unsigned numStages = 3;
+  /// triton.Config's maxnreg (registers per thread, .maxnreg); 0 where the config gives none.
+  unsigned maxRegisters = 0;
 };
 
 struct AutotuneSpec {

@@ -673,6 +673,8 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
     return unknownAttribute(value, attr);
   if (std::optional<SemaValue> member = jitNamespaceAttribute(value, attr, loc))
     return *member;
+  if (std::optional<SemaValue> member = pythonClassAttribute(value, attr, loc))
+    return *member;
   if (value.kind == Kind::Tensor) {
     const Type &t = value.value->type();
     if (attr == "dtype")
@@ -1040,7 +1042,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   if (name == "triton.Config" && !inKernelCode()) {
     // triton.Config(kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
     // pre_hook=None, ir_override=None), built by module-level code for @triton.autotune.
-    // The options after num_stages are the launch's or the autotuner's, not the kernel's.
+    // maxnreg bounds the registers of each thread (.maxnreg); the options after it are the
+    // launch's or the autotuner's, not the kernel's.
     static const std::vector<std::string> params = {
         "kwargs", "num_warps", "num_stages", "num_ctas", "maxnreg", "pre_hook", "ir_override"};
     std::vector<SemaValue> bound;
@@ -1052,7 +1055,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     SemaValue config;
     config.kind = Kind::Object;
     config.name = kTritonConfigClass;
-    config.elems = {bound[0], bound[1], bound[2]};
+    config.elems = {bound[0], bound[1], bound[2], bound[4]};
     return config;
   }
   if (name == "triton.heuristics" && !inKernelCode()) {
@@ -1267,7 +1270,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     const SemaValue &v = args.positional[0];
     if (v.kind == Kind::Tuple)
       return SemaValue::ofInt(static_cast<int64_t>(v.elems.size()));
-    if (v.kind == Kind::Object && v.name == kDictClass) // its keys
+    if (v.kind == Kind::Object && (v.name == kDictClass || isSetObject(v))) // its keys
       return SemaValue::ofInt(static_cast<int64_t>(v.elems[0].elems.size()));
     if (v.isTensor() && v.value->type().isTensor())
       return SemaValue::ofInt(v.value->type().shape[0]);
@@ -1393,6 +1396,39 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       results.push_back(callValue(args.positional[0], call, loc));
     }
     return SemaValue::ofList(std::move(results));
+  }
+  if (name == "py.set" || name == "py.frozenset") {
+    // set(iterable) and frozenset(iterable) in module-level Python.
+    const std::string display = name.substr(3);
+    if (inKernelCode())
+      error(loc, "a " + display + " is not supported in a kernel");
+    if (!args.keywords.empty())
+      raisePython(*builtinExceptionClasses("TypeError"), display + "() takes no keyword arguments",
+                  loc);
+    if (args.positional.size() > 1)
+      raisePython(*builtinExceptionClasses("TypeError"),
+                  display + " expected at most 1 argument, got " +
+                      std::to_string(args.positional.size()),
+                  loc);
+    const char *cls = name == "py.set" ? kSetClass : kFrozenSetClass;
+    if (args.positional.empty())
+      return makeSet(cls, {}, loc);
+    const SemaValue &from = args.positional[0];
+    if (from.kind == Kind::Tuple)
+      return makeSet(cls, from.elems, loc);
+    if (from.kind == Kind::Object && (from.name == kDictClass || isSetObject(from)))
+      return makeSet(cls, from.elems[0].elems, loc);
+    if (from.kind == Kind::String) {
+      std::vector<SemaValue> characters;
+      for (char c : from.name)
+        characters.push_back(SemaValue::ofString(std::string(1, c)));
+      if (std::any_of(from.name.begin(), from.name.end(),
+                      [](char c) { return static_cast<unsigned char>(c) >= 0x80; }))
+        error(loc, display + "() of a string outside ASCII is not supported yet");
+      return makeSet(cls, characters, loc);
+    }
+    error(loc, display + "() of " + from.describe() +
+                   " is not supported yet (tuples, lists, strings, dicts and sets are)");
   }
   if (name == "py.dict") {
     // dict(), dict(mapping), dict(pairs) and their keywords, in module-level Python.

@@ -40,6 +40,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -840,10 +841,13 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
       return object.elems[1].isNone() ? SemaValue::ofInt(4) : object.elems[1];
     if (attr == "num_stages")
       return object.elems[2].isNone() ? SemaValue::ofInt(3) : object.elems[2];
+    if (attr == "maxnreg")
+      return object.elems[3];
     if (attr == "all_kwargs")
       return method(std::string(kTritonConfigClass) + ".all_kwargs");
     error(loc, "triton.Config's attribute '" + attr +
-                   "' is not supported yet (kwargs, num_warps, num_stages and all_kwargs() are)");
+                   "' is not supported yet (kwargs, num_warps, num_stages, maxnreg and "
+                   "all_kwargs() are)");
   }
   if (isObject(object, kDictClass)) {
     if (attr == "get" || attr == "items" || attr == "keys" || attr == "values")
@@ -1875,6 +1879,23 @@ SemaValue makeDict() {
   return dict;
 }
 
+SemaValue Specializer::makeSet(const char *cls, const std::vector<SemaValue> &elements,
+                               SourceLoc loc) {
+  std::vector<SemaValue> unique;
+  for (const SemaValue &element : elements) {
+    if (element.kind == Kind::Tuple && element.isList)
+      raisePython(kTypeError, "unhashable type: 'list'", loc);
+    if (isObject(element, kDictClass) || isObject(element, kSetClass))
+      raisePython(kTypeError, "unhashable type: '" + element.name + "'", loc);
+    bool seen = std::any_of(unique.begin(), unique.end(), [&](const SemaValue &u) {
+      return constexprTruth(compareOp(ast::CompareOperator::Eq, u, element, loc)).value_or(false);
+    });
+    if (!seen)
+      unique.push_back(element);
+  }
+  return makeObject(cls, {SemaValue::ofList(std::move(unique))});
+}
+
 void dictInsert(SemaValue &dict, const SemaValue &key, const SemaValue &value) {
   std::vector<SemaValue> &keys = dict.elems[0].elems;
   for (size_t i = 0; i < keys.size(); ++i)
@@ -1922,6 +1943,119 @@ SemaValue Specializer::devicePropertiesItem(const SemaValue &properties, const S
                             targetArch_,
                         loc);
   raisePython(kKeyError, stringRepr(key.name), loc);
+}
+
+/// posixpath.normpath: collapses `.`, `..` and repeated slashes as Python does (a leading `//`
+/// stays, `..` above the root is dropped, above a relative start kept; "" is ".").
+static std::string normPath(const std::string &path) {
+  if (path.empty())
+    return ".";
+  size_t leading = path.find_first_not_of('/');
+  if (leading == std::string::npos)
+    leading = path.size();
+  // POSIX keeps exactly two leading slashes; three or more are one.
+  std::string root = leading == 0 ? "" : leading == 2 ? "//" : "/";
+  std::vector<std::string> parts;
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    size_t end = path.find('/', pos);
+    if (end == std::string::npos)
+      end = path.size();
+    std::string part = path.substr(pos, end - pos);
+    pos = end + 1;
+    if (part.empty() || part == ".")
+      continue;
+    if (part == ".." && !parts.empty() && parts.back() != "..") {
+      parts.pop_back();
+      continue;
+    }
+    if (part == ".." && !root.empty())
+      continue;
+    parts.push_back(part);
+  }
+  std::string result = root;
+  for (size_t i = 0; i < parts.size(); ++i)
+    result += (i ? "/" : "") + parts[i];
+  return result.empty() ? "." : result;
+}
+
+std::optional<SemaValue> Specializer::callOsPath(const std::string &fn, CallArgs &args) {
+  // Python's posixpath, on the host that compiles: the paths are those of tilec's files
+  // (`os.path.dirname(os.path.abspath(__file__))` to find a config next to the kernel).
+  std::string display = "os.path." + fn;
+  auto text = [&](const SemaValue &v) -> const std::string & {
+    if (v.kind != Kind::String)
+      raisePython(kTypeError,
+                  display + "() expected str, bytes or os.PathLike object, not " + v.describe(),
+                  args.loc);
+    return v.name;
+  };
+  if (fn == "join") {
+    if (!args.keywords.empty())
+      raisePython(kTypeError, "join() takes no keyword arguments", args.loc);
+    if (args.positional.empty())
+      raisePython(kTypeError, "join() missing 1 required positional argument: 'a'", args.loc);
+    std::string path = text(args.positional[0]);
+    for (size_t i = 1; i < args.positional.size(); ++i) {
+      const std::string &part = text(args.positional[i]);
+      if (!part.empty() && part[0] == '/')
+        path = part;
+      else if (path.empty() || path.back() == '/')
+        path += part;
+      else
+        path += "/" + part;
+    }
+    return SemaValue::ofString(path);
+  }
+  if (fn == "splitext") {
+    auto a = bindCallArgs(*this, display, {"p"}, 1, args);
+    const std::string &path = text(*a[0]);
+    // The extension starts at the last dot of the last component, unless only dots precede it.
+    size_t slash = path.rfind('/');
+    size_t start = slash == std::string::npos ? 0 : slash + 1;
+    size_t dot = path.rfind('.');
+    if (dot != std::string::npos && dot > start && path.find_first_not_of('.', start) < dot)
+      return SemaValue::ofTuple(
+          {SemaValue::ofString(path.substr(0, dot)), SemaValue::ofString(path.substr(dot))});
+    return SemaValue::ofTuple({SemaValue::ofString(path), SemaValue::ofString("")});
+  }
+  static const std::set<std::string> oneArgument = {"dirname",  "basename", "abspath",
+                                                    "normpath", "realpath", "exists",
+                                                    "isfile",   "isdir",    "isabs"};
+  if (!oneArgument.count(fn))
+    return std::nullopt;
+  auto a = bindCallArgs(*this, display, {fn == "realpath" ? "filename" : "p"}, 1, args);
+  const std::string &path = text(*a[0]);
+  size_t cut = path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1;
+  if (fn == "dirname") {
+    std::string head = path.substr(0, cut);
+    // Trailing slashes go, unless the head is only slashes (the root).
+    if (head.find_first_not_of('/') != std::string::npos)
+      head.erase(head.find_last_not_of('/') + 1);
+    return SemaValue::ofString(head);
+  }
+  if (fn == "basename")
+    return SemaValue::ofString(path.substr(cut));
+  if (fn == "isabs")
+    return SemaValue::ofBool(!path.empty() && path[0] == '/');
+  if (fn == "normpath")
+    return SemaValue::ofString(normPath(path));
+  std::error_code ignored;
+  if (fn == "abspath" || fn == "realpath") {
+    std::string absolute = !path.empty() && path[0] == '/'
+                               ? path
+                               : std::filesystem::current_path().string() + "/" + path;
+    if (fn == "abspath")
+      return SemaValue::ofString(normPath(absolute));
+    // realpath resolves the links of what exists and keeps the rest as written.
+    return SemaValue::ofString(
+        normPath(std::filesystem::weakly_canonical(normPath(absolute), ignored).string()));
+  }
+  if (fn == "exists")
+    return SemaValue::ofBool(std::filesystem::exists(path, ignored));
+  if (fn == "isfile")
+    return SemaValue::ofBool(std::filesystem::is_regular_file(path, ignored));
+  return SemaValue::ofBool(std::filesystem::is_directory(path, ignored));
 }
 
 SemaValue Specializer::callMath(const std::string &fn, CallArgs &args) {
@@ -2280,7 +2414,7 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
   }
   if (qualified == std::string(kTritonConfigClass) + ".all_kwargs") {
     // Triton 3.6's Config.all_kwargs(): the kwargs, then the launch options that are not None
-    // (num_warps, num_ctas, num_stages; maxnreg and ir_override are None here).
+    // (num_warps, num_ctas, num_stages, maxnreg where given; ir_override is None here).
     auto a = bindCallArgs(*this, "all_kwargs", {"self"}, 1, args);
     const SemaValue &config = *a[0];
     SemaValue result = makeDict();
@@ -2292,6 +2426,8 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     dictInsert(result, SemaValue::ofString("num_ctas"), SemaValue::ofInt(1));
     dictInsert(result, SemaValue::ofString("num_stages"),
                config.elems[2].isNone() ? SemaValue::ofInt(3) : config.elems[2]);
+    if (!config.elems[3].isNone())
+      dictInsert(result, SemaValue::ofString("maxnreg"), config.elems[3]);
     return result;
   }
   if (qualified == std::string(kTritonDriverClass) + ".is_active") {
@@ -2354,6 +2490,10 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     if (const char *value = std::getenv(a[0]->name.c_str()))
       return SemaValue::ofString(value);
     return a[1] ? *a[1] : SemaValue::none();
+  }
+  if (qualified.rfind("os.path.", 0) == 0) {
+    if (std::optional<SemaValue> result = callOsPath(qualified.substr(8), args))
+      return *result;
   }
   if (qualified == "platform.system") {
     bindCallArgs(*this, qualified, {}, 0, args);

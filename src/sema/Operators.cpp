@@ -655,7 +655,7 @@ SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
         rhs.name == "os.environ")
       return SemaValue::ofBool((std::getenv(lhs.name.c_str()) != nullptr) == (op == CO::In));
     // A dict's keys (module-level Python).
-    if (rhs.kind == Kind::Object && rhs.name == kDictClass) {
+    if (rhs.kind == Kind::Object && (rhs.name == kDictClass || isSetObject(rhs))) {
       SemaValue keys = rhs.elems[0];
       keys.isList = true;
       return compareOp(op, lhs, keys, loc);

@@ -44,6 +44,8 @@ struct KernelRequest {
   std::vector<std::pair<std::string, std::string>> defines;
   unsigned numWarps = 4;
   unsigned numStages = 3;
+  /// Triton's maxnreg option: at most this many registers per thread (.maxnreg); 0 for none.
+  unsigned maxRegisters = 0;
   /// The GPU the kernel is compiled for (sm_80 ... sm_90a): module-level code that asks the host
   /// what it runs on (torch.cuda.get_device_capability(), Triton's current target) is answered
   /// from it.

@@ -77,6 +77,9 @@ struct SemaValue {
   /// Builtin "pyfunc:<lambda>": the locals of the function that evaluated the lambda, which its
   /// body reads as Python's closure would (`lambda nargs: nargs[name].zero_()` in a helper).
   std::shared_ptr<const std::map<std::string, SemaValue>> closure;
+  /// Object of a Python class of module-level code (PythonClasses.cpp): its attributes, shared
+  /// by every copy as Python's objects are (`function` is the class statement).
+  std::shared_ptr<std::map<std::string, SemaValue>> attributes;
   int userModule = -1;    // Module: a file the kernel imports (ModuleGraph index), or -1
   int missingImport = -1; // Module: bound by an import that found no file (ModuleGraph::missing)
   bool isList = false;    // Tuple: a list ([a, b], str.split's result), which Python tells

@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <set>
@@ -34,7 +35,7 @@ bool SemaValue::sameAs(const SemaValue &other) const {
       wideValue != other.wideValue || boolValue != other.boolValue || name != other.name ||
       !(dtype == other.dtype) || value != other.value || function != other.function ||
       userModule != other.userModule || isList != other.isList ||
-      elems.size() != other.elems.size())
+      elems.size() != other.elems.size() || attributes != other.attributes)
     return false;
   // Floats by their bits: a NaN constant stays the same value.
   if (std::memcmp(&floatValue, &other.floatValue, sizeof floatValue) != 0)
@@ -286,12 +287,73 @@ static std::string redecoratedName(const ast::Stmt &stmt, bool &sawJit,
   return !target.empty() && target == stmt.targets[0]->name ? target : "";
 }
 
+/// The body of the function that encloses a kernel named by its qualified name
+/// (`test_x.<locals>.kernel`, `TestCase.test_x.<locals>.kernel`): the last function of the path,
+/// found where the path's scopes lead; null for a plain name or where none is found.
+static const ast::StmtList *enclosingBody(const ast::Module &module, const std::string &name,
+                                          std::string &kernelName) {
+  std::vector<std::string> path;
+  for (size_t start = 0;;) {
+    size_t dot = name.find('.', start);
+    std::string part = name.substr(start, dot == std::string::npos ? dot : dot - start);
+    if (part != "<locals>")
+      path.push_back(part);
+    if (dot == std::string::npos)
+      break;
+    start = dot + 1;
+  }
+  if (path.size() < 2)
+    return nullptr;
+  kernelName = path.back();
+  path.pop_back();
+  const ast::StmtList *body = &module.body;
+  for (const std::string &scope : path) {
+    const ast::StmtList *next = nullptr;
+    for (const ast::StmtPtr &st : *body) {
+      bool isClass = st->kind == ast::StmtKind::Unsupported && st->name == "class definition" &&
+                     !st->targets.empty() && st->targets[0]->name == scope;
+      if ((st->kind == ast::StmtKind::FunctionDef && st->name == scope) || isClass)
+        next = &st->body;
+    }
+    if (!next)
+      return nullptr;
+    body = next;
+  }
+  return body == &module.body ? nullptr : body;
+}
+
+/// The functions that a function body applies triton.jit to by call (`k = triton.jit(f)`,
+/// `k = triton.autotune(...)(triton.jit(f))`): each bound name, to the function it wraps.
+static std::map<std::string, std::string> jittedByCallIn(const ast::StmtList &body) {
+  std::map<std::string, std::string> result;
+  forEachModuleLevelStatement(body, [&](const ast::Stmt &stmt, bool) {
+    bool sawJit = false;
+    std::string function = decoratedFunction(stmt, sawJit, nullptr);
+    if (function.empty())
+      return;
+    const std::string &target = stmt.targets[0]->name;
+    // `k = triton.autotune(...)(k)` after `k = triton.jit(f)` wraps the same function.
+    auto earlier = result.find(function);
+    if (earlier != result.end())
+      result[target] = earlier->second;
+    else if (sawJit)
+      result[target] = function;
+  });
+  return result;
+}
+
 DecoratedByCall decoratedByCall(const ast::Module &module, const std::string &name) {
   DecoratedByCall result;
   DecoratorVariables variables = decoratorVariables(module);
-  forEachModuleLevelStatement(module.body, [&](const ast::Stmt &stmt, bool) {
+  // A kernel nested in a function is decorated by the calls of that function's body, as
+  // PyTorch's tests write `kernel = triton.autotune(configs=..., key=...)(kernel)`.
+  std::string local = name;
+  const ast::StmtList *body = enclosingBody(module, name, local);
+  if (!body)
+    body = &module.body;
+  forEachModuleLevelStatement(*body, [&](const ast::Stmt &stmt, bool) {
     if (stmt.targets.size() != 1 || stmt.targets[0]->kind != ast::ExprKind::Name ||
-        stmt.targets[0]->name != name)
+        stmt.targets[0]->name != local)
       return;
     bool sawJit = false;
     std::vector<const ast::Expr *> decorators;
@@ -299,7 +361,7 @@ DecoratedByCall decoratedByCall(const ast::Module &module, const std::string &na
     if (function.empty() && stmt.value && stmt.value->kind == ast::ExprKind::Call &&
         std::any_of(stmt.value->operands.begin() + 1, stmt.value->operands.end(),
                     [&](const ast::ExprPtr &arg) {
-                      return arg->kind == ast::ExprKind::Name && arg->name == name;
+                      return arg->kind == ast::ExprKind::Name && arg->name == local;
                     })) {
       result.unread.push_back(&stmt);
       return;
@@ -309,7 +371,7 @@ DecoratedByCall decoratedByCall(const ast::Module &module, const std::string &na
       return;
     // `f = triton.jit(f)`, then `f = triton.heuristics({...})(f)`: each statement wraps what
     // the one before bound, so its decorators run first at a launch (outermost first).
-    if (!result.function.empty() && function == name) {
+    if (!result.function.empty() && function == local) {
       result.decorators.insert(result.decorators.begin(), decorators.begin(), decorators.end());
       return;
     }
@@ -530,6 +592,22 @@ static const ast::Stmt *classStatement(const ast::StmtList &stmts, const std::st
   return found;
 }
 
+/// The module-level `with` statement whose body assigns `name`, if any.
+static const ast::Stmt *moduleLevelWithBinding(const ast::StmtList &stmts,
+                                               const std::string &name) {
+  const ast::Stmt *found = nullptr;
+  forEachModuleLevelStatement(stmts, [&](const ast::Stmt &stmt, bool) {
+    if (found || stmt.kind != ast::StmtKind::Unsupported || stmt.name != "with statement")
+      return;
+    for (const ast::StmtPtr &inner : stmt.body)
+      if (inner->kind == ast::StmtKind::Assign || inner->kind == ast::StmtKind::AnnAssign)
+        for (const ast::ExprPtr &target : inner->targets)
+          if (target->kind == ast::ExprKind::Name && target->name == name)
+            found = &stmt;
+  });
+  return found;
+}
+
 std::optional<SemaValue> Specializer::classConstant(const std::string &className,
                                                     const std::string &attr) {
   if (!mod().ast)
@@ -595,7 +673,8 @@ void Specializer::refuseClass(const ast::Stmt &classStmt, const std::string &nam
   try {
     error(use, "'" + name +
                    "' is a Python class, which tilec does not evaluate in module-level code "
-                   "(only typing.NamedTuple classes); not supported yet");
+                   "(only typing.NamedTuple classes, @dataclass classes, and classes with an "
+                   "__init__ and no base but object); not supported yet");
   } catch (const CompileError &e) {
     rethrowWithNote(e, classStmt.loc, message);
   }
@@ -1115,6 +1194,8 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
         define(stmt->targets[0]->name, namedTupleClass(*stmt));
       if (isJitNamespaceClass(*stmt) && wanted(stmt->targets[0]->name))
         define(stmt->targets[0]->name, jitNamespaceClass(*stmt));
+      if (isPythonClass(*stmt) && wanted(stmt->targets[0]->name))
+        define(stmt->targets[0]->name, pythonClass(*stmt));
       break;
     default:
       break;
@@ -1653,11 +1734,18 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
   if (name == "__name__" && graph_ && current_ < graph_->modules.size() &&
       !graph_->modules[current_].name.empty())
     return SemaValue::ofString(graph_->modules[current_].name);
+  // The path of the module's file (`os.path.dirname(__file__)` to find files next to it), which
+  // Python makes absolute for a module it imports and for the script it runs.
+  if (name == "__file__" && graph_ && current_ < graph_->modules.size() &&
+      !graph_->modules[current_].path.empty())
+    return SemaValue::ofString(
+        std::filesystem::absolute(graph_->modules[current_].path).lexically_normal().string());
   // Python builtins that kernels may use.
   static const std::set<std::string> pyBuiltins = {
-      "range", "min",    "max",  "float",      "int",     "bool",    "len",    "print", "abs",
-      "str",   "tuple",  "list", "isinstance", "getattr", "hasattr", "format", "sum",   "any",
-      "all",   "filter", "map",  "dict",       "bin",     "oct",     "hex"};
+      "range",   "min",    "max", "float", "int",  "bool",       "len",
+      "print",   "abs",    "str", "tuple", "list", "isinstance", "getattr",
+      "hasattr", "format", "sum", "any",   "all",  "filter",     "map",
+      "dict",    "bin",    "oct", "hex",   "set",  "frozenset"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   if (mod().ast)
@@ -1665,6 +1753,18 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
       if (classNameUse)
         throw PlainClassName{};
       refuseClass(*cls, name, loc);
+    }
+  if (mod().ast)
+    if (const ast::Stmt *with = moduleLevelWithBinding(mod().ast->body, name)) {
+      try {
+        error(loc, "'" + name +
+                       "' is bound in a module-level `with` statement (such as `with open(path) "
+                       "as f: " +
+                       name +
+                       " = json.load(f)`), which tilec does not evaluate: not supported yet");
+      } catch (const CompileError &e) {
+        rethrowWithNote(e, with->loc, "the `with` statement");
+      }
     }
   error(loc, "undefined name '" + name + "'");
 }
@@ -1889,6 +1989,8 @@ void Specializer::assign(const ast::Expr &target, const SemaValue &value) {
       assign(*target.operands[i], value.elems[i]);
     return;
   }
+  if (assignPythonObjectAttribute(target, value))
+    return;
   if (target.kind == ast::ExprKind::Subscript || target.kind == ast::ExprKind::Attribute)
     error(target.loc, "assigning to an element or attribute is not supported in a kernel: tensors "
                       "are immutable, store through a pointer with tl.store");
@@ -2432,6 +2534,18 @@ SemaValue Specializer::callConstexprFunction(const ast::Stmt &def, CallArgs &arg
 void Specializer::execAssign(const ast::Stmt &stmt) {
   if (stmt.kind == ast::StmtKind::AugAssign) {
     const ast::Expr &target = *stmt.targets[0];
+    // `self.count += 1` on an object of a Python class, in Python code that tilec runs (an
+    // attribute holding a list is changed in place in Python: refused as for names).
+    if (target.kind == ast::ExprKind::Attribute && !inKernelCode()) {
+      SemaValue current = eval(target);
+      if (current.kind == SemaValue::Kind::Tuple && current.isList)
+        error(stmt.loc, "'+=' changes the list '" + target.name +
+                            "' in place, which its other holders see in Python; tilec's lists "
+                            "are not shared: not supported yet on an attribute");
+      SemaValue result = binaryOp(stmt.augOp, current, eval(*stmt.value), stmt.loc);
+      if (assignPythonObjectAttribute(target, result))
+        return;
+    }
     if (target.kind != ast::ExprKind::Name)
       error(target.loc, "augmented assignment is only supported to a name in a kernel");
     SemaValue current = lookup(target.name, target.loc);
@@ -2497,6 +2611,9 @@ std::optional<bool> Specializer::constexprTruth(const SemaValue &v) const {
     // An unknown value's truth is refused where it is asked (the statement being evaluated).
     if (isUnknown(v))
       refuseUnknown(v, builder_.loc(), "this value's truth");
+    // An empty dict or set is false.
+    if (v.name == kDictClass || isSetObject(v))
+      return !v.elems[0].elems.empty();
     return true;
   default:
     return true;
@@ -3547,6 +3664,11 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
     std::vector<SemaValue> elems;
     for (const ast::ExprPtr &e : expr.operands)
       elems.push_back(eval(*e));
+    if (expr.kind == ast::ExprKind::List && expr.name == "set") {
+      if (inKernelCode())
+        error(expr.loc, "a set is not supported in a kernel");
+      return makeSet(kSetClass, elems, expr.loc);
+    }
     if (expr.kind == ast::ExprKind::List)
       return SemaValue::ofList(std::move(elems));
     return SemaValue::ofTuple(std::move(elems));
@@ -3913,6 +4035,13 @@ SemaValue Specializer::callValue(const SemaValue &callee, CallArgs &args, Source
   if (callee.kind == SemaValue::Kind::Builtin && callee.function &&
       callee.name.rfind(kNamedTupleClass, 0) == 0)
     return constructNamedTuple(*callee.function, args);
+  if (callee.kind == SemaValue::Kind::Builtin && callee.function &&
+      callee.name.rfind(kPythonClass, 0) == 0) {
+    if (moduleLevelDepth_ == 0)
+      error(args.loc, "calling the Python class '" + callee.function->targets[0]->name +
+                          "' in a kernel: Triton's code generator makes no Python objects");
+    return constructPythonObject(*callee.function, args);
+  }
   if (callee.kind == SemaValue::Kind::String) {
     SemaValue function = jitFunctionNamed(callee, calleeLoc);
     if (function.kind == SemaValue::Kind::JitFunction)
@@ -4579,10 +4708,20 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
     return names;
   };
   std::function<void(const ast::StmtList &)> search = [&](const ast::StmtList &body) {
+    // A function's body may apply triton.jit by call (`kernel = triton.jit(add_kernel)`, then
+    // maybe `kernel = triton.autotune(...)(kernel)`): the function is a kernel, by either name.
+    std::map<std::string, std::string> byCall;
+    if (!enclosing.empty())
+      byCall = jittedByCallIn(body);
     for (const ast::StmtPtr &st : body) {
       if (st->kind == ast::StmtKind::FunctionDef) {
-        bool jit = isJitDefinition(*st);
-        if (jit && st->name == kernelName && !enclosing.empty() &&
+        auto wrapped = byCall.find(kernelName);
+        bool jittedByCall = std::any_of(byCall.begin(), byCall.end(),
+                                        [&](const auto &b) { return b.second == st->name; });
+        bool jit = isJitDefinition(*st) || jittedByCall;
+        bool named =
+            st->name == kernelName || (wrapped != byCall.end() && wrapped->second == st->name);
+        if (jit && named && !enclosing.empty() &&
             (!qualified || scopes == path || functionNames(enclosing) == path))
           found.push_back({st.get(), enclosing});
         if (jit)
@@ -4967,9 +5106,10 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   std::string entryName = request.entryName.empty() ? kernel->name : request.entryName;
   if (request.entryName.empty() && kernel->name != request.name &&
       !decoratedByCall(module, request.name).function.empty())
-    entryName = request.name;
+    entryName = request.name.substr(request.name.rfind('.') + 1); // a nested one's own name
   tir::Function *function = out.addFunction(entryName, kernel->loc);
   function->numWarps = request.numWarps;
+  function->maxRegisters = request.maxRegisters;
   function->numStages = request.numStages;
   std::map<std::string, SemaValue> constexprArgs;
   std::map<std::string, SignatureEntry> tupleArgs;

@@ -24,8 +24,8 @@ namespace tilec::sema {
 
 /// The classes of the objects (SemaValue::Kind::Object) module-level Python makes with dict
 /// displays and triton.Config(...). A dict's elems are a tuple of its keys and one of its values;
-/// a config's are its kwargs (a dict), then num_warps and num_stages (ints, or None where the
-/// config gives none).
+/// a config's are its kwargs (a dict), then num_warps, num_stages and maxnreg (ints, or None where
+/// the config gives none).
 inline constexpr const char *kDictClass = "dict";
 /// The class of the placeholder a signature entry or -D value naming a function becomes until
 /// the kernel's module is in scope (FunctionReferences.cpp); elems[0] is the text.
@@ -42,6 +42,15 @@ inline constexpr const char *kTritonConfigClass = "triton.Config";
 /// What host code's `triton.heuristics(values)` returns (the decorator), its dict in elems[0]:
 /// a module-level `f = make_heuristics()(f)` applies it.
 inline constexpr const char *kTritonHeuristicsClass = "triton.heuristics";
+
+/// Module-level Python's sets and frozensets: Objects whose elems[0] is a list of their elements,
+/// each once, in the order they were added (Python's own order is its hash table's: iterating a
+/// set is refused, membership and size are what code asks of one).
+inline constexpr const char *kSetClass = "set";
+inline constexpr const char *kFrozenSetClass = "frozenset";
+inline bool isSetObject(const SemaValue &v) {
+  return v.kind == SemaValue::Kind::Object && (v.name == kSetClass || v.name == kFrozenSetClass);
+}
 
 /// An empty dict object (kDictClass).
 SemaValue makeDict();
@@ -87,6 +96,17 @@ inline constexpr const char *kPartialObject = "functools.partial";
 /// A typing.NamedTuple class of a module (NamedTuples.cpp): a Builtin whose name is this prefix
 /// and the class's name, and whose `function` is the class statement.
 inline constexpr const char *kNamedTupleClass = "namedtuple:";
+
+/// A plain Python class of module-level code (PythonClasses.cpp): a Builtin whose name is this
+/// prefix and the class's name, and whose `function` is the class statement; its objects are
+/// Objects of class kPythonObjectClass and the class's name, with `attributes`.
+inline constexpr const char *kPythonClass = "pyclass:";
+inline constexpr const char *kPythonObjectClass = "pyobject:";
+/// Whether a statement is a class tilec evaluates as Python does: no base but `object`, and an
+/// __init__ method or a @dataclass decorator (its only decorator).
+bool isPythonClass(const ast::Stmt &stmt);
+/// Whether a value is an object of such a class.
+bool isPythonObject(const SemaValue &value);
 
 /// A class whose body defines @triton.jit functions, used as their namespace
 /// (ClassNamespaces.cpp): a Builtin whose name is this prefix and the class's name, and whose
@@ -642,6 +662,16 @@ private:
   // `from b import x` in a instead of recursing forever.
   std::set<std::string> importsBeingResolved_;
   SemaValue callHostFunction(const ast::Stmt &def, CallArgs &args);
+  /// A set (kSetClass) or frozenset of `elements`, duplicates (by ==) dropped.
+  SemaValue makeSet(const char *cls, const std::vector<SemaValue> &elements, SourceLoc loc);
+  // Plain Python classes of module-level code (PythonClasses.cpp).
+  SemaValue pythonClass(const ast::Stmt &cls);
+  SemaValue constructPythonObject(const ast::Stmt &cls, CallArgs &args);
+  /// An attribute of such a class or of one of its objects; nullopt for other values.
+  std::optional<SemaValue> pythonClassAttribute(const SemaValue &value, const std::string &attr,
+                                                SourceLoc loc);
+  /// `obj.attr = value` in Python code that tilec runs, on such an object; false for others.
+  bool assignPythonObjectAttribute(const ast::Expr &target, const SemaValue &value);
   /// Calls a Python function value of module-level code (a def of the module or a lambda, whose
   /// closure its body sees).
   SemaValue callHostFunction(const SemaValue &function, CallArgs &args);
@@ -698,6 +728,9 @@ private:
   SemaValue callRegex(const std::string &fn, CallArgs &args);
   /// Python's math module on compile-time numbers (math.log2(BLOCK), math.pi at module level).
   SemaValue callMath(const std::string &fn, CallArgs &args);
+  /// os.path's functions (posixpath) of the host that compiles: join, dirname, basename,
+  /// abspath, normpath, realpath, splitext, isabs, exists, isfile, isdir; nullopt for others.
+  std::optional<SemaValue> callOsPath(const std::string &fn, CallArgs &args);
   SemaValue torchTypeInfo(bool floating, CallArgs &args);
   SemaValue torchDevice(CallArgs &args);
   SemaValue callStringMethod(const std::string &method, CallArgs &args);

@@ -403,6 +403,8 @@ public:
   std::vector<ConstexprBinding> constexprs; // in source order
   unsigned numWarps = 4;
   unsigned numStages = 3;
+  /// Triton's maxnreg option (a config's or --maxnreg): the PTX's .maxnreg; 0 for none.
+  unsigned maxRegisters = 0;
 
 private:
   std::string name_;

@@ -3403,6 +3403,28 @@ def recurrent_state_sample(use_h0):
 SAMPLES += [recurrent_state_sample(False), recurrent_state_sample(True)]
 
 
+# --- tests/gpu/register_bound.tl: triton.Config(maxnreg=N) as .maxnreg ----------------------
+# Config 0 spills (a 128x128 accumulator on 4 warps under 96 registers), config 1 runs 8 warps
+# under 168. Small integer inputs: every product and sum is exact in fp32, so bit for bit.
+def register_bound_sample(variant):
+    m, n, k = 300, 272, 160
+    return Sample(
+        name=f"register_bound_{variant}", source="tests/gpu/register_bound.tl",
+        kernel="bounded_gemm", ptx="register_bound", signature="*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32:16",
+        size=(m, n, k), variant=variant,
+        inputs=lambda s: {"a": randint(-4, 5, (s[0] * s[2],), "float16"),
+                          "b": randint(-4, 5, (s[2] * s[1],), "float16"),
+                          "c": empty(s[0] * s[1])},
+        outputs=["c"],
+        args=lambda t, s: [t["a"], t["b"], t["c"], s[0], s[1], s[2]],
+        grid=lambda meta, s: (cdiv(s[0], meta["BLOCK_M"]), cdiv(s[1], meta["BLOCK_N"])), tol=EXACT,
+        reference=lambda t, s: {"c": (t["a"].double().view(s[0], s[2]) @
+                                      t["b"].double().view(s[2], s[1])).flatten()})
+
+
+SAMPLES += [register_bound_sample(0), register_bound_sample(1)]
+
+
 # --- running ---------------------------------------------------------------------------------
 
 

@@ -1,5 +1,5 @@
 # Host code that picks configs and a math library by probing the machine when imported, the
-# way a multi-vendor operator library does: a class tilec does not evaluate, and a module-level
+# way a multi-vendor operator library does: a class that runs a vendor tool, and a module-level
 # name that a function rebinds with `global` after asking that class for the vendor.
 import subprocess
 

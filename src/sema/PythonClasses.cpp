@@ -1,0 +1,201 @@
+// Plain Python classes of module-level code: a class with an __init__ that stores attributes on
+// self (GaLore's own copy of triton.Config, used as `Config({...}, num_warps=4)` in an autotune
+// list), or a @dataclass (ROCm aiter's `GpuArch(name=..., is_cdna=...)` picking configs).
+// tilec evaluates them as Python does where their bodies are plain: calling the class makes an
+// object and runs __init__ (or the dataclass's generated one, then __post_init__) on it; an
+// attribute of the object is what __init__ stored, else the class body's method (bound to the
+// object), property or class variable; methods are Python functions that tilec runs.
+//
+// A class with bases (other than `object`), a metaclass or decorators other than dataclass is
+// not such a class: it stays refused where it is used. Objects are shared, as Python's are: a
+// SemaValue copy of one refers to the same attributes, so `self.x = v` in a method is seen by
+// every holder.
+#include "sema/Specializer.h"
+
+#include <algorithm>
+
+namespace tilec::sema {
+
+using Kind = SemaValue::Kind;
+
+namespace {
+
+bool isDataclassDecorator(const ast::Expr &decorator) {
+  const ast::Expr &callee =
+      decorator.kind == ast::ExprKind::Call ? *decorator.operands[0] : decorator;
+  std::string name = dottedName(callee);
+  return name == "dataclass" || name == "dataclasses.dataclass";
+}
+
+/// `@dataclass(frozen=True)`.
+bool isFrozenDataclass(const ast::Stmt &cls) {
+  for (const ast::ExprPtr &decorator : cls.decorators) {
+    if (decorator->kind != ast::ExprKind::Call)
+      continue;
+    for (const ast::Keyword &keyword : decorator->keywords)
+      if (keyword.name == "frozen" && keyword.value->kind == ast::ExprKind::BoolLit)
+        return keyword.value->boolValue;
+  }
+  return false;
+}
+
+bool isDataclass(const ast::Stmt &cls) {
+  return !cls.decorators.empty() &&
+         std::all_of(cls.decorators.begin(), cls.decorators.end(),
+                     [](const ast::ExprPtr &d) { return isDataclassDecorator(*d); });
+}
+
+/// The last definition of method `name` in a class body, if any.
+const ast::Stmt *classMethod(const ast::Stmt &cls, const std::string &name) {
+  const ast::Stmt *found = nullptr;
+  for (const ast::StmtPtr &member : cls.body)
+    if (member->kind == ast::StmtKind::FunctionDef && member->name == name)
+      found = member.get();
+  return found;
+}
+
+bool hasDecorator(const ast::Stmt &def, const char *name) {
+  return std::any_of(def.decorators.begin(), def.decorators.end(),
+                     [&](const ast::ExprPtr &d) { return dottedName(*d) == name; });
+}
+
+std::string className(const ast::Stmt &cls) { return cls.targets[0]->name; }
+
+} // namespace
+
+bool isPythonClass(const ast::Stmt &stmt) {
+  if (stmt.kind != ast::StmtKind::Unsupported || stmt.name != "class definition" ||
+      stmt.targets.empty() || isNamedTupleClass(stmt) || isJitNamespaceClass(stmt))
+    return false;
+  // No base but `object`, and no metaclass (a keyword of the bases' call).
+  if (stmt.value) {
+    if (!stmt.value->keywords.empty())
+      return false;
+    for (const ast::ExprPtr &base : stmt.value->operands)
+      if (dottedName(*base) != "object")
+        return false;
+  }
+  bool decorated = !stmt.decorators.empty();
+  if (decorated && !isDataclass(stmt))
+    return false;
+  return decorated || classMethod(stmt, "__init__");
+}
+
+SemaValue Specializer::pythonClass(const ast::Stmt &cls) {
+  SemaValue value = SemaValue::ofBuiltin(std::string(kPythonClass) + className(cls));
+  value.function = &cls;
+  return value;
+}
+
+bool isPythonObject(const SemaValue &value) {
+  return value.kind == Kind::Object && value.attributes && value.function;
+}
+
+SemaValue Specializer::constructPythonObject(const ast::Stmt &cls, CallArgs &args) {
+  SemaValue object;
+  object.kind = Kind::Object;
+  object.name = std::string(kPythonObjectClass) + className(cls);
+  object.function = &cls;
+  object.attributes = std::make_shared<std::map<std::string, SemaValue>>();
+  const ast::Stmt *init = classMethod(cls, "__init__");
+  if (!init && isDataclass(cls)) {
+    // The generated __init__(self, field0, field1=default, ...): the annotated names of the body,
+    // bound as a NamedTuple's are; then __post_init__, where the class has one.
+    SemaValue fields = constructNamedTuple(cls, args);
+    std::vector<NamedTupleField> names = namedTupleFields(cls);
+    for (size_t i = 0; i < names.size(); ++i)
+      (*object.attributes)[names[i].name] = fields.elems[i];
+    if (const ast::Stmt *post = classMethod(cls, "__post_init__")) {
+      CallArgs self{{object}, {}, args.loc};
+      callHostFunction(*post, self);
+    }
+    return object;
+  }
+  if (!init) {
+    if (!args.positional.empty() || !args.keywords.empty())
+      raisePython(*builtinExceptionClasses("TypeError"), className(cls) + "() takes no arguments",
+                  args.loc);
+    return object;
+  }
+  CallArgs withSelf = args;
+  withSelf.positional.insert(withSelf.positional.begin(), object);
+  SemaValue result = callHostFunction(*init, withSelf);
+  if (!result.isNone())
+    raisePython(*builtinExceptionClasses("TypeError"),
+                "__init__() should return None, not " + result.describe(), args.loc);
+  return object;
+}
+
+std::optional<SemaValue> Specializer::pythonClassAttribute(const SemaValue &value,
+                                                           const std::string &attr,
+                                                           SourceLoc loc) {
+  const bool instance = isPythonObject(value);
+  const bool isClass = value.kind == Kind::Builtin && value.function &&
+                       value.name.rfind(kPythonClass, 0) == 0;
+  if (!instance && !isClass)
+    return std::nullopt;
+  if (instance) {
+    auto stored = value.attributes->find(attr);
+    if (stored != value.attributes->end())
+      return stored->second;
+  }
+  const ast::Stmt &cls = *value.function;
+  if (attr == "__name__")
+    return SemaValue::ofString(className(cls));
+  // The class body's last binding of the name, as Python runs the body in order.
+  const ast::Stmt *found = nullptr;
+  for (const ast::StmtPtr &member : cls.body) {
+    if (member->kind == ast::StmtKind::FunctionDef && member->name == attr)
+      found = member.get();
+    if (member->kind == ast::StmtKind::Assign || member->kind == ast::StmtKind::AnnAssign)
+      for (const ast::ExprPtr &target : member->targets)
+        if (target->kind == ast::ExprKind::Name && target->name == attr && member->value)
+          found = member.get();
+  }
+  if (!found)
+    raisePython(*builtinExceptionClasses("AttributeError"),
+                (instance ? "'" + className(cls) + "' object" : "type object '" + className(cls) +
+                                                                    "'") +
+                    " has no attribute '" + attr + "'",
+                loc);
+  if (found->kind != ast::StmtKind::FunctionDef) {
+    // A class variable: its value, evaluated in the module that defines the class (a class
+    // body's own earlier names are not in scope here: an error, not another value).
+    int module = graph_ ? graph_->moduleOfFile(cls.loc.file) : -1;
+    if (module < 0 || static_cast<size_t>(module) == current_)
+      return atImport([&] { return evalModuleLevel(*found->value); });
+    ModuleSwitch in(*this, static_cast<size_t>(module), /*newScope=*/true);
+    return atImport([&] { return evalModuleLevel(*found->value); });
+  }
+  SemaValue function = SemaValue::ofBuiltin("pyfunc:" + attr);
+  function.function = found;
+  if (hasDecorator(*found, "staticmethod") || !instance)
+    return function;
+  if (hasDecorator(*found, "property")) {
+    CallArgs self{{value}, {}, loc};
+    return callHostFunction(*found, self);
+  }
+  if (!found->decorators.empty())
+    error(loc, "'" + className(cls) + "." + attr +
+                   "' is decorated: tilec calls plain methods, @staticmethod and @property ones "
+                   "of a class; not supported yet");
+  // A bound method: the function with the object as its first argument.
+  SemaValue bound = SemaValue::ofBuiltin(kPartialObject);
+  bound.elems = {function, SemaValue::ofTuple({value}), SemaValue::ofTuple({})};
+  return bound;
+}
+
+bool Specializer::assignPythonObjectAttribute(const ast::Expr &target, const SemaValue &value) {
+  if (target.kind != ast::ExprKind::Attribute || (moduleLevelDepth_ == 0 && hostCallDepth_ == 0))
+    return false;
+  SemaValue object = eval(*target.operands[0]);
+  if (!isPythonObject(object))
+    return false;
+  if (isFrozenDataclass(*object.function))
+    raisePython(libraryExceptionClasses("FrozenInstanceError", "AttributeError"),
+                "cannot assign to field '" + target.name + "'", target.loc);
+  (*object.attributes)[target.name] = value;
+  return true;
+}
+
+} // namespace tilec::sema
