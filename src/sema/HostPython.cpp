@@ -76,6 +76,8 @@ constexpr const char *kTritonDriverClass = "triton.backends.driver.DriverBase";
 constexpr const char *kFinfoClass = "torch.finfo";
 // torch.iinfo(dtype): bits, max, min, the dtype's name.
 constexpr const char *kIinfoClass = "torch.iinfo";
+// logging.getLogger(name): its state is the name; its methods log, which changes no value.
+constexpr const char *kLoggerClass = "logging.Logger";
 
 /// Python's exception classes tilec raises, each with its bases, for `except` clauses.
 const std::vector<std::string> kTypeError = *builtinExceptionClasses("TypeError");
@@ -844,6 +846,18 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
       return method(std::string(kTritonConfigClass) + ".all_kwargs");
     error(loc, "triton.Config's attribute '" + attr +
                    "' is not supported yet (kwargs, num_warps, num_stages and all_kwargs() are)");
+  }
+  if (isObject(object, kLoggerClass)) {
+    static const std::set<std::string> methods = {
+        "debug", "info",      "warning", "warn",     "error",      "critical",
+        "fatal", "exception", "log",     "setLevel", "addHandler", "removeHandler"};
+    if (attr == "name")
+      return object.elems[0];
+    if (methods.count(attr))
+      return method(std::string(kLoggerClass) + "." + attr);
+    error(loc, "logging.Logger's attribute '" + attr +
+                   "' is not supported yet (its logging "
+                   "methods and name are)");
   }
   if (isObject(object, kDictClass)) {
     if (attr == "get" || attr == "items" || attr == "keys" || attr == "values")
@@ -2355,6 +2369,22 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
       return SemaValue::ofString(value);
     return a[1] ? *a[1] : SemaValue::none();
   }
+  // Warnings and log records go to the host's stderr and change no value that tilec computes
+  // (hip-attention's autotune configs warn that autotuning is on): arguments checked, None.
+  if (qualified == "warnings.warn") {
+    bindCallArgs(*this, qualified, {"message", "category", "stacklevel", "source"}, 1, args);
+    return SemaValue::none();
+  }
+  if (qualified == "logging.getLogger") {
+    auto a = bindCallArgs(*this, qualified, {"name"}, 0, args);
+    return makeObject(kLoggerClass,
+                      {a[0] && !a[0]->isNone() ? *a[0] : SemaValue::ofString("root")});
+  }
+  static const std::set<std::string> loggingFunctions = {
+      "logging.debug", "logging.info",     "logging.warning",  "logging.warn",
+      "logging.error", "logging.critical", "logging.exception"};
+  if (loggingFunctions.count(qualified) || qualified.rfind(std::string(kLoggerClass) + ".", 0) == 0)
+    return SemaValue::none();
   if (qualified == "platform.system") {
     bindCallArgs(*this, qualified, {}, 0, args);
     return SemaValue::ofString("Linux");

@@ -1660,6 +1660,11 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
       "all",   "filter", "map",  "dict",       "bin",     "oct",     "hex"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
+  // The categories module-level code passes to warnings.warn, which ignores them (HostPython.cpp).
+  static const std::set<std::string> warningCategories = {
+      "Warning", "UserWarning", "DeprecationWarning", "FutureWarning", "RuntimeWarning"};
+  if (warningCategories.count(name))
+    return SemaValue::ofBuiltin("py." + name);
   if (mod().ast)
     if (const ast::Stmt *cls = classStatement(mod().ast->body, name)) {
       if (classNameUse)
