@@ -1146,11 +1146,12 @@ static std::optional<size_t> firstMissingImport(const ast::StmtList &stmts,
     return std::nullopt;
   for (size_t i = 0; i < stmts.size(); ++i) {
     const ast::Stmt &stmt = *stmts[i];
-    if (stmt.kind == ast::StmtKind::ImportFrom && graph->missingAt(stmt.loc) >= 0)
+    if (stmt.kind == ast::StmtKind::ImportFrom &&
+        (graph->missingAt(stmt.loc) >= 0 || graph->failureAt(stmt.loc)))
       return i;
     if (stmt.kind == ast::StmtKind::Import)
       for (const ast::ImportAlias &alias : stmt.names)
-        if (graph->missingAt(alias.loc) >= 0)
+        if (graph->missingAt(alias.loc) >= 0 || graph->failureAt(alias.loc))
           return i;
   }
   return std::nullopt;
@@ -1176,17 +1177,23 @@ void Specializer::collectTryGlobals(const ast::Stmt &stmt, const std::set<std::s
   std::string module = import.module;
   if (import.kind == ast::StmtKind::Import)
     for (const ast::ImportAlias &alias : import.names)
-      if (graph_->missingAt(alias.loc) >= 0) {
+      if (graph_->missingAt(alias.loc) >= 0 || graph_->failureAt(alias.loc)) {
         at = alias.loc;
         module = alias.name;
         break;
       }
-  const MissingImport &missing = graph_->missing[static_cast<size_t>(graph_->missingAt(at))];
-  HostException raised{*builtinExceptionClasses("ModuleNotFoundError"),
-                       missing.message.empty()
-                           ? "No module named '" + module.substr(0, module.find('.')) + "'"
-                           : missing.message,
-                       at};
+  HostException raised;
+  if (const std::string *failure = graph_->failureAt(at)) {
+    // An import cycle that reaches a partially initialised module (Imports.cpp).
+    raised = {*builtinExceptionClasses("ImportError"), *failure, at};
+  } else {
+    const MissingImport &missing = graph_->missing[static_cast<size_t>(graph_->missingAt(at))];
+    raised = {*builtinExceptionClasses("ModuleNotFoundError"),
+              missing.message.empty()
+                  ? "No module named '" + module.substr(0, module.find('.')) + "'"
+                  : missing.message,
+              at};
+  }
   auto handler =
       std::find_if(stmt.handlers.begin(), stmt.handlers.end(),
                    [&](const ast::ExceptHandler &h) { return handlerCatches(h, raised); });
