@@ -2263,6 +2263,16 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
                      SemaValue::ofTuple(std::move(keywords))};
     return partial;
   }
+  // The entry points of a plugin group (vLLM-style plugin loading, which its platform lookup
+  // runs): the packages tilec takes as installed (torch, numpy, triton, packaging) register
+  // none in such groups, so the selection is empty, as on a host without plugins.
+  if (qualified == "importlib.metadata.entry_points") {
+    auto a = bindCallArgs(*this, qualified, {"group"}, 0, args);
+    if (!a[0] || a[0]->kind != Kind::String || a[0]->name == "console_scripts")
+      error(args.loc, "importlib.metadata.entry_points is supported only for a plugin group "
+                      "(entry_points(group=\"...\")), which the host's packages leave empty");
+    return SemaValue::ofTuple({});
+  }
   if (qualified == "importlib.metadata.version")
     return importlibVersion(args);
   if (qualified == "importlib.util.find_spec")

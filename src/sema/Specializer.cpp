@@ -607,12 +607,24 @@ SemaValue Specializer::userModuleAttribute(int index, const std::string &attr, S
   const SourceModule &module = graph_->modules[static_cast<size_t>(index)];
   bool known = state.globals.count(attr) || state.pending.count(attr) ||
                state.conditional.count(attr) || state.imported.count(attr);
+  const bool hasGetattr =
+      state.globals.count("__getattr__") || state.conditional.count("__getattr__");
+  if (known && hasGetattr && !state.globals.count(attr) && !state.pending.count(attr) &&
+      !state.imported.count(attr)) {
+    // Bound only under module-level `if`s: where none taken binds it (vLLM's envs declare each
+    // variable under `if TYPE_CHECKING:`), Python asks the module's __getattr__.
+    ModuleSwitch in(*this, static_cast<size_t>(index), /*newScope=*/true);
+    for (auto c = mod().conditional.find(attr); c != mod().conditional.end();
+         c = mod().conditional.find(attr))
+      resolveModuleIf(*c->second, attr, loc);
+    known = state.globals.count(attr) || state.pending.count(attr) || state.imported.count(attr);
+  }
   if (!known) {
     // A submodule that some import loaded (`import pkg.mod` makes pkg.mod reachable).
     auto sub = module.submodules.find(attr);
     if (sub != module.submodules.end())
       return SemaValue::ofUserModule(module.name + "." + attr, sub->second);
-    if (state.globals.count("__getattr__") || state.conditional.count("__getattr__"))
+    if (hasGetattr)
       return moduleGetattr(index, attr, loc);
     if (state.ast)
       if (const ast::Stmt *cls = classStatement(state.ast->body, attr))
@@ -2124,6 +2136,18 @@ void Specializer::exec(const ast::Stmt &stmt) {
     error(stmt.loc, std::string("'") + (stmt.kind == ast::StmtKind::Break ? "break" : "continue") +
                         "' is not supported in kernels (Triton does not support it either)");
   case ast::StmtKind::FunctionDef:
+    // A plain Python function that module-level code calls may define and return a function
+    // (vLLM's envs build their variables' readers with env_with_choices(...)): a function like
+    // a lambda, over the variables its maker has bound so far.
+    if (hostCallDepth_ > 0 && !inKernelCode() && stmt.decorators.empty()) {
+      SemaValue function = SemaValue::ofBuiltin("pyfunc:" + stmt.name);
+      function.function = &stmt;
+      if (!scopes_.empty())
+        function.closure =
+            std::make_shared<const std::map<std::string, SemaValue>>(scopes_.back().names);
+      bind(stmt.name, function);
+      return;
+    }
     error(stmt.loc, "nested function definitions are not supported in kernels");
   case ast::StmtKind::Import:
   case ast::StmtKind::ImportFrom:
@@ -3672,6 +3696,17 @@ SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
   }
   if (base.kind == SemaValue::Kind::Object && indices.size() == 1)
     return devicePropertiesItem(base, indices[0], indexExpr.loc);
+  // `os.environ["NAME"]` in module-level Python (vLLM's envs, after `"NAME" in os.environ`):
+  // tilec's own environment, as for os.environ.get; KeyError where it is unset.
+  if (base.kind == SemaValue::Kind::Module && base.userModule < 0 && base.name == "os.environ" &&
+      !inKernelCode() && indices.size() == 1) {
+    if (indices[0].kind != SemaValue::Kind::String)
+      raisePython(*builtinExceptionClasses("TypeError"),
+                  "str expected, not " + indices[0].describe(), indexExpr.loc);
+    if (const char *value = std::getenv(indices[0].name.c_str()))
+      return SemaValue::ofString(value);
+    raisePython(*builtinExceptionClasses("KeyError"), "'" + indices[0].name + "'", indexExpr.loc);
+  }
   // `env[0] == "1"` in module-level Python: a string's character (Triton's kernels have no
   // strings to index).
   if (base.kind == SemaValue::Kind::String && !inKernelCode() && indices.size() == 1) {
