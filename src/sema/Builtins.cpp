@@ -1492,7 +1492,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   }
   // Methods of strings and of the library objects of module-level code (HostPython.cpp).
   if (name.rfind("str.", 0) == 0 || name.rfind("re.", 0) == 0 || name.rfind("importlib.", 0) == 0 ||
-      name.rfind("dict.", 0) == 0)
+      name.rfind("dict.", 0) == 0 || name.rfind("logging.Logger.", 0) == 0)
     return callHostLibrary(name, args);
 
   if (name.rfind("libdevice.", 0) == 0) {

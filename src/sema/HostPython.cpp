@@ -77,6 +77,8 @@ constexpr const char *kTritonDriverClass = "triton.backends.driver.DriverBase";
 constexpr const char *kFinfoClass = "torch.finfo";
 // torch.iinfo(dtype): bits, max, min, the dtype's name.
 constexpr const char *kIinfoClass = "torch.iinfo";
+// logging.getLogger(name): its state is the name; its methods log, which changes no value.
+constexpr const char *kLoggerClass = "logging.Logger";
 
 /// Python's exception classes tilec raises, each with its bases, for `except` clauses.
 const std::vector<std::string> kTypeError = *builtinExceptionClasses("TypeError");
@@ -848,6 +850,18 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
     error(loc, "triton.Config's attribute '" + attr +
                    "' is not supported yet (kwargs, num_warps, num_stages, maxnreg and "
                    "all_kwargs() are)");
+  }
+  if (isObject(object, kLoggerClass)) {
+    static const std::set<std::string> methods = {
+        "debug", "info",      "warning", "warn",     "error",      "critical",
+        "fatal", "exception", "log",     "setLevel", "addHandler", "removeHandler"};
+    if (attr == "name")
+      return object.elems[0];
+    if (methods.count(attr))
+      return method(std::string(kLoggerClass) + "." + attr);
+    error(loc, "logging.Logger's attribute '" + attr +
+                   "' is not supported yet (its logging "
+                   "methods and name are)");
   }
   if (isObject(object, kDictClass)) {
     if (attr == "get" || attr == "items" || attr == "keys" || attr == "values")
@@ -2383,6 +2397,16 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
                      SemaValue::ofTuple(std::move(keywords))};
     return partial;
   }
+  // The entry points of a plugin group (vLLM-style plugin loading, which its platform lookup
+  // runs): the packages tilec takes as installed (torch, numpy, triton, packaging) register
+  // none in such groups, so the selection is empty, as on a host without plugins.
+  if (qualified == "importlib.metadata.entry_points") {
+    auto a = bindCallArgs(*this, qualified, {"group"}, 0, args);
+    if (!a[0] || a[0]->kind != Kind::String || a[0]->name == "console_scripts")
+      error(args.loc, "importlib.metadata.entry_points is supported only for a plugin group "
+                      "(entry_points(group=\"...\")), which the host's packages leave empty");
+    return SemaValue::ofTuple({});
+  }
   if (qualified == "importlib.metadata.version")
     return importlibVersion(args);
   if (qualified == "importlib.util.find_spec")
@@ -2495,6 +2519,22 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     if (std::optional<SemaValue> result = callOsPath(qualified.substr(8), args))
       return *result;
   }
+  // Warnings and log records go to the host's stderr and change no value that tilec computes
+  // (hip-attention's autotune configs warn that autotuning is on): arguments checked, None.
+  if (qualified == "warnings.warn") {
+    bindCallArgs(*this, qualified, {"message", "category", "stacklevel", "source"}, 1, args);
+    return SemaValue::none();
+  }
+  if (qualified == "logging.getLogger") {
+    auto a = bindCallArgs(*this, qualified, {"name"}, 0, args);
+    return makeObject(kLoggerClass,
+                      {a[0] && !a[0]->isNone() ? *a[0] : SemaValue::ofString("root")});
+  }
+  static const std::set<std::string> loggingFunctions = {
+      "logging.debug", "logging.info",     "logging.warning",  "logging.warn",
+      "logging.error", "logging.critical", "logging.exception"};
+  if (loggingFunctions.count(qualified) || qualified.rfind(std::string(kLoggerClass) + ".", 0) == 0)
+    return SemaValue::none();
   if (qualified == "platform.system") {
     bindCallArgs(*this, qualified, {}, 0, args);
     return SemaValue::ofString("Linux");

@@ -223,6 +223,9 @@ private:
   // Whether the imports being followed are inside a `try` block, whose handler may catch an
   // ImportError.
   int tryDepth_ = 0;
+  // For each active module, whether the import that led into it is inside a `try` block of its
+  // importer: an ImportError raised while it runs reaches that handler.
+  std::vector<bool> enteredFromTry_;
 
   /// The module `name` (one component) in `dir`, loading it; -1 when there is none.
   /// `dotted` is its full name, `at` the import that asks for it.
@@ -332,8 +335,18 @@ private:
   /// the error).
   void checkPartialImport(int base, const ast::Stmt &stmt) {
     long from = partiallyInitialised(base);
-    if (from < 0 || tryDepth_ > 0)
+    if (from < 0)
       return;
+    // The ImportError propagates out of every module of the chain, up to the innermost `try`
+    // around an import: this one, or the one that led into a module of the chain (aphrodite's
+    // fa_utils tries `from flash_attn import ...`, and a flash_attn.py next to the kernel
+    // imports fa_utils back). That import fails and its handler runs.
+    std::optional<SourceLoc> caughtAt;
+    if (tryDepth_ > 0)
+      caughtAt = stmt.loc;
+    for (size_t i = active_.size() - 1; !caughtAt && i > static_cast<size_t>(from); --i)
+      if (enteredFromTry_[i])
+        caughtAt = activeImports_[i - 1];
     const SourceModule &module = graph_.modules[base];
     std::set<std::string> bound;
     size_t running = currentStatement_[static_cast<size_t>(from)];
@@ -352,10 +365,15 @@ private:
       // The kernel file is imported under its own name by the host code that launches it.
       std::string name =
           module.name == "__main__" ? fs::path(module.path).stem().string() : module.name;
-      sources_.error(alias.loc, "cannot import name '" + alias.name +
-                                    "' from partially initialized module '" + name +
-                                    "' (most likely due to a circular import): " + chain +
-                                    " before binding '" + alias.name + "'");
+      std::string message = "cannot import name '" + alias.name +
+                            "' from partially initialized module '" + name +
+                            "' (most likely due to a circular import): " + chain +
+                            " before binding '" + alias.name + "'";
+      if (caughtAt) {
+        graph_.failuresByLoc.emplace(keyOf(*caughtAt), message);
+        return;
+      }
+      sources_.error(alias.loc, message);
     }
   }
 
@@ -550,6 +568,7 @@ private:
   void scan(int module, bool fromFunction) {
     active_.push_back(module);
     enteredFromFunction_.push_back(fromFunction);
+    enteredFromTry_.push_back(tryDepth_ > 0);
     currentStatement_.push_back(0);
     // The module's own top level runs when it is imported, whatever imported it, outside any
     // `try` of the importer's.
@@ -568,6 +587,7 @@ private:
     inFunction_ = saved;
     tryDepth_ = savedTry;
     currentStatement_.pop_back();
+    enteredFromTry_.pop_back();
     enteredFromFunction_.pop_back();
     active_.pop_back();
   }
@@ -588,6 +608,11 @@ int ModuleGraph::resolved(SourceLoc loc) const {
 int ModuleGraph::missingAt(SourceLoc loc) const {
   auto it = missingByLoc.find(keyOf(loc));
   return it == missingByLoc.end() ? -1 : it->second;
+}
+
+const std::string *ModuleGraph::failureAt(SourceLoc loc) const {
+  auto it = failuresByLoc.find(keyOf(loc));
+  return it == failuresByLoc.end() ? nullptr : &it->second;
 }
 
 std::vector<std::string> ModuleGraph::files() const {

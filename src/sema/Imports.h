@@ -65,6 +65,10 @@ public:
   int resolved(SourceLoc loc) const;
   /// The MissingImport index for the import at `loc`, or -1.
   int missingAt(SourceLoc loc) const;
+  /// Python's ImportError message when the import at `loc`, inside a `try`, raises one as the
+  /// module runs: an import cycle it starts reaches a module that has not bound the name asked
+  /// for yet. Null when it does not.
+  const std::string *failureAt(SourceLoc loc) const;
 
   /// Every file read, the kernel file first, in the order they were loaded.
   std::vector<std::string> files() const;
@@ -80,6 +84,7 @@ public:
   std::map<uint32_t, int> byFile;
   std::map<LocKey, int> resolutions;
   std::map<LocKey, int> missingByLoc;
+  std::map<LocKey, std::string> failuresByLoc;
   std::vector<std::unique_ptr<ast::Module>> storage;
 };
 

@@ -131,8 +131,21 @@ SemaValue Specializer::decayNumbers(const SemaValue &v, SourceLoc loc) {
 }
 
 tir::Value *Specializer::toTensorAs(const SemaValue &v, SourceLoc loc, DType type) {
-  if (v.isTensor())
+  if (v.isTensor()) {
+    // Triton's semantic.cast, which these implicit conversions (a stored value, a load's
+    // `other`, an atomic's operand) go through, converts a pointer only to int64, int1 or
+    // another pointer, and makes a pointer only of an integer or a pointer.
+    DType from = v.value->type().elem;
+    bool pointerCast = from.isPointer() || type.isPointer();
+    bool allowed =
+        from == type ||
+        (from.isPointer() && (type.isPointer() || type.isBool() || type.kind == ScalarKind::I64)) ||
+        (from.isInteger() && type.isPointer());
+    if (pointerCast && !allowed)
+      error(loc, "cannot cast " + from.tritonName() + " to " + type.tritonName() +
+                     " (a pointer converts to int64 or int1, and from an integer or a pointer)");
     return castTo(v.value, type);
+  }
   // A float's to_tensor value (its nearest fp32, unless fp64 holds it) made a constant of `type`
   // directly: the same number as a cast, and a constant the pipeliner recognises. Numbers
   // materialize converts directly give the same value (integers, booleans, floats that to_tensor

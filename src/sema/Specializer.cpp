@@ -686,12 +686,24 @@ SemaValue Specializer::userModuleAttribute(int index, const std::string &attr, S
   const SourceModule &module = graph_->modules[static_cast<size_t>(index)];
   bool known = state.globals.count(attr) || state.pending.count(attr) ||
                state.conditional.count(attr) || state.imported.count(attr);
+  const bool hasGetattr =
+      state.globals.count("__getattr__") || state.conditional.count("__getattr__");
+  if (known && hasGetattr && !state.globals.count(attr) && !state.pending.count(attr) &&
+      !state.imported.count(attr)) {
+    // Bound only under module-level `if`s: where none taken binds it (vLLM's envs declare each
+    // variable under `if TYPE_CHECKING:`), Python asks the module's __getattr__.
+    ModuleSwitch in(*this, static_cast<size_t>(index), /*newScope=*/true);
+    for (auto c = mod().conditional.find(attr); c != mod().conditional.end();
+         c = mod().conditional.find(attr))
+      resolveModuleIf(*c->second, attr, loc);
+    known = state.globals.count(attr) || state.pending.count(attr) || state.imported.count(attr);
+  }
   if (!known) {
     // A submodule that some import loaded (`import pkg.mod` makes pkg.mod reachable).
     auto sub = module.submodules.find(attr);
     if (sub != module.submodules.end())
       return SemaValue::ofUserModule(module.name + "." + attr, sub->second);
-    if (state.globals.count("__getattr__") || state.conditional.count("__getattr__"))
+    if (hasGetattr)
       return moduleGetattr(index, attr, loc);
     if (state.ast)
       if (const ast::Stmt *cls = classStatement(state.ast->body, attr))
@@ -1227,11 +1239,12 @@ static std::optional<size_t> firstMissingImport(const ast::StmtList &stmts,
     return std::nullopt;
   for (size_t i = 0; i < stmts.size(); ++i) {
     const ast::Stmt &stmt = *stmts[i];
-    if (stmt.kind == ast::StmtKind::ImportFrom && graph->missingAt(stmt.loc) >= 0)
+    if (stmt.kind == ast::StmtKind::ImportFrom &&
+        (graph->missingAt(stmt.loc) >= 0 || graph->failureAt(stmt.loc)))
       return i;
     if (stmt.kind == ast::StmtKind::Import)
       for (const ast::ImportAlias &alias : stmt.names)
-        if (graph->missingAt(alias.loc) >= 0)
+        if (graph->missingAt(alias.loc) >= 0 || graph->failureAt(alias.loc))
           return i;
   }
   return std::nullopt;
@@ -1257,17 +1270,23 @@ void Specializer::collectTryGlobals(const ast::Stmt &stmt, const std::set<std::s
   std::string module = import.module;
   if (import.kind == ast::StmtKind::Import)
     for (const ast::ImportAlias &alias : import.names)
-      if (graph_->missingAt(alias.loc) >= 0) {
+      if (graph_->missingAt(alias.loc) >= 0 || graph_->failureAt(alias.loc)) {
         at = alias.loc;
         module = alias.name;
         break;
       }
-  const MissingImport &missing = graph_->missing[static_cast<size_t>(graph_->missingAt(at))];
-  HostException raised{*builtinExceptionClasses("ModuleNotFoundError"),
-                       missing.message.empty()
-                           ? "No module named '" + module.substr(0, module.find('.')) + "'"
-                           : missing.message,
-                       at};
+  HostException raised;
+  if (const std::string *failure = graph_->failureAt(at)) {
+    // An import cycle that reaches a partially initialised module (Imports.cpp).
+    raised = {*builtinExceptionClasses("ImportError"), *failure, at};
+  } else {
+    const MissingImport &missing = graph_->missing[static_cast<size_t>(graph_->missingAt(at))];
+    raised = {*builtinExceptionClasses("ModuleNotFoundError"),
+              missing.message.empty()
+                  ? "No module named '" + module.substr(0, module.find('.')) + "'"
+                  : missing.message,
+              at};
+  }
   auto handler =
       std::find_if(stmt.handlers.begin(), stmt.handlers.end(),
                    [&](const ast::ExceptHandler &h) { return handlerCatches(h, raised); });
@@ -1748,6 +1767,11 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
       "dict",    "bin",    "oct", "hex",   "set",  "frozenset"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
+  // The categories module-level code passes to warnings.warn, which ignores them (HostPython.cpp).
+  static const std::set<std::string> warningCategories = {
+      "Warning", "UserWarning", "DeprecationWarning", "FutureWarning", "RuntimeWarning"};
+  if (warningCategories.count(name))
+    return SemaValue::ofBuiltin("py." + name);
   if (mod().ast)
     if (const ast::Stmt *cls = classStatement(mod().ast->body, name)) {
       if (classNameUse)
@@ -2214,6 +2238,18 @@ void Specializer::exec(const ast::Stmt &stmt) {
     error(stmt.loc, std::string("'") + (stmt.kind == ast::StmtKind::Break ? "break" : "continue") +
                         "' is not supported in kernels (Triton does not support it either)");
   case ast::StmtKind::FunctionDef:
+    // A plain Python function that module-level code calls may define and return a function
+    // (vLLM's envs build their variables' readers with env_with_choices(...)): a function like
+    // a lambda, over the variables its maker has bound so far.
+    if (hostCallDepth_ > 0 && !inKernelCode() && stmt.decorators.empty()) {
+      SemaValue function = SemaValue::ofBuiltin("pyfunc:" + stmt.name);
+      function.function = &stmt;
+      if (!scopes_.empty())
+        function.closure =
+            std::make_shared<const std::map<std::string, SemaValue>>(scopes_.back().names);
+      bind(stmt.name, function);
+      return;
+    }
     error(stmt.loc, "nested function definitions are not supported in kernels");
   case ast::StmtKind::Import:
   case ast::StmtKind::ImportFrom:
@@ -3782,6 +3818,17 @@ SemaValue Specializer::evalSubscript(const ast::Expr &expr) {
   }
   if (base.kind == SemaValue::Kind::Object && indices.size() == 1)
     return devicePropertiesItem(base, indices[0], indexExpr.loc);
+  // `os.environ["NAME"]` in module-level Python (vLLM's envs, after `"NAME" in os.environ`):
+  // tilec's own environment, as for os.environ.get; KeyError where it is unset.
+  if (base.kind == SemaValue::Kind::Module && base.userModule < 0 && base.name == "os.environ" &&
+      !inKernelCode() && indices.size() == 1) {
+    if (indices[0].kind != SemaValue::Kind::String)
+      raisePython(*builtinExceptionClasses("TypeError"),
+                  "str expected, not " + indices[0].describe(), indexExpr.loc);
+    if (const char *value = std::getenv(indices[0].name.c_str()))
+      return SemaValue::ofString(value);
+    raisePython(*builtinExceptionClasses("KeyError"), "'" + indices[0].name + "'", indexExpr.loc);
+  }
   // `env[0] == "1"` in module-level Python: a string's character (Triton's kernels have no
   // strings to index).
   if (base.kind == SemaValue::Kind::String && !inKernelCode() && indices.size() == 1) {
