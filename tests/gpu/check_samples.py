@@ -3365,6 +3365,9 @@ SAMPLES.append(Sample(
     tilec_flags=("--num-warps", "16", "--num-stages", "2", "--arch", "sm_90"),
     size=64, small=32, inputs=large_conversion_inputs, outputs=["c"],
     args=lambda t, k: [t["a"], t["b"], t["c"], k], grid=lambda meta, k: (1,), tol=EXACT,
+    triton=False,
+    note="Triton 3.6 cannot compile it on sm_90a: ptxas has too few registers for its 16-warp "
+         "wgmma (H200, session 27); checked against torch",
     reference=lambda t, k: {"c": (t["a"].double().view(256, k)
                                   @ t["b"].double().view(k, 256)).flatten()}))
 
