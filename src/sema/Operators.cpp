@@ -536,9 +536,13 @@ SemaValue Specializer::binaryOp(ast::BinaryOperator op, const SemaValue &lhs, co
     const SemaValue &ptr = lt.isPointer() ? lhs : rhs;
     const SemaValue &off = lt.isPointer() ? rhs : lhs;
     DType offType = lt.isPointer() ? rt : lt;
-    if (!offType.isInteger() || offType.isBool())
+    if (!offType.isInteger())
       error(loc, "a pointer offset must be an integer, not " + off.describe());
     tir::Value *offset = materialize(off, loc);
+    // Triton counts int1 among the unsigned integers and zero-extends an unsigned offset to
+    // int64 (`ptr + tl.zeros_like(mask)` is `ptr + 0`).
+    if (offType.isBool())
+      offset = builder_.cast(offset, DType::scalar(ScalarKind::I64));
     if (op == BO::Sub)
       offset = builder_.unary(OpCode::Neg, offset);
     std::vector<int64_t> shape = broadcastShape(ptr.value->type(), offset->type(), loc);

@@ -1323,6 +1323,27 @@ def atomic_add_half_sample(name, dtype, arch=None):
         tol=EXACT, reference=reference)
 
 
+# --- tests/gpu/lang_bits.tl: a boolean pointer offset (zero-extended, as in Triton) and a
+# per-lane counter through `ptr + tl.zeros_like(mask)`; bit-exact (loads, stores, an int count).
+def bool_offset_counter_sample():
+    def reference(t, n):
+        x = t["x"].double().cpu()
+        idx = torch.arange(n)
+        positive = (x > 0) & (idx + 1 < n)
+        out = x[idx + positive.long()]
+        return {"out": out, "count": torch.tensor([float(positive.sum())], dtype=torch.float64)}
+
+    return Sample(
+        name="bool_offset_counter", source="tests/gpu/lang_bits.tl", kernel="bool_offset_counter",
+        ptx="bool_offset_counter", signature="*fp32:16,*fp32:16,*i32:16,i32,256", size=20001,
+        small=1001,
+        inputs=lambda n: {"x": randn(n), "out": empty(n),
+                          "count": torch.zeros(1, dtype=torch.int32).to(DEVICE)},
+        outputs=["out", "count"], inplace=["count"],
+        args=lambda t, n: [t["x"], t["out"], t["count"], n],
+        grid=lambda meta, n: (cdiv(n, 256),), tol=EXACT, reference=reference)
+
+
 # Batched 3-D tl.dot: tilec multiplies on the CUDA cores (FMA), Triton on the tensor cores where
 # it can: fp32 sums in another order, as for the 2-D dots.
 def batched_dot_sample(name, dtype, blocks, tol, num_warps=4):
@@ -2178,6 +2199,7 @@ LANG_BITS_SAMPLES = [
     atomic_add_half_sample("atomic_add_bf16", "bfloat16"),
     atomic_add_half_sample("atomic_add_bf16_sm80", "bfloat16", arch="sm_80"),
     atomic_add_half_sample("atomic_add_fp16", "float16"),
+    bool_offset_counter_sample(),
     max_min_nan_sample("max_min_nan_fp32", "float32"),
     max_min_nan_sample("max_min_nan_fp16", "float16"),
     max_min_nan_sample("max_min_nan_bf16", "bfloat16"),
