@@ -1889,6 +1889,13 @@ void Specializer::assign(const ast::Expr &target, const SemaValue &value) {
       assign(*target.operands[i], value.elems[i]);
     return;
   }
+  // Host Python that tilec evaluates (a function computing autotune configs that sets
+  // `config.kwargs["X"] = v` on each) changes objects that other names share; tilec's values are
+  // not shared, so such a change would be lost rather than seen where Python sees it.
+  if ((target.kind == ast::ExprKind::Subscript || target.kind == ast::ExprKind::Attribute) &&
+      !inKernelCode())
+    error(target.loc, "changing an object in place (an element or attribute assignment) in the "
+                      "host Python that tilec evaluates is not supported yet");
   if (target.kind == ast::ExprKind::Subscript || target.kind == ast::ExprKind::Attribute)
     error(target.loc, "assigning to an element or attribute is not supported in a kernel: tensors "
                       "are immutable, store through a pointer with tl.store");
