@@ -51,6 +51,71 @@ void collectReferences(const ast::Expr &expr, std::set<std::string> &out) {
         collectReferences(*stmt->value, out);
 }
 
+/// Whether `call` builds Triton's autotuner on the `configs` and `key` names: `Autotuner(fn,
+/// arg_names, configs, key, ...)` (triton.runtime.autotuner's class, positional or by keyword) or
+/// `triton.autotune(configs, key, ...)`.
+bool buildsAutotunerFrom(const ast::Expr &call) {
+  if (call.kind != ast::ExprKind::Call || call.operands.empty())
+    return false;
+  std::string callee = dottedName(*call.operands[0]);
+  std::string last = callee.substr(callee.rfind('.') + 1);
+  size_t configsAt = 0;
+  if (last == "Autotuner")
+    configsAt = 3; // operands[0] is the callee, then fn and arg_names
+  else if (tritonMember(callee) == "autotune" || decoratorAlias(*call.operands[0]) == "autotune")
+    configsAt = 1;
+  else
+    return false;
+  auto forwards = [&](size_t at, const std::string &name) {
+    const ast::Expr *value = at < call.operands.size() ? call.operands[at].get() : nullptr;
+    for (const ast::Keyword &keyword : call.keywords)
+      if (keyword.name == name)
+        value = keyword.value.get();
+    return value && value->kind == ast::ExprKind::Name && value->name == name;
+  };
+  return forwards(configsAt, "configs") && forwards(configsAt + 1, "key");
+}
+
+/// Whether a call anywhere in `expr` builds the autotuner (`triton.autotune(configs, key)(fn)`).
+bool callsAutotuner(const ast::Expr &expr) {
+  if (buildsAutotunerFrom(expr))
+    return true;
+  for (const ast::ExprPtr &operand : expr.operands)
+    if (operand && callsAutotuner(*operand))
+      return true;
+  // `lambda fn: triton.autotune(configs=configs, key=key)(fn)`
+  if (expr.lambda)
+    for (const ast::StmtPtr &stmt : expr.lambda->body)
+      if (stmt->value && callsAutotuner(*stmt->value))
+        return true;
+  return false;
+}
+
+/// Whether `stmts` (a function's body, and the bodies of the functions it defines) return the
+/// autotuner built from `configs` and `key`.
+bool returnsAutotuner(const ast::StmtList &stmts) {
+  for (const ast::StmtPtr &stmt : stmts) {
+    if (stmt->kind == ast::StmtKind::Return && stmt->value && callsAutotuner(*stmt->value))
+      return true;
+    if ((stmt->kind == ast::StmtKind::FunctionDef || stmt->kind == ast::StmtKind::If) &&
+        (returnsAutotuner(stmt->body) || returnsAutotuner(stmt->orelse)))
+      return true;
+  }
+  return false;
+}
+
+/// Whether `def` is a project's own spelling of triton.autotune: a plain function whose first
+/// parameters are triton.autotune's (`configs`, `key`) and that returns a decorator building
+/// Triton's autotuner from them. generative-recommenders writes `def triton_autotune(configs, key,
+/// prune_configs_by=None, ...)` returning `decorator(fn)`, which returns `Autotuner(fn,
+/// fn.arg_names, configs, key, ...)`. Its other parameters are run-time options, as
+/// triton.autotune's are to tilec.
+bool isAutotuneWrapper(const ast::Stmt &def) {
+  return def.kind == ast::StmtKind::FunctionDef && def.decorators.empty() &&
+         def.params.size() >= 2 && def.params[0].name == "configs" && def.params[1].name == "key" &&
+         returnsAutotuner(def.body);
+}
+
 } // namespace
 
 void computeDecoratorAliases(const ModuleGraph &graph) {
@@ -69,6 +134,13 @@ void computeDecoratorAliases(const ModuleGraph &graph) {
             stmt.targets.size() == 1 && stmt.targets[0]->kind == ast::ExprKind::Name &&
             stmt.value) {
           collectReferences(*stmt.value, assigned[stmt.targets[0]->name]);
+          return;
+        }
+        if (isAutotuneWrapper(stmt)) {
+          if (!aliases.count(stmt.name)) {
+            aliases[stmt.name] = "autotune";
+            changed = true;
+          }
           return;
         }
         if (stmt.kind != ast::StmtKind::ImportFrom)

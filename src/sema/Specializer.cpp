@@ -2015,6 +2015,14 @@ void Specializer::assign(const ast::Expr &target, const SemaValue &value) {
   }
   if (assignPythonObjectAttribute(target, value))
     return;
+  // Other host Python that changes objects in place (a function computing autotune configs that
+  // sets `config.kwargs["X"] = v` on each triton.Config) changes values that other names share;
+  // tilec's values other than user-class objects are not shared, so such a change would be lost
+  // rather than seen where Python sees it.
+  if ((target.kind == ast::ExprKind::Subscript || target.kind == ast::ExprKind::Attribute) &&
+      !inKernelCode())
+    error(target.loc, "changing an object in place (an element or attribute assignment) in the "
+                      "host Python that tilec evaluates is not supported yet");
   if (target.kind == ast::ExprKind::Subscript || target.kind == ast::ExprKind::Attribute)
     error(target.loc, "assigning to an element or attribute is not supported in a kernel: tensors "
                       "are immutable, store through a pointer with tl.store");
