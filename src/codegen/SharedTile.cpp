@@ -3,6 +3,7 @@
 #include "gpu/Mma.h"
 
 #include <algorithm>
+#include <llvm/ADT/bit.h>
 #include <llvm/Support/MathExtras.h>
 #include <map>
 #include <mutex>
@@ -162,6 +163,10 @@ unsigned sharedElementBytes(const tir::DType &type) {
   if (type.isPointer())
     return 8;
   return std::max(1u, type.bytes());
+}
+
+unsigned ConversionPieces::count() const {
+  return 1u << llvm::popcount(bits);
 }
 
 unsigned ConversionPieces::pieceOf(int64_t offset) const {

@@ -92,7 +92,8 @@ unsigned sharedElementBytes(const tir::DType &type);
 struct ConversionPieces {
   unsigned dim = 0;
   uint64_t bits = 0;
-  unsigned count() const { return 1u << __builtin_popcountll(bits); }
+  /// How many pieces: 2 to the number of bits.
+  unsigned count() const;
   /// Which piece the element whose compile-time coordinate part along `dim` is `offset` is in.
   unsigned pieceOf(int64_t offset) const;
   /// `offset` with the piece's bits removed.
