@@ -952,25 +952,20 @@ void KernelLowering::lowerConvertLayout(const Operation &op) {
   // writes only when an earlier user of the buffer may still be reading.
   Distribution src = distributionOf(from), dst = distributionOf(to);
   SharedTilePlan plan = conversionPlan(op);
+  // A conversion too large for shared memory goes through it one piece after another
+  // (SplitLargeConversions.cpp); a whole one is a single piece at its own coordinates.
   ConversionPieces pieces = conversionPieces(op);
-  if (pieces.count() == 1) {
-    beginSharedWrite();
-    writeSharedTile(plan, sharedAt(0), src, get(op.operand(0)), from.elem);
-    barrier();
-    values_[op.result()] = readSharedTile(plan, sharedAt(0), dst, from.elem);
-    sharedInUse_ = true;
-    return;
-  }
-  // One piece after another through the same bytes (SplitLargeConversions.cpp).
   Values results(dst.numElements());
   Distribution srcPiece = distributionOf(conversionPieceType(from, pieces));
   Distribution dstPiece = distributionOf(conversionPieceType(to, pieces));
   for (unsigned index = 0; index < pieces.count(); ++index) {
     TilePiece writing{pieces, index, &srcPiece}, reading{pieces, index, &dstPiece};
+    const bool split = pieces.bits != 0;
     beginSharedWrite();
-    writeSharedTile(plan, sharedAt(0), src, get(op.operand(0)), from.elem, &writing);
+    writeSharedTile(plan, sharedAt(0), src, get(op.operand(0)), from.elem,
+                    split ? &writing : nullptr);
     barrier();
-    readSharedTile(plan, sharedAt(0), dst, from.elem, results, &reading);
+    readSharedTile(plan, sharedAt(0), dst, from.elem, results, split ? &reading : nullptr);
     sharedInUse_ = true;
   }
   values_[op.result()] = results;

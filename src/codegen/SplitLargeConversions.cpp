@@ -41,13 +41,11 @@ ConversionPieces fewestPiecesWithin(const tir::Type &from, const tir::Type &to, 
 void splitLargeConversions(tir::Function &function, const std::string &arch) {
   const unsigned limit = maxSharedMemoryPerBlock(arch);
   tir::walk(function, [&](tir::Operation &op) {
-    if (op.code() != tir::OpCode::ConvertLayout || !op.operand(0)->type().layout ||
-        *op.operand(0)->type().layout == *op.result()->type().layout)
+    // Before any split, sharedMemoryBytes is the whole conversion's (none for one that
+    // converts nothing).
+    if (op.code() != tir::OpCode::ConvertLayout || sharedMemoryBytes(op) <= limit)
       return;
-    const tir::Type &from = op.operand(0)->type(), &to = op.result()->type();
-    if (conversionPlan(from, to).bytes() <= limit)
-      return;
-    ConversionPieces pieces = fewestPiecesWithin(from, to, limit);
+    ConversionPieces pieces = fewestPiecesWithin(op.operand(0)->type(), op.result()->type(), limit);
     if (!pieces.bits)
       return; // checkSharedMemoryLimit reports it
     op.setAttr("piece_dim", static_cast<int64_t>(pieces.dim));
