@@ -4981,6 +4981,24 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
   // recomputation needs a run-time argument, the bound value stands for the launch's (a -D gives
   // the key's final value), and the key's later heuristics do not run.
   std::set<std::string> computed, settled;
+  // A heuristic that may read a run-time argument, run with its diagnostics held: its value, or
+  // none where it fails or its value is known only at a launch.
+  auto valueIfKnown = [&](const SemaValue &function, const SemaValue &args,
+                          SourceLoc loc) -> std::optional<SemaValue> {
+    std::ostream *diagnostics = sources.diagnosticStream();
+    std::ostringstream held;
+    const_cast<SourceManager &>(sources).setDiagnosticStream(&held);
+    std::optional<SemaValue> value;
+    try {
+      value = specializer.callPython(function, {args}, loc);
+    } catch (const CompileError &) {
+    } catch (const HostException &) {
+    }
+    const_cast<SourceManager &>(sources).setDiagnosticStream(diagnostics);
+    if (value && Specializer::isUnknown(*value))
+      return std::nullopt;
+    return value;
+  };
   for (const Heuristic &heuristic : heuristics) {
     const std::string &name = heuristic.name;
     const bool recompute = !pending.count(name) && isParam(name) && !settled.count(name) &&
@@ -5008,17 +5026,8 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
     }
     pending.erase(heuristic.name);
     if (recompute && !computed.count(name)) {
-      std::ostream *diagnostics = sources.diagnosticStream();
-      std::ostringstream held;
-      const_cast<SourceManager &>(sources).setDiagnosticStream(&held);
-      std::optional<SemaValue> value;
-      try {
-        value = specializer.callPython(function, {args}, heuristic.loc);
-      } catch (const CompileError &) {
-      } catch (const HostException &) {
-      }
-      const_cast<SourceManager &>(sources).setDiagnosticStream(diagnostics);
-      if (!value || Specializer::isUnknown(*value)) {
+      std::optional<SemaValue> value = valueIfKnown(function, args, heuristic.loc);
+      if (!value) {
         settled.insert(name);
         continue;
       }
@@ -5038,17 +5047,8 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
     // A launch option computed from run-time arguments (`num_warps(nargs["N"])`) has a value
     // per launch: the kernel compiles with --num-warps / --num-stages, and a warning says so.
     bool warps = heuristic.name == "num_warps";
-    std::ostream *diagnostics = sources.diagnosticStream();
-    std::ostringstream held;
-    const_cast<SourceManager &>(sources).setDiagnosticStream(&held);
-    std::optional<SemaValue> computed;
-    try {
-      computed = specializer.callPython(function, {args}, heuristic.loc);
-    } catch (const CompileError &) {
-    } catch (const HostException &) {
-    }
-    const_cast<SourceManager &>(sources).setDiagnosticStream(diagnostics);
-    if (!computed || Specializer::isUnknown(*computed)) {
+    std::optional<SemaValue> launchValue = valueIfKnown(function, args, heuristic.loc);
+    if (!launchValue) {
       sources.warning(heuristic.loc,
                       "@triton.heuristics computes '" + heuristic.name +
                           "' from the launch's run-time arguments, at each launch: compiled with " +
@@ -5057,7 +5057,7 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
                           (warps ? "--num-warps" : "--num-stages") + ")");
       continue;
     }
-    const SemaValue &value = *computed;
+    const SemaValue &value = *launchValue;
     if (value.kind != SemaValue::Kind::Int || value.intValue < 1 ||
         (warps && (value.intValue > 32 || (value.intValue & (value.intValue - 1)))))
       sources.error(heuristic.loc, "@triton.heuristics computes " + value.describe() + " for '" +
