@@ -23,6 +23,7 @@
 #include <llvm/Linker/Linker.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/SourceMgr.h>
@@ -40,6 +41,10 @@ static void initializeNVPTX() {
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
+    // LLVM's own developer options (`-print-after=reassociate`, `-debug-only=...` in debug
+    // builds) for whoever compares tilec's LLVM IR with Triton's pass by pass.
+    const char *program[] = {"tilec"};
+    llvm::cl::ParseCommandLineOptions(1, program, "", nullptr, "TILEC_LLVM_OPTIONS");
   });
 }
 
@@ -187,7 +192,11 @@ void optimizeModule(llvm::Module &module, const TargetOptions &options) {
   // it: a thread's loop bodies are already its elements.
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = false;
-  llvm::PassBuilder builder(machine.get(), tuning);
+  // The instrumentation makes LLVM's -print-before/-print-after (TILEC_LLVM_OPTIONS) work.
+  llvm::PassInstrumentationCallbacks instrumentation;
+  llvm::StandardInstrumentations standard(module.getContext(), /*DebugLogging=*/false);
+  standard.registerCallbacks(instrumentation, &mam);
+  llvm::PassBuilder builder(machine.get(), tuning, std::nullopt, &instrumentation);
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
   builder.registerFunctionAnalyses(fam);

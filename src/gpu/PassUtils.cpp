@@ -1,7 +1,9 @@
 #include "gpu/PassUtils.h"
 
 #include "tir/Builder.h"
+#include "tir/Passes.h"
 
+#include <algorithm>
 #include <set>
 
 namespace tilec::gpu {
@@ -91,6 +93,79 @@ void eraseDeadPureOps(tir::Function &function) {
       op->parentBlock()->remove(op);
       changed = true;
     }
+  }
+}
+
+void eraseUnusedCarriedValues(tir::Function &function, Operation &loop) {
+  tir::Block &body = loop.region(0).block();
+  Operation *yield = body.terminator();
+  unsigned numCarried = loop.numResults();
+  std::set<const tir::Value *> usedOutside;
+  tir::walk(function, [&](Operation &op) {
+    for (tir::Value *v : op.operands())
+      usedOutside.insert(v);
+  });
+
+  // Liveness within the body: what has effects, and the next value of every carried value that
+  // is used, need their operands; a carried value is used when its result is, or when a needed
+  // operation reads its region argument.
+  std::vector<bool> needed(numCarried, false);
+  std::set<const tir::Value *> live;
+  std::set<const Operation *> liveOps;
+  std::vector<tir::Value *> work;
+  auto markLive = [&](Operation &op) {
+    if (!liveOps.insert(&op).second)
+      return;
+    for (tir::Value *v : op.operands())
+      work.push_back(v);
+    for (unsigned r = 0; r < op.numRegions(); ++r)
+      tir::walk(op.region(r).block(), [&](Operation &inner) {
+        for (tir::Value *v : inner.operands())
+          work.push_back(v);
+      });
+  };
+  auto needCarried = [&](unsigned i) {
+    if (needed[i])
+      return;
+    needed[i] = true;
+    work.push_back(yield->operand(i));
+  };
+  for (unsigned i = 0; i < numCarried; ++i)
+    if (usedOutside.count(loop.result(i)))
+      needCarried(i);
+  for (auto &op : body.ops())
+    if (op.get() != yield && tir::hasSideEffects(*op))
+      markLive(*op);
+  while (!work.empty()) {
+    tir::Value *v = work.back();
+    work.pop_back();
+    if (!live.insert(v).second)
+      continue;
+    if (v->isBlockArgument() && v->ownerBlock() == &body && v->index() > 0) {
+      needCarried(v->index() - 1);
+      continue;
+    }
+    Operation *producer = v->definingOp();
+    if (producer && producer->parentBlock() == &body)
+      markLive(*producer);
+  }
+  if (std::find(needed.begin(), needed.end(), false) == needed.end())
+    return;
+
+  // What only computed unneeded values goes first (it reads their region arguments).
+  std::vector<Operation *> dead;
+  for (auto &op : body.ops())
+    if (op.get() != yield && !liveOps.count(op.get()))
+      dead.push_back(op.get());
+  for (auto it = dead.rbegin(); it != dead.rend(); ++it)
+    body.remove(*it);
+  for (unsigned i = numCarried; i-- > 0;) {
+    if (needed[i])
+      continue;
+    yield->eraseOperand(i);
+    loop.eraseOperand(3 + i);
+    body.eraseArgument(i + 1);
+    loop.eraseResult(i);
   }
 }
 

@@ -32,6 +32,12 @@ std::map<const tir::Value *, std::vector<tir::Operation *>> usersOf(tir::Functio
 /// Erases operations without side effects whose results nobody uses, until none is left.
 void eraseDeadPureOps(tir::Function &function);
 
+/// Drops the values `loop` (a `for`) carries that nothing needs: no use of the loop's result, and
+/// in the body only the computation of the value's own next iteration (`p += stride` of a pointer
+/// that no load reads any more), however such values feed each other. What computed them is left
+/// to eraseDeadPureOps.
+void eraseUnusedCarriedValues(tir::Function &function, tir::Operation &loop);
+
 /// The layout a value's type carries (null for scalars and values not yet laid out).
 inline LayoutPtr layoutOf(const tir::Value *value) {
   return value->type().layout;

@@ -8,6 +8,12 @@
 //   - so is a conversion of a small load (fewer elements than the program has threads, Triton's
 //     rule: the copies of each element the threads then read hit in the cache), issued again in
 //     the wanted layout where nothing between the two points can write memory;
+//   - the pointers of such a load may be carried by the loop the load is in (`p_k += stride`):
+//     the loop then carries a copy of them in the wanted layout too, its initial value and its
+//     increment recomputed so (Triton's rematerialisation goes through a loop's region
+//     arguments): fla's recurrent kernels load their small k and v vectors straight in the
+//     layouts of their outer product, and LLVM ranks the products of the state update by where
+//     those loads are. The copy the loop carried before is dropped when nothing else reads it;
 //   - a conversion of a broadcast (through expand_dims and such trees) converts what is broadcast
 //     instead, when that is smaller, and broadcasts it again in the wanted layout (Triton's
 //     hoisting of conversions over broadcasts: attention's rescaling factor, one per row, where
@@ -20,6 +26,7 @@
 #include "tir/Passes.h"
 
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace tilec::gpu {
@@ -70,12 +77,23 @@ public:
       uses_ = nullptr;
       eraseDeadPureOps(function_);
     }
+    for (Operation *loop : loopsCarryingCopies_)
+      eraseUnusedCarriedValues(function_, *loop);
+    if (!loopsCarryingCopies_.empty())
+      eraseDeadPureOps(function_);
   }
 
 private:
   tir::Function &function_;
   /// The uses of the round's values: each conversion removed replaces its result's.
   tir::UseIndex *uses_ = nullptr;
+  /// The region arguments a loop carries in another layout too (rematerialiseCarried), by the
+  /// argument and the layout; those being checked by canRematerialiseCarried.
+  std::map<std::pair<const Value *, std::string>, Value *> carriedCopies_;
+  std::set<std::pair<const Value *, std::string>> carriedBeingChecked_;
+  /// The region argument each of those copies copies.
+  std::map<const Value *, Value *> carriedOriginals_;
+  std::set<Operation *> loopsCarryingCopies_;
 
   /// Whether `load` may be issued again, in another layout, just before `before`: it is small,
   /// not volatile, and no operation between the two (in one block) has effects on memory.
@@ -150,8 +168,10 @@ private:
     if (isConvertedLeaf(v, convertLeaves, belowBroadcast))
       return layoutOf(v) && v->type().numElements() < before->operand(0)->type().numElements();
     Operation *producer = v->definingOp();
-    if (!producer || depth == 0)
+    if (depth == 0)
       return false;
+    if (!producer)
+      return canRematerialiseCarried(v, layout, depth - 1);
     bool cheapLoad = producer->code() == OpCode::Load && isCheapLoadBefore(*producer, before);
     if (!cheapLoad && !isRematerialisable(*producer))
       return false;
@@ -161,6 +181,75 @@ private:
                             depth - 1, convertLeaves, belowBroadcast))
         return false;
     return true;
+  }
+
+  /// The `for` loop that carries `v` (a region argument of its body but the induction variable),
+  /// or null.
+  static Operation *carryingLoop(const Value *v) {
+    if (!v->isBlockArgument() || v->index() == 0)
+      return nullptr;
+    Operation *loop = v->ownerBlock()->parentOp();
+    return loop && loop->code() == OpCode::For ? loop : nullptr;
+  }
+
+  /// The region argument that `arg` is a copy of (rematerialiseCarried), else `arg`: a copy in
+  /// yet another layout copies the original, and one in the original's layout is the original.
+  Value *originalCarried(Value *arg) const {
+    auto it = carriedOriginals_.find(arg);
+    return it == carriedOriginals_.end() ? arg : it->second;
+  }
+
+  /// Whether the loop that carries `arg` can carry it in `layout` too: its initial value
+  /// recomputed before the loop, its next value before the body's yield.
+  bool canRematerialiseCarried(Value *arg, const LayoutPtr &layout, unsigned depth) {
+    arg = originalCarried(arg);
+    if (sameLayout(layoutOf(arg), layout))
+      return true;
+    Operation *loop = carryingLoop(arg);
+    if (!loop)
+      return false;
+    auto key = std::make_pair(static_cast<const Value *>(arg), layout->str());
+    if (carriedCopies_.count(key) || carriedBeingChecked_.count(key))
+      return true; // (its next value reads it)
+    unsigned i = arg->index() - 1;
+    Operation *yield = arg->ownerBlock()->terminator();
+    carriedBeingChecked_.insert(key);
+    bool can = canRematerialise(loop->operand(3 + i), layout, loop, depth, false, false) &&
+               canRematerialise(yield->operand(i), layout, yield, depth, false, false);
+    carriedBeingChecked_.erase(key);
+    return can;
+  }
+
+  /// The copy in `layout` of the loop-carried `arg`: a new value the loop carries, from the
+  /// initial value recomputed before the loop, to the next value recomputed before the yield.
+  /// Each gets copies of its own (`done` holds copies placed before another operation, which
+  /// need not dominate these places).
+  Value *rematerialiseCarried(Value *arg, const LayoutPtr &layout) {
+    arg = originalCarried(arg);
+    if (sameLayout(layoutOf(arg), layout))
+      return arg;
+    auto key = std::make_pair(static_cast<const Value *>(arg), layout->str());
+    if (auto it = carriedCopies_.find(key); it != carriedCopies_.end())
+      return it->second;
+    Operation *loop = carryingLoop(arg);
+    tir::Block &body = *arg->ownerBlock();
+    Operation *yield = body.terminator();
+    unsigned i = arg->index() - 1;
+    tir::Type type = arg->type().withLayout(layout);
+
+    Copies beforeLoop;
+    uses_->addOperand(
+        *loop, rematerialise(loop->operand(3 + i), layout, loop, beforeLoop, false, false, false));
+    Value *copy = body.addArgument(type);
+    copy->setNameHint(arg->nameHint());
+    carriedCopies_[key] = copy;
+    carriedOriginals_[copy] = arg;
+    Copies beforeYield;
+    uses_->addOperand(
+        *yield, rematerialise(yield->operand(i), layout, yield, beforeYield, false, false, false));
+    loop->addResult(type)->setNameHint(loop->result(i)->nameHint());
+    loopsCarryingCopies_.insert(loop);
+    return copy;
   }
 
   /// Copies of `v`'s producers in `layout`, inserted before `before`; or, with `atOriginals`,
@@ -179,6 +268,8 @@ private:
     if (auto it = done.find(key); it != done.end())
       return it->second;
     Operation *producer = v->definingOp();
+    if (!producer && !isConvertedLeaf(v, convertLeaves, belowBroadcast))
+      return rematerialiseCarried(v, layout);
     if (isConvertedLeaf(v, convertLeaves, belowBroadcast)) { // at the conversion it replaces
       tir::Builder b;
       b.setInsertionPoint(before);

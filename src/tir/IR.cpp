@@ -82,6 +82,12 @@ Value *Operation::addResult(Type type) {
   return results_.back().get();
 }
 
+void Operation::eraseResult(unsigned i) {
+  results_.erase(results_.begin() + i);
+  for (unsigned r = i; r < results_.size(); ++r)
+    results_[r]->index_ = r;
+}
+
 Region &Operation::addRegion() {
   regions_.push_back(std::make_unique<Region>(this));
   return *regions_.back();
@@ -91,6 +97,12 @@ Value *Block::addArgument(Type type) {
   args_.push_back(
       std::make_unique<Value>(std::move(type), nullptr, this, static_cast<unsigned>(args_.size())));
   return args_.back().get();
+}
+
+void Block::eraseArgument(unsigned i) {
+  args_.erase(args_.begin() + i);
+  for (unsigned a = i; a < args_.size(); ++a)
+    args_[a]->index_ = a;
 }
 
 Operation *Block::insert(OpList::iterator pos, std::unique_ptr<Operation> op) {

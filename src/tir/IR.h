@@ -187,6 +187,9 @@ public:
   void setNameHint(std::string n) { nameHint_ = std::move(n); }
 
 private:
+  friend class Operation; // renumber results and arguments when one is erased
+  friend class Block;
+
   Type type_;
   Operation *def_;
   Block *block_;
@@ -212,12 +215,15 @@ public:
   unsigned numOperands() const { return static_cast<unsigned>(operands_.size()); }
   void setOperand(unsigned i, Value *v) { operands_.at(i) = v; }
   void addOperand(Value *v) { operands_.push_back(v); }
+  void eraseOperand(unsigned i) { operands_.erase(operands_.begin() + i); }
   void setOperands(std::vector<Value *> vs) { operands_ = std::move(vs); }
 
   // Results
   unsigned numResults() const { return static_cast<unsigned>(results_.size()); }
   Value *result(unsigned i = 0) const { return results_.at(i).get(); }
   Value *addResult(Type type);
+  /// Erases result `i`, which must have no uses; the later results are renumbered.
+  void eraseResult(unsigned i);
 
   // Attributes
   bool hasAttr(const std::string &key) const { return attrs_.count(key) != 0; }
@@ -262,6 +268,8 @@ public:
   explicit Block(Region *parent = nullptr) : parent_(parent) {}
 
   Value *addArgument(Type type);
+  /// Erases argument `i`, which must have no uses; the later arguments are renumbered.
+  void eraseArgument(unsigned i);
   unsigned numArguments() const { return static_cast<unsigned>(args_.size()); }
   Value *argument(unsigned i) const { return args_.at(i).get(); }
 

@@ -15,6 +15,11 @@ void UseIndex::addUser(Operation &op) {
   }
 }
 
+void UseIndex::addOperand(Operation &op, Value *value) {
+  op.addOperand(value);
+  users_[value].push_back(&op);
+}
+
 void UseIndex::setOperand(Operation &op, unsigned i, Value *value) {
   op.setOperand(i, value);
   // Possibly listed twice now, which replaceAllUses tolerates: a search here would be linear in

@@ -25,6 +25,8 @@ public:
 
   /// Records the operands of `op`, created after the index (not those of its regions' ops).
   void addUser(Operation &op);
+  /// Appends `value` to the operands of `op`.
+  void addOperand(Operation &op, Value *value);
   /// Sets operand `i` of `op` to `value`.
   void setOperand(Operation &op, unsigned i, Value *value);
   /// Replaces every use of `from` by `to`, except as an operand of `except`.

@@ -3428,6 +3428,32 @@ def recurrent_state_sample(use_h0):
 SAMPLES += [recurrent_state_sample(False), recurrent_state_sample(True)]
 
 
+# Pointers the loop advances, a gate per step, per row of k or per row of v, the state either
+# way round: bit-exact against Triton only when the small vectors are loaded where and as Triton
+# loads them (which product the FMA of the update absorbs).
+def recurrent_gated_sample(gate, v_first):
+    bk, bv = 64, 32
+    gate_size = (1, bk, bv)[gate]
+
+    def inputs(steps):
+        return {"q": randn((steps * bk,)), "k": randn((steps * bk,)), "v": randn((steps * bv,)),
+                "g": randn((steps * gate_size,)) * 0.1, "o": empty(steps * bv),
+                "ht": empty(bk * bv)}
+
+    name = f"recurrent_gated_{('scalar', 'k', 'v')[gate]}{'_v_first' if v_first else ''}"
+    return Sample(
+        name=name, source="tests/gpu/recurrent_state.tl", kernel="recurrent_gated", ptx=name,
+        signature=f"*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,{bk},{bv},{gate},"
+                  f"{v_first}",
+        size=64, small=8, inputs=inputs, outputs=["o", "ht"],
+        args=lambda t, steps: [t["q"], t["k"], t["v"], t["g"], t["o"], t["ht"], steps],
+        grid=lambda meta, steps: (1,), tol=EXACT,
+        interp_tols={"o": Tol(atol=1e-4, rtol=1e-4), "ht": Tol(atol=1e-4, rtol=1e-4)})
+
+
+SAMPLES += [recurrent_gated_sample(gate, v_first) for gate in (0, 1, 2) for v_first in (False, True)]
+
+
 # --- tests/gpu/register_bound.tl: triton.Config(maxnreg=N) as .maxnreg ----------------------
 # Config 0 spills (a 128x128 accumulator on 4 warps under 96 registers), config 1 runs 8 warps
 # under 168. Small integer inputs: every product and sum is exact in fp32, so bit for bit.
