@@ -1011,10 +1011,42 @@ private:
     return stmt;
   }
 
+  /// `@eval('''triton.heuristics({...})''')`, a workaround some projects use to write a
+  /// decorator that older Python grammars refused: Python evaluates the string in the module's
+  /// scope, where the decorator expression itself would be evaluated, so the decorator is the
+  /// string's expression.
+  ExprPtr expandEvalDecorator(ExprPtr decorator) const {
+    if (decorator->kind != ast::ExprKind::Call || decorator->operands.size() != 2 ||
+        !decorator->keywords.empty())
+      return decorator;
+    const ast::Expr &callee = *decorator->operands[0];
+    const ast::Expr &source = *decorator->operands[1];
+    if (callee.kind != ast::ExprKind::Name || callee.name != "eval" ||
+        source.kind != ast::ExprKind::StringLit || source.isFString)
+      return decorator;
+    // What reads the decorator later (the dict of @triton.heuristics) may read its text in the
+    // file again, so the string must be one token whose text is its value: no escapes, no
+    // concatenation, no bytes. Another string keeps the eval() call, which tilec then refuses.
+    const SourceFile &file = sources_.file(file_);
+    size_t start = file.lineStarts.at(source.loc.line - 1) + source.loc.col - 1;
+    size_t quote = file.text.find_first_of("'\"", start);
+    if (quote == std::string::npos || file.text.find_first_of("bBfF", start) < quote)
+      return decorator;
+    size_t quoteLength = file.text.compare(quote, 3, std::string(3, file.text[quote])) == 0 ? 3 : 1;
+    size_t bodyStart = quote + quoteLength;
+    std::string closing(quoteLength, file.text[quote]);
+    if (file.text.compare(bodyStart, source.stringValue.size(), source.stringValue) != 0 ||
+        file.text.compare(bodyStart + source.stringValue.size(), quoteLength, closing) != 0)
+      return decorator;
+    SourceLoc at = source.loc;
+    at.col += static_cast<uint32_t>(bodyStart - start);
+    return parseFieldExpression(source.stringValue, at, "eval() of a decorator");
+  }
+
   ast::StmtPtr buildDecorated(PythonParser::DecoratedContext *ctx) {
     std::vector<ExprPtr> decorators;
     for (PythonParser::DecoratorContext *decorator : ctx->decorators()->decorator())
-      decorators.push_back(buildNamedexprTest(decorator->namedexpr_test()));
+      decorators.push_back(expandEvalDecorator(buildNamedexprTest(decorator->namedexpr_test())));
     ast::StmtPtr stmt;
     if (auto *def = ctx->funcdef())
       stmt = buildFunctionDef(def);
@@ -2017,7 +2049,8 @@ private:
   }
 
   /// The expression of an f-string field, `text`, which starts at `at` in the file.
-  ExprPtr parseFieldExpression(const std::string &text, SourceLoc at) const {
+  ExprPtr parseFieldExpression(const std::string &text, SourceLoc at,
+                               const std::string &what = "f-string") const {
     antlr4::ANTLRInputStream input("(" + text + ")\n");
     IndentingLexer lexer(&input, file_);
     antlr4::CommonTokenStream tokens(&lexer);
@@ -2029,14 +2062,14 @@ private:
     try {
       tree = parser.file_input();
     } catch (SyntaxErrorFound &) {
-      error(at, "f-string: invalid syntax");
+      error(at, what + ": invalid syntax");
     }
     if (lexer.error())
-      error(at, "f-string: invalid syntax");
+      error(at, what + ": invalid syntax");
     ASTBuilder field(sources_, file_, at);
     std::unique_ptr<ast::Module> module = field.buildModule(tree);
     if (module->body.size() != 1 || module->body[0]->kind != ast::StmtKind::ExprStmt)
-      error(at, "f-string: invalid syntax");
+      error(at, what + ": invalid syntax");
     return std::move(module->body[0]->value);
   }
 

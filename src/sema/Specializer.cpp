@@ -476,9 +476,14 @@ const ast::Stmt *findAnyKernel(const ast::Module &module, const SourceManager &s
 static const ast::Stmt *findKernelDefinition(const ast::Module &module,
                                              const SourceManager &sources,
                                              const KernelRequest &request) {
+  // A name defined twice at module level (a kernel rewritten below its first version) is bound
+  // by its last definition when Python has run the module, as the kernels that call it read it.
+  const ast::Stmt *lastDefinition = nullptr;
   for (const ast::Stmt *f : jitFunctions(module))
     if (f->name == request.name)
-      return f;
+      lastDefinition = f;
+  if (lastDefinition)
+    return lastDefinition;
   const std::vector<const ast::Stmt *> nested = conditionalJitFunctions(module);
   auto candidate = std::find_if(nested.begin(), nested.end(),
                                 [&](const ast::Stmt *f) { return f->name == request.name; });
