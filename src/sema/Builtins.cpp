@@ -1153,6 +1153,13 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   }
 
   // --- Python builtins ------------------------------------------------------------------------
+  if (name == "py.open") {
+    if (inKernelCode())
+      error(loc, "open() cannot be used inside a kernel");
+    return openFile(args);
+  }
+  if (name.rfind("io.TextIOWrapper.", 0) == 0)
+    return callTextFileMethod(name.substr(std::string("io.TextIOWrapper.").size()), args);
   if (name == "py.range")
     error(loc, "range() can only be used as the iterable of a for loop in a kernel");
   if (name == "py.min" || name == "py.max") {

@@ -856,6 +856,9 @@ static void collectModuleNames(const ast::StmtList &stmts, std::set<std::string>
           out.insert(stmt->targets[0]->name);
         break;
       }
+      for (const ast::ExprPtr &target : stmt->withTargets)
+        if (target && target->kind == ast::ExprKind::Name)
+          out.insert(target->name);
       collectModuleNames(stmt->body, out);
       collectModuleNames(stmt->orelse, out);
       break;
@@ -1009,6 +1012,41 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
     SemaValue value = SemaValue::ofModule(std::move(dotted));
     value.missingImport = index;
     return value;
+  };
+  // A module-level `if`, `match` or `with`: the names either binds depend on which branch or
+  // case runs (resolveModuleIf decides when one of them is used). A `with` (a JSON config read
+  // at import) runs its context managers then, and its body binds the names.
+  auto deferToUse = [&](const ast::Stmt &stmt) {
+    std::set<std::string> names;
+    if (stmt.kind == ast::StmtKind::Unsupported) {
+      for (const ast::ExprPtr &target : stmt.withTargets)
+        if (target && target->kind == ast::ExprKind::Name)
+          names.insert(target->name);
+      collectModuleNames(stmt.body, names);
+    } else if (stmt.kind == ast::StmtKind::If) {
+      collectModuleNames(stmt.body, names);
+      collectModuleNames(stmt.orelse, names);
+    } else {
+      for (const ast::MatchCase &matchCase : stmt.cases) {
+        std::vector<std::string> captured;
+        ast::patternNames(*matchCase.pattern, captured);
+        names.insert(captured.begin(), captured.end());
+        collectModuleNames(matchCase.body, names);
+      }
+    }
+    for (const std::string &name : names) {
+      if (!wanted(name))
+        continue;
+      ModuleState::PriorBinding prior = currentBinding(name);
+      if (prior.global || prior.pending || prior.conditional || prior.imported ||
+          prior.changedInPlace)
+        mod().priorBindings[{&stmt, name}] = prior;
+      mod().changedInPlace.erase(name);
+      mod().globals.erase(name);
+      mod().pending.erase(name);
+      mod().imported.erase(name);
+      mod().conditional[name] = &stmt;
+    }
   };
   for (size_t index = 0; index < std::min(count, stmts.size()); ++index) {
     const ast::StmtPtr &stmt = stmts[index];
@@ -1165,37 +1203,14 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       break;
     }
     case ast::StmtKind::If:
-    case ast::StmtKind::Match: {
-      // The names either binds depend on which branch or case runs: resolveModuleIf decides
-      // when one of them is used.
-      std::set<std::string> names;
-      if (stmt->kind == ast::StmtKind::If) {
-        collectModuleNames(stmt->body, names);
-        collectModuleNames(stmt->orelse, names);
-      } else {
-        for (const ast::MatchCase &matchCase : stmt->cases) {
-          std::vector<std::string> captured;
-          ast::patternNames(*matchCase.pattern, captured);
-          names.insert(captured.begin(), captured.end());
-          collectModuleNames(matchCase.body, names);
-        }
-      }
-      for (const std::string &name : names) {
-        if (!wanted(name))
-          continue;
-        ModuleState::PriorBinding prior = currentBinding(name);
-        if (prior.global || prior.pending || prior.conditional || prior.imported ||
-            prior.changedInPlace)
-          mod().priorBindings[{stmt.get(), name}] = prior;
-        mod().changedInPlace.erase(name);
-        mod().globals.erase(name);
-        mod().pending.erase(name);
-        mod().imported.erase(name);
-        mod().conditional[name] = stmt.get();
-      }
+    case ast::StmtKind::Match:
+      deferToUse(*stmt);
       break;
-    }
     case ast::StmtKind::Unsupported:
+      if (stmt->name == "with statement") {
+        deferToUse(*stmt);
+        break;
+      }
       if (stmt->name == "try statement")
         collectTryGlobals(*stmt, only);
       // A method's `global X` rebinds the module's X too (a test case's method changing a
@@ -1324,8 +1339,12 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
   std::optional<bool> truth;
   const ast::MatchCase *taken = nullptr;
   PatternBindings captured;
+  std::vector<SemaValue> entered; // a `with`: what each item's `as` binds
   try {
-    if (stmt.kind == ast::StmtKind::Match) {
+    if (stmt.kind == ast::StmtKind::Unsupported) {
+      for (const ast::ExprPtr &item : stmt.withItems)
+        entered.push_back(enterContext(evalModuleLevel(*item), item->loc));
+    } else if (stmt.kind == ast::StmtKind::Match) {
       // The subject, the patterns and the guards run in module scope; the captures of the
       // case taken become module-level names.
       scopes_.push_back(Scope{});
@@ -1348,12 +1367,29 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
     }
   } catch (const CompileError &e) {
     std::string message = "'" + name + "' is defined under that module-level '" +
-                          (stmt.kind == ast::StmtKind::Match ? "match" : "if") + "', used here";
+                          (stmt.kind == ast::StmtKind::Match ? "match"
+                           : stmt.kind == ast::StmtKind::If  ? "if"
+                                                             : "with") +
+                          "', used here";
     rethrowWithNote(e, use, message);
   }
   for (const std::string &n : owned)
     mod().conditional.erase(n);
-  if (stmt.kind == ast::StmtKind::Match) {
+  if (stmt.kind == ast::StmtKind::Unsupported) {
+    for (size_t i = 0; i < stmt.withTargets.size(); ++i) {
+      const ast::Expr *target = stmt.withTargets[i].get();
+      if (!target)
+        continue;
+      if (target->kind != ast::ExprKind::Name)
+        error(target->loc, "a module-level `with` binding other than a name is not supported yet");
+      if (owned.count(target->name)) {
+        mod().globals[target->name] = entered[i];
+        mod().pending.erase(target->name);
+        mod().imported.erase(target->name);
+      }
+    }
+    collectGlobals(stmt.body, &owned);
+  } else if (stmt.kind == ast::StmtKind::Match) {
     for (const auto &[n, value] : captured)
       if (owned.count(n)) {
         mod().globals[n] = value;
@@ -1764,7 +1800,7 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
       "range",   "min",    "max", "float", "int",  "bool",       "len",
       "print",   "abs",    "str", "tuple", "list", "isinstance", "getattr",
       "hasattr", "format", "sum", "any",   "all",  "filter",     "map",
-      "dict",    "bin",    "oct", "hex",   "set",  "frozenset"};
+      "dict",    "bin",    "oct", "hex",   "set",  "frozenset",  "open"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   // The categories module-level code passes to warnings.warn, which ignores them (HostPython.cpp).
@@ -2288,6 +2324,17 @@ void Specializer::exec(const ast::Stmt &stmt) {
     }
     if (hostCallDepth_ > 0 && stmt.name == "raise statement")
       execRaise(stmt);
+    if (hostCallDepth_ > 0 && !inKernelCode() && stmt.name == "with statement") {
+      // `with open(path) as f: return json.load(f)` in a function that module-level code
+      // calls: each context manager entered in turn, its `as` target bound, then the body.
+      for (size_t i = 0; i < stmt.withItems.size(); ++i) {
+        SemaValue value = enterContext(eval(*stmt.withItems[i]), stmt.withItems[i]->loc);
+        if (stmt.withTargets[i])
+          assign(*stmt.withTargets[i], value);
+      }
+      execBlock(stmt.body);
+      return;
+    }
     if (hostCallDepth_ > 0)
       error(stmt.loc, stmt.name + " is not supported yet in Python code that tilec evaluates at "
                                   "module level");
@@ -2357,6 +2404,12 @@ std::optional<std::vector<std::string>> builtinExceptionClasses(const std::strin
       {"NameError", {"Exception", "BaseException"}},
       {"NotImplementedError", {"RuntimeError", "Exception", "BaseException"}},
       {"OSError", {"Exception", "BaseException"}},
+      // IOError and EnvironmentError are OSError's other names, which `except` clauses use.
+      {"FileNotFoundError",
+       {"OSError", "IOError", "EnvironmentError", "Exception", "BaseException"}},
+      {"IsADirectoryError",
+       {"OSError", "IOError", "EnvironmentError", "Exception", "BaseException"}},
+      {"RecursionError", {"RuntimeError", "Exception", "BaseException"}},
       {"OverflowError", {"ArithmeticError", "Exception", "BaseException"}},
       {"RuntimeError", {"Exception", "BaseException"}},
       {"TypeError", {"Exception", "BaseException"}},

@@ -322,6 +322,18 @@ public:
   /// may catch it; raised by module-level code itself, it is a compile error.
   [[noreturn]] void raisePython(const std::vector<std::string> &classes, const std::string &message,
                                 SourceLoc loc);
+  // Files that module-level code reads and the json module (HostFiles.cpp).
+  /// open(file, mode="r", ...): a text file read whole, recorded as a dependency.
+  SemaValue openFile(CallArgs &args);
+  /// `f.read` and the other attributes of a file open() made; nullopt for another value.
+  std::optional<SemaValue> textFileAttribute(const SemaValue &file, const std::string &attr,
+                                             SourceLoc loc);
+  /// f.read(), f.readlines(), f.close() (the receiver is args.positional[0]).
+  SemaValue callTextFileMethod(const std::string &method, CallArgs &args);
+  /// What `with manager as x:` binds x to (__enter__); an error for a manager tilec lacks.
+  SemaValue enterContext(const SemaValue &manager, SourceLoc loc);
+  /// json.load(f) and json.loads(s).
+  SemaValue callJson(const std::string &fn, CallArgs &args);
   /// str() of a value; an error for one whose text tilec does not know.
   std::string pythonStr(const SemaValue &v, SourceLoc loc);
   /// repr() of `v`, as Python gives it; a located error for what tilec does not model.
@@ -946,6 +958,9 @@ std::string dottedName(const ast::Expr &expr);
 std::vector<std::optional<SemaValue>> bindCallArgs(Specializer &s, const std::string &fn,
                                                    const std::vector<std::string> &params,
                                                    size_t required, const CallArgs &args);
+
+/// Whether `value` is a file that open() made.
+bool isTextFile(const SemaValue &value);
 
 /// Whether a parameter bound by bindCallArgs was given a value other than None.
 inline bool isGiven(const std::optional<SemaValue> &v) {
