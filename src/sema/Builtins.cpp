@@ -1056,6 +1056,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     config.kind = Kind::Object;
     config.name = kTritonConfigClass;
     config.elems = {bound[0], bound[1], bound[2], bound[4]};
+    config.objectId = SemaValue::newObjectId();
     return config;
   }
   if (name == "triton.heuristics" && !inKernelCode()) {
@@ -1450,6 +1451,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       const SemaValue &from = args.positional[0];
       if (from.kind == Kind::Object && from.name == kDictClass) {
         dict = from;
+        dict.objectId = SemaValue::newObjectId(); // a new dict of the same items
       } else if (from.kind == Kind::Tuple) {
         for (const SemaValue &pair : from.elems) {
           if (pair.kind != Kind::Tuple || pair.elems.size() != 2)
@@ -1470,6 +1472,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       error(loc, name.substr(3) + "() is only supported on a tuple or a list");
     SemaValue copy = args.positional[0];
     copy.isList = name == "py.list";
+    // list(xs) is a new list; tuple(xs) a tuple.
+    copy.objectId = copy.isList ? SemaValue::newObjectId() : 0;
     return copy;
   }
   if (name == "py.filter") {

@@ -1892,6 +1892,7 @@ SemaValue makeDict() {
   dict.kind = Kind::Object;
   dict.name = kDictClass;
   dict.elems = {SemaValue::ofTuple({}), SemaValue::ofTuple({})};
+  dict.objectId = SemaValue::newObjectId();
   return dict;
 }
 

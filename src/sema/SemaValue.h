@@ -86,6 +86,17 @@ struct SemaValue {
                           // apart from a tuple in ==, isinstance and repr
   bool isTorchVersion = false; // String: torch.__version__, a str subclass (TorchVersion) that
                                // compares with strings and tuples as a version
+  /// A list, a dict or a triton.Config of module-level Python: the identity of the Python
+  /// object, which every copy of the value keeps, as every name holding a Python object holds
+  /// the same one. An in-place change (Specializer::replaceObject) reaches every holder of the
+  /// identity. 0 where none is known: such a value is not changed in place.
+  uint64_t objectId = 0;
+
+  /// A new identity, for a value that Python makes as a new object.
+  static uint64_t newObjectId() {
+    static uint64_t last = 0;
+    return ++last;
+  }
 
   static SemaValue none() { return {}; }
   static SemaValue ofInt(int64_t v) {
@@ -141,9 +152,11 @@ struct SemaValue {
     r.elems = std::move(elems);
     return r;
   }
+  /// A new list (a display, a comprehension, list(...)): a new object.
   static SemaValue ofList(std::vector<SemaValue> elems) {
     SemaValue r = ofTuple(std::move(elems));
     r.isList = true;
+    r.objectId = newObjectId();
     return r;
   }
   static SemaValue ofTensor(tir::Value *v) {

@@ -2051,6 +2051,8 @@ void Specializer::assign(const ast::Expr &target, const SemaValue &value) {
   }
   if (assignPythonObjectAttribute(target, value))
     return;
+  if (assignInPlace(target, value))
+    return;
   // Other host Python that changes objects in place (a function computing autotune configs that
   // sets `config.kwargs["X"] = v` on each triton.Config) changes values that other names share;
   // tilec's values other than user-class objects are not shared, so such a change would be lost
@@ -2633,14 +2635,22 @@ void Specializer::execAssign(const ast::Stmt &stmt) {
     const ast::Expr &target = *stmt.targets[0];
     // `self.count += 1` on an object of a Python class, in Python code that tilec runs (an
     // attribute holding a list is changed in place in Python: refused as for names).
-    if (target.kind == ast::ExprKind::Attribute && !inKernelCode()) {
+    // `d["k"] += 1`, `xs[i] += 1` and `self.items += [...]` in Python code: the element or
+    // attribute, combined; `+=` on a list extends it in place.
+    if ((target.kind == ast::ExprKind::Attribute || target.kind == ast::ExprKind::Subscript) &&
+        !inKernelCode() && (moduleLevelDepth_ > 0 || hostCallDepth_ > 0)) {
       SemaValue current = eval(target);
-      if (current.kind == SemaValue::Kind::Tuple && current.isList)
-        error(stmt.loc, "'+=' changes the list '" + target.name +
-                            "' in place, which its other holders see in Python; tilec's lists "
-                            "are not shared: not supported yet on an attribute");
-      SemaValue result = binaryOp(stmt.augOp, current, eval(*stmt.value), stmt.loc);
-      if (assignPythonObjectAttribute(target, result))
+      SemaValue rhs = eval(*stmt.value);
+      bool list = current.kind == SemaValue::Kind::Tuple && current.isList;
+      if (list && stmt.augOp == ast::BinaryOperator::Add && extendInPlace(current, rhs, stmt.loc))
+        return;
+      if (list)
+        error(stmt.loc, "'" + std::string(ast::spelling(stmt.augOp)) +
+                            "=' changes this list in place, which its other holders see in "
+                            "Python: not supported yet on a list whose holders tilec cannot "
+                            "follow");
+      SemaValue result = binaryOp(stmt.augOp, current, rhs, stmt.loc);
+      if (assignPythonObjectAttribute(target, result) || assignInPlace(target, result))
         return;
     }
     if (target.kind != ast::ExprKind::Name)
@@ -2648,7 +2658,10 @@ void Specializer::execAssign(const ast::Stmt &stmt) {
     SemaValue current = lookup(target.name, target.loc);
     SemaValue rhs = eval(*stmt.value);
     builder_.setLoc(stmt.loc);
-    // `xs += ys` changes a list in place, as xs.extend(ys) (see evalListMethod).
+    // `xs += ys` changes a list in place, as xs.extend(ys): every holder of the list sees it.
+    if (hostCallDepth_ > 0 && stmt.augOp == ast::BinaryOperator::Add &&
+        extendInPlace(current, rhs, stmt.loc))
+      return;
     bool ownList = !scopes_.empty() && scopes_.back().ownLists.count(target.name);
     if (hostCallDepth_ > 0 && current.kind == SemaValue::Kind::Tuple && current.isList && !ownList)
       error(stmt.loc, "'+=' changes the list '" + target.name +
@@ -3990,6 +4003,7 @@ SemaValue Specializer::sliceSequence(const SemaValue &base, const ast::Expr &sli
   }
   SemaValue result = SemaValue::ofTuple(std::move(elems));
   result.isList = base.isList;
+  result.objectId = result.isList ? SemaValue::newObjectId() : 0; // a slice is a new list
   return result;
 }
 
@@ -4078,31 +4092,31 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
 
 std::optional<SemaValue> Specializer::evalListMethod(const ast::Expr &call) {
   // `results.append(config)` in a Python function that module-level code calls (a helper that
-  // builds autotune configs in loops): the local list, rebound to the changed one. tilec's
-  // values are not shared, so only a local of the running function may change so.
+  // builds autotune configs in loops): the list changed in place, for every name that holds it
+  // (replaceObject).
   const ast::Expr &callee = *call.operands[0];
-  if (hostCallDepth_ == 0 || callee.kind != ast::ExprKind::Attribute ||
-      callee.operands[0]->kind != ast::ExprKind::Name)
+  if (hostCallDepth_ == 0 || inKernelCode() || callee.kind != ast::ExprKind::Attribute)
     return std::nullopt;
   const std::string &method = callee.name;
   if (method != "append" && method != "extend" && method != "insert")
     return std::nullopt;
-  const std::string &name = callee.operands[0]->name;
-  auto local = scopes_.back().names.find(name);
-  if (local == scopes_.back().names.end()) {
-    SemaValue object = lookup(name, callee.loc);
+  const ast::Expr &receiver = *callee.operands[0];
+  if (receiver.kind == ast::ExprKind::Name && !scopes_.back().names.count(receiver.name)) {
+    SemaValue object = lookup(receiver.name, callee.loc);
     if (object.kind == SemaValue::Kind::Tuple && object.isList)
-      error(callee.loc, "changing the module-level list '" + name + "' in place (." + method +
-                            ") is not supported yet in the Python that tilec evaluates");
+      error(callee.loc, "changing the module-level list '" + receiver.name + "' in place (." +
+                            method + ") is not supported yet in the Python that tilec evaluates");
     return std::nullopt;
   }
-  if (local->second.kind != SemaValue::Kind::Tuple || !local->second.isList)
+  SemaValue list = eval(receiver);
+  if (list.kind != SemaValue::Kind::Tuple || !list.isList)
     return std::nullopt;
-  if (!scopes_.back().ownLists.count(name))
-    error(callee.loc, "." + method + "() changes the list '" + name +
-                          "' in place, which its other holders (a caller, another name) see in "
-                          "Python; tilec's lists are not shared: not supported yet on a list "
-                          "this function did not make itself");
+  const bool named = receiver.kind == ast::ExprKind::Name;
+  if (list.objectId == 0 && !(named && scopes_.back().ownLists.count(receiver.name)))
+    error(callee.loc, "." + method +
+                          "() changes this list in place, which its other holders (a caller, "
+                          "another name) see in Python: not supported yet on a list whose "
+                          "holders tilec cannot follow");
   if (!call.keywords.empty())
     error(call.loc, "list." + method + "() takes no keyword arguments");
   std::vector<SemaValue> args;
@@ -4115,8 +4129,9 @@ std::optional<SemaValue> Specializer::evalListMethod(const ast::Expr &call) {
                     (wanted == 1 ? " argument (" : " arguments (") + std::to_string(args.size()) +
                     " given)",
                 call.loc);
-  // The arguments may have rebound the name: change what it holds now.
-  std::vector<SemaValue> &elems = scopes_.back().names[name].elems;
+  // The arguments may have changed the list: change what it holds now.
+  SemaValue updated = eval(receiver);
+  std::vector<SemaValue> &elems = updated.elems;
   if (method == "append") {
     elems.push_back(args[0]);
   } else if (method == "extend") {
@@ -4133,6 +4148,10 @@ std::optional<SemaValue> Specializer::evalListMethod(const ast::Expr &call) {
     at = std::min(at, size);
     elems.insert(elems.begin() + at, args[1]);
   }
+  if (updated.objectId != 0)
+    replaceObject(updated, callee.loc);
+  else
+    scopes_.back().names[receiver.name] = updated;
   return SemaValue::none();
 }
 

@@ -765,6 +765,15 @@ private:
   /// `xs.append(x)`, `.extend(ys)` and `.insert(i, x)` on a local list of a Python function that
   /// module-level code calls; nullopt for any other call.
   std::optional<SemaValue> evalListMethod(const ast::Expr &call);
+  // In-place changes of host objects (HostObjects.cpp).
+  /// Stores `updated`, a changed list, dict or triton.Config, wherever its object is held; an
+  /// error where a module-level name holds it.
+  void replaceObject(const SemaValue &updated, SourceLoc loc);
+  /// `d[k] = v`, `xs[i] = v` and `config.kwargs = v` in Python code: the object changed in
+  /// place. False for another target (or an object without an identity).
+  bool assignInPlace(const ast::Expr &target, const SemaValue &value);
+  /// `xs += items` and xs.extend(items) on a list with an identity; false for another value.
+  bool extendInPlace(const SemaValue &list, const SemaValue &items, SourceLoc loc);
   /// The case of a match statement that its subject selects (evaluated in the current scope,
   /// where the guards see the captures), with the captures it binds; null when none does.
   const ast::MatchCase *selectMatchCase(const ast::Stmt &stmt, PatternBindings &bindings);
