@@ -36,10 +36,11 @@ bool holdsObject(const SemaValue &v, uint64_t id, std::set<const void *> &visite
     for (const auto &[name, attribute] : *v.attributes)
       if (holdsObject(attribute, id, visited))
         return true;
-  if (v.closure && visited.insert(v.closure.get()).second)
-    for (const auto &[name, variable] : *v.closure)
-      if (holdsObject(variable, id, visited))
-        return true;
+  for (const auto *variables : {v.closure.get(), v.defaults.get()})
+    if (variables && visited.insert(variables).second)
+      for (const auto &[name, variable] : *variables)
+        if (holdsObject(variable, id, visited))
+          return true;
   return false;
 }
 
@@ -54,10 +55,12 @@ void replaceIn(SemaValue &v, const SemaValue &updated, std::set<const void *> &v
   if (v.attributes && visited.insert(v.attributes.get()).second)
     for (auto &[name, attribute] : *v.attributes)
       replaceIn(attribute, updated, visited);
-  // A closure's variables are its maker's, which Python's closure reads when it runs.
-  if (v.closure && visited.insert(v.closure.get()).second)
-    for (auto &[name, variable] : const_cast<std::map<std::string, SemaValue> &>(*v.closure))
-      replaceIn(variable, updated, visited);
+  // A closure's variables are its maker's, which Python's closure reads when it runs; a
+  // default is the object it was made with.
+  for (const auto *variables : {v.closure.get(), v.defaults.get()})
+    if (variables && visited.insert(variables).second)
+      for (auto &[name, variable] : const_cast<std::map<std::string, SemaValue> &>(*variables))
+        replaceIn(variable, updated, visited);
 }
 
 bool isList(const SemaValue &v) { return v.kind == Kind::Tuple && v.isList; }

@@ -77,6 +77,9 @@ struct SemaValue {
   /// Builtin "pyfunc:<lambda>": the locals of the function that evaluated the lambda, which its
   /// body reads as Python's closure would (`lambda nargs: nargs[name].zero_()` in a helper).
   std::shared_ptr<const std::map<std::string, SemaValue>> closure;
+  /// Builtin "pyfunc:" defined in a Python function: its parameters' defaults, which Python
+  /// evaluates where the function is made (`lambda args, _v=v: _v` in a loop keeps each v).
+  std::shared_ptr<const std::map<std::string, SemaValue>> defaults;
   /// Object of a Python class of module-level code (PythonClasses.cpp): its attributes, shared
   /// by every copy as Python's objects are (`function` is the class statement).
   std::shared_ptr<std::map<std::string, SemaValue>> attributes;

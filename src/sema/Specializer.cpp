@@ -2013,6 +2013,25 @@ void Specializer::bind(const std::string &name, const SemaValue &value) {
     value.value->setNameHint(name);
   scopes_.back().names[name] = value;
   scopes_.back().ownLists.erase(name);
+  for (const auto &closure : scopes_.back().closures)
+    (*closure)[name] = value;
+}
+
+std::shared_ptr<const std::map<std::string, SemaValue>>
+Specializer::evalDefaults(const ast::Stmt &def) {
+  std::map<std::string, SemaValue> values;
+  for (const ast::Param &param : def.params)
+    if (param.defaultValue)
+      values[param.name] = eval(*param.defaultValue);
+  if (values.empty())
+    return nullptr;
+  return std::make_shared<const std::map<std::string, SemaValue>>(std::move(values));
+}
+
+std::shared_ptr<const std::map<std::string, SemaValue>> Specializer::liveClosure() {
+  auto variables = std::make_shared<std::map<std::string, SemaValue>>(scopes_.back().names);
+  scopes_.back().closures.push_back(variables);
+  return variables;
 }
 
 /// Whether evaluating `expr` makes a new list that nothing else holds.
@@ -2290,9 +2309,9 @@ void Specializer::exec(const ast::Stmt &stmt) {
     if (hostCallDepth_ > 0 && !inKernelCode() && stmt.decorators.empty()) {
       SemaValue function = SemaValue::ofBuiltin("pyfunc:" + stmt.name);
       function.function = &stmt;
+      function.defaults = evalDefaults(stmt);
       if (!scopes_.empty())
-        function.closure =
-            std::make_shared<const std::map<std::string, SemaValue>>(scopes_.back().names);
+        function.closure = liveClosure();
       bind(stmt.name, function);
       return;
     }
@@ -2597,6 +2616,7 @@ SemaValue Specializer::callHostFunction(const ast::Stmt &def, CallArgs &args) {
 
 SemaValue Specializer::callHostFunction(const SemaValue &function, CallArgs &args) {
   pendingClosure_ = function.closure.get();
+  pendingDefaults_ = function.defaults.get();
   return callHostFunction(*function.function, args);
 }
 
@@ -3827,9 +3847,10 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
       error(expr.loc, "lambda is not supported in a kernel (Triton does not support it either)");
     SemaValue function = SemaValue::ofBuiltin("pyfunc:<lambda>");
     function.function = expr.lambda.get();
-    if (hostCallDepth_ > 0 && !scopes_.empty())
-      function.closure =
-          std::make_shared<const std::map<std::string, SemaValue>>(scopes_.back().names);
+    if (hostCallDepth_ > 0 && !scopes_.empty()) {
+      function.defaults = evalDefaults(*expr.lambda);
+      function.closure = liveClosure();
+    }
     return function;
   }
   case ast::ExprKind::Unsupported:
@@ -4151,7 +4172,7 @@ std::optional<SemaValue> Specializer::evalListMethod(const ast::Expr &call) {
   if (updated.objectId != 0)
     replaceObject(updated, callee.loc);
   else
-    scopes_.back().names[receiver.name] = updated;
+    bind(receiver.name, updated);
   return SemaValue::none();
 }
 
@@ -4275,7 +4296,9 @@ SemaValue Specializer::callJitFunction(const ast::Stmt &def, CallArgs &args) {
 
 SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
   const std::map<std::string, SemaValue> *closure = pendingClosure_;
+  const std::map<std::string, SemaValue> *madeDefaults = pendingDefaults_;
   pendingClosure_ = nullptr;
+  pendingDefaults_ = nullptr;
   if (callDepth_ >= 64)
     error(args.loc, "calls nested too deeply (recursion is not supported in kernels)");
   countExpansion(args.loc, "this call");
@@ -4342,6 +4365,10 @@ SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
       continue;
     if (!def.params[i].defaultValue)
       error(args.loc, "'" + def.name + "' is missing the argument '" + def.params[i].name + "'");
+    if (madeDefaults && madeDefaults->count(def.params[i].name)) {
+      scope.names[def.params[i].name] = madeDefaults->at(def.params[i].name);
+      continue;
+    }
     // Python evaluates a default where the function is made: a lambda's in the scope it closes
     // over (`lambda args, _v=v: _v` in a comprehension), else the module's.
     Scope defaults;

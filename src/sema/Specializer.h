@@ -581,6 +581,10 @@ private:
     std::set<std::string> ownLists;
     /// Python functions: the names a `global` statement run in it declares, and the statement.
     std::map<std::string, const ast::Stmt *> declaredGlobal;
+    /// The variables of the functions and lambdas defined in it, which bind() keeps up to date:
+    /// Python's closures read their maker's variables when they run, not when they are made
+    /// (a nested function may read a name its maker assigns after the `def`).
+    std::vector<std::shared_ptr<std::map<std::string, SemaValue>>> closures;
   };
   std::vector<Scope> scopes_;
   unsigned callDepth_ = 0;
@@ -689,6 +693,10 @@ private:
   SemaValue callHostFunction(const SemaValue &function, CallArgs &args);
   /// The closure of the lambda being called, which inlineJitFunction binds first.
   const std::map<std::string, SemaValue> *pendingClosure_ = nullptr;
+  const std::map<std::string, SemaValue> *pendingDefaults_ = nullptr;
+  /// The defaults of a function or lambda made now in host code, evaluated as Python evaluates
+  /// them where it is made (null when it has none).
+  std::shared_ptr<const std::map<std::string, SemaValue>> evalDefaults(const ast::Stmt &def);
   /// `attr` of user module `index` that the module does not define: what its module-level
   /// __getattr__ returns (PEP 562).
   SemaValue moduleGetattr(int index, const std::string &attr, SourceLoc loc);
@@ -765,6 +773,9 @@ private:
   /// `xs.append(x)`, `.extend(ys)` and `.insert(i, x)` on a local list of a Python function that
   /// module-level code calls; nullopt for any other call.
   std::optional<SemaValue> evalListMethod(const ast::Expr &call);
+  /// The variables that a function or lambda defined now in the innermost scope reads: that
+  /// scope's, kept up to date as it binds names.
+  std::shared_ptr<const std::map<std::string, SemaValue>> liveClosure();
   // In-place changes of host objects (HostObjects.cpp).
   /// Stores `updated`, a changed list, dict or triton.Config, wherever its object is held; an
   /// error where a module-level name holds it.
