@@ -1059,6 +1059,21 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     config.objectId = SemaValue::newObjectId();
     return config;
   }
+  if (name == "triton.autotune" && !inKernelCode()) {
+    // triton.autotune(configs, key, ...) called by module-level code that builds the decorator
+    // (a function returning it, applied as `f = make()(f)`): its configs and key. The other
+    // options are the autotuner's at run time.
+    static const std::vector<std::string> params = {
+        "configs",  "key",          "prune_configs_by", "reset_to_zero", "restore_value",
+        "pre_hook", "post_hook",    "warmup",           "rep",           "use_cuda_graph",
+        "do_bench", "cache_results"};
+    auto a = bindCallArgs(*this, "triton.autotune", params, 2, args);
+    SemaValue decorator;
+    decorator.kind = Kind::Object;
+    decorator.name = kTritonAutotuneClass;
+    decorator.elems = {*a[0], *a[1]};
+    return decorator;
+  }
   if (name == "triton.heuristics" && !inKernelCode()) {
     // triton.heuristics(values), called by module-level code that builds the decorator (a
     // function returning it, applied as `f = make()(f)`): the dict of functions it holds.

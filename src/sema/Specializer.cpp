@@ -178,6 +178,27 @@ static bool isConstexprFunctionDecorator(const ast::Expr &decorator) {
   return last == "constexpr_function" || last == "constexpr";
 }
 
+/// DecoratorVariables' key of a function of the module that returns a tuning decorator.
+static const std::string kMakerPrefix = "maker:";
+
+static bool returnsTuningDecorator(const ast::Stmt &def);
+
+bool isDecoratorMakerCall(const ast::Expr &expr, const ast::Module &module) {
+  if (expr.kind != ast::ExprKind::Call || expr.operands[0]->kind != ast::ExprKind::Name)
+    return false;
+  const std::string &name = expr.operands[0]->name;
+  for (const ast::StmtPtr &stmt : module.body)
+    if (stmt->kind == ast::StmtKind::FunctionDef && stmt->name == name)
+      return returnsTuningDecorator(*stmt);
+  return false;
+}
+
+/// Whether `expr` calls one of `makers`, the module's functions that return a tuning decorator.
+static bool isComputedDecorator(const ast::Expr &expr, const std::set<std::string> &makers) {
+  return expr.kind == ast::ExprKind::Call && expr.operands[0]->kind == ast::ExprKind::Name &&
+         makers.count(expr.operands[0]->name);
+}
+
 /// Whether `expr` calls triton.autotune or triton.heuristics: the decorator they return. As for
 /// a decorator (Autotune.cpp reads any `X.autotune(...)`), the last name decides, so that a
 /// project's own autotuner with Triton's arguments (GPTQModel's
@@ -192,12 +213,51 @@ static bool isTuningDecoratorCall(const ast::Expr &expr) {
   return last == "heuristics" || last == "autotune";
 }
 
+/// Whether `def`, a plain function, returns a decorator that triton.autotune or triton.heuristics
+/// (or a project's spelling of them) makes: `return heuristics({...})`, or a local name bound to
+/// one (`autotuner = autotune(configs=configs, key=key)` then `return autotuner`), as GaLore's
+/// get_autotuner() and get_mm_heuristics() do.
+static bool returnsTuningDecorator(const ast::Stmt &def) {
+  if (def.kind != ast::StmtKind::FunctionDef || !def.decorators.empty())
+    return false;
+  std::set<std::string> holders;
+  bool returns = false;
+  std::function<void(const ast::StmtList &)> visit = [&](const ast::StmtList &stmts) {
+    for (const ast::StmtPtr &stmt : stmts) {
+      if (stmt->kind == ast::StmtKind::Assign && stmt->targets.size() == 1 &&
+          stmt->targets[0]->kind == ast::ExprKind::Name && stmt->value &&
+          isTuningDecoratorCall(*stmt->value))
+        holders.insert(stmt->targets[0]->name);
+      if (stmt->kind == ast::StmtKind::Return && stmt->value &&
+          (isTuningDecoratorCall(*stmt->value) ||
+           (stmt->value->kind == ast::ExprKind::Name && holders.count(stmt->value->name))))
+        returns = true;
+      if (stmt->kind == ast::StmtKind::If) {
+        visit(stmt->body);
+        visit(stmt->orelse);
+      }
+    }
+  };
+  visit(def.body);
+  return returns;
+}
+
 /// The triton.autotune and triton.heuristics calls that module-level names hold, as SGLang keeps
 /// one decorator for several kernels (`fp8_autotune = triton.autotune(configs=..., key=...)`):
-/// each name's one module-level assignment (a name assigned more than once is left out).
+/// each name's one module-level assignment (a name assigned more than once is left out). A call
+/// of a function of the module that returns such a decorator (`_autotuner = get_autotuner()`)
+/// is held too: the decorator is what evaluating the call gives (a computed decorator).
 static DecoratorVariables decoratorVariables(const ast::Module &module) {
   DecoratorVariables variables;
   std::set<std::string> assigned;
+  std::set<std::string> makers;
+  for (const ast::StmtPtr &stmt : module.body)
+    if (returnsTuningDecorator(*stmt)) {
+      makers.insert(stmt->name);
+      // Named so that no decorator's name finds it: decoratorCallTarget reads a call of one
+      // (`_autotuner(configs)(kernel)`) as a decorator.
+      variables[kMakerPrefix + stmt->name] = nullptr;
+    }
   forEachModuleLevelStatement(module.body, [&](const ast::Stmt &stmt, bool) {
     if ((stmt.kind != ast::StmtKind::Assign && stmt.kind != ast::StmtKind::AnnAssign) ||
         stmt.targets.size() != 1 || stmt.targets[0]->kind != ast::ExprKind::Name || !stmt.value)
@@ -207,7 +267,7 @@ static DecoratorVariables decoratorVariables(const ast::Module &module) {
       variables.erase(name);
       return;
     }
-    if (isTuningDecoratorCall(*stmt.value))
+    if (isTuningDecoratorCall(*stmt.value) || isComputedDecorator(*stmt.value, makers))
       variables[name] = stmt.value.get();
   });
   return variables;
@@ -253,6 +313,11 @@ static std::string decoratorCallTarget(const ast::Expr &value, bool &sawJit,
   } else if (callee.kind == ast::ExprKind::Name && variables) {
     auto held = variables->find(callee.name);
     decorator = held == variables->end() ? nullptr : held->second;
+  } else if (callee.kind == ast::ExprKind::Call && variables &&
+             callee.operands[0]->kind == ast::ExprKind::Name &&
+             variables->count(kMakerPrefix + callee.operands[0]->name)) {
+    // `_autotuner(configs)(kernel)`: the decorator a function of the module returns.
+    decorator = &callee;
   }
   if (!decorator)
     return "";
@@ -2615,6 +2680,37 @@ SemaValue Specializer::callHostFunction(const ast::Stmt &def, CallArgs &args) {
 }
 
 SemaValue Specializer::callHostFunction(const SemaValue &function, CallArgs &args) {
+  // A project's own triton.autotune or triton.heuristics (GaLore's custom_autotune builds
+  // copies of Triton's classes): the decorator as Triton's would be, for the kernel it wraps.
+  if (isAutotuneWrapper(*function.function) || isHeuristicsWrapper(*function.function)) {
+    std::vector<std::string> params;
+    for (const ast::Param &param : function.function->params)
+      if (!param.isVarArgs && !param.isKwArgs)
+        params.push_back(param.name);
+    bool autotune = isAutotuneWrapper(*function.function);
+    CallArgs known = args;
+    // Its run-time options (prune_configs_by, warmup...) are the wrapper's own: only configs
+    // and key (values) are read.
+    known.keywords.erase(std::remove_if(known.keywords.begin(), known.keywords.end(),
+                                        [&](const auto &k) {
+                                          return std::find(params.begin(), params.end(), k.first) ==
+                                                 params.end();
+                                        }),
+                         known.keywords.end());
+    auto bound = bindCallArgs(*this, function.function->name, params, autotune ? 2 : 1, known);
+    SemaValue decorator;
+    decorator.kind = SemaValue::Kind::Object;
+    decorator.name = autotune ? kTritonAutotuneClass : kTritonHeuristicsClass;
+    if (autotune)
+      decorator.elems = {*bound[0], *bound[1]};
+    else
+      decorator.elems = {*bound[0]};
+    if (!autotune && (decorator.elems[0].kind != SemaValue::Kind::Object ||
+                      decorator.elems[0].name != kDictClass))
+      error(args.loc, function.function->name + ": values must be a dict, not " +
+                          decorator.elems[0].describe());
+    return decorator;
+  }
   pendingClosure_ = function.closure.get();
   pendingDefaults_ = function.defaults.get();
   return callHostFunction(*function.function, args);
@@ -5019,10 +5115,23 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
   };
   std::vector<Heuristic> heuristics;
   DecoratedByCall byCall = decoratedByCall(module, request.name);
-  // The later statement wraps the earlier ones: its heuristics run first.
-  for (auto it = byCall.unread.rbegin(); it != byCall.unread.rend(); ++it) {
-    const ast::Stmt &rebinding = **it;
-    const ast::Expr &decorator = *rebinding.value->operands[0];
+  // The decorators to evaluate: those of statements `f = make()(f)` (the later statement wraps
+  // the earlier ones: its heuristics run first), then those that a module-level name holds as
+  // a computed value in a chain of calls (`k = _autotuner(_heuristics(kernel))`, outermost
+  // first).
+  std::vector<std::pair<const ast::Expr *, const ast::Stmt *>> evaluated;
+  for (auto it = byCall.unread.rbegin(); it != byCall.unread.rend(); ++it)
+    evaluated.emplace_back((*it)->value->operands[0].get(), *it);
+  std::vector<const ast::Expr *> chain = byCall.decorators;
+  std::vector<const ast::Expr *> own = resolvedDecorators(kernel, &module);
+  chain.insert(chain.end(), own.begin(), own.end());
+  for (const ast::Expr *decorator : chain)
+    if (isDecoratorMakerCall(*decorator, module))
+      evaluated.emplace_back(decorator, nullptr);
+  bool sawAutotune = false;
+  for (const auto &[decoratorExpr, rebindingStmt] : evaluated) {
+    const ast::Expr &decorator = *decoratorExpr;
+    SourceLoc rebindingLoc = rebindingStmt ? rebindingStmt->loc : decorator.loc;
     // Evaluated quietly: what fails to evaluate is the warning below, not an error.
     std::ostream *diagnostics = sources.diagnosticStream();
     std::ostringstream held;
@@ -5046,15 +5155,22 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
       for (size_t i = 0; i < dict.elems[0].elems.size(); ++i) {
         const SemaValue &key = dict.elems[0].elems[i];
         if (key.kind != SemaValue::Kind::String)
-          sources.error(rebinding.loc,
+          sources.error(rebindingLoc,
                         "triton.heuristics: its keys must be strings, not " + key.describe());
-        heuristics.push_back({key.name, nullptr, dict.elems[1].elems[i], rebinding.loc});
+        heuristics.push_back(
+            {key.name, nullptr, dict.elems[1].elems[i], rebindingLoc, sawAutotune});
       }
+      continue;
+    }
+    // A computed triton.autotune in a chain of calls: readAutotune read its configs.
+    if (!rebindingStmt && value && value->kind == SemaValue::Kind::Object &&
+        value->name == kTritonAutotuneClass) {
+      sawAutotune = true;
       continue;
     }
     if (value && why.empty())
       why = ": it gives " + value->describe() + ", not a triton.heuristics";
-    sources.warning(rebinding.loc,
+    sources.warning(rebindingLoc,
                     "'" + request.name + "' is rebound here by a call tilec does not evaluate" +
                         why +
                         "; what it adds at a launch (@triton.heuristics or @triton.autotune "
@@ -5287,9 +5403,14 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       // does where they are constexprs bound here (below, once the module is in scope).
       // Also where a decorator that module-level code computes may compute it
       // (bindHeuristics evaluates it).
-      if (isRuntimeHeuristic(*kernel, sources, param.name,
-                             decoratedByCall(module, request.name).decorators, &module) ||
-          !decoratedByCall(module, request.name).unread.empty()) {
+      const DecoratedByCall byCall = decoratedByCall(module, request.name);
+      std::vector<const ast::Expr *> wrappers = resolvedDecorators(*kernel, &module);
+      wrappers.insert(wrappers.end(), byCall.decorators.begin(), byCall.decorators.end());
+      if (isRuntimeHeuristic(*kernel, sources, param.name, byCall.decorators, &module) ||
+          !byCall.unread.empty() ||
+          std::any_of(wrappers.begin(), wrappers.end(), [&](const ast::Expr *wrapper) {
+            return isDecoratorMakerCall(*wrapper, module);
+          })) {
         heuristicParams.push_back(param.name);
         continue;
       }

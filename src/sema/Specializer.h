@@ -42,6 +42,9 @@ inline constexpr const char *kTritonConfigClass = "triton.Config";
 /// What host code's `triton.heuristics(values)` returns (the decorator), its dict in elems[0]:
 /// a module-level `f = make_heuristics()(f)` applies it.
 inline constexpr const char *kTritonHeuristicsClass = "triton.heuristics";
+/// What triton.autotune(configs, key, ...) returns in module-level Python (or a project's own
+/// spelling of it, isAutotuneWrapper): elems are the configs and the key.
+inline constexpr const char *kTritonAutotuneClass = "triton.autotune";
 
 /// Module-level Python's sets and frozensets: Objects whose elems[0] is a list of their elements,
 /// each once, in the order they were added (Python's own order is its hash table's: iterating a
