@@ -295,6 +295,9 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
                                            "makes) reaches '") +
                                    op->name() +
                                    "': tilec compiles empty tensors only where nothing uses them");
+  // The data files that module-level code read while the kernels were specialised, too.
+  if (sourceFiles)
+    *sourceFiles = imports->files();
   return module;
 }
 

@@ -259,6 +259,8 @@ struct Stmt {
   // The Unsupported "with statement": the context manager expressions, in order (a kernel
   // evaluates them first, as Triton's code generator does, for its diagnostics).
   std::vector<ExprPtr> withItems;
+  // Parallel to withItems: each item's `as` target, null where it has none.
+  std::vector<ExprPtr> withTargets;
 
   // Match: value is the subject, these its cases in order.
   std::vector<MatchCase> cases;

@@ -1004,8 +1004,12 @@ private:
     ast::StmtPtr stmt = unsupportedStmt(what, loc(ctx));
     for (PythonParser::With_itemContext *item : ctx->with_item()) {
       stmt->withItems.push_back(buildTest(item->test()));
-      if (auto *target = item->expr())
-        checkTarget(*buildExpr(target), TargetUse::Assign);
+      ExprPtr bound;
+      if (auto *target = item->expr()) {
+        bound = buildExpr(target);
+        checkTarget(*bound, TargetUse::Assign);
+      }
+      stmt->withTargets.push_back(std::move(bound));
     }
     stmt->body = buildBlock(ctx->block());
     return stmt;

@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <sstream>
 
 namespace tilec::sema {
 namespace {
@@ -555,39 +556,67 @@ static SemaValue asTritonConfig(const SemaValue &config, SourceLoc loc,
   return result;
 }
 
-std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast::Expr &configs,
-                                             const SourceManager &sources, unsigned defaultWarps,
-                                             unsigned defaultStages) {
-  SemaValue list = specializer.evalModuleLevel(configs);
+/// The configs of `list`, a list of triton.Config objects that host code made; `at` locates
+/// the errors.
+static std::vector<AutotuneConfig> configsOfValue(const SemaValue &list, SourceLoc at,
+                                                  const SourceManager &sources,
+                                                  unsigned defaultWarps, unsigned defaultStages) {
   if (list.kind != SemaValue::Kind::Tuple || list.elems.empty())
-    sources.error(configs.loc, "@triton.autotune: configs must be a non-empty list of "
-                               "triton.Config, not " +
-                                   list.describe());
+    sources.error(at, "@triton.autotune: configs must be a non-empty list of "
+                      "triton.Config, not " +
+                          list.describe());
   std::vector<AutotuneConfig> result;
   for (const SemaValue &element : list.elems) {
-    const SemaValue config = asTritonConfig(element, configs.loc, sources);
+    const SemaValue config = asTritonConfig(element, at, sources);
     AutotuneConfig tuned;
     const SemaValue &dict = config.elems[0];
     const std::vector<SemaValue> &keys = dict.elems[0].elems;
     const std::vector<SemaValue> &values = dict.elems[1].elems;
     for (size_t i = 0; i < keys.size(); ++i) {
       if (keys[i].kind != SemaValue::Kind::String)
-        sources.error(configs.loc, "triton.Config: the keys of its dict must be strings, not " +
-                                       keys[i].describe());
-      tuned.constexprs.emplace_back(keys[i].name,
-                                    defineText(values[i], configs.loc, keys[i].name, sources));
+        sources.error(at, "triton.Config: the keys of its dict must be strings, not " +
+                              keys[i].describe());
+      tuned.constexprs.emplace_back(keys[i].name, defineText(values[i], at, keys[i].name, sources));
     }
-    tuned.numWarps = configCount(config.elems[1], "num_warps", defaultWarps, configs.loc, sources);
-    tuned.numStages =
-        configCount(config.elems[2], "num_stages", defaultStages, configs.loc, sources);
-    tuned.maxRegisters = configRegisters(config.elems[3], configs.loc, sources);
+    tuned.numWarps = configCount(config.elems[1], "num_warps", defaultWarps, at, sources);
+    tuned.numStages = configCount(config.elems[2], "num_stages", defaultStages, at, sources);
+    tuned.maxRegisters = configRegisters(config.elems[3], at, sources);
     if (tuned.maxRegisters == 0)
-      takeRegistersEntry(tuned, configs.loc, sources);
+      takeRegistersEntry(tuned, at, sources);
     if (tuned.numWarps & (tuned.numWarps - 1))
-      sources.error(configs.loc, "triton.Config: num_warps must be a power of two");
+      sources.error(at, "triton.Config: num_warps must be a power of two");
     result.push_back(std::move(tuned));
   }
   return result;
+}
+
+std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast::Expr &configs,
+                                             const SourceManager &sources, unsigned defaultWarps,
+                                             unsigned defaultStages) {
+  return configsOfValue(specializer.evalModuleLevel(configs), configs.loc, sources, defaultWarps,
+                        defaultStages);
+}
+
+/// What a decorator that module-level code computes (`_autotuner = get_autotuner()`, applied
+/// by call) evaluates to, its diagnostics held: none where it fails (bindHeuristics reports
+/// that, as such a decorator may be a heuristics one).
+static std::optional<SemaValue>
+computedDecorator(const ast::Expr &decorator, const ast::Stmt &kernel, const ast::Module &module,
+                  const SourceManager &sources, const KernelRequest &context) {
+  std::ostream *diagnostics = sources.diagnosticStream();
+  std::ostringstream held;
+  const_cast<SourceManager &>(sources).setDiagnosticStream(&held);
+  std::optional<SemaValue> value;
+  try {
+    value = evaluateAtDecorator(decorator, kernel, module, sources, context,
+                                [&](Specializer &specializer, const ast::Stmt *) {
+                                  return specializer.evalModuleLevel(decorator);
+                                });
+  } catch (const CompileError &) {
+  } catch (const HostException &) {
+  }
+  const_cast<SourceManager &>(sources).setDiagnosticStream(diagnostics);
+  return value;
 }
 
 unsigned unsignedKeyword(const ast::Expr &call, const char *name, unsigned fallback,
@@ -819,6 +848,33 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
       for (auto &entry : reader.read("@triton.heuristics"))
         if (entry.second != DictReader::kRuntimeHeuristic)
           heuristics.push_back(entry);
+      continue;
+    }
+    if (name != "autotune" && module && context && isDecoratorMakerCall(*decorator, *module)) {
+      // A decorator that host code computes (GaLore's `matmul = _autotuner(...)(kernel)` with
+      // `_autotuner = get_autotuner()`): a triton.autotune's configs and key.
+      std::optional<SemaValue> value =
+          computedDecorator(*decorator, kernel, *module, sources, *context);
+      if (!value || value->kind != SemaValue::Kind::Object || value->name != kTritonAutotuneClass)
+        continue;
+      spec.autotuned = true;
+      spec.configs =
+          configsOfValue(value->elems[0], decorator->loc, sources, defaultWarps, defaultStages);
+      dropBackendOptionsOfOtherTargets(kernel, spec.configs, decorator->loc, sources);
+      const SemaValue &keys = value->elems[1];
+      if (keys.kind != SemaValue::Kind::Tuple)
+        sources.error(decorator->loc, "@triton.autotune: key must be a list of parameter names, "
+                                      "not " +
+                                          keys.describe());
+      for (const SemaValue &key : keys.elems) {
+        if (key.kind != SemaValue::Kind::String)
+          sources.error(decorator->loc, "@triton.autotune: key must be a list of parameter "
+                                        "names, not " +
+                                            keys.describe());
+        if (std::any_of(kernel.params.begin(), kernel.params.end(),
+                        [&](const ast::Param &p) { return p.name == key.name; }))
+          spec.key.push_back(key.name);
+      }
       continue;
     }
     if (name != "autotune")

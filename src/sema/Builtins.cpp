@@ -1056,7 +1056,23 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     config.kind = Kind::Object;
     config.name = kTritonConfigClass;
     config.elems = {bound[0], bound[1], bound[2], bound[4]};
+    config.objectId = SemaValue::newObjectId();
     return config;
+  }
+  if (name == "triton.autotune" && !inKernelCode()) {
+    // triton.autotune(configs, key, ...) called by module-level code that builds the decorator
+    // (a function returning it, applied as `f = make()(f)`): its configs and key. The other
+    // options are the autotuner's at run time.
+    static const std::vector<std::string> params = {
+        "configs",  "key",          "prune_configs_by", "reset_to_zero", "restore_value",
+        "pre_hook", "post_hook",    "warmup",           "rep",           "use_cuda_graph",
+        "do_bench", "cache_results"};
+    auto a = bindCallArgs(*this, "triton.autotune", params, 2, args);
+    SemaValue decorator;
+    decorator.kind = Kind::Object;
+    decorator.name = kTritonAutotuneClass;
+    decorator.elems = {*a[0], *a[1]};
+    return decorator;
   }
   if (name == "triton.heuristics" && !inKernelCode()) {
     // triton.heuristics(values), called by module-level code that builds the decorator (a
@@ -1153,6 +1169,13 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   }
 
   // --- Python builtins ------------------------------------------------------------------------
+  if (name == "py.open") {
+    if (inKernelCode())
+      error(loc, "open() cannot be used inside a kernel");
+    return openFile(args);
+  }
+  if (name.rfind("io.TextIOWrapper.", 0) == 0)
+    return callTextFileMethod(name.substr(std::string("io.TextIOWrapper.").size()), args);
   if (name == "py.range")
     error(loc, "range() can only be used as the iterable of a for loop in a kernel");
   if (name == "py.min" || name == "py.max") {
@@ -1443,6 +1466,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       const SemaValue &from = args.positional[0];
       if (from.kind == Kind::Object && from.name == kDictClass) {
         dict = from;
+        dict.objectId = SemaValue::newObjectId(); // a new dict of the same items
       } else if (from.kind == Kind::Tuple) {
         for (const SemaValue &pair : from.elems) {
           if (pair.kind != Kind::Tuple || pair.elems.size() != 2)
@@ -1463,6 +1487,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       error(loc, name.substr(3) + "() is only supported on a tuple or a list");
     SemaValue copy = args.positional[0];
     copy.isList = name == "py.list";
+    // list(xs) is a new list; tuple(xs) a tuple.
+    copy.objectId = copy.isList ? SemaValue::newObjectId() : 0;
     return copy;
   }
   if (name == "py.filter") {

@@ -4,6 +4,7 @@
 #include "sema/Sema.h"
 #include "sema/Specializer.h"
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -104,19 +105,67 @@ bool returnsAutotuner(const ast::StmtList &stmts) {
   return false;
 }
 
-/// Whether `def` is a project's own spelling of triton.autotune: a plain function whose first
-/// parameters are triton.autotune's (`configs`, `key`) and that returns a decorator building
-/// Triton's autotuner from them. generative-recommenders writes `def triton_autotune(configs, key,
-/// prune_configs_by=None, ...)` returning `decorator(fn)`, which returns `Autotuner(fn,
-/// fn.arg_names, configs, key, ...)`. Its other parameters are run-time options, as
-/// triton.autotune's are to tilec.
+/// Whether `call` builds Triton's heuristics on the `values` name: `Heuristics(fn, arg_names,
+/// values)` (triton.runtime.autotuner's class, or a project's copy of it) or
+/// `triton.heuristics(values)`.
+bool buildsHeuristicsFrom(const ast::Expr &call) {
+  if (call.kind != ast::ExprKind::Call || call.operands.empty())
+    return false;
+  std::string callee = dottedName(*call.operands[0]);
+  std::string last = callee.substr(callee.rfind('.') + 1);
+  size_t valuesAt = 0;
+  if (last == "Heuristics")
+    valuesAt = 3;
+  else if (tritonMember(callee) == "heuristics")
+    valuesAt = 1;
+  else
+    return false;
+  const ast::Expr *value =
+      valuesAt < call.operands.size() ? call.operands[valuesAt].get() : nullptr;
+  for (const ast::Keyword &keyword : call.keywords)
+    if (keyword.name == "values")
+      value = keyword.value.get();
+  return value && value->kind == ast::ExprKind::Name && value->name == "values";
+}
+
+/// Whether `stmts` (a function's body, and the bodies of the functions it defines) return a
+/// value that `builds` accepts, directly or through a lambda (`lambda fn: Heuristics(...)`).
+bool returnsBuilt(const ast::StmtList &stmts, bool (*builds)(const ast::Expr &)) {
+  std::function<bool(const ast::Expr &)> within = [&](const ast::Expr &expr) {
+    if (builds(expr))
+      return true;
+    for (const ast::ExprPtr &operand : expr.operands)
+      if (operand && within(*operand))
+        return true;
+    if (expr.lambda)
+      for (const ast::StmtPtr &stmt : expr.lambda->body)
+        if (stmt->value && within(*stmt->value))
+          return true;
+    return false;
+  };
+  for (const ast::StmtPtr &stmt : stmts) {
+    if (stmt->kind == ast::StmtKind::Return && stmt->value && within(*stmt->value))
+      return true;
+    if ((stmt->kind == ast::StmtKind::FunctionDef || stmt->kind == ast::StmtKind::If) &&
+        (returnsBuilt(stmt->body, builds) || returnsBuilt(stmt->orelse, builds)))
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
 bool isAutotuneWrapper(const ast::Stmt &def) {
   return def.kind == ast::StmtKind::FunctionDef && def.decorators.empty() &&
          def.params.size() >= 2 && def.params[0].name == "configs" && def.params[1].name == "key" &&
          returnsAutotuner(def.body);
 }
 
-} // namespace
+bool isHeuristicsWrapper(const ast::Stmt &def) {
+  return def.kind == ast::StmtKind::FunctionDef && def.decorators.empty() &&
+         def.params.size() == 1 && def.params[0].name == "values" &&
+         returnsBuilt(def.body, buildsHeuristicsFrom);
+}
 
 void computeDecoratorAliases(const ModuleGraph &graph) {
   auto &table = aliasTable();

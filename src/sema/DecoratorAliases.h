@@ -21,6 +21,19 @@ namespace tilec::sema {
 
 class ModuleGraph;
 
+/// Whether `def` is a project's own spelling of triton.autotune: a plain function whose first
+/// parameters are triton.autotune's (`configs`, `key`) and that returns a decorator building
+/// Triton's autotuner from them. generative-recommenders writes `def triton_autotune(configs, key,
+/// prune_configs_by=None, ...)` returning `decorator(fn)`, which returns `Autotuner(fn,
+/// fn.arg_names, configs, key, ...)`. Its other parameters are run-time options, as
+/// triton.autotune's are to tilec.
+bool isAutotuneWrapper(const ast::Stmt &def);
+
+/// Whether `def` is a project's own spelling of triton.heuristics: a plain function of one
+/// parameter `values` that returns a decorator building Triton's heuristics (or a copy of its
+/// Heuristics class, as GaLore's custom_autotune has) from it.
+bool isHeuristicsWrapper(const ast::Stmt &def);
+
 /// Finds the aliases of every module of `graph` (replacing those of an earlier graph).
 void computeDecoratorAliases(const ModuleGraph &graph);
 

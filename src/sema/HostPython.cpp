@@ -817,6 +817,8 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
     m.elems.push_back(object);
     return m;
   };
+  if (std::optional<SemaValue> fileAttribute = textFileAttribute(object, attr, loc))
+    return *fileAttribute;
   if (object.kind == Kind::String) {
     static const std::set<std::string> methods = {"strip",   "lstrip",     "rstrip",   "lower",
                                                   "upper",   "startswith", "endswith", "split",
@@ -1890,6 +1892,7 @@ SemaValue makeDict() {
   dict.kind = Kind::Object;
   dict.name = kDictClass;
   dict.elems = {SemaValue::ofTuple({}), SemaValue::ofTuple({})};
+  dict.objectId = SemaValue::newObjectId();
   return dict;
 }
 
@@ -2515,6 +2518,8 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
       return SemaValue::ofString(value);
     return a[1] ? *a[1] : SemaValue::none();
   }
+  if (qualified == "json.load" || qualified == "json.loads")
+    return callJson(qualified.substr(5), args);
   if (qualified.rfind("os.path.", 0) == 0) {
     if (std::optional<SemaValue> result = callOsPath(qualified.substr(8), args))
       return *result;

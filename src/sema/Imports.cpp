@@ -620,6 +620,7 @@ std::vector<std::string> ModuleGraph::files() const {
   for (const SourceModule &m : modules)
     if (!m.path.empty())
       result.push_back(m.path);
+  result.insert(result.end(), dataFiles_.begin(), dataFiles_.end());
   return result;
 }
 

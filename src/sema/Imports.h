@@ -24,6 +24,7 @@
 #include "frontend/AST.h"
 #include "frontend/SourceManager.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -70,8 +71,15 @@ public:
   /// for yet. Null when it does not.
   const std::string *failureAt(SourceLoc loc) const;
 
-  /// Every file read, the kernel file first, in the order they were loaded.
+  /// Every file read, the kernel file first, in the order they were loaded, then the data files
+  /// that module-level code opened (recordDataFile).
   std::vector<std::string> files() const;
+  /// A file that module-level code read (`with open(path) as f: json.load(f)`): a dependency of
+  /// the output as an imported module is.
+  void recordDataFile(const std::string &path) const {
+    if (std::find(dataFiles_.begin(), dataFiles_.end(), path) == dataFiles_.end())
+      dataFiles_.push_back(path);
+  }
   /// Whether `import dotted` would find a file or a folder along the search path (for
   /// importlib.util.find_spec), loaded or not.
   bool findsModule(const std::string &dotted) const;
@@ -86,6 +94,9 @@ public:
   std::map<LocKey, int> missingByLoc;
   std::map<LocKey, std::string> failuresByLoc;
   std::vector<std::unique_ptr<ast::Module>> storage;
+
+private:
+  mutable std::vector<std::string> dataFiles_;
 };
 
 /// Whether module-level Python that tilec evaluates may take the top-level module `root` as

@@ -500,6 +500,7 @@ SemaValue Specializer::binaryOp(ast::BinaryOperator op, const SemaValue &lhs, co
     elems.insert(elems.end(), rhs.elems.begin(), rhs.elems.end());
     SemaValue sum = SemaValue::ofTuple(std::move(elems));
     sum.isList = lhs.isList; // Python has no list + tuple; tilec keeps the left's kind
+    sum.objectId = sum.isList ? SemaValue::newObjectId() : 0;
     return sum;
   }
   if (lhs.kind == Kind::String && rhs.kind == Kind::String && op == BO::Add)

@@ -106,6 +106,10 @@ DecoratedByCall decoratedByCall(const ast::Module &module, const std::string &na
 /// triton.autotune or triton.heuristics call (`tune = triton.autotune(...)`, then `@tune`)
 /// replaced by that call.
 std::vector<const ast::Expr *> resolvedDecorators(const ast::Stmt &def, const ast::Module *module);
+/// Whether `expr` calls a plain function of `module` that returns a triton.autotune or
+/// triton.heuristics decorator (GaLore's `get_autotuner()`, `_autotuner(configs)`): a decorator
+/// that only evaluating the call gives.
+bool isDecoratorMakerCall(const ast::Expr &expr, const ast::Module &module);
 /// The @triton.jit functions defined inside the module's top-level `if`/`else` and `try` blocks
 /// (`if has_triton(): @triton.jit def k(...)`), nested ones included, in source order.
 std::vector<const ast::Stmt *> conditionalJitFunctions(const ast::Module &module);

@@ -77,6 +77,9 @@ struct SemaValue {
   /// Builtin "pyfunc:<lambda>": the locals of the function that evaluated the lambda, which its
   /// body reads as Python's closure would (`lambda nargs: nargs[name].zero_()` in a helper).
   std::shared_ptr<const std::map<std::string, SemaValue>> closure;
+  /// Builtin "pyfunc:" defined in a Python function: its parameters' defaults, which Python
+  /// evaluates where the function is made (`lambda args, _v=v: _v` in a loop keeps each v).
+  std::shared_ptr<const std::map<std::string, SemaValue>> defaults;
   /// Object of a Python class of module-level code (PythonClasses.cpp): its attributes, shared
   /// by every copy as Python's objects are (`function` is the class statement).
   std::shared_ptr<std::map<std::string, SemaValue>> attributes;
@@ -86,6 +89,17 @@ struct SemaValue {
                           // apart from a tuple in ==, isinstance and repr
   bool isTorchVersion = false; // String: torch.__version__, a str subclass (TorchVersion) that
                                // compares with strings and tuples as a version
+  /// A list, a dict or a triton.Config of module-level Python: the identity of the Python
+  /// object, which every copy of the value keeps, as every name holding a Python object holds
+  /// the same one. An in-place change (Specializer::replaceObject) reaches every holder of the
+  /// identity. 0 where none is known: such a value is not changed in place.
+  uint64_t objectId = 0;
+
+  /// A new identity, for a value that Python makes as a new object.
+  static uint64_t newObjectId() {
+    static uint64_t last = 0;
+    return ++last;
+  }
 
   static SemaValue none() { return {}; }
   static SemaValue ofInt(int64_t v) {
@@ -141,9 +155,11 @@ struct SemaValue {
     r.elems = std::move(elems);
     return r;
   }
+  /// A new list (a display, a comprehension, list(...)): a new object.
   static SemaValue ofList(std::vector<SemaValue> elems) {
     SemaValue r = ofTuple(std::move(elems));
     r.isList = true;
+    r.objectId = newObjectId();
     return r;
   }
   static SemaValue ofTensor(tir::Value *v) {

@@ -178,6 +178,27 @@ static bool isConstexprFunctionDecorator(const ast::Expr &decorator) {
   return last == "constexpr_function" || last == "constexpr";
 }
 
+/// DecoratorVariables' key of a function of the module that returns a tuning decorator.
+static const std::string kMakerPrefix = "maker:";
+
+static bool returnsTuningDecorator(const ast::Stmt &def);
+
+bool isDecoratorMakerCall(const ast::Expr &expr, const ast::Module &module) {
+  if (expr.kind != ast::ExprKind::Call || expr.operands[0]->kind != ast::ExprKind::Name)
+    return false;
+  const std::string &name = expr.operands[0]->name;
+  for (const ast::StmtPtr &stmt : module.body)
+    if (stmt->kind == ast::StmtKind::FunctionDef && stmt->name == name)
+      return returnsTuningDecorator(*stmt);
+  return false;
+}
+
+/// Whether `expr` calls one of `makers`, the module's functions that return a tuning decorator.
+static bool isComputedDecorator(const ast::Expr &expr, const std::set<std::string> &makers) {
+  return expr.kind == ast::ExprKind::Call && expr.operands[0]->kind == ast::ExprKind::Name &&
+         makers.count(expr.operands[0]->name);
+}
+
 /// Whether `expr` calls triton.autotune or triton.heuristics: the decorator they return. As for
 /// a decorator (Autotune.cpp reads any `X.autotune(...)`), the last name decides, so that a
 /// project's own autotuner with Triton's arguments (GPTQModel's
@@ -192,12 +213,51 @@ static bool isTuningDecoratorCall(const ast::Expr &expr) {
   return last == "heuristics" || last == "autotune";
 }
 
+/// Whether `def`, a plain function, returns a decorator that triton.autotune or triton.heuristics
+/// (or a project's spelling of them) makes: `return heuristics({...})`, or a local name bound to
+/// one (`autotuner = autotune(configs=configs, key=key)` then `return autotuner`), as GaLore's
+/// get_autotuner() and get_mm_heuristics() do.
+static bool returnsTuningDecorator(const ast::Stmt &def) {
+  if (def.kind != ast::StmtKind::FunctionDef || !def.decorators.empty())
+    return false;
+  std::set<std::string> holders;
+  bool returns = false;
+  std::function<void(const ast::StmtList &)> visit = [&](const ast::StmtList &stmts) {
+    for (const ast::StmtPtr &stmt : stmts) {
+      if (stmt->kind == ast::StmtKind::Assign && stmt->targets.size() == 1 &&
+          stmt->targets[0]->kind == ast::ExprKind::Name && stmt->value &&
+          isTuningDecoratorCall(*stmt->value))
+        holders.insert(stmt->targets[0]->name);
+      if (stmt->kind == ast::StmtKind::Return && stmt->value &&
+          (isTuningDecoratorCall(*stmt->value) ||
+           (stmt->value->kind == ast::ExprKind::Name && holders.count(stmt->value->name))))
+        returns = true;
+      if (stmt->kind == ast::StmtKind::If) {
+        visit(stmt->body);
+        visit(stmt->orelse);
+      }
+    }
+  };
+  visit(def.body);
+  return returns;
+}
+
 /// The triton.autotune and triton.heuristics calls that module-level names hold, as SGLang keeps
 /// one decorator for several kernels (`fp8_autotune = triton.autotune(configs=..., key=...)`):
-/// each name's one module-level assignment (a name assigned more than once is left out).
+/// each name's one module-level assignment (a name assigned more than once is left out). A call
+/// of a function of the module that returns such a decorator (`_autotuner = get_autotuner()`)
+/// is held too: the decorator is what evaluating the call gives (a computed decorator).
 static DecoratorVariables decoratorVariables(const ast::Module &module) {
   DecoratorVariables variables;
   std::set<std::string> assigned;
+  std::set<std::string> makers;
+  for (const ast::StmtPtr &stmt : module.body)
+    if (returnsTuningDecorator(*stmt)) {
+      makers.insert(stmt->name);
+      // Named so that no decorator's name finds it: decoratorCallTarget reads a call of one
+      // (`_autotuner(configs)(kernel)`) as a decorator.
+      variables[kMakerPrefix + stmt->name] = nullptr;
+    }
   forEachModuleLevelStatement(module.body, [&](const ast::Stmt &stmt, bool) {
     if ((stmt.kind != ast::StmtKind::Assign && stmt.kind != ast::StmtKind::AnnAssign) ||
         stmt.targets.size() != 1 || stmt.targets[0]->kind != ast::ExprKind::Name || !stmt.value)
@@ -207,7 +267,7 @@ static DecoratorVariables decoratorVariables(const ast::Module &module) {
       variables.erase(name);
       return;
     }
-    if (isTuningDecoratorCall(*stmt.value))
+    if (isTuningDecoratorCall(*stmt.value) || isComputedDecorator(*stmt.value, makers))
       variables[name] = stmt.value.get();
   });
   return variables;
@@ -253,6 +313,11 @@ static std::string decoratorCallTarget(const ast::Expr &value, bool &sawJit,
   } else if (callee.kind == ast::ExprKind::Name && variables) {
     auto held = variables->find(callee.name);
     decorator = held == variables->end() ? nullptr : held->second;
+  } else if (callee.kind == ast::ExprKind::Call && variables &&
+             callee.operands[0]->kind == ast::ExprKind::Name &&
+             variables->count(kMakerPrefix + callee.operands[0]->name)) {
+    // `_autotuner(configs)(kernel)`: the decorator a function of the module returns.
+    decorator = &callee;
   }
   if (!decorator)
     return "";
@@ -861,6 +926,9 @@ static void collectModuleNames(const ast::StmtList &stmts, std::set<std::string>
           out.insert(stmt->targets[0]->name);
         break;
       }
+      for (const ast::ExprPtr &target : stmt->withTargets)
+        if (target && target->kind == ast::ExprKind::Name)
+          out.insert(target->name);
       collectModuleNames(stmt->body, out);
       collectModuleNames(stmt->orelse, out);
       break;
@@ -1014,6 +1082,41 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
     SemaValue value = SemaValue::ofModule(std::move(dotted));
     value.missingImport = index;
     return value;
+  };
+  // A module-level `if`, `match` or `with`: the names either binds depend on which branch or
+  // case runs (resolveModuleIf decides when one of them is used). A `with` (a JSON config read
+  // at import) runs its context managers then, and its body binds the names.
+  auto deferToUse = [&](const ast::Stmt &stmt) {
+    std::set<std::string> names;
+    if (stmt.kind == ast::StmtKind::Unsupported) {
+      for (const ast::ExprPtr &target : stmt.withTargets)
+        if (target && target->kind == ast::ExprKind::Name)
+          names.insert(target->name);
+      collectModuleNames(stmt.body, names);
+    } else if (stmt.kind == ast::StmtKind::If) {
+      collectModuleNames(stmt.body, names);
+      collectModuleNames(stmt.orelse, names);
+    } else {
+      for (const ast::MatchCase &matchCase : stmt.cases) {
+        std::vector<std::string> captured;
+        ast::patternNames(*matchCase.pattern, captured);
+        names.insert(captured.begin(), captured.end());
+        collectModuleNames(matchCase.body, names);
+      }
+    }
+    for (const std::string &name : names) {
+      if (!wanted(name))
+        continue;
+      ModuleState::PriorBinding prior = currentBinding(name);
+      if (prior.global || prior.pending || prior.conditional || prior.imported ||
+          prior.changedInPlace)
+        mod().priorBindings[{&stmt, name}] = prior;
+      mod().changedInPlace.erase(name);
+      mod().globals.erase(name);
+      mod().pending.erase(name);
+      mod().imported.erase(name);
+      mod().conditional[name] = &stmt;
+    }
   };
   for (size_t index = 0; index < std::min(count, stmts.size()); ++index) {
     const ast::StmtPtr &stmt = stmts[index];
@@ -1170,37 +1273,14 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
       break;
     }
     case ast::StmtKind::If:
-    case ast::StmtKind::Match: {
-      // The names either binds depend on which branch or case runs: resolveModuleIf decides
-      // when one of them is used.
-      std::set<std::string> names;
-      if (stmt->kind == ast::StmtKind::If) {
-        collectModuleNames(stmt->body, names);
-        collectModuleNames(stmt->orelse, names);
-      } else {
-        for (const ast::MatchCase &matchCase : stmt->cases) {
-          std::vector<std::string> captured;
-          ast::patternNames(*matchCase.pattern, captured);
-          names.insert(captured.begin(), captured.end());
-          collectModuleNames(matchCase.body, names);
-        }
-      }
-      for (const std::string &name : names) {
-        if (!wanted(name))
-          continue;
-        ModuleState::PriorBinding prior = currentBinding(name);
-        if (prior.global || prior.pending || prior.conditional || prior.imported ||
-            prior.changedInPlace)
-          mod().priorBindings[{stmt.get(), name}] = prior;
-        mod().changedInPlace.erase(name);
-        mod().globals.erase(name);
-        mod().pending.erase(name);
-        mod().imported.erase(name);
-        mod().conditional[name] = stmt.get();
-      }
+    case ast::StmtKind::Match:
+      deferToUse(*stmt);
       break;
-    }
     case ast::StmtKind::Unsupported:
+      if (stmt->name == "with statement") {
+        deferToUse(*stmt);
+        break;
+      }
       if (stmt->name == "try statement")
         collectTryGlobals(*stmt, only);
       // A method's `global X` rebinds the module's X too (a test case's method changing a
@@ -1329,8 +1409,12 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
   std::optional<bool> truth;
   const ast::MatchCase *taken = nullptr;
   PatternBindings captured;
+  std::vector<SemaValue> entered; // a `with`: what each item's `as` binds
   try {
-    if (stmt.kind == ast::StmtKind::Match) {
+    if (stmt.kind == ast::StmtKind::Unsupported) {
+      for (const ast::ExprPtr &item : stmt.withItems)
+        entered.push_back(enterContext(evalModuleLevel(*item), item->loc));
+    } else if (stmt.kind == ast::StmtKind::Match) {
       // The subject, the patterns and the guards run in module scope; the captures of the
       // case taken become module-level names.
       scopes_.push_back(Scope{});
@@ -1353,12 +1437,29 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
     }
   } catch (const CompileError &e) {
     std::string message = "'" + name + "' is defined under that module-level '" +
-                          (stmt.kind == ast::StmtKind::Match ? "match" : "if") + "', used here";
+                          (stmt.kind == ast::StmtKind::Match ? "match"
+                           : stmt.kind == ast::StmtKind::If  ? "if"
+                                                             : "with") +
+                          "', used here";
     rethrowWithNote(e, use, message);
   }
   for (const std::string &n : owned)
     mod().conditional.erase(n);
-  if (stmt.kind == ast::StmtKind::Match) {
+  if (stmt.kind == ast::StmtKind::Unsupported) {
+    for (size_t i = 0; i < stmt.withTargets.size(); ++i) {
+      const ast::Expr *target = stmt.withTargets[i].get();
+      if (!target)
+        continue;
+      if (target->kind != ast::ExprKind::Name)
+        error(target->loc, "a module-level `with` binding other than a name is not supported yet");
+      if (owned.count(target->name)) {
+        mod().globals[target->name] = entered[i];
+        mod().pending.erase(target->name);
+        mod().imported.erase(target->name);
+      }
+    }
+    collectGlobals(stmt.body, &owned);
+  } else if (stmt.kind == ast::StmtKind::Match) {
     for (const auto &[n, value] : captured)
       if (owned.count(n)) {
         mod().globals[n] = value;
@@ -1769,7 +1870,7 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
       "range",   "min",    "max", "float", "int",  "bool",       "len",
       "print",   "abs",    "str", "tuple", "list", "isinstance", "getattr",
       "hasattr", "format", "sum", "any",   "all",  "filter",     "map",
-      "dict",    "bin",    "oct", "hex",   "set",  "frozenset"};
+      "dict",    "bin",    "oct", "hex",   "set",  "frozenset",  "open"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   // The categories module-level code passes to warnings.warn, which ignores them (HostPython.cpp).
@@ -1982,6 +2083,25 @@ void Specializer::bind(const std::string &name, const SemaValue &value) {
     value.value->setNameHint(name);
   scopes_.back().names[name] = value;
   scopes_.back().ownLists.erase(name);
+  for (const auto &closure : scopes_.back().closures)
+    (*closure)[name] = value;
+}
+
+std::shared_ptr<const std::map<std::string, SemaValue>>
+Specializer::evalDefaults(const ast::Stmt &def) {
+  std::map<std::string, SemaValue> values;
+  for (const ast::Param &param : def.params)
+    if (param.defaultValue)
+      values[param.name] = eval(*param.defaultValue);
+  if (values.empty())
+    return nullptr;
+  return std::make_shared<const std::map<std::string, SemaValue>>(std::move(values));
+}
+
+std::shared_ptr<const std::map<std::string, SemaValue>> Specializer::liveClosure() {
+  auto variables = std::make_shared<std::map<std::string, SemaValue>>(scopes_.back().names);
+  scopes_.back().closures.push_back(variables);
+  return variables;
 }
 
 /// Whether evaluating `expr` makes a new list that nothing else holds.
@@ -2019,6 +2139,8 @@ void Specializer::assign(const ast::Expr &target, const SemaValue &value) {
     return;
   }
   if (assignPythonObjectAttribute(target, value))
+    return;
+  if (assignInPlace(target, value))
     return;
   // Other host Python that changes objects in place (a function computing autotune configs that
   // sets `config.kwargs["X"] = v` on each triton.Config) changes values that other names share;
@@ -2257,9 +2379,9 @@ void Specializer::exec(const ast::Stmt &stmt) {
     if (hostCallDepth_ > 0 && !inKernelCode() && stmt.decorators.empty()) {
       SemaValue function = SemaValue::ofBuiltin("pyfunc:" + stmt.name);
       function.function = &stmt;
+      function.defaults = evalDefaults(stmt);
       if (!scopes_.empty())
-        function.closure =
-            std::make_shared<const std::map<std::string, SemaValue>>(scopes_.back().names);
+        function.closure = liveClosure();
       bind(stmt.name, function);
       return;
     }
@@ -2293,6 +2415,17 @@ void Specializer::exec(const ast::Stmt &stmt) {
     }
     if (hostCallDepth_ > 0 && stmt.name == "raise statement")
       execRaise(stmt);
+    if (hostCallDepth_ > 0 && !inKernelCode() && stmt.name == "with statement") {
+      // `with open(path) as f: return json.load(f)` in a function that module-level code
+      // calls: each context manager entered in turn, its `as` target bound, then the body.
+      for (size_t i = 0; i < stmt.withItems.size(); ++i) {
+        SemaValue value = enterContext(eval(*stmt.withItems[i]), stmt.withItems[i]->loc);
+        if (stmt.withTargets[i])
+          assign(*stmt.withTargets[i], value);
+      }
+      execBlock(stmt.body);
+      return;
+    }
     if (hostCallDepth_ > 0)
       error(stmt.loc, stmt.name + " is not supported yet in Python code that tilec evaluates at "
                                   "module level");
@@ -2362,6 +2495,12 @@ std::optional<std::vector<std::string>> builtinExceptionClasses(const std::strin
       {"NameError", {"Exception", "BaseException"}},
       {"NotImplementedError", {"RuntimeError", "Exception", "BaseException"}},
       {"OSError", {"Exception", "BaseException"}},
+      // IOError and EnvironmentError are OSError's other names, which `except` clauses use.
+      {"FileNotFoundError",
+       {"OSError", "IOError", "EnvironmentError", "Exception", "BaseException"}},
+      {"IsADirectoryError",
+       {"OSError", "IOError", "EnvironmentError", "Exception", "BaseException"}},
+      {"RecursionError", {"RuntimeError", "Exception", "BaseException"}},
       {"OverflowError", {"ArithmeticError", "Exception", "BaseException"}},
       {"RuntimeError", {"Exception", "BaseException"}},
       {"TypeError", {"Exception", "BaseException"}},
@@ -2546,7 +2685,39 @@ SemaValue Specializer::callHostFunction(const ast::Stmt &def, CallArgs &args) {
 }
 
 SemaValue Specializer::callHostFunction(const SemaValue &function, CallArgs &args) {
+  // A project's own triton.autotune or triton.heuristics (GaLore's custom_autotune builds
+  // copies of Triton's classes): the decorator as Triton's would be, for the kernel it wraps.
+  if (isAutotuneWrapper(*function.function) || isHeuristicsWrapper(*function.function)) {
+    std::vector<std::string> params;
+    for (const ast::Param &param : function.function->params)
+      if (!param.isVarArgs && !param.isKwArgs)
+        params.push_back(param.name);
+    bool autotune = isAutotuneWrapper(*function.function);
+    CallArgs known = args;
+    // Its run-time options (prune_configs_by, warmup...) are the wrapper's own: only configs
+    // and key (values) are read.
+    known.keywords.erase(std::remove_if(known.keywords.begin(), known.keywords.end(),
+                                        [&](const auto &k) {
+                                          return std::find(params.begin(), params.end(), k.first) ==
+                                                 params.end();
+                                        }),
+                         known.keywords.end());
+    auto bound = bindCallArgs(*this, function.function->name, params, autotune ? 2 : 1, known);
+    SemaValue decorator;
+    decorator.kind = SemaValue::Kind::Object;
+    decorator.name = autotune ? kTritonAutotuneClass : kTritonHeuristicsClass;
+    if (autotune)
+      decorator.elems = {*bound[0], *bound[1]};
+    else
+      decorator.elems = {*bound[0]};
+    if (!autotune && (decorator.elems[0].kind != SemaValue::Kind::Object ||
+                      decorator.elems[0].name != kDictClass))
+      error(args.loc, function.function->name + ": values must be a dict, not " +
+                          decorator.elems[0].describe());
+    return decorator;
+  }
   pendingClosure_ = function.closure.get();
+  pendingDefaults_ = function.defaults.get();
   return callHostFunction(*function.function, args);
 }
 
@@ -2585,14 +2756,22 @@ void Specializer::execAssign(const ast::Stmt &stmt) {
     const ast::Expr &target = *stmt.targets[0];
     // `self.count += 1` on an object of a Python class, in Python code that tilec runs (an
     // attribute holding a list is changed in place in Python: refused as for names).
-    if (target.kind == ast::ExprKind::Attribute && !inKernelCode()) {
+    // `d["k"] += 1`, `xs[i] += 1` and `self.items += [...]` in Python code: the element or
+    // attribute, combined; `+=` on a list extends it in place.
+    if ((target.kind == ast::ExprKind::Attribute || target.kind == ast::ExprKind::Subscript) &&
+        !inKernelCode() && (moduleLevelDepth_ > 0 || hostCallDepth_ > 0)) {
       SemaValue current = eval(target);
-      if (current.kind == SemaValue::Kind::Tuple && current.isList)
-        error(stmt.loc, "'+=' changes the list '" + target.name +
-                            "' in place, which its other holders see in Python; tilec's lists "
-                            "are not shared: not supported yet on an attribute");
-      SemaValue result = binaryOp(stmt.augOp, current, eval(*stmt.value), stmt.loc);
-      if (assignPythonObjectAttribute(target, result))
+      SemaValue rhs = eval(*stmt.value);
+      bool list = current.kind == SemaValue::Kind::Tuple && current.isList;
+      if (list && stmt.augOp == ast::BinaryOperator::Add && extendInPlace(current, rhs, stmt.loc))
+        return;
+      if (list)
+        error(stmt.loc, "'" + std::string(ast::spelling(stmt.augOp)) +
+                            "=' changes this list in place, which its other holders see in "
+                            "Python: not supported yet on a list whose holders tilec cannot "
+                            "follow");
+      SemaValue result = binaryOp(stmt.augOp, current, rhs, stmt.loc);
+      if (assignPythonObjectAttribute(target, result) || assignInPlace(target, result))
         return;
     }
     if (target.kind != ast::ExprKind::Name)
@@ -2600,7 +2779,10 @@ void Specializer::execAssign(const ast::Stmt &stmt) {
     SemaValue current = lookup(target.name, target.loc);
     SemaValue rhs = eval(*stmt.value);
     builder_.setLoc(stmt.loc);
-    // `xs += ys` changes a list in place, as xs.extend(ys) (see evalListMethod).
+    // `xs += ys` changes a list in place, as xs.extend(ys): every holder of the list sees it.
+    if (hostCallDepth_ > 0 && stmt.augOp == ast::BinaryOperator::Add &&
+        extendInPlace(current, rhs, stmt.loc))
+      return;
     bool ownList = !scopes_.empty() && scopes_.back().ownLists.count(target.name);
     if (hostCallDepth_ > 0 && current.kind == SemaValue::Kind::Tuple && current.isList && !ownList)
       error(stmt.loc, "'+=' changes the list '" + target.name +
@@ -3766,9 +3948,10 @@ SemaValue Specializer::eval(const ast::Expr &expr) {
       error(expr.loc, "lambda is not supported in a kernel (Triton does not support it either)");
     SemaValue function = SemaValue::ofBuiltin("pyfunc:<lambda>");
     function.function = expr.lambda.get();
-    if (hostCallDepth_ > 0 && !scopes_.empty())
-      function.closure =
-          std::make_shared<const std::map<std::string, SemaValue>>(scopes_.back().names);
+    if (hostCallDepth_ > 0 && !scopes_.empty()) {
+      function.defaults = evalDefaults(*expr.lambda);
+      function.closure = liveClosure();
+    }
     return function;
   }
   case ast::ExprKind::Unsupported:
@@ -3942,6 +4125,7 @@ SemaValue Specializer::sliceSequence(const SemaValue &base, const ast::Expr &sli
   }
   SemaValue result = SemaValue::ofTuple(std::move(elems));
   result.isList = base.isList;
+  result.objectId = result.isList ? SemaValue::newObjectId() : 0; // a slice is a new list
   return result;
 }
 
@@ -4030,31 +4214,31 @@ SemaValue Specializer::evalCall(const ast::Expr &expr) {
 
 std::optional<SemaValue> Specializer::evalListMethod(const ast::Expr &call) {
   // `results.append(config)` in a Python function that module-level code calls (a helper that
-  // builds autotune configs in loops): the local list, rebound to the changed one. tilec's
-  // values are not shared, so only a local of the running function may change so.
+  // builds autotune configs in loops): the list changed in place, for every name that holds it
+  // (replaceObject).
   const ast::Expr &callee = *call.operands[0];
-  if (hostCallDepth_ == 0 || callee.kind != ast::ExprKind::Attribute ||
-      callee.operands[0]->kind != ast::ExprKind::Name)
+  if (hostCallDepth_ == 0 || inKernelCode() || callee.kind != ast::ExprKind::Attribute)
     return std::nullopt;
   const std::string &method = callee.name;
   if (method != "append" && method != "extend" && method != "insert")
     return std::nullopt;
-  const std::string &name = callee.operands[0]->name;
-  auto local = scopes_.back().names.find(name);
-  if (local == scopes_.back().names.end()) {
-    SemaValue object = lookup(name, callee.loc);
+  const ast::Expr &receiver = *callee.operands[0];
+  if (receiver.kind == ast::ExprKind::Name && !scopes_.back().names.count(receiver.name)) {
+    SemaValue object = lookup(receiver.name, callee.loc);
     if (object.kind == SemaValue::Kind::Tuple && object.isList)
-      error(callee.loc, "changing the module-level list '" + name + "' in place (." + method +
-                            ") is not supported yet in the Python that tilec evaluates");
+      error(callee.loc, "changing the module-level list '" + receiver.name + "' in place (." +
+                            method + ") is not supported yet in the Python that tilec evaluates");
     return std::nullopt;
   }
-  if (local->second.kind != SemaValue::Kind::Tuple || !local->second.isList)
+  SemaValue list = eval(receiver);
+  if (list.kind != SemaValue::Kind::Tuple || !list.isList)
     return std::nullopt;
-  if (!scopes_.back().ownLists.count(name))
-    error(callee.loc, "." + method + "() changes the list '" + name +
-                          "' in place, which its other holders (a caller, another name) see in "
-                          "Python; tilec's lists are not shared: not supported yet on a list "
-                          "this function did not make itself");
+  const bool named = receiver.kind == ast::ExprKind::Name;
+  if (list.objectId == 0 && !(named && scopes_.back().ownLists.count(receiver.name)))
+    error(callee.loc, "." + method +
+                          "() changes this list in place, which its other holders (a caller, "
+                          "another name) see in Python: not supported yet on a list whose "
+                          "holders tilec cannot follow");
   if (!call.keywords.empty())
     error(call.loc, "list." + method + "() takes no keyword arguments");
   std::vector<SemaValue> args;
@@ -4067,8 +4251,9 @@ std::optional<SemaValue> Specializer::evalListMethod(const ast::Expr &call) {
                     (wanted == 1 ? " argument (" : " arguments (") + std::to_string(args.size()) +
                     " given)",
                 call.loc);
-  // The arguments may have rebound the name: change what it holds now.
-  std::vector<SemaValue> &elems = scopes_.back().names[name].elems;
+  // The arguments may have changed the list: change what it holds now.
+  SemaValue updated = eval(receiver);
+  std::vector<SemaValue> &elems = updated.elems;
   if (method == "append") {
     elems.push_back(args[0]);
   } else if (method == "extend") {
@@ -4085,6 +4270,10 @@ std::optional<SemaValue> Specializer::evalListMethod(const ast::Expr &call) {
     at = std::min(at, size);
     elems.insert(elems.begin() + at, args[1]);
   }
+  if (updated.objectId != 0)
+    replaceObject(updated, callee.loc);
+  else
+    bind(receiver.name, updated);
   return SemaValue::none();
 }
 
@@ -4208,7 +4397,9 @@ SemaValue Specializer::callJitFunction(const ast::Stmt &def, CallArgs &args) {
 
 SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
   const std::map<std::string, SemaValue> *closure = pendingClosure_;
+  const std::map<std::string, SemaValue> *madeDefaults = pendingDefaults_;
   pendingClosure_ = nullptr;
+  pendingDefaults_ = nullptr;
   if (callDepth_ >= 64)
     error(args.loc, "calls nested too deeply (recursion is not supported in kernels)");
   countExpansion(args.loc, "this call");
@@ -4275,6 +4466,10 @@ SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
       continue;
     if (!def.params[i].defaultValue)
       error(args.loc, "'" + def.name + "' is missing the argument '" + def.params[i].name + "'");
+    if (madeDefaults && madeDefaults->count(def.params[i].name)) {
+      scope.names[def.params[i].name] = madeDefaults->at(def.params[i].name);
+      continue;
+    }
     // Python evaluates a default where the function is made: a lambda's in the scope it closes
     // over (`lambda args, _v=v: _v` in a comprehension), else the module's.
     Scope defaults;
@@ -4925,10 +5120,23 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
   };
   std::vector<Heuristic> heuristics;
   DecoratedByCall byCall = decoratedByCall(module, request.name);
-  // The later statement wraps the earlier ones: its heuristics run first.
-  for (auto it = byCall.unread.rbegin(); it != byCall.unread.rend(); ++it) {
-    const ast::Stmt &rebinding = **it;
-    const ast::Expr &decorator = *rebinding.value->operands[0];
+  // The decorators to evaluate: those of statements `f = make()(f)` (the later statement wraps
+  // the earlier ones: its heuristics run first), then those that a module-level name holds as
+  // a computed value in a chain of calls (`k = _autotuner(_heuristics(kernel))`, outermost
+  // first).
+  std::vector<std::pair<const ast::Expr *, const ast::Stmt *>> evaluated;
+  for (auto it = byCall.unread.rbegin(); it != byCall.unread.rend(); ++it)
+    evaluated.emplace_back((*it)->value->operands[0].get(), *it);
+  std::vector<const ast::Expr *> chain = byCall.decorators;
+  std::vector<const ast::Expr *> own = resolvedDecorators(kernel, &module);
+  chain.insert(chain.end(), own.begin(), own.end());
+  for (const ast::Expr *decorator : chain)
+    if (isDecoratorMakerCall(*decorator, module))
+      evaluated.emplace_back(decorator, nullptr);
+  bool sawAutotune = false;
+  for (const auto &[decoratorExpr, rebindingStmt] : evaluated) {
+    const ast::Expr &decorator = *decoratorExpr;
+    SourceLoc rebindingLoc = rebindingStmt ? rebindingStmt->loc : decorator.loc;
     // Evaluated quietly: what fails to evaluate is the warning below, not an error.
     std::ostream *diagnostics = sources.diagnosticStream();
     std::ostringstream held;
@@ -4952,15 +5160,22 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
       for (size_t i = 0; i < dict.elems[0].elems.size(); ++i) {
         const SemaValue &key = dict.elems[0].elems[i];
         if (key.kind != SemaValue::Kind::String)
-          sources.error(rebinding.loc,
+          sources.error(rebindingLoc,
                         "triton.heuristics: its keys must be strings, not " + key.describe());
-        heuristics.push_back({key.name, nullptr, dict.elems[1].elems[i], rebinding.loc});
+        heuristics.push_back(
+            {key.name, nullptr, dict.elems[1].elems[i], rebindingLoc, sawAutotune});
       }
+      continue;
+    }
+    // A computed triton.autotune in a chain of calls: readAutotune read its configs.
+    if (!rebindingStmt && value && value->kind == SemaValue::Kind::Object &&
+        value->name == kTritonAutotuneClass) {
+      sawAutotune = true;
       continue;
     }
     if (value && why.empty())
       why = ": it gives " + value->describe() + ", not a triton.heuristics";
-    sources.warning(rebinding.loc,
+    sources.warning(rebindingLoc,
                     "'" + request.name + "' is rebound here by a call tilec does not evaluate" +
                         why +
                         "; what it adds at a launch (@triton.heuristics or @triton.autotune "
@@ -5193,9 +5408,14 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       // does where they are constexprs bound here (below, once the module is in scope).
       // Also where a decorator that module-level code computes may compute it
       // (bindHeuristics evaluates it).
-      if (isRuntimeHeuristic(*kernel, sources, param.name,
-                             decoratedByCall(module, request.name).decorators, &module) ||
-          !decoratedByCall(module, request.name).unread.empty()) {
+      const DecoratedByCall byCall = decoratedByCall(module, request.name);
+      std::vector<const ast::Expr *> wrappers = resolvedDecorators(*kernel, &module);
+      wrappers.insert(wrappers.end(), byCall.decorators.begin(), byCall.decorators.end());
+      if (isRuntimeHeuristic(*kernel, sources, param.name, byCall.decorators, &module) ||
+          !byCall.unread.empty() ||
+          std::any_of(wrappers.begin(), wrappers.end(), [&](const ast::Expr *wrapper) {
+            return isDecoratorMakerCall(*wrapper, module);
+          })) {
         heuristicParams.push_back(param.name);
         continue;
       }

@@ -42,6 +42,9 @@ inline constexpr const char *kTritonConfigClass = "triton.Config";
 /// What host code's `triton.heuristics(values)` returns (the decorator), its dict in elems[0]:
 /// a module-level `f = make_heuristics()(f)` applies it.
 inline constexpr const char *kTritonHeuristicsClass = "triton.heuristics";
+/// What triton.autotune(configs, key, ...) returns in module-level Python (or a project's own
+/// spelling of it, isAutotuneWrapper): elems are the configs and the key.
+inline constexpr const char *kTritonAutotuneClass = "triton.autotune";
 
 /// Module-level Python's sets and frozensets: Objects whose elems[0] is a list of their elements,
 /// each once, in the order they were added (Python's own order is its hash table's: iterating a
@@ -322,6 +325,18 @@ public:
   /// may catch it; raised by module-level code itself, it is a compile error.
   [[noreturn]] void raisePython(const std::vector<std::string> &classes, const std::string &message,
                                 SourceLoc loc);
+  // Files that module-level code reads and the json module (HostFiles.cpp).
+  /// open(file, mode="r", ...): a text file read whole, recorded as a dependency.
+  SemaValue openFile(CallArgs &args);
+  /// `f.read` and the other attributes of a file open() made; nullopt for another value.
+  std::optional<SemaValue> textFileAttribute(const SemaValue &file, const std::string &attr,
+                                             SourceLoc loc);
+  /// f.read(), f.readlines(), f.close() (the receiver is args.positional[0]).
+  SemaValue callTextFileMethod(const std::string &method, CallArgs &args);
+  /// What `with manager as x:` binds x to (__enter__); an error for a manager tilec lacks.
+  SemaValue enterContext(const SemaValue &manager, SourceLoc loc);
+  /// json.load(f) and json.loads(s).
+  SemaValue callJson(const std::string &fn, CallArgs &args);
   /// str() of a value; an error for one whose text tilec does not know.
   std::string pythonStr(const SemaValue &v, SourceLoc loc);
   /// repr() of `v`, as Python gives it; a located error for what tilec does not model.
@@ -569,6 +584,10 @@ private:
     std::set<std::string> ownLists;
     /// Python functions: the names a `global` statement run in it declares, and the statement.
     std::map<std::string, const ast::Stmt *> declaredGlobal;
+    /// The variables of the functions and lambdas defined in it, which bind() keeps up to date:
+    /// Python's closures read their maker's variables when they run, not when they are made
+    /// (a nested function may read a name its maker assigns after the `def`).
+    std::vector<std::shared_ptr<std::map<std::string, SemaValue>>> closures;
   };
   std::vector<Scope> scopes_;
   unsigned callDepth_ = 0;
@@ -677,6 +696,10 @@ private:
   SemaValue callHostFunction(const SemaValue &function, CallArgs &args);
   /// The closure of the lambda being called, which inlineJitFunction binds first.
   const std::map<std::string, SemaValue> *pendingClosure_ = nullptr;
+  const std::map<std::string, SemaValue> *pendingDefaults_ = nullptr;
+  /// The defaults of a function or lambda made now in host code, evaluated as Python evaluates
+  /// them where it is made (null when it has none).
+  std::shared_ptr<const std::map<std::string, SemaValue>> evalDefaults(const ast::Stmt &def);
   /// `attr` of user module `index` that the module does not define: what its module-level
   /// __getattr__ returns (PEP 562).
   SemaValue moduleGetattr(int index, const std::string &attr, SourceLoc loc);
@@ -753,6 +776,18 @@ private:
   /// `xs.append(x)`, `.extend(ys)` and `.insert(i, x)` on a local list of a Python function that
   /// module-level code calls; nullopt for any other call.
   std::optional<SemaValue> evalListMethod(const ast::Expr &call);
+  /// The variables that a function or lambda defined now in the innermost scope reads: that
+  /// scope's, kept up to date as it binds names.
+  std::shared_ptr<const std::map<std::string, SemaValue>> liveClosure();
+  // In-place changes of host objects (HostObjects.cpp).
+  /// Stores `updated`, a changed list, dict or triton.Config, wherever its object is held; an
+  /// error where a module-level name holds it.
+  void replaceObject(const SemaValue &updated, SourceLoc loc);
+  /// `d[k] = v`, `xs[i] = v` and `config.kwargs = v` in Python code: the object changed in
+  /// place. False for another target (or an object without an identity).
+  bool assignInPlace(const ast::Expr &target, const SemaValue &value);
+  /// `xs += items` and xs.extend(items) on a list with an identity; false for another value.
+  bool extendInPlace(const SemaValue &list, const SemaValue &items, SourceLoc loc);
   /// The case of a match statement that its subject selects (evaluated in the current scope,
   /// where the guards see the captures), with the captures it binds; null when none does.
   const ast::MatchCase *selectMatchCase(const ast::Stmt &stmt, PatternBindings &bindings);
@@ -946,6 +981,9 @@ std::string dottedName(const ast::Expr &expr);
 std::vector<std::optional<SemaValue>> bindCallArgs(Specializer &s, const std::string &fn,
                                                    const std::vector<std::string> &params,
                                                    size_t required, const CallArgs &args);
+
+/// Whether `value` is a file that open() made.
+bool isTextFile(const SemaValue &value);
 
 /// Whether a parameter bound by bindCallArgs was given a value other than None.
 inline bool isGiven(const std::optional<SemaValue> &v) {
