@@ -4866,6 +4866,33 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
   return kernel;
 }
 
+/// `-D iters=i32` for a run-time parameter: -D binds values, so the type would bind the dtype
+/// int32 as the parameter's value, which Triton never passes to a run-time parameter. Its type
+/// belongs in the signature (a run-time parameter after the constexprs needs them there too).
+static void refuseTypeForRunTimeParam(const SourceManager &sources, const ast::Param &param,
+                                      const std::string &text) {
+  std::string error;
+  std::optional<std::vector<SignatureEntry>> parsed = parseSignature(text, error);
+  if (!parsed || parsed->size() != 1)
+    return;
+  const SignatureEntry &entry = parsed->front();
+  // `int32`, `tl.float16` and the like spell dtypes; `i32`, `fp16:16`, `*bf16` spell the
+  // signature's types.
+  bool dtypeSpelling = text.rfind("int", 0) == 0 || text.rfind("uint", 0) == 0 ||
+                       text.rfind("float", 0) == 0 || text.rfind("bfloat", 0) == 0 ||
+                       text.rfind("tl.", 0) == 0;
+  bool typeEntry = entry.kind == SignatureEntry::Kind::Pointer ||
+                   (entry.kind == SignatureEntry::Kind::Scalar && !dtypeSpelling);
+  if (!typeEntry)
+    return;
+  sources.error(param.loc, "-D " + param.name + "=" + text + ": '" + param.name +
+                               "' is a run-time parameter, and -D binds a value, not a type; "
+                               "give its type '" +
+                               text +
+                               "' as its signature entry (with "
+                               "entries for the parameters before it)");
+}
+
 /// The scalar type that a run-time parameter's annotation names (`stride: tl.int64`, or Python's
 /// `n: int`, which jit.py's _normalize_ty reads as i32), which Triton's JIT launcher puts in the
 /// kernel's signature whatever the value passed (jit.py's annotation_type); nullopt for none.
@@ -5181,6 +5208,8 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
     auto define = defines.find(param.name);
     if (i >= entries->size()) {
       if (define != defines.end()) {
+        if (!isConstexpr)
+          refuseTypeForRunTimeParam(sources, param, define->second);
         constexprArgs[param.name] = constexprArgument(sources, param, define->second,
                                                       "-D " + param.name + "=" + define->second);
         if (request.usedDefines)
