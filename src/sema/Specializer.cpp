@@ -5066,9 +5066,36 @@ static const ast::Stmt *nestedKernel(const ast::Module &module, const SourceMana
   return kernel;
 }
 
-/// The scalar type that a run-time parameter's annotation names (`stride: tl.int64`), which
-/// Triton's JIT launcher puts in the kernel's signature whatever the value passed (jit.py's
-/// annotation_type); nullopt for none.
+/// `-D iters=i32` for a run-time parameter: -D binds values, so the type would bind the dtype
+/// int32 as the parameter's value, which Triton never passes to a run-time parameter. Its type
+/// belongs in the signature (a run-time parameter after the constexprs needs them there too).
+static void refuseTypeForRunTimeParam(const SourceManager &sources, const ast::Param &param,
+                                      const std::string &text) {
+  std::string error;
+  std::optional<std::vector<SignatureEntry>> parsed = parseSignature(text, error);
+  if (!parsed || parsed->size() != 1)
+    return;
+  const SignatureEntry &entry = parsed->front();
+  // `int32`, `tl.float16` and the like spell dtypes; `i32`, `fp16:16`, `*bf16` spell the
+  // signature's types.
+  bool dtypeSpelling = text.rfind("int", 0) == 0 || text.rfind("uint", 0) == 0 ||
+                       text.rfind("float", 0) == 0 || text.rfind("bfloat", 0) == 0 ||
+                       text.rfind("tl.", 0) == 0;
+  bool typeEntry = entry.kind == SignatureEntry::Kind::Pointer ||
+                   (entry.kind == SignatureEntry::Kind::Scalar && !dtypeSpelling);
+  if (!typeEntry)
+    return;
+  sources.error(param.loc, "-D " + param.name + "=" + text + ": '" + param.name +
+                               "' is a run-time parameter, and -D binds a value, not a type; "
+                               "give its type '" +
+                               text +
+                               "' as its signature entry (with "
+                               "entries for the parameters before it)");
+}
+
+/// The scalar type that a run-time parameter's annotation names (`stride: tl.int64`, or Python's
+/// `n: int`, which jit.py's _normalize_ty reads as i32), which Triton's JIT launcher puts in the
+/// kernel's signature whatever the value passed (jit.py's annotation_type); nullopt for none.
 static std::optional<DType> annotatedScalarType(const ast::Expr *annotation) {
   if (!annotation)
     return std::nullopt;
@@ -5079,8 +5106,14 @@ static std::optional<DType> annotatedScalarType(const ast::Expr *annotation) {
       {"bfloat16", ScalarKind::BF16}, {"float32", ScalarKind::F32}, {"float64", ScalarKind::F64}};
   std::string dotted = dottedName(*annotation);
   size_t dot = dotted.rfind('.');
-  if (dot == std::string::npos)
-    return std::nullopt; // `n: int` is Python's int, no Triton type
+  if (dot == std::string::npos) {
+    // Python's types: jit.py canonicalises the type's name (`int` is i32, `float` fp32).
+    if (dotted == "int")
+      return DType::scalar(ScalarKind::I32);
+    if (dotted == "float")
+      return DType::scalar(ScalarKind::F32);
+    return std::nullopt;
+  }
   std::string module = dotted.substr(0, dot);
   if (module != "tl" && module != "triton.language" && module != "language")
     return std::nullopt;
@@ -5395,6 +5428,8 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
     auto define = defines.find(param.name);
     if (i >= entries->size()) {
       if (define != defines.end()) {
+        if (!isConstexpr)
+          refuseTypeForRunTimeParam(sources, param, define->second);
         constexprArgs[param.name] = constexprArgument(sources, param, define->second,
                                                       "-D " + param.name + "=" + define->second);
         if (request.usedDefines)
@@ -5429,6 +5464,17 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       sources.error(param.loc,
                     "parameter '" + param.name + "' is given both in the signature and with -D");
     if (entry.kind == SignatureEntry::Kind::Constant) {
+      // Triton's JIT binds an argument equal to 1 as a constant only where the parameter has no
+      // type annotation: jit.py keeps the annotated type (`stride: tl.int64`) and passes the 1
+      // at run time, so the kernel it compiles keeps the parameter.
+      std::optional<DType> annotated = annotatedScalarType(param.annotation.get());
+      if (annotated && !isConstexpr && entry.constant == "1")
+        sources.warning(
+            param.loc,
+            "parameter '" + param.name + "' is annotated " + dottedName(*param.annotation) +
+                ": Triton's JIT passes it as a run-time " + signatureTypeName(*annotated) +
+                " even when it is 1, not as the constant 1 (write " +
+                signatureTypeName(*annotated) + " for the kernel Triton compiles)");
       constexprArgs[param.name] =
           constexprArgument(sources, param, entry.constant, "signature entry '" + entry.text + "'");
       continue;
