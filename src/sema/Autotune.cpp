@@ -816,6 +816,36 @@ static std::string unboundConstexprs(const ast::Stmt &kernel, const KernelReques
   return names;
 }
 
+/// Triton runs `prune_configs_by={"early_config_prune": f}` at each launch: `f` drops the configs
+/// that do not suit the arguments (a block larger than K) or builds others from them. tilec
+/// compiles every config of `configs=` and its runtime tunes among all of them, so a config the
+/// pruner would have dropped for some arguments may be launched with them: said once, with the
+/// way to compile one chosen config.
+static void warnAboutEarlyConfigPrune(const ast::Expr &decorator, const ast::Module *module,
+                                      const SourceManager &sources) {
+  const ast::Expr *prune = keyword(decorator, "prune_configs_by");
+  if (prune && prune->kind == ast::ExprKind::Name && module) {
+    std::vector<const ast::Expr *> bound;
+    moduleAssignments(module->body, prune->name, bound);
+    if (bound.size() == 1)
+      prune = bound[0];
+  }
+  if (!prune || prune->kind != ast::ExprKind::Dict)
+    return;
+  for (size_t i = 0; i + 1 < prune->operands.size(); i += 2) {
+    const ast::Expr *key = prune->operands[i].get();
+    if (!key || key->kind != ast::ExprKind::StringLit || key->stringValue != "early_config_prune")
+      continue;
+    sources.warning(key->loc,
+                    "Triton runs early_config_prune at each launch, to drop the configs that do "
+                    "not suit the arguments or to build others from them; tilec compiles every "
+                    "config of configs= and its runtime tunes among all of them, so a config "
+                    "the pruner would drop may run. To compile one config, give the constexprs "
+                    "it tunes in the signature or with -D, and --num-warps/--num-stages");
+    return;
+  }
+}
+
 AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
                           unsigned defaultWarps, unsigned defaultStages, const ast::Module *module,
                           const KernelRequest *context,
@@ -880,6 +910,7 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
     if (name != "autotune")
       continue;
     spec.autotuned = true;
+    warnAboutEarlyConfigPrune(*decorator, module, sources);
     const ast::Expr *configs = keyword(*decorator, "configs");
     if (!configs && decorator->operands.size() > 1)
       configs = decorator->operands[1].get();
