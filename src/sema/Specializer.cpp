@@ -2101,7 +2101,14 @@ Specializer::evalDefaults(const ast::Stmt &def) {
 std::shared_ptr<const std::map<std::string, SemaValue>> Specializer::liveClosure() {
   auto variables = std::make_shared<std::map<std::string, SemaValue>>(scopes_.back().names);
   scopes_.back().closures.push_back(variables);
+  madeClosures_.push_back(variables);
   return variables;
+}
+
+Specializer::~Specializer() {
+  for (const auto &made : madeClosures_)
+    if (auto variables = made.lock())
+      variables->clear();
 }
 
 /// Whether evaluating `expr` makes a new list that nothing else holds.

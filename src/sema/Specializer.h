@@ -149,6 +149,10 @@ public:
   Specializer(const ast::Module &module, const SourceManager &sources, tir::Function &function,
               const std::vector<const ast::Module *> &stdlib = {},
               const ModuleGraph *imports = nullptr);
+  /// Empties the variables of the closures it made: a closure stored among its maker's own
+  /// variables (`fs.append(lambda: v)`) holds itself, which Python's collector frees and
+  /// reference counts do not.
+  ~Specializer();
 
   /// The @triton.jit function that module-level name `name` is bound to, its `if`s evaluated;
   /// null when it names something else.
@@ -589,6 +593,8 @@ private:
     /// (a nested function may read a name its maker assigns after the `def`).
     std::vector<std::shared_ptr<std::map<std::string, SemaValue>>> closures;
   };
+  /// Every closure's variables made (liveClosure), which the destructor empties.
+  std::vector<std::weak_ptr<std::map<std::string, SemaValue>>> madeClosures_;
   std::vector<Scope> scopes_;
   unsigned callDepth_ = 0;
 
