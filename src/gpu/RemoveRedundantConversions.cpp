@@ -77,10 +77,18 @@ public:
       uses_ = nullptr;
       eraseDeadPureOps(function_);
     }
-    for (Operation *loop : loopsCarryingCopies_)
-      eraseUnusedCarriedValues(function_, *loop);
-    if (!loopsCarryingCopies_.empty())
-      eraseDeadPureOps(function_);
+    if (loopsCarryingCopies_.empty())
+      return;
+    // Inner loops first, in program order: dropping an outer loop's dead operations may erase an
+    // inner loop, which must not be visited after.
+    std::vector<Operation *> loops;
+    tir::walk(function_, [&](Operation &op) {
+      if (loopsCarryingCopies_.count(&op))
+        loops.push_back(&op);
+    });
+    for (auto it = loops.rbegin(); it != loops.rend(); ++it)
+      eraseUnusedCarriedValues(function_, **it);
+    eraseDeadPureOps(function_);
   }
 
 private:
