@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <unordered_set>
 
 namespace tilec::tir {
 namespace {
@@ -95,6 +96,8 @@ private:
   UseIndex uses_{function_.body()};
 
   void replace(Operation &op, Value *with) { uses_.replaceAllUses(op.result(), with); }
+  /// Ops whose result was replaced: dead, left for DCE, and no longer users of their operands.
+  std::unordered_set<const Operation *> replaced_;
 
   void visit(Block &block) {
     for (auto it = block.ops().begin(); it != block.ops().end(); ++it) {
@@ -111,10 +114,12 @@ private:
         Value *result = c->addResult(op.result()->type());
         block.insert(it, std::move(c));
         replace(op, result);
+        replaced_.insert(&op);
         continue; // the dead original is left for DCE
       }
       if (Value *same = identity(op)) {
         replace(op, same);
+        replaced_.insert(&op);
         continue;
       }
       if (Value *fused = addIntoDot(block, it, op))
@@ -154,6 +159,8 @@ private:
   unsigned usesOf(const Value *value) {
     unsigned uses = 0;
     walk(function_.body(), [&](Operation &user) {
+      if (replaced_.count(&user))
+        return;
       for (const Value *operand : user.operands())
         uses += operand == value;
     });
@@ -336,11 +343,18 @@ private:
     return r;
   }
 
-  // x + 0, x - 0, x * 1, x | 0, x ^ 0 on integers (for floats, x + 0.0 is not x when x is -0.0).
+  // x + 0, x - 0, x * 1, x | 0, x ^ 0 on integers; on floats, the identities MLIR's arith
+  // folders apply in Triton's TTIR canonicalisation, those that hold for every x: x * 1.0 and
+  // 1.0 * x, x / 1.0, x + -0.0 and -0.0 + x, x - +0.0 (x + +0.0 is not x when x is -0.0). They
+  // matter beyond the instruction they save: `o * scale + tl.dot(a, b) * scale` with scale = 1
+  // leaves `o + dot(a, b)`, which accumulates in the dot (addIntoDot), as in Triton (fla's
+  // chunk_fwd_kernel_o).
   Value *identity(const Operation &op) {
     if (op.numOperands() != 2 || op.numResults() != 1)
       return nullptr;
     DType t = op.result()->type().elem;
+    if (t.isFloat())
+      return floatIdentity(op);
     if (!t.isInteger())
       return nullptr;
     auto b = constantOf(op.operand(1));
@@ -357,6 +371,32 @@ private:
     case OpCode::Mul:
     case OpCode::Div:
       return b->i == 1 ? op.operand(0) : nullptr;
+    default:
+      return nullptr;
+    }
+  }
+
+  Value *floatIdentity(const Operation &op) {
+    auto isConstant = [](const Value *v, double value, bool negative) {
+      auto c = constantOf(v);
+      return c && c->isFloat && c->f == value && std::signbit(c->f) == negative;
+    };
+    const Value *result = op.result();
+    auto sameType = [&](Value *v) { return v->type() == result->type() ? v : nullptr; };
+    Value *a = op.operand(0), *b = op.operand(1);
+    switch (op.code()) {
+    case OpCode::Mul:
+      if (isConstant(b, 1.0, false))
+        return sameType(a);
+      return isConstant(a, 1.0, false) ? sameType(b) : nullptr;
+    case OpCode::Div:
+      return isConstant(b, 1.0, false) ? sameType(a) : nullptr;
+    case OpCode::Add:
+      if (isConstant(b, 0.0, true))
+        return sameType(a);
+      return isConstant(a, 0.0, true) ? sameType(b) : nullptr;
+    case OpCode::Sub:
+      return isConstant(b, 0.0, false) ? sameType(a) : nullptr;
     default:
       return nullptr;
     }

@@ -3454,6 +3454,29 @@ def recurrent_gated_sample(gate, v_first):
 SAMPLES += [recurrent_gated_sample(gate, v_first) for gate in (0, 1, 2) for v_first in (False, True)]
 
 
+# --- tests/gpu/scaled_dot.tl: o * scale + tl.dot(q, k) * scale, scale 1 or not --------------
+# With scale = 1 (an integer argument, which Triton's JIT binds as a constant) both products fold
+# away and the dot accumulates into o; the sum then rounds as the MMA forms it. fp16 operands
+# from randn: the products are not exact, so the order shows in the last bits.
+def scaled_dot_sample(scale):
+    block = 64
+    name = "scaled_dot_1" if scale == 1 else "scaled_dot"
+    return Sample(
+        name=name, source="tests/gpu/scaled_dot.tl", kernel="scaled_dot", ptx=name,
+        signature=f"*fp16:16,*fp16:16,*fp32:16,{'1' if scale == 1 else 'fp32'},{block}",
+        size=block, inputs=lambda n: {"q": randn((n * n,), "float16"), "k": randn((n * n,), "float16"),
+                                      "o": randn((n * n,))},
+        outputs=["o"], inplace=["o"],
+        # A literal 1 in the signature binds the parameter: tilec's entry has no such argument.
+        args=lambda t, n: [t["q"], t["k"], t["o"]] + ([] if scale == 1 else [scale]),
+        triton_args=lambda t, n: [t["q"], t["k"], t["o"], scale],
+        grid=lambda meta, n: (1,), tol=EXACT,
+        interp_tols={"o": Tol(atol=1e-3, rtol=1e-3)})
+
+
+SAMPLES += [scaled_dot_sample(1), scaled_dot_sample(0.5)]
+
+
 # --- tests/gpu/register_bound.tl: triton.Config(maxnreg=N) as .maxnreg ----------------------
 # Config 0 spills (a 128x128 accumulator on 4 warps under 96 registers), config 1 runs 8 warps
 # under 168. Small integer inputs: every product and sum is exact in fp32, so bit for bit.
