@@ -210,6 +210,9 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
                              config.constexprs.end());
       request.numWarps = config.numWarps;
       request.numStages = config.numStages;
+      // An autotune config's num_warps and num_stages are launch keywords, always passed.
+      request.numWarpsGiven = options.numWarpsGiven || tuning.autotuned;
+      request.numStagesGiven = options.numStagesGiven || tuning.autotuned;
       request.maxRegisters = config.maxRegisters ? config.maxRegisters : options.maxRegisters;
       request.arch = options.arch;
       request.torch = base.torch;
