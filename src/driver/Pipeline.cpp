@@ -18,6 +18,7 @@
 #include "tir/Verifier.h"
 
 #include <algorithm>
+#include <cctype>
 #include <exception>
 #include <functional>
 #include <llvm/IR/LLVMContext.h>
@@ -143,6 +144,45 @@ static void dropVariantsOverSharedMemory(tir::Module &module,
   }
 }
 
+/// The dotted names in the signatures and -D values that may name a function of another module
+/// as MODULE.QUALNAME (`pkg.activation._silu`): loadImports loads the modules they name. Names of
+/// triton's, of the kernel's own file (`__main__.f`) and of nested functions are not modules.
+static std::vector<std::string> functionReferences(const CompileOptions &options) {
+  std::vector<std::string> texts;
+  for (const KernelSpec &spec : options.kernels)
+    texts.push_back(spec.signature);
+  for (const auto &define : options.defines)
+    texts.push_back(define.second);
+  std::vector<std::string> references;
+  for (const std::string &text : texts) {
+    size_t i = 0;
+    while (i < text.size()) {
+      auto isNameChar = [&](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+      };
+      if (!isNameChar(text[i])) {
+        ++i;
+        continue;
+      }
+      size_t end = i;
+      while (end < text.size() && isNameChar(text[end]))
+        ++end;
+      std::string token = text.substr(i, end - i);
+      i = end;
+      const bool quoted = (i - token.size() > 0 && (text[i - token.size() - 1] == '"' ||
+                                                    text[i - token.size() - 1] == '\''));
+      const bool nested = end < text.size() && text[end] == '<';
+      std::string root = token.substr(0, token.find('.'));
+      if (quoted || nested || token.find('.') == std::string::npos ||
+          std::isdigit(static_cast<unsigned char>(token[0])) || root == "tl" || root == "triton" ||
+          root == "__main__")
+        continue;
+      references.push_back(token);
+    }
+  }
+  return references;
+}
+
 std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, SourceManager &sources,
                                               std::ostream &log,
                                               std::vector<codegen::KernelVariants> *variants,
@@ -151,8 +191,8 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
   //    (`import helpers`, `from .ops import f`), found next to it and in the -I folders.
   uint32_t file = sources.loadFile(options.inputPath);
   std::unique_ptr<ast::Module> syntax = parseModule(sources, file);
-  std::unique_ptr<sema::ModuleGraph> imports =
-      sema::loadImports(sources, *syntax, options.inputPath, options.includeDirs);
+  std::unique_ptr<sema::ModuleGraph> imports = sema::loadImports(
+      sources, *syntax, options.inputPath, options.includeDirs, functionReferences(options));
   if (sourceFiles)
     *sourceFiles = imports->files();
   std::vector<std::unique_ptr<ast::Module>> stdlib = sema::parseStdlib(sources);
@@ -210,6 +250,9 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
                              config.constexprs.end());
       request.numWarps = config.numWarps;
       request.numStages = config.numStages;
+      // An autotune config's num_warps and num_stages are launch keywords, always passed.
+      request.numWarpsGiven = options.numWarpsGiven || tuning.autotuned;
+      request.numStagesGiven = options.numStagesGiven || tuning.autotuned;
       request.maxRegisters = config.maxRegisters ? config.maxRegisters : options.maxRegisters;
       request.arch = options.arch;
       request.torch = base.torch;

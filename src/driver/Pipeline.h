@@ -37,6 +37,9 @@ struct CompileOptions {
   std::vector<std::string> includeDirs;
   unsigned numWarps = 4;
   unsigned numStages = 3;
+  /// Whether the command line gave --num-warps / --num-stages (KernelRequest::numWarpsGiven).
+  bool numWarpsGiven = false;
+  bool numStagesGiven = false;
   /// --maxnreg: registers per thread (.maxnreg) of kernels whose config names none; 0 for none.
   unsigned maxRegisters = 0;
   std::string arch = "sm_90a";

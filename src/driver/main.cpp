@@ -68,7 +68,9 @@ struct CommonFlags {
   std::vector<std::string> includeDirs;
   unsigned numWarps = 4;
   unsigned numStages = 3;
-  unsigned maxRegisters = 0; // --maxnreg; 0: none
+  bool numWarpsGiven = false;  // --num-warps is on the command line
+  bool numStagesGiven = false; // --num-stages is on the command line
+  unsigned maxRegisters = 0;   // --maxnreg; 0: none
   std::string dotPrecision; // empty: $TRITON_F32_DEFAULT, else tf32
   bool debug = false;       // also $TRITON_DEBUG
   std::string torchVersion = tilec::sema::kDefaultTorchVersion;
@@ -111,13 +113,15 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
       ->allow_extra_args(false);
   app.add_option("--num-warps", flags.numWarps, "Warps per program (block = 32 x num-warps)")
       ->check(CLI::IsMember({1u, 2u, 4u, 8u, 16u, 32u}))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([&flags](const std::string &) { flags.numWarpsGiven = true; });
   app.add_option("--num-stages", flags.numStages,
                  "Software pipelining depth: loads feeding tensor-core dots in loops are copied "
                  "(cp.async) num-stages - 1 iterations ahead, other loads of loops without "
                  "stores are issued one iteration ahead; 1 turns both off")
       ->check(CLI::Range(1u, 8u))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([&flags](const std::string &) { flags.numStagesGiven = true; });
   app.add_option("--maxnreg", flags.maxRegisters,
                  "Registers per thread, at most (Triton's maxnreg option, the PTX's .maxnreg), "
                  "for kernels whose autotune config gives no maxnreg; by default ptxas chooses")
@@ -148,6 +152,8 @@ bool toOptions(const CommonFlags &flags, CompileOptions &options) {
   options.inputPath = flags.input;
   options.numWarps = flags.numWarps;
   options.numStages = flags.numStages;
+  options.numWarpsGiven = flags.numWarpsGiven;
+  options.numStagesGiven = flags.numStagesGiven;
   options.maxRegisters = flags.maxRegisters;
   options.includeDirs = flags.includeDirs;
   options.dotPrecision = flags.dotPrecision;

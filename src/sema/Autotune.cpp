@@ -326,6 +326,23 @@ void dropBackendOptionsOfOtherTargets(const ast::Stmt &kernel, std::vector<Autot
                         name + " was specified but unrecognised') when it launches the config");
 }
 
+/// Triton's autotuner launches a config with `**config.all_kwargs()`, which holds its num_warps,
+/// num_stages (and maxnreg, where set) besides its dict: a kernel parameter of such a name is
+/// bound to the config's value, as it is also the option (bindLaunchOptionParams).
+static void bindOptionParams(const ast::Stmt &kernel, AutotuneConfig &config) {
+  const std::pair<std::string, unsigned> options[] = {{"num_warps", config.numWarps},
+                                                      {"num_stages", config.numStages},
+                                                      {"maxnreg", config.maxRegisters}};
+  for (const auto &[name, value] : options) {
+    bool isParam = std::any_of(kernel.params.begin(), kernel.params.end(),
+                               [&](const ast::Param &p) { return p.name == name; });
+    bool inDict = std::any_of(config.constexprs.begin(), config.constexprs.end(),
+                              [&](const auto &entry) { return entry.first == name; });
+    if (isParam && !inDict && value != 0)
+      config.constexprs.emplace_back(name, std::to_string(value));
+  }
+}
+
 std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast::Expr &configs,
                                              const SourceManager &sources, unsigned defaultWarps,
                                              unsigned defaultStages);
@@ -1037,6 +1054,9 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
     single.numStages = defaultStages;
     spec.configs.push_back(single);
   }
+  if (spec.autotuned)
+    for (AutotuneConfig &config : spec.configs)
+      bindOptionParams(kernel, config);
   for (AutotuneConfig &config : spec.configs)
     config.constexprs.insert(config.constexprs.end(), heuristics.begin(), heuristics.end());
   return spec;

@@ -129,7 +129,8 @@ SemaValue Specializer::resolveFunctionReference(const std::string &text, SourceL
   // 2. A module path of triton's (`triton.language.extra.cuda.utils.globaltimer`).
   if (!hasLocals && root == "triton")
     return walk(SemaValue::ofModule("triton"), 1);
-  // 3. A module the kernel file imports, by its dotted name, then the function's name.
+  // 3. A module the kernel file imports, or one that loadImports loaded for the reference, by
+  //    its dotted name, then the function's name.
   if (!hasLocals && graph_)
     for (size_t k = parts.size() - 1; k >= 1; --k) {
       std::string modulePath = joinDots(parts, 0, k);
@@ -152,7 +153,8 @@ SemaValue Specializer::resolveFunctionReference(const std::string &text, SourceL
   error(loc, "cannot find the function '" + text +
                  "': name it as an expression of the kernel's module (tl.extra.cuda.globaltimer, "
                  "helpers.relu), by triton's module path, or as MODULE.QUALNAME of the kernel's "
-                 "file or of a module it imports (__main__.relu, test_x.<locals>.act)");
+                 "file or of a module it imports or that the search path (-I) finds "
+                 "(__main__.relu, test_x.<locals>.act)");
 }
 
 } // namespace tilec::sema

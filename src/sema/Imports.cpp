@@ -202,6 +202,31 @@ public:
     scan(0, false);
   }
 
+  /// The module that `reference`, a function named as MODULE.QUALNAME by a signature entry or a
+  /// -D (a host's `ACTIVATION=_silu` of a module the kernel file does not import), lives in:
+  /// the longest dotted prefix that names a module along the search path is loaded, with its
+  /// packages, as the host that passes the function has imported it. Nothing where none does.
+  void loadReferencedModule(const std::string &reference, SourceLoc at) {
+    std::vector<std::string> parts;
+    size_t start = 0;
+    while (true) {
+      size_t dot = reference.find('.', start);
+      parts.push_back(reference.substr(start, dot == std::string::npos ? dot : dot - start));
+      if (dot == std::string::npos)
+        break;
+      start = dot + 1;
+    }
+    for (size_t k = parts.size() - 1; k >= 1; --k) {
+      std::string prefix = parts[0];
+      for (size_t i = 1; i < k; ++i)
+        prefix += "." + parts[i];
+      if (graph_.findsModule(prefix)) {
+        resolveAbsolute(prefix, at, 0);
+        return;
+      }
+    }
+  }
+
 private:
   SourceManager &sources_;
   ModuleGraph &graph_;
@@ -626,7 +651,8 @@ std::vector<std::string> ModuleGraph::files() const {
 
 std::unique_ptr<ModuleGraph> loadImports(SourceManager &sources, const ast::Module &main,
                                          const std::string &mainPath,
-                                         const std::vector<std::string> &includeDirs) {
+                                         const std::vector<std::string> &includeDirs,
+                                         const std::vector<std::string> &references) {
   auto graph = std::make_unique<ModuleGraph>();
   std::vector<std::string> searchPath = {parentDir(mainPath)};
   searchPath.insert(searchPath.end(), includeDirs.begin(), includeDirs.end());
@@ -662,6 +688,8 @@ std::unique_ptr<ModuleGraph> loadImports(SourceManager &sources, const ast::Modu
   graph->searchPath = searchPath;
   Loader loader(sources, *graph, std::move(searchPath), std::move(scriptDir));
   loader.loadMain(main, mainPath);
+  for (const std::string &reference : references)
+    loader.loadReferencedModule(reference, SourceLoc{main.file, 0, 0});
   computeDecoratorAliases(*graph);
   return graph;
 }

@@ -106,10 +106,14 @@ private:
 bool isAlwaysInstalled(const std::string &root);
 
 /// Loads the modules that `main` (parsed from `mainPath`) imports, transitively. `includeDirs`
-/// are the -I folders, searched after the kernel file's folder. Reports parse errors of imported
-/// files and import cycles through `sources` (throws CompileError).
+/// are the -I folders, searched after the kernel file's folder. `references` are the dotted
+/// names that signatures and -D give (MODULE.QUALNAME of a function): the modules they name
+/// along the search path are loaded too, as the host that passes such a function imported them.
+/// Reports parse errors of imported files and import cycles through `sources` (throws
+/// CompileError).
 std::unique_ptr<ModuleGraph> loadImports(SourceManager &sources, const ast::Module &main,
                                          const std::string &mainPath,
-                                         const std::vector<std::string> &includeDirs);
+                                         const std::vector<std::string> &includeDirs,
+                                         const std::vector<std::string> &references = {});
 
 } // namespace tilec::sema

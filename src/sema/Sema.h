@@ -44,6 +44,11 @@ struct KernelRequest {
   std::vector<std::pair<std::string, std::string>> defines;
   unsigned numWarps = 4;
   unsigned numStages = 3;
+  /// Whether numWarps / numStages are the launch's own (--num-warps, --num-stages, an autotune
+  /// config) rather than the defaults: where not, a kernel parameter of that name that the
+  /// signature binds sets them (bindLaunchOptionParams).
+  bool numWarpsGiven = false;
+  bool numStagesGiven = false;
   /// Triton's maxnreg option: at most this many registers per thread (.maxnreg); 0 for none.
   unsigned maxRegisters = 0;
   /// The GPU the kernel is compiled for (sm_80 ... sm_90a): module-level code that asks the host

@@ -5130,6 +5130,51 @@ static std::optional<DType> annotatedScalarType(const ast::Expr *annotation) {
   return DType::scalar(found->second);
 }
 
+/// A kernel parameter named after a launch option (aiter's GEMMs declare `num_warps:
+/// tl.constexpr` and `num_stages: tl.constexpr`, and launch with `**config` holding both) takes
+/// the launch's keyword argument, and Triton's launcher hands the same keyword arguments to the
+/// backend's parse_options (JITFunction.run), so the value is also the compile option. Where the
+/// signature, a -D or a heuristic binds such a parameter, the kernel compiles with that many
+/// warps or stages, as Triton's JIT does, unless the command line (or an autotune config, which
+/// binds the parameter itself) gives the option: then a value that differs gets a warning, as
+/// does a value that is no such option (passed by position, it binds only the parameter).
+static void bindLaunchOptionParams(const SourceManager &sources, const KernelRequest &request,
+                                   const ast::Stmt &kernel,
+                                   const std::map<std::string, SemaValue> &bound,
+                                   tir::Function &function) {
+  for (const ast::Param &param : kernel.params) {
+    const bool warps = param.name == "num_warps";
+    if (!warps && param.name != "num_stages")
+      continue;
+    auto value = bound.find(param.name);
+    if (value == bound.end() || value->second.kind != SemaValue::Kind::Int)
+      continue;
+    const int64_t count = value->second.intValue;
+    unsigned &option = warps ? function.numWarps : function.numStages;
+    const std::string flag = warps ? "--num-warps" : "--num-stages";
+    if (warps ? request.numWarpsGiven : request.numStagesGiven) {
+      if (count != static_cast<int64_t>(option))
+        sources.warning(param.loc, "parameter '" + param.name + "' is " + std::to_string(count) +
+                                       ", which Triton's launcher, given it as a keyword, also "
+                                       "compiles with; " +
+                                       flag + " " + std::to_string(option) + " is used here");
+      continue;
+    }
+    const bool valid =
+        warps ? count >= 1 && count <= kMaxBlockWarps && (count & (count - 1)) == 0 : count >= 1;
+    if (!valid) {
+      // Passed by position it is only the parameter, as here.
+      sources.warning(param.loc, "parameter '" + param.name + "' is " + std::to_string(count) +
+                                     ", which is no " + param.name +
+                                     " option (Triton's launcher refuses it as a keyword "
+                                     "argument): compiled with " +
+                                     flag + " " + std::to_string(option));
+      continue;
+    }
+    option = static_cast<unsigned>(count);
+  }
+}
+
 /// Binds the constexprs `params` (left out of the signature and -D) that @triton.heuristics
 /// computes from the launch's arguments: as Triton's launcher does, each function is called with
 /// the arguments (and the heuristics before it) in a dict, ahead of time here. The constexprs
@@ -5571,6 +5616,7 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
   }
   bindHeuristics(specializer, sources, module, request, *kernel, heuristicParams, entries->size(),
                  constexprArgs, *function);
+  bindLaunchOptionParams(sources, request, *kernel, constexprArgs, *function);
   specializer.specialize(*kernel, constexprArgs, tupleArgs);
   return *function;
 }
