@@ -562,6 +562,9 @@ static const ast::Stmt *findKernelDefinition(const ast::Module &module,
   Specializer specializer(module, sources, *probe, request.stdlib, request.imports);
   specializer.setTargetArch(request.arch);
   specializer.setTorchBuild(request.torch);
+  // -D binds a module-level name for the condition too (`if has_triton_op:` computed by a
+  // library tilec does not have), as it does for the kernel's own reads.
+  specializer.overrideModuleConstants(**candidate, request.defines);
   const ast::Stmt *kernel = specializer.moduleLevelKernel(request.name, (*candidate)->loc);
   if (!kernel)
     sources.error((*candidate)->loc,
