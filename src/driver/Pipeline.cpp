@@ -208,6 +208,8 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
       request.defines = options.defines;
       request.defines.insert(request.defines.end(), config.constexprs.begin(),
                              config.constexprs.end());
+      for (const auto &[name, value] : config.constexprs)
+        request.tuned.insert(name);
       request.numWarps = config.numWarps;
       request.numStages = config.numStages;
       request.maxRegisters = config.maxRegisters ? config.maxRegisters : options.maxRegisters;

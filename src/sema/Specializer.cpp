@@ -5470,6 +5470,15 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
                                      param.name + "' has no value");
     }
     const SignatureEntry &entry = (*entries)[i];
+    if (define != defines.end() && request.tuned.count(param.name))
+      // The signature is positional: an entry for each parameter up to its last one.
+      sources.error(param.loc, "parameter '" + param.name +
+                                   "' is bound by the @triton.autotune configs but the signature "
+                                   "gives it a value too (entry " +
+                                   std::to_string(i + 1) +
+                                   "): the signature lists the parameters in order, so it may "
+                                   "leave out the tuned ones only at its end; give the "
+                                   "parameters after them with -D NAME=VALUE");
     if (define != defines.end())
       sources.error(param.loc,
                     "parameter '" + param.name + "' is given both in the signature and with -D");
