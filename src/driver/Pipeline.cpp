@@ -248,6 +248,8 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
       request.defines = options.defines;
       request.defines.insert(request.defines.end(), config.constexprs.begin(),
                              config.constexprs.end());
+      for (const auto &[name, value] : config.constexprs)
+        request.tuned.insert(name);
       request.numWarps = config.numWarps;
       request.numStages = config.numStages;
       // An autotune config's num_warps and num_stages are launch keywords, always passed.

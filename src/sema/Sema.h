@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +43,8 @@ struct KernelRequest {
   std::string signature;
   /// -D NAME=VALUE bindings of constexpr parameters and module-level names.
   std::vector<std::pair<std::string, std::string>> defines;
+  /// The names among `defines` that an autotune config binds (not the user's -D).
+  std::set<std::string> tuned;
   unsigned numWarps = 4;
   unsigned numStages = 3;
   /// Whether numWarps / numStages are the launch's own (--num-warps, --num-stages, an autotune

@@ -562,6 +562,9 @@ static const ast::Stmt *findKernelDefinition(const ast::Module &module,
   Specializer specializer(module, sources, *probe, request.stdlib, request.imports);
   specializer.setTargetArch(request.arch);
   specializer.setTorchBuild(request.torch);
+  // -D binds a module-level name for the condition too (`if has_triton_op:` computed by a
+  // library tilec does not have), as it does for the kernel's own reads.
+  specializer.overrideModuleConstants(**candidate, request.defines);
   const ast::Stmt *kernel = specializer.moduleLevelKernel(request.name, (*candidate)->loc);
   if (!kernel)
     sources.error((*candidate)->loc,
@@ -5512,6 +5515,27 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
                                      param.name + "' has no value");
     }
     const SignatureEntry &entry = (*entries)[i];
+    if (define != defines.end() && request.tuned.count(param.name)) {
+      // The signature is positional: an entry for each parameter up to its last one. -D gives
+      // the constexprs after the tuned ones, but not a run-time parameter's type.
+      auto runtimeAfter = std::find_if(
+          kernel->params.begin() + i + 1, kernel->params.end(), [&](const ast::Param &p) {
+            return !isConstexprAnnotation(p.annotation.get()) && !request.tuned.count(p.name);
+          });
+      std::string how =
+          runtimeAfter == kernel->params.end()
+              ? "give the parameters after them with -D NAME=VALUE"
+              : "the run-time parameter '" + runtimeAfter->name +
+                    "' after them needs its signature entry, so bind every constexpr in the "
+                    "signature to compile one specialisation, as Triton's AOT compiler does";
+      sources.error(param.loc, "parameter '" + param.name +
+                                   "' is bound by the @triton.autotune configs but the signature "
+                                   "gives it a value too (entry " +
+                                   std::to_string(i + 1) +
+                                   "): the signature lists the parameters in order, so it may "
+                                   "leave out the tuned ones only at its end; " +
+                                   how);
+    }
     if (define != defines.end())
       sources.error(param.loc,
                     "parameter '" + param.name + "' is given both in the signature and with -D");
