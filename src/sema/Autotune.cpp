@@ -965,6 +965,27 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
       for (const ast::Param &p : kernel.params)
         if (isConstexprAnnotation(p.annotation.get()) && !p.defaultValue)
           constexprs += (constexprs.empty() ? "" : ", ") + p.name;
+      // Another project's autotuner (triton-dejavu's `config_space=ConfigSpace(...)`) has no
+      // configs= at all: say which decorator it is and what a launch of one config needs.
+      std::string shown = dottedName(*decorator->operands[0]);
+      if (!configs && !shown.empty() && shown != "triton.autotune" && shown != "autotune") {
+        std::string unbound = unboundConstexprs(kernel, context);
+        std::set<std::string> computed;
+        for (const HeuristicEntry &entry : heuristicEntries(kernel, module, byCall))
+          if (!entry.belowAutotune)
+            computed.insert(entry.name);
+        std::string left;
+        std::istringstream names(unbound);
+        for (std::string name; std::getline(names >> std::ws, name, ',');)
+          if (!computed.count(name))
+            left += (left.empty() ? "" : ", ") + name;
+        sources.error(decorator->loc,
+                      "@" + shown +
+                          " is not Triton's autotune and has no configs= list: tilec does not "
+                          "read its configs; to compile one, give each constexpr it tunes a "
+                          "value in the signature or with -D, and --num-warps/--num-stages" +
+                          (left.empty() ? std::string() : " (left unbound: " + left + ")"));
+      }
       sources.error(decorator->loc,
                     "@triton.autotune: configs must be a non-empty list literal of "
                     "triton.Config(...), or a list comprehension of one over list literals, for "
