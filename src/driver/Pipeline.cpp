@@ -220,10 +220,15 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
     const ast::Stmt *kernel = sema::findAnyKernel(*syntax, sources, base);
     // A signature that binds every constexpr asks for one specialisation (bindsEveryConstexpr).
     sema::AutotuneSpec tuning;
-    if (kernel && !sema::bindsEveryConstexpr(*kernel, spec.signature, options.defines))
-      tuning =
-          sema::readAutotune(*kernel, sources, options.numWarps, options.numStages, syntax.get(),
-                             &base, sema::decoratedByCall(*syntax, spec.name).decorators);
+    const std::vector<const ast::Expr *> byCall =
+        sema::decoratedByCall(*syntax, spec.name).decorators;
+    if (kernel &&
+        !sema::bindsEveryConstexpr(*kernel, spec.signature, options.defines, syntax.get(), byCall))
+      tuning = sema::readAutotune(*kernel, sources, options.numWarps, options.numStages,
+                                  syntax.get(), &base, byCall);
+    else if (kernel)
+      tuning.configs.push_back({sema::constantHeuristics(*kernel, sources, syntax.get(), byCall),
+                                options.numWarps, options.numStages});
     else
       tuning.configs.push_back({{}, options.numWarps, options.numStages}); // sema reports it
     codegen::KernelVariants group;

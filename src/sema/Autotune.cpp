@@ -982,6 +982,27 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
       for (const ast::Param &p : kernel.params)
         if (isConstexprAnnotation(p.annotation.get()) && !p.defaultValue)
           constexprs += (constexprs.empty() ? "" : ", ") + p.name;
+      // Another project's autotuner (triton-dejavu's `config_space=ConfigSpace(...)`) has no
+      // configs= at all: say which decorator it is and what a launch of one config needs.
+      std::string shown = dottedName(*decorator->operands[0]);
+      if (!configs && !shown.empty() && shown != "triton.autotune" && shown != "autotune") {
+        std::string unbound = unboundConstexprs(kernel, context);
+        std::set<std::string> computed;
+        for (const HeuristicEntry &entry : heuristicEntries(kernel, module, byCall))
+          if (!entry.belowAutotune)
+            computed.insert(entry.name);
+        std::string left;
+        std::istringstream names(unbound);
+        for (std::string name; std::getline(names >> std::ws, name, ',');)
+          if (!computed.count(name))
+            left += (left.empty() ? "" : ", ") + name;
+        sources.error(decorator->loc,
+                      "@" + shown +
+                          " is not Triton's autotune and has no configs= list: tilec does not "
+                          "read its configs; to compile one, give each constexpr it tunes a "
+                          "value in the signature or with -D, and --num-warps/--num-stages" +
+                          (left.empty() ? std::string() : " (left unbound: " + left + ")"));
+      }
       sources.error(decorator->loc,
                     "@triton.autotune: configs must be a non-empty list literal of "
                     "triton.Config(...), or a list comprehension of one over list literals, for "
@@ -1062,6 +1083,28 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
   return spec;
 }
 
+std::vector<std::pair<std::string, std::string>>
+constantHeuristics(const ast::Stmt &kernel, const SourceManager &sources, const ast::Module *module,
+                   const std::vector<const ast::Expr *> &byCall) {
+  std::vector<const ast::Expr *> decorators = resolvedDecorators(kernel, module);
+  decorators.insert(decorators.end(), byCall.begin(), byCall.end());
+  std::vector<std::pair<std::string, std::string>> constants;
+  for (const ast::Expr *decorator : decorators) {
+    if (calleeName(*decorator) != "heuristics")
+      continue;
+    // A dict that host code computes binds nothing here: -D gives what it would compute.
+    const ast::Expr *values = heuristicsDict(*decorator, module);
+    if (!values)
+      continue;
+    DictReader reader(sources, values->loc);
+    reader.allowLambdas_ = true;
+    for (auto &entry : reader.read("@triton.heuristics"))
+      if (entry.second != DictReader::kRuntimeHeuristic)
+        constants.push_back(entry);
+  }
+  return constants;
+}
+
 bool isRuntimeHeuristic(const ast::Stmt &kernel, const SourceManager &sources,
                         const std::string &name, const std::vector<const ast::Expr *> &byCall,
                         const ast::Module *module) {
@@ -1083,18 +1126,28 @@ bool isRuntimeHeuristic(const ast::Stmt &kernel, const SourceManager &sources,
 }
 
 bool bindsEveryConstexpr(const ast::Stmt &kernel, const std::string &signature,
-                         const std::vector<std::pair<std::string, std::string>> &defines) {
+                         const std::vector<std::pair<std::string, std::string>> &defines,
+                         const ast::Module *module, const std::vector<const ast::Expr *> &byCall) {
   std::string error;
   std::optional<std::vector<SignatureEntry>> entries = parseSignature(signature, error);
   if (!entries)
     return false; // specializeKernel reports the signature
+  // Triton's launcher computes these at each launch before the autotuner picks a config:
+  // specializeKernel computes them too (or says which to bind where one needs a run-time value).
+  // One that an @triton.autotune wraps may read or replace what the config sets (BLOCK * 2), so
+  // its key is not taken as bound.
+  std::set<std::string> computed;
+  for (const HeuristicEntry &entry : heuristicEntries(kernel, module, byCall))
+    if (!entry.belowAutotune)
+      computed.insert(entry.name);
   bool any = false;
   for (size_t i = 0; i < kernel.params.size(); ++i) {
     const ast::Param &param = kernel.params[i];
     if (!isConstexprAnnotation(param.annotation.get()))
       continue;
     any = true;
-    bool defined = std::any_of(defines.begin(), defines.end(),
+    bool defined = computed.count(param.name) ||
+                   std::any_of(defines.begin(), defines.end(),
                                [&](const auto &d) { return d.first == param.name; });
     // A constexpr left out takes its default, as Triton's JIT gives it when a launch passes none.
     if (i >= entries->size() && !defined && !param.defaultValue)

@@ -93,13 +93,25 @@ struct HeuristicEntry {
 std::vector<HeuristicEntry> heuristicEntries(const ast::Stmt &kernel, const ast::Module *module,
                                              const std::vector<const ast::Expr *> &byCall);
 
+/// The constant values of the @triton.heuristics of `kernel` (its decorators, then `byCall`:
+/// `{"TWICE": 2}`), as readAutotune adds them to each config; its functions of the arguments are
+/// specializeKernel's to compute.
+std::vector<std::pair<std::string, std::string>>
+constantHeuristics(const ast::Stmt &kernel, const SourceManager &sources, const ast::Module *module,
+                   const std::vector<const ast::Expr *> &byCall);
+
 /// Whether `signature` and `defines` bind every tl.constexpr parameter of `kernel` that has no
 /// default (those left out take their defaults), and it has at least one. Then a config has
 /// nothing left to choose but num_warps and num_stages, which the command line gives: the driver
 /// compiles that one specialisation, as Triton's AOT compiler does and as Triton's JIT does once
 /// the autotuner picked a config, without reading the decorators (whose configs may be built by
-/// code tilec does not evaluate).
+/// code tilec does not evaluate, or by another project's autotuner, such as triton-dejavu's
+/// `config_space=`). A constexpr that a @triton.heuristics of `kernel` (its decorators, then
+/// `byCall`) computes above any autotune decorator counts as bound: Triton's launcher computes it
+/// before the autotuner picks a config.
 bool bindsEveryConstexpr(const ast::Stmt &kernel, const std::string &signature,
-                         const std::vector<std::pair<std::string, std::string>> &defines);
+                         const std::vector<std::pair<std::string, std::string>> &defines,
+                         const ast::Module *module = nullptr,
+                         const std::vector<const ast::Expr *> &byCall = {});
 
 } // namespace tilec::sema
