@@ -444,6 +444,119 @@ std::map<std::string, const ast::Stmt *> enclosingHostFunctions(const ast::Modul
   return functions;
 }
 
+/// Adds the names `expr` reads (the bodies of its lambdas too) to \p out.
+static void collectReadNames(const ast::Expr &expr, std::set<std::string> &out) {
+  if (expr.kind == ast::ExprKind::Name)
+    out.insert(expr.name);
+  for (const ast::ExprPtr &operand : expr.operands)
+    if (operand)
+      collectReadNames(*operand, out);
+  for (const ast::Keyword &keyword : expr.keywords)
+    if (keyword.value)
+      collectReadNames(*keyword.value, out);
+  if (expr.lambda)
+    for (const ast::StmtPtr &stmt : expr.lambda->body)
+      if (stmt->value)
+        collectReadNames(*stmt->value, out);
+}
+
+/// Counts, in \p counts, the bindings that `stmts` (a function's body, without the functions and
+/// classes it defines) make of each name: assignment and loop targets, `with ... as`, imports,
+/// definitions.
+static void countBindings(const ast::StmtList &stmts, std::map<std::string, int> &counts) {
+  std::function<void(const ast::Expr *)> target = [&](const ast::Expr *e) {
+    if (!e)
+      return;
+    if (e->kind == ast::ExprKind::Name)
+      ++counts[e->name];
+    if (e->kind == ast::ExprKind::Tuple || e->kind == ast::ExprKind::List)
+      for (const ast::ExprPtr &element : e->operands)
+        target(element.get());
+  };
+  for (const ast::StmtPtr &stmt : stmts) {
+    for (const ast::ExprPtr &t : stmt->targets)
+      target(t.get());
+    for (const ast::ExprPtr &t : stmt->withTargets)
+      target(t.get());
+    for (const ast::ImportAlias &alias : stmt->names)
+      ++counts[alias.asName.empty() ? alias.name : alias.asName];
+    if (stmt->kind == ast::StmtKind::FunctionDef) {
+      ++counts[stmt->name];
+      continue;
+    }
+    countBindings(stmt->body, counts);
+    countBindings(stmt->orelse, counts);
+    for (const ast::ExceptHandler &handler : stmt->handlers)
+      countBindings(handler.body, counts);
+    countBindings(stmt->finalbody, counts);
+  }
+}
+
+/// The variables that the functions enclosing \p kernel have bound when Python defines it, which
+/// its decorators read (`configs = [triton.Config(...)]` in a test, then
+/// `@triton.autotune(configs=configs, key=["N"])` on the kernel it defines): each function's
+/// top-level `name = value` statements before the one that holds the kernel, outermost function
+/// first. A name the function binds anywhere else too (in a branch, a loop, twice) is left out:
+/// its value when the kernel is defined is not known.
+static std::vector<std::pair<std::string, const ast::Expr *>>
+enclosingLocals(const ast::Module &module, const ast::Stmt &kernel) {
+  // Whether `st` is `target` or holds it, at any depth.
+  std::function<bool(const ast::Stmt &, const ast::Stmt &)> holds = [&](const ast::Stmt &st,
+                                                                        const ast::Stmt &target) {
+    if (&st == &target)
+      return true;
+    for (const ast::StmtList *list : {&st.body, &st.orelse, &st.finalbody})
+      for (const ast::StmtPtr &inner : *list)
+        if (holds(*inner, target))
+          return true;
+    for (const ast::ExceptHandler &handler : st.handlers)
+      for (const ast::StmtPtr &inner : handler.body)
+        if (holds(*inner, target))
+          return true;
+    return false;
+  };
+  // The enclosing functions, outermost first.
+  std::vector<const ast::Stmt *> chain, found;
+  std::function<bool(const ast::StmtList &)> search = [&](const ast::StmtList &body) {
+    for (const ast::StmtPtr &st : body) {
+      if (st.get() == &kernel) {
+        found = chain;
+        return true;
+      }
+      bool function = st->kind == ast::StmtKind::FunctionDef;
+      if (function)
+        chain.push_back(st.get());
+      bool done = search(st->body) || search(st->orelse) || search(st->finalbody);
+      for (const ast::ExceptHandler &h : st->handlers)
+        done = done || search(h.body);
+      if (function)
+        chain.pop_back();
+      if (done)
+        return true;
+    }
+    return false;
+  };
+  search(module.body);
+  std::vector<std::pair<std::string, const ast::Expr *>> locals;
+  for (size_t level = 0; level < found.size(); ++level) {
+    const ast::Stmt &function = *found[level];
+    // The statement holding the kernel: the next enclosing function, or the kernel itself.
+    const ast::Stmt &holder = level + 1 < found.size() ? *found[level + 1] : kernel;
+    std::map<std::string, int> counts;
+    countBindings(function.body, counts);
+    for (const ast::Param &param : function.params)
+      ++counts[param.name];
+    for (const ast::StmtPtr &st : function.body) {
+      if (holds(*st, holder))
+        break;
+      if (st->kind == ast::StmtKind::Assign && st->targets.size() == 1 && st->value &&
+          st->targets[0]->kind == ast::ExprKind::Name && counts[st->targets[0]->name] == 1)
+        locals.push_back({st->targets[0]->name, st->value.get()});
+    }
+  }
+  return locals;
+}
+
 /// The configs that `configs` (any expression of the kernel's module) evaluates to, as Python
 /// evaluates it when the module is imported: a list (or tuple) of triton.Config.
 /// What `expr`, an argument of the kernel's decorator, evaluates to, with the module bound as
@@ -510,6 +623,19 @@ auto evaluateAtDecorator(const ast::Expr &expr, const ast::Stmt &kernel, const a
     value.function = function;
     specializer.bindGlobal(name, value);
   }
+  // The enclosing functions' variables that `expr` reads, and those their values read.
+  std::vector<std::pair<std::string, const ast::Expr *>> locals = enclosingLocals(module, kernel);
+  std::set<std::string> needed;
+  collectReadNames(expr, needed);
+  std::vector<bool> used(locals.size(), false);
+  for (size_t i = locals.size(); i-- > 0;)
+    if (needed.count(locals[i].first)) {
+      used[i] = true;
+      collectReadNames(*locals[i].second, needed);
+    }
+  for (size_t i = 0; i < locals.size(); ++i)
+    if (used[i])
+      specializer.bindGlobal(locals[i].first, specializer.evalModuleLevel(*locals[i].second));
   specializer.overrideModuleConstants(kernel, context.defines);
   return evaluate(specializer, static_cast<const ast::Stmt *>(nullptr));
 }

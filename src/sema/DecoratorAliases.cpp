@@ -153,6 +153,84 @@ bool returnsBuilt(const ast::StmtList &stmts, bool (*builds)(const ast::Expr &))
   return false;
 }
 
+/// Whether `expr` is `triton.jit(param)` (or through `jit`/an alias of it, keywords allowed).
+bool appliesJitTo(const ast::Expr &expr, const std::string &param) {
+  if (expr.kind != ast::ExprKind::Call || expr.operands.size() != 2)
+    return false;
+  const ast::Expr &callee = *expr.operands[0];
+  std::string name = dottedName(callee);
+  bool jit = name == "jit" || tritonMember(name) == "jit" || decoratorAlias(callee) == "jit";
+  return jit && expr.operands[1]->kind == ast::ExprKind::Name && expr.operands[1]->name == param;
+}
+
+/// Whether `expr` calls triton.autotune or triton.heuristics (a wrapper that tunes is no plain
+/// jit wrapper: its kernels need their configs read).
+bool callsTuning(const ast::Expr &expr) {
+  if (expr.kind == ast::ExprKind::Call && !expr.operands.empty()) {
+    std::string member = tritonMember(dottedName(*expr.operands[0]));
+    std::string alias = decoratorAlias(*expr.operands[0]);
+    if (member == "autotune" || member == "heuristics" || alias == "autotune" ||
+        alias == "heuristics")
+      return true;
+  }
+  for (const ast::ExprPtr &operand : expr.operands)
+    if (operand && callsTuning(*operand))
+      return true;
+  for (const ast::Keyword &keyword : expr.keywords)
+    if (keyword.value && callsTuning(*keyword.value))
+      return true;
+  return false;
+}
+
+/// Whether `def` is a project's own decorator that makes a kernel with triton.jit and returns
+/// it, whatever host-side wrapping it adds (triton-viz's examples: `def wrap(fn): fn =
+/// triton.jit(fn); if trace_decorator: fn = trace_decorator(fn); return fn`, a tracer for its
+/// interpreter): `return triton.jit(fn)`, or `fn = triton.jit(fn)` before `return fn`.
+bool isJitWrapper(const ast::Stmt &def) {
+  if (def.kind != ast::StmtKind::FunctionDef || !def.decorators.empty() || def.params.empty())
+    return false;
+  const std::string &param = def.params[0].name;
+  bool jitted = false;
+  bool returns = false;
+  bool tunes = false;
+  std::function<void(const ast::StmtList &)> visit = [&](const ast::StmtList &stmts) {
+    for (const ast::StmtPtr &stmt : stmts) {
+      if (stmt->value && callsTuning(*stmt->value))
+        tunes = true;
+      if (stmt->kind == ast::StmtKind::Assign && stmt->targets.size() == 1 &&
+          stmt->targets[0]->kind == ast::ExprKind::Name && stmt->targets[0]->name == param &&
+          stmt->value && appliesJitTo(*stmt->value, param))
+        jitted = true;
+      if (stmt->kind == ast::StmtKind::Return && stmt->value &&
+          (appliesJitTo(*stmt->value, param) ||
+           (jitted && stmt->value->kind == ast::ExprKind::Name && stmt->value->name == param)))
+        returns = true;
+      if (stmt->kind == ast::StmtKind::If) {
+        visit(stmt->body);
+        visit(stmt->orelse);
+      }
+    }
+  };
+  visit(def.body);
+  return returns && !tunes;
+}
+
+/// Adds the jit wrappers that `stmts` and the functions they define (at any depth) define, as
+/// a kernel defined inside a function may be decorated by a wrapper defined next to it.
+bool addJitWrappers(const ast::StmtList &stmts, std::map<std::string, std::string> &aliases) {
+  bool added = false;
+  for (const ast::StmtPtr &stmt : stmts) {
+    if (stmt->kind == ast::StmtKind::FunctionDef && isJitWrapper(*stmt) &&
+        !aliases.count(stmt->name)) {
+      aliases[stmt->name] = "jit";
+      added = true;
+    }
+    added |= addJitWrappers(stmt->body, aliases);
+    added |= addJitWrappers(stmt->orelse, aliases);
+  }
+  return added;
+}
+
 } // namespace
 
 bool isAutotuneWrapper(const ast::Stmt &def) {
@@ -216,6 +294,8 @@ void computeDecoratorAliases(const ModuleGraph &graph) {
           }
         }
       });
+      if (addJitWrappers(module.ast->body, aliases))
+        changed = true;
       for (const auto &[name, members] : assigned)
         if (members.size() == 1 && !aliases.count(name)) {
           aliases[name] = *members.begin();

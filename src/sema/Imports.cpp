@@ -4,6 +4,7 @@
 #include "sema/DecoratorAliases.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <set>
 #include <system_error>
@@ -35,6 +36,17 @@ bool isWellKnownModule(const std::string &root) {
       "transformers"};
   // What tilec takes as installed is well known too (`import platform`).
   return known.count(root) != 0 || isAlwaysInstalled(root);
+}
+
+/// Whether a folder's name can be a package in an import statement: a Python identifier. A
+/// repository checked out as `flash-attention` or `meta-pytorch+tritonparse` with an
+/// `__init__.py` at its top is no importable package, whatever that file says.
+bool isPackageName(const std::string &folder) {
+  std::string name = fs::path(folder).filename().string();
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
+    return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '_' || c >= 0x80; });
 }
 
 } // namespace
@@ -661,7 +673,10 @@ std::unique_ptr<ModuleGraph> loadImports(SourceManager &sources, const ast::Modu
   // package is importable: the folder above the outermost package is searched last.
   std::string root = parentDir(mainPath);
   bool inPackage = false;
-  while (isFile(joinPath(root, "__init__.py")) || isFile(joinPath(root, "__init__.tl"))) {
+  // The climb stops at a folder whose name Python cannot import, which is then the sys.path
+  // entry (the checkout's top, as an editable install puts it on the path).
+  while ((isFile(joinPath(root, "__init__.py")) || isFile(joinPath(root, "__init__.tl"))) &&
+         isPackageName(identity(root))) {
     inPackage = true;
     std::string up = (fs::path(identity(root)) / "..").lexically_normal().string();
     if (up == identity(root))
