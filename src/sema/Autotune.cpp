@@ -409,12 +409,9 @@ void refuseLaterChanges(const ast::Expr &configs, const ast::Stmt &at, const ast
   });
 }
 
-/// The plain Python functions that the functions enclosing \p kernel (a @triton.jit function
-/// defined in a function, as PyTorch's tests define theirs) define directly in their bodies,
-/// the nearest scope's last: Python runs the kernel's decorators in the innermost one, where
-/// they are bound (`configs=get_op_configs()`, `pre_hook=init_to_zero("output_ptr")`).
-std::map<std::string, const ast::Stmt *> enclosingHostFunctions(const ast::Module &module,
-                                                                const ast::Stmt &kernel) {
+/// The functions whose bodies hold \p kernel, outermost first (empty for a module-level kernel).
+static std::vector<const ast::Stmt *> enclosingFunctions(const ast::Module &module,
+                                                         const ast::Stmt &kernel) {
   std::vector<const ast::Stmt *> enclosing, found;
   std::function<bool(const ast::StmtList &)> search = [&](const ast::StmtList &body) {
     for (const ast::StmtPtr &st : body) {
@@ -436,6 +433,16 @@ std::map<std::string, const ast::Stmt *> enclosingHostFunctions(const ast::Modul
     return false;
   };
   search(module.body);
+  return found;
+}
+
+/// The plain Python functions that the functions enclosing \p kernel (a @triton.jit function
+/// defined in a function, as PyTorch's tests define theirs) define directly in their bodies,
+/// the nearest scope's last: Python runs the kernel's decorators in the innermost one, where
+/// they are bound (`configs=get_op_configs()`, `pre_hook=init_to_zero("output_ptr")`).
+std::map<std::string, const ast::Stmt *> enclosingHostFunctions(const ast::Module &module,
+                                                                const ast::Stmt &kernel) {
+  std::vector<const ast::Stmt *> found = enclosingFunctions(module, kernel);
   std::map<std::string, const ast::Stmt *> functions;
   for (const ast::Stmt *function : found)
     for (const ast::StmtPtr &st : function->body)
@@ -515,28 +522,7 @@ enclosingLocals(const ast::Module &module, const ast::Stmt &kernel) {
           return true;
     return false;
   };
-  // The enclosing functions, outermost first.
-  std::vector<const ast::Stmt *> chain, found;
-  std::function<bool(const ast::StmtList &)> search = [&](const ast::StmtList &body) {
-    for (const ast::StmtPtr &st : body) {
-      if (st.get() == &kernel) {
-        found = chain;
-        return true;
-      }
-      bool function = st->kind == ast::StmtKind::FunctionDef;
-      if (function)
-        chain.push_back(st.get());
-      bool done = search(st->body) || search(st->orelse) || search(st->finalbody);
-      for (const ast::ExceptHandler &h : st->handlers)
-        done = done || search(h.body);
-      if (function)
-        chain.pop_back();
-      if (done)
-        return true;
-    }
-    return false;
-  };
-  search(module.body);
+  std::vector<const ast::Stmt *> found = enclosingFunctions(module, kernel);
   std::vector<std::pair<std::string, const ast::Expr *>> locals;
   for (size_t level = 0; level < found.size(); ++level) {
     const ast::Stmt &function = *found[level];
