@@ -1195,45 +1195,45 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
   return spec;
 }
 
-std::vector<std::pair<std::string, std::string>>
-constantHeuristics(const ast::Stmt &kernel, const SourceManager &sources, const ast::Module *module,
-                   const std::vector<const ast::Expr *> &byCall) {
+/// Every (name, value) of the kernel's @triton.heuristics dicts that tilec can read (its own
+/// decorators, then those applied by call), a run-time one as DictReader::kRuntimeHeuristic. A
+/// dict that host code computes binds nothing here: -D gives what it would compute.
+static std::vector<std::pair<std::string, std::string>>
+heuristicsEntries(const ast::Stmt &kernel, const SourceManager &sources, const ast::Module *module,
+                  const std::vector<const ast::Expr *> &byCall) {
   std::vector<const ast::Expr *> decorators = resolvedDecorators(kernel, module);
   decorators.insert(decorators.end(), byCall.begin(), byCall.end());
-  std::vector<std::pair<std::string, std::string>> constants;
+  std::vector<std::pair<std::string, std::string>> entries;
   for (const ast::Expr *decorator : decorators) {
     if (calleeName(*decorator) != "heuristics")
       continue;
-    // A dict that host code computes binds nothing here: -D gives what it would compute.
     const ast::Expr *values = heuristicsDict(*decorator, module);
     if (!values)
       continue;
     DictReader reader(sources, values->loc);
     reader.allowLambdas_ = true;
     for (auto &entry : reader.read("@triton.heuristics"))
-      if (entry.second != DictReader::kRuntimeHeuristic)
-        constants.push_back(entry);
+      entries.push_back(std::move(entry));
   }
+  return entries;
+}
+
+std::vector<std::pair<std::string, std::string>>
+constantHeuristics(const ast::Stmt &kernel, const SourceManager &sources, const ast::Module *module,
+                   const std::vector<const ast::Expr *> &byCall) {
+  std::vector<std::pair<std::string, std::string>> constants;
+  for (auto &entry : heuristicsEntries(kernel, sources, module, byCall))
+    if (entry.second != DictReader::kRuntimeHeuristic)
+      constants.push_back(std::move(entry));
   return constants;
 }
 
 bool isRuntimeHeuristic(const ast::Stmt &kernel, const SourceManager &sources,
                         const std::string &name, const std::vector<const ast::Expr *> &byCall,
                         const ast::Module *module) {
-  std::vector<const ast::Expr *> decorators = resolvedDecorators(kernel, module);
-  decorators.insert(decorators.end(), byCall.begin(), byCall.end());
-  for (const ast::Expr *decorator : decorators) {
-    if (calleeName(*decorator) != "heuristics")
-      continue;
-    const ast::Expr *values = heuristicsDict(*decorator, module);
-    if (!values)
-      continue;
-    DictReader reader(sources, values->loc);
-    reader.allowLambdas_ = true;
-    for (const auto &[key, value] : reader.read("@triton.heuristics"))
-      if (key == name && value == DictReader::kRuntimeHeuristic)
-        return true;
-  }
+  for (const auto &[key, value] : heuristicsEntries(kernel, sources, module, byCall))
+    if (key == name && value == DictReader::kRuntimeHeuristic)
+      return true;
   return false;
 }
 
