@@ -10,6 +10,7 @@
 #include "tir/Libdevice.h"
 
 #include <algorithm>
+#include <array>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
@@ -992,12 +993,40 @@ void KernelLowering::lowerTrans(const Operation &op) {
   values_[op.result()] = results;
 }
 
+/// The order in which Triton numbers a thread's registers of an MMA accumulator (version 2 with
+/// one warp along M, or version 3), as tilec's element numbers: per 8 columns, a row's two columns
+/// and then the same two 8 rows down; then the next 8 columns; then the next 16 rows of each warp
+/// (the next tile along M). Sorting by (row tile, column / 8, row / 8 within the 16, column % 2)
+/// of thread 0's elements gives it, as every thread's elements sit at the same offsets from its
+/// own.
+static std::vector<unsigned> tritonMmaRegisterOrder(const Distribution &dist) {
+  const int64_t rowsPerTile = 16 * int64_t(dist.wpc(0));
+  std::vector<std::array<int64_t, 4>> keys;
+  for (unsigned e = 0; e < dist.numElements(); ++e) {
+    std::vector<int64_t> at = dist.coordinates(0, 0, e);
+    keys.push_back({at[0] / rowsPerTile, at[1] / 8, (at[0] % 16) / 8, at[1] % 2});
+  }
+  std::vector<unsigned> order(dist.numElements());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](unsigned a, unsigned b) { return keys[a] < keys[b]; });
+  return order;
+}
+
 /// reshape through shared memory: each element goes to its row-major position; or, for a reshape
 /// that OptimizeReshapeLayout marked "reinterpret" (a reordering reshape only a reduction reads),
-/// each thread's registers as they are.
+/// each thread's registers as they are, in Triton's order where it says register_order = "mma".
 void KernelLowering::lowerReshape(const Operation &op) {
   if (op.hasAttr("reinterpret")) {
-    values_[op.result()] = get(op.operand(0));
+    const Values &input = get(op.operand(0));
+    if (!op.hasAttr("register_order")) {
+      values_[op.result()] = input;
+      return;
+    }
+    Values reordered;
+    for (unsigned e : tritonMmaRegisterOrder(distributionOf(op.operand(0)->type())))
+      reordered.push_back(input.at(e));
+    values_[op.result()] = reordered;
     return;
   }
   const tir::Type &from = op.operand(0)->type(), &to = op.result()->type();

@@ -10,6 +10,14 @@
 // takes every dimension's consecutive elements before any repeat: the same where only the
 // fastest dimension has several); otherwise the reshape stays a row-major copy through shared
 // memory.
+//
+// A dot's accumulator (and what is computed from it in the same layout) is Triton's NVIDIA MMA
+// layout, whose registers Triton numbers per instruction tile: a row's two columns, the same
+// columns 8 rows down, then the next 8 columns, then the next 16 rows. tilec's blocked numbering
+// takes all of a row's columns first, so such a reshape is marked register_order = "mma": the
+// lowering hands the registers over in Triton's order. Only where tilec's threads hold Triton's
+// elements: wgmma accumulators, and mma.sync ones with one warp along M (with more, tilec's
+// instruction tiles take rows 8 * warpsM apart where Triton's take rows 8 apart).
 #include "gpu/Layout.h"
 #include "gpu/PassUtils.h"
 #include "gpu/Passes.h"
@@ -42,6 +50,24 @@ bool numbersElementsAsTriton(const Layout &layout) {
   return true;
 }
 
+/// Whether `layout` is the accumulator layout of one of `function`'s tensor-core dots and its
+/// threads hold the elements Triton's MMA layout gives them.
+bool isTritonMmaAccumulator(tir::Function &function, const Layout &layout) {
+  unsigned warpsM = 0;
+  const bool mmaV2 = isMmaV2AccumulatorLayout(layout, &warpsM) && warpsM == 1;
+  if (!mmaV2 && !isMmaV3AccumulatorLayout(layout))
+    return false;
+  bool found = false;
+  tir::walk(function, [&](Operation &op) {
+    if (op.code() != OpCode::Dot || !op.hasAttr("engine"))
+      return;
+    LayoutPtr result = layoutOf(op.result());
+    if (result && *result == layout)
+      found = true;
+  });
+  return found;
+}
+
 } // namespace
 
 void runOptimizeReshapeLayout(tir::Function &function) {
@@ -61,6 +87,8 @@ void runOptimizeReshapeLayout(tir::Function &function) {
       return;
     op.result()->setType(op.result()->type().withLayout(makeBlocked({1}, {32}, {numWarps}, {0})));
     op.setAttr("reinterpret", true);
+    if (isTritonMmaAccumulator(function, *source))
+      op.setAttr("register_order", std::string("mma"));
   });
 }
 

@@ -3477,6 +3477,25 @@ def scaled_dot_sample(scale):
 SAMPLES += [scaled_dot_sample(1), scaled_dot_sample(0.5)]
 
 
+# --- tests/gpu/sum_of_dot.tl: tl.sum of a dot's result, in Triton's MMA register order ----------
+# [16, 64] on 4 warps: mma.sync with one warp along M; [64, 64]: wgmma on sm_90. The products of
+# randn fp16 values are inexact, so the order of the sum shows in its last bits.
+def sum_of_dot_sample(m):
+    n, k = 64, 32
+    return Sample(
+        name=f"sum_of_dot_{m}", source="tests/gpu/sum_of_dot.tl", kernel="sum_of_dot", ptx=f"sum_of_dot_{m}",
+        signature=f"*fp16:16,*fp16:16,*fp32:16,{m},{n},{k}", size=m,
+        inputs=lambda m: {"a": randn((m * k,), "float16"), "b": randn((k * n,), "float16"),
+                          "out": empty((1,))},
+        outputs=["out"],
+        args=lambda t, m: [t["a"], t["b"], t["out"]],
+        grid=lambda meta, m: (1,), tol=EXACT,
+        interp_tols={"out": Tol(rtol=1e-4)})
+
+
+SAMPLES += [sum_of_dot_sample(16), sum_of_dot_sample(64)]
+
+
 # --- tests/gpu/register_bound.tl: triton.Config(maxnreg=N) as .maxnreg ----------------------
 # Config 0 spills (a 128x128 accumulator on 4 warps under 96 registers), config 1 runs 8 warps
 # under 168. Small integer inputs: every product and sum is exact in fp32, so bit for bit.
