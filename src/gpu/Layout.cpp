@@ -223,11 +223,18 @@ LayoutPtr dotFmaLayout(const std::vector<int64_t> &shape, unsigned numWarps) {
 }
 
 LayoutPtr mmaV2AccumulatorLayout(unsigned warpsM, unsigned warpsN) {
-  return makeBlocked({1, 2}, {8, 4}, {warpsM, warpsN}, {1, 0});
+  // With one warp along M, rows g and g + 8 are the first two rows of the 8-row tile's repeats
+  // anyway: the layout without repsInWarp is the same, and keeps the form older passes compare.
+  if (warpsM == 1)
+    return makeBlocked({1, 2}, {8, 4}, {warpsM, warpsN}, {1, 0});
+  return makeBlocked({1, 2}, {8, 4}, {warpsM, warpsN}, {1, 0}, {2, 1});
 }
 
 bool isMmaV2AccumulatorLayout(const Layout &layout, unsigned *warpsM, unsigned *warpsN) {
-  if (layout.kind != LayoutKind::Blocked || layout.rank() != 2 || !layout.repsInWarp.empty())
+  if (layout.kind != LayoutKind::Blocked || layout.rank() != 2)
+    return false;
+  const bool rowPairs = layout.repsInWarp == std::vector<unsigned>{2, 1};
+  if (!layout.repsInWarp.empty() && !rowPairs)
     return false;
   if (layout.sizePerThread != std::vector<unsigned>{1, 2} ||
       layout.threadsPerWarp != std::vector<unsigned>{8, 4} ||

@@ -95,12 +95,13 @@ LayoutPtr threadPartialsLayout(const LayoutPtr &layout);
 
 /// The layout of an mma.sync accumulator (Triton's NVIDIA MMA layout, version 2) for a warp grid of
 /// warpsM x warpsN over the [M, N] tile, written as the blocked layout it is:
-/// sizePerThread [1, 2], threadsPerWarp [8, 4], warpsPerCTA [warpsM, warpsN], order [1, 0].
-/// A thread holds, per 16x8 instruction tile, the two column pairs of rows g and g + 8*warpsM
-/// (g = lane / 4): the m16n8 fragment of the instruction whose rows "g" and "g + 8" are those
-/// rows. Which matrix rows an instruction covers is the lowering's choice as long as the operand
-/// fragments are loaded for the same rows, so every pass that knows blocked layouts (elementwise
-/// ops, reductions, conversions, stores) handles accumulators without a new layout kind.
+/// sizePerThread [1, 2], threadsPerWarp [8, 4], repsInWarp [2, 1] (none with one warp along M),
+/// warpsPerCTA [warpsM, warpsN], order [1, 0]. Warp (wm, wn) holds, per 16x8 instruction tile,
+/// the two column pairs of rows 16*wm + g and 16*wm + g + 8 (g = lane / 4): the m16n8 fragment,
+/// as Triton's layout gives them, so that reductions over the accumulator add what Triton's add.
+/// Every pass that knows blocked layouts (elementwise ops, reductions, conversions, stores)
+/// handles accumulators without a new layout kind. With one warp along M and one along N this
+/// is also the wgmma accumulator layout of the same warps (isMmaV3AccumulatorLayout says so too).
 LayoutPtr mmaV2AccumulatorLayout(unsigned warpsM, unsigned warpsN);
 
 /// Whether `layout` is an mma.sync accumulator layout; sets the warp grid if so.

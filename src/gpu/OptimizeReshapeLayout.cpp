@@ -15,9 +15,7 @@
 // layout, whose registers Triton numbers per instruction tile: a row's two columns, the same
 // columns 8 rows down, then the next 8 columns, then the next 16 rows. tilec's blocked numbering
 // takes all of a row's columns first, so such a reshape is marked register_order = "mma": the
-// lowering hands the registers over in Triton's order. Only where tilec's threads hold Triton's
-// elements: wgmma accumulators, and mma.sync ones with one warp along M (with more, tilec's
-// instruction tiles take rows 8 * warpsM apart where Triton's take rows 8 apart).
+// lowering hands the registers over in Triton's order.
 #include "gpu/Layout.h"
 #include "gpu/PassUtils.h"
 #include "gpu/Passes.h"
@@ -50,12 +48,9 @@ bool numbersElementsAsTriton(const Layout &layout) {
   return true;
 }
 
-/// Whether `layout` is the accumulator layout of one of `function`'s tensor-core dots and its
-/// threads hold the elements Triton's MMA layout gives them.
-bool isTritonMmaAccumulator(tir::Function &function, const Layout &layout) {
-  unsigned warpsM = 0;
-  const bool mmaV2 = isMmaV2AccumulatorLayout(layout, &warpsM) && warpsM == 1;
-  if (!mmaV2 && !isMmaV3AccumulatorLayout(layout))
+/// Whether `layout` is the accumulator layout of one of `function`'s tensor-core dots.
+bool isDotAccumulator(tir::Function &function, const Layout &layout) {
+  if (!isMmaV2AccumulatorLayout(layout) && !isMmaV3AccumulatorLayout(layout))
     return false;
   bool found = false;
   tir::walk(function, [&](Operation &op) {
@@ -87,7 +82,7 @@ void runOptimizeReshapeLayout(tir::Function &function) {
       return;
     op.result()->setType(op.result()->type().withLayout(makeBlocked({1}, {32}, {numWarps}, {0})));
     op.setAttr("reinterpret", true);
-    if (isTritonMmaAccumulator(function, *source))
+    if (isDotAccumulator(function, *source))
       op.setAttr("register_order", std::string("mma"));
   });
 }

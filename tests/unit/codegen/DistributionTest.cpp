@@ -29,7 +29,9 @@ TEST_CASE("the wgmma accumulator layout holds the rows wgmma writes", "[codegen]
   CHECK(layout->str() ==
         "#blocked<{spt=[1, 2], tpw=[8, 4], wpc=[8, 1], order=[1, 0], rep=[2, 1]}>");
   CHECK(gpu::isMmaV3AccumulatorLayout(*layout));
-  CHECK_FALSE(gpu::isMmaV2AccumulatorLayout(*layout));
+  // mma.sync's accumulator on the same warps holds the same rows (Triton's MMA v2 and v3 layouts
+  // agree there): the layouts are equal.
+  CHECK(*layout == *gpu::mmaV2AccumulatorLayout(8, 1));
   Distribution dist = distribution(layout, {128, 256});
   CHECK(dist.elemsPerThread == std::vector<unsigned>{2, 64});
   CHECK(dist.tile(0) == 128);
@@ -44,6 +46,22 @@ TEST_CASE("the wgmma accumulator layout holds the rows wgmma writes", "[codegen]
       for (unsigned e = 0; e < dist.numElements(); ++e)
         seen.insert(dist.coordinates(l, w, e));
   CHECK(seen.size() == 128 * 256);
+}
+
+TEST_CASE("the mma.sync accumulator gives each warp 16 consecutive rows, as Triton's",
+          "[codegen][distribution]") {
+  // 2 x 2 warps on 64 x 32: warp (m, n) holds rows 16m + g + {0, 8, 32, 40}, each instruction
+  // tile's rows g and g + 8 (g = lane / 4); with one warp along M, the plain blocked layout.
+  gpu::LayoutPtr layout = gpu::mmaV2AccumulatorLayout(2, 2);
+  CHECK(layout->str() ==
+        "#blocked<{spt=[1, 2], tpw=[8, 4], wpc=[2, 2], order=[1, 0], rep=[2, 1]}>");
+  CHECK(gpu::isMmaV2AccumulatorLayout(*layout));
+  CHECK(gpu::mmaV2AccumulatorLayout(1, 4)->repsInWarp.empty());
+  Distribution dist = distribution(layout, {64, 32});
+  std::vector<int64_t> rows;
+  for (unsigned i = 0; i < 4; ++i)
+    rows.push_back(dist.coordinates(/*lane=*/4, /*warp=*/2, dist.linearIndex({i, 0}))[0]);
+  CHECK(rows == std::vector<int64_t>{17, 25, 49, 57});
 }
 
 TEST_CASE("a tile of two instruction blocks per warpgroup repeats after 16 rows per warp",
