@@ -283,25 +283,48 @@ private:
   void tie(const Operation &op) {
     for (const TiedValues &group : tiedValues(op)) {
       LayoutPtr known;
+      // Triton's conflict rule for a loop-carried value (a block argument, not a memory
+      // access): where its initial value brings a load's layout and the body yields a
+      // tensor-core accumulator, the accumulator's layout wins, and the initial value is
+      // converted once, before the loop (fla's path attention carries o and q, loaded before
+      // the loop and updated by dots in it).
+      for (Value *v : group.values)
+        if (!known && counts(v) && isTensorCoreLayout(layoutOf(v)))
+          known = layoutOf(v);
+      // A loop-carried tensor-core accumulator reaches the yield through the conversion
+      // AccelerateMatmul left after its dot (no layout yet), maybe through elementwise ops
+      // (q - dot(s, w)): the carried value takes the dot's layout before the arithmetic on it in
+      // the body is assigned (attention's rescaling by alpha, whose other operand comes from the
+      // first product, in another layout where the warps of the two products differ).
+      for (Value *v : group.values)
+        if (!known)
+          known = accumulatorLayoutReaching(v, 4);
       for (Value *v : group.values)
         if (!known && counts(v))
           known = layoutOf(v);
-      // A loop-carried tensor-core accumulator reaches the yield through the conversion
-      // AccelerateMatmul left after its dot (no layout yet): the carried value takes the dot's
-      // layout before the arithmetic on it in the body is assigned (attention's rescaling by
-      // alpha, whose other operand comes from the first product, in another layout where the
-      // warps of the two products differ).
-      for (Value *v : group.values) {
-        const Operation *producer = v->definingOp();
-        if (known || !producer || producer->code() != OpCode::ConvertLayout)
-          continue;
-        const Operation *dot = producer->operand(0)->definingOp();
-        if (dot && isTensorCoreDot(*dot))
-          known = layoutOf(dot->result());
-      }
       for (Value *v : group.values)
         set(v, known);
     }
+  }
+
+  /// The layout of a tensor-core dot whose result reaches `v` through the conversion after it
+  /// and at most `depth` elementwise ops; null if none.
+  LayoutPtr accumulatorLayoutReaching(const Value *v, unsigned depth) const {
+    const Operation *producer = v->definingOp();
+    if (!producer)
+      return nullptr;
+    if (producer->code() == OpCode::ConvertLayout) {
+      const Operation *dot = producer->operand(0)->definingOp();
+      return dot && isTensorCoreDot(*dot) ? layoutOf(dot->result()) : nullptr;
+    }
+    if (depth == 0 || !tir::isElementwise(producer->code()) || producer->numResults() != 1 ||
+        producer->result()->type().shape != v->type().shape)
+      return nullptr;
+    for (const Value *operand : producer->operands())
+      if (operand->type().isTensor())
+        if (LayoutPtr layout = accumulatorLayoutReaching(operand, depth - 1))
+          return layout;
+    return nullptr;
   }
 
   void backward(Block &block) {

@@ -6,7 +6,11 @@
 // then fuses the first multiply of an add into an FMA: flash-attention's rotary kernel,
 // `x0 * sin + x1 * cos`, fused the other product than Triton when cos and sin were converted
 // before x0 and x1 were loaded, and rounded differently. A conversion used only in a nested
-// region (a loop body) stops before the operation that holds the region.
+// region (a loop body) stops before the operation that holds the region. None sinks past an
+// async_copy: the copies before a pipelined loop start its buffers' lives, and a conversion
+// through shared memory after them would need its scratch beside the buffers (fla's path
+// attention converts two 64 KB initial values for the loop: 258 KB, over the limit); Triton's
+// conversions of a loop's initial values stay before its prologue too.
 #include "gpu/PassUtils.h"
 #include "gpu/Passes.h"
 
@@ -41,7 +45,8 @@ void sinkInBlock(Block &block) {
   for (auto it = converts.rbegin(); it != converts.rend(); ++it) {
     Operation *convert = *it;
     auto position = std::next(block.find(convert));
-    while (position != block.ops().end() && !usesValue(**position, convert->result()))
+    while (position != block.ops().end() && !usesValue(**position, convert->result()) &&
+           (*position)->code() != OpCode::AsyncCopy)
       ++position;
     if (position == block.ops().end() || position == std::next(block.find(convert)))
       continue; // unused here (DCE's business), or already right before its first user

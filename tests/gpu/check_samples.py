@@ -3496,6 +3496,29 @@ def sum_of_dot_sample(m):
 SAMPLES += [sum_of_dot_sample(16), sum_of_dot_sample(64)]
 
 
+# --- tests/gpu/loop_carried_dot.tl: loaded values a loop updates with dots ------------------
+# q and o start as loads and are updated by dots each iteration; the carried values take the
+# accumulator's layout (converted once, before the loop), as in Triton. w is scaled down so that
+# q stays bounded over the steps; randn fp16 products are inexact, so the bits show the order.
+def loop_carried_dot_sample():
+    steps, bm, bd = 4, 64, 64
+    return Sample(
+        name="loop_carried_dot", source="tests/gpu/loop_carried_dot.tl", kernel="loop_carried_dot",
+        ptx="loop_carried_dot", signature=f"*fp32:16,*fp32:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,{steps},{bm},{bd}",
+        size=(steps, bm, bd),
+        inputs=lambda s: {"q": randn((s[1] * s[2],)), "o": randn((s[1] * s[2],)),
+                          "w": (randn((s[0] * s[2] * s[2],)) * 0.1).half(),
+                          "v": randn((s[0] * s[2] * s[2],), "float16"),
+                          "q_out": empty((s[1] * s[2],)), "o_out": empty((s[1] * s[2],))},
+        outputs=["q_out", "o_out"],
+        args=lambda t, s: [t["q"], t["o"], t["w"], t["v"], t["q_out"], t["o_out"]],
+        grid=lambda meta, s: (1,), tol=EXACT,
+        interp_tols={"q_out": Tol(scale=1e-2), "o_out": Tol(scale=1e-2)})
+
+
+SAMPLES += [loop_carried_dot_sample()]
+
+
 # --- tests/gpu/register_bound.tl: triton.Config(maxnreg=N) as .maxnreg ----------------------
 # Config 0 spills (a 128x128 accumulator on 4 warps under 96 registers), config 1 runs 8 warps
 # under 168. Small integer inputs: every product and sum is exact in fp32, so bit for bit.
