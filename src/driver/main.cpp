@@ -118,8 +118,9 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
   app.add_option("--num-stages", flags.numStages,
                  "Software pipelining depth: loads feeding tensor-core dots in loops are copied "
                  "(cp.async) num-stages - 1 iterations ahead, other loads of loops without "
-                 "stores are issued one iteration ahead; 1 turns both off")
-      ->check(CLI::Range(1u, 8u))
+                 "stores are issued one iteration ahead; 1 (or 0, as Triton takes it) turns "
+                 "both off")
+      ->check(CLI::Range(0u, 32u))
       ->capture_default_str()
       ->each([&flags](const std::string &) { flags.numStagesGiven = true; });
   app.add_option("--maxnreg", flags.maxRegisters,
@@ -151,7 +152,9 @@ void addCommonFlags(CLI::App &app, CommonFlags &flags) {
 bool toOptions(const CommonFlags &flags, CompileOptions &options) {
   options.inputPath = flags.input;
   options.numWarps = flags.numWarps;
-  options.numStages = flags.numStages;
+  // Triton takes num_stages=0 (apex's OpenFold MHA launches with it) and pipelines a loop only
+  // from 2 stages on (AssignLatencies): 0 compiles as 1, as a triton.Config's does.
+  options.numStages = std::max(1u, flags.numStages);
   options.numWarpsGiven = flags.numWarpsGiven;
   options.numStagesGiven = flags.numStagesGiven;
   options.maxRegisters = flags.maxRegisters;

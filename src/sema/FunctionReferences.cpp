@@ -150,6 +150,18 @@ SemaValue Specializer::resolveFunctionReference(const std::string &text, SourceL
     if (const ast::Stmt *def = findQualifiedFunction(*mod().ast, path))
       return SemaValue::ofJitFunction(def);
   }
+  // A member of a module-level class that tilec does not evaluate (an Enum's member, as apex's
+  // `MODEL_COMPUTE_DTYPE=_DTypeEnum.BF16`): the class is what is missing, not a function.
+  if (!hasLocals && parts.size() >= 2) {
+    const ast::Stmt *classStmt = nullptr;
+    forEachModuleLevelStatement(mod().ast->body, [&](const ast::Stmt &stmt, bool) {
+      if (!classStmt && stmt.kind == ast::StmtKind::Unsupported &&
+          stmt.name == "class definition" && !stmt.targets.empty() && stmt.targets[0]->name == root)
+        classStmt = &stmt;
+    });
+    if (classStmt)
+      refuseClass(*classStmt, root, loc);
+  }
   error(loc, "cannot find the function '" + text +
                  "': name it as an expression of the kernel's module (tl.extra.cuda.globaltimer, "
                  "helpers.relu), by triton's module path, or as MODULE.QUALNAME of the kernel's "

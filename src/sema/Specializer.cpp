@@ -5163,8 +5163,9 @@ static void bindLaunchOptionParams(const SourceManager &sources, const KernelReq
                                        flag + " " + std::to_string(option) + " is used here");
       continue;
     }
+    // num_stages=0 is Triton's too, and compiles as 1 (no pipelining).
     const bool valid =
-        warps ? count >= 1 && count <= kMaxBlockWarps && (count & (count - 1)) == 0 : count >= 1;
+        warps ? count >= 1 && count <= kMaxBlockWarps && (count & (count - 1)) == 0 : count >= 0;
     if (!valid) {
       // Passed by position it is only the parameter, as here.
       sources.warning(param.loc, "parameter '" + param.name + "' is " + std::to_string(count) +
@@ -5174,7 +5175,7 @@ static void bindLaunchOptionParams(const SourceManager &sources, const KernelReq
                                      flag + " " + std::to_string(option));
       continue;
     }
-    option = static_cast<unsigned>(count);
+    option = std::max<unsigned>(1, static_cast<unsigned>(count));
   }
 }
 
@@ -5366,13 +5367,14 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
       continue;
     }
     const SemaValue &value = *launchValue;
-    if (value.kind != SemaValue::Kind::Int || value.intValue < 1 ||
+    if (value.kind != SemaValue::Kind::Int || value.intValue < (warps ? 1 : 0) ||
         (warps && (value.intValue > 32 || (value.intValue & (value.intValue - 1)))))
       sources.error(heuristic.loc, "@triton.heuristics computes " + value.describe() + " for '" +
                                        heuristic.name + "'; it must be " +
-                                       (warps ? "a power of two from 1 to 32" : "at least 1"));
+                                       (warps ? "a power of two from 1 to 32" : "at least 0"));
+    // num_stages=0, which Triton takes, compiles as 1 (no pipelining).
     (warps ? entryFunction.numWarps : entryFunction.numStages) =
-        static_cast<unsigned>(value.intValue);
+        std::max<unsigned>(1, static_cast<unsigned>(value.intValue));
   }
   for (const std::string &name : params) {
     if (!pending.count(name))
