@@ -760,6 +760,10 @@ private:
   /// os.path's functions (posixpath) of the host that compiles: join, dirname, basename,
   /// abspath, normpath, realpath, splitext, isabs, exists, isfile, isdir; nullopt for others.
   std::optional<SemaValue> callOsPath(const std::string &fn, CallArgs &args);
+  /// Whether `dotted` is a key of sys.modules as module-level code reads it: a module that an
+  /// import statement of one of the files tilec loaded imports (with its parent packages), or
+  /// sys and builtins, which every interpreter has loaded (HostPython.cpp).
+  bool inSysModules(const std::string &dotted) const;
   SemaValue torchTypeInfo(bool floating, CallArgs &args);
   SemaValue torchDevice(CallArgs &args);
   SemaValue callStringMethod(const std::string &method, CallArgs &args);
