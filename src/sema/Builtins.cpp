@@ -1055,7 +1055,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     SemaValue config;
     config.kind = Kind::Object;
     config.name = kTritonConfigClass;
-    config.elems = {bound[0], bound[1], bound[2], bound[4]};
+    config.elems = {bound[0], bound[1], bound[2], bound[4], bound[5]};
     config.objectId = SemaValue::newObjectId();
     return config;
   }
