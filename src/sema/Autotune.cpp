@@ -681,8 +681,29 @@ static SemaValue asTritonConfig(const SemaValue &config, SourceLoc loc,
   SemaValue result;
   result.kind = SemaValue::Kind::Object;
   result.name = kTritonConfigClass;
-  result.elems = {option("kwargs"), option("num_warps"), option("num_stages"), option("maxnreg")};
+  result.elems = {option("kwargs"), option("num_warps"), option("num_stages"), option("maxnreg"),
+                  option("pre_hook")};
   return result;
+}
+
+/// Where `stmts` (a Python function's body) assign an attribute named block_shape
+/// (`nargs["a_desc"].block_shape = [...]`); invalid where they do not.
+static SourceLoc blockShapeAssignment(const ast::StmtList &stmts) {
+  for (const ast::StmtPtr &stmt : stmts) {
+    if (stmt->kind == ast::StmtKind::FunctionDef)
+      continue;
+    if (stmt->kind == ast::StmtKind::Assign)
+      for (const ast::ExprPtr &target : stmt->targets)
+        if (target->kind == ast::ExprKind::Attribute && target->name == "block_shape")
+          return target->loc;
+    for (const ast::StmtList *block : {&stmt->body, &stmt->orelse, &stmt->finalbody})
+      if (SourceLoc loc = blockShapeAssignment(*block); loc.isValid())
+        return loc;
+    for (const ast::ExceptHandler &handler : stmt->handlers)
+      if (SourceLoc loc = blockShapeAssignment(handler.body); loc.isValid())
+        return loc;
+  }
+  return {};
 }
 
 /// The configs of `list`, a list of triton.Config objects that host code made; `at` locates
@@ -710,6 +731,11 @@ static std::vector<AutotuneConfig> configsOfValue(const SemaValue &list, SourceL
     tuned.numWarps = configCount(config.elems[1], "num_warps", defaultWarps, at, sources);
     tuned.numStages = configCount(config.elems[2], "num_stages", defaultStages, at, sources);
     tuned.maxRegisters = configRegisters(config.elems[3], at, sources);
+    const SemaValue &preHook = config.elems[4];
+    if (preHook.kind == SemaValue::Kind::Builtin && preHook.function &&
+        preHook.name.rfind("pyfunc:", 0) == 0 &&
+        preHook.function->kind == ast::StmtKind::FunctionDef)
+      tuned.preHookSetsBlockShape = blockShapeAssignment(preHook.function->body);
     if (tuned.maxRegisters == 0)
       takeRegistersEntry(tuned, at, sources);
     if (tuned.numWarps & (tuned.numWarps - 1))
@@ -1075,6 +1101,23 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
         sources.note(decorator->loc, message);
         throw CompileError(std::string(e.what()) + sources.format(decorator->loc, "note", message),
                            e.reported(), e.kind());
+      }
+      // Triton's autotuner runs a config's pre_hook on the launch's arguments before it
+      // specializes the kernel, so a hook that sets a host descriptor's block_shape makes each
+      // config's descriptors a type of their own (tensordesc<bf16[TILE_M, TILE_K]>). tilec does
+      // not run pre_hooks: every config would get the signature's block shapes.
+      std::string unbound = unboundConstexprs(kernel, context);
+      for (const AutotuneConfig &config : spec.configs) {
+        if (!config.preHookSetsBlockShape.isValid() || unbound.empty())
+          continue;
+        std::string message =
+            "this pre_hook of the autotune configs sets a tensor descriptor's block_shape, "
+            "which Triton's autotuner does before it specializes the kernel to each config; "
+            "tilec does not run pre_hooks yet: to compile one config, give its descriptors' "
+            "block shapes in the signature (tensordesc<bf16[128, 64]>), each constexpr it "
+            "tunes a value in the signature or with -D (left unbound: " +
+            unbound + "), and --num-warps/--num-stages";
+        sources.error(config.preHookSetsBlockShape, message);
       }
     }
     std::vector<std::map<std::string, const ast::Expr *>> bindings(1);

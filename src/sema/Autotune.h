@@ -43,6 +43,9 @@ struct AutotuneConfig {
   unsigned numStages = 3;
   /// triton.Config's maxnreg (registers per thread, .maxnreg); 0 where the config gives none.
   unsigned maxRegisters = 0;
+  /// Where the config's pre_hook sets a descriptor argument's block_shape
+  /// (`nargs["a_desc"].block_shape = [BLOCK_M, BLOCK_K]`); invalid where it does not.
+  SourceLoc preHookSetsBlockShape;
 };
 
 struct AutotuneSpec {

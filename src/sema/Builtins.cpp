@@ -1055,7 +1055,7 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     SemaValue config;
     config.kind = Kind::Object;
     config.name = kTritonConfigClass;
-    config.elems = {bound[0], bound[1], bound[2], bound[4]};
+    config.elems = {bound[0], bound[1], bound[2], bound[4], bound[5]};
     config.objectId = SemaValue::newObjectId();
     return config;
   }
@@ -1483,6 +1483,14 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     return dict;
   }
   if (name == "py.tuple" || name == "py.list") {
+    // list() and tuple() with no argument: a new empty list, the empty tuple
+    // (`out = list()` before a loop that appends configs, NeMo Automodel's LoRA kernels).
+    if (args.positional.empty() && args.keywords.empty()) {
+      SemaValue empty = SemaValue::ofTuple({});
+      empty.isList = name == "py.list";
+      empty.objectId = empty.isList ? SemaValue::newObjectId() : 0;
+      return empty;
+    }
     if (args.positional.size() != 1 || args.positional[0].kind != Kind::Tuple)
       error(loc, name.substr(3) + "() is only supported on a tuple or a list");
     SemaValue copy = args.positional[0];

@@ -1996,6 +1996,63 @@ static std::string normPath(const std::string &path) {
   return result.empty() ? "." : result;
 }
 
+namespace {
+
+/// Adds the modules that the import statements of `stmts` load when Python runs them: those
+/// of the module's top level and of the blocks it runs (if, try, with, class bodies), not those
+/// of function bodies, which run only when the function is called. Relative imports name
+/// modules of the file's own package, which `from . import x` loads under names tilec does
+/// not spell out; they are left out.
+void collectImportedModules(const ast::StmtList &stmts, std::set<std::string> &out) {
+  auto addWithParents = [&](const std::string &dotted) {
+    if (dotted.empty() || dotted[0] == '.')
+      return;
+    for (size_t dot = dotted.find('.'); dot != std::string::npos; dot = dotted.find('.', dot + 1))
+      out.insert(dotted.substr(0, dot));
+    out.insert(dotted);
+  };
+  for (const ast::StmtPtr &stmt : stmts) {
+    switch (stmt->kind) {
+    case ast::StmtKind::FunctionDef:
+      break;
+    case ast::StmtKind::Import:
+      for (const ast::ImportAlias &alias : stmt->names)
+        addWithParents(alias.name);
+      break;
+    case ast::StmtKind::ImportFrom:
+      addWithParents(stmt->module);
+      break;
+    default:
+      collectImportedModules(stmt->body, out);
+      collectImportedModules(stmt->orelse, out);
+      for (const ast::ExceptHandler &handler : stmt->handlers)
+        collectImportedModules(handler.body, out);
+      collectImportedModules(stmt->finalbody, out);
+      break;
+    }
+  }
+}
+
+} // namespace
+
+bool Specializer::inSysModules(const std::string &dotted) const {
+  // sys.modules holds the modules the process has imported. Of the host that runs the kernels,
+  // tilec knows the files it loaded and what they import; a module no file imports (a test
+  // harness's `absl.testing` or `pytest`, which only a test run loads) is not there.
+  if (dotted == "sys" || dotted == "builtins")
+    return true;
+  std::set<std::string> imported;
+  for (const ModuleState &state : modules_)
+    if (state.ast)
+      collectImportedModules(state.ast->body, imported);
+  // The files it loaded are modules of the process too, under the names they were imported by
+  // (a relative import's among them).
+  if (graph_)
+    for (const SourceModule &loaded : graph_->modules)
+      imported.insert(loaded.name);
+  return imported.count(dotted) != 0;
+}
+
 std::optional<SemaValue> Specializer::callOsPath(const std::string &fn, CallArgs &args) {
   // Python's posixpath, on the host that compiles: the paths are those of tilec's files
   // (`os.path.dirname(os.path.abspath(__file__))` to find a config next to the kernel).
@@ -2520,6 +2577,21 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
   }
   if (qualified == "json.load" || qualified == "json.loads")
     return callJson(qualified.substr(5), args);
+  // sys.modules.keys(): a view of the same keys, which `in` tests as it tests sys.modules.
+  if (qualified == "sys.modules.keys") {
+    bindCallArgs(*this, qualified, {}, 0, args);
+    return SemaValue::ofModule("sys.modules");
+  }
+  // sys.modules.get(name[, default]): the default for a module the program has not imported.
+  // A loaded module's object is not modelled.
+  if (qualified == "sys.modules.get") {
+    auto a = bindCallArgs(*this, qualified, {"key", "default"}, 1, args);
+    if (a[0]->kind != Kind::String || inSysModules(a[0]->name))
+      error(args.loc, "sys.modules.get of a module that the program has imported is not "
+                      "supported yet in module-level code that tilec evaluates (`name in "
+                      "sys.modules` is)");
+    return a[1] ? *a[1] : SemaValue::none();
+  }
   if (qualified.rfind("os.path.", 0) == 0) {
     if (std::optional<SemaValue> result = callOsPath(qualified.substr(8), args))
       return *result;

@@ -672,6 +672,13 @@ SemaValue Specializer::compareOp(ast::CompareOperator op, const SemaValue &lhs,
     if (lhs.kind == Kind::String && rhs.kind == Kind::Module && rhs.userModule < 0 &&
         rhs.name == "os.environ")
       return SemaValue::ofBool((std::getenv(lhs.name.c_str()) != nullptr) == (op == CO::In));
+    // `"absl.testing" in sys.modules` (or its .keys()) in module-level code: the modules the
+    // program has imported (inSysModules).
+    if (rhs.kind == Kind::Module && rhs.userModule < 0 && rhs.name == "sys.modules") {
+      if (lhs.kind != Kind::String)
+        return SemaValue::ofBool(op == CO::NotIn);
+      return SemaValue::ofBool(inSysModules(lhs.name) == (op == CO::In));
+    }
     // A dict's keys (module-level Python).
     if (rhs.kind == Kind::Object && (rhs.name == kDictClass || isSetObject(rhs))) {
       SemaValue keys = rhs.elems[0];

@@ -1012,6 +1012,25 @@ void Specializer::restoreBinding(const std::string &name,
   applyPriorBinding(name, binding);
 }
 
+std::vector<std::pair<std::string, Specializer::ModuleState::PriorBinding>>
+Specializer::bindAsBeforeLaterIfs(SourceLoc at, const ast::Stmt *self) {
+  std::vector<std::pair<std::string, ModuleState::PriorBinding>> own;
+  for (const auto &[n, owner] : mod().conditional)
+    if (owner != self && owner->loc.file == at.file &&
+        std::make_pair(owner->loc.line, owner->loc.col) > std::make_pair(at.line, at.col) &&
+        mod().priorBindings.count({owner, n}))
+      own.emplace_back(n, currentBinding(n));
+  for (const auto &[n, binding] : own)
+    restoreBinding(n, mod().priorBindings.at({binding.conditional, n}));
+  return own;
+}
+
+void Specializer::putBackBindings(
+    const std::vector<std::pair<std::string, ModuleState::PriorBinding>> &own) {
+  for (const auto &[n, binding] : own)
+    restoreBinding(n, binding);
+}
+
 void Specializer::applyPriorBinding(const std::string &name,
                                     const ModuleState::PriorBinding &binding) {
   if (binding.changedInPlace)
@@ -1409,6 +1428,12 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
     mod().conditional.erase(n);
     restorePrior(n);
   }
+  // A name that a later module-level `if` rebinds reads here what it was bound to before that
+  // `if` (NeMo Automodel tests `version.parse(triton.__version__)` in a `try` above `if not
+  // HAVE_TRITON: triton = ...`; reading the later binding resolved that `if` first, which needs
+  // this one).
+  auto laterRebound = bindAsBeforeLaterIfs(stmt.loc, &stmt);
+  auto putBackLaterRebound = [&] { putBackBindings(laterRebound); };
   std::optional<bool> truth;
   const ast::MatchCase *taken = nullptr;
   PatternBindings captured;
@@ -1439,6 +1464,7 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
         error(stmt.test->loc, "this module-level condition is not a compile-time constant");
     }
   } catch (const CompileError &e) {
+    putBackLaterRebound();
     std::string message = "'" + name + "' is defined under that module-level '" +
                           (stmt.kind == ast::StmtKind::Match ? "match"
                            : stmt.kind == ast::StmtKind::If  ? "if"
@@ -1446,6 +1472,7 @@ void Specializer::resolveModuleIf(const ast::Stmt &stmt, const std::string &name
                           "', used here";
     rethrowWithNote(e, use, message);
   }
+  putBackLaterRebound();
   for (const std::string &n : owned)
     mod().conditional.erase(n);
   if (stmt.kind == ast::StmtKind::Unsupported) {
@@ -1697,17 +1724,22 @@ SemaValue Specializer::evalConstantGlobal(const std::string &name, const ast::Ex
       globalsBeingEvaluated_.end())
     error(expr.loc, "global '" + name + "' is defined in terms of itself");
   globalsBeingEvaluated_.push_back(qualified);
-  // Module-level code runs in its own scope: a kernel's locals are not visible to it.
+  // Module-level code runs in its own scope: a kernel's locals are not visible to it. A name
+  // that a later module-level `if` rebinds reads the binding Python's earlier statement sees.
+  auto laterRebound = bindAsBeforeLaterIfs(expr.loc, nullptr);
   SemaValue value;
   try {
     value = evalModuleLevel(expr);
+    putBackBindings(laterRebound);
   } catch (const CompileError &e) {
+    putBackBindings(laterRebound);
     globalsBeingEvaluated_.pop_back();
     if (current_ != 0)
       throw;
     rethrowWithDefineHint(e, "while evaluating '" + name + "', a module-level name", name,
                           expr.loc);
   } catch (...) {
+    putBackBindings(laterRebound);
     globalsBeingEvaluated_.pop_back();
     throw;
   }

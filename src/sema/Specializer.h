@@ -760,6 +760,10 @@ private:
   /// os.path's functions (posixpath) of the host that compiles: join, dirname, basename,
   /// abspath, normpath, realpath, splitext, isabs, exists, isfile, isdir; nullopt for others.
   std::optional<SemaValue> callOsPath(const std::string &fn, CallArgs &args);
+  /// Whether `dotted` is a key of sys.modules as module-level code reads it: a module that an
+  /// import statement of one of the files tilec loaded imports (with its parent packages), or
+  /// sys and builtins, which every interpreter has loaded (HostPython.cpp).
+  bool inSysModules(const std::string &dotted) const;
   SemaValue torchTypeInfo(bool floating, CallArgs &args);
   SemaValue torchDevice(CallArgs &args);
   SemaValue callStringMethod(const std::string &method, CallArgs &args);
@@ -812,6 +816,12 @@ private:
   /// What `name` is bound to now in the current module, and binding it so again.
   ModuleState::PriorBinding currentBinding(const std::string &name);
   void restoreBinding(const std::string &name, const ModuleState::PriorBinding &binding);
+  /// Binds each name that a module-level `if` after `at` (other than `self`) may rebind to what
+  /// it was bound to before that `if`, as Python sees it at `at`, which it runs first; returns
+  /// the bindings to put back (putBackBindings).
+  std::vector<std::pair<std::string, ModuleState::PriorBinding>>
+  bindAsBeforeLaterIfs(SourceLoc at, const ast::Stmt *self);
+  void putBackBindings(const std::vector<std::pair<std::string, ModuleState::PriorBinding>> &own);
   /// Binds `name` as `binding` records, adding to what the module binds now.
   void applyPriorBinding(const std::string &name, const ModuleState::PriorBinding &binding);
   void assign(const ast::Expr &target, const SemaValue &value);
