@@ -1,5 +1,6 @@
 // The `tl.*` functions, tensor methods and attributes, and the Python builtins kernels use.
 #include "gpu/Arch.h"
+#include "sema/Imports.h"
 #include "sema/Specializer.h"
 #include "sema/TypeRules.h"
 
@@ -1317,6 +1318,27 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       error(loc, "str() takes one argument");
     // A plain str, also of a str subclass such as torch's TorchVersion.
     return SemaValue::ofString(pythonStr(args.positional[0], loc));
+  }
+  if (name == "py.__import__") {
+    // `__import__("os").environ` in module-level code (an autotune config list chosen by an
+    // environment variable). Triton's code generator has no __import__ in a kernel.
+    if (hostCallDepth_ == 0 && moduleLevelDepth_ == 0)
+      error(loc, "__import__() is not supported in a kernel (Triton's code generator has none)");
+    auto a = bindCallArgs(*this, "__import__", {"name", "globals", "locals", "fromlist", "level"},
+                          1, args);
+    if (a[0]->kind != Kind::String)
+      error(loc, "__import__() takes the module's name as a string");
+    // Without a fromlist Python returns the top-level package of a dotted name.
+    const std::string &dotted = a[0]->name;
+    std::string root = dotted.substr(0, dotted.find('.'));
+    bool fromlist = a[3] && !a[3]->isNone() && !(a[3]->kind == Kind::Tuple && a[3]->elems.empty());
+    if (!isAlwaysInstalled(root) || fromlist ||
+        (a[4] && !(a[4]->kind == Kind::Int && a[4]->intValue == 0)))
+      error(loc, "__import__('" + dotted +
+                     "'): only an absolute import of a module of Python's standard library, "
+                     "torch, numpy, triton or packaging without a fromlist is supported yet; "
+                     "use an import statement");
+    return SemaValue::ofModule(root);
   }
   if (name == "py.bin" || name == "py.oct" || name == "py.hex") {
     // Python's integer-to-string builtins, for host code (a @triton.constexpr_function such as

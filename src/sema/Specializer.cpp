@@ -1870,10 +1870,10 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
         std::filesystem::absolute(graph_->modules[current_].path).lexically_normal().string());
   // Python builtins that kernels may use.
   static const std::set<std::string> pyBuiltins = {
-      "range",   "min",    "max", "float", "int",  "bool",       "len",
-      "print",   "abs",    "str", "tuple", "list", "isinstance", "getattr",
-      "hasattr", "format", "sum", "any",   "all",  "filter",     "map",
-      "dict",    "bin",    "oct", "hex",   "set",  "frozenset",  "open"};
+      "range", "min", "max",       "float",  "int",        "bool",    "len",     "print",
+      "abs",   "str", "tuple",     "list",   "isinstance", "getattr", "hasattr", "format",
+      "sum",   "any", "all",       "filter", "map",        "dict",    "bin",     "oct",
+      "hex",   "set", "frozenset", "open",   "__import__"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   // The categories module-level code passes to warnings.warn, which ignores them (HostPython.cpp).
