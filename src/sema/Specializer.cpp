@@ -1873,7 +1873,7 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
       "range", "min", "max",       "float",  "int",        "bool",    "len",     "print",
       "abs",   "str", "tuple",     "list",   "isinstance", "getattr", "hasattr", "format",
       "sum",   "any", "all",       "filter", "map",        "dict",    "bin",     "oct",
-      "hex",   "set", "frozenset", "open",   "__import__"};
+      "hex",   "set", "frozenset", "open",   "__import__", "eval"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   // The categories module-level code passes to warnings.warn, which ignores them (HostPython.cpp).
