@@ -112,8 +112,9 @@ void KernelLowering::lowerGather(const Operation &op) {
 /// version its ptxas knows, so its users' asm may use them (Megatron-LM's symmetric-memory
 /// collectives: multimem.st). multimem.*, red.async and st.async came with 8.1, the .acc::f32
 /// accumulation of multimem.ld_reduce on 16-bit types with 8.2, tensormap.replace and
-/// tensormap.cp_fenceproxy with 8.3. Instructions of later architectures are left to ptxas,
-/// which says what they need. 0: nothing past the arch's own.
+/// tensormap.cp_fenceproxy with 8.3, the conversions of the fp4/fp6/ue8m0 pairs
+/// (cvt.rn.f16x2.e2m1x2, ModelOpt's fp4 dequantisation) with 8.6. Whether the arch has an
+/// instruction is left to ptxas, which says so. 0: nothing past the arch's own.
 static unsigned ptxVersionForAsm(const std::string &text) {
   struct Need {
     const char *instruction;
@@ -122,6 +123,8 @@ static unsigned ptxVersionForAsm(const std::string &text) {
   static const Need needs[] = {
       {"multimem.", 81}, {"red.async", 81},         {"st.async", 81},
       {".acc::f32", 82}, {"tensormap.replace", 83}, {"tensormap.cp_fenceproxy", 83},
+      {".e2m1x2", 86},   {".e2m3x2", 86},           {".e3m2x2", 86},
+      {".ue8m0x2", 86},
   };
   unsigned version = 0;
   for (const Need &need : needs)

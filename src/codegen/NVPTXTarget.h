@@ -18,6 +18,10 @@ constexpr const char *kNVPTXTriple = "nvptx64-nvidia-cuda";
 /// version newer than the arch's oldest: 84 for 8.4.
 constexpr const char *kMinimumPtxVersionFlag = "tilec.minimum-ptx-version";
 
+/// The newest PTX ISA version LLVM 19's NVPTX backend emits (+ptx85); a newer minimum is
+/// written into the PTX's `.version` directive after emission.
+constexpr unsigned kNewestLlvmPtxVersion = 85;
+
 /// The PTX ISA version the lowering asked `module` for through kMinimumPtxVersionFlag; 0: none.
 unsigned minimumPtxVersion(const llvm::Module &module);
 

@@ -63,7 +63,24 @@ static void useShortSharedPointers(bool enable) {
 /// kernel uses newer instructions (fp8 mma.sync needs 8.4).
 static std::string ptxFeatureFor(unsigned sm, unsigned minimum) {
   unsigned version = sm >= 90 ? 80 : sm >= 89 ? 78 : sm >= 86 ? 71 : 70; // sm_80 and later
-  return "+ptx" + std::to_string(std::max(version, minimum));
+  return "+ptx" + std::to_string(std::max(version, std::min(minimum, kNewestLlvmPtxVersion)));
+}
+
+/// A `.version` newer than LLVM 19 can emit (a user's inline asm of PTX ISA 8.6:
+/// cvt.rn.f16x2.e2m1x2) written over the one LLVM wrote, as Triton writes its ptxas's version
+/// over LLVM's: LLVM passes inline asm through as text, so nothing else in the PTX changes.
+static std::string raisePtxVersion(std::string ptx, unsigned version) {
+  if (version <= kNewestLlvmPtxVersion)
+    return ptx;
+  const std::string directive = ".version ";
+  size_t at = ptx.find(directive);
+  if (at == std::string::npos)
+    return ptx;
+  size_t start = at + directive.size();
+  size_t end = ptx.find('\n', start);
+  ptx.replace(start, end - start,
+              std::to_string(version / 10) + "." + std::to_string(version % 10));
+  return ptx;
 }
 
 std::unique_ptr<llvm::TargetMachine> createNVPTXTargetMachine(const TargetOptions &options,
@@ -235,8 +252,9 @@ std::string emitPTX(llvm::Module &module, const TargetOptions &options) {
   if (machine->addPassesToEmitFile(passes, stream, nullptr, llvm::CodeGenFileType::AssemblyFile))
     throw CompileError("error: the NVPTX target cannot emit PTX");
   passes.run(module);
-  return compareBitTestsWithZero(
-      splitHoistedWideMultiplies(fuseWideMultiplyAdds(std::string(ptx.str()))));
+  return raisePtxVersion(compareBitTestsWithZero(splitHoistedWideMultiplies(
+                             fuseWideMultiplyAdds(std::string(ptx.str())))),
+                         minimumPtxVersion(module));
 }
 
 } // namespace tilec::codegen

@@ -1,5 +1,6 @@
 // The `tl.*` functions, tensor methods and attributes, and the Python builtins kernels use.
 #include "gpu/Arch.h"
+#include "sema/Imports.h"
 #include "sema/Specializer.h"
 #include "sema/TypeRules.h"
 
@@ -1317,6 +1318,58 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       error(loc, "str() takes one argument");
     // A plain str, also of a str subclass such as torch's TorchVersion.
     return SemaValue::ofString(pythonStr(args.positional[0], loc));
+  }
+  if (name == "py.eval") {
+    // eval() of a string that is a literal in module-level Python (xopes' debug switch:
+    // `eval(os.environ.get("XOPES_DEBUG", default="False"))`): its value, as Python's eval
+    // gives it. Other expressions would need the parser at this point: not supported yet.
+    if (hostCallDepth_ == 0 && moduleLevelDepth_ == 0)
+      error(loc, "eval() is not supported in a kernel (Triton's code generator has none)");
+    if (args.positional.size() != 1 || !args.keywords.empty() ||
+        args.positional[0].kind != Kind::String)
+      error(loc, "eval() is supported only on one string, a literal, in module-level Python");
+    const std::string &text = args.positional[0].name;
+    size_t begin = text.find_first_not_of(" \t\n\r\f\v");
+    size_t end = text.find_last_not_of(" \t\n\r\f\v");
+    std::string body = begin == std::string::npos ? "" : text.substr(begin, end - begin + 1);
+    if (body == "True" || body == "False")
+      return SemaValue::ofBool(body == "True");
+    if (body == "None")
+      return SemaValue::none();
+    bool integer = !body.empty() && body.find_first_not_of("+-0123456789_") == std::string::npos &&
+                   std::isdigit(static_cast<unsigned char>(body.back()));
+    if (integer) {
+      CallArgs asInt{{SemaValue::ofString(body)}, {}, loc};
+      return callBuiltin(SemaValue::ofBuiltin("py.int"), asInt);
+    }
+    char *stop = nullptr;
+    double number = body.empty() ? 0.0 : std::strtod(body.c_str(), &stop);
+    if (!body.empty() && stop == body.c_str() + body.size() &&
+        body.find_first_of("xXnN") == std::string::npos)
+      return SemaValue::ofFloat(number);
+    error(loc, "eval() of " + args.positional[0].repr() +
+                   ": only a literal (True, False, None, a number) is supported yet");
+  }
+  if (name == "py.__import__") {
+    // `__import__("os").environ` in module-level code (an autotune config list chosen by an
+    // environment variable). Triton's code generator has no __import__ in a kernel.
+    if (hostCallDepth_ == 0 && moduleLevelDepth_ == 0)
+      error(loc, "__import__() is not supported in a kernel (Triton's code generator has none)");
+    auto a = bindCallArgs(*this, "__import__", {"name", "globals", "locals", "fromlist", "level"},
+                          1, args);
+    if (a[0]->kind != Kind::String)
+      error(loc, "__import__() takes the module's name as a string");
+    // Without a fromlist Python returns the top-level package of a dotted name.
+    const std::string &dotted = a[0]->name;
+    std::string root = dotted.substr(0, dotted.find('.'));
+    bool fromlist = a[3] && !a[3]->isNone() && !(a[3]->kind == Kind::Tuple && a[3]->elems.empty());
+    if (!isAlwaysInstalled(root) || fromlist ||
+        (a[4] && !(a[4]->kind == Kind::Int && a[4]->intValue == 0)))
+      error(loc, "__import__('" + dotted +
+                     "'): only an absolute import of a module of Python's standard library, "
+                     "torch, numpy, triton or packaging without a fromlist is supported yet; "
+                     "use an import statement");
+    return SemaValue::ofModule(root);
   }
   if (name == "py.bin" || name == "py.oct" || name == "py.hex") {
     // Python's integer-to-string builtins, for host code (a @triton.constexpr_function such as

@@ -866,7 +866,7 @@ SemaValue Specializer::hostObjectAttribute(const SemaValue &object, const std::s
                    "methods and name are)");
   }
   if (isObject(object, kDictClass)) {
-    if (attr == "get" || attr == "items" || attr == "keys" || attr == "values")
+    if (attr == "get" || attr == "items" || attr == "keys" || attr == "values" || attr == "pop")
       return method("dict." + attr);
     error(loc, "the dict method '" + attr + "' is not supported yet");
   }
@@ -2402,6 +2402,27 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
       auto a = bindCallArgs(*this, qualified, {"self", "key", "default"}, 2, args);
       std::optional<SemaValue> value = dictLookup(*a[0], *a[1]);
       return value ? *value : a[2] ? *a[2] : SemaValue::none();
+    }
+    if (fn == "pop") {
+      // Removes the key from the dict itself, as every name holding it sees (xopes'
+      // generate_configs pops num_stages and num_warps, then takes the product of the rest).
+      auto a = bindCallArgs(*this, qualified, {"self", "key", "default"}, 2, args);
+      SemaValue updated = *a[0];
+      std::vector<SemaValue> &keys = updated.elems[0].elems;
+      std::vector<SemaValue> &values = updated.elems[1].elems;
+      for (size_t i = 0; i < keys.size(); ++i) {
+        if (!sameKey(keys[i], *a[1]))
+          continue;
+        SemaValue value = values[i];
+        keys.erase(keys.begin() + static_cast<std::ptrdiff_t>(i));
+        values.erase(values.begin() + static_cast<std::ptrdiff_t>(i));
+        if (updated.objectId != 0)
+          replaceObject(updated, args.loc);
+        return value;
+      }
+      if (a[2])
+        return *a[2];
+      raisePython(kKeyError, pythonRepr(*a[1], args.loc), args.loc);
     }
     auto a = bindCallArgs(*this, qualified, {"self"}, 1, args);
     const std::vector<SemaValue> &keys = a[0]->elems[0].elems;

@@ -1902,10 +1902,10 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
         std::filesystem::absolute(graph_->modules[current_].path).lexically_normal().string());
   // Python builtins that kernels may use.
   static const std::set<std::string> pyBuiltins = {
-      "range",   "min",    "max", "float", "int",  "bool",       "len",
-      "print",   "abs",    "str", "tuple", "list", "isinstance", "getattr",
-      "hasattr", "format", "sum", "any",   "all",  "filter",     "map",
-      "dict",    "bin",    "oct", "hex",   "set",  "frozenset",  "open"};
+      "range", "min", "max",       "float",  "int",        "bool",    "len",     "print",
+      "abs",   "str", "tuple",     "list",   "isinstance", "getattr", "hasattr", "format",
+      "sum",   "any", "all",       "filter", "map",        "dict",    "bin",     "oct",
+      "hex",   "set", "frozenset", "open",   "__import__", "eval"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   // The categories module-level code passes to warnings.warn, which ignores them (HostPython.cpp).
@@ -1986,6 +1986,11 @@ void Specializer::checkReboundGlobal(const std::string &name, SourceLoc use) {
   auto rebound = mod().reboundByFunction.find(name);
   if (rebound == mod().reboundByFunction.end())
     return;
+  // A lazy loader runs: it reads the binding as it is now.
+  if (mod().lazyLoadersRunning > 0)
+    return;
+  if (importDepth_ == 0 && runLazyLoaders(name, rebound->second, use))
+    return;
   const ModuleState::Rebinding &first = rebound->second.front();
   std::string globalNote = "'global " + name + "' here, in '" + first.function->name + "'";
   const ast::Expr *call = nullptr;
@@ -2021,6 +2026,74 @@ void Specializer::checkReboundGlobal(const std::string &name, SourceLoc use) {
     }
     throw CompileError(notes, e.reported());
   }
+}
+
+bool Specializer::runLazyLoaders(const std::string &name,
+                                 const std::vector<ModuleState::Rebinding> &rebindings,
+                                 SourceLoc use) {
+  if (mod().lazilyLoaded.count(name))
+    return true;
+  const ast::Module *ast = mod().ast;
+  if (!ast)
+    return false;
+  // Functions the host calls without arguments, so what they bind does not depend on the call
+  // (`_load_helpers()` before each launch), in the order the module defines them.
+  std::vector<const ast::Stmt *> loaders;
+  for (const ast::StmtPtr &stmt : ast->body) {
+    bool rebinds = std::any_of(rebindings.begin(), rebindings.end(),
+                               [&](const auto &r) { return r.function == stmt.get(); });
+    if (rebinds)
+      loaders.push_back(stmt.get());
+  }
+  for (const ModuleState::Rebinding &r : rebindings)
+    if (std::find(loaders.begin(), loaders.end(), r.function) == loaders.end())
+      return false; // A method or a nested function.
+  for (const ast::Stmt *loader : loaders)
+    if (loader->kind != ast::StmtKind::FunctionDef ||
+        std::any_of(loader->params.begin(), loader->params.end(), [](const ast::Param &p) {
+          return !p.defaultValue && !p.isVarArgs && !p.isKwArgs;
+        }))
+      return false;
+  // By index: running code may load modules (modules_ grows).
+  size_t here = current_;
+  struct Running {
+    Specializer &self;
+    size_t module;
+    Running(Specializer &self, size_t module) : self(self), module(module) {
+      ++self.modules_[module].lazyLoadersRunning;
+    }
+    ~Running() { --self.modules_[module].lazyLoadersRunning; }
+  } running(*this, here);
+  // Triton refuses a kernel's read of a global bound to None (code_generator's global_lookup
+  // raises NameError), so a kernel that compiles reads the value a loader bound: the host
+  // called the loaders before the launch. A module-level value the kernel could read as it is
+  // (a flag a function toggles) stays ambiguous. So the module's own binding of every name a
+  // loader rebinds is noted before the loader first runs.
+  for (const ast::Stmt *loader : loaders) {
+    if (modules_[here].lazyLoadersRun.count(loader))
+      continue;
+    std::vector<std::string> names;
+    for (const auto &[rebound, functions] : modules_[here].reboundByFunction)
+      if (std::any_of(functions.begin(), functions.end(),
+                      [&](const auto &r) { return r.function == loader; }))
+        names.push_back(rebound);
+    for (const std::string &n : names)
+      if (!modules_[here].boundToNoneBeforeLoaders.count(n))
+        modules_[here].boundToNoneBeforeLoaders[n] = lookup(n, use).isNone();
+  }
+  if (!modules_[here].boundToNoneBeforeLoaders[name])
+    return false;
+  for (const ast::Stmt *loader : loaders) {
+    if (!modules_[here].lazyLoadersRun.insert(loader).second)
+      continue;
+    CallArgs args;
+    args.loc = use;
+    atImport([&] { return inModuleLevelScope([&] { return callHostFunction(*loader, args); }); });
+  }
+  if (lookup(name, use).isNone())
+    return false;
+  modules_[here].lazilyLoaded.insert(name);
+  return true;
 }
 
 bool Specializer::runImportTimeCalls(const std::set<std::string> &functions, SourceLoc use) {
@@ -2089,7 +2162,7 @@ bool Specializer::assignDeclaredGlobal(const std::string &name, const SemaValue 
     return false;
   // A module-level call of the function's module runs (runImportTimeCalls): the module's
   // binding changes, as in Python.
-  if (!mod().importTimeCallsRunning.empty()) {
+  if (!mod().importTimeCallsRunning.empty() || mod().lazyLoadersRunning > 0) {
     mod().globals[name] = value;
     mod().pending.erase(name);
     mod().pendingTarget.erase(name);

@@ -528,6 +528,12 @@ private:
     // (runImportTimeCalls); those running now store the names they declare global in globals.
     std::set<const ast::Expr *> importTimeCallsRun;
     std::set<const ast::Expr *> importTimeCallsRunning;
+    // Lazy loaders (runLazyLoaders): the functions run, the names they bound, and >0 while one
+    // runs, which lets its `global` assignments change the module's bindings.
+    std::set<const ast::Stmt *> lazyLoadersRun;
+    std::set<std::string> lazilyLoaded;
+    std::map<std::string, bool> boundToNoneBeforeLoaders;
+    unsigned lazyLoadersRunning = 0;
     // The triton.autotune/heuristics calls its names hold (`tuned = triton.autotune(...)`),
     // which `f = tuned(f)` applies by call; computed on first need.
     std::optional<DecoratorVariables> decoratorVariables;
@@ -735,6 +741,12 @@ private:
   /// follows them all, as Python would have by then; true when the read may go on (they have
   /// run, or one is running), false where tilec cannot tell which of them ran before the read.
   bool runImportTimeCalls(const std::set<std::string> &functions, SourceLoc use);
+  /// A kernel's read of a module-level name bound to None that only parameterless module-level
+  /// functions rebind (`global X` ... `X = imported_jit_fn`, a lazy import): runs those
+  /// functions once, as the host must have before Triton could compile the read, and returns
+  /// true; false where the name is not such a name.
+  bool runLazyLoaders(const std::string &name,
+                      const std::vector<ModuleState::Rebinding> &rebindings, SourceLoc use);
   /// A call that module-level code (of any module tilec loaded) makes of a function of one of
   /// these names (`f(...)`, `m.f(...)`); null when there is none.
   const ast::Expr *moduleLevelCallOf(const std::set<std::string> &names);
