@@ -278,9 +278,20 @@ private:
     Operation *producer = v->definingOp();
     if (!producer && !isConvertedLeaf(v, convertLeaves, belowBroadcast))
       return rematerialiseCarried(v, layout);
-    if (isConvertedLeaf(v, convertLeaves, belowBroadcast)) { // at the conversion it replaces
+    if (isConvertedLeaf(v, convertLeaves, belowBroadcast)) {
+      // At the conversion it replaces; but the copies of a load's tree go right after what they
+      // copy, before that conversion, so there the leaf is converted where it is defined (a
+      // varlen recurrence's `mask = (start < end) & mask_h[None, :]`, loaded under again).
       tir::Builder b;
-      b.setInsertionPoint(before);
+      if (!atOriginals) {
+        b.setInsertionPoint(before);
+      } else if (Operation *definition = v->definingOp()) {
+        tir::Block *block = definition->parentBlock();
+        b.restoreInsertionPoint({block, std::next(block->find(definition))});
+      } else {
+        tir::Block *block = v->ownerBlock();
+        b.restoreInsertionPoint({block, block->ops().begin()});
+      }
       b.setLoc(before->loc());
       Value *converted = b.createValue(OpCode::ConvertLayout, {v}, v->type().withLayout(layout));
       uses_->addUser(*converted->definingOp());

@@ -17,11 +17,17 @@ std::map<uint32_t, std::map<std::string, std::string>> &aliasTable() {
   return table;
 }
 
-/// The Triton name that a dotted reference names, or empty.
+/// The Triton name that a dotted reference names, or empty. Triton's constexpr class is named
+/// as isConstexprAnnotation names it, by its last name, however the module reached it
+/// (`tl.constexpr`, `triton.language.constexpr`, `core.constexpr`).
 std::string tritonMember(const std::string &dotted) {
   for (const char *member : {"jit", "autotune", "heuristics", "Config"})
     if (dotted == std::string("triton.") + member)
       return member;
+  static const std::string kConstexpr = ".constexpr";
+  if (dotted.size() > kConstexpr.size() &&
+      dotted.compare(dotted.size() - kConstexpr.size(), kConstexpr.size(), kConstexpr) == 0)
+    return "constexpr";
   return "";
 }
 
@@ -36,8 +42,13 @@ void collectReferences(const ast::Expr &expr, std::set<std::string> &out) {
   }
   if (expr.kind == ast::ExprKind::Call && !expr.operands.empty()) {
     // `triton.jit(f)` or `triton.autotune(configs=...)`: the decorator applied, whose result is
-    // something else (read by decoratedByCall and decoratorVariables).
-    if (!tritonMember(dottedName(*expr.operands[0])).empty())
+    // something else (read by decoratedByCall and decoratorVariables). But `tl.constexpr(4)` in
+    // an annotation is constexpr too: Triton's JIT reads the name of what the annotation is, and
+    // that of a constexpr object (`constexpr[4]`) holds the word as the class's does.
+    std::string member = tritonMember(dottedName(*expr.operands[0]));
+    if (member == "constexpr")
+      out.insert(member);
+    if (!member.empty())
       return;
   }
   for (const ast::ExprPtr &operand : expr.operands)
@@ -275,8 +286,9 @@ void computeDecoratorAliases(const ModuleGraph &graph) {
         for (const ast::ImportAlias &alias : stmt.names) {
           const std::string &bound = alias.asName.empty() ? alias.name : alias.asName;
           std::string member;
-          if (stmt.module == "triton") {
-            member = tritonMember("triton." + alias.name);
+          if (stmt.module == "triton" || stmt.module == "triton.language" ||
+              stmt.module == "triton.language.core") {
+            member = tritonMember(stmt.module + "." + alias.name);
             // `from triton import jit` keeps its own name, which the decorators know already.
             if (member == bound)
               member.clear();

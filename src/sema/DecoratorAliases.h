@@ -3,14 +3,16 @@
 //   triton_jit = try_decorate(lambda: triton.jit)      then  @triton_jit()
 //   from triton import jit as tjit                            @tjit
 //   TritonConfig = triton.Config                              TritonConfig({}, num_warps=8)
+//   tl_constexpr = tl.constexpr                               n_cols: tl_constexpr
 //
 // Kernels are found by their decorators before any module-level code runs, so a decorator that
 // only a project's own name holds would hide the kernel. A name is an alias of triton.jit (or
-// triton.autotune, triton.heuristics, triton.Config) when its module-level value refers to that
-// one decorator and to no other of them, without applying it to a function (`f = triton.jit(g)`
-// makes a kernel, not a decorator), or when it is imported (`from m import name`) from a module
-// where it is one. A wrapper such as Fast-LLM's try_decorate returns what the decorator returns,
-// which is what makes it the decorator on a host where Triton is installed.
+// triton.autotune, triton.heuristics, triton.Config, or Triton's constexpr class, which Python
+// evaluates in an annotation) when its module-level value refers to that one and to no other of
+// them, without applying it to a function (`f = triton.jit(g)` makes a kernel, not a decorator), or
+// when it is imported (`from m import name`) from a module where it is one. A wrapper such as
+// Fast-LLM's try_decorate returns what the decorator returns, which is what makes it the decorator
+// on a host where Triton is installed.
 #pragma once
 
 #include "frontend/AST.h"
@@ -38,7 +40,8 @@ bool isHeuristicsWrapper(const ast::Stmt &def);
 void computeDecoratorAliases(const ModuleGraph &graph);
 
 /// The Triton decorator (or class) that the name `callee` stands for in the module it is written
-/// in: "jit", "autotune", "heuristics" or "Config"; empty when it is no alias (or not a name).
+/// in: "jit", "autotune", "heuristics", "Config" or "constexpr" (the annotation); empty when it is
+/// no alias (or not a name).
 std::string decoratorAlias(const ast::Expr &callee);
 
 } // namespace tilec::sema

@@ -2285,6 +2285,10 @@ bool isConstexprAnnotation(const ast::Expr *annotation) {
   // Triton's JIT calls a parameter constexpr when the name of its annotation's class is
   // `constexpr`, however the module reached it: `tl.constexpr`, `core.constexpr` after
   // `import triton.language.core as core`, `tl.core.constexpr`.
+  // Python evaluates the annotation, so a module-level name for that class is one too (Fast-LLM
+  // annotates `n_cols: tl_constexpr` after `tl_constexpr = tl.constexpr`).
+  if (decoratorAlias(*annotation) == "constexpr")
+    return true;
   std::string name = dottedName(*annotation);
   static const std::string kSuffix = ".constexpr";
   return name == "constexpr" ||

@@ -3541,6 +3541,47 @@ def register_bound_sample(variant):
 SAMPLES += [register_bound_sample(0), register_bound_sample(1)]
 
 
+# --- tests/gpu/varlen_recurrence.tl: h = h @ w + x_t over the sequences of cu_seqlens ----------
+# One sequence per program (BLOCK_B = 1), an empty one among them; H = 48 under a 64 block masks
+# the columns. w is a signed permutation and x small integers: every sum has one nonzero term, so
+# the result is exact whatever the order, and bit for bit with Triton and the reference.
+def varlen_recurrence_sample():
+    seqlens = (37, 0, 63, 64)
+    hidden, block = 48, 64
+    offsets = [0]
+    for n in seqlens:
+        offsets.append(offsets[-1] + n)
+    tokens = offsets[-1]
+
+    def inputs(h):
+        permutation = torch.randperm(h)
+        signs = torch.randint(0, 2, (h,)) * 2 - 1
+        w = torch.zeros(h, h)
+        w[torch.arange(h), permutation] = signs.float()
+        return {"x": randint(-4, 5, (tokens * h,), "float32"), "w": w.flatten().to(DEVICE),
+                "cu": torch.tensor(offsets, dtype=torch.int32).to(DEVICE), "y": empty(tokens * h)}
+
+    def reference(t, h):
+        x = t["x"].double().view(tokens, h)
+        w = t["w"].double().view(h, h)
+        y = torch.empty_like(x)
+        for start, end in zip(offsets, offsets[1:]):
+            state = torch.zeros(h, dtype=torch.float64, device=x.device)
+            for i in range(start, end):
+                state = state @ w + x[i]
+                y[i] = state
+        return {"y": y.flatten()}
+
+    return Sample(
+        name="varlen_recurrence", source="tests/gpu/varlen_recurrence.tl", kernel="varlen_recurrence",
+        ptx="varlen_recurrence", signature=f"*fp32:16,*fp32:16,*fp32:16,*i32:16,i32,i32:16,1,{block}",
+        size=hidden, inputs=inputs, outputs=["y"],
+        args=lambda t, h: [t["x"], t["w"], t["y"], t["cu"], max(seqlens), h],
+        grid=lambda meta, h: (len(seqlens),), tol=EXACT, reference=reference)
+
+
+SAMPLES += [varlen_recurrence_sample()]
+
 # --- running ---------------------------------------------------------------------------------
 
 
