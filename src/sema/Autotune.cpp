@@ -347,6 +347,22 @@ std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast
                                              const SourceManager &sources, unsigned defaultWarps,
                                              unsigned defaultStages);
 
+/// Adds the names `expr` reads (the bodies of its lambdas too) to \p out.
+static void collectReadNames(const ast::Expr &expr, std::set<std::string> &out) {
+  if (expr.kind == ast::ExprKind::Name)
+    out.insert(expr.name);
+  for (const ast::ExprPtr &operand : expr.operands)
+    if (operand)
+      collectReadNames(*operand, out);
+  for (const ast::Keyword &keyword : expr.keywords)
+    if (keyword.value)
+      collectReadNames(*keyword.value, out);
+  if (expr.lambda)
+    for (const ast::StmtPtr &stmt : expr.lambda->body)
+      if (stmt->value)
+        collectReadNames(*stmt->value, out);
+}
+
 /// The autotuner keeps the list its decorator was given, so a module-level statement after the
 /// decorator that changes that list in place (`CONFIGS.append(...)`, `CONFIGS += [...]`) changes
 /// the configs Python tunes over. tilec's values are not shared: such a change is an error at
@@ -355,18 +371,7 @@ std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast
 void refuseLaterChanges(const ast::Expr &configs, const ast::Stmt &at, const ast::Module &module,
                         const SourceManager &sources) {
   std::set<std::string> read;
-  std::function<void(const ast::Expr &)> names = [&](const ast::Expr &e) {
-    if (e.kind == ast::ExprKind::Name)
-      read.insert(e.name);
-    for (const ast::ExprPtr &o : e.operands)
-      if (o)
-        names(*o);
-    for (const ast::Keyword &k : e.keywords)
-      names(*k.value);
-    if (e.lambda)
-      names(*e.lambda->body[0]->value);
-  };
-  names(configs);
+  collectReadNames(configs, read);
   // The statements after it, loop bodies included (a loop that appends changes in place too).
   std::set<std::string> rebound;
   std::function<void(const ast::Stmt &)> check = [&](const ast::Stmt &stmt) {
@@ -449,22 +454,6 @@ std::map<std::string, const ast::Stmt *> enclosingHostFunctions(const ast::Modul
       if (st->kind == ast::StmtKind::FunctionDef && !isJitDefinition(*st))
         functions[st->name] = st.get();
   return functions;
-}
-
-/// Adds the names `expr` reads (the bodies of its lambdas too) to \p out.
-static void collectReadNames(const ast::Expr &expr, std::set<std::string> &out) {
-  if (expr.kind == ast::ExprKind::Name)
-    out.insert(expr.name);
-  for (const ast::ExprPtr &operand : expr.operands)
-    if (operand)
-      collectReadNames(*operand, out);
-  for (const ast::Keyword &keyword : expr.keywords)
-    if (keyword.value)
-      collectReadNames(*keyword.value, out);
-  if (expr.lambda)
-    for (const ast::StmtPtr &stmt : expr.lambda->body)
-      if (stmt->value)
-        collectReadNames(*stmt->value, out);
 }
 
 /// Counts, in \p counts, the bindings that `stmts` (a function's body, without the functions and
