@@ -12,7 +12,8 @@
 // layout's order, so the bits follow.
 //
 // The slice may hold elementwise ops, scans, reductions (along the slice dimension of the layout
-// they must produce), broadcasts, expand_dims, constants, splats and ranges; exactly one
+// they must produce), broadcasts, expand_dims, constants, splats, ranges and loads of fewer
+// elements than the kernel has threads (Triton repeats those: they hit in the cache); exactly one
 // widening must end it where the rest cannot be recomputed, as in Triton. Ops with other users
 // are copied, not moved.
 //
@@ -51,9 +52,25 @@ bool isWidening(const Operation &op) {
   return (floats || integers) && to.bits() > from.bits();
 }
 
+/// Triton's isExpensiveLoadOrStore, negated: a load of a scalar, or of fewer elements than the
+/// kernel has threads, hits in the cache and may be repeated in another layout (fla's
+/// `b_s + tl.load(dt_bias + o_s)[None, :]` before a scan: the bias comes along, so the
+/// conversion still moves above the widening of `b_s`).
+bool isCheapLoad(const Operation &op, int64_t numThreads) {
+  if (op.code() != OpCode::Load)
+    return false;
+  const tir::Type &pointers = op.operand(0)->type();
+  return !pointers.isTensor() || pointers.numElements() < numThreads;
+}
+
 /// Ops the slice may recompute in another layout.
-bool isRecomputable(const Operation &op) {
+bool isRecomputable(const Operation &op, int64_t numThreads) {
+  if (isCheapLoad(op, numThreads))
+    return true;
   switch (op.code()) {
+  case OpCode::InlineAsm: // elementwise; repeating one with effects would repeat the effects
+    return op.boolAttr("pure");
+  case OpCode::MapElementwise:
   case OpCode::Constant:
   case OpCode::Splat:
   case OpCode::MakeRange:
@@ -73,6 +90,7 @@ struct Slice {
   std::map<const Value *, LayoutPtr> layout;
   std::set<const Operation *> ops;
   const Operation *widening = nullptr;
+  int64_t numThreads = 0; // of the kernel: decides which loads may be repeated
 };
 
 bool addOperands(const Operation &op, const LayoutPtr &layout, Slice &slice, bool mayStop);
@@ -86,7 +104,7 @@ bool addToSlice(const Value *value, const LayoutPtr &layout, Slice &slice, bool 
   if (auto it = slice.layout.find(value); it != slice.layout.end())
     return sameLayout(it->second, layout);
   const Operation *op = value->definingOp();
-  if (!op || !isRecomputable(*op))
+  if (!op || !isRecomputable(*op, slice.numThreads))
     return false;
   if (mayStop && isWidening(*op)) {
     Slice through = slice;
@@ -182,6 +200,7 @@ private:
     if (stepsTaken(conversion) >= hoistingRuns(target))
       return false;
     Slice slice;
+    slice.numThreads = 32 * static_cast<int64_t>(function_.numWarps);
     if (!addToSlice(conversion.operand(0), target, slice, /*mayStop=*/true) || !slice.widening)
       return false;
 

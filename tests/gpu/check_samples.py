@@ -2382,6 +2382,24 @@ def scan_sample(name, kernel, dtype, shape, axis, reverse, num_warps=4, product=
         reference=reference)
 
 
+def gated_cumsum_sample(name, shape, num_warps):
+    """cumsum(max(bf16 x + bias, 0) * 0.75) down the columns, into fp32."""
+    m, n = shape
+
+    def reference(t, s):
+        x = t["x"].double().view(m, n) + t["bias"].double()[None, :]
+        return {"y": (x.clamp(min=0) * 0.75).cumsum(0).flatten()}
+
+    return Sample(
+        name=name, source="tests/gpu/scan_ops.tl", kernel="gated_cumsum", ptx=name,
+        signature=f"*bf16:16,*fp32:16,*fp32:16,{m},{n}",
+        tilec_flags=("--num-warps", str(num_warps)), size=shape,
+        inputs=lambda s: {"x": randn(m * n, "bfloat16"), "bias": randn(n),
+                          "y": empty(m * n)},
+        outputs=["y"], args=lambda t, s: [t["x"], t["bias"], t["y"]], grid=lambda meta, s: (1,),
+        tol=Tol(atol=1e-4, rtol=1e-5), reference=reference)
+
+
 def linear_scan_sample(name, shape, reverse, num_warps=4):
     """h = a * h_prev + b along each row (Mamba's recurrence) as an associative_scan of pairs."""
     m, n = shape
@@ -2456,6 +2474,7 @@ SCAN_SAMPLES = [
                 product=True),
     scan_sample("scan_user_add_i32_axis0_rev", "user_scan", "int32", (128, 8), 0, True),
     scan_sample("scan_user_add_f32_axis1", "user_scan", "float32", (8, 512), 1, False),
+    gated_cumsum_sample("scan_gated_cumsum_bf16", (64, 32), num_warps=2),
     linear_scan_sample("scan_linear_recurrence", (16, 128), False),
     linear_scan_sample("scan_linear_recurrence_rev", (4, 512), True, num_warps=8),
     reduce_sample("reduce_user_fn_axis1", (32, 64), 1),
