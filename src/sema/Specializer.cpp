@@ -2411,7 +2411,7 @@ Specializer::NestingGuard::NestingGuard(Specializer &s, SourceLoc loc) : s(s) {
 void Specializer::execBlock(const ast::StmtList &stmts, size_t from) {
   NestingGuard guard(*this, stmts.empty() ? builder_.loc() : stmts.front()->loc);
   for (size_t i = from; i < stmts.size(); ++i) {
-    if (returnValue_)
+    if (returnValue_ || loopExit_ != LoopExit::None)
       return;
     // What follows this statement, for an `if` with a `return` on a run-time condition, which
     // runs it inside its branches (see execReturningIf).
@@ -2489,6 +2489,11 @@ void Specializer::exec(const ast::Stmt &stmt) {
   }
   case ast::StmtKind::Break:
   case ast::StmtKind::Continue:
+    // Python code that module-level code runs (a config builder, an early_config_prune).
+    if (moduleLevelDepth_ > 0) {
+      loopExit_ = stmt.kind == ast::StmtKind::Break ? LoopExit::Break : LoopExit::Continue;
+      return;
+    }
     error(stmt.loc, std::string("'") + (stmt.kind == ast::StmtKind::Break ? "break" : "continue") +
                         "' is not supported in kernels (Triton does not support it either)");
   case ast::StmtKind::FunctionDef:
@@ -2567,9 +2572,12 @@ void Specializer::execTry(const ast::Stmt &stmt) {
   auto runFinally = [&] {
     std::optional<SemaValue> pending = std::move(returnValue_);
     returnValue_.reset();
+    LoopExit pendingExit = std::exchange(loopExit_, LoopExit::None);
     execBlock(stmt.finalbody);
-    if (!returnValue_)
+    if (!returnValue_ && loopExit_ == LoopExit::None) {
       returnValue_ = std::move(pending);
+      loopExit_ = pendingExit;
+    }
   };
   try {
     execBlock(stmt.body);
@@ -2594,7 +2602,7 @@ void Specializer::execTry(const ast::Stmt &stmt) {
     runFinally();
     return;
   }
-  if (!returnValue_)
+  if (!returnValue_ && loopExit_ == LoopExit::None)
     execBlock(stmt.orelse);
   runFinally();
 }
@@ -3472,11 +3480,20 @@ std::vector<SemaValue> Specializer::hostIterationItems(const ast::Expr &iter) {
                       " is not supported yet in module-level code that tilec evaluates");
 }
 
+/// After a host loop's body ran once: whether the loop ends, consuming a `break` (which also
+/// skips the loop's `else`) or a `continue`.
+bool Specializer::hostLoopEnds() {
+  if (returnValue_)
+    return true;
+  LoopExit exit = std::exchange(loopExit_, LoopExit::None);
+  return exit == LoopExit::Break;
+}
+
 void Specializer::execHostFor(const ast::Stmt &stmt) {
   for (const SemaValue &item : hostIterationItems(*stmt.iter)) {
     assign(*stmt.targets[0], item);
     execBlock(stmt.body);
-    if (returnValue_)
+    if (hostLoopEnds())
       return;
   }
   execBlock(stmt.orelse);
@@ -3785,7 +3802,7 @@ void Specializer::execHostWhile(const ast::Stmt &stmt) {
       error(stmt.loc, "this loop runs more than " + std::to_string(kMaxStaticRangeIterations) +
                           " iterations, more than tilec evaluates in module-level code");
     execBlock(stmt.body);
-    if (returnValue_)
+    if (hostLoopEnds())
       return;
   }
   execBlock(stmt.orelse);
@@ -4613,6 +4630,7 @@ SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
   SourceLoc savedLoc = builder_.loc();
   auto restore = [&] {
     returnValue_ = std::move(savedReturn);
+    loopExit_ = LoopExit::None;
     runtimeControlFlowDepth_ = savedDepth;
     staticLoopDepth_ = savedStaticDepth;
     continuations_ = std::move(savedContinuations);

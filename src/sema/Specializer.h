@@ -628,6 +628,11 @@ private:
 
   // Set by `return` inside a helper function.
   std::optional<SemaValue> returnValue_;
+  /// A `break` or `continue` that Python code that tilec runs (a function that module-level
+  /// code calls) has reached: the statements up to its loop are skipped, and the loop ends or
+  /// goes on to its next iteration.
+  enum class LoopExit { None, Break, Continue };
+  LoopExit loopExit_ = LoopExit::None;
   // >0 while inside a run-time (IR) loop or an `if` without `return`: `return` is not allowed
   // there (an `if` with a `return` is built by execReturningIf).
   unsigned runtimeControlFlowDepth_ = 0;
@@ -863,6 +868,7 @@ private:
   /// A `for` in a Python function that module-level code calls: over range(), a tuple or list,
   /// or a string, run as Python runs it.
   void execHostFor(const ast::Stmt &stmt);
+  bool hostLoopEnds();
   /// A `while` in such a function, run as Python runs it.
   void execHostWhile(const ast::Stmt &stmt);
   /// What a `for` of module-level Python iterates: range()'s numbers, a tuple's or list's
