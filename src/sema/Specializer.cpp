@@ -1676,6 +1676,16 @@ SemaValue Specializer::callPython(const SemaValue &function, std::vector<SemaVal
   return inModuleLevelScope([&] { return callValue(function, args, loc); });
 }
 
+SemaValue Specializer::callPython(const SemaValue &function, std::vector<SemaValue> positional,
+                                  std::vector<std::pair<std::string, SemaValue>> keywords,
+                                  SourceLoc loc) {
+  CallArgs args;
+  args.positional = std::move(positional);
+  args.keywords = std::move(keywords);
+  args.loc = loc;
+  return inModuleLevelScope([&] { return callValue(function, args, loc); });
+}
+
 SemaValue Specializer::evalModuleLevel(const ast::Expr &expr) {
   // Every caller evaluates what Python runs at import time: a module-level statement's
   // expression or a decorator's argument.
@@ -4698,6 +4708,40 @@ static std::optional<SemaValue> parseConstexprLiteral(const std::string &text) {
   if (name != text || !isIdentifier(text))
     return std::nullopt;
   return SemaValue::ofString(text);
+}
+
+SemaValue launchArguments(const ast::Stmt &kernel, const std::string &signature,
+                          const std::vector<std::pair<std::string, std::string>> &defines,
+                          const std::string &why, SourceLoc origin) {
+  std::string error;
+  std::vector<SignatureEntry> entries;
+  if (auto parsed = parseSignature(signature, error))
+    entries = std::move(*parsed);
+  SemaValue args = makeDict();
+  for (size_t i = 0; i < kernel.params.size(); ++i) {
+    const ast::Param &param = kernel.params[i];
+    const SemaValue name = SemaValue::ofString(param.name);
+    auto define = std::find_if(defines.begin(), defines.end(),
+                               [&](const auto &d) { return d.first == param.name; });
+    if (i >= entries.size()) {
+      if (define == defines.end())
+        continue;
+      if (std::optional<SemaValue> value = parseConstexprLiteral(define->second))
+        dictInsert(args, name, *value);
+      continue;
+    }
+    const SignatureEntry &entry = entries[i];
+    std::optional<SemaValue> value;
+    if (entry.kind == SignatureEntry::Kind::Constant)
+      value = parseConstexprLiteral(entry.constant);
+    else if (entry.kind == SignatureEntry::Kind::Scalar && entry.hint == 0 &&
+             isConstexprAnnotation(param.annotation.get()))
+      value = SemaValue::ofDType(entry.type); // `fp16` for a constexpr: the dtype
+    if (!value)
+      value = Specializer::unknownValue("the run-time argument '" + param.name + "'", why, origin);
+    dictInsert(args, name, *value);
+  }
+  return args;
 }
 
 /// Whether a parameter's default is a dtype (`DTYPE: tl.constexpr = tl.float32`), in which case

@@ -61,6 +61,15 @@ SemaValue makeDict();
 /// place, or appends the entry (HostPython.cpp).
 void dictInsert(SemaValue &dict, const SemaValue &key, const SemaValue &value);
 
+/// The arguments of a launch of `kernel` that its signature and -D (`defines`) give, keyed by
+/// parameter name in the parameters' order, as Triton's autotuner hands them to the functions of
+/// prune_configs_by (`nargs`): a constexpr's value; a run-time argument (a pointer, an integer
+/// that is not the constant 1) as an unknown value (UnknownValues.cpp) that says `why` it is
+/// known only at a launch, asked at `origin`. A parameter neither gives is left out.
+SemaValue launchArguments(const ast::Stmt &kernel, const std::string &signature,
+                          const std::vector<std::pair<std::string, std::string>> &defines,
+                          const std::string &why, SourceLoc origin);
+
 /// The Triton version tilec implements: module-level version checks see it.
 inline constexpr const char *kTritonVersion = "3.6.0";
 /// The dtype spellings a signature or -D accepts, for error messages.
@@ -177,6 +186,9 @@ public:
   /// Calls a Python function (a def or a lambda of the module) with positional arguments, as
   /// module-level code calls it.
   SemaValue callPython(const SemaValue &function, std::vector<SemaValue> positional, SourceLoc loc);
+  /// The same with keyword arguments (`f(configs, nargs, grid=..., warmup=False)`).
+  SemaValue callPython(const SemaValue &function, std::vector<SemaValue> positional,
+                       std::vector<std::pair<std::string, SemaValue>> keywords, SourceLoc loc);
   /// Binds the module's names again as Python has bound them once its first `statements`
   /// top-level statements ran: a decorator's arguments are evaluated when its function is
   /// defined, before the names later statements rebind (a tutorial's `configs = []` of its
