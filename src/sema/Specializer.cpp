@@ -1912,10 +1912,11 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
         std::filesystem::absolute(graph_->modules[current_].path).lexically_normal().string());
   // Python builtins that kernels may use.
   static const std::set<std::string> pyBuiltins = {
-      "range", "min", "max",       "float",  "int",        "bool",    "len",     "print",
-      "abs",   "str", "tuple",     "list",   "isinstance", "getattr", "hasattr", "format",
-      "sum",   "any", "all",       "filter", "map",        "dict",    "bin",     "oct",
-      "hex",   "set", "frozenset", "open",   "__import__", "eval"};
+      "range",      "min",    "max", "float",     "int",    "bool",       "len",
+      "print",      "abs",    "str", "tuple",     "list",   "isinstance", "getattr",
+      "hasattr",    "format", "sum", "any",       "all",    "filter",     "map",
+      "dict",       "bin",    "oct", "hex",       "set",    "frozenset",  "open",
+      "__import__", "eval",   "zip", "enumerate", "sorted", "reversed"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   // The categories module-level code passes to warnings.warn, which ignores them (HostPython.cpp).
@@ -3450,33 +3451,40 @@ static __int128 rangeLength(int64_t start, int64_t stop, int64_t step) {
   return span < 0 ? (span + step + 1) / step : 0;
 }
 
+std::vector<SemaValue> Specializer::hostRangeItems(const std::vector<SemaValue> &arguments,
+                                                   bool keywords, SourceLoc loc) {
+  std::vector<int64_t> bounds;
+  for (const SemaValue &b : arguments) {
+    if (b.kind != SemaValue::Kind::Int && b.kind != SemaValue::Kind::Bool)
+      raisePython(*builtinExceptionClasses("TypeError"),
+                  "'" + b.describe() + "' object cannot be interpreted as an integer", loc);
+    bounds.push_back(constantInt(b, loc, "a range() bound"));
+  }
+  if (bounds.empty() || bounds.size() > 3 || keywords)
+    error(loc, "range() takes 1 to 3 positional arguments");
+  int64_t start = bounds.size() >= 2 ? bounds[0] : 0;
+  int64_t stop = bounds.size() >= 2 ? bounds[1] : bounds[0];
+  int64_t step = bounds.size() == 3 ? bounds[2] : 1;
+  if (step == 0)
+    raisePython(*builtinExceptionClasses("ValueError"), "range() arg 3 must not be zero", loc);
+  __int128 trips = rangeLength(start, stop, step);
+  if (trips > kMaxStaticRangeIterations)
+    error(loc, "this range() has more than " + std::to_string(kMaxStaticRangeIterations) +
+                   " values, more than tilec evaluates in module-level code");
+  std::vector<SemaValue> items;
+  for (__int128 i = 0; i < trips; ++i)
+    items.push_back(SemaValue::ofInt(static_cast<int64_t>(start + i * step)));
+  return items;
+}
+
 std::vector<SemaValue> Specializer::hostIterationItems(const ast::Expr &iter) {
   std::vector<SemaValue> items;
   SemaValue callee = iter.kind == ast::ExprKind::Call ? eval(*iter.operands[0]) : SemaValue();
   if (callee.kind == SemaValue::Kind::Builtin && callee.name == "py.range") {
-    std::vector<int64_t> bounds;
-    for (size_t i = 1; i < iter.operands.size(); ++i) {
-      SemaValue b = eval(*iter.operands[i]);
-      if (b.kind != SemaValue::Kind::Int && b.kind != SemaValue::Kind::Bool)
-        raisePython(*builtinExceptionClasses("TypeError"),
-                    "'" + b.describe() + "' object cannot be interpreted as an integer", iter.loc);
-      bounds.push_back(constantInt(b, iter.loc, "a range() bound"));
-    }
-    if (bounds.empty() || bounds.size() > 3 || !iter.keywords.empty())
-      error(iter.loc, "range() takes 1 to 3 positional arguments");
-    int64_t start = bounds.size() >= 2 ? bounds[0] : 0;
-    int64_t stop = bounds.size() >= 2 ? bounds[1] : bounds[0];
-    int64_t step = bounds.size() == 3 ? bounds[2] : 1;
-    if (step == 0)
-      raisePython(*builtinExceptionClasses("ValueError"), "range() arg 3 must not be zero",
-                  iter.loc);
-    __int128 trips = rangeLength(start, stop, step);
-    if (trips > kMaxStaticRangeIterations)
-      error(iter.loc, "this loop runs more than " + std::to_string(kMaxStaticRangeIterations) +
-                          " iterations, more than tilec evaluates in module-level code");
-    for (__int128 i = 0; i < trips; ++i)
-      items.push_back(SemaValue::ofInt(static_cast<int64_t>(start + i * step)));
-    return items;
+    std::vector<SemaValue> arguments;
+    for (size_t i = 1; i < iter.operands.size(); ++i)
+      arguments.push_back(eval(*iter.operands[i]));
+    return hostRangeItems(arguments, !iter.keywords.empty(), iter.loc);
   }
   SemaValue iterable = eval(iter);
   if (iterable.kind == SemaValue::Kind::Tuple)

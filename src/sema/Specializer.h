@@ -881,6 +881,9 @@ private:
   /// or a string, run as Python runs it.
   void execHostFor(const ast::Stmt &stmt);
   bool hostLoopEnds();
+  /// The values of Python's range(...) over `arguments` (module-level code), bounded as a loop's.
+  std::vector<SemaValue> hostRangeItems(const std::vector<SemaValue> &arguments, bool keywords,
+                                        SourceLoc loc);
   /// A `while` in such a function, run as Python runs it.
   void execHostWhile(const ast::Stmt &stmt);
   /// What a `for` of module-level Python iterates: range()'s numbers, a tuple's or list's
