@@ -615,19 +615,6 @@ auto evaluateAtDecorator(const ast::Expr &expr, const ast::Stmt &kernel, const a
   return evaluate(specializer, static_cast<const ast::Stmt *>(nullptr));
 }
 
-std::vector<AutotuneConfig> evaluateConfigs(const ast::Expr &configs, const ast::Stmt &kernel,
-                                            const ast::Module &module, const SourceManager &sources,
-                                            const KernelRequest &context, unsigned defaultWarps,
-                                            unsigned defaultStages) {
-  return evaluateAtDecorator(configs, kernel, module, sources, context,
-                             [&](Specializer &specializer, const ast::Stmt *evaluatedAt) {
-                               if (evaluatedAt)
-                                 refuseLaterChanges(configs, *evaluatedAt, module, sources);
-                               return evaluatedConfigs(specializer, configs, sources, defaultWarps,
-                                                       defaultStages);
-                             });
-}
-
 /// The parameter names of an autotune `key=` that module-level code computes
 /// (`key=KEYS` with `KEYS = ["M", "N"] if os.environ.get(...) == "1" else []`).
 std::vector<std::string> evaluateKey(const ast::Expr &key, const ast::Stmt &kernel,
@@ -739,6 +726,213 @@ std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast
                                              unsigned defaultStages) {
   return configsOfValue(specializer.evalModuleLevel(configs), configs.loc, sources, defaultWarps,
                         defaultStages);
+}
+
+/// The value that dict `dict` holds for string key `key`; null where it holds none.
+static const SemaValue *dictEntry(const SemaValue &dict, const std::string &key) {
+  if (dict.kind != SemaValue::Kind::Object || dict.name != kDictClass)
+    return nullptr;
+  const std::vector<SemaValue> &keys = dict.elems[0].elems;
+  for (size_t i = 0; i < keys.size(); ++i)
+    if (keys[i].kind == SemaValue::Kind::String && keys[i].name == key)
+      return &dict.elems[1].elems[i];
+  return nullptr;
+}
+
+/// Where the entry `key` of `prune` (prune_configs_by's dict, when it is a dict display) is
+/// written; else `prune` itself.
+static SourceLoc pruneEntryLoc(const ast::Expr &prune, const std::string &key) {
+  if (prune.kind == ast::ExprKind::Dict)
+    for (size_t i = 0; i + 1 < prune.operands.size(); i += 2)
+      if (const ast::Expr *k = prune.operands[i].get();
+          k && k->kind == ast::ExprKind::StringLit && k->stringValue == key)
+        return k->loc;
+  return prune.loc;
+}
+
+/// Calls a function of prune_configs_by as module-level code, its diagnostics held: its value,
+/// or in `why` what made it fail (the error's first line, or the exception it raised).
+static std::optional<SemaValue> callHeld(Specializer &specializer, const SourceManager &sources,
+                                         const SemaValue &function,
+                                         std::vector<SemaValue> positional,
+                                         std::vector<std::pair<std::string, SemaValue>> keywords,
+                                         SourceLoc loc, std::string &why) {
+  std::ostream *diagnostics = sources.diagnosticStream();
+  std::ostringstream held;
+  const_cast<SourceManager &>(sources).setDiagnosticStream(&held);
+  std::optional<SemaValue> value;
+  try {
+    value = specializer.callPython(function, std::move(positional), std::move(keywords), loc);
+  } catch (const CompileError &e) {
+    std::string message = e.what();
+    message = message.substr(0, message.find('\n'));
+    // `file:line:col: error: what`: what, then where.
+    size_t error = message.find(": error: ");
+    why = error == std::string::npos
+              ? message
+              : message.substr(error + 9) + " (" + message.substr(0, error) + ")";
+    // What an unknown value's error suggests (a -D of a module-level name) is no way out here.
+    if (size_t hint = why.find("; give the module-level names"); hint != std::string::npos)
+      why =
+          why.substr(0, hint) +
+          why.substr(why.find(" (", hint) == std::string::npos ? why.size() : why.find(" (", hint));
+  } catch (const HostException &e) {
+    why = "it raises " + (e.classes.empty() ? std::string("an exception") : e.classes[0]) +
+          (e.message.empty() ? "" : ": " + e.message);
+  }
+  const_cast<SourceManager &>(sources).setDiagnosticStream(diagnostics);
+  return value;
+}
+
+/// Triton's Autotuner.prune_configs, ahead of time: `prune_configs_by={"early_config_prune": f,
+/// "perf_model": m, "top_k": k}` picks, at the launch that tunes a key, the configs it times: f
+/// (configs, nargs, **kwargs) keeps those that suit the arguments (or builds others), then where
+/// more than k remain, m(**nargs, **kwargs, **config.all_kwargs()) estimates each one's time and
+/// the k fastest are kept. Where these are Python over the configs and the arguments that the
+/// signature and -D bind (constexprs), tilec runs them as Triton would, and compiles the configs
+/// Triton would time. Where they read a run-time argument (an integer's value, a tensor) or
+/// what tilec cannot evaluate, the configs are known only at a launch: every config is kept,
+/// with a warning that says why. Triton prunes only a list of more than one config.
+static SemaValue pruneConfigs(Specializer &specializer, const ast::Expr &decorator,
+                              const ast::Stmt &kernel, const KernelRequest &context,
+                              const SourceManager &sources, SemaValue configs) {
+  const ast::Expr *prune = keyword(decorator, "prune_configs_by");
+  if (!prune || configs.kind != SemaValue::Kind::Tuple || configs.elems.size() < 2)
+    return configs;
+  SemaValue pruneBy = specializer.evalModuleLevel(*prune);
+  if (pruneBy.kind == SemaValue::Kind::None)
+    return configs;
+  if (pruneBy.kind != SemaValue::Kind::Object || pruneBy.name != kDictClass)
+    sources.error(prune->loc,
+                  "@triton.autotune: prune_configs_by must be a dict, not " + pruneBy.describe());
+  const std::string launchOnly = "Triton's autotuner passes it to the pruner at a launch";
+  SemaValue nargs =
+      launchArguments(kernel, context.signature, context.defines, launchOnly, prune->loc);
+  // What Triton's launcher passes as keywords at every launch (`kernel[grid](...)`).
+  std::vector<std::pair<std::string, SemaValue>> kwargs = {
+      {"grid", Specializer::unknownValue("the launch's grid", launchOnly, prune->loc)},
+      {"warmup", SemaValue::ofBool(false)}};
+  const size_t given = configs.elems.size();
+  auto keepAll = [&](SourceLoc at, const std::string &what, const std::string &why) {
+    sources.warning(at, "tilec runs " + what +
+                            " ahead of time, as Triton's autotuner runs it at a launch, but here " +
+                            why + "; so all " + std::to_string(given) +
+                            " configs are compiled and tilec's runtime times them all, where "
+                            "Triton times those that " +
+                            what +
+                            " keeps at each launch. To compile one config, give the constexprs "
+                            "it tunes in the signature or with -D, and --num-warps/--num-stages");
+  };
+  auto isConfigList = [](const SemaValue &v) {
+    return v.kind == SemaValue::Kind::Tuple && !Specializer::findUnknown(v) &&
+           std::all_of(v.elems.begin(), v.elems.end(),
+                       [](const SemaValue &e) { return e.kind == SemaValue::Kind::Object; });
+  };
+  if (const SemaValue *early = dictEntry(pruneBy, "early_config_prune");
+      early && early->kind != SemaValue::Kind::None) {
+    SourceLoc at = pruneEntryLoc(*prune, "early_config_prune");
+    std::string why;
+    std::optional<SemaValue> kept =
+        callHeld(specializer, sources, *early, {configs, nargs}, kwargs, at, why);
+    if (!kept) {
+      keepAll(at, "early_config_prune", why);
+      return configs;
+    }
+    if (!isConfigList(*kept)) {
+      keepAll(at, "early_config_prune",
+              "it returns " + kept->describe() + ", not a list of triton.Config");
+      return configs;
+    }
+    if (kept->elems.empty())
+      sources.error(at, "early_config_prune returns no config for this signature (Triton's "
+                        "autotuner raises AutotunerError: No valid autotuner configs after "
+                        "pruning)");
+    configs = *kept;
+  }
+  const SemaValue *model = dictEntry(pruneBy, "perf_model");
+  if (!model || model->kind == SemaValue::Kind::None)
+    return configs;
+  const SemaValue *topK = dictEntry(pruneBy, "top_k");
+  SourceLoc at = pruneEntryLoc(*prune, "perf_model");
+  int64_t count = 0;
+  if (!topK || topK->kind == SemaValue::Kind::None || topK->kind == SemaValue::Kind::Float) {
+    // A fraction of the configs, at least one (the default is 1.0: all of them).
+    double fraction = topK && topK->kind == SemaValue::Kind::Float ? topK->floatValue : 1.0;
+    if (topK && topK->kind == SemaValue::Kind::None)
+      sources.error(pruneEntryLoc(*prune, "top_k"),
+                    "prune_configs_by's top_k must be a float <= 1.0 or an int, not None "
+                    "(Triton's autotuner raises TypeError)");
+    if (fraction > 1.0)
+      sources.error(pruneEntryLoc(*prune, "top_k"),
+                    "prune_configs_by's top_k must be a float <= 1.0 or an int, not " +
+                        topK->describe() + " (Triton's autotuner raises TypeError)");
+    count = std::max<int64_t>(1, static_cast<int64_t>(configs.elems.size() * fraction));
+  } else if (topK->kind == SemaValue::Kind::Int || topK->kind == SemaValue::Kind::Bool) {
+    count = topK->intValue;
+  } else {
+    sources.error(pruneEntryLoc(*prune, "top_k"),
+                  "prune_configs_by's top_k must be a float <= 1.0 or an int, not " +
+                      topK->describe() + " (Triton's autotuner raises TypeError)");
+  }
+  if (static_cast<int64_t>(configs.elems.size()) <= count)
+    return configs;
+  // perf_model(**nargs, **kwargs, **config.all_kwargs()) for each config.
+  std::vector<std::pair<std::string, SemaValue>> arguments;
+  for (size_t i = 0; i < nargs.elems[0].elems.size(); ++i)
+    arguments.emplace_back(nargs.elems[0].elems[i].name, nargs.elems[1].elems[i]);
+  arguments.insert(arguments.end(), kwargs.begin(), kwargs.end());
+  std::vector<std::pair<double, size_t>> estimates;
+  for (size_t i = 0; i < configs.elems.size(); ++i) {
+    std::vector<std::pair<std::string, SemaValue>> call = arguments;
+    std::string why;
+    // Config.all_kwargs(): its kwargs, then the launch options that are not None.
+    const SemaValue config = asTritonConfig(configs.elems[i], at, sources);
+    const SemaValue &dict = config.elems[0];
+    for (size_t k = 0; k < dict.elems[0].elems.size(); ++k)
+      call.emplace_back(dict.elems[0].elems[k].name, dict.elems[1].elems[k]);
+    call.emplace_back("num_warps",
+                      config.elems[1].isNone() ? SemaValue::ofInt(4) : config.elems[1]);
+    call.emplace_back("num_ctas", SemaValue::ofInt(1));
+    call.emplace_back("num_stages",
+                      config.elems[2].isNone() ? SemaValue::ofInt(3) : config.elems[2]);
+    if (!config.elems[3].isNone())
+      call.emplace_back("maxnreg", config.elems[3]);
+    std::optional<SemaValue> time = callHeld(specializer, sources, *model, {}, call, at, why);
+    if (time && time->kind != SemaValue::Kind::Int && time->kind != SemaValue::Kind::Float) {
+      why = "it returns " + time->describe() + ", not a number";
+      time.reset();
+    }
+    if (!time) {
+      keepAll(at, "perf_model", why);
+      return configs;
+    }
+    estimates.emplace_back(
+        time->kind == SemaValue::Kind::Int ? double(time->intValue) : time->floatValue, i);
+  }
+  // sorted(..., key=estimate)[:top_k]: Python's sort is stable.
+  std::stable_sort(estimates.begin(), estimates.end(),
+                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::vector<SemaValue> fastest;
+  for (int64_t i = 0; i < count; ++i)
+    fastest.push_back(configs.elems[estimates[i].second]);
+  return SemaValue::ofList(std::move(fastest));
+}
+
+std::vector<AutotuneConfig> evaluateConfigs(const ast::Expr &configs, const ast::Stmt &kernel,
+                                            const ast::Module &module, const SourceManager &sources,
+                                            const KernelRequest &context, unsigned defaultWarps,
+                                            unsigned defaultStages,
+                                            const ast::Expr *decorator = nullptr) {
+  return evaluateAtDecorator(
+      configs, kernel, module, sources, context,
+      [&](Specializer &specializer, const ast::Stmt *evaluatedAt) {
+        if (evaluatedAt)
+          refuseLaterChanges(configs, *evaluatedAt, module, sources);
+        SemaValue list = specializer.evalModuleLevel(configs);
+        if (decorator)
+          list = pruneConfigs(specializer, *decorator, kernel, context, sources, std::move(list));
+        return configsOfValue(list, configs.loc, sources, defaultWarps, defaultStages);
+      });
 }
 
 /// What a decorator that module-level code computes (`_autotuner = get_autotuner()`, applied
@@ -1054,7 +1248,6 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
     if (name != "autotune")
       continue;
     spec.autotuned = true;
-    warnAboutEarlyConfigPrune(*decorator, module, sources);
     const ast::Expr *configs = keyword(*decorator, "configs");
     if (!configs && decorator->operands.size() > 1)
       configs = decorator->operands[1].get();
@@ -1076,7 +1269,7 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
     if (evaluated) {
       try {
         spec.configs = evaluateConfigs(*configs, kernel, *module, sources, *context, defaultWarps,
-                                       defaultStages);
+                                       defaultStages, decorator);
       } catch (const CompileError &e) {
         // Configs that host code computes from what only the machine knows (a tuning file
         // chosen by probing the vendor): one config compiles without them.
@@ -1109,6 +1302,8 @@ AutotuneSpec readAutotune(const ast::Stmt &kernel, const SourceManager &sources,
         sources.error(config.preHookSetsBlockShape, message);
       }
     }
+    if (!evaluated)
+      warnAboutEarlyConfigPrune(*decorator, module, sources);
     std::vector<std::map<std::string, const ast::Expr *>> bindings(1);
     std::vector<const ast::Expr *> elements;
     if (!evaluated && configs && configs->kind == ast::ExprKind::Comprehension &&

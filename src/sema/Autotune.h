@@ -13,9 +13,9 @@
 // Ahead of time there are no argument values: a @triton.heuristics value that is a constant binds
 // its name in every variant; one that is a function of the arguments is left out here, and sema
 // computes it where every argument it reads is a constexpr bound by then (specializeKernel), else
-// its name is bound like any constexpr (in the signature or with -D). prune_configs_by,
-// restore_value, reset_to_zero and the other run-time options of @triton.autotune are accepted and
-// ignored: every config is compiled.
+// its name is bound like any constexpr (in the signature or with -D). prune_configs_by runs ahead
+// of time over the arguments the signature and -D give (pruneConfigs); restore_value,
+// reset_to_zero and the other run-time options of @triton.autotune are accepted and ignored.
 #pragma once
 
 #include "frontend/AST.h"

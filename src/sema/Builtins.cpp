@@ -1177,8 +1177,13 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
   }
   if (name.rfind("io.TextIOWrapper.", 0) == 0)
     return callTextFileMethod(name.substr(std::string("io.TextIOWrapper.").size()), args);
-  if (name == "py.range")
-    error(loc, "range() can only be used as the iterable of a for loop in a kernel");
+  if (name == "py.range") {
+    if (inKernelCode())
+      error(loc, "range() can only be used as the iterable of a for loop in a kernel");
+    // In module-level Python a range is a sequence: `list(range(4))`, `zip(names, range(n))`,
+    // `len(range(...))` and `in` read it as the tuple of its values.
+    return SemaValue::ofTuple(hostRangeItems(args.positional, !args.keywords.empty(), loc));
+  }
   if (name == "py.min" || name == "py.max") {
     if (args.positional.size() == 1 && args.positional[0].kind == Kind::Tuple)
       args.positional = args.positional[0].elems;
@@ -1472,6 +1477,119 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       results.push_back(callValue(args.positional[0], call, loc));
     }
     return SemaValue::ofList(std::move(results));
+  }
+  if (name == "py.zip" || name == "py.enumerate" || name == "py.sorted" || name == "py.reversed") {
+    // zip(), enumerate(), sorted() and reversed() in module-level Python (config builders,
+    // pruners): their iterators are lists here, consumed where they are made, as map()'s.
+    const std::string display = name.substr(3);
+    if (inKernelCode())
+      error(loc, display + "() is not supported in a kernel; tilec evaluates it in module-level "
+                           "Python");
+    // The items of a tuple, list, string, dict (its keys) or set, in iteration order.
+    auto itemsOf = [&](const SemaValue &iterable) {
+      if (iterable.kind == Kind::Tuple)
+        return iterable.elems;
+      std::vector<SemaValue> items;
+      if (iterable.kind == Kind::String) {
+        for (char c : iterable.name)
+          items.push_back(SemaValue::ofString(std::string(1, c)));
+        return items;
+      }
+      if (iterable.kind == Kind::Object && iterable.name == kDictClass)
+        return iterable.elems[0].elems;
+      // A set's order is its hash table's, which sorted() does not depend on (its items are
+      // unique).
+      if (isSetObject(iterable) && name == "py.sorted")
+        return iterable.elems[0].elems;
+      error(loc, display + "() over " + iterable.describe() +
+                     " is not supported yet (tuples, lists, strings and dicts are)");
+    };
+    if (name == "py.zip") {
+      for (const auto &[keyword, value] : args.keywords)
+        if (keyword != "strict")
+          raisePython(*builtinExceptionClasses("TypeError"),
+                      "zip() got an unexpected keyword argument '" + keyword + "'", loc);
+      std::vector<std::vector<SemaValue>> columns;
+      size_t count = args.positional.empty() ? 0 : SIZE_MAX;
+      for (const SemaValue &iterable : args.positional) {
+        columns.push_back(itemsOf(iterable));
+        count = std::min(count, columns.back().size());
+      }
+      std::vector<SemaValue> rows;
+      for (size_t r = 0; r < count; ++r) {
+        std::vector<SemaValue> row;
+        for (const std::vector<SemaValue> &column : columns)
+          row.push_back(column[r]);
+        rows.push_back(SemaValue::ofTuple(std::move(row)));
+      }
+      return SemaValue::ofList(std::move(rows));
+    }
+    if (name == "py.enumerate") {
+      auto a = bindArgs(*this, display, {"iterable", "start"}, 1, args);
+      int64_t start = 0;
+      if (const SemaValue *given = a.get(1)) {
+        if (given->kind != Kind::Int && given->kind != Kind::Bool)
+          raisePython(*builtinExceptionClasses("TypeError"),
+                      "'" + given->describe() + "' object cannot be interpreted as an integer",
+                      loc);
+        start = given->intValue;
+      }
+      std::vector<SemaValue> pairs;
+      for (const SemaValue &item : itemsOf(*a.values[0]))
+        pairs.push_back(SemaValue::ofTuple({SemaValue::ofInt(start++), item}));
+      return SemaValue::ofList(std::move(pairs));
+    }
+    if (name == "py.reversed") {
+      auto a = bindArgs(*this, display, {"sequence"}, 1, args);
+      std::vector<SemaValue> items = itemsOf(*a.values[0]);
+      std::reverse(items.begin(), items.end());
+      return SemaValue::ofList(std::move(items));
+    }
+    // sorted(iterable, /, *, key=None, reverse=False): Python's sort is stable and compares with
+    // `<` only; reverse=True keeps equal items in their order too.
+    if (args.positional.size() != 1)
+      raisePython(*builtinExceptionClasses("TypeError"),
+                  "sorted expected 1 argument, got " + std::to_string(args.positional.size()), loc);
+    SemaValue key = SemaValue::none();
+    bool reverse = false;
+    for (const auto &[keyword, value] : args.keywords) {
+      if (keyword == "key") {
+        key = value;
+      } else if (keyword == "reverse") {
+        std::optional<bool> truth = constexprTruth(value);
+        if (!truth)
+          error(loc, "sorted(): reverse must be a Python value here");
+        reverse = *truth;
+      } else {
+        raisePython(*builtinExceptionClasses("TypeError"),
+                    "sort() got an unexpected keyword argument '" + keyword + "'", loc);
+      }
+    }
+    std::vector<SemaValue> items = itemsOf(args.positional[0]);
+    std::vector<std::pair<SemaValue, size_t>> keyed;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (key.isNone()) {
+        keyed.emplace_back(items[i], i);
+        continue;
+      }
+      CallArgs call;
+      call.positional = {items[i]};
+      call.loc = loc;
+      keyed.emplace_back(callValue(key, call, loc), i);
+    }
+    auto less = [&](const SemaValue &a, const SemaValue &b) {
+      std::optional<bool> truth = constexprTruth(compareOp(ast::CompareOperator::Lt, a, b, loc));
+      if (!truth)
+        error(loc, "sorted(): cannot order " + a.describe() + " and " + b.describe());
+      return *truth;
+    };
+    std::stable_sort(keyed.begin(), keyed.end(), [&](const auto &a, const auto &b) {
+      return reverse ? less(b.first, a.first) : less(a.first, b.first);
+    });
+    std::vector<SemaValue> sorted;
+    for (const auto &entry : keyed)
+      sorted.push_back(items[entry.second]);
+    return SemaValue::ofList(std::move(sorted));
   }
   if (name == "py.set" || name == "py.frozenset") {
     // set(iterable) and frozenset(iterable) in module-level Python.

@@ -2488,6 +2488,22 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
                       "(entry_points(group=\"...\")), which the host's packages leave empty");
     return SemaValue::ofTuple({});
   }
+  if (qualified == "importlib.import_module") {
+    // importlib.import_module("triton.language.extra.cuda"): the module itself, where
+    // __import__ gives its top-level package.
+    auto a = bindCallArgs(*this, qualified, {"name", "package"}, 1, args);
+    if (a[0]->kind != Kind::String)
+      error(args.loc,
+            "importlib.import_module takes the module's name as a string, not " + a[0]->describe());
+    const std::string &dotted = a[0]->name;
+    if (dotted.empty() || dotted[0] == '.' ||
+        !isAlwaysInstalled(dotted.substr(0, dotted.find('.'))))
+      error(args.loc, "importlib.import_module('" + dotted +
+                          "'): only an absolute name of a module of Python's standard library, "
+                          "torch, numpy, triton or packaging is supported yet; use an import "
+                          "statement");
+    return SemaValue::ofModule(dotted);
+  }
   if (qualified == "importlib.metadata.version")
     return importlibVersion(args);
   if (qualified == "importlib.util.find_spec")

@@ -1676,6 +1676,16 @@ SemaValue Specializer::callPython(const SemaValue &function, std::vector<SemaVal
   return inModuleLevelScope([&] { return callValue(function, args, loc); });
 }
 
+SemaValue Specializer::callPython(const SemaValue &function, std::vector<SemaValue> positional,
+                                  std::vector<std::pair<std::string, SemaValue>> keywords,
+                                  SourceLoc loc) {
+  CallArgs args;
+  args.positional = std::move(positional);
+  args.keywords = std::move(keywords);
+  args.loc = loc;
+  return inModuleLevelScope([&] { return callValue(function, args, loc); });
+}
+
 SemaValue Specializer::evalModuleLevel(const ast::Expr &expr) {
   // Every caller evaluates what Python runs at import time: a module-level statement's
   // expression or a decorator's argument.
@@ -1902,10 +1912,11 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
         std::filesystem::absolute(graph_->modules[current_].path).lexically_normal().string());
   // Python builtins that kernels may use.
   static const std::set<std::string> pyBuiltins = {
-      "range", "min", "max",       "float",  "int",        "bool",    "len",     "print",
-      "abs",   "str", "tuple",     "list",   "isinstance", "getattr", "hasattr", "format",
-      "sum",   "any", "all",       "filter", "map",        "dict",    "bin",     "oct",
-      "hex",   "set", "frozenset", "open",   "__import__", "eval"};
+      "range",      "min",    "max", "float",     "int",    "bool",       "len",
+      "print",      "abs",    "str", "tuple",     "list",   "isinstance", "getattr",
+      "hasattr",    "format", "sum", "any",       "all",    "filter",     "map",
+      "dict",       "bin",    "oct", "hex",       "set",    "frozenset",  "open",
+      "__import__", "eval",   "zip", "enumerate", "sorted", "reversed"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   // The categories module-level code passes to warnings.warn, which ignores them (HostPython.cpp).
@@ -2411,7 +2422,7 @@ Specializer::NestingGuard::NestingGuard(Specializer &s, SourceLoc loc) : s(s) {
 void Specializer::execBlock(const ast::StmtList &stmts, size_t from) {
   NestingGuard guard(*this, stmts.empty() ? builder_.loc() : stmts.front()->loc);
   for (size_t i = from; i < stmts.size(); ++i) {
-    if (returnValue_)
+    if (returnValue_ || loopExit_ != LoopExit::None)
       return;
     // What follows this statement, for an `if` with a `return` on a run-time condition, which
     // runs it inside its branches (see execReturningIf).
@@ -2489,6 +2500,11 @@ void Specializer::exec(const ast::Stmt &stmt) {
   }
   case ast::StmtKind::Break:
   case ast::StmtKind::Continue:
+    // Python code that module-level code runs (a config builder, an early_config_prune).
+    if (moduleLevelDepth_ > 0) {
+      loopExit_ = stmt.kind == ast::StmtKind::Break ? LoopExit::Break : LoopExit::Continue;
+      return;
+    }
     error(stmt.loc, std::string("'") + (stmt.kind == ast::StmtKind::Break ? "break" : "continue") +
                         "' is not supported in kernels (Triton does not support it either)");
   case ast::StmtKind::FunctionDef:
@@ -2567,9 +2583,12 @@ void Specializer::execTry(const ast::Stmt &stmt) {
   auto runFinally = [&] {
     std::optional<SemaValue> pending = std::move(returnValue_);
     returnValue_.reset();
+    LoopExit pendingExit = std::exchange(loopExit_, LoopExit::None);
     execBlock(stmt.finalbody);
-    if (!returnValue_)
+    if (!returnValue_ && loopExit_ == LoopExit::None) {
       returnValue_ = std::move(pending);
+      loopExit_ = pendingExit;
+    }
   };
   try {
     execBlock(stmt.body);
@@ -2594,7 +2613,7 @@ void Specializer::execTry(const ast::Stmt &stmt) {
     runFinally();
     return;
   }
-  if (!returnValue_)
+  if (!returnValue_ && loopExit_ == LoopExit::None)
     execBlock(stmt.orelse);
   runFinally();
 }
@@ -3432,33 +3451,40 @@ static __int128 rangeLength(int64_t start, int64_t stop, int64_t step) {
   return span < 0 ? (span + step + 1) / step : 0;
 }
 
+std::vector<SemaValue> Specializer::hostRangeItems(const std::vector<SemaValue> &arguments,
+                                                   bool keywords, SourceLoc loc) {
+  std::vector<int64_t> bounds;
+  for (const SemaValue &b : arguments) {
+    if (b.kind != SemaValue::Kind::Int && b.kind != SemaValue::Kind::Bool)
+      raisePython(*builtinExceptionClasses("TypeError"),
+                  "'" + b.describe() + "' object cannot be interpreted as an integer", loc);
+    bounds.push_back(constantInt(b, loc, "a range() bound"));
+  }
+  if (bounds.empty() || bounds.size() > 3 || keywords)
+    error(loc, "range() takes 1 to 3 positional arguments");
+  int64_t start = bounds.size() >= 2 ? bounds[0] : 0;
+  int64_t stop = bounds.size() >= 2 ? bounds[1] : bounds[0];
+  int64_t step = bounds.size() == 3 ? bounds[2] : 1;
+  if (step == 0)
+    raisePython(*builtinExceptionClasses("ValueError"), "range() arg 3 must not be zero", loc);
+  __int128 trips = rangeLength(start, stop, step);
+  if (trips > kMaxStaticRangeIterations)
+    error(loc, "this range() has more than " + std::to_string(kMaxStaticRangeIterations) +
+                   " values, more than tilec evaluates in module-level code");
+  std::vector<SemaValue> items;
+  for (__int128 i = 0; i < trips; ++i)
+    items.push_back(SemaValue::ofInt(static_cast<int64_t>(start + i * step)));
+  return items;
+}
+
 std::vector<SemaValue> Specializer::hostIterationItems(const ast::Expr &iter) {
   std::vector<SemaValue> items;
   SemaValue callee = iter.kind == ast::ExprKind::Call ? eval(*iter.operands[0]) : SemaValue();
   if (callee.kind == SemaValue::Kind::Builtin && callee.name == "py.range") {
-    std::vector<int64_t> bounds;
-    for (size_t i = 1; i < iter.operands.size(); ++i) {
-      SemaValue b = eval(*iter.operands[i]);
-      if (b.kind != SemaValue::Kind::Int && b.kind != SemaValue::Kind::Bool)
-        raisePython(*builtinExceptionClasses("TypeError"),
-                    "'" + b.describe() + "' object cannot be interpreted as an integer", iter.loc);
-      bounds.push_back(constantInt(b, iter.loc, "a range() bound"));
-    }
-    if (bounds.empty() || bounds.size() > 3 || !iter.keywords.empty())
-      error(iter.loc, "range() takes 1 to 3 positional arguments");
-    int64_t start = bounds.size() >= 2 ? bounds[0] : 0;
-    int64_t stop = bounds.size() >= 2 ? bounds[1] : bounds[0];
-    int64_t step = bounds.size() == 3 ? bounds[2] : 1;
-    if (step == 0)
-      raisePython(*builtinExceptionClasses("ValueError"), "range() arg 3 must not be zero",
-                  iter.loc);
-    __int128 trips = rangeLength(start, stop, step);
-    if (trips > kMaxStaticRangeIterations)
-      error(iter.loc, "this loop runs more than " + std::to_string(kMaxStaticRangeIterations) +
-                          " iterations, more than tilec evaluates in module-level code");
-    for (__int128 i = 0; i < trips; ++i)
-      items.push_back(SemaValue::ofInt(static_cast<int64_t>(start + i * step)));
-    return items;
+    std::vector<SemaValue> arguments;
+    for (size_t i = 1; i < iter.operands.size(); ++i)
+      arguments.push_back(eval(*iter.operands[i]));
+    return hostRangeItems(arguments, !iter.keywords.empty(), iter.loc);
   }
   SemaValue iterable = eval(iter);
   if (iterable.kind == SemaValue::Kind::Tuple)
@@ -3472,11 +3498,20 @@ std::vector<SemaValue> Specializer::hostIterationItems(const ast::Expr &iter) {
                       " is not supported yet in module-level code that tilec evaluates");
 }
 
+/// After a host loop's body ran once: whether the loop ends, consuming a `break` (which also
+/// skips the loop's `else`) or a `continue`.
+bool Specializer::hostLoopEnds() {
+  if (returnValue_)
+    return true;
+  LoopExit exit = std::exchange(loopExit_, LoopExit::None);
+  return exit == LoopExit::Break;
+}
+
 void Specializer::execHostFor(const ast::Stmt &stmt) {
   for (const SemaValue &item : hostIterationItems(*stmt.iter)) {
     assign(*stmt.targets[0], item);
     execBlock(stmt.body);
-    if (returnValue_)
+    if (hostLoopEnds())
       return;
   }
   execBlock(stmt.orelse);
@@ -3785,7 +3820,7 @@ void Specializer::execHostWhile(const ast::Stmt &stmt) {
       error(stmt.loc, "this loop runs more than " + std::to_string(kMaxStaticRangeIterations) +
                           " iterations, more than tilec evaluates in module-level code");
     execBlock(stmt.body);
-    if (returnValue_)
+    if (hostLoopEnds())
       return;
   }
   execBlock(stmt.orelse);
@@ -4613,6 +4648,7 @@ SemaValue Specializer::inlineJitFunction(const ast::Stmt &def, CallArgs &args) {
   SourceLoc savedLoc = builder_.loc();
   auto restore = [&] {
     returnValue_ = std::move(savedReturn);
+    loopExit_ = LoopExit::None;
     runtimeControlFlowDepth_ = savedDepth;
     staticLoopDepth_ = savedStaticDepth;
     continuations_ = std::move(savedContinuations);
@@ -4680,6 +4716,40 @@ static std::optional<SemaValue> parseConstexprLiteral(const std::string &text) {
   if (name != text || !isIdentifier(text))
     return std::nullopt;
   return SemaValue::ofString(text);
+}
+
+SemaValue launchArguments(const ast::Stmt &kernel, const std::string &signature,
+                          const std::vector<std::pair<std::string, std::string>> &defines,
+                          const std::string &why, SourceLoc origin) {
+  std::string error;
+  std::vector<SignatureEntry> entries;
+  if (auto parsed = parseSignature(signature, error))
+    entries = std::move(*parsed);
+  SemaValue args = makeDict();
+  for (size_t i = 0; i < kernel.params.size(); ++i) {
+    const ast::Param &param = kernel.params[i];
+    const SemaValue name = SemaValue::ofString(param.name);
+    auto define = std::find_if(defines.begin(), defines.end(),
+                               [&](const auto &d) { return d.first == param.name; });
+    if (i >= entries.size()) {
+      if (define == defines.end())
+        continue;
+      if (std::optional<SemaValue> value = parseConstexprLiteral(define->second))
+        dictInsert(args, name, *value);
+      continue;
+    }
+    const SignatureEntry &entry = entries[i];
+    std::optional<SemaValue> value;
+    if (entry.kind == SignatureEntry::Kind::Constant)
+      value = parseConstexprLiteral(entry.constant);
+    else if (entry.kind == SignatureEntry::Kind::Scalar && entry.hint == 0 &&
+             isConstexprAnnotation(param.annotation.get()))
+      value = SemaValue::ofDType(entry.type); // `fp16` for a constexpr: the dtype
+    if (!value)
+      value = Specializer::unknownValue("the run-time argument '" + param.name + "'", why, origin);
+    dictInsert(args, name, *value);
+  }
+  return args;
 }
 
 /// Whether a parameter's default is a dtype (`DTYPE: tl.constexpr = tl.float32`), in which case

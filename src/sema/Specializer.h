@@ -61,6 +61,15 @@ SemaValue makeDict();
 /// place, or appends the entry (HostPython.cpp).
 void dictInsert(SemaValue &dict, const SemaValue &key, const SemaValue &value);
 
+/// The arguments of a launch of `kernel` that its signature and -D (`defines`) give, keyed by
+/// parameter name in the parameters' order, as Triton's autotuner hands them to the functions of
+/// prune_configs_by (`nargs`): a constexpr's value; a run-time argument (a pointer, an integer
+/// that is not the constant 1) as an unknown value (UnknownValues.cpp) that says `why` it is
+/// known only at a launch, asked at `origin`. A parameter neither gives is left out.
+SemaValue launchArguments(const ast::Stmt &kernel, const std::string &signature,
+                          const std::vector<std::pair<std::string, std::string>> &defines,
+                          const std::string &why, SourceLoc origin);
+
 /// The Triton version tilec implements: module-level version checks see it.
 inline constexpr const char *kTritonVersion = "3.6.0";
 /// The dtype spellings a signature or -D accepts, for error messages.
@@ -177,6 +186,9 @@ public:
   /// Calls a Python function (a def or a lambda of the module) with positional arguments, as
   /// module-level code calls it.
   SemaValue callPython(const SemaValue &function, std::vector<SemaValue> positional, SourceLoc loc);
+  /// The same with keyword arguments (`f(configs, nargs, grid=..., warmup=False)`).
+  SemaValue callPython(const SemaValue &function, std::vector<SemaValue> positional,
+                       std::vector<std::pair<std::string, SemaValue>> keywords, SourceLoc loc);
   /// Binds the module's names again as Python has bound them once its first `statements`
   /// top-level statements ran: a decorator's arguments are evaluated when its function is
   /// defined, before the names later statements rebind (a tutorial's `configs = []` of its
@@ -628,6 +640,11 @@ private:
 
   // Set by `return` inside a helper function.
   std::optional<SemaValue> returnValue_;
+  /// A `break` or `continue` that Python code that tilec runs (a function that module-level
+  /// code calls) has reached: the statements up to its loop are skipped, and the loop ends or
+  /// goes on to its next iteration.
+  enum class LoopExit { None, Break, Continue };
+  LoopExit loopExit_ = LoopExit::None;
   // >0 while inside a run-time (IR) loop or an `if` without `return`: `return` is not allowed
   // there (an `if` with a `return` is built by execReturningIf).
   unsigned runtimeControlFlowDepth_ = 0;
@@ -863,6 +880,10 @@ private:
   /// A `for` in a Python function that module-level code calls: over range(), a tuple or list,
   /// or a string, run as Python runs it.
   void execHostFor(const ast::Stmt &stmt);
+  bool hostLoopEnds();
+  /// The values of Python's range(...) over `arguments` (module-level code), bounded as a loop's.
+  std::vector<SemaValue> hostRangeItems(const std::vector<SemaValue> &arguments, bool keywords,
+                                        SourceLoc loc);
   /// A `while` in such a function, run as Python runs it.
   void execHostWhile(const ast::Stmt &stmt);
   /// What a `for` of module-level Python iterates: range()'s numbers, a tuple's or list's
