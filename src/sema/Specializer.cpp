@@ -5670,10 +5670,20 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
         heuristicParams.push_back(param.name);
         continue;
       }
-      sources.error(kernel->loc, "the signature has " + std::to_string(entries->size()) +
-                                     " entries but '" + kernel->name + "' has " +
-                                     std::to_string(kernel->params.size()) + " parameters; '" +
-                                     param.name + "' has no value");
+      // A decorator tilec does not read (PaddleNLP's `@triton.paddle_autotune(configs=...)`,
+      // which its package patches onto the triton module) may be what binds it at launch.
+      std::string unread;
+      for (const ast::ExprPtr &d : kernel->decorators)
+        if (!isJitDecorator(*d) && !isTuningDecoratorCall(*d) && unread.empty())
+          unread = dottedName(d->kind == ast::ExprKind::Call ? *d->operands[0] : *d);
+      sources.error(kernel->loc,
+                    "the signature has " + std::to_string(entries->size()) + " entries but '" +
+                        kernel->name + "' has " + std::to_string(kernel->params.size()) +
+                        " parameters; '" + param.name + "' has no value" +
+                        (unread.empty() ? std::string()
+                                        : " (tilec does not read the decorator @" + unread +
+                                              ", which may bind it at launch: give it with -D " +
+                                              param.name + "=VALUE)"));
     }
     const SignatureEntry &entry = (*entries)[i];
     if (define != defines.end() && request.tuned.count(param.name)) {
