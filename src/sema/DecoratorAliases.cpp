@@ -256,11 +256,15 @@ bool holdsJitSource(const ast::Expr &expr) {
   return false;
 }
 
-/// Calls `visit` on every expression of `stmts` and of the statements nested in them.
+/// Calls `visit` on every expression of `stmts` and of the statements nested in them, but for
+/// docstrings and other bare string statements: text about Triton's decorator (a docstring's usage
+/// example) is no source that the code writes out.
 void forEachExpression(const ast::StmtList &stmts,
                        const std::function<void(const ast::Expr &)> &visit) {
   for (const ast::StmtPtr &stmt : stmts) {
-    if (stmt->value)
+    bool bareString = stmt->kind == ast::StmtKind::ExprStmt && stmt->value &&
+                      stmt->value->kind == ast::ExprKind::StringLit;
+    if (stmt->value && !bareString)
       visit(*stmt->value);
     for (const ast::ExprPtr &target : stmt->targets)
       if (target)
@@ -362,16 +366,16 @@ void computeDecoratorAliases(const ModuleGraph &graph) {
           collectReferences(*stmt.value, assigned[stmt.targets[0]->name]);
           return;
         }
-        if (isSourceJitFactory(stmt, module.ast->body)) {
+        if (isAutotuneWrapper(stmt)) {
           if (!aliases.count(stmt.name)) {
-            aliases[stmt.name] = "jit";
+            aliases[stmt.name] = "autotune";
             changed = true;
           }
           return;
         }
-        if (isAutotuneWrapper(stmt)) {
+        if (isSourceJitFactory(stmt, module.ast->body)) {
           if (!aliases.count(stmt.name)) {
-            aliases[stmt.name] = "autotune";
+            aliases[stmt.name] = "jit";
             changed = true;
           }
           return;

@@ -44,3 +44,22 @@ def record(key=[]):
         return Recorder(fn, key)
 
     return wrap
+
+
+class Documented:
+    """Wraps a kernel already made with Triton's decorator:
+
+    @documented(key=["n"])
+    @triton.jit
+    def kernel(...): ...
+    """
+
+    def __init__(self, fn, key):
+        self.fn = fn
+
+
+def documented(key=[]):
+    def wrap(fn):
+        return Documented(fn, key)
+
+    return wrap

@@ -2,7 +2,7 @@ import framework_that_is_not_installed as fw
 import triton.language as tl
 from framework_that_is_not_installed.base import OpRegistry
 
-from ops.aot import aot_triton, record
+from ops.aot import aot_triton, documented, record
 
 
 @aot_triton(key=["n"])
@@ -16,6 +16,11 @@ def scale_rows(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 @record(key=["n"])
 def recorded(x_ptr, BLOCK: tl.constexpr):
     tl.store(x_ptr + tl.arange(0, BLOCK), 0.0)
+
+
+@documented(key=["n"])
+def documented_only(x_ptr, BLOCK: tl.constexpr):
+    tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)
 
 
 def host(x: fw.Tensor):
