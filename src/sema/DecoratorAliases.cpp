@@ -242,6 +242,98 @@ bool addJitWrappers(const ast::StmtList &stmts, std::map<std::string, std::strin
   return added;
 }
 
+/// Whether a string literal anywhere in `expr` holds Triton's decorator as source text.
+bool holdsJitSource(const ast::Expr &expr) {
+  if (expr.kind == ast::ExprKind::StringLit &&
+      expr.stringValue.find("@triton.jit") != std::string::npos)
+    return true;
+  for (const ast::ExprPtr &operand : expr.operands)
+    if (operand && holdsJitSource(*operand))
+      return true;
+  for (const ast::Keyword &keyword : expr.keywords)
+    if (keyword.value && holdsJitSource(*keyword.value))
+      return true;
+  return false;
+}
+
+/// Calls `visit` on every expression of `stmts` and of the statements nested in them, but for
+/// docstrings and other bare string statements: text about Triton's decorator (a docstring's usage
+/// example) is no source that the code writes out.
+void forEachExpression(const ast::StmtList &stmts,
+                       const std::function<void(const ast::Expr &)> &visit) {
+  for (const ast::StmtPtr &stmt : stmts) {
+    bool bareString = stmt->kind == ast::StmtKind::ExprStmt && stmt->value &&
+                      stmt->value->kind == ast::ExprKind::StringLit;
+    if (stmt->value && !bareString)
+      visit(*stmt->value);
+    for (const ast::ExprPtr &target : stmt->targets)
+      if (target)
+        visit(*target);
+    forEachExpression(stmt->body, visit);
+    forEachExpression(stmt->orelse, visit);
+  }
+}
+
+/// The names that calls anywhere in `expr` call (`f(x)` names f).
+void collectCalledNames(const ast::Expr &expr, std::set<std::string> &out) {
+  if (expr.kind == ast::ExprKind::Call && !expr.operands.empty() &&
+      expr.operands[0]->kind == ast::ExprKind::Name)
+    out.insert(expr.operands[0]->name);
+  for (const ast::ExprPtr &operand : expr.operands)
+    if (operand)
+      collectCalledNames(*operand, out);
+  for (const ast::Keyword &keyword : expr.keywords)
+    if (keyword.value)
+      collectCalledNames(*keyword.value, out);
+}
+
+/// Whether the class `cls` of `module` writes a function's source out behind "@triton.jit" (in
+/// its own methods, or in a module-level function that they call by name) for Triton to compile:
+/// PaddleNLP's KernelInterface has its extract_triton_kernel prepend the decorator to
+/// inspect.getsource(func) and runs Triton's ahead-of-time compiler on that file.
+bool compilesSourceAsKernel(const ast::Stmt &cls, const ast::StmtList &module) {
+  bool holds = false;
+  std::set<std::string> called;
+  forEachExpression(cls.body, [&](const ast::Expr &expr) {
+    holds |= holdsJitSource(expr);
+    collectCalledNames(expr, called);
+  });
+  for (const ast::StmtPtr &stmt : module)
+    if (!holds && stmt->kind == ast::StmtKind::FunctionDef && called.count(stmt->name))
+      forEachExpression(stmt->body, [&](const ast::Expr &expr) { holds |= holdsJitSource(expr); });
+  return holds;
+}
+
+/// Whether `def` is a decorator factory of `module` whose decorator hands the function to a class
+/// that compiles its source as a Triton kernel (compilesSourceAsKernel): PaddleNLP's
+/// `paddle_use_triton(other_config={}, key=[])` returns `decorator(func)`, which returns
+/// `KernelInterface(func, other_config, key)`. `@paddle_use_triton(key=["M"])` on a function
+/// makes it a Triton kernel as `@triton.jit` does; the factory's arguments are host-side (the
+/// autotuning keys, the custom operator's template).
+bool isSourceJitFactory(const ast::Stmt &def, const ast::StmtList &module) {
+  if (def.kind != ast::StmtKind::FunctionDef || !def.decorators.empty())
+    return false;
+  for (const ast::StmtPtr &inner : def.body) {
+    if (inner->kind != ast::StmtKind::FunctionDef || inner->params.empty())
+      continue;
+    const std::string &param = inner->params[0].name;
+    for (const ast::StmtPtr &stmt : inner->body) {
+      const ast::Expr *built = stmt->kind == ast::StmtKind::Return ? stmt->value.get() : nullptr;
+      if (!built || built->kind != ast::ExprKind::Call || built->operands.size() < 2 ||
+          built->operands[0]->kind != ast::ExprKind::Name ||
+          built->operands[1]->kind != ast::ExprKind::Name || built->operands[1]->name != param)
+        continue;
+      const std::string &className = built->operands[0]->name;
+      for (const ast::StmtPtr &cls : module)
+        if (cls->kind == ast::StmtKind::Unsupported && cls->name == "class definition" &&
+            !cls->targets.empty() && cls->targets[0]->name == className &&
+            compilesSourceAsKernel(*cls, module))
+          return true;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 bool isAutotuneWrapper(const ast::Stmt &def) {
@@ -277,6 +369,13 @@ void computeDecoratorAliases(const ModuleGraph &graph) {
         if (isAutotuneWrapper(stmt)) {
           if (!aliases.count(stmt.name)) {
             aliases[stmt.name] = "autotune";
+            changed = true;
+          }
+          return;
+        }
+        if (isSourceJitFactory(stmt, module.ast->body)) {
+          if (!aliases.count(stmt.name)) {
+            aliases[stmt.name] = "jit";
             changed = true;
           }
           return;

@@ -12,7 +12,9 @@
 // them, without applying it to a function (`f = triton.jit(g)` makes a kernel, not a decorator), or
 // when it is imported (`from m import name`) from a module where it is one. A wrapper such as
 // Fast-LLM's try_decorate returns what the decorator returns, which is what makes it the decorator
-// on a host where Triton is installed.
+// on a host where Triton is installed. A decorator factory whose decorator hands the function to
+// a class that writes its source out behind "@triton.jit" for Triton's ahead-of-time compiler
+// (PaddleNLP's paddle_use_triton and KernelInterface) is an alias of triton.jit too.
 #pragma once
 
 #include "frontend/AST.h"

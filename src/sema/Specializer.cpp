@@ -5567,6 +5567,44 @@ static void bindHeuristics(Specializer &specializer, const SourceManager &source
   }
 }
 
+/// The MissingImport index of the module-level `from m import name` (or `import m as name`) of
+/// `module` that binds `name` from a module that names no file, or -1.
+static int missingImportOf(const ast::Module &module, const std::string &name,
+                           const ModuleGraph &graph) {
+  for (const ast::StmtPtr &stmt : module.body) {
+    if (stmt->kind == ast::StmtKind::ImportFrom) {
+      int missing = graph.missingAt(stmt->loc);
+      for (const ast::ImportAlias &alias : stmt->names)
+        if (missing >= 0 && (alias.asName.empty() ? alias.name : alias.asName) == name)
+          return missing;
+    }
+    if (stmt->kind == ast::StmtKind::Import)
+      for (const ast::ImportAlias &alias : stmt->names)
+        if (alias.asName == name)
+          return graph.missingAt(alias.loc);
+  }
+  return -1;
+}
+
+/// The decorator (its callee, a name) of the module-level function `name` of `module` that an
+/// import of a module tilec did not find binds: a project's own decorator, which may make the
+/// function a Triton kernel as triton.jit does (PaddleMIX's `from paddlemix.triton_ops import
+/// paddle_use_triton`, a factory whose class compiles the function's source with Triton).
+static const ast::Expr *decoratorFromMissingModule(const ast::Module &module,
+                                                   const std::string &name,
+                                                   const ModuleGraph &graph) {
+  for (const ast::StmtPtr &stmt : module.body) {
+    if (stmt->kind != ast::StmtKind::FunctionDef || stmt->name != name)
+      continue;
+    for (const ast::ExprPtr &d : stmt->decorators) {
+      const ast::Expr &callee = d->kind == ast::ExprKind::Call ? *d->operands[0] : *d;
+      if (callee.kind == ast::ExprKind::Name && missingImportOf(module, callee.name, graph) >= 0)
+        return &callee;
+    }
+  }
+  return nullptr;
+}
+
 tir::Function &specializeKernel(const ast::Module &module, const SourceManager &sources,
                                 const KernelRequest &request, tir::Module &out) {
   SourceLoc fileLoc{module.file, 0, 0};
@@ -5620,6 +5658,18 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
       sources.error(gluonKernel->loc, "'" + gluonKernel->name +
                                           "' is a @gluon.jit function, in Triton's Gluon "
                                           "language: tilec compiles @triton.jit kernels only");
+    if (request.imports)
+      if (const ast::Expr *decorator =
+              decoratorFromMissingModule(module, wanted, *request.imports)) {
+        const MissingImport &missing = request.imports->missing[static_cast<size_t>(
+            missingImportOf(module, decorator->name, *request.imports))];
+        sources.error(decorator->loc,
+                      "'" + wanted + "' is decorated with @" + decorator->name +
+                          ", imported from module '" + missing.name +
+                          "', which tilec cannot find (searched " + missing.searched +
+                          "): add its folder with -I DIR, so that tilec can read whether @" +
+                          decorator->name + " makes a Triton kernel");
+      }
     std::string list;
     for (const std::string &n : available)
       list += (list.empty() ? "" : ", ") + n;
@@ -5690,10 +5740,20 @@ tir::Function &specializeKernel(const ast::Module &module, const SourceManager &
         heuristicParams.push_back(param.name);
         continue;
       }
-      sources.error(kernel->loc, "the signature has " + std::to_string(entries->size()) +
-                                     " entries but '" + kernel->name + "' has " +
-                                     std::to_string(kernel->params.size()) + " parameters; '" +
-                                     param.name + "' has no value");
+      // A decorator tilec does not read (PaddleNLP's `@triton.paddle_autotune(configs=...)`,
+      // which its package patches onto the triton module) may be what binds it at launch.
+      std::string unread;
+      for (const ast::ExprPtr &d : kernel->decorators)
+        if (!isJitDecorator(*d) && !isTuningDecoratorCall(*d) && unread.empty())
+          unread = dottedName(d->kind == ast::ExprKind::Call ? *d->operands[0] : *d);
+      sources.error(kernel->loc,
+                    "the signature has " + std::to_string(entries->size()) + " entries but '" +
+                        kernel->name + "' has " + std::to_string(kernel->params.size()) +
+                        " parameters; '" + param.name + "' has no value" +
+                        (unread.empty() ? std::string()
+                                        : " (tilec does not read the decorator @" + unread +
+                                              ", which may bind it at launch: give it with -D " +
+                                              param.name + "=VALUE)"));
     }
     const SignatureEntry &entry = (*entries)[i];
     if (define != defines.end() && request.tuned.count(param.name)) {
