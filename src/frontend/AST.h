@@ -121,6 +121,28 @@ struct Expr {
   Expr(ExprKind kind, SourceLoc loc) : kind(kind), loc(loc) {}
 };
 
+/// Whether `pred` holds for `expr` or for an expression inside it (operands and keyword values,
+/// recursively, in order; a lambda's body is a statement and is not entered). Stops at the first.
+template <typename Predicate> bool anySubexpression(const Expr &expr, const Predicate &pred) {
+  if (pred(expr))
+    return true;
+  for (const ExprPtr &operand : expr.operands)
+    if (operand && anySubexpression(*operand, pred))
+      return true;
+  for (const Keyword &keyword : expr.keywords)
+    if (keyword.value && anySubexpression(*keyword.value, pred))
+      return true;
+  return false;
+}
+
+/// Calls `visit` on `expr` and on every expression inside it, as anySubexpression walks them.
+template <typename Visitor> void forEachSubexpression(const Expr &expr, const Visitor &visit) {
+  anySubexpression(expr, [&](const Expr &e) {
+    visit(e);
+    return false;
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // Statements
 //===----------------------------------------------------------------------===//

@@ -349,18 +349,14 @@ std::vector<AutotuneConfig> evaluatedConfigs(Specializer &specializer, const ast
 
 /// Adds the names `expr` reads (the bodies of its lambdas too) to \p out.
 static void collectReadNames(const ast::Expr &expr, std::set<std::string> &out) {
-  if (expr.kind == ast::ExprKind::Name)
-    out.insert(expr.name);
-  for (const ast::ExprPtr &operand : expr.operands)
-    if (operand)
-      collectReadNames(*operand, out);
-  for (const ast::Keyword &keyword : expr.keywords)
-    if (keyword.value)
-      collectReadNames(*keyword.value, out);
-  if (expr.lambda)
-    for (const ast::StmtPtr &stmt : expr.lambda->body)
-      if (stmt->value)
-        collectReadNames(*stmt->value, out);
+  ast::forEachSubexpression(expr, [&](const ast::Expr &e) {
+    if (e.kind == ast::ExprKind::Name)
+      out.insert(e.name);
+    if (e.lambda)
+      for (const ast::StmtPtr &stmt : e.lambda->body)
+        if (stmt->value)
+          collectReadNames(*stmt->value, out);
+  });
 }
 
 /// The autotuner keeps the list its decorator was given, so a module-level statement after the

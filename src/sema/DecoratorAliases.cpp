@@ -177,20 +177,14 @@ bool appliesJitTo(const ast::Expr &expr, const std::string &param) {
 /// Whether `expr` calls triton.autotune or triton.heuristics (a wrapper that tunes is no plain
 /// jit wrapper: its kernels need their configs read).
 bool callsTuning(const ast::Expr &expr) {
-  if (expr.kind == ast::ExprKind::Call && !expr.operands.empty()) {
-    std::string member = tritonMember(dottedName(*expr.operands[0]));
-    std::string alias = decoratorAlias(*expr.operands[0]);
-    if (member == "autotune" || member == "heuristics" || alias == "autotune" ||
-        alias == "heuristics")
-      return true;
-  }
-  for (const ast::ExprPtr &operand : expr.operands)
-    if (operand && callsTuning(*operand))
-      return true;
-  for (const ast::Keyword &keyword : expr.keywords)
-    if (keyword.value && callsTuning(*keyword.value))
-      return true;
-  return false;
+  return ast::anySubexpression(expr, [](const ast::Expr &e) {
+    if (e.kind != ast::ExprKind::Call || e.operands.empty())
+      return false;
+    std::string member = tritonMember(dottedName(*e.operands[0]));
+    std::string alias = decoratorAlias(*e.operands[0]);
+    return member == "autotune" || member == "heuristics" || alias == "autotune" ||
+           alias == "heuristics";
+  });
 }
 
 /// Whether `def` is a project's own decorator that makes a kernel with triton.jit and returns
@@ -244,16 +238,10 @@ bool addJitWrappers(const ast::StmtList &stmts, std::map<std::string, std::strin
 
 /// Whether a string literal anywhere in `expr` holds Triton's decorator as source text.
 bool holdsJitSource(const ast::Expr &expr) {
-  if (expr.kind == ast::ExprKind::StringLit &&
-      expr.stringValue.find("@triton.jit") != std::string::npos)
-    return true;
-  for (const ast::ExprPtr &operand : expr.operands)
-    if (operand && holdsJitSource(*operand))
-      return true;
-  for (const ast::Keyword &keyword : expr.keywords)
-    if (keyword.value && holdsJitSource(*keyword.value))
-      return true;
-  return false;
+  return ast::anySubexpression(expr, [](const ast::Expr &e) {
+    return e.kind == ast::ExprKind::StringLit &&
+           e.stringValue.find("@triton.jit") != std::string::npos;
+  });
 }
 
 /// Calls `visit` on every expression of `stmts` and of the statements nested in them, but for
@@ -276,15 +264,11 @@ void forEachExpression(const ast::StmtList &stmts,
 
 /// The names that calls anywhere in `expr` call (`f(x)` names f).
 void collectCalledNames(const ast::Expr &expr, std::set<std::string> &out) {
-  if (expr.kind == ast::ExprKind::Call && !expr.operands.empty() &&
-      expr.operands[0]->kind == ast::ExprKind::Name)
-    out.insert(expr.operands[0]->name);
-  for (const ast::ExprPtr &operand : expr.operands)
-    if (operand)
-      collectCalledNames(*operand, out);
-  for (const ast::Keyword &keyword : expr.keywords)
-    if (keyword.value)
-      collectCalledNames(*keyword.value, out);
+  ast::forEachSubexpression(expr, [&](const ast::Expr &e) {
+    if (e.kind == ast::ExprKind::Call && !e.operands.empty() &&
+        e.operands[0]->kind == ast::ExprKind::Name)
+      out.insert(e.operands[0]->name);
+  });
 }
 
 /// Whether the class `cls` of `module` writes a function's source out behind "@triton.jit" (in
