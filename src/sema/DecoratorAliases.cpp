@@ -271,20 +271,54 @@ void collectCalledNames(const ast::Expr &expr, std::set<std::string> &out) {
   });
 }
 
+/// The module-level function that `name` names in `module`: the module's own `def`, or the one
+/// that a `from M import name` brings in from a module tilec found (following re-exports a few
+/// modules deep). Null when there is none.
+const ast::Stmt *moduleFunction(const std::string &name, const ast::StmtList &module,
+                                const ModuleGraph &graph, int depth = 0) {
+  for (const ast::StmtPtr &stmt : module)
+    if (stmt->kind == ast::StmtKind::FunctionDef && stmt->name == name)
+      return stmt.get();
+  if (depth >= 4)
+    return nullptr;
+  for (const ast::StmtPtr &stmt : module) {
+    if (stmt->kind != ast::StmtKind::ImportFrom)
+      continue;
+    for (const ast::ImportAlias &alias : stmt->names) {
+      const std::string &bound = alias.asName.empty() ? alias.name : alias.asName;
+      if (bound != name)
+        continue;
+      int from = graph.resolved(stmt->loc);
+      if (from < 0 || !graph.modules[from].ast)
+        continue;
+      if (const ast::Stmt *found =
+              moduleFunction(alias.name, graph.modules[from].ast->body, graph, depth + 1))
+        return found;
+    }
+  }
+  return nullptr;
+}
+
 /// Whether the class `cls` of `module` writes a function's source out behind "@triton.jit" (in
-/// its own methods, or in a module-level function that they call by name) for Triton to compile:
-/// PaddleNLP's KernelInterface has its extract_triton_kernel prepend the decorator to
-/// inspect.getsource(func) and runs Triton's ahead-of-time compiler on that file.
-bool compilesSourceAsKernel(const ast::Stmt &cls, const ast::StmtList &module) {
+/// its own methods, or in a module-level function that they call by name, defined in the module
+/// or imported from another) for Triton to compile: PaddleNLP's KernelInterface has its
+/// extract_triton_kernel prepend the decorator to inspect.getsource(func) and runs Triton's
+/// ahead-of-time compiler on that file; PaddleMIX's imports extract_triton_kernel from the
+/// package's triton_utils.
+bool compilesSourceAsKernel(const ast::Stmt &cls, const ast::StmtList &module,
+                            const ModuleGraph &graph) {
   bool holds = false;
   std::set<std::string> called;
   forEachExpression(cls.body, [&](const ast::Expr &expr) {
     holds |= holdsJitSource(expr);
     collectCalledNames(expr, called);
   });
-  for (const ast::StmtPtr &stmt : module)
-    if (!holds && stmt->kind == ast::StmtKind::FunctionDef && called.count(stmt->name))
-      forEachExpression(stmt->body, [&](const ast::Expr &expr) { holds |= holdsJitSource(expr); });
+  for (const std::string &name : called) {
+    if (holds)
+      break;
+    if (const ast::Stmt *fn = moduleFunction(name, module, graph))
+      forEachExpression(fn->body, [&](const ast::Expr &expr) { holds |= holdsJitSource(expr); });
+  }
   return holds;
 }
 
@@ -294,7 +328,8 @@ bool compilesSourceAsKernel(const ast::Stmt &cls, const ast::StmtList &module) {
 /// `KernelInterface(func, other_config, key)`. `@paddle_use_triton(key=["M"])` on a function
 /// makes it a Triton kernel as `@triton.jit` does; the factory's arguments are host-side (the
 /// autotuning keys, the custom operator's template).
-bool isSourceJitFactory(const ast::Stmt &def, const ast::StmtList &module) {
+bool isSourceJitFactory(const ast::Stmt &def, const ast::StmtList &module,
+                        const ModuleGraph &graph) {
   if (def.kind != ast::StmtKind::FunctionDef || !def.decorators.empty())
     return false;
   for (const ast::StmtPtr &inner : def.body) {
@@ -311,7 +346,7 @@ bool isSourceJitFactory(const ast::Stmt &def, const ast::StmtList &module) {
       for (const ast::StmtPtr &cls : module)
         if (cls->kind == ast::StmtKind::Unsupported && cls->name == "class definition" &&
             !cls->targets.empty() && cls->targets[0]->name == className &&
-            compilesSourceAsKernel(*cls, module))
+            compilesSourceAsKernel(*cls, module, graph))
           return true;
     }
   }
@@ -357,7 +392,7 @@ void computeDecoratorAliases(const ModuleGraph &graph) {
           }
           return;
         }
-        if (isSourceJitFactory(stmt, module.ast->body)) {
+        if (isSourceJitFactory(stmt, module.ast->body, graph)) {
           if (!aliases.count(stmt.name)) {
             aliases[stmt.name] = "jit";
             changed = true;
