@@ -67,24 +67,43 @@ int64_t SharedTilePlan::offset(const std::vector<int64_t> &coords) const {
   return block * numRows() * blockLength + r * rowStride() + u * unit + f % unit;
 }
 
+WarpAccesses::WarpAccesses(const Distribution &dist, unsigned fastDim) : dist(&dist) {
+  unsigned rank = static_cast<unsigned>(dist.shape.size());
+  for (unsigned e = 0; e < dist.numElements(); ++e) {
+    fastIndex.push_back(dist.multiIndex(e)[fastDim]);
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      std::vector<int64_t> c = dist.coordinates(lane, 0, e);
+      coords.insert(coords.end(), c.begin(), c.begin() + rank);
+    }
+  }
+}
+
 unsigned SharedTilePlan::wavefronts(const Distribution &dist) const {
+  return wavefronts(WarpAccesses(dist, fastDim));
+}
+
+unsigned SharedTilePlan::wavefronts(const WarpAccesses &accesses) const {
+  const Distribution &dist = *accesses.dist;
   unsigned vec = vectorWidth(dist);
   unsigned accessBytes = vec * elemBytes;
   // A warp's access is served in phases of 128 bytes' worth of lanes; within a phase, the lanes
   // that hit one bank in different 4-byte words serialise.
   unsigned lanesPerPhase = std::max(1u, std::min(32u, 128 / std::max(4u, accessBytes)));
   unsigned total = 0;
+  size_t rank = dist.shape.size();
   // The planner calls this for every candidate layout of every tile: one buffer of the phase's
   // 4-byte words, sorted, instead of a map of sets per phase.
   std::vector<int64_t> words;
-  for (unsigned e = 0; e < dist.numElements(); ++e) {
-    std::vector<unsigned> index = dist.multiIndex(e);
-    if (index[fastDim] % vec != 0)
+  std::vector<int64_t> coords(rank);
+  for (size_t e = 0; e < accesses.fastIndex.size(); ++e) {
+    if (accesses.fastIndex[e] % vec != 0)
       continue;
     for (unsigned phase = 0; phase < 32; phase += lanesPerPhase) {
       words.clear();
       for (unsigned lane = phase; lane < phase + lanesPerPhase; ++lane) {
-        int64_t byte = offset(dist.coordinates(lane, 0, e)) * elemBytes;
+        const int64_t *laneCoords = &accesses.coords[(e * 32 + lane) * rank];
+        coords.assign(laneCoords, laneCoords + rank);
+        int64_t byte = offset(coords) * elemBytes;
         for (int64_t w = byte / 4; w <= (byte + accessBytes - 1) / 4; ++w)
           words.push_back(w);
       }
@@ -116,6 +135,12 @@ SharedTilePlan planSharedTile(const std::vector<int64_t> &shape, unsigned elemBy
   if (fastDims.empty())
     fastDims.push_back(static_cast<unsigned>(shape.size()) - 1);
   for (unsigned fast : fastDims) {
+    // Where warp 0's lanes access each element does not depend on the candidate layout: computed
+    // once per accessor, not once per candidate (a 128x128 FMA dot's operands have about a
+    // hundred candidates and thousands of elements a thread).
+    std::vector<WarpAccesses> accesses;
+    for (const Distribution *dist : accessors)
+      accesses.emplace_back(*dist, fast);
     unsigned widest = 1;
     for (const Distribution *dist : accessors)
       widest = std::max(widest, contiguousAlong(*dist, fast, elemBytes));
@@ -143,8 +168,8 @@ SharedTilePlan planSharedTile(const std::vector<int64_t> &shape, unsigned elemBy
         }
       for (const SharedTilePlan &candidate : candidates) {
         unsigned cost = 0;
-        for (const Distribution *dist : accessors)
-          cost += candidate.wavefronts(*dist);
+        for (const WarpAccesses &access : accesses)
+          cost += candidate.wavefronts(access);
         if (cost < bestCost) {
           bestCost = cost;
           best = candidate;

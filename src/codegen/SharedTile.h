@@ -25,6 +25,19 @@
 
 namespace tilec::codegen {
 
+/// Where the 32 lanes of warp 0 of `dist` access each of a thread's elements: the coordinates
+/// of every (element, lane), and each element's index along the tile's fast dimension. They do
+/// not depend on the shared layout, so the planner computes them once for all its candidates.
+struct WarpAccesses {
+  WarpAccesses(const Distribution &dist, unsigned fastDim);
+
+  const Distribution *dist;
+  /// Per element: its index (in the thread's elements) along the fast dimension.
+  std::vector<unsigned> fastIndex;
+  /// Per element, per lane: the element's coordinates, rank values each.
+  std::vector<int64_t> coords;
+};
+
 struct SharedTilePlan {
   std::vector<int64_t> shape;
   unsigned elemBytes = 4;
@@ -51,6 +64,8 @@ struct SharedTilePlan {
   int64_t offset(const std::vector<int64_t> &coords) const;
   /// Shared-memory wavefronts all of `dist`'s vector accesses take, for warp 0.
   unsigned wavefronts(const Distribution &dist) const;
+  /// The same for accesses already computed for this plan's fast dimension.
+  unsigned wavefronts(const WarpAccesses &accesses) const;
 };
 
 /// A compile-time step between two addresses of a shared tile: to = (from ^ xorBytes) + addBytes.
