@@ -687,6 +687,23 @@ std::unique_ptr<ModuleGraph> loadImports(SourceManager &sources, const ast::Modu
         return identity(d) == identity(root);
       }))
     searchPath.push_back(root);
+  // A folder without an __init__ inside a package is a namespace package (PEP 420): rtp-llm's
+  // rtp_llm/models_py has none, yet its modules import `rtp_llm.models_py.modules...`, which
+  // Python finds from the folder above rtp_llm. So the climb goes on through such folders, and
+  // the folder above the outermost one that has an __init__ is searched after the rest.
+  std::string outerRoot;
+  for (fs::path dir = identity(parentDir(mainPath)); isPackageName(dir.string());
+       dir = dir.parent_path()) {
+    if (isFile(joinPath(dir.string(), "__init__.py")) ||
+        isFile(joinPath(dir.string(), "__init__.tl")))
+      outerRoot = dir.parent_path().string();
+    if (dir.parent_path() == dir)
+      break;
+  }
+  if (!outerRoot.empty() &&
+      std::none_of(searchPath.begin(), searchPath.end(),
+                   [&](const std::string &d) { return identity(d) == identity(outerRoot); }))
+    searchPath.push_back(outerRoot);
   // Such a file is a module of its package (pkg.ops.k): its folder is not on Python's sys.path,
   // unless the file is run as a script, which a file importing its neighbours by bare name
   // (`from fused_kernel_fp8 import f16_to_f8`) was written for. So only the modules of that
