@@ -733,8 +733,8 @@ std::unique_ptr<ModuleGraph> loadImports(SourceManager &sources, const ast::Modu
     searchPath.erase(searchPath.begin());
   }
   graph->searchPath = searchPath;
-  auto loader = std::make_unique<Loader>(sources, *graph, std::move(searchPath),
-                                         std::move(scriptDir));
+  auto loader =
+      std::make_unique<Loader>(sources, *graph, std::move(searchPath), std::move(scriptDir));
   Loader &loading = *loader;
   graph->loader = std::move(loader);
   loading.loadMain(main, mainPath);
