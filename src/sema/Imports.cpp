@@ -195,7 +195,7 @@ bool boundNames(const ast::Stmt &stmt, std::set<std::string> &out) {
   }
 }
 
-class Loader {
+class Loader : public ModuleLoader {
 public:
   Loader(SourceManager &sources, ModuleGraph &graph, std::vector<std::string> searchPath,
          std::string scriptDir)
@@ -208,7 +208,9 @@ public:
     m.path = path;
     m.dir = parentDir(path);
     m.ast = &main;
+    m.loaded = true;
     graph_.modules.push_back(m);
+    importedAt_.push_back(SourceLoc{main.file, 0, 0});
     graph_.byFile[main.file] = 0;
     byIdentity_[identity(path)] = 0;
     scan(0, false);
@@ -249,6 +251,7 @@ private:
   std::map<std::string, int> byIdentity_; // canonical file or folder -> module
   std::vector<int> active_;               // modules whose imports are being followed
   std::vector<SourceLoc> activeImports_;  // the import that led into each active module
+  std::vector<SourceLoc> importedAt_;     // for each module, the import that first named it
   // Whether the imports being followed are inside a function body, and, for each active module,
   // whether such an import led into it: Python runs those when the function is called, after
   // every module involved finished importing, so a cycle through one is no cycle.
@@ -264,7 +267,15 @@ private:
   // importer: an ImportError raised while it runs reaches that handler.
   std::vector<bool> enteredFromTry_;
 
-  /// The module `name` (one component) in `dir`, loading it; -1 when there is none.
+  /// Whether the imports being followed run inside a `try` (here, or in an importer on the
+  /// stack): an import that raises there runs the handler instead, which the modules it runs
+  /// decide, so they are all read, as Python runs them.
+  bool readsEverything() const {
+    return tryDepth_ > 0 ||
+           std::any_of(enteredFromTry_.begin(), enteredFromTry_.end(), [](bool b) { return b; });
+  }
+
+  /// The module `name` (one component) in `dir`, registering it; -1 when there is none.
   /// `dotted` is its full name, `at` the import that asks for it.
   int findIn(const std::string &dir, const std::string &name, const std::string &dotted,
              SourceLoc at, bool allowNamespace) {
@@ -316,7 +327,8 @@ private:
     return m;
   }
 
-  /// Loads (once) and scans a module file, or registers a namespace package (`file` empty).
+  /// Registers (once) a module file, or a namespace package (`file` empty). It is parsed and
+  /// scanned here only while an import inside a `try` runs; otherwise when its names are read.
   int load(const std::string &file, const std::string &dotted, const std::string &dir,
            bool isPackage, SourceLoc at) {
     std::string id = identity(file.empty() ? dir : file);
@@ -324,28 +336,45 @@ private:
     // A module imported again while it runs (an import cycle) is the partially initialised
     // module Python registered before running it: `import m` binds it, and `from m import x`
     // finds what it bound so far (checked by scanImportFrom).
-    if (known != byIdentity_.end())
+    if (known != byIdentity_.end()) {
+      if (readsEverything())
+        load(known->second);
       return known->second;
+    }
     SourceModule m;
     m.name = dotted;
     m.path = file;
     m.dir = dir;
     m.isPackage = isPackage;
+    m.loaded = file.empty();
     int index = static_cast<int>(graph_.modules.size());
     byIdentity_[id] = index;
-    if (!file.empty()) {
-      uint32_t fileIndex = sources_.loadFile(file);
-      graph_.storage.push_back(parseModule(sources_, fileIndex));
-      m.ast = graph_.storage.back().get();
-      graph_.byFile[fileIndex] = index;
-    }
     graph_.modules.push_back(std::move(m));
-    if (!file.empty()) {
-      activeImports_.push_back(at);
-      scan(index, inFunction_);
-      activeImports_.pop_back();
-    }
+    importedAt_.push_back(at);
+    if (readsEverything())
+      load(index);
     return index;
+  }
+
+  int findSubmodule(int parent, const std::string &name) override {
+    return findSub(parent, name, importedAt_[static_cast<size_t>(parent)]);
+  }
+
+  /// Parses module `index` and follows its imports, once. Python runs a module when it is first
+  /// imported; tilec reads one when it is first read, so for the modules it reads, cycles are
+  /// checked in the order in which they are read.
+  void load(int index) override {
+    SourceModule &m = graph_.modules[static_cast<size_t>(index)];
+    if (m.loaded)
+      return;
+    m.loaded = true;
+    uint32_t fileIndex = sources_.loadFile(m.path);
+    graph_.storage.push_back(parseModule(sources_, fileIndex));
+    m.ast = graph_.storage.back().get();
+    graph_.byFile[fileIndex] = index;
+    activeImports_.push_back(importedAt_[static_cast<size_t>(index)]);
+    scan(index, inFunction_);
+    activeImports_.pop_back();
   }
 
   /// The position of `m` on the stack of running modules when the import being followed runs
@@ -538,6 +567,8 @@ private:
       return;
     }
     graph_.resolutions[keyOf(stmt.loc)] = base;
+    // Python reads the names asked for from `base` here: it runs (or is running).
+    load(base);
     checkPartialImport(base, stmt);
     // `from pkg import mod` imports the submodule when the package has no such name of its own.
     for (const ast::ImportAlias &alias : stmt.names) {
@@ -654,8 +685,9 @@ const std::string *ModuleGraph::failureAt(SourceLoc loc) const {
 
 std::vector<std::string> ModuleGraph::files() const {
   std::vector<std::string> result;
+  // A module found but never read is no dependency: what it says cannot change the output.
   for (const SourceModule &m : modules)
-    if (!m.path.empty())
+    if (!m.path.empty() && m.ast)
       result.push_back(m.path);
   result.insert(result.end(), dataFiles_.begin(), dataFiles_.end());
   return result;
@@ -718,12 +750,29 @@ std::unique_ptr<ModuleGraph> loadImports(SourceManager &sources, const ast::Modu
     searchPath.erase(searchPath.begin());
   }
   graph->searchPath = searchPath;
-  Loader loader(sources, *graph, std::move(searchPath), std::move(scriptDir));
-  loader.loadMain(main, mainPath);
+  auto loader =
+      std::make_unique<Loader>(sources, *graph, std::move(searchPath), std::move(scriptDir));
+  Loader &loading = *loader;
+  graph->loader = std::move(loader);
+  loading.loadMain(main, mainPath);
   for (const std::string &reference : references)
-    loader.loadReferencedModule(reference, SourceLoc{main.file, 0, 0});
+    loading.loadReferencedModule(reference, SourceLoc{main.file, 0, 0});
   computeDecoratorAliases(*graph);
   return graph;
+}
+
+const ast::Module *ModuleGraph::ensureLoaded(int index) const {
+  const SourceModule &module = modules[static_cast<size_t>(index)];
+  if (!module.loaded && loader) {
+    loader->load(index);
+    // The aliases of the newly read modules' decorators (and of those that import them).
+    computeDecoratorAliases(*this);
+  }
+  return module.ast;
+}
+
+int ModuleGraph::findSubmodule(int index, const std::string &name) const {
+  return loader ? loader->findSubmodule(index, name) : -1;
 }
 
 bool ModuleGraph::findsModule(const std::string &dotted) const {

@@ -4,13 +4,23 @@
 //   from .ops import f        from pkg.mod import f      from . import helpers
 //
 // Before sema runs, loadImports follows every module-level import of the kernel file (and of the
-// files it imports, through `if` and `try` blocks) and loads those that name a file: NAME.tl,
+// files it imports, through `if` and `try` blocks) and finds those that name a file: NAME.tl,
 // NAME.py, NAME/__init__.tl or NAME/__init__.py (a folder alone is a namespace package), searched
 // in the kernel file's folder, then in each -I folder, then (for a kernel file inside a package)
 // in the folder above its outermost package, as Python searches sys.path; relative imports are
 // resolved against the importing file's package. triton itself is never looked up.
 // Sema then resolves names through the graph: `h.f(x)` inlines helpers' @triton.jit function f in
 // helpers' own namespace, `h.BLOCK` evaluates helpers' module-level constant.
+//
+// Modules are parsed lazily: a module that an import names is registered (name, file, package)
+// at once, and parsed, with its own imports followed, only when something reads its namespace:
+// a `from m import x` of a module that is parsed (Python reads m's names there), sema asking
+// for one of m's names (ModuleGraph::ensureLoaded), or any import while an import inside a
+// `try` runs (whether Python's import raises decides which branch runs). So the __init__ of
+// each package on the way to a module (a library's __init__ that imports its whole host-side
+// code) stays unread unless a kernel reads the package's names. What a module that nobody reads
+// would do as Python runs it (raise, import in a cycle, call a function at module level) is not
+// seen: tilec is more lenient there than Python, never different for the names it reads.
 //
 // An import that names no file is not an error by itself (`import torch` in a Triton .py file is
 // host code): it is when a kernel uses a name it binds, reported at the import. Import cycles
@@ -26,6 +36,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -40,8 +51,18 @@ struct SourceModule {
   std::string path; // the file read; empty for a namespace package
   std::string dir;  // a package's folder (where its submodules are)
   bool isPackage = false;
-  const ast::Module *ast = nullptr;      // null for a namespace package
-  std::map<std::string, int> submodules; // loaded submodules by their last name
+  const ast::Module *ast = nullptr;      // null for a namespace package, or until loaded
+  std::map<std::string, int> submodules; // found submodules by their last name
+  bool loaded = false;                   // parsed and its imports followed (see ensureLoaded)
+};
+
+/// Parses a registered module and follows its imports (loadImports' loader).
+class ModuleLoader {
+public:
+  virtual ~ModuleLoader() = default;
+  virtual void load(int module) = 0;
+  /// The submodule `name` of package `parent` found on disk (registered unread), or -1.
+  virtual int findSubmodule(int parent, const std::string &name) = 0;
 };
 
 /// An import that named no file, for the error a kernel gets when it uses what it binds.
@@ -56,8 +77,18 @@ struct MissingImport {
 
 class ModuleGraph {
 public:
-  std::vector<SourceModule> modules;
+  // A deque: loading a module registers more, and references to the others stay valid.
+  std::deque<SourceModule> modules;
   std::vector<MissingImport> missing;
+
+  /// Parses module `index` and follows its imports, once; returns its syntax (null for a
+  /// namespace package). Reports its parse errors and import cycles (throws CompileError).
+  /// Const: what the graph says about modules already loaded does not change.
+  const ast::Module *ensureLoaded(int index) const;
+  /// The submodule `name` of package `index`, found on disk and registered unread if no import
+  /// that tilec read named it, or -1. Python has it as an attribute only when some import of
+  /// the program imported it, perhaps one in a module tilec did not read.
+  int findSubmodule(int index, const std::string &name) const;
 
   /// The module loaded from SourceManager file `file`, or -1.
   int moduleOfFile(uint32_t file) const;
@@ -71,7 +102,7 @@ public:
   /// for yet. Null when it does not.
   const std::string *failureAt(SourceLoc loc) const;
 
-  /// Every file read, the kernel file first, in the order they were loaded, then the data files
+  /// Every file parsed, the kernel file first, in the order they were found, then the data files
   /// that module-level code opened (recordDataFile).
   std::vector<std::string> files() const;
   /// A file that module-level code read (`with open(path) as f: json.load(f)`): a dependency of
@@ -94,6 +125,7 @@ public:
   std::map<LocKey, int> missingByLoc;
   std::map<LocKey, std::string> failuresByLoc;
   std::vector<std::unique_ptr<ast::Module>> storage;
+  std::unique_ptr<ModuleLoader> loader;
 
 private:
   mutable std::vector<std::string> dataFiles_;
@@ -105,12 +137,13 @@ private:
 /// called at module level imports it, as on a host where it is not installed.
 bool isAlwaysInstalled(const std::string &root);
 
-/// Loads the modules that `main` (parsed from `mainPath`) imports, transitively. `includeDirs`
-/// are the -I folders, searched after the kernel file's folder. `references` are the dotted
-/// names that signatures and -D give (MODULE.QUALNAME of a function): the modules they name
-/// along the search path are loaded too, as the host that passes such a function imported them.
-/// Reports parse errors of imported files and import cycles through `sources` (throws
-/// CompileError).
+/// Finds the modules that `main` (parsed from `mainPath`) imports, transitively, and parses
+/// those that its imports read (see above; the graph parses the others when asked, so `sources`
+/// must outlive it). `includeDirs` are the -I folders, searched after the kernel file's folder.
+/// `references` are the dotted names that signatures and -D give (MODULE.QUALNAME of a
+/// function): the modules they name along the search path are found too, as the host that
+/// passes such a function imported them. Reports parse errors of parsed files and import cycles
+/// through `sources` (throws CompileError).
 std::unique_ptr<ModuleGraph> loadImports(SourceManager &sources, const ast::Module &main,
                                          const std::string &mainPath,
                                          const std::vector<std::string> &includeDirs,

@@ -589,7 +589,24 @@ Specializer::Specializer(const ast::Module &module, const SourceManager &sources
   ensureCollected(0);
 }
 
+void Specializer::loadModule(size_t index) {
+  if (!graph_ || index == 0 || modules_[index].collected)
+    return;
+  graph_->ensureLoaded(static_cast<int>(index));
+  syncModules();
+}
+
+void Specializer::syncModules() {
+  // Loading a module may have found more modules, and loaded those it imports names from.
+  if (modules_.size() < graph_->modules.size())
+    modules_.resize(graph_->modules.size());
+  for (size_t i = 1; i < modules_.size(); ++i)
+    if (!modules_[i].ast)
+      modules_[i].ast = graph_->modules[i].ast;
+}
+
 void Specializer::ensureCollected(size_t index) {
+  loadModule(index);
   ModuleState &state = modules_[index];
   if (state.collected)
     return;
@@ -776,6 +793,11 @@ SemaValue Specializer::userModuleAttribute(int index, const std::string &attr, S
     auto sub = module.submodules.find(attr);
     if (sub != module.submodules.end())
       return SemaValue::ofUserModule(module.name + "." + attr, sub->second);
+    // One that an import in a module tilec did not read may have imported.
+    if (int found = graph_->findSubmodule(index, attr); found >= 0) {
+      syncModules();
+      return SemaValue::ofUserModule(module.name + "." + attr, found);
+    }
     if (hasGetattr)
       return moduleGetattr(index, attr, loc);
     if (state.ast)

@@ -13,6 +13,7 @@
 #include "tir/Builder.h"
 #include "tir/Libdevice.h"
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -551,7 +552,8 @@ private:
     std::optional<DecoratorVariables> decoratorVariables;
   };
   const ModuleGraph *graph_;
-  std::vector<ModuleState> modules_;
+  // A deque: reading a module may load more (see loadModule), and references stay valid.
+  std::deque<ModuleState> modules_;
   size_t current_ = 0;
   ModuleState &mod() { return modules_[current_]; }
   std::vector<std::string> globalsBeingEvaluated_; // "module:name"
@@ -567,6 +569,11 @@ private:
     bool newScope;
   };
   void ensureCollected(size_t index);
+  /// Parses a module the graph registered unread (ModuleGraph::ensureLoaded), and takes in the
+  /// modules that found.
+  void loadModule(size_t index);
+  /// Takes in the modules the graph found or loaded since.
+  void syncModules();
   /// `h.NAME` for a loaded module h.
   SemaValue userModuleAttribute(int index, const std::string &attr, SourceLoc loc);
   /// Rethrows `e`, a failure to evaluate `name` of the kernel's file, with a note at `at` that

@@ -1,0 +1,2 @@
+from .ops import twice
+from .unused import not_a_kernel

@@ -1,0 +1,1 @@
+not_a_kernel = [x for x in

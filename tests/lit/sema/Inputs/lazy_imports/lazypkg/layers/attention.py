@@ -1,0 +1,5 @@
+import torch
+
+
+class Attention(torch.nn.Module)
+    pass
