@@ -700,6 +700,12 @@ std::unique_ptr<ModuleGraph> loadImports(SourceManager &sources, const ast::Modu
   auto graph = std::make_unique<ModuleGraph>();
   std::vector<std::string> searchPath = {parentDir(mainPath)};
   searchPath.insert(searchPath.end(), includeDirs.begin(), includeDirs.end());
+  // A folder searched last, unless the path has it already.
+  auto searchLast = [&](const std::string &dir) {
+    if (std::none_of(searchPath.begin(), searchPath.end(),
+                     [&](const std::string &d) { return identity(d) == identity(dir); }))
+      searchPath.push_back(dir);
+  };
   // A kernel file inside a package (src/pkg/ops/k.py, each folder with an __init__) imports its
   // package's other modules absolutely (`from pkg.utils import f`), as Python finds them when the
   // package is importable: the folder above the outermost package is searched last.
@@ -715,10 +721,8 @@ std::unique_ptr<ModuleGraph> loadImports(SourceManager &sources, const ast::Modu
       break;
     root = up;
   }
-  if (inPackage && std::none_of(searchPath.begin(), searchPath.end(), [&](const std::string &d) {
-        return identity(d) == identity(root);
-      }))
-    searchPath.push_back(root);
+  if (inPackage)
+    searchLast(root);
   // A folder without an __init__ inside a package is a namespace package (PEP 420): rtp-llm's
   // rtp_llm/models_py has none, yet its modules import `rtp_llm.models_py.modules...`, which
   // Python finds from the folder above rtp_llm. So the climb goes on through such folders, and
@@ -732,10 +736,8 @@ std::unique_ptr<ModuleGraph> loadImports(SourceManager &sources, const ast::Modu
     if (dir.parent_path() == dir)
       break;
   }
-  if (!outerRoot.empty() &&
-      std::none_of(searchPath.begin(), searchPath.end(),
-                   [&](const std::string &d) { return identity(d) == identity(outerRoot); }))
-    searchPath.push_back(outerRoot);
+  if (!outerRoot.empty())
+    searchLast(outerRoot);
   // Such a file is a module of its package (pkg.ops.k): its folder is not on Python's sys.path,
   // unless the file is run as a script, which a file importing its neighbours by bare name
   // (`from fused_kernel_fp8 import f16_to_f8`) was written for. So only the modules of that
