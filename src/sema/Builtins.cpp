@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -1318,6 +1319,8 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     return isInstance(args);
   if (name == "py.getattr" || name == "py.hasattr")
     return callGetattr(args, name == "py.hasattr");
+  if (name.rfind("py.object.", 0) == 0)
+    return callObjectMethod(name.substr(sizeof("py.object.") - 1), args);
   if (name == "py.str") {
     if (args.positional.size() != 1 || !args.keywords.empty())
       error(loc, "str() takes one argument");

@@ -14,9 +14,15 @@
 // attributes of Python-class objects and in the variables closures read. An object that a
 // module-level name holds is refused instead: tilec evaluates module-level names when first
 // used, not in the order Python runs the statements, so other readers of the name would see the
-// object before or after the change depending on that order.
+// object before or after the change depending on that order. One exception, a memo cache: a
+// function that returns `cache[key]` when `key in cache` and stores `cache[key] = value`
+// otherwise (physicsnemo's OptionalImport keeps one instance per module name so) gives what
+// it would compute whether or not an earlier call stored the key, so the order tilec runs the
+// calls in does not change what they give; its store is kept in the module-level dict.
 #include "sema/Specializer.h"
 
+#include <algorithm>
+#include <functional>
 #include <set>
 
 namespace tilec::sema {
@@ -65,13 +71,72 @@ void replaceIn(SemaValue &v, const SemaValue &updated, std::set<const void *> &v
 
 bool isList(const SemaValue &v) { return v.kind == Kind::Tuple && v.isList; }
 
+bool isNameExpr(const ast::Expr &e, const std::string &name) {
+  return e.kind == ast::ExprKind::Name && e.name == name;
+}
+
+/// Whether a statement of `body` (nested blocks too) assigns to `name`.
+bool assignsName(const ast::StmtList &body, const std::string &name) {
+  for (const ast::StmtPtr &stmt : body) {
+    // The name itself or an element of a tuple target (`key, x = ...`); `d[key] = v` does not
+    // rebind it.
+    std::function<bool(const ast::Expr &)> binds = [&](const ast::Expr &target) {
+      if (target.kind == ast::ExprKind::Tuple || target.kind == ast::ExprKind::List)
+        return std::any_of(target.operands.begin(), target.operands.end(),
+                           [&](const ast::ExprPtr &e) { return binds(*e); });
+      return isNameExpr(target, name);
+    };
+    for (const ast::ExprPtr &target : stmt->targets)
+      if (binds(*target) &&
+          (stmt->kind == ast::StmtKind::Assign || stmt->kind == ast::StmtKind::AugAssign ||
+           stmt->kind == ast::StmtKind::AnnAssign || stmt->kind == ast::StmtKind::For))
+        return true;
+    if (assignsName(stmt->body, name) || assignsName(stmt->orelse, name) ||
+        assignsName(stmt->finalbody, name))
+      return true;
+    for (const ast::ExceptHandler &handler : stmt->handlers)
+      if (assignsName(handler.body, name))
+        return true;
+  }
+  return false;
+}
+
+/// Whether `target`, assigned in `function`, is a memo cache's store `cache[key] = ...`: `key`
+/// is a parameter the function never rebinds, and a statement of its body returns when
+/// `key in cache` (`if key in cache: return cache[key]`), so it stores each key once.
+bool isMemoCacheStore(const ast::Stmt &function, const ast::Expr &target) {
+  if (target.kind != ast::ExprKind::Subscript || target.operands[0]->kind != ast::ExprKind::Name ||
+      target.operands[1]->kind != ast::ExprKind::Name)
+    return false;
+  const std::string &cache = target.operands[0]->name;
+  const std::string &key = target.operands[1]->name;
+  bool isParam = std::any_of(function.params.begin(), function.params.end(),
+                             [&](const ast::Param &p) { return p.name == key; });
+  if (!isParam || assignsName(function.body, key))
+    return false;
+  return std::any_of(function.body.begin(), function.body.end(), [&](const ast::StmtPtr &stmt) {
+    if (stmt->kind != ast::StmtKind::If || !stmt->test)
+      return false;
+    const ast::Expr &test = *stmt->test;
+    bool keyInCache = test.kind == ast::ExprKind::Compare && test.compareOps.size() == 1 &&
+                      test.compareOps[0] == ast::CompareOperator::In &&
+                      isNameExpr(*test.operands[0], key) && isNameExpr(*test.operands[1], cache);
+    return keyInCache && !stmt->body.empty() && stmt->body.back()->kind == ast::StmtKind::Return;
+  });
+}
+
 } // namespace
 
-void Specializer::replaceObject(const SemaValue &updated, SourceLoc loc) {
+void Specializer::replaceObject(const SemaValue &updated, SourceLoc loc, bool memoCache) {
   std::set<const void *> visited;
+  if (memoCache)
+    for (ModuleState &state : modules_)
+      for (auto &[name, value] : state.globals)
+        replaceIn(value, updated, visited);
+  visited.clear();
   for (const ModuleState &state : modules_)
     for (const auto &[name, value] : state.globals)
-      if (holdsObject(value, updated.objectId, visited))
+      if (!memoCache && holdsObject(value, updated.objectId, visited))
         error(loc, "this changes in place " + updated.describe() + " that module-level '" + name +
                        "' holds: tilec evaluates module-level names when first used, not in "
                        "the order Python runs the module, so its other readers could see it "
@@ -120,7 +185,9 @@ bool Specializer::assignInPlace(const ast::Expr &target, const SemaValue &value)
                     indexExpr.loc);
       updated.elems[static_cast<size_t>(at)] = value;
     }
-    replaceObject(updated, target.loc);
+    replaceObject(updated, target.loc,
+                  dict && !hostFunctions_.empty() &&
+                      isMemoCacheStore(*hostFunctions_.back(), target));
     return true;
   }
   if (target.kind != ast::ExprKind::Attribute)

@@ -6,6 +6,12 @@
 // attribute of the object is what __init__ stored, else the class body's method (bound to the
 // object), property or class variable; methods are Python functions that tilec runs.
 //
+// A class may also define __new__ (called before __init__, which runs where __new__ returns an
+// object of the class) and __getattr__ (asked for what the object and its class lack), calling
+// `object.__new__(cls)`, `object.__getattribute__` and `object.__setattr__` to reach the object
+// itself: physicsnemo's OptionalImport, a lazy module proxy (`triton = OptionalImport("triton")`,
+// then `tl = triton.language`), is such a class.
+//
 // A class with bases (other than `object`), a metaclass or decorators other than dataclass is
 // not such a class: it stays refused where it is used. Objects are shared, as Python's are: a
 // SemaValue copy of one refers to the same attributes, so `self.x = v` in a method is seen by
@@ -78,7 +84,7 @@ bool isPythonClass(const ast::Stmt &stmt) {
   bool decorated = !stmt.decorators.empty();
   if (decorated && !isDataclass(stmt))
     return false;
-  return decorated || classMethod(stmt, "__init__");
+  return decorated || classMethod(stmt, "__init__") || classMethod(stmt, "__new__");
 }
 
 SemaValue Specializer::pythonClass(const ast::Stmt &cls) {
@@ -91,13 +97,39 @@ bool isPythonObject(const SemaValue &value) {
   return value.kind == Kind::Object && value.attributes && value.function;
 }
 
-SemaValue Specializer::constructPythonObject(const ast::Stmt &cls, CallArgs &args) {
+namespace {
+
+/// A new object of `cls` with no attributes: what `object.__new__(cls)` makes.
+SemaValue newPythonObject(const ast::Stmt &cls) {
   SemaValue object;
   object.kind = Kind::Object;
   object.name = std::string(kPythonObjectClass) + className(cls);
   object.function = &cls;
   object.attributes = std::make_shared<std::map<std::string, SemaValue>>();
+  return object;
+}
+
+} // namespace
+
+SemaValue Specializer::constructPythonObject(const ast::Stmt &cls, CallArgs &args) {
   const ast::Stmt *init = classMethod(cls, "__init__");
+  if (const ast::Stmt *newMethod = classMethod(cls, "__new__")) {
+    // Python calls cls.__new__(cls, *args), then __init__ on what it returns when that is an
+    // object of the class (a cached instance too, which __init__ then sees again).
+    CallArgs withClass = args;
+    withClass.positional.insert(withClass.positional.begin(), pythonClass(cls));
+    SemaValue object = callHostFunction(*newMethod, withClass);
+    if (!init || !isPythonObject(object) || object.function != &cls)
+      return object;
+    CallArgs withSelf = args;
+    withSelf.positional.insert(withSelf.positional.begin(), object);
+    SemaValue result = callHostFunction(*init, withSelf);
+    if (!result.isNone())
+      raisePython(*builtinExceptionClasses("TypeError"),
+                  "__init__() should return None, not " + result.describe(), args.loc);
+    return object;
+  }
+  SemaValue object = newPythonObject(cls);
   if (!init && isDataclass(cls)) {
     // The generated __init__(self, field0, field1=default, ...): the annotated names of the body,
     // bound as a NamedTuple's are; then __post_init__, where the class has one.
@@ -127,8 +159,15 @@ SemaValue Specializer::constructPythonObject(const ast::Stmt &cls, CallArgs &arg
 }
 
 std::optional<SemaValue> Specializer::pythonClassAttribute(const SemaValue &value,
-                                                           const std::string &attr,
-                                                           SourceLoc loc) {
+                                                           const std::string &attr, SourceLoc loc,
+                                                           bool withGetattr) {
+  if (value.kind == Kind::Builtin && value.name == "py.object") {
+    if (attr != "__new__" && attr != "__getattribute__" && attr != "__setattr__")
+      error(loc, "'object." + attr +
+                     "': tilec has object.__new__, object.__getattribute__ and "
+                     "object.__setattr__ of Python's object; not supported yet");
+    return SemaValue::ofBuiltin("py.object." + attr);
+  }
   const bool instance = isPythonObject(value);
   const bool isClass = value.kind == Kind::Builtin && value.function &&
                        value.name.rfind(kPythonClass, 0) == 0;
@@ -152,6 +191,12 @@ std::optional<SemaValue> Specializer::pythonClassAttribute(const SemaValue &valu
         if (target->kind == ast::ExprKind::Name && target->name == attr && member->value)
           found = member.get();
   }
+  if (!found && instance && withGetattr)
+    if (const ast::Stmt *getattr = classMethod(cls, "__getattr__")) {
+      // Python asks __getattr__ for what the object and its class lack.
+      CallArgs selfAndName{{value, SemaValue::ofString(attr)}, {}, loc};
+      return callHostFunction(*getattr, selfAndName);
+    }
   if (!found)
     raisePython(*builtinExceptionClasses("AttributeError"),
                 (instance ? "'" + className(cls) + "' object" : "type object '" + className(cls) +
@@ -183,6 +228,34 @@ std::optional<SemaValue> Specializer::pythonClassAttribute(const SemaValue &valu
   SemaValue bound = SemaValue::ofBuiltin(kPartialObject);
   bound.elems = {function, SemaValue::ofTuple({value}), SemaValue::ofTuple({})};
   return bound;
+}
+
+SemaValue Specializer::callObjectMethod(const std::string &method, CallArgs &args) {
+  const std::vector<SemaValue> &a = args.positional;
+  size_t arity = method == "__new__" ? 1 : method == "__getattribute__" ? 2 : 3;
+  if (!args.keywords.empty() || a.size() != arity)
+    raisePython(*builtinExceptionClasses("TypeError"),
+                "object." + method + "() takes " + std::to_string(arity) + " positional argument" +
+                    (arity == 1 ? "" : "s"),
+                args.loc);
+  if (method == "__new__") {
+    const bool isClass =
+        a[0].kind == Kind::Builtin && a[0].function && a[0].name.rfind(kPythonClass, 0) == 0;
+    if (!isClass)
+      error(args.loc, "object.__new__ of " + a[0].describe() +
+                          ": tilec makes objects of the module's plain Python classes only");
+    return newPythonObject(*a[0].function);
+  }
+  if (!isPythonObject(a[0]))
+    error(args.loc, "object." + method + " of " + a[0].describe() +
+                        ": tilec reaches the attributes of its plain Python classes' objects only");
+  if (a[1].kind != Kind::String)
+    raisePython(*builtinExceptionClasses("TypeError"),
+                "attribute name must be string, not " + a[1].describe(), args.loc);
+  if (method == "__getattribute__")
+    return *pythonClassAttribute(a[0], a[1].name, args.loc, /*withGetattr=*/false);
+  (*a[0].attributes)[a[1].name] = a[2];
+  return SemaValue::none();
 }
 
 bool Specializer::assignPythonObjectAttribute(const ast::Expr &target, const SemaValue &value) {

@@ -1938,7 +1938,7 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
       "print",      "abs",    "str", "tuple",     "list",   "isinstance", "getattr",
       "hasattr",    "format", "sum", "any",       "all",    "filter",     "map",
       "dict",       "bin",    "oct", "hex",       "set",    "frozenset",  "open",
-      "__import__", "eval",   "zip", "enumerate", "sorted", "reversed"};
+      "__import__", "eval",   "zip", "enumerate", "sorted", "reversed",   "object"};
   if (pyBuiltins.count(name))
     return SemaValue::ofBuiltin("py." + name);
   // The categories module-level code passes to warnings.warn, which ignores them (HostPython.cpp).
@@ -2817,11 +2817,13 @@ Specializer::hostImportBindings(const ast::Stmt &stmt) {
 
 SemaValue Specializer::callHostFunction(const ast::Stmt &def, CallArgs &args) {
   ++hostCallDepth_;
+  hostFunctions_.push_back(&def);
   SemaValue result;
   try {
     result = callJitFunction(def, args);
   } catch (const HostException &e) {
     --hostCallDepth_;
+    hostFunctions_.pop_back();
     if (hostCallDepth_ > 0)
       throw;
     std::string message = "calling '" + def.name + "' raised " + e.classes[0] + ": " + e.message;
@@ -2838,9 +2840,11 @@ SemaValue Specializer::callHostFunction(const ast::Stmt &def, CallArgs &args) {
     }
   } catch (...) {
     --hostCallDepth_;
+    hostFunctions_.pop_back();
     throw;
   }
   --hostCallDepth_;
+  hostFunctions_.pop_back();
   return result;
 }
 

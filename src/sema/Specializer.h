@@ -722,9 +722,15 @@ private:
   // Plain Python classes of module-level code (PythonClasses.cpp).
   SemaValue pythonClass(const ast::Stmt &cls);
   SemaValue constructPythonObject(const ast::Stmt &cls, CallArgs &args);
-  /// An attribute of such a class or of one of its objects; nullopt for other values.
+  /// An attribute of such a class or of one of its objects; nullopt for other values. Where the
+  /// object has no such attribute, its class's __getattr__ gives it, unless `withGetattr` is false
+  /// (object.__getattribute__).
   std::optional<SemaValue> pythonClassAttribute(const SemaValue &value, const std::string &attr,
-                                                SourceLoc loc);
+                                                SourceLoc loc, bool withGetattr = true);
+  /// `object.__new__(cls)`, `object.__getattribute__(obj, name)`, `object.__setattr__(obj, name,
+  /// value)`: the methods of Python's `object` that a class's own __new__, __getattr__ and
+  /// __setattr__ call to reach the object itself.
+  SemaValue callObjectMethod(const std::string &method, CallArgs &args);
   /// `obj.attr = value` in Python code that tilec runs, on such an object; false for others.
   bool assignPythonObjectAttribute(const ast::Expr &target, const SemaValue &value);
   /// Calls a Python function value of module-level code (a def of the module or a lambda, whose
@@ -827,8 +833,11 @@ private:
   std::shared_ptr<const std::map<std::string, SemaValue>> liveClosure();
   // In-place changes of host objects (HostObjects.cpp).
   /// Stores `updated`, a changed list, dict or triton.Config, wherever its object is held; an
-  /// error where a module-level name holds it.
-  void replaceObject(const SemaValue &updated, SourceLoc loc);
+  /// error where a module-level name holds it, unless `memoCache` (the change is a memo cache's
+  /// store: isMemoCacheStore), which module-level names then hold too.
+  void replaceObject(const SemaValue &updated, SourceLoc loc, bool memoCache = false);
+  /// The Python functions of module-level code being run, innermost last (callHostFunction).
+  std::vector<const ast::Stmt *> hostFunctions_;
   /// `d[k] = v`, `xs[i] = v` and `config.kwargs = v` in Python code: the object changed in
   /// place. False for another target (or an object without an identity).
   bool assignInPlace(const ast::Expr &target, const SemaValue &value);
