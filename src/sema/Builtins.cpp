@@ -389,6 +389,71 @@ const std::set<std::string> &tensorMethods() {
   return methods;
 }
 
+/// A dunder method of tl.tensor that Triton 3.6 defines for an operator (`x.__rshift__(4)` is
+/// `x >> 4`): which operator it is, and whether it is the reflected form, whose receiver is the
+/// right operand (`x.__rsub__(y)` is `y - x`).
+struct TensorOperatorMethod {
+  enum class Form { Binary, Compare, Unary } form;
+  ast::BinaryOperator binary = ast::BinaryOperator::Add;
+  ast::CompareOperator compare = ast::CompareOperator::Eq;
+  ast::UnaryOperator unary = ast::UnaryOperator::Neg;
+  bool reflected = false;
+};
+
+const TensorOperatorMethod *tensorOperatorMethod(const std::string &name) {
+  using BO = ast::BinaryOperator;
+  using CO = ast::CompareOperator;
+  using UO = ast::UnaryOperator;
+  using Form = TensorOperatorMethod::Form;
+  auto binary = [](BO op, bool reflected) {
+    return TensorOperatorMethod{Form::Binary, op, CO::Eq, UO::Neg, reflected};
+  };
+  auto compare = [](CO op, bool reflected) {
+    return TensorOperatorMethod{Form::Compare, BO::Add, op, UO::Neg, reflected};
+  };
+  auto unary = [](UO op) { return TensorOperatorMethod{Form::Unary, BO::Add, CO::Eq, op, false}; };
+  static const std::map<std::string, TensorOperatorMethod> methods = {
+      {"__add__", binary(BO::Add, false)},
+      {"__radd__", binary(BO::Add, true)},
+      {"__sub__", binary(BO::Sub, false)},
+      {"__rsub__", binary(BO::Sub, true)},
+      {"__mul__", binary(BO::Mul, false)},
+      {"__rmul__", binary(BO::Mul, true)},
+      {"__truediv__", binary(BO::Div, false)},
+      {"__rtruediv__", binary(BO::Div, true)},
+      {"__floordiv__", binary(BO::FloorDiv, false)},
+      {"__rfloordiv__", binary(BO::FloorDiv, true)},
+      {"__mod__", binary(BO::Mod, false)},
+      {"__rmod__", binary(BO::Mod, true)},
+      {"__and__", binary(BO::BitAnd, false)},
+      {"__rand__", binary(BO::BitAnd, true)},
+      {"__or__", binary(BO::BitOr, false)},
+      {"__ror__", binary(BO::BitOr, true)},
+      {"__xor__", binary(BO::BitXor, false)},
+      {"__rxor__", binary(BO::BitXor, true)},
+      {"__lshift__", binary(BO::LShift, false)},
+      {"__rlshift__", binary(BO::LShift, true)},
+      {"__rshift__", binary(BO::RShift, false)},
+      {"__rrshift__", binary(BO::RShift, true)},
+      {"__gt__", compare(CO::Gt, false)},
+      {"__rgt__", compare(CO::Gt, true)},
+      {"__ge__", compare(CO::Ge, false)},
+      {"__rge__", compare(CO::Ge, true)},
+      {"__lt__", compare(CO::Lt, false)},
+      {"__rlt__", compare(CO::Lt, true)},
+      {"__le__", compare(CO::Le, false)},
+      {"__rle__", compare(CO::Le, true)},
+      {"__eq__", compare(CO::Eq, false)},
+      {"__req__", compare(CO::Eq, true)},
+      {"__ne__", compare(CO::Ne, false)},
+      {"__rne__", compare(CO::Ne, true)},
+      {"__neg__", unary(UO::Neg)},
+      {"__invert__", unary(UO::Invert)},
+      {"__not__", unary(UO::Not)}};
+  auto it = methods.find(name);
+  return it == methods.end() ? nullptr : &it->second;
+}
+
 std::string valueText(const SemaValue &v) {
   return v.kind == Kind::String ? v.name : v.repr();
 }
@@ -657,7 +722,7 @@ std::optional<bool> Specializer::valueHasAttribute(const SemaValue &value,
     // kernel testing for it takes the path tilec compiles (as hasattr(tl, ...) does).
     static const std::set<std::string> attributes = {"dtype",  "type", "shape", "numel",
                                                      "handle", "T",    "item"};
-    return attributes.count(attr) || tensorMethods().count(attr) ||
+    return attributes.count(attr) || tensorMethods().count(attr) || tensorOperatorMethod(attr) ||
            (isTlStdlibName(attr) && stdlibFunction(attr));
   }
   case Kind::Tuple:
@@ -707,6 +772,11 @@ SemaValue Specializer::valueAttribute(const SemaValue &value, const std::string 
     }
     if (tensorMethods().count(attr)) {
       SemaValue m = SemaValue::ofBuiltin("tl." + attr);
+      m.elems.push_back(value);
+      return m;
+    }
+    if (tensorOperatorMethod(attr)) {
+      SemaValue m = SemaValue::ofBuiltin("tensor." + attr);
       m.elems.push_back(value);
       return m;
     }
@@ -1106,6 +1176,31 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
     return a.values[0]->isNone() ? SemaValue::none() : *a.values[1];
   }
 
+  if (const TensorOperatorMethod *method =
+          name.rfind("tensor.__", 0) == 0 ? tensorOperatorMethod(name.substr(7)) : nullptr) {
+    // x.__rshift__(4): what the operator computes, as Triton's operators are these methods.
+    using Form = TensorOperatorMethod::Form;
+    std::string call = "x." + name.substr(7);
+    size_t operands = method->form == Form::Unary ? 1 : 2;
+    if (args.positional.size() != operands || !args.keywords.empty())
+      error(loc, call + (operands == 1 ? "() takes no arguments" : "(other) takes one argument"));
+    const SemaValue &self = args.positional[0];
+    if (method->form == Form::Unary)
+      return unaryOp(method->unary, self, loc);
+    const SemaValue &other = args.positional[1];
+    // A reflected method computes `other OP self`, as the operator does with a number on the
+    // left. With a tensor on the left, Triton's __rrshift__ still picks the arithmetic or the
+    // logical shift by its receiver's signedness, which `other >> self` would take from `other`.
+    if (method->reflected && method->binary == ast::BinaryOperator::RShift &&
+        method->form == Form::Binary && other.isTensor() &&
+        other.value->type().elem.isSigned() != self.value->type().elem.isSigned())
+      error(loc, call + " of a tensor of the other signedness is not supported yet");
+    const SemaValue &lhs = method->reflected ? other : self;
+    const SemaValue &rhs = method->reflected ? self : other;
+    if (method->form == Form::Binary)
+      return binaryOp(method->binary, lhs, rhs, loc);
+    return compareOp(method->compare, lhs, rhs, loc);
+  }
   if (name == "tensor.item") {
     // x.item(): the element of a single-element tensor, as a scalar.
     if (args.positional.size() != 1 || !args.keywords.empty())
