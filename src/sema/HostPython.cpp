@@ -1694,6 +1694,31 @@ SemaValue Specializer::callGetattr(CallArgs &args, bool hasattr) {
   const SemaValue &attr = args.positional[1];
   if (attr.kind != Kind::String)
     raisePython(kTypeError, "attribute name must be string, not " + attr.describe(), args.loc);
+  const bool pythonClass =
+      object.kind == Kind::Builtin && object.function && object.name.rfind(kPythonClass, 0) == 0;
+  if (isPythonObject(object) || pythonClass) {
+    // An object of a module-level Python class, or the class: Python looks the attribute up
+    // (its class's __getattr__ included) and catches the AttributeError that raises, giving
+    // the default or False; any other exception goes through.
+    ++hostCallDepth_;
+    try {
+      SemaValue found = attribute(object, attr.name, args.loc);
+      --hostCallDepth_;
+      return hasattr ? SemaValue::ofBool(true) : found;
+    } catch (const HostException &e) {
+      --hostCallDepth_;
+      const bool attributeError =
+          std::find(e.classes.begin(), e.classes.end(), "AttributeError") != e.classes.end();
+      if (attributeError && hasattr)
+        return SemaValue::ofBool(false);
+      if (attributeError && args.positional.size() == 3)
+        return args.positional[2];
+      raisePython(e.classes, e.message, e.loc);
+    } catch (...) {
+      --hostCallDepth_;
+      throw;
+    }
+  }
   // Whether it has the attribute, where tilec knows: the names of a file it loaded, the parts of
   // torch it models.
   std::optional<bool> has;
