@@ -195,7 +195,7 @@ std::optional<SemaValue> Specializer::pythonClassAttribute(const SemaValue &valu
     if (const ast::Stmt *getattr = classMethod(cls, "__getattr__")) {
       // Python asks __getattr__ for what the object and its class lack.
       CallArgs selfAndName{{value, SemaValue::ofString(attr)}, {}, loc};
-      return callHostFunction(*getattr, selfAndName);
+      return callClassMethod(*getattr, selfAndName);
     }
   if (!found)
     raisePython(*builtinExceptionClasses("AttributeError"),
@@ -218,7 +218,7 @@ std::optional<SemaValue> Specializer::pythonClassAttribute(const SemaValue &valu
     return function;
   if (hasDecorator(*found, "property")) {
     CallArgs self{{value}, {}, loc};
-    return callHostFunction(*found, self);
+    return callClassMethod(*found, self);
   }
   if (!found->decorators.empty())
     error(loc, "'" + className(cls) + "." + attr +
@@ -228,6 +228,23 @@ std::optional<SemaValue> Specializer::pythonClassAttribute(const SemaValue &valu
   SemaValue bound = SemaValue::ofBuiltin(kPartialObject);
   bound.elems = {function, SemaValue::ofTuple({value}), SemaValue::ofTuple({})};
   return bound;
+}
+
+SemaValue Specializer::callClassMethod(const ast::Stmt &method, CallArgs &args) {
+  if (!inKernelCode())
+    return callHostFunction(method, args);
+  // A kernel reads `obj.attr` of a module-level object (`tl = Lazy("triton.language")`, then
+  // `tl.arange(...)` in the kernel): Triton's code generator asks Python for it, which runs the
+  // class's __getattr__ or property as any Python code, calling other Python functions too.
+  ++moduleLevelDepth_;
+  try {
+    SemaValue result = callHostFunction(method, args);
+    --moduleLevelDepth_;
+    return result;
+  } catch (...) {
+    --moduleLevelDepth_;
+    throw;
+  }
 }
 
 SemaValue Specializer::callObjectMethod(const std::string &method, CallArgs &args) {

@@ -731,6 +731,9 @@ private:
   /// value)`: the methods of Python's `object` that a class's own __new__, __getattr__ and
   /// __setattr__ call to reach the object itself.
   SemaValue callObjectMethod(const std::string &method, CallArgs &args);
+  /// Calls `method` of such a class (its __getattr__ or a property) on behalf of an attribute
+  /// read, as module-level code where the read is in a kernel.
+  SemaValue callClassMethod(const ast::Stmt &method, CallArgs &args);
   /// `obj.attr = value` in Python code that tilec runs, on such an object; false for others.
   bool assignPythonObjectAttribute(const ast::Expr &target, const SemaValue &value);
   /// Calls a Python function value of module-level code (a def of the module or a lambda, whose
