@@ -75,6 +75,22 @@ bool isNameExpr(const ast::Expr &e, const std::string &name) {
   return e.kind == ast::ExprKind::Name && e.name == name;
 }
 
+/// Whether `e` is a name or a chain of attributes of one (`cache`, `Registry.cache`).
+bool isReference(const ast::Expr &e) {
+  if (e.kind == ast::ExprKind::Name)
+    return true;
+  return e.kind == ast::ExprKind::Attribute && isReference(*e.operands[0]);
+}
+
+/// Whether `a` and `b` are the same name or chain of attributes.
+bool sameReference(const ast::Expr &a, const ast::Expr &b) {
+  if (a.kind != b.kind || !isReference(a))
+    return false;
+  if (a.kind == ast::ExprKind::Name)
+    return a.name == b.name;
+  return a.name == b.name && sameReference(*a.operands[0], *b.operands[0]);
+}
+
 /// Whether a statement of `body` (nested blocks too) assigns to `name`.
 bool assignsName(const ast::StmtList &body, const std::string &name) {
   for (const ast::StmtPtr &stmt : body) {
@@ -105,10 +121,10 @@ bool assignsName(const ast::StmtList &body, const std::string &name) {
 /// is a parameter the function never rebinds, and a statement of its body returns when
 /// `key in cache` (`if key in cache: return cache[key]`), so it stores each key once.
 bool isMemoCacheStore(const ast::Stmt &function, const ast::Expr &target) {
-  if (target.kind != ast::ExprKind::Subscript || target.operands[0]->kind != ast::ExprKind::Name ||
+  if (target.kind != ast::ExprKind::Subscript || !isReference(*target.operands[0]) ||
       target.operands[1]->kind != ast::ExprKind::Name)
     return false;
-  const std::string &cache = target.operands[0]->name;
+  const ast::Expr &cache = *target.operands[0];
   const std::string &key = target.operands[1]->name;
   bool isParam = std::any_of(function.params.begin(), function.params.end(),
                              [&](const ast::Param &p) { return p.name == key; });
@@ -120,7 +136,7 @@ bool isMemoCacheStore(const ast::Stmt &function, const ast::Expr &target) {
     const ast::Expr &test = *stmt->test;
     bool keyInCache = test.kind == ast::ExprKind::Compare && test.compareOps.size() == 1 &&
                       test.compareOps[0] == ast::CompareOperator::In &&
-                      isNameExpr(*test.operands[0], key) && isNameExpr(*test.operands[1], cache);
+                      isNameExpr(*test.operands[0], key) && sameReference(*test.operands[1], cache);
     return keyInCache && !stmt->body.empty() && stmt->body.back()->kind == ast::StmtKind::Return;
   });
 }
@@ -133,14 +149,23 @@ void Specializer::replaceObject(const SemaValue &updated, SourceLoc loc, bool me
     for (ModuleState &state : modules_)
       for (auto &[name, value] : state.globals)
         replaceIn(value, updated, visited);
+  if (memoCache)
+    for (auto &[stmt, variable] : classVariables_)
+      replaceIn(variable.value, updated, visited);
   visited.clear();
+  auto refuse = [&](const std::string &holder) {
+    error(loc, "this changes in place " + updated.describe() + " that " + holder +
+                   " holds: tilec evaluates module-level names when first used, not in "
+                   "the order Python runs the module, so its other readers could see it "
+                   "before or after the change; not supported yet");
+  };
   for (const ModuleState &state : modules_)
     for (const auto &[name, value] : state.globals)
       if (!memoCache && holdsObject(value, updated.objectId, visited))
-        error(loc, "this changes in place " + updated.describe() + " that module-level '" + name +
-                       "' holds: tilec evaluates module-level names when first used, not in "
-                       "the order Python runs the module, so its other readers could see it "
-                       "before or after the change; not supported yet");
+        refuse("module-level '" + name + "'");
+  for (const auto &[stmt, variable] : classVariables_)
+    if (!memoCache && holdsObject(variable.value, updated.objectId, visited))
+      refuse("class variable '" + variable.name + "'");
   visited.clear();
   for (Scope &scope : scopes_)
     for (auto &[name, value] : scope.names)

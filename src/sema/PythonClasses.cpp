@@ -206,11 +206,21 @@ std::optional<SemaValue> Specializer::pythonClassAttribute(const SemaValue &valu
   if (found->kind != ast::StmtKind::FunctionDef) {
     // A class variable: its value, evaluated in the module that defines the class (a class
     // body's own earlier names are not in scope here: an error, not another value).
+    // Python evaluates it once, when the class body runs: every reader shares the object (a
+    // dict that `C.cache[key] = value` changes), so it is kept once evaluated.
+    auto kept = classVariables_.find(found);
+    if (kept != classVariables_.end())
+      return kept->second.value;
     int module = graph_ ? graph_->moduleOfFile(cls.loc.file) : -1;
-    if (module < 0 || static_cast<size_t>(module) == current_)
-      return atImport([&] { return evalModuleLevel(*found->value); });
-    ModuleSwitch in(*this, static_cast<size_t>(module), /*newScope=*/true);
-    return atImport([&] { return evalModuleLevel(*found->value); });
+    SemaValue variable;
+    if (module < 0 || static_cast<size_t>(module) == current_) {
+      variable = atImport([&] { return evalModuleLevel(*found->value); });
+    } else {
+      ModuleSwitch in(*this, static_cast<size_t>(module), /*newScope=*/true);
+      variable = atImport([&] { return evalModuleLevel(*found->value); });
+    }
+    classVariables_.emplace(found, ClassVariable{className(cls) + "." + attr, variable});
+    return variable;
   }
   SemaValue function = SemaValue::ofBuiltin("pyfunc:" + attr);
   function.function = found;

@@ -841,6 +841,13 @@ private:
   void replaceObject(const SemaValue &updated, SourceLoc loc, bool memoCache = false);
   /// The Python functions of module-level code being run, innermost last (callHostFunction).
   std::vector<const ast::Stmt *> hostFunctions_;
+  /// The class variables of module-level Python classes evaluated so far, by their statement in
+  /// the class body: Python evaluates each once, so its readers share one object.
+  struct ClassVariable {
+    std::string name; // Class.attr
+    SemaValue value;
+  };
+  std::map<const ast::Stmt *, ClassVariable> classVariables_;
   /// `d[k] = v`, `xs[i] = v` and `config.kwargs = v` in Python code: the object changed in
   /// place. False for another target (or an object without an identity).
   bool assignInPlace(const ast::Expr &target, const SemaValue &value);
