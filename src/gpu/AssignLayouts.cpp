@@ -108,17 +108,31 @@ LayoutPtr impliedResultLayout(const Operation &op, unsigned r,
     return layoutOf(v);
   };
   if (sharesOneLayout(op) || op.code() == OpCode::ConvertLayout) {
+    // A constant operand has a say only where no other operand has one: Triton materialises a
+    // splat constant in whatever layout its user wants, so the layout one user gave a shared
+    // tl.zeros (a loop accumulating FMA dots) does not decide another's (-x is 0 - x on a loaded
+    // tile, which follows the load in Triton, and so does the order of the sums on it).
+    auto isConstant = [](const Value *v) {
+      const Operation *producer = v->definingOp();
+      return producer && producer->code() == OpCode::Constant;
+    };
     LayoutPtr found;
-    for (const Value *v : op.operands()) {
-      LayoutPtr l = layoutIfCounted(v);
-      if (!l)
-        continue;
-      if (!found)
-        found = l;
-      else if (onlyIfAgreed && !sameLayout(found, l))
-        return nullptr;
-      if (!onlyIfAgreed)
-        break;
+    for (bool constants : {false, true}) {
+      for (const Value *v : op.operands()) {
+        if (isConstant(v) != constants)
+          continue;
+        LayoutPtr l = layoutIfCounted(v);
+        if (!l)
+          continue;
+        if (!found)
+          found = l;
+        else if (onlyIfAgreed && !sameLayout(found, l))
+          return nullptr;
+        if (!onlyIfAgreed)
+          return found;
+      }
+      if (found)
+        return found;
     }
     return found;
   }

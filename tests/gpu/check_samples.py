@@ -3601,6 +3601,27 @@ def varlen_recurrence_sample():
 
 SAMPLES += [varlen_recurrence_sample()]
 
+
+# --- tests/gpu/negated_tile_solve.tl: -tl.where(...) on a loaded tile next to FMA dots ---------
+# fla's fused inter/solve kernels: the negated tile and the column sums that refine it follow the
+# load's layout, not the FMA dot's that a shared tl.zeros carries. randn inputs (m scaled down so
+# that the refinement stays bounded): the order of each sum shows in the last bits.
+def negated_tile_solve_sample():
+    steps, bc = 3, 16
+    return Sample(
+        name="negated_tile_solve", source="tests/gpu/negated_tile_solve.tl", kernel="negated_tile_solve",
+        ptx="negated_tile_solve", signature=f"*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,{bc}",
+        tilec_flags=("--num-warps", "1"), size=steps,
+        inputs=lambda k: {"a": randn((k * bc * bc,)), "b": randn((k * bc * bc,)),
+                          "m": randn((bc * bc,)) * 0.3, "c": empty(bc * bc), "out": empty(bc * bc)},
+        outputs=["c", "out"],
+        args=lambda t, k: [t["a"], t["b"], t["m"], t["c"], t["out"], k],
+        grid=lambda meta, k: (1,), tol=EXACT,
+        interp_tols={"c": Tol(atol=1e-4, rtol=1e-4), "out": Tol(atol=1e-4, rtol=1e-4)})
+
+
+SAMPLES += [negated_tile_solve_sample()]
+
 # --- running ---------------------------------------------------------------------------------
 
 
