@@ -94,11 +94,20 @@ LayoutPtr wantedOperandLayout(const Operation &op, unsigned i, bool reductionsFo
   }
 }
 
+/// For each value an anchor's layout reached, the position (in program order) of the latest anchor
+/// that reached it; and which positions are dots'.
+struct AnchorRanks {
+  std::map<const Value *, int64_t> of;
+  std::set<int64_t> dots;
+};
+
 /// The layout op's result `r` should have, given its operands' layouts; null when unknown. Where
-/// an elementwise op's operands have different layouts, its first such operand's. With `reached`,
-/// only the operands in it are looked at, and operands that disagree give none.
+/// an elementwise op's operands have different layouts, the one whose layout comes from the
+/// latest anchor (`ranks`), else its first such operand's. With `reached`, only the operands in it
+/// are looked at, and operands that disagree give none.
 LayoutPtr impliedResultLayout(const Operation &op, unsigned r,
-                              const std::set<const Value *> *reached = nullptr) {
+                              const std::set<const Value *> *reached = nullptr,
+                              const AnchorRanks *ranks = nullptr) {
   if (!op.result(r)->type().isTensor())
     return nullptr;
   const bool onlyIfAgreed = reached != nullptr;
@@ -116,6 +125,33 @@ LayoutPtr impliedResultLayout(const Operation &op, unsigned r,
       const Operation *producer = v->definingOp();
       return producer && producer->code() == OpCode::Constant;
     };
+    // Triton's conflict rule (LayoutPropagation::resolveConflicts, after propagateLayout): a value
+    // that several blocked layouts reach keeps the first that reached it, and the anchors
+    // propagate last to first in program order. So where the operands disagree, the operand whose
+    // layout comes from the latest anchor decides: fla's tl.sum(b_dk2 * b_k, 1) multiplies a
+    // loop's FMA-dot accumulator by a tile loaded after that loop, and sums in the load's layout.
+    // Only where a dot's layout is among them: Triton never rematerialises a dot, so its conflict
+    // rule decides; between loads, its backward rematerialisation may move the op again, which
+    // the stores' layouts flowing back model here.
+    if (ranks) {
+      LayoutPtr latest;
+      int64_t latestRank = -1;
+      bool disagree = false, fromDot = false;
+      for (const Value *v : op.operands()) {
+        auto it = ranks->of.find(v);
+        LayoutPtr l = layoutIfCounted(v);
+        if (!l || isConstant(v) || it == ranks->of.end())
+          continue;
+        disagree |= latest && !sameLayout(latest, l);
+        fromDot |= ranks->dots.count(it->second) != 0;
+        if (it->second > latestRank) {
+          latest = l;
+          latestRank = it->second;
+        }
+      }
+      if (disagree && fromDot)
+        return latest;
+    }
     LayoutPtr found;
     for (bool constants : {false, true}) {
       for (const Value *v : op.operands()) {
@@ -235,12 +271,21 @@ public:
                     op.code() == OpCode::AtomicCAS;
       if (op.code() == OpCode::Dot || (access && op.operand(0)->type().isTensor() &&
                                        op.operand(0)->type().numElements() >= numThreads))
-        for (unsigned r = 0; r < op.numResults(); ++r)
+        for (unsigned r = 0; r < op.numResults(); ++r) {
           reached_.insert(op.result(r));
+          const auto rank = static_cast<int64_t>(anchorRanks_.of.size());
+          anchorRanks_.of[op.result(r)] = rank;
+          if (op.code() == OpCode::Dot)
+            anchorRanks_.dots.insert(rank);
+        }
     });
+    std::set<const Value *> anchors;
+    for (const auto &entry : anchorRanks_.of)
+      anchors.insert(entry.first);
     strictForward_ = true;
     forward(function_.body());
     strictForward_ = false;
+    rankReachedValues(anchors);
     defaultUnreachedCarriedFloats();
     // A reduction's operand takes its layout from its producers (the loads and the loop that
     // accumulates it), not from where its result goes: a [BLOCK_M, 1] sum stored with keep_dims
@@ -273,6 +318,61 @@ private:
   std::set<const Value *> reached_;
   /// The result layouts of the tensor-core dots (AccelerateMatmul's).
   std::vector<LayoutPtr> tensorCoreLayouts_;
+  /// The anchors' positions, then the latest anchor reaching each value (rankReachedValues).
+  AnchorRanks anchorRanks_;
+
+  /// In the strict forward sweep: result `r` of op takes the latest rank among its reached
+  /// operands.
+  void rankFromOperands(const Operation &op, unsigned r) {
+    const Value *result = op.result(r);
+    if (!reached_.count(result) || op.code() == OpCode::Constant)
+      return;
+    for (const Value *v : op.operands())
+      if (auto it = anchorRanks_.of.find(v); it != anchorRanks_.of.end() && reached_.count(v)) {
+        auto [mine, inserted] = anchorRanks_.of.emplace(result, it->second);
+        if (!inserted && mine->second < it->second)
+          mine->second = it->second;
+      }
+  }
+
+  /// Gives every value the strict forward sweep reached the rank of the latest anchor that
+  /// reached it: through the ops whose operands agreed and the values a loop or an if ties.
+  void rankReachedValues(const std::set<const Value *> &anchors) {
+    auto raise = [&](const Value *v, int64_t rank, bool &changed) {
+      if (anchors.count(v) || !reached_.count(v))
+        return;
+      const Operation *producer = v->definingOp();
+      if (producer && producer->code() == OpCode::Constant)
+        return;
+      auto it = anchorRanks_.of.find(v);
+      if (it != anchorRanks_.of.end() && it->second >= rank)
+        return;
+      anchorRanks_.of[v] = rank;
+      changed = true;
+    };
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      tir::walk(function_, [&](Operation &op) {
+        for (const TiedValues &group : tiedValues(op)) {
+          int64_t rank = -1;
+          for (const Value *v : group.values)
+            if (auto it = anchorRanks_.of.find(v); it != anchorRanks_.of.end() && reached_.count(v))
+              rank = std::max(rank, it->second);
+          if (rank >= 0)
+            for (const Value *v : group.values)
+              raise(v, rank, changed);
+        }
+        int64_t rank = -1;
+        for (const Value *v : op.operands())
+          if (auto it = anchorRanks_.of.find(v); it != anchorRanks_.of.end() && reached_.count(v))
+            rank = std::max(rank, it->second);
+        if (rank >= 0)
+          for (unsigned r = 0; r < op.numResults(); ++r)
+            raise(op.result(r), rank, changed);
+      });
+    }
+  }
 
   bool counts(const Value *v) const { return !strictForward_ || reached_.count(v) != 0; }
 
@@ -318,6 +418,26 @@ private:
           known = layoutOf(v);
       for (Value *v : group.values)
         set(v, known);
+      if (strictForward_)
+        rankGroup(group);
+    }
+  }
+
+  /// The values a structured op ties share the latest rank among them.
+  void rankGroup(const TiedValues &group) {
+    int64_t rank = -1;
+    for (const Value *v : group.values)
+      if (auto it = anchorRanks_.of.find(v); it != anchorRanks_.of.end() && reached_.count(v))
+        rank = std::max(rank, it->second);
+    if (rank < 0)
+      return;
+    for (const Value *v : group.values) {
+      const Operation *producer = v->definingOp();
+      if (!reached_.count(v) || (producer && producer->code() == OpCode::Constant))
+        continue;
+      auto [mine, inserted] = anchorRanks_.of.emplace(v, rank);
+      if (!inserted && mine->second < rank)
+        mine->second = rank;
     }
   }
 
@@ -407,7 +527,13 @@ private:
       if (!strictForward_ && op.numResults() == 1)
         set(op.result(), tensorCoreLayoutAmongOperands(op));
       for (unsigned r = 0; r < op.numResults(); ++r)
-        set(op.result(r), impliedResultLayout(op, r, strictForward_ ? &reached_ : nullptr));
+        if (strictForward_) {
+          if (!layoutOf(op.result(r)))
+            set(op.result(r), impliedResultLayout(op, r, &reached_, &anchorRanks_));
+          rankFromOperands(op, r);
+        } else {
+          set(op.result(r), impliedResultLayout(op, r, nullptr, &anchorRanks_));
+        }
     }
   }
 

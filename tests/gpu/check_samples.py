@@ -3622,6 +3622,27 @@ def negated_tile_solve_sample():
 
 SAMPLES += [negated_tile_solve_sample()]
 
+
+# --- tests/gpu/latest_anchor_layout.tl: tl.sum(acc * x, 1), x loaded after or before the loop --
+# The product takes the layout of the latest anchor (the load after the loop, the dot in the loop
+# after the load), as fla's chunk_kda_bwd_kernel_intra does for db. randn inputs: the order of
+# each row sum shows in the last bits.
+def latest_anchor_sample(kernel):
+    steps, bm, bn = 3, 16, 32
+    return Sample(
+        name=f"latest_anchor_{kernel}", source="tests/gpu/latest_anchor_layout.tl", kernel=kernel,
+        ptx=f"latest_anchor_{kernel}", signature=f"*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,{bm},{bn}",
+        tilec_flags=("--num-warps", "1"), size=steps,
+        inputs=lambda k: {"a": randn((k * bm * 16,)), "b": randn((k * 16 * bn,)),
+                          "x": randn((bm * bn,)), "s": empty(bm)},
+        outputs=["s"],
+        args=lambda t, k: [t["a"], t["b"], t["x"], t["s"], k],
+        grid=lambda meta, k: (1,), tol=EXACT,
+        interp_tols={"s": Tol(atol=1e-3, rtol=1e-4)})
+
+
+SAMPLES += [latest_anchor_sample("load_after_loop"), latest_anchor_sample("load_before_loop")]
+
 # --- running ---------------------------------------------------------------------------------
 
 
