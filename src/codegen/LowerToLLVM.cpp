@@ -1997,9 +1997,13 @@ void KernelLowering::lowerWhile(const Operation &op) {
 
 } // namespace detail
 
-std::unique_ptr<llvm::Module> lowerToLLVM(const tir::Module &module, llvm::LLVMContext &context,
-                                          const TargetOptions &options,
-                                          std::vector<KernelInfo> *kernels) {
+/// Lowers `functions`, all of `module`, into one LLVM module. The choices that hold for a whole
+/// module (shared pointers' width, global_smem's presence and alignment) are made for all of
+/// `module`, so that a function lowered alone gets the code it gets among the others.
+static std::unique_ptr<llvm::Module>
+lowerFunctions(const tir::Module &module, const std::vector<const tir::Function *> &functions,
+               llvm::LLVMContext &context, const TargetOptions &options,
+               std::vector<KernelInfo> *kernels) {
   auto llvmModule = std::make_unique<llvm::Module>("tilec", context);
   bool needsShared = false, tensorCoreTiles = false, wgmma = false;
   for (const auto &function : module.functions) {
@@ -2030,7 +2034,7 @@ std::unique_ptr<llvm::Module> lowerToLLVM(const tir::Module &module, llvm::LLVMC
     // pipelineSlotAlignment), and their addresses rely on it.
     shared->setAlignment(llvm::Align(tensorCoreTiles ? 1024 : 16));
   }
-  for (const auto &function : module.functions) {
+  for (const tir::Function *function : functions) {
     detail::KernelLowering lowering(*function, *llvmModule, options);
     lowering.setSharedMemory(shared);
     lowering.run();
@@ -2038,6 +2042,22 @@ std::unique_ptr<llvm::Module> lowerToLLVM(const tir::Module &module, llvm::LLVMC
       kernels->push_back({function->name(), function->numWarps, sharedMemoryBytes(*function)});
   }
   return llvmModule;
+}
+
+std::unique_ptr<llvm::Module> lowerToLLVM(const tir::Module &module, llvm::LLVMContext &context,
+                                          const TargetOptions &options,
+                                          std::vector<KernelInfo> *kernels) {
+  std::vector<const tir::Function *> functions;
+  for (const auto &function : module.functions)
+    functions.push_back(function.get());
+  return lowerFunctions(module, functions, context, options, kernels);
+}
+
+std::unique_ptr<llvm::Module> lowerFunctionToLLVM(const tir::Module &module,
+                                                  const tir::Function &function,
+                                                  llvm::LLVMContext &context,
+                                                  const TargetOptions &options) {
+  return lowerFunctions(module, {&function}, context, options, nullptr);
 }
 
 } // namespace tilec::codegen

@@ -38,4 +38,12 @@ std::unique_ptr<llvm::Module> lowerToLLVM(const tir::Module &module, llvm::LLVMC
                                           const TargetOptions &options,
                                           std::vector<KernelInfo> *kernels = nullptr);
 
+/// Lowers `function` of `module` alone into a module of its own, with the code it gets from
+/// lowerToLLVM among the other functions of `module` (the driver compiles the variants of
+/// autotuned kernels this way, each on its own thread).
+std::unique_ptr<llvm::Module> lowerFunctionToLLVM(const tir::Module &module,
+                                                  const tir::Function &function,
+                                                  llvm::LLVMContext &context,
+                                                  const TargetOptions &options);
+
 } // namespace tilec::codegen

@@ -31,6 +31,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <mutex>
+#include <sstream>
 
 namespace tilec::codegen {
 
@@ -87,6 +88,10 @@ std::unique_ptr<llvm::TargetMachine> createNVPTXTargetMachine(const TargetOption
                                                               bool shortSharedPointers,
                                                               unsigned minimumPtxVersion) {
   initializeNVPTX();
+  // nvptx-short-ptr is a global option that the TargetMachine reads when it is made: kernels
+  // compiled on several threads (the driver's --jobs) make theirs one at a time.
+  static std::mutex creating;
+  std::lock_guard<std::mutex> lock(creating);
   useShortSharedPointers(shortSharedPointers);
   const std::string &arch = options.arch;
   unsigned sm = gpu::smVersion(arch);
@@ -255,6 +260,93 @@ std::string emitPTX(llvm::Module &module, const TargetOptions &options) {
   return raisePtxVersion(compareBitTestsWithZero(splitHoistedWideMultiplies(
                              fuseWideMultiplyAdds(std::string(ptx.str())))),
                          minimumPtxVersion(module));
+}
+
+/// Whether `line` declares something at module level that a merged module could not hold twice
+/// or would number differently: a function, a global other than global_smem, a second entry.
+static bool isForeignDeclaration(const std::string &line) {
+  for (const char *start : {".func", ".visible .func", ".extern .func", ".weak", ".global",
+                            ".visible .global", ".const", ".visible .const", ".extern .global",
+                            ".shared", ".visible .shared", "\t// .globl"})
+    if (line.rfind(start, 0) == 0)
+      return true;
+  return false;
+}
+
+std::optional<std::string> mergeKernelPTX(const std::vector<std::string> &pieces) {
+  const std::string globl = "\t// .globl\t";
+  std::string merged, header, globals;
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    const std::string &piece = pieces[k];
+    // HEADER, "\t// .globl\tNAME\n", the global declarations, then the kernel from its
+    // `.visible .entry` (or `.entry`) line to the end.
+    size_t globlAt = piece.find(globl);
+    if (globlAt == std::string::npos)
+      return std::nullopt;
+    size_t globlEnd = piece.find('\n', globlAt);
+    if (globlEnd == std::string::npos)
+      return std::nullopt;
+    ++globlEnd;
+    size_t entryAt = piece.find("\n.visible .entry ", globlEnd - 1);
+    if (entryAt == std::string::npos)
+      entryAt = piece.find("\n.entry ", globlEnd - 1);
+    if (entryAt == std::string::npos)
+      return std::nullopt;
+    ++entryAt;
+    std::string pieceHeader = piece.substr(0, globlAt);
+    std::string pieceGlobals = piece.substr(globlEnd, entryAt - globlEnd);
+    std::istringstream globalLines(pieceGlobals);
+    for (std::string line; std::getline(globalLines, line);)
+      if (!line.empty() && line.rfind(".extern .shared ", 0) != 0)
+        return std::nullopt;
+    if (k == 0) {
+      header = pieceHeader;
+      globals = pieceGlobals;
+    } else if (pieceHeader != header || pieceGlobals != globals) {
+      return std::nullopt;
+    }
+    std::string body = piece.substr(entryAt);
+    // The kernel's own module-level text is its one entry: anything else (a device function
+    // left uninlined, a string for printf, a call's prototype) is numbered or declared once per
+    // module.
+    std::istringstream bodyLines(body);
+    bool first = true;
+    for (std::string line; std::getline(bodyLines, line); first = false)
+      if ((!first && (isForeignDeclaration(line) || line.rfind(".visible .entry", 0) == 0 ||
+                      line.rfind(".entry", 0) == 0)) ||
+          line.find("prototype_") != std::string::npos)
+        return std::nullopt;
+    // Function-numbered names: labels and the local stack are the k-th function's.
+    const std::string number = std::to_string(k);
+    std::string renumbered;
+    renumbered.reserve(body.size() + body.size() / 64);
+    for (size_t at = 0; at < body.size();) {
+      size_t label = body.find("$L__", at);
+      size_t depot = body.find("__local_depot", at);
+      size_t next = std::min(label, depot);
+      if (next == std::string::npos) {
+        renumbered.append(body, at, std::string::npos);
+        break;
+      }
+      renumbered.append(body, at, next - at);
+      const std::string prefix = next == label ? "$L__BB0_" : "__local_depot0";
+      if (body.compare(next, prefix.size(), prefix) != 0)
+        return std::nullopt; // a numbered name this merge does not know
+      // __local_depot0 must end there; $L__BB0_ is followed by the block's number.
+      renumbered.append(prefix, 0, prefix.size() - (next == label ? 2 : 1));
+      renumbered.append(number);
+      if (next == label)
+        renumbered.push_back('_');
+      at = next + prefix.size();
+    }
+    if (k == 0)
+      merged = header + globl +
+               piece.substr(globlAt + globl.size(), globlEnd - globlAt - globl.size()) + globals;
+    else
+      merged += piece.substr(globlAt, globlEnd - globlAt);
+    merged += renumbered;
+  }
+  return merged;
 }
 
 } // namespace tilec::codegen

@@ -5,6 +5,7 @@
 
 #include "codegen/LowerToLLVM.h"
 #include "codegen/Metadata.h"
+#include "codegen/NVPTXTarget.h"
 #include "codegen/PTXEmitter.h"
 #include "codegen/SharedMemory.h"
 #include "frontend/Parser.h"
@@ -18,12 +19,16 @@
 #include "tir/Verifier.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <cstdlib>
 #include <exception>
 #include <functional>
+#include <llvm/IR/Constants.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Support/Threading.h>
 #include <llvm/Support/raw_os_ostream.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/thread.h>
@@ -351,6 +356,107 @@ std::unique_ptr<tir::Module> compileToTIRHere(const CompileOptions &options, Sou
   return module;
 }
 
+void verifyLowered(const llvm::Module &llvmModule) {
+  std::string llvmProblems;
+  llvm::raw_string_ostream problems(llvmProblems);
+  if (llvm::verifyModule(llvmModule, &problems))
+    throw CompileError("internal compiler error: invalid LLVM IR after lowering: " + llvmProblems);
+}
+
+void printLowered(const llvm::Module &llvmModule, std::ostream &log) {
+  log << "// ----- LLVM IR after lowering -----\n";
+  llvm::raw_os_ostream out(log);
+  llvmModule.print(out, nullptr);
+}
+
+/// How many threads compile kernels apart: --jobs, else one per hardware thread; one while
+/// TILEC_LLVM_OPTIONS is set, so that what LLVM prints (-print-after, -time-passes) comes out
+/// whole and in order.
+unsigned jobsFor(const CompileOptions &options) {
+  if (std::getenv("TILEC_LLVM_OPTIONS"))
+    return 1;
+  if (options.jobs)
+    return options.jobs;
+  return std::max(1u, llvm::hardware_concurrency().compute_thread_count());
+}
+
+/// Compiles each kernel of `module` (the variants of an autotuned kernel, mostly) to PTX in an
+/// LLVM module of its own, on up to jobsFor(options) threads, and joins the PTX as the module
+/// compiled whole gives it (codegen::mergeKernelPTX). Lowering runs on this thread, in order, so
+/// that its diagnostics come out as they do for the whole module; the optimisation and the
+/// code generation, nearly all the time, run on the workers, each with its own LLVMContext and
+/// TargetMachine. The output does not depend on the number of threads. Nothing where the
+/// kernels share more than global_smem (a device function, printf's strings): the caller then
+/// compiles the module whole.
+std::optional<std::string> compileKernelsApart(const tir::Module &module,
+                                               const codegen::TargetOptions &target,
+                                               const CompileOptions &options, std::ostream &log) {
+  struct Piece {
+    std::unique_ptr<llvm::LLVMContext> context = std::make_unique<llvm::LLVMContext>();
+    std::unique_ptr<llvm::Module> llvmModule;
+    std::string ptx;
+    std::exception_ptr error;
+  };
+  std::vector<Piece> pieces(module.functions.size());
+  unsigned minimumPtxVersion = 0;
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    Piece &piece = pieces[k];
+    piece.llvmModule =
+        codegen::lowerFunctionToLLVM(module, *module.functions[k], *piece.context, target);
+    verifyLowered(*piece.llvmModule);
+    // The kernel must be the piece's one definition, global_smem its one global.
+    for (const llvm::Function &function : *piece.llvmModule)
+      if (!function.isDeclaration() && function.getName() != module.functions[k]->name())
+        return std::nullopt;
+    for (const llvm::GlobalVariable &global : piece.llvmModule->globals())
+      if (global.getName() != "global_smem")
+        return std::nullopt;
+    minimumPtxVersion = std::max(minimumPtxVersion, codegen::minimumPtxVersion(*piece.llvmModule));
+  }
+  for (Piece &piece : pieces) {
+    // The PTX version the whole module would ask for (fp8 mma.sync in one kernel raises it).
+    if (minimumPtxVersion)
+      piece.llvmModule->setModuleFlag(
+          llvm::Module::Max, codegen::kMinimumPtxVersionFlag,
+          llvm::ConstantInt::get(llvm::Type::getInt32Ty(*piece.context), minimumPtxVersion));
+    if (options.printAfterAll)
+      printLowered(*piece.llvmModule, log);
+  }
+  codegen::TargetOptions quiet = target;
+  quiet.sources = nullptr; // workers do not print: what they throw is rethrown here, in order
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t k = next++; k < pieces.size(); k = next++) {
+      Piece &piece = pieces[k];
+      try {
+        codegen::optimizeModule(*piece.llvmModule, quiet);
+        piece.ptx = codegen::emitPTX(*piece.llvmModule, quiet);
+      } catch (...) {
+        piece.error = std::current_exception();
+      }
+      piece.llvmModule.reset();
+      piece.context.reset();
+    }
+  };
+  const unsigned jobs = std::min<size_t>(jobsFor(options), pieces.size());
+  // Code generation of large kernels recurses deeply: the workers get the large stack that
+  // compile() runs on (onLargeStack).
+  constexpr unsigned kStackBytes = 512u << 20;
+  std::vector<llvm::thread> workers;
+  for (unsigned i = 1; i < jobs; ++i)
+    workers.emplace_back(std::optional<unsigned>(kStackBytes), work);
+  work();
+  for (llvm::thread &worker : workers)
+    worker.join();
+  std::vector<std::string> texts;
+  for (Piece &piece : pieces) {
+    if (piece.error)
+      std::rethrow_exception(piece.error);
+    texts.push_back(std::move(piece.ptx));
+  }
+  return codegen::mergeKernelPTX(texts);
+}
+
 CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
                           std::ostream &log) {
   CompileResult result;
@@ -432,17 +538,17 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
   target.fpFusion = options.fpFusion;
   target.libdevice = options.libdevice;
   target.sources = &sources;
+  if (options.emit == EmitKind::Ptx && module->functions.size() > 1)
+    if (std::optional<std::string> ptx = compileKernelsApart(*module, target, options, log)) {
+      result.output = std::move(*ptx);
+      result.metadata = codegen::kernelMetadataJson(*module, target, options.inputPath, variants);
+      return result;
+    }
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> llvmModule = codegen::lowerToLLVM(*module, context, target);
-  std::string llvmProblems;
-  llvm::raw_string_ostream problems(llvmProblems);
-  if (llvm::verifyModule(*llvmModule, &problems))
-    throw CompileError("internal compiler error: invalid LLVM IR after lowering: " + llvmProblems);
-  if (options.printAfterAll) {
-    log << "// ----- LLVM IR after lowering -----\n";
-    llvm::raw_os_ostream out(log);
-    llvmModule->print(out, nullptr);
-  }
+  verifyLowered(*llvmModule);
+  if (options.printAfterAll)
+    printLowered(*llvmModule, log);
   codegen::optimizeModule(*llvmModule, target);
   if (options.emit == EmitKind::Llvm) {
     llvm::raw_string_ostream out(result.output);

@@ -60,6 +60,9 @@ struct CompileOptions {
   EmitKind emit = EmitKind::Ptx;
   /// Print the IR after every pass to the log stream.
   bool printAfterAll = false;
+  /// --jobs: threads that compile the kernels of a module (the variants of autotuned kernels)
+  /// each in an LLVM module of its own; 0: one per hardware thread. The PTX does not depend on it.
+  unsigned jobs = 0;
 };
 
 struct CompileResult {

@@ -262,6 +262,7 @@ int main(int argc, char **argv) {
   bool depfile = false;
   std::string depfilePath;
   bool printAfterAll = false;
+  unsigned jobs = 0; // --jobs; 0: one per hardware thread
   bool noFpFusion = false;
   std::string libdevice;
   app.add_option("-o,--output", output,
@@ -297,6 +298,12 @@ int main(int argc, char **argv) {
                "(out.ptx -> out.d), unless -MF names it");
   app.add_option("--MF", depfilePath, "-MF FILE: where -MD writes the depfile (implies -MD)");
   app.add_flag("--print-after-all", printAfterAll, "Print the IR after every pass to stderr");
+  app.add_option("-j,--jobs", jobs,
+                 "Threads that optimise and generate the code of a file's kernels (the variants "
+                 "of an @triton.autotune kernel, one per config), each kernel apart; default: "
+                 "one per hardware thread; -j 1 compiles them one after another. The output "
+                 "does not depend on it")
+      ->check(CLI::Range(1u, 1024u));
   app.add_flag("--no-fp-fusion", noFpFusion,
                "Do not contract a*b+c into fma (Triton's enable_fp_fusion=False)");
   app.add_option("--libdevice", libdevice,
@@ -364,6 +371,7 @@ int main(int argc, char **argv) {
     options.fpFusion = !noFpFusion;
     options.libdevice = libdevice;
     options.printAfterAll = printAfterAll;
+    options.jobs = jobs;
     options.emit = emit == "ast"    ? EmitKind::Ast
                    : emit == "tir"  ? EmitKind::Tir
                    : emit == "tgir" ? EmitKind::Tgir
