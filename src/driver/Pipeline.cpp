@@ -439,9 +439,10 @@ std::optional<std::string> compileKernelsApart(const tir::Module &module,
     }
   };
   const unsigned jobs = std::min<size_t>(jobsFor(options), pieces.size());
-  // Code generation of large kernels recurses deeply: the workers get the large stack that
-  // compile() runs on (onLargeStack).
-  constexpr unsigned kStackBytes = 512u << 20;
+  // LLVM's passes and instruction selection recurse over large kernels' values: the workers get
+  // 64 MB stacks, eight times a main thread's (compile() itself runs on 512 MB for the parser's
+  // and sema's nesting, which the workers never reach), reserved, not used, per thread.
+  constexpr unsigned kStackBytes = 64u << 20;
   std::vector<llvm::thread> workers;
   for (unsigned i = 1; i < jobs; ++i)
     workers.emplace_back(std::optional<unsigned>(kStackBytes), work);
