@@ -113,6 +113,16 @@ SemaValue newPythonObject(const ast::Stmt &cls) {
 
 SemaValue Specializer::constructPythonObject(const ast::Stmt &cls, CallArgs &args) {
   const ast::Stmt *init = classMethod(cls, "__init__");
+  // __init__(self, *args) on the new object, which must return None.
+  auto initialise = [&](const SemaValue &object) {
+    CallArgs withSelf = args;
+    withSelf.positional.insert(withSelf.positional.begin(), object);
+    SemaValue result = callHostFunction(*init, withSelf);
+    if (!result.isNone())
+      raisePython(*builtinExceptionClasses("TypeError"),
+                  "__init__() should return None, not " + result.describe(), args.loc);
+    return object;
+  };
   if (const ast::Stmt *newMethod = classMethod(cls, "__new__")) {
     // Python calls cls.__new__(cls, *args), then __init__ on what it returns when that is an
     // object of the class (a cached instance too, which __init__ then sees again).
@@ -121,13 +131,7 @@ SemaValue Specializer::constructPythonObject(const ast::Stmt &cls, CallArgs &arg
     SemaValue object = callHostFunction(*newMethod, withClass);
     if (!init || !isPythonObject(object) || object.function != &cls)
       return object;
-    CallArgs withSelf = args;
-    withSelf.positional.insert(withSelf.positional.begin(), object);
-    SemaValue result = callHostFunction(*init, withSelf);
-    if (!result.isNone())
-      raisePython(*builtinExceptionClasses("TypeError"),
-                  "__init__() should return None, not " + result.describe(), args.loc);
-    return object;
+    return initialise(object);
   }
   SemaValue object = newPythonObject(cls);
   if (!init && isDataclass(cls)) {
@@ -149,13 +153,7 @@ SemaValue Specializer::constructPythonObject(const ast::Stmt &cls, CallArgs &arg
                   args.loc);
     return object;
   }
-  CallArgs withSelf = args;
-  withSelf.positional.insert(withSelf.positional.begin(), object);
-  SemaValue result = callHostFunction(*init, withSelf);
-  if (!result.isNone())
-    raisePython(*builtinExceptionClasses("TypeError"),
-                "__init__() should return None, not " + result.describe(), args.loc);
-  return object;
+  return initialise(object);
 }
 
 std::optional<SemaValue> Specializer::pythonClassAttribute(const SemaValue &value,
