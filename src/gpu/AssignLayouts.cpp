@@ -94,6 +94,12 @@ LayoutPtr wantedOperandLayout(const Operation &op, unsigned i, bool reductionsFo
   }
 }
 
+/// Whether `v` is a constant's result.
+bool isConstantValue(const Value *v) {
+  const Operation *producer = v->definingOp();
+  return producer && producer->code() == OpCode::Constant;
+}
+
 /// For each value an anchor's layout reached, the position (in program order) of the latest anchor
 /// that reached it; and which positions are dots'.
 struct AnchorRanks {
@@ -121,10 +127,6 @@ LayoutPtr impliedResultLayout(const Operation &op, unsigned r,
     // splat constant in whatever layout its user wants, so the layout one user gave a shared
     // tl.zeros (a loop accumulating FMA dots) does not decide another's (-x is 0 - x on a loaded
     // tile, which follows the load in Triton, and so does the order of the sums on it).
-    auto isConstant = [](const Value *v) {
-      const Operation *producer = v->definingOp();
-      return producer && producer->code() == OpCode::Constant;
-    };
     // Triton's conflict rule (LayoutPropagation::resolveConflicts, after propagateLayout): a value
     // that several blocked layouts reach keeps the first that reached it, and the anchors
     // propagate last to first in program order. So where the operands disagree, the operand whose
@@ -140,7 +142,7 @@ LayoutPtr impliedResultLayout(const Operation &op, unsigned r,
       for (const Value *v : op.operands()) {
         auto it = ranks->of.find(v);
         LayoutPtr l = layoutIfCounted(v);
-        if (!l || isConstant(v) || it == ranks->of.end())
+        if (!l || isConstantValue(v) || it == ranks->of.end())
           continue;
         disagree |= latest && !sameLayout(latest, l);
         fromDot |= ranks->dots.count(it->second) != 0;
@@ -155,7 +157,7 @@ LayoutPtr impliedResultLayout(const Operation &op, unsigned r,
     LayoutPtr found;
     for (bool constants : {false, true}) {
       for (const Value *v : op.operands()) {
-        if (isConstant(v) != constants)
+        if (isConstantValue(v) != constants)
           continue;
         LayoutPtr l = layoutIfCounted(v);
         if (!l)
@@ -327,47 +329,47 @@ private:
     const Value *result = op.result(r);
     if (!reached_.count(result) || op.code() == OpCode::Constant)
       return;
-    for (const Value *v : op.operands())
-      if (auto it = anchorRanks_.of.find(v); it != anchorRanks_.of.end() && reached_.count(v)) {
-        auto [mine, inserted] = anchorRanks_.of.emplace(result, it->second);
-        if (!inserted && mine->second < it->second)
-          mine->second = it->second;
-      }
+    if (int64_t rank = latestReachedRank(op.operands()); rank >= 0)
+      raiseRank(result, rank);
+  }
+
+  /// The latest rank among `values` that the strict forward sweep reached; -1 where none has one.
+  template <typename Values> int64_t latestReachedRank(const Values &values) const {
+    int64_t rank = -1;
+    for (const Value *v : values)
+      if (auto it = anchorRanks_.of.find(v); it != anchorRanks_.of.end() && reached_.count(v))
+        rank = std::max(rank, it->second);
+    return rank;
+  }
+
+  /// Gives `v` rank `rank` unless it has a later one; whether its rank changed.
+  bool raiseRank(const Value *v, int64_t rank) {
+    auto [mine, inserted] = anchorRanks_.of.emplace(v, rank);
+    if (inserted)
+      return true;
+    if (mine->second >= rank)
+      return false;
+    mine->second = rank;
+    return true;
   }
 
   /// Gives every value the strict forward sweep reached the rank of the latest anchor that
   /// reached it: through the ops whose operands agreed and the values a loop or an if ties.
   void rankReachedValues(const std::set<const Value *> &anchors) {
     auto raise = [&](const Value *v, int64_t rank, bool &changed) {
-      if (anchors.count(v) || !reached_.count(v))
+      if (anchors.count(v) || !reached_.count(v) || isConstantValue(v))
         return;
-      const Operation *producer = v->definingOp();
-      if (producer && producer->code() == OpCode::Constant)
-        return;
-      auto it = anchorRanks_.of.find(v);
-      if (it != anchorRanks_.of.end() && it->second >= rank)
-        return;
-      anchorRanks_.of[v] = rank;
-      changed = true;
+      changed |= raiseRank(v, rank);
     };
     bool changed = true;
     while (changed) {
       changed = false;
       tir::walk(function_, [&](Operation &op) {
-        for (const TiedValues &group : tiedValues(op)) {
-          int64_t rank = -1;
-          for (const Value *v : group.values)
-            if (auto it = anchorRanks_.of.find(v); it != anchorRanks_.of.end() && reached_.count(v))
-              rank = std::max(rank, it->second);
-          if (rank >= 0)
+        for (const TiedValues &group : tiedValues(op))
+          if (int64_t rank = latestReachedRank(group.values); rank >= 0)
             for (const Value *v : group.values)
               raise(v, rank, changed);
-        }
-        int64_t rank = -1;
-        for (const Value *v : op.operands())
-          if (auto it = anchorRanks_.of.find(v); it != anchorRanks_.of.end() && reached_.count(v))
-            rank = std::max(rank, it->second);
-        if (rank >= 0)
+        if (int64_t rank = latestReachedRank(op.operands()); rank >= 0)
           for (unsigned r = 0; r < op.numResults(); ++r)
             raise(op.result(r), rank, changed);
       });
@@ -425,20 +427,12 @@ private:
 
   /// The values a structured op ties share the latest rank among them.
   void rankGroup(const TiedValues &group) {
-    int64_t rank = -1;
-    for (const Value *v : group.values)
-      if (auto it = anchorRanks_.of.find(v); it != anchorRanks_.of.end() && reached_.count(v))
-        rank = std::max(rank, it->second);
+    int64_t rank = latestReachedRank(group.values);
     if (rank < 0)
       return;
-    for (const Value *v : group.values) {
-      const Operation *producer = v->definingOp();
-      if (!reached_.count(v) || (producer && producer->code() == OpCode::Constant))
-        continue;
-      auto [mine, inserted] = anchorRanks_.of.emplace(v, rank);
-      if (!inserted && mine->second < rank)
-        mine->second = rank;
-    }
+    for (const Value *v : group.values)
+      if (reached_.count(v) && !isConstantValue(v))
+        raiseRank(v, rank);
   }
 
   /// The layout of a tensor-core dot whose result reaches `v` through the conversion after it
