@@ -11,6 +11,8 @@
 #     [DEFINES NAME=VALUE...]           constexpr bindings (tilec -D)
 #     [INCLUDE_DIRS <dir>...]           where `import helpers` looks after the source's folder
 #                                       (tilec -I)
+#     [JOBS <n>]                        threads per tilec process (tilec -j); default
+#                                       TILEC_KERNEL_JOBS, 1 (see below)
 #     [OPTIONS <flag>...]               any other tilec flags (--no-fp-fusion...)
 #     [DEPENDS <file>...]               more files the kernels depend on
 #     [PREBUILT_DIR <dir>])             take <dir>/<stem>.h instead of compiling (see below)
@@ -25,6 +27,12 @@
 # a depfile (-MF) that the Ninja and Makefile generators read (DEPFILE); other generators see
 # only the source and DEPENDS.
 #
+# The build tool already runs one tilec per source in parallel (ninja -jN, make -jN), and a tilec
+# left to itself starts one thread per hardware thread for the variants of an autotuned kernel, so
+# several at once would oversubscribe the machine. Each tilec therefore gets one thread unless
+# JOBS (or the cache variable TILEC_KERNEL_JOBS) says otherwise: raise it for a build with a few
+# sources holding many autotune variants. The generated headers do not depend on it.
+#
 # Without a compiler (a package installed from a build with -DTILEC_BUILD_COMPILER=OFF, as on GPU
 # machines without LLVM), the headers come from a directory of prebuilt ones generated elsewhere
 # with the same flags: PREBUILT_DIR, or the cache variable TILEC_PREBUILT_KERNELS_DIR. A prebuilt
@@ -37,10 +45,12 @@ include_guard(GLOBAL)
 
 set(TILEC_PREBUILT_KERNELS_DIR "" CACHE PATH
   "Directory of prebuilt <stem>.h launcher headers that tilec_add_kernels uses instead of compiling")
+set(TILEC_KERNEL_JOBS 1 CACHE STRING
+  "Threads each tilec process of tilec_add_kernels uses (tilec -j), unless the call gives JOBS")
 
 function(tilec_add_kernels target)
   cmake_parse_arguments(PARSE_ARGV 1 ARG ""
-    "ARCH;NUM_WARPS;NUM_STAGES;PREBUILT_DIR"
+    "ARCH;NUM_WARPS;NUM_STAGES;JOBS;PREBUILT_DIR"
     "SOURCES;KERNELS;SIGNATURES;DEFINES;OPTIONS;DEPENDS;INCLUDE_DIRS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tilec_add_kernels(${target}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
@@ -78,8 +88,17 @@ function(tilec_add_kernels target)
                         "a CUDA toolkit)")
   endif()
 
+  set(jobs "${ARG_JOBS}")
+  if(NOT jobs)
+    set(jobs "${TILEC_KERNEL_JOBS}")
+  endif()
+  if(NOT jobs MATCHES "^[1-9][0-9]*$")
+    message(FATAL_ERROR "tilec_add_kernels(${target}): JOBS (or TILEC_KERNEL_JOBS) is '${jobs}'; "
+                        "give a number of threads, 1 or more")
+  endif()
+
   # Flags common to every source, in a fixed order (the headers are deterministic).
-  set(flags)
+  set(flags -j ${jobs})
   if(ARG_ARCH)
     list(APPEND flags --arch ${ARG_ARCH})
   endif()

@@ -75,6 +75,15 @@ run("configuring the consumer" ${configure})
 if(NOT output MATCHES "consumer: Tilec [0-9.]+ from ${prefix}")
   message(FATAL_ERROR "consumer test: find_package did not find the installed Tilec:\n${output}")
 endif()
+# Each tilec gets one thread (the build tool runs several), unless the call gives JOBS.
+if(GENERATOR STREQUAL "Ninja" AND NOT PREBUILT_DIR)
+  file(READ "${build}/build.ninja" ninjaFile)
+  if(NOT ninjaFile MATCHES "vector_add\\.tl --emit header -j 1 "
+     OR NOT ninjaFile MATCHES "tiled_matmul\\.tl --emit header -j 2 ")
+    message(FATAL_ERROR "consumer test: tilec_add_kernels did not pass -j 1 by default and "
+                        "-j 2 for JOBS 2 (see build.ninja in ${build})")
+  endif()
+endif()
 run("building the consumer" ${CMAKE_COMMAND} --build "${build}")
 foreach(header consumer_vector_add/vector_add.tilec.h consumer_copy/copy.tilec.h
                consumer_matmul/tiled_matmul.tilec.h consumer_twofile/twofile.tilec.h
