@@ -91,7 +91,8 @@ bool sameReference(const ast::Expr &a, const ast::Expr &b) {
   return a.name == b.name && sameReference(*a.operands[0], *b.operands[0]);
 }
 
-/// Whether a statement of `body` (nested blocks too) assigns to `name`.
+} // namespace
+
 bool assignsName(const ast::StmtList &body, const std::string &name) {
   for (const ast::StmtPtr &stmt : body) {
     // The name itself or an element of a tuple target (`key, x = ...`); `d[key] = v` does not
@@ -117,9 +118,6 @@ bool assignsName(const ast::StmtList &body, const std::string &name) {
   return false;
 }
 
-/// Whether `target`, assigned in `function`, is a memo cache's store `cache[key] = ...`: `key`
-/// is a parameter the function never rebinds, and a statement of its body returns when
-/// `key in cache` (`if key in cache: return cache[key]`), so it stores each key once.
 bool isMemoCacheStore(const ast::Stmt &function, const ast::Expr &target) {
   if (target.kind != ast::ExprKind::Subscript || !isReference(*target.operands[0]) ||
       target.operands[1]->kind != ast::ExprKind::Name)
@@ -140,8 +138,6 @@ bool isMemoCacheStore(const ast::Stmt &function, const ast::Expr &target) {
     return keyInCache && !stmt->body.empty() && stmt->body.back()->kind == ast::StmtKind::Return;
   });
 }
-
-} // namespace
 
 void Specializer::replaceObject(const SemaValue &updated, SourceLoc loc, bool memoCache) {
   std::set<const void *> visited;

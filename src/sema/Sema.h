@@ -91,6 +91,19 @@ void forEachModuleLevelStatement(const ast::StmtList &stmts,
 /// does not model: in place (`xs.append(x)`, `d[k] = v`), or by running a loop (`for`/`while`
 /// bind and change names as they go).
 void namesChangedInPlace(const ast::Stmt &stmt, std::vector<std::string> &out);
+/// The module-level names that a module-level statement `f(...)` changes in place by calling
+/// `f`, a function of the module (`def register(k, v): REGISTRY[k] = v`): what its body changes
+/// in place that is neither its parameter nor its local, a memo cache's store excepted (see
+/// isMemoCacheStore). `defs` are the statements where the function's `def` may be.
+void namesChangedByCall(const ast::Stmt &stmt, const std::vector<const ast::StmtList *> &defs,
+                        std::vector<std::string> &out);
+
+/// Whether a statement of `body` (nested blocks too) assigns to `name`.
+bool assignsName(const ast::StmtList &body, const std::string &name);
+/// Whether `target`, assigned in `function`, is a memo cache's store `cache[key] = ...`: `key`
+/// is a parameter the function never rebinds, and a statement of its body returns when
+/// `key in cache` (`if key in cache: return cache[key]`), so it stores each key once.
+bool isMemoCacheStore(const ast::Stmt &function, const ast::Expr &target);
 
 /// The module's @triton.jit functions, in source order.
 std::vector<const ast::Stmt *> jitFunctions(const ast::Module &module);

@@ -917,6 +917,72 @@ void namesChangedInPlace(const ast::Stmt &stmt, std::vector<std::string> &out) {
   }
 }
 
+void namesChangedByCall(const ast::Stmt &stmt, const std::vector<const ast::StmtList *> &defs,
+                        std::vector<std::string> &out) {
+  if (stmt.kind != ast::StmtKind::ExprStmt || stmt.value->kind != ast::ExprKind::Call ||
+      stmt.value->operands[0]->kind != ast::ExprKind::Name)
+    return;
+  const std::string &callee = stmt.value->operands[0]->name;
+  const ast::Stmt *function = nullptr;
+  for (const ast::StmtList *stmts : defs)
+    for (const ast::StmtPtr &def : *stmts)
+      if (def->kind == ast::StmtKind::FunctionDef && def->name == callee)
+        function = def.get(); // the last def of the name wins, as in Python
+  if (!function)
+    return;
+  auto isParam = [&](const std::string &name) {
+    return std::any_of(function->params.begin(), function->params.end(),
+                       [&](const ast::Param &p) { return p.name == name; });
+  };
+  std::function<void(const ast::StmtList &)> visit = [&](const ast::StmtList &body) {
+    for (const ast::StmtPtr &inner : body) {
+      // A nested def or class changes nothing until called.
+      if (inner->kind == ast::StmtKind::FunctionDef ||
+          (inner->kind == ast::StmtKind::Unsupported && inner->name == "class definition"))
+        continue;
+      bool memoStore = std::any_of(
+          inner->targets.begin(), inner->targets.end(),
+          [&](const ast::ExprPtr &target) { return isMemoCacheStore(*function, *target); });
+      bool assignment = inner->kind == ast::StmtKind::Assign ||
+                        inner->kind == ast::StmtKind::AugAssign ||
+                        inner->kind == ast::StmtKind::AnnAssign;
+      std::vector<std::string> changed;
+      if (inner->kind == ast::StmtKind::ExprStmt || (assignment && !memoStore))
+        namesChangedInPlace(*inner, changed);
+      for (const std::string &name : changed) {
+        // A local (or a parameter the body rebinds) is the function's own object.
+        if (assignsName(function->body, name))
+          continue;
+        if (!isParam(name)) {
+          out.push_back(name);
+          continue;
+        }
+        // A parameter changed in place changes the module-level object passed for it
+        // (`fill(TABLE)`, `fill(table=TABLE)`).
+        const ast::Expr *argument = nullptr;
+        for (size_t i = 0; i < function->params.size(); ++i) {
+          const ast::Param &param = function->params[i];
+          if (param.name != name || param.isVarArgs || param.isKwArgs)
+            continue;
+          if (!param.isKeywordOnly && i + 1 < stmt.value->operands.size())
+            argument = stmt.value->operands[i + 1].get();
+          for (const ast::Keyword &keyword : stmt.value->keywords)
+            if (keyword.name == name)
+              argument = keyword.value.get();
+        }
+        if (argument && argument->kind == ast::ExprKind::Name)
+          out.push_back(argument->name);
+      }
+      visit(inner->body);
+      visit(inner->orelse);
+      visit(inner->finalbody);
+      for (const ast::ExceptHandler &handler : inner->handlers)
+        visit(handler.body);
+    }
+  };
+  visit(function->body);
+}
+
 /// The names a module-level statement list binds (imports, functions, assignments) or changes
 /// (namesChangedInPlace), through nested `if` and `try` statements.
 static void collectModuleNames(const ast::StmtList &stmts, std::set<std::string> &out) {
@@ -1168,6 +1234,7 @@ void Specializer::collectGlobals(const ast::StmtList &stmts, const std::set<std:
     // not run such statements (the name keeps no value that could be wrong).
     std::vector<std::string> changed;
     namesChangedInPlace(*stmt, changed);
+    namesChangedByCall(*stmt, {&mod().ast->body, &stmts}, changed);
     for (const std::string &name : changed)
       if (wanted(name))
         mod().changedInPlace[name] = stmt.get();
@@ -1830,6 +1897,9 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
   if (auto changed = mod().changedInPlace.find(name); changed != mod().changedInPlace.end()) {
     const ast::Stmt &stmt = *changed->second;
     std::string message = "changed here";
+    if (std::vector<std::string> byCall; namesChangedByCall(stmt, {&mod().ast->body}, byCall),
+                                         std::count(byCall.begin(), byCall.end(), name))
+      message = "changed by this call of '" + stmt.value->operands[0]->name + "'";
     try {
       error(loc, "module-level '" + name + "' is changed " +
                      (stmt.kind == ast::StmtKind::For || stmt.kind == ast::StmtKind::While
