@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <unordered_set>
+#include <vector>
 
 namespace tilec::tir {
 namespace {
@@ -99,8 +100,22 @@ private:
   /// Ops whose result was replaced: dead, left for DCE, and no longer users of their operands.
   std::unordered_set<const Operation *> replaced_;
 
+  /// Ops taken out of the function (a loop removed, its yield): kept alive until the pass ends,
+  /// since the use index may still list them as users.
+  std::vector<std::unique_ptr<Operation>> removed_;
+
   void visit(Block &block) {
     for (auto it = block.ops().begin(); it != block.ops().end(); ++it) {
+      // A loop of no or one iteration gives way to its inits or its body, whose ops are visited
+      // next, here: the add-into-dot below then sees them with what precedes the loop.
+      std::optional<Block::OpList::iterator> next = removeTrivialLoop(block, it);
+      if (!next)
+        next = removeStaticIf(block, it);
+      if (next) {
+        it = *next;
+        if (it == block.ops().end())
+          break;
+      }
       Operation &op = **it;
       for (unsigned r = 0; r < op.numRegions(); ++r)
         visit(op.region(r).block());
@@ -125,6 +140,87 @@ private:
       if (Value *fused = addIntoDot(block, it, op))
         replace(op, fused);
     }
+  }
+
+  // A `for` with constant bounds and a constant positive step that runs no iteration is replaced
+  // by its inits; one that runs one iteration by its body, the induction variable being lb. Triton
+  // does this in the canonicalization that precedes its combine patterns (MLIR's trivial-loop
+  // simplification), so a loop of one iteration (`range(tl.cdiv(V, BV))` with V <= BV) leaves
+  // straight-line code: `acc += tl.dot(a, b)` on the zero init becomes the dot accumulating into
+  // zeros, which a later `acc + t` then accumulates into, as in Triton. Returns the position to
+  // continue at (the first op taken out of the body, or the op after the loop), or nothing.
+  std::optional<Block::OpList::iterator> removeTrivialLoop(Block &block,
+                                                           Block::OpList::iterator at) {
+    Operation &loop = **at;
+    if (loop.code() != OpCode::For)
+      return std::nullopt;
+    auto lb = constantOf(loop.operand(0)), ub = constantOf(loop.operand(1)),
+         step = constantOf(loop.operand(2));
+    if (!lb || !ub || !step || lb->isFloat || ub->isFloat || step->isFloat || step->i <= 0)
+      return std::nullopt;
+    Block &body = loop.region(0).block();
+    const unsigned numInits = loop.numOperands() - 3;
+    Operation *yield = body.terminator();
+    if (!yield || yield->code() != OpCode::Yield || yield->numOperands() != loop.numResults() ||
+        numInits != loop.numResults() || body.numArguments() != numInits + 1 ||
+        body.argument(0)->type() != loop.operand(0)->type())
+      return std::nullopt;
+    const bool runsOnce = lb->i < ub->i && ub->i - lb->i <= step->i;
+    if (ub->i > lb->i && !runsOnce)
+      return std::nullopt;
+    Block::OpList::iterator after = std::next(at);
+    if (runsOnce) {
+      uses_.replaceAllUses(body.argument(0), loop.operand(0));
+      for (unsigned i = 0; i < numInits; ++i)
+        uses_.replaceAllUses(body.argument(i + 1), loop.operand(3 + i));
+      for (unsigned i = 0; i < loop.numResults(); ++i)
+        uses_.replaceAllUses(loop.result(i), yield->operand(i));
+      removed_.push_back(body.remove(yield));
+      return spliceBefore(block, std::next(at), body, loop);
+    }
+    for (unsigned i = 0; i < loop.numResults(); ++i)
+      uses_.replaceAllUses(loop.result(i), loop.operand(3 + i));
+    removed_.push_back(block.remove(&loop));
+    return after;
+  }
+
+  // An `if` whose condition is a constant gives way to the region it takes, as in Triton's
+  // canonicalization (a loop of one iteration leaves `if i_k == 0:` on a constant). Returns the
+  // position to continue at, or nothing.
+  std::optional<Block::OpList::iterator> removeStaticIf(Block &block, Block::OpList::iterator at) {
+    Operation &ifOp = **at;
+    if (ifOp.code() != OpCode::If || ifOp.numRegions() != 2)
+      return std::nullopt;
+    auto condition = constantOf(ifOp.operand(0));
+    if (!condition || condition->isFloat || !ifOp.operand(0)->type().isScalar())
+      return std::nullopt;
+    Block &taken = ifOp.region(condition->i ? 0 : 1).block();
+    Operation *yield = taken.terminator();
+    const bool yields = yield && yield->code() == OpCode::Yield;
+    if (ifOp.numResults() != (yields ? yield->numOperands() : 0) || taken.numArguments() != 0)
+      return std::nullopt;
+    if (yields) {
+      for (unsigned i = 0; i < ifOp.numResults(); ++i)
+        uses_.replaceAllUses(ifOp.result(i), yield->operand(i));
+      removed_.push_back(taken.remove(yield));
+    }
+    return spliceBefore(block, std::next(at), taken, ifOp);
+  }
+
+  /// Moves the ops of `from` before `after`, takes `op` (whose region `from` is) out of `block`,
+  /// and returns the first op moved, or `after` when there were none.
+  Block::OpList::iterator spliceBefore(Block &block, Block::OpList::iterator after, Block &from,
+                                       Operation &op) {
+    Block::OpList::iterator first = after;
+    bool firstMoved = true;
+    while (!from.empty()) {
+      Operation *placed = block.insert(after, from.remove(from.ops().front().get()));
+      if (firstMoved)
+        first = block.find(placed);
+      firstMoved = false;
+    }
+    removed_.push_back(block.remove(&op));
+    return first;
   }
 
   // x + dot(a, b) -> dot(a, b, x), as Triton's combine patterns: a dot whose accumulator is zero
@@ -207,6 +303,24 @@ private:
         return r;
       }
       r.i = wrap(c->i, t);
+      return r;
+    }
+    case OpCode::Cmp: {
+      // Integers only, what the loop and `if` removal need (`i_k == 0` in a loop of one
+      // iteration); an unsigned compare of a negative constant is left alone.
+      auto a = constantOf(op.operand(0)), b = constantOf(op.operand(1));
+      if (!a || !b || a->isFloat || b->isFloat)
+        return std::nullopt;
+      if (op.operand(0)->type().elem.isUnsigned() && (a->i < 0 || b->i < 0))
+        return std::nullopt;
+      const std::string &predicate = op.strAttr("predicate");
+      Constant r;
+      r.i = predicate == "eq"   ? a->i == b->i
+            : predicate == "ne" ? a->i != b->i
+            : predicate == "lt" ? a->i < b->i
+            : predicate == "le" ? a->i <= b->i
+            : predicate == "gt" ? a->i > b->i
+                                : a->i >= b->i;
       return r;
     }
     case OpCode::Exp:

@@ -3643,6 +3643,26 @@ def latest_anchor_sample(kernel):
 
 SAMPLES += [latest_anchor_sample("load_after_loop"), latest_anchor_sample("load_before_loop")]
 
+# --- tests/gpu/one_trip_loop.tl: a loop of one iteration and an `if` on its induction variable --
+# Triton inlines both before its dot-add combining: `acc += tl.dot(z, z) * scale` after the loop
+# accumulates into the loop's dot instead of being added with an FMA (fla's
+# chunk_bwd_kernel_dqkwg with V == BV). randn fp16 inputs: the order shows in the last bits.
+def one_trip_loop_sample():
+    n = 32
+    return Sample(
+        name="one_trip_loop", source="tests/gpu/one_trip_loop.tl", kernel="one_trip_loop",
+        ptx="one_trip_loop", signature=f"*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,fp32,{n},{n},{n}",
+        tilec_flags=("--num-warps", "1"), size=1, small=1,
+        inputs=lambda _: {"a": randn(n * n, "float16"), "b": randn(n * n, "float16"),
+                          "c": randn(n * n, "float16"), "out": empty(n * n), "side": empty(n * n)},
+        outputs=["out", "side"],
+        args=lambda t, _: [t["a"], t["b"], t["c"], t["out"], t["side"], 0.1],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={"out": Tol(atol=1e-2, rtol=1e-3), "side": Tol(atol=1e-2, rtol=1e-3)})
+
+
+SAMPLES += [one_trip_loop_sample()]
+
 # --- running ---------------------------------------------------------------------------------
 
 
