@@ -3674,6 +3674,24 @@ def scan_blocked_layout_samples():
 
 SAMPLES += scan_blocked_layout_samples()
 
+
+# --- tests/gpu/full_sum_fma_dot.tl: tl.sum(dot(a, b) * k) without an axis ------------------------
+# The flattening of the FMA dot's [4, 4] accumulator keeps each thread's registers, as Triton's.
+# randn inputs: the order of the sum shows in the last bits.
+def full_sum_fma_dot_sample():
+    n = 64
+    return Sample(
+        name="full_sum_fma_dot", source="tests/gpu/full_sum_fma_dot.tl", kernel="full_sum_of_fma_dot",
+        ptx="full_sum_fma_dot", signature=f"*fp32:16,*fp32:16,*fp32:16,*fp32:16,{n}",
+        tilec_flags=("--num-warps", "4"), size=n,
+        inputs=lambda m: {"a": randn((m * m,)), "b": randn((m * m,)), "k": randn((m * m,)),
+                          "out": empty(1)},
+        outputs=["out"], args=lambda t, m: [t["a"], t["b"], t["k"], t["out"]],
+        grid=lambda meta, m: (1,), tol=EXACT, interp_tols={"out": Tol(atol=1e-2, rtol=1e-4)})
+
+
+SAMPLES += [full_sum_fma_dot_sample()]
+
 # --- running ---------------------------------------------------------------------------------
 
 
