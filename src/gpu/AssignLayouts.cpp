@@ -69,12 +69,12 @@ LayoutPtr wantedOperandLayout(const Operation &op, unsigned i, bool reductionsFo
   case OpCode::Gather: // the index and the result share one layout (see LowerSpecial.cpp)
     return i == 1 ? layoutOf(op.result()) : nullptr;
   case OpCode::Scan:
-    // A scan's operands and results share one layout.
+    // A scan's operands and results share one layout, a blocked one (isScanLayout).
     for (unsigned r = 0; r < op.numResults(); ++r)
-      if (LayoutPtr l = layoutOf(op.result(r)))
+      if (LayoutPtr l = layoutOf(op.result(r)); isScanLayout(l))
         return l;
     for (const Value *v : op.operands())
-      if (LayoutPtr l = layoutOf(v))
+      if (LayoutPtr l = layoutOf(v); isScanLayout(l))
         return l;
     return nullptr;
   case OpCode::Reduce:
@@ -189,7 +189,7 @@ LayoutPtr impliedResultLayout(const Operation &op, unsigned r,
     return nullptr;
   case OpCode::Scan:
     for (const Value *v : op.operands())
-      if (LayoutPtr l = layoutIfCounted(v))
+      if (LayoutPtr l = layoutIfCounted(v); isScanLayout(l))
         return l;
     return nullptr;
   case OpCode::Trans:
@@ -322,6 +322,8 @@ private:
   std::vector<LayoutPtr> tensorCoreLayouts_;
   /// The anchors' positions, then the latest anchor reaching each value (rankReachedValues).
   AnchorRanks anchorRanks_;
+  /// The scans whose result a user wanted in a layout a scan cannot run in.
+  std::set<const Operation *> refusedScans_;
 
   /// In the strict forward sweep: result `r` of op takes the latest rank among its reached
   /// operands.
@@ -378,10 +380,16 @@ private:
 
   bool counts(const Value *v) const { return !strictForward_ || reached_.count(v) != 0; }
 
-  /// Gives `v` layout `l` unless it has one already.
+  /// Gives `v` layout `l` unless it has one already. A scan's result takes no layout a scan
+  /// cannot run in (isScanLayout); the scan is then remembered (refusedScans_).
   void set(Value *v, const LayoutPtr &l) {
     if (!l || !v->type().isTensor() || layoutOf(v))
       return;
+    if (const Operation *producer = v->definingOp();
+        producer && producer->code() == OpCode::Scan && !isScanLayout(l)) {
+      refusedScans_.insert(producer);
+      return;
+    }
     v->setType(v->type().withLayout(l));
     changed_ = true;
     if (strictForward_)
@@ -461,6 +469,15 @@ private:
       tie(op);
       for (unsigned r = op.numRegions(); r-- > 0;)
         backward(op.region(r).block());
+      // Where a user wants a scan's result in a slice or a tensor-core layout, Triton can
+      // neither propagate that layout into the scan nor rematerialise the scan in it: the scan
+      // keeps the default blocked layout its shape had, and so does an operand nothing else
+      // decides (fla's decays = exp(sum(g) - cumsum(g)) broadcast against a 2-D tile: the
+      // cumsum and the sum of g run with one element per thread, then convert).
+      if (op.code() == OpCode::Scan && refusedScans_.count(&op) && !layoutOf(op.result(0)))
+        for (unsigned r = 0; r < op.numResults(); ++r)
+          set(op.result(r),
+              defaultBlockedLayout(op.result(r)->type().shape, function_.numWarps, 1));
       for (unsigned i = 0; i < op.numOperands(); ++i)
         set(op.operand(i), wantedOperandLayout(op, i, reductionsFollowResults_));
     }
@@ -611,9 +628,10 @@ private:
       return;
     }
     if (op.code() == OpCode::Scan) {
-      // The scan's lowering walks a thread's elements, then the lanes, then the warps along the
-      // axis: a warp's repeated rows (a wgmma accumulator's) are converted away first.
-      LayoutPtr target = withoutRepsInWarp(layoutOf(op.operand(0)));
+      // The scan runs in its result's layout, a blocked one (isScanLayout). Its lowering walks a
+      // thread's elements, then the lanes, then the warps along the axis: a warp's repeated
+      // rows are converted away first.
+      LayoutPtr target = withoutRepsInWarp(layoutOf(op.result(0)));
       for (unsigned i = 0; i < op.numOperands(); ++i)
         convertOperand(op, i, target);
       for (unsigned r = 0; r < op.numResults(); ++r)

@@ -8,7 +8,7 @@
 // shape) and tilec numbers a thread's elements as Triton numbers its registers (Distribution.h:
 // each dimension's consecutive elements and repeats together, fastest dimension first; Triton
 // takes every dimension's consecutive elements before any repeat: the same where only the
-// fastest dimension has several); otherwise the reshape stays a row-major copy through shared
+// fastest dimension has several, or where only the slowest one repeats); otherwise the reshape stays a row-major copy through shared
 // memory.
 //
 // A dot's accumulator (and what is computed from it in the same layout) is Triton's NVIDIA MMA
@@ -40,12 +40,22 @@ bool holdsEachElementOnce(const Layout &layout, const std::vector<int64_t> &shap
   return true;
 }
 
-/// Whether tilec's numbering of a thread's elements in `layout` is Triton's register order.
-bool numbersElementsAsTriton(const Layout &layout) {
-  for (unsigned d = 0; d < layout.rank(); ++d)
+/// Whether tilec's numbering of a thread's elements in `layout`, for a tensor of `shape`, is
+/// Triton's register order: where only the fastest dimension holds several consecutive elements,
+/// or where only the slowest dimension repeats the tile (an FMA dot's [4, 4] accumulator on two
+/// tiles of rows): tilec numbers a dimension's repeats with its consecutive elements, Triton
+/// numbers the whole tile first, and the two agree there.
+bool numbersElementsAsTriton(const Layout &layout, const std::vector<int64_t> &shape) {
+  bool onlyFastestWide = true, onlySlowestRepeats = true;
+  for (unsigned d = 0; d < layout.rank(); ++d) {
     if (d != layout.order[0] && layout.sizePerThread[d] != 1)
-      return false;
-  return true;
+      onlyFastestWide = false;
+    int64_t tile = int64_t(layout.sizePerThread[d]) * layout.threadsPerWarp[d] * layout.reps(d) *
+                   layout.warpsPerCTA[d];
+    if (d != layout.order.back() && shape[d] != tile)
+      onlySlowestRepeats = false;
+  }
+  return onlyFastestWide || (onlySlowestRepeats && layout.repsInWarp.empty());
 }
 
 /// Whether `layout` is the accumulator layout of one of `function`'s tensor-core dots.
@@ -75,7 +85,7 @@ void runOptimizeReshapeLayout(tir::Function &function) {
     LayoutPtr source = layoutOf(op.operand(0));
     const std::vector<Operation *> &readers = users[op.result()];
     if (!source || readers.size() != 1 || readers[0]->code() != OpCode::Reduce ||
-        !holdsEachElementOnce(*source, from.shape) || !numbersElementsAsTriton(*source))
+        !holdsEachElementOnce(*source, from.shape) || !numbersElementsAsTriton(*source, from.shape))
       return;
     const unsigned numWarps = source->numWarps();
     if (from.numElements() % (32 * int64_t(numWarps)) != 0)

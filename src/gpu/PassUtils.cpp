@@ -178,9 +178,16 @@ LayoutPtr operandLayoutFor(const Operation &op, const LayoutPtr &layout) {
         layout->dim != static_cast<unsigned>(op.intAttr("axis")))
       return nullptr;
     return layout->parent;
+  case OpCode::Scan:
+    return isScanLayout(layout) ? layout : nullptr;
   default:
     return layout;
   }
+}
+
+bool isScanLayout(const LayoutPtr &layout) {
+  return layout && layout->kind == LayoutKind::Blocked && !isMmaV2AccumulatorLayout(*layout) &&
+         !isMmaV3AccumulatorLayout(*layout);
 }
 
 Operation *cloneOp(tir::Builder &b, const Operation &op, std::vector<tir::Value *> operands,

@@ -52,8 +52,14 @@ inline bool sameLayout(const LayoutPtr &a, const LayoutPtr &b) {
 /// The layout `op`'s tensor operands must have for its result to have `layout` when `op` is
 /// recomputed in that layout: `layout` itself for elementwise ops, broadcasts and scans, its slice
 /// for expand_dims, the parent of a slice along the axis for a reduction; null where `op` cannot
-/// produce `layout`.
+/// produce `layout` (a scan in a layout isScanLayout refuses).
 LayoutPtr operandLayoutFor(const tir::Operation &op, const LayoutPtr &layout);
+
+/// Whether a scan may run in `layout`: Triton scans only in blocked layouts, never in a slice of
+/// one nor in a tensor core's accumulator layout, so neither its layout propagation nor its
+/// rematerialisation ever moves a scan into one of those (inferSrcEncoding/inferDstEncoding
+/// refuse); the scan keeps its blocked layout and its operand or result is converted instead.
+bool isScanLayout(const LayoutPtr &layout);
 
 /// A copy of `op` at `b`, its attributes and regions included, with `operands` and results of
 /// `types`.

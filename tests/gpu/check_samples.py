@@ -3663,6 +3663,54 @@ def one_trip_loop_sample():
 
 SAMPLES += [one_trip_loop_sample()]
 
+# --- tests/gpu/scan_blocked_layout.tl: cumsums next to slice layouts ----------------------------
+# The cumsum runs in a blocked layout, as in Triton: broadcast against a tile, it keeps its default
+# layout (and so do the small load it scans and the sum of that load, fla's atk decays); of row
+# sums, the sums are converted before it. T = 50 masks the last rows. randn inputs (g scaled
+# down to keep the exponentials bounded): the order of each sum shows in the last bits.
+def scan_blocked_layout_samples():
+    bt, bd, t = 64, 32, 50
+    return [
+        Sample(name="scan_blocked_decays", source="tests/gpu/scan_blocked_layout.tl",
+               kernel="decayed_column_sums", ptx="scan_blocked_decays",
+               signature=f"*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,{bt},{bd}",
+               tilec_flags=("--num-warps", "4"), size=t,
+               inputs=lambda n: {"g": randn((bt,)) * 0.1, "x": randn((bt * bd,)), "a": empty(bd),
+                                 "s": empty(1)},
+               outputs=["a", "s"], args=lambda d, n: [d["g"], d["x"], d["a"], d["s"], n],
+               grid=lambda meta, n: (1,), tol=EXACT,
+               interp_tols={"a": Tol(atol=1e-4, rtol=1e-4), "s": Tol(atol=1e-5, rtol=1e-5)}),
+        Sample(name="scan_blocked_row_sums", source="tests/gpu/scan_blocked_layout.tl",
+               kernel="cumsum_of_row_sums", ptx="scan_blocked_row_sums",
+               signature=f"*fp32:16,*fp32:16,*fp32:16,{bt},{bd}",
+               tilec_flags=("--num-warps", "4"), size=1,
+               inputs=lambda n: {"x": randn((bt * bd,)), "y": empty(bt), "z": empty(bt * bd)},
+               outputs=["y", "z"], args=lambda d, n: [d["x"], d["y"], d["z"]],
+               grid=lambda meta, n: (1,), tol=EXACT,
+               interp_tols={"y": Tol(atol=1e-3, rtol=1e-4), "z": Tol(atol=1e-3, rtol=1e-4)}),
+    ]
+
+
+SAMPLES += scan_blocked_layout_samples()
+
+
+# --- tests/gpu/full_sum_fma_dot.tl: tl.sum(dot(a, b) * k) without an axis ------------------------
+# The flattening of the FMA dot's [4, 4] accumulator keeps each thread's registers, as Triton's.
+# randn inputs: the order of the sum shows in the last bits.
+def full_sum_fma_dot_sample():
+    n = 64
+    return Sample(
+        name="full_sum_fma_dot", source="tests/gpu/full_sum_fma_dot.tl", kernel="full_sum_of_fma_dot",
+        ptx="full_sum_fma_dot", signature=f"*fp32:16,*fp32:16,*fp32:16,*fp32:16,{n}",
+        tilec_flags=("--num-warps", "4"), size=n,
+        inputs=lambda m: {"a": randn((m * m,)), "b": randn((m * m,)), "k": randn((m * m,)),
+                          "out": empty(1)},
+        outputs=["out"], args=lambda t, m: [t["a"], t["b"], t["k"], t["out"]],
+        grid=lambda meta, m: (1,), tol=EXACT, interp_tols={"out": Tol(atol=1e-2, rtol=1e-4)})
+
+
+SAMPLES += [full_sum_fma_dot_sample()]
+
 # --- running ---------------------------------------------------------------------------------
 
 
