@@ -3643,6 +3643,25 @@ def latest_anchor_sample(kernel):
 
 SAMPLES += [latest_anchor_sample("load_after_loop"), latest_anchor_sample("load_before_loop")]
 
+# --- tests/gpu/reduce_anchor_layout.tl: tl.sum(acc * x, 1), acc from mma dots ----------------
+# The product in the mma layout; the row sum in x's layout when x is loaded after the loop (the
+# latest anchor), in the mma layout when before, as fla's parallel_simple_gla_bwd_kernel's dg.
+def reduce_anchor_sample(kernel):
+    steps, bm, bn = 3, 64, 64
+    return Sample(
+        name=f"reduce_anchor_{kernel}", source="tests/gpu/reduce_anchor_layout.tl", kernel=kernel,
+        ptx=f"reduce_anchor_{kernel}", signature=f"*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32,{bm},{bn}",
+        tilec_flags=("--num-warps", "2"), size=steps,
+        inputs=lambda k: {"a": randn((k * bm * 16,), "float16"), "b": randn((k * 16 * bn,), "float16"),
+                          "x": randn((bm * bn,), "float16"), "s": empty(bm)},
+        outputs=["s"],
+        args=lambda t, k: [t["a"], t["b"], t["x"], t["s"], k],
+        grid=lambda meta, k: (1,), tol=EXACT,
+        interp_tols={"s": Tol(atol=1e-2, rtol=1e-3)})
+
+
+SAMPLES += [reduce_anchor_sample("mma_then_load"), reduce_anchor_sample("load_then_mma")]
+
 # --- running ---------------------------------------------------------------------------------
 
 
