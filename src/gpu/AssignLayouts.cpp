@@ -101,10 +101,9 @@ bool isConstantValue(const Value *v) {
 }
 
 /// For each value an anchor's layout reached, the position (in program order) of the latest anchor
-/// that reached it; and which positions are dots'.
+/// that reached it.
 struct AnchorRanks {
   std::map<const Value *, int64_t> of;
-  std::set<int64_t> dots;
 };
 
 /// The layout op's result `r` should have, given its operands' layouts; null when unknown. Where
@@ -131,27 +130,27 @@ LayoutPtr impliedResultLayout(const Operation &op, unsigned r,
     // that several blocked layouts reach keeps the first that reached it, and the anchors
     // propagate last to first in program order. So where the operands disagree, the operand whose
     // layout comes from the latest anchor decides: fla's tl.sum(b_dk2 * b_k, 1) multiplies a
-    // loop's FMA-dot accumulator by a tile loaded after that loop, and sums in the load's layout.
-    // Only where a dot's layout is among them: Triton never rematerialises a dot, so its conflict
-    // rule decides; between loads, its backward rematerialisation may move the op again, which
-    // the stores' layouts flowing back model here.
+    // loop's FMA-dot accumulator by a tile loaded after that loop, and sums in the load's layout;
+    // naive_attn_decoding's b_p[:, None] * b_v (b_p from the b_k loaded before b_v) multiplies
+    // in b_v's layout. Triton's backward rematerialisation does not move such an op back: the
+    // conversion after it could only go away by recomputing the later anchor (a dot, or a load
+    // large enough to be an anchor), which it never rematerialises.
     if (ranks) {
       LayoutPtr latest;
       int64_t latestRank = -1;
-      bool disagree = false, fromDot = false;
+      bool disagree = false;
       for (const Value *v : op.operands()) {
         auto it = ranks->of.find(v);
         LayoutPtr l = layoutIfCounted(v);
         if (!l || isConstantValue(v) || it == ranks->of.end())
           continue;
         disagree |= latest && !sameLayout(latest, l);
-        fromDot |= ranks->dots.count(it->second) != 0;
         if (it->second > latestRank) {
           latest = l;
           latestRank = it->second;
         }
       }
-      if (disagree && fromDot)
+      if (disagree)
         return latest;
     }
     LayoutPtr found;
@@ -275,8 +274,6 @@ public:
           reached_.insert(op.result(r));
           const auto rank = static_cast<int64_t>(anchorRanks_.of.size());
           anchorRanks_.of[op.result(r)] = rank;
-          if (op.code() == OpCode::Dot)
-            anchorRanks_.dots.insert(rank);
         }
     });
     std::set<const Value *> anchors;

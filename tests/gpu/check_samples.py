@@ -3662,6 +3662,25 @@ def reduce_anchor_sample(kernel):
 
 SAMPLES += [reduce_anchor_sample("mma_then_load"), reduce_anchor_sample("load_then_mma")]
 
+# --- tests/gpu/latest_load_layout.tl: tl.sum(p[:, None] * v, 0), p a row sum of k ----------------
+# Two loads' layouts meet in the product: the later load's wins, as fla's naive_attn_decoding_kernel.
+# randn inputs: the order of each column sum shows in the last bits.
+def latest_load_sample(kernel):
+    bs, bk, bv = 64, 64, 256
+    return Sample(
+        name=f"latest_load_{kernel}", source="tests/gpu/latest_load_layout.tl", kernel=kernel,
+        ptx=f"latest_load_{kernel}", signature=f"*fp32:16,*fp32:16,*fp32:16,*fp32:16,{bs},{bk},{bv}",
+        tilec_flags=("--num-warps", "1"), size=1,
+        inputs=lambda _: {"q": randn((bk,)), "k": randn((bs * bk,)), "v": randn((bs * bv,)),
+                          "o": empty(bv)},
+        outputs=["o"],
+        args=lambda t, _: [t["q"], t["k"], t["v"], t["o"]],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={"o": Tol(atol=1e-3, rtol=1e-4)})
+
+
+SAMPLES += [latest_load_sample("k_then_v"), latest_load_sample("v_then_k")]
+
 # --- running ---------------------------------------------------------------------------------
 
 
