@@ -101,10 +101,9 @@ bool isConstantValue(const Value *v) {
 }
 
 /// For each value an anchor's layout reached, the position (in program order) of the latest anchor
-/// that reached it; and which positions are dots'.
+/// that reached it.
 struct AnchorRanks {
   std::map<const Value *, int64_t> of;
-  std::set<int64_t> dots;
 };
 
 /// The layout op's result `r` should have, given its operands' layouts; null when unknown. Where
@@ -131,27 +130,27 @@ LayoutPtr impliedResultLayout(const Operation &op, unsigned r,
     // that several blocked layouts reach keeps the first that reached it, and the anchors
     // propagate last to first in program order. So where the operands disagree, the operand whose
     // layout comes from the latest anchor decides: fla's tl.sum(b_dk2 * b_k, 1) multiplies a
-    // loop's FMA-dot accumulator by a tile loaded after that loop, and sums in the load's layout.
-    // Only where a dot's layout is among them: Triton never rematerialises a dot, so its conflict
-    // rule decides; between loads, its backward rematerialisation may move the op again, which
-    // the stores' layouts flowing back model here.
+    // loop's FMA-dot accumulator by a tile loaded after that loop, and sums in the load's layout;
+    // naive_attn_decoding's b_p[:, None] * b_v (b_p from the b_k loaded before b_v) multiplies
+    // in b_v's layout. Triton's backward rematerialisation does not move such an op back: the
+    // conversion after it could only go away by recomputing the later anchor (a dot, or a load
+    // large enough to be an anchor), which it never rematerialises.
     if (ranks) {
       LayoutPtr latest;
       int64_t latestRank = -1;
-      bool disagree = false, fromDot = false;
+      bool disagree = false;
       for (const Value *v : op.operands()) {
         auto it = ranks->of.find(v);
         LayoutPtr l = layoutIfCounted(v);
         if (!l || isConstantValue(v) || it == ranks->of.end())
           continue;
         disagree |= latest && !sameLayout(latest, l);
-        fromDot |= ranks->dots.count(it->second) != 0;
         if (it->second > latestRank) {
           latest = l;
           latestRank = it->second;
         }
       }
-      if (disagree && fromDot)
+      if (disagree)
         return latest;
     }
     LayoutPtr found;
@@ -257,8 +256,10 @@ public:
     // arithmetic on it (attention's rescaling, softmax statistics): one forward sweep first lets
     // the mma layout reach them before the stores' layouts flow back, so that the conversion to
     // the store's layout happens once, after the loop, as in Triton.
-    if (!tensorCoreLayouts_.empty())
+    if (!tensorCoreLayouts_.empty()) {
+      computeLatestAnchorLayouts();
       forward(function_.body());
+    }
     // Triton's layouts flow forward from the loads (its LayoutPropagation starts at them), and
     // the conversions to the stores' layouts stay at the stores. The bits follow: a
     // floating-point sum's order is its layout's, and a product converted before the add that
@@ -267,18 +268,12 @@ public:
     // address arithmetic, and ops where two layouts meet), as in Triton's rematerialisation.
     // Triton's anchors: memory accesses of at least one element per thread (smaller ones hit in
     // the cache and take their neighbours' layouts) and dots.
-    const int64_t numThreads = 32 * static_cast<int64_t>(function_.numWarps);
     tir::walk(function_, [&](Operation &op) {
-      bool access = op.code() == OpCode::Load || op.code() == OpCode::AtomicRMW ||
-                    op.code() == OpCode::AtomicCAS;
-      if (op.code() == OpCode::Dot || (access && op.operand(0)->type().isTensor() &&
-                                       op.operand(0)->type().numElements() >= numThreads))
+      if (isLayoutAnchor(op))
         for (unsigned r = 0; r < op.numResults(); ++r) {
           reached_.insert(op.result(r));
           const auto rank = static_cast<int64_t>(anchorRanks_.of.size());
           anchorRanks_.of[op.result(r)] = rank;
-          if (op.code() == OpCode::Dot)
-            anchorRanks_.dots.insert(rank);
         }
     });
     std::set<const Value *> anchors;
@@ -324,6 +319,123 @@ private:
   AnchorRanks anchorRanks_;
   /// The scans whose result a user wanted in a layout a scan cannot run in.
   std::set<const Operation *> refusedScans_;
+  /// For each value some anchor's layout reaches through ops that carry a layout over (whatever
+  /// the other operands bring), the position of the latest such anchor and the layout it gives
+  /// the value: Triton's first encoding of the value, before its conflicts are resolved.
+  std::map<const Value *, std::pair<int64_t, LayoutPtr>> latestAnchorLayouts_;
+  /// The reductions that run in the latest anchor's layout, not their operand's (see
+  /// reductionInLatestAnchorLayout); legalize converts their operands.
+  std::set<const Operation *> reductionsInAnchorLayout_;
+
+  /// Triton's anchors: memory accesses of at least one element per thread (smaller ones hit in
+  /// the cache and take their neighbours' layouts) and dots.
+  bool isLayoutAnchor(const Operation &op) const {
+    if (op.code() == OpCode::Dot)
+      return true;
+    const bool access = op.code() == OpCode::Load || op.code() == OpCode::AtomicRMW ||
+                        op.code() == OpCode::AtomicCAS;
+    const int64_t numThreads = 32 * static_cast<int64_t>(function_.numWarps);
+    return access && op.operand(0)->type().isTensor() &&
+           op.operand(0)->type().numElements() >= numThreads;
+  }
+
+  /// The layout `op`'s result `r` has where operand layout `l` reaches it in Triton's
+  /// LayoutPropagation (before conflicts are resolved); null where it stops.
+  static LayoutPtr carriedLayout(const Operation &op, unsigned r, const LayoutPtr &l) {
+    if (!op.result(r)->type().isTensor())
+      return nullptr;
+    if (sharesOneLayout(op) || op.code() == OpCode::ConvertLayout || op.code() == OpCode::Scan)
+      return l;
+    switch (op.code()) {
+    case OpCode::Reduce:
+    case OpCode::ArgReduce:
+      return makeSlice(static_cast<unsigned>(op.intAttr("axis")), l);
+    case OpCode::ExpandDims:
+      if (l->kind == LayoutKind::Slice && l->dim == static_cast<unsigned>(op.intAttr("axis")))
+        return l->parent;
+      return nullptr;
+    case OpCode::Trans:
+      return permuteLayout(l, std::get<std::vector<int64_t>>(op.attr("order")));
+    default:
+      return nullptr;
+    }
+  }
+
+  /// Fills latestAnchorLayouts_. Triton's LayoutPropagation pushes the anchors in program order
+  /// and pops the last first, and each value collects the layouts reaching it in the order they
+  /// arrive, so a value's first layout is the latest anchor's that reaches it.
+  void computeLatestAnchorLayouts() {
+    std::set<const Value *> anchors;
+    tir::walk(function_, [&](Operation &op) {
+      if (!isLayoutAnchor(op))
+        return;
+      for (unsigned r = 0; r < op.numResults(); ++r)
+        if (LayoutPtr l = layoutOf(op.result(r))) {
+          const auto rank = static_cast<int64_t>(latestAnchorLayouts_.size());
+          latestAnchorLayouts_[op.result(r)] = {rank, l};
+          anchors.insert(op.result(r));
+        }
+    });
+    bool changed = true;
+    auto offer = [&](const Value *v, const std::pair<int64_t, LayoutPtr> &entry) {
+      if (!entry.second || anchors.count(v) || !v->type().isTensor())
+        return;
+      auto [it, inserted] = latestAnchorLayouts_.emplace(v, entry);
+      if (!inserted && it->second.first < entry.first) {
+        it->second = entry;
+        inserted = true;
+      }
+      changed |= inserted;
+    };
+    auto latestOf = [&](const auto &values) {
+      std::pair<int64_t, LayoutPtr> latest{-1, nullptr};
+      for (const Value *v : values)
+        if (auto it = latestAnchorLayouts_.find(v);
+            it != latestAnchorLayouts_.end() && it->second.first > latest.first)
+          latest = it->second;
+      return latest;
+    };
+    while (changed) {
+      changed = false;
+      tir::walk(function_, [&](Operation &op) {
+        // A structured op's layouts flow from its inits and yields into its region arguments
+        // and results, never back (a tl.zeros shared by several loops' inits stays apart).
+        for (const TiedValues &group : tiedValues(op))
+          if (auto latest = latestOf(group.values); latest.second)
+            for (const Value *v : group.values)
+              if (v->isBlockArgument() || v->definingOp() == &op)
+                offer(v, latest);
+        auto latest = latestOf(op.operands());
+        if (!latest.second)
+          return;
+        for (unsigned r = 0; r < op.numResults(); ++r)
+          offer(op.result(r), {latest.first, carriedLayout(op, r, latest.second)});
+      });
+    }
+  }
+
+  /// The layout result `r` of reduction `op` takes where Triton's conflict rule resolves the
+  /// reduction and its operand differently; null elsewhere. The op computing the operand takes a
+  /// tensor-core accumulator's layout whenever one reaches it, while the reduction's result
+  /// (a slice, never a tensor-core layout) keeps its first, the latest anchor's: fla's
+  /// tl.sum(b_dq * b_q, 1), after a loop accumulating b_dq with mma dots and b_q loaded after it,
+  /// multiplies in the mma layout, converts the product, and sums in b_q's layout.
+  LayoutPtr reductionInLatestAnchorLayout(const Operation &op, unsigned r) const {
+    if ((op.code() != OpCode::Reduce && op.code() != OpCode::ArgReduce) ||
+        !op.result(r)->type().isTensor())
+      return nullptr;
+    const Value *operand = op.operand(0);
+    const Operation *producer = operand->definingOp();
+    if (!isTensorCoreLayout(layoutOf(operand)) ||
+        (producer && (producer->code() == OpCode::Load || producer->code() == OpCode::AtomicRMW ||
+                      producer->code() == OpCode::AtomicCAS)))
+      return nullptr;
+    auto it = latestAnchorLayouts_.find(operand);
+    if (it == latestAnchorLayouts_.end() || isTensorCoreLayout(it->second.second) ||
+        it->second.second->kind != LayoutKind::Blocked)
+      return nullptr;
+    return carriedLayout(op, r, it->second.second);
+  }
 
   /// In the strict forward sweep: result `r` of op takes the latest rank among its reached
   /// operands.
@@ -535,6 +647,12 @@ private:
       for (unsigned r = 0; r < op.numRegions(); ++r)
         forward(op.region(r).block());
       tie(op);
+      for (unsigned r = 0; r < op.numResults(); ++r)
+        if (!layoutOf(op.result(r)))
+          if (LayoutPtr l = reductionInLatestAnchorLayout(op, r)) {
+            set(op.result(r), l);
+            reductionsInAnchorLayout_.insert(&op);
+          }
       if (!strictForward_ && op.numResults() == 1)
         set(op.result(), tensorCoreLayoutAmongOperands(op));
       for (unsigned r = 0; r < op.numResults(); ++r)
@@ -619,7 +737,14 @@ private:
     for (unsigned r = 0; r < op.numRegions(); ++r)
       legalizeBlock(op.region(r).block());
     if (op.code() == OpCode::Reduce || op.code() == OpCode::ArgReduce) {
-      // Every operand in the first one's layout, every result in the slice of it.
+      // Every operand in the first one's layout, every result in the slice of it; or, where
+      // the reduction runs in the latest anchor's layout, every operand converted to it.
+      if (reductionsInAnchorLayout_.count(&op)) {
+        LayoutPtr source = layoutOf(op.result(0))->parent;
+        for (unsigned i = 0; i < op.numOperands(); ++i)
+          convertOperand(op, i, source);
+        return;
+      }
       for (unsigned i = 1; i < op.numOperands(); ++i)
         convertOperand(op, i, layoutOf(op.operand(0)));
       for (unsigned r = 0; r < op.numResults(); ++r)

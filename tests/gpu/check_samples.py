@@ -3710,6 +3710,43 @@ def full_sum_fma_dot_sample():
 
 
 SAMPLES += [full_sum_fma_dot_sample()]
+# --- tests/gpu/reduce_anchor_layout.tl: tl.sum(acc * x, 1), acc from mma dots ----------------
+# The product in the mma layout; the row sum in x's layout when x is loaded after the loop (the
+# latest anchor), in the mma layout when before, as fla's parallel_simple_gla_bwd_kernel's dg.
+def reduce_anchor_sample(kernel):
+    steps, bm, bn = 3, 64, 64
+    return Sample(
+        name=f"reduce_anchor_{kernel}", source="tests/gpu/reduce_anchor_layout.tl", kernel=kernel,
+        ptx=f"reduce_anchor_{kernel}", signature=f"*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32,{bm},{bn}",
+        tilec_flags=("--num-warps", "2"), size=steps,
+        inputs=lambda k: {"a": randn((k * bm * 16,), "float16"), "b": randn((k * 16 * bn,), "float16"),
+                          "x": randn((bm * bn,), "float16"), "s": empty(bm)},
+        outputs=["s"],
+        args=lambda t, k: [t["a"], t["b"], t["x"], t["s"], k],
+        grid=lambda meta, k: (1,), tol=EXACT,
+        interp_tols={"s": Tol(atol=1e-2, rtol=1e-3)})
+
+
+SAMPLES += [reduce_anchor_sample("mma_then_load"), reduce_anchor_sample("load_then_mma")]
+
+# --- tests/gpu/latest_load_layout.tl: tl.sum(p[:, None] * v, 0), p a row sum of k ----------------
+# Two loads' layouts meet in the product: the later load's wins, as fla's naive_attn_decoding_kernel.
+# randn inputs: the order of each column sum shows in the last bits.
+def latest_load_sample(kernel):
+    bs, bk, bv = 64, 64, 256
+    return Sample(
+        name=f"latest_load_{kernel}", source="tests/gpu/latest_load_layout.tl", kernel=kernel,
+        ptx=f"latest_load_{kernel}", signature=f"*fp32:16,*fp32:16,*fp32:16,*fp32:16,{bs},{bk},{bv}",
+        tilec_flags=("--num-warps", "1"), size=1,
+        inputs=lambda _: {"q": randn((bk,)), "k": randn((bs * bk,)), "v": randn((bs * bv,)),
+                          "o": empty(bv)},
+        outputs=["o"],
+        args=lambda t, _: [t["q"], t["k"], t["v"], t["o"]],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={"o": Tol(atol=1e-3, rtol=1e-4)})
+
+
+SAMPLES += [latest_load_sample("k_then_v"), latest_load_sample("v_then_k")]
 
 # --- running ---------------------------------------------------------------------------------
 
