@@ -83,6 +83,13 @@ void runOptimizeReshapeLayout(tir::Function &function) {
       return;
     const tir::Type &from = op.operand(0)->type();
     LayoutPtr source = layoutOf(op.operand(0));
+    // A 1-D tensor flattened to itself in the layout it already has (tl.sum(x) of a 1-D x) moves
+    // nothing, even where its layout holds elements twice: Triton's view of the same type.
+    LayoutPtr result = layoutOf(op.result());
+    if (source && result && from.shape == op.result()->type().shape && *source == *result) {
+      op.setAttr("reinterpret", true);
+      return;
+    }
     const std::vector<Operation *> &readers = users[op.result()];
     if (!source || readers.size() != 1 || readers[0]->code() != OpCode::Reduce ||
         !holdsEachElementOnce(*source, from.shape) || !numbersElementsAsTriton(*source, from.shape))

@@ -2748,10 +2748,15 @@ SemaValue Specializer::callBuiltin(const SemaValue &callee, CallArgs &args) {
       return SemaValue::ofTuple({SemaValue::ofTensor(value), SemaValue::ofTensor(index)});
     }
     tir::Value *r = v;
-    if (axes.size() > 1) {
+    if (!a.get(1) && (rank > 1 || v->type().numElements() > 0)) {
       // As Triton's semantic.reduction: no axis is the tensor flattened (its elements in any
       // order: can_reorder, which OptimizeReshapeLayout turns into each thread's registers as
-      // they are) and reduced along its one axis.
+      // they are) and reduced along its one axis. A 1-D tensor is "flattened" too: Triton keeps
+      // that same-shape reshape (it folds only reshapes that may not reorder), so where the
+      // operand's layout holds other elements per thread than the 1-D default (a slice of a 2-D
+      // layout whose other dimension's lanes hold copies), the reduction runs in the default
+      // layout after a conversion, as Triton's. (An empty 1-D tensor is left to the reduction,
+      // whose diagnostic names what the kernel wrote.)
       tir::Operation *flat =
           builder_.create(OpCode::Reshape, {v}, {Type(v->type().elem, {v->type().numElements()})});
       flat->setAttr("can_reorder", true);

@@ -2165,6 +2165,17 @@ LANG_BITS_SAMPLES = [
         # the other, was 1e-3 from Triton on these values of 2^-8..2^8 (H200).
         note="tl.sum without an axis on a 2-D tile: bit-exact against Triton"),
     Sample(
+        name="total_of_row_sums", source="tests/gpu/lang_bits.tl", kernel="total_of_row_sums",
+        ptx="total_of_row_sums", signature="*fp32:16,*fp32:16,64,64", size=64, small=4,
+        inputs=lambda n: {"x": randn(n * 64 * 64) * torch.pow(
+                              2.0, torch.randint(-8, 9, (n * 64 * 64,), device=DEVICE).float()),
+                          "out": empty(n)},
+        outputs=["out"], args=lambda t, n: [t["x"], t["out"]], grid=lambda meta, n: (n,),
+        tol=EXACT, interp_tols={"out": Tol(scale=1e-5)},
+        # The row sums are a slice layout whose lanes hold copies; Triton converts them to the
+        # 1-D default layout before tl.sum's reduction (the flattening reshape stays).
+        note="tl.sum without an axis on a 1-D slice-layout tensor: bit-exact against Triton"),
+    Sample(
         name="matmul_as_reduction", source="tests/gpu/lang_bits.tl", kernel="matmul_as_reduction",
         ptx="matmul_as_reduction", signature="*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,64,32,32",
         size=(128, 160, 96), small=(64, 64, 32),
