@@ -949,6 +949,20 @@ def fp8_gemm_sample(name, kind, blocks=(128, 128, 64), num_warps=4, size=(300, 2
                   tol=EXACT, reference=reference)
 
 
+def full_sum_sample(kernel, rows, cols, note):
+    """A lang_bits.tl kernel summing a rows x cols fp32 tile per program into one value; the
+    inputs span 2^-8..2^8 so that the order of the additions shows in the last bits."""
+    count = rows * cols
+    return Sample(
+        name=kernel, source="tests/gpu/lang_bits.tl", kernel=kernel, ptx=kernel,
+        signature=f"*fp32:16,*fp32:16,{rows},{cols}", size=64, small=4,
+        inputs=lambda n: {"x": randn(n * count) * torch.pow(
+                              2.0, torch.randint(-8, 9, (n * count,), device=DEVICE).float()),
+                          "out": empty(n)},
+        outputs=["out"], args=lambda t, n: [t["x"], t["out"]], grid=lambda meta, n: (n,),
+        tol=EXACT, interp_tols={"out": Tol(scale=1e-5)}, note=note)
+
+
 def cat_order_sample(n, num_warps):
     """tl.cat(x, y, can_reorder=True) of two int32 [n] tensors, stored in the order it gives:
     Triton's is its registers', x's then y's per thread, which interleaves x and y where n <= 32 *
@@ -2152,29 +2166,16 @@ LANG_BITS_SAMPLES = [
         grid=lambda meta, n: (n,), tol=EXACT,
         reference=lambda t, n: {"x": (t["x"].double() * 2).float().double()}),
     *[cat_order_sample(n, warps) for n, warps in ((128, 4), (128, 8), (16, 4))],
-    Sample(
-        name="full_sum_2d", source="tests/gpu/lang_bits.tl", kernel="full_sum_2d",
-        ptx="full_sum_2d", signature="*fp32:16,*fp32:16,8,256", size=64, small=4,
-        inputs=lambda n: {"x": randn(n * 8 * 256) * torch.pow(
-                              2.0, torch.randint(-8, 9, (n * 8 * 256,), device=DEVICE).float()),
-                          "out": empty(n)},
-        outputs=["out"], args=lambda t, n: [t["x"], t["out"]], grid=lambda meta, n: (n,),
-        tol=EXACT, interp_tols={"out": Tol(scale=1e-5)},
-        # Triton reshapes the tile to 1-D (can_reorder) and each thread adds all its registers in
-        # order before the lanes and warps do (OptimizeReshapeLayout); reducing one axis, then
-        # the other, was 1e-3 from Triton on these values of 2^-8..2^8 (H200).
-        note="tl.sum without an axis on a 2-D tile: bit-exact against Triton"),
-    Sample(
-        name="total_of_row_sums", source="tests/gpu/lang_bits.tl", kernel="total_of_row_sums",
-        ptx="total_of_row_sums", signature="*fp32:16,*fp32:16,64,64", size=64, small=4,
-        inputs=lambda n: {"x": randn(n * 64 * 64) * torch.pow(
-                              2.0, torch.randint(-8, 9, (n * 64 * 64,), device=DEVICE).float()),
-                          "out": empty(n)},
-        outputs=["out"], args=lambda t, n: [t["x"], t["out"]], grid=lambda meta, n: (n,),
-        tol=EXACT, interp_tols={"out": Tol(scale=1e-5)},
-        # The row sums are a slice layout whose lanes hold copies; Triton converts them to the
-        # 1-D default layout before tl.sum's reduction (the flattening reshape stays).
-        note="tl.sum without an axis on a 1-D slice-layout tensor: bit-exact against Triton"),
+    # Triton reshapes the tile to 1-D (can_reorder) and each thread adds all its registers in
+    # order before the lanes and warps do (OptimizeReshapeLayout); reducing one axis, then the
+    # other, was 1e-3 from Triton on these values of 2^-8..2^8 (H200).
+    full_sum_sample("full_sum_2d", 8, 256,
+                    note="tl.sum without an axis on a 2-D tile: bit-exact against Triton"),
+    # The row sums are a slice layout whose lanes hold copies; Triton converts them to the 1-D
+    # default layout before tl.sum's reduction (the flattening reshape stays).
+    full_sum_sample("total_of_row_sums", 64, 64,
+                    note="tl.sum without an axis on a 1-D slice-layout tensor: bit-exact against "
+                         "Triton"),
     Sample(
         name="matmul_as_reduction", source="tests/gpu/lang_bits.tl", kernel="matmul_as_reduction",
         ptx="matmul_as_reduction", signature="*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,64,32,32",
@@ -3638,21 +3639,30 @@ SAMPLES += [negated_tile_solve_sample()]
 # The product takes the layout of the latest anchor (the load after the loop, the dot in the loop
 # after the load), as fla's chunk_kda_bwd_kernel_intra does for db. randn inputs: the order of
 # each row sum shows in the last bits.
-def latest_anchor_sample(kernel):
-    steps, bm, bn = 3, 16, 32
+def anchor_sample(family, kernel, dtype, num_warps, bm, bn, tol):
+    """A kernel of tests/gpu/<family>.tl: `steps` dots of a (bm x 16) by (16 x bn) into acc, then
+    the row sums of acc * x, x loaded before or after the loop."""
+    steps = 3
     return Sample(
-        name=f"latest_anchor_{kernel}", source="tests/gpu/latest_anchor_layout.tl", kernel=kernel,
-        ptx=f"latest_anchor_{kernel}", signature=f"*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,{bm},{bn}",
-        tilec_flags=("--num-warps", "1"), size=steps,
-        inputs=lambda k: {"a": randn((k * bm * 16,)), "b": randn((k * 16 * bn,)),
-                          "x": randn((bm * bn,)), "s": empty(bm)},
+        name=f"{family.replace('_layout', '')}_{kernel}", source=f"tests/gpu/{family}.tl",
+        kernel=kernel, ptx=f"{family.replace('_layout', '')}_{kernel}",
+        signature=f"*{'fp32' if dtype == 'float32' else 'fp16'}:16," * 3 + f"*fp32:16,i32,{bm},{bn}",
+        tilec_flags=("--num-warps", str(num_warps)), size=steps,
+        inputs=lambda k: {"a": randn((k * bm * 16,), dtype), "b": randn((k * 16 * bn,), dtype),
+                          "x": randn((bm * bn,), dtype), "s": empty(bm)},
         outputs=["s"],
         args=lambda t, k: [t["a"], t["b"], t["x"], t["s"], k],
         grid=lambda meta, k: (1,), tol=EXACT,
-        interp_tols={"s": Tol(atol=1e-3, rtol=1e-4)})
+        interp_tols={"s": tol})
+
+
+def latest_anchor_sample(kernel):
+    return anchor_sample("latest_anchor_layout", kernel, "float32", 1, 16, 32,
+                         Tol(atol=1e-3, rtol=1e-4))
 
 
 SAMPLES += [latest_anchor_sample("load_after_loop"), latest_anchor_sample("load_before_loop")]
+
 
 # --- tests/gpu/one_trip_loop.tl: a loop of one iteration and an `if` on its induction variable --
 # Triton inlines both before its dot-add combining: `acc += tl.dot(z, z) * scale` after the loop
@@ -3721,24 +3731,18 @@ def full_sum_fma_dot_sample():
 
 
 SAMPLES += [full_sum_fma_dot_sample()]
+
+
 # --- tests/gpu/reduce_anchor_layout.tl: tl.sum(acc * x, 1), acc from mma dots ----------------
 # The product in the mma layout; the row sum in x's layout when x is loaded after the loop (the
 # latest anchor), in the mma layout when before, as fla's parallel_simple_gla_bwd_kernel's dg.
 def reduce_anchor_sample(kernel):
-    steps, bm, bn = 3, 64, 64
-    return Sample(
-        name=f"reduce_anchor_{kernel}", source="tests/gpu/reduce_anchor_layout.tl", kernel=kernel,
-        ptx=f"reduce_anchor_{kernel}", signature=f"*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32,{bm},{bn}",
-        tilec_flags=("--num-warps", "2"), size=steps,
-        inputs=lambda k: {"a": randn((k * bm * 16,), "float16"), "b": randn((k * 16 * bn,), "float16"),
-                          "x": randn((bm * bn,), "float16"), "s": empty(bm)},
-        outputs=["s"],
-        args=lambda t, k: [t["a"], t["b"], t["x"], t["s"], k],
-        grid=lambda meta, k: (1,), tol=EXACT,
-        interp_tols={"s": Tol(atol=1e-2, rtol=1e-3)})
+    return anchor_sample("reduce_anchor_layout", kernel, "float16", 2, 64, 64,
+                         Tol(atol=1e-2, rtol=1e-3))
 
 
 SAMPLES += [reduce_anchor_sample("mma_then_load"), reduce_anchor_sample("load_then_mma")]
+
 
 # --- tests/gpu/latest_load_layout.tl: tl.sum(p[:, None] * v, 0), p a row sum of k ----------------
 # Two loads' layouts meet in the product: the later load's wins, as fla's naive_attn_decoding_kernel.
