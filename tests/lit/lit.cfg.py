@@ -17,10 +17,12 @@ config.substitutions.append(("%samples", os.path.join(config.tilec_source_dir, "
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 # Under AddressSanitizer and UndefinedBehaviorSanitizer (scripts/sanitize.sh) tilec runs several
-# times slower: the time bounds of the limit tests (`timeout N`) grow tenfold there, so that they
-# still catch a compile that runs away without failing a sanitized build that is merely slow.
+# times slower: the time bounds of the limit tests (`timeout N`, wall clock, and `ulimit -t N`,
+# CPU seconds) grow tenfold there, so that they still catch a compile that runs away without
+# failing a sanitized build that is merely slow.
 if config.sanitizers:
     config.substitutions.append((r"\btimeout (\d+) ", r"timeout \g<1>0 "))
+    config.substitutions.append((r"\bulimit -t (\d+)", r"ulimit -t \g<1>0"))
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
 
