@@ -8,8 +8,8 @@
 // shape) and tilec numbers a thread's elements as Triton numbers its registers (Distribution.h:
 // each dimension's consecutive elements and repeats together, fastest dimension first; Triton
 // takes every dimension's consecutive elements before any repeat: the same where only the
-// fastest dimension has several, or where only the slowest one repeats); otherwise the reshape stays a row-major copy through shared
-// memory.
+// fastest dimension has several, or where only the slowest one repeats); otherwise the reshape
+// stays a row-major copy through shared memory.
 //
 // A dot's accumulator (and what is computed from it in the same layout) is Triton's NVIDIA MMA
 // layout, whose registers Triton numbers per instruction tile: a row's two columns, the same

@@ -927,7 +927,7 @@ void namesChangedByCall(const ast::Stmt &stmt, const std::vector<const ast::Stmt
   for (const ast::StmtList *stmts : defs)
     for (const ast::StmtPtr &def : *stmts)
       if (def->kind == ast::StmtKind::FunctionDef && def->name == callee)
-        function = def.get(); // the last def of the name wins, as in Python
+        function = def.get(); // the last def of the name (the module's binding) wins
   if (!function)
     return;
   auto isParam = [&](const std::string &name) {
@@ -1896,9 +1896,12 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
   checkReboundGlobal(name, loc);
   if (auto changed = mod().changedInPlace.find(name); changed != mod().changedInPlace.end()) {
     const ast::Stmt &stmt = *changed->second;
+    // A statement that does not itself change the name changes it through the function it
+    // calls (namesChangedByCall).
+    std::vector<std::string> changedByStatement;
+    namesChangedInPlace(stmt, changedByStatement);
     std::string message = "changed here";
-    if (std::vector<std::string> byCall; namesChangedByCall(stmt, {&mod().ast->body}, byCall),
-                                         std::count(byCall.begin(), byCall.end(), name))
+    if (!std::count(changedByStatement.begin(), changedByStatement.end(), name))
       message = "changed by this call of '" + stmt.value->operands[0]->name + "'";
     try {
       error(loc, "module-level '" + name + "' is changed " +
