@@ -7,8 +7,8 @@
 # UNSLOTH_ZOO_DIR, an unsloth-zoo checkout, goes on tilec's -I for unsloth's kernels (harness.py --include-dir).
 #
 # OUT/{liger.0,liger.1,liger.2,unsloth}/ get results.json, manifest.tsv, ops.tsv and tilec's PTX; OUT/*.log the
-# runs' output; OUT/table.txt and OUT/table.md the combined table.  TILEC must run there: with
-# its shared libraries on LD_LIBRARY_PATH when they were carried over.
+# runs' output; OUT/table.txt and OUT/table.md the combined table.  TILEC must run there: that
+# machine has no LLVM, so carry `scripts/package_tilec.sh pkg.tar.xz` and pass tilec/bin/tilec of it unpacked.
 set -u
 if [ $# -lt 4 ]; then
   echo "usage: $0 OUT TILEC LIGER_DIR UNSLOTH_DIR [TILEC_DIFF [UNSLOTH_ZOO_DIR]]" >&2
