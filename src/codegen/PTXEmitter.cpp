@@ -35,6 +35,25 @@
 
 namespace tilec::codegen {
 
+/// Unrolls as Triton's O3 does. Triton runs LLVM's middle end without a target machine
+/// (optimize_module in its python/src/llvm.cc), so the generic cost model decides: a loop whose
+/// trip count is a small constant is unrolled whole, and no loop is unrolled in part or by a
+/// run-time count. NVPTX's own model allows both. Unrolled, a loop puts the multiply of one
+/// iteration next to the add of the next, and the backend fuses the two into an fma that Triton's
+/// code has not (fla's chunk_hgrn_bwd_kernel_h: `h = (h + x) * exp(g)` along the rows), so the
+/// results differ in the last bits. The options overrule the target's preferences; they are set
+/// only where TILEC_LLVM_OPTIONS did not set them.
+static void unrollAsTritonDoes() {
+  auto &registered = llvm::cl::getRegisteredOptions();
+  for (const char *name : {"unroll-runtime", "unroll-allow-partial"}) {
+    auto found = registered.find(name);
+    if (found == registered.end())
+      throw CompileError(std::string("error: this LLVM has no ") + name + " option");
+    if (found->second->getNumOccurrences() == 0)
+      found->second->addOccurrence(0, name, "false");
+  }
+}
+
 static void initializeNVPTX() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -46,6 +65,7 @@ static void initializeNVPTX() {
     // builds) for whoever compares tilec's LLVM IR with Triton's pass by pass.
     const char *program[] = {"tilec"};
     llvm::cl::ParseCommandLineOptions(1, program, "", nullptr, "TILEC_LLVM_OPTIONS");
+    unrollAsTritonDoes();
   });
 }
 

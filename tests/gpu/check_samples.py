@@ -3684,6 +3684,25 @@ def one_trip_loop_sample():
 
 SAMPLES += [one_trip_loop_sample()]
 
+# --- tests/gpu/run_time_loop.tl: a loop over a run-time number of rows, not unrolled ------------
+# Triton's LLVM pipeline unrolls no loop with a run-time trip count; unrolled, the multiply of one
+# row would fuse with the add of the next (fla's chunk_hgrn_bwd_kernel_h). randn inputs, the
+# exponents scaled down to keep the running values bounded: a fused step shows in the last bits.
+def run_time_loop_sample():
+    block, rows = 128, 50
+    return Sample(
+        name="run_time_loop", source="tests/gpu/run_time_loop.tl", kernel="decayed_running_sum",
+        ptx="run_time_loop", signature=f"*fp32:16,*fp32:16,*fp32:16,i32,{block}",
+        tilec_flags=("--num-warps", "4"), size=rows, small=rows,
+        inputs=lambda n: {"x": randn((n * block,)), "g": randn((n * block,)) * 0.1,
+                          "out": empty(n * block)},
+        outputs=["out"], args=lambda t, n: [t["x"], t["g"], t["out"], n],
+        grid=lambda meta, n: (1,), tol=EXACT,
+        interp_tols={"out": Tol(atol=1e-4, rtol=1e-4)})
+
+
+SAMPLES += [run_time_loop_sample()]
+
 # --- tests/gpu/scan_blocked_layout.tl: cumsums next to slice layouts ----------------------------
 # The cumsum runs in a blocked layout, as in Triton: broadcast against a tile, it keeps its default
 # layout (and so do the small load it scans and the sum of that load, fla's atk decays); of row
