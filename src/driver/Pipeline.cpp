@@ -491,6 +491,7 @@ CompileResult compileHere(const CompileOptions &options, SourceManager &sources,
   passes.run("decompose-batched-dot", gpu::runDecomposeBatchedDot);
   passes.run("accelerate-matmul",
              [&](tir::Function &f) { gpu::runAccelerateMatmul(f, options.arch); });
+  passes.run("optimize-gather-layout", gpu::runOptimizeGatherLayout);
   passes.run("assign-layouts", gpu::runAssignLayouts);
   passes.run("remove-redundant-conversions", gpu::runRemoveRedundantConversions);
   //     Then, as Triton's hoistConvertOnTopOfExtOrBroadcast: a conversion of a widened value

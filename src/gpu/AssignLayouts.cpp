@@ -328,10 +328,13 @@ private:
   std::set<const Operation *> reductionsInAnchorLayout_;
 
   /// Triton's anchors: memory accesses of at least one element per thread (smaller ones hit in
-  /// the cache and take their neighbours' layouts) and dots.
+  /// the cache and take their neighbours' layouts), dots, and gathers (their layout is
+  /// OptimizeGatherLayout's).
   bool isLayoutAnchor(const Operation &op) const {
     if (op.code() == OpCode::Dot)
       return true;
+    if (op.code() == OpCode::Gather)
+      return layoutOf(op.result()) != nullptr;
     const bool access = op.code() == OpCode::Load || op.code() == OpCode::AtomicRMW ||
                         op.code() == OpCode::AtomicCAS;
     const int64_t numThreads = 32 * static_cast<int64_t>(function_.numWarps);

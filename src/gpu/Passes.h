@@ -34,6 +34,9 @@ void runTmaStores(tir::Function &function, const std::string &arch);
 void runCoalesce(tir::Function &function);
 void runDecomposeBatchedDot(tir::Function &function);
 void runAccelerateMatmul(tir::Function &function, const std::string &arch);
+/// Each tl.gather gets Triton's warp-local layout for its index and result, before the other
+/// layouts are assigned: it is an anchor (OptimizeGatherLayout.cpp).
+void runOptimizeGatherLayout(tir::Function &function);
 void runAssignLayouts(tir::Function &function);
 void runRemoveRedundantConversions(tir::Function &function);
 void runHoistConversions(tir::Function &function);

@@ -3703,6 +3703,24 @@ def run_time_loop_sample():
 
 SAMPLES += [run_time_loop_sample()]
 
+# --- tests/gpu/gather_layout.tl: what is computed from a gather runs in its layout --------------
+# Triton gives tl.gather a warp-local layout of its own, an anchor: the product with the loaded
+# tile and its row sums run in it (fla's chunk_dplr_fwd_A_kernel_intra_sub_intra). randn inputs:
+# the order of each row sum shows in the last bits.
+def gather_layout_sample():
+    rows, cols = 16, 64
+    return Sample(
+        name="gather_layout", source="tests/gpu/gather_layout.tl", kernel="gathered_row_scores",
+        ptx="gather_layout", signature=f"*fp32:16,*fp32:16,*fp32:16,{rows},{cols}",
+        tilec_flags=("--num-warps", "2"), size=1, small=1,
+        inputs=lambda _: {"q": randn(rows * cols), "k": randn(rows * cols), "out": empty(rows * rows)},
+        outputs=["out"], args=lambda t, _: [t["q"], t["k"], t["out"]],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={"out": Tol(atol=1e-4, rtol=1e-4)})
+
+
+SAMPLES += [gather_layout_sample()]
+
 # --- tests/gpu/scan_blocked_layout.tl: cumsums next to slice layouts ----------------------------
 # The cumsum runs in a blocked layout, as in Triton: broadcast against a tile, it keeps its default
 # layout (and so do the small load it scans and the sum of that load, fla's atk decays); of row
