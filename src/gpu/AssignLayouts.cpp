@@ -106,6 +106,14 @@ struct AnchorRanks {
   std::map<const Value *, int64_t> of;
 };
 
+/// The rank of the anchor result numbered `position` in program order: odd, so that the even rank
+/// below it can stand for the same anchor reaching a value through a loop's back edge, which
+/// Triton's depth-first propagation follows after the anchor's direct users (a loop-carried value
+/// multiplied by the tile that made it takes the tile's layout, not its own).
+int64_t anchorRank(int64_t position) {
+  return 2 * position + 1;
+}
+
 /// The layout op's result `r` should have, given its operands' layouts; null when unknown. Where
 /// an elementwise op's operands have different layouts, the one whose layout comes from the
 /// latest anchor (`ranks`), else its first such operand's. With `reached`, only the operands in it
@@ -252,14 +260,13 @@ public:
       else
         set(op.result(), dotFmaLayout(op.result()->type().shape, function_.numWarps));
     });
+    computeLatestAnchorLayouts();
     // A tensor-core accumulator keeps its layout through the loop that carries it and the
     // arithmetic on it (attention's rescaling, softmax statistics): one forward sweep first lets
     // the mma layout reach them before the stores' layouts flow back, so that the conversion to
     // the store's layout happens once, after the loop, as in Triton.
-    if (!tensorCoreLayouts_.empty()) {
-      computeLatestAnchorLayouts();
+    if (!tensorCoreLayouts_.empty())
       forward(function_.body());
-    }
     // Triton's layouts flow forward from the loads (its LayoutPropagation starts at them), and
     // the conversions to the stores' layouts stay at the stores. The bits follow: a
     // floating-point sum's order is its layout's, and a product converted before the add that
@@ -272,8 +279,8 @@ public:
       if (isLayoutAnchor(op))
         for (unsigned r = 0; r < op.numResults(); ++r) {
           reached_.insert(op.result(r));
-          const auto rank = static_cast<int64_t>(anchorRanks_.of.size());
-          anchorRanks_.of[op.result(r)] = rank;
+          const auto position = static_cast<int64_t>(anchorRanks_.of.size());
+          anchorRanks_.of[op.result(r)] = anchorRank(position);
         }
     });
     std::set<const Value *> anchors;
@@ -367,15 +374,16 @@ private:
   /// Fills latestAnchorLayouts_. Triton's LayoutPropagation pushes the anchors in program order
   /// and pops the last first, and each value collects the layouts reaching it in the order they
   /// arrive, so a value's first layout is the latest anchor's that reaches it.
+  /// The ranks are the anchors' (anchorRank), as anchorRanks_ has them.
   void computeLatestAnchorLayouts() {
     std::set<const Value *> anchors;
+    int64_t position = 0;
     tir::walk(function_, [&](Operation &op) {
       if (!isLayoutAnchor(op))
         return;
-      for (unsigned r = 0; r < op.numResults(); ++r)
+      for (unsigned r = 0; r < op.numResults(); ++r, ++position)
         if (LayoutPtr l = layoutOf(op.result(r))) {
-          const auto rank = static_cast<int64_t>(latestAnchorLayouts_.size());
-          latestAnchorLayouts_[op.result(r)] = {rank, l};
+          latestAnchorLayouts_[op.result(r)] = {anchorRank(position), l};
           anchors.insert(op.result(r));
         }
     });
@@ -538,14 +546,40 @@ private:
       for (Value *v : group.values)
         if (!known)
           known = accumulatorLayoutReaching(v, 4);
+      // The strict sweep meets a loop-carried value before the body that yields it: where a
+      // later anchor than its initial value's reaches it through the yield, that anchor's layout
+      // wins, as the latest anchor does everywhere in Triton's propagation (see
+      // computeLatestAnchorLayouts).
+      std::pair<int64_t, LayoutPtr> carried{-1, nullptr};
+      if (!known && strictForward_) {
+        carried = latestAnchorLayoutThroughLoop(group);
+        known = carried.second;
+      }
       for (Value *v : group.values)
         if (!known && counts(v))
           known = layoutOf(v);
       for (Value *v : group.values)
         set(v, known);
-      if (strictForward_)
+      if (strictForward_) {
+        for (const Value *v : group.values)
+          if (carried.second && v->isBlockArgument() && sameLayout(layoutOf(v), carried.second))
+            raiseRank(v, carried.first - 1); // through the back edge (anchorRank)
         rankGroup(group);
+      }
     }
+  }
+
+  /// The latest anchor reaching a loop's region argument in `group` (computeLatestAnchorLayouts'
+  /// fixpoint, which follows the loop's back edge), with its layout, where it comes later than
+  /// every anchor the strict sweep has brought to the group so far; {-1, null} elsewhere.
+  std::pair<int64_t, LayoutPtr> latestAnchorLayoutThroughLoop(const TiedValues &group) const {
+    std::pair<int64_t, LayoutPtr> latest{latestReachedRank(group.values), nullptr};
+    for (const Value *v : group.values)
+      if (auto it = latestAnchorLayouts_.find(v); v->isBlockArgument() &&
+                                                  it != latestAnchorLayouts_.end() &&
+                                                  it->second.first > latest.first)
+        latest = it->second;
+    return latest.second ? latest : std::pair<int64_t, LayoutPtr>{-1, nullptr};
   }
 
   /// The values a structured op ties share the latest rank among them.

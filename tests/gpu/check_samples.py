@@ -3664,6 +3664,26 @@ def latest_anchor_sample(kernel):
 SAMPLES += [latest_anchor_sample("load_after_loop"), latest_anchor_sample("load_before_loop")]
 
 
+# load_in_loop: x loaded in the loop before the dot (a tile per step), the column sums of acc * x
+# stored each step; acc = dot(a, b, acc) * 0.5 reaches the product through the loop's back edge.
+def latest_anchor_in_loop_sample():
+    steps, bm, bn = 3, 16, 32
+    return Sample(
+        name="latest_anchor_load_in_loop", source="tests/gpu/latest_anchor_layout.tl",
+        kernel="load_in_loop", ptx="latest_anchor_load_in_loop",
+        signature=f"*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,{bm},{bn}",
+        tilec_flags=("--num-warps", "1"), size=steps,
+        inputs=lambda k: {"a": randn((k * bm * 16,)), "b": randn((k * 16 * bn,)),
+                          "x": randn((k * bm * bn,)), "s": empty(k * bn)},
+        outputs=["s"],
+        args=lambda t, k: [t["a"], t["b"], t["x"], t["s"], k],
+        grid=lambda meta, k: (1,), tol=EXACT,
+        interp_tols={"s": Tol(atol=1e-3, rtol=1e-4)})
+
+
+SAMPLES += [latest_anchor_in_loop_sample()]
+
+
 # --- tests/gpu/one_trip_loop.tl: a loop of one iteration and an `if` on its induction variable --
 # Triton inlines both before its dot-add combining: `acc += tl.dot(z, z) * scale` after the loop
 # accumulates into the loop's dot instead of being added with an FMA (fla's
