@@ -310,6 +310,7 @@ public:
           defaultBlockedLayout(unassigned->type().shape, function_.numWarps, vectorWidth));
     }
     legalizeBlock(function_.body());
+    rematerialiseAnchorReductions();
   }
 
 private:
@@ -446,6 +447,28 @@ private:
         it->second.second->kind != LayoutKind::Blocked)
       return nullptr;
     return carriedLayout(op, r, it->second.second);
+  }
+
+  /// The layout of a scan whose users want its result in a layout a scan cannot run in. Triton
+  /// fixes a scan's layout in its first RemoveLayoutConversions, before AccelerateMatmul: there
+  /// the scan's operand takes the layout of the latest anchor reaching it (the conflict rule keeps
+  /// the first that arrives), and the conversion after the scan is rematerialised through it.
+  /// AccelerateMatmul's layouts come later and never move a scan (tt.scan refuses them). So the
+  /// scan takes the latest anchor's layout as it was before AccelerateMatmul: a load's, or for a
+  /// tensor-core dot the blocked layout the dot had (dotFmaLayout); the default blocked layout
+  /// where no anchor reaches its operand or what reaches it is not a blocked layout of its shape
+  /// (fla's chunk_gla_bwd_kernel_inter: b_dg = b_q * b_dq - b_k * b_dk is computed in the mma
+  /// layout, its cumsum in the layout of the loads after the loop).
+  LayoutPtr refusedScanLayout(const Operation &scan) const {
+    const std::vector<int64_t> &shape = scan.result(0)->type().shape;
+    LayoutPtr fallback = defaultBlockedLayout(shape, function_.numWarps, 1);
+    auto it = latestAnchorLayouts_.find(scan.operand(0));
+    if (it == latestAnchorLayouts_.end())
+      return fallback;
+    LayoutPtr l = it->second.second;
+    if (isTensorCoreLayout(l))
+      l = dotFmaLayout(shape, function_.numWarps);
+    return isScanLayout(l) ? l : fallback;
   }
 
   /// In the strict forward sweep: result `r` of op takes the latest rank among its reached
@@ -623,10 +646,11 @@ private:
       // keeps the default blocked layout its shape had, and so does an operand nothing else
       // decides (fla's decays = exp(sum(g) - cumsum(g)) broadcast against a 2-D tile: the
       // cumsum and the sum of g run with one element per thread, then convert).
-      if (op.code() == OpCode::Scan && refusedScans_.count(&op) && !layoutOf(op.result(0)))
+      if (op.code() == OpCode::Scan && refusedScans_.count(&op) && !layoutOf(op.result(0))) {
+        LayoutPtr l = refusedScanLayout(op);
         for (unsigned r = 0; r < op.numResults(); ++r)
-          set(op.result(r),
-              defaultBlockedLayout(op.result(r)->type().shape, function_.numWarps, 1));
+          set(op.result(r), l);
+      }
       for (unsigned i = 0; i < op.numOperands(); ++i)
         set(op.operand(i), wantedOperandLayout(op, i, reductionsFollowResults_));
     }
@@ -843,6 +867,92 @@ private:
     for (unsigned i = 0; i < op.numOperands(); ++i)
       if (op.code() != OpCode::ConvertLayout)
         convertOperand(op, i, wantedOperandLayout(op, i, reductionsFollowResults_));
+  }
+
+  /// Triton's backward rematerialisation of the conversion that brings a reduction's result
+  /// into the slice of a tensor-core layout. A reduction that runs in the latest anchor's layout
+  /// (reductionInLatestAnchorLayout) has its operand converted from a tensor-core layout T; where
+  /// its result flows, through elementwise ops and conversions used once each, into a conversion
+  /// to T's slice (an expand_dims in T, its result broadcast against an mma tile), Triton
+  /// rematerialises that conversion's source in T's slice: the slice behind it stops at the
+  /// conversions (the one feeding the reduction is then a conversion from T to T, which folds
+  /// away), every op in it being used once costs nothing, and the reduction runs in T after all,
+  /// the elementwise ops in T's slice, their other operands converted (fla's
+  /// chunk_gla_bwd_kernel_inter: b_dg - cumsum(b_dg) + sum(b_dg, 0)[None, :] + b_dgk[None, :],
+  /// with b_dgk += sum(b_dk * b_k, 0), sums both in the mma layout).
+  void rematerialiseAnchorReductions() {
+    std::vector<Operation *> reductions;
+    tir::walk(function_, [&](Operation &op) {
+      if (reductionsInAnchorLayout_.count(&op))
+        reductions.push_back(&op);
+    });
+    for (Operation *reduction : reductions) {
+      auto users = usersOf(function_);
+      if (reduction->numResults() != 1 || !reduction->result()->type().isTensor())
+        continue;
+      // The tensor-core layout every operand was converted from.
+      LayoutPtr tensorCore;
+      bool fromTensorCore = true;
+      for (const Value *operand : reduction->operands()) {
+        const Operation *convert = operand->definingOp();
+        LayoutPtr source = convert && convert->code() == OpCode::ConvertLayout
+                               ? layoutOf(convert->operand(0))
+                               : nullptr;
+        if (!source || !isTensorCoreLayout(source) ||
+            (tensorCore && !sameLayout(tensorCore, source))) {
+          fromTensorCore = false;
+          break;
+        }
+        tensorCore = source;
+      }
+      if (!fromTensorCore)
+        continue;
+      // The chain of single uses from the result to a conversion to the layout it would have
+      // there had the reduction run in `tensorCore` (its slice, then `tensorCore` itself past an
+      // expand_dims along the reduced axis), with the layout each op of the chain then has.
+      const unsigned axis = static_cast<unsigned>(reduction->intAttr("axis"));
+      LayoutPtr wanted = makeSlice(axis, tensorCore);
+      std::vector<std::pair<Operation *, LayoutPtr>> chain;
+      bool found = false;
+      const Value *v = reduction->result();
+      for (unsigned depth = 0; depth < 12 && !found; ++depth) {
+        auto it = users.find(v);
+        if (it == users.end() || it->second.size() != 1)
+          break;
+        Operation *user = it->second.front();
+        if (user->code() == OpCode::ConvertLayout) {
+          found = sameLayout(layoutOf(user->result()), wanted);
+          v = user->result();
+          continue;
+        }
+        if (user->code() == OpCode::ExpandDims) {
+          if (wanted->kind != LayoutKind::Slice ||
+              wanted->dim != static_cast<unsigned>(user->intAttr("axis")))
+            break;
+          wanted = wanted->parent;
+        } else if (user->code() != OpCode::Broadcast &&
+                   (!sharesOneLayout(*user) || !tir::isElementwise(user->code()) ||
+                    user->numResults() != 1 || user->result()->type().shape != v->type().shape)) {
+          break;
+        }
+        chain.emplace_back(user, wanted);
+        v = user->result();
+      }
+      if (!found)
+        continue;
+      for (unsigned i = 0; i < reduction->numOperands(); ++i)
+        reduction->setOperand(i, reduction->operand(i)->definingOp()->operand(0));
+      retypeResult(*reduction, 0, makeSlice(axis, tensorCore));
+      for (auto &[op, layout] : chain) {
+        LayoutPtr operandLayout =
+            op->code() == OpCode::ExpandDims
+                ? makeSlice(static_cast<unsigned>(op->intAttr("axis")), layout)
+                : layout;
+        for (unsigned i = 0; i < op->numOperands(); ++i)
+          convertOperand(*op, i, operandLayout);
+        retypeResult(*op, 0, layout);
+      }
+    }
   }
 
   // trans permutes a blocked layout for free: the operand takes the result's layout unpermuted,

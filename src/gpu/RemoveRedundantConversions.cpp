@@ -18,6 +18,14 @@
 //     instead, when that is smaller, and broadcasts it again in the wanted layout (Triton's
 //     hoisting of conversions over broadcasts: attention's rescaling factor, one per row, where
 //     the two products' warps differ).
+//   - a conversion inside such a tree is recomputed as a conversion of its source to the wanted
+//     layout (Triton's canFoldIntoConversion: its backward slice stops there), unless the wanted
+//     layout is a tensor core's and the source is not in it already;
+//   - a value of such a tree that an earlier conversion already brings into the wanted layout is
+//     taken from there (Triton's rematerialisation reuses a conversion that dominates the use):
+//     fla's chunk_rwkv6_bwd_kernel_inter adds b_dA[:, None] * b_u[None, :] * b_k to an mma
+//     accumulator, the product recomputed in the mma layout from the conversion of b_k its
+//     b_k * b_dk already made, so that the add takes the last multiply into an FMA as Triton's.
 // Producers left without users are erased.
 #include "gpu/Layout.h"
 #include "gpu/PassUtils.h"
@@ -62,20 +70,12 @@ public:
   explicit ConversionRemover(tir::Function &function) : function_(function) {}
 
   void run() {
-    for (bool changed = true; changed;) {
-      changed = false;
-      std::vector<Operation *> converts;
-      tir::walk(function_, [&](Operation &op) {
-        if (op.code() == OpCode::ConvertLayout)
-          converts.push_back(&op);
-      });
-      // Built again each round: erasing ops invalidates it.
-      tir::UseIndex uses(function_.body());
-      uses_ = &uses;
-      for (Operation *convert : converts)
-        changed |= simplify(*convert);
-      uses_ = nullptr;
-      eraseDeadPureOps(function_);
+    // First what cheap recomputation alone removes; then, on what is left, recomputation through
+    // conversions and from earlier conversions too (foldConversions_), and again until nothing
+    // changes.
+    for (bool folding : {false, true}) {
+      foldConversions_ = folding;
+      runRounds();
     }
     if (loopsCarryingCopies_.empty())
       return;
@@ -92,6 +92,27 @@ public:
   }
 
 private:
+  void runRounds() {
+    for (bool changed = true; changed;) {
+      changed = false;
+      std::vector<Operation *> converts;
+      tir::walk(function_, [&](Operation &op) {
+        if (op.code() == OpCode::ConvertLayout)
+          converts.push_back(&op);
+      });
+      // Built again each round: erasing ops invalidates it.
+      tir::UseIndex uses(function_.body());
+      uses_ = &uses;
+      conversions_.clear();
+      for (Operation *convert : converts)
+        conversions_[{convert->operand(0), layoutOf(convert->result())->str()}].push_back(convert);
+      for (Operation *convert : converts)
+        changed |= simplify(*convert);
+      uses_ = nullptr;
+      eraseDeadPureOps(function_);
+    }
+  }
+
   tir::Function &function_;
   /// The uses of the round's values: each conversion removed replaces its result's.
   tir::UseIndex *uses_ = nullptr;
@@ -102,6 +123,46 @@ private:
   /// The region argument each of those copies copies.
   std::map<const Value *, Value *> carriedOriginals_;
   std::set<Operation *> loopsCarryingCopies_;
+  /// The conversions at the start of the round, by their source and their result's layout.
+  std::map<std::pair<const Value *, std::string>, std::vector<Operation *>> conversions_;
+  /// Whether a recomputed tree may go through conversions and take values from earlier ones.
+  bool foldConversions_ = false;
+
+  /// Whether `def` comes before `user` in `def`'s block or in a block enclosing `user`.
+  static bool dominates(const Operation *def, const Operation *user) {
+    const tir::Block *block = def->parentBlock();
+    const Operation *op = user;
+    while (op && op->parentBlock() != block)
+      op = op->parentBlock() ? op->parentBlock()->parentOp() : nullptr;
+    if (!op || op == def)
+      return false;
+    for (const auto &o : block->ops()) {
+      if (o.get() == def)
+        return true;
+      if (o.get() == op)
+        return false;
+    }
+    return false;
+  }
+
+  /// An earlier conversion of `v` to `layout` that `before` may use, or null.
+  Value *existingConversion(const Value *v, const LayoutPtr &layout,
+                            const Operation *before) const {
+    auto it = conversions_.find({v, layout->str()});
+    if (it == conversions_.end())
+      return nullptr;
+    for (Operation *convert : it->second)
+      if (convert != before && dominates(convert, before))
+        return convert->result();
+    return nullptr;
+  }
+
+  /// Whether a conversion producing a value of a rematerialised tree may be replaced by a
+  /// conversion of its source to `layout` (Triton's canFoldIntoConversion).
+  static bool foldsInto(const Operation &convert, const LayoutPtr &layout) {
+    const bool tensorCore = isMmaV2AccumulatorLayout(*layout) || isMmaV3AccumulatorLayout(*layout);
+    return !tensorCore || sameLayout(layoutOf(convert.operand(0)), layout);
+  }
 
   /// Whether `load` may be issued again, in another layout, just before `before`: it is small,
   /// not volatile, and no operation between the two (in one block) has effects on memory.
@@ -176,6 +237,11 @@ private:
     if (isConvertedLeaf(v, convertLeaves, belowBroadcast))
       return layoutOf(v) && v->type().numElements() < before->operand(0)->type().numElements();
     Operation *producer = v->definingOp();
+    if (foldConversions_ && !convertLeaves && existingConversion(v, layout, before))
+      return true;
+    if (foldConversions_ && producer && producer->code() == OpCode::ConvertLayout &&
+        !convertLeaves && producer != before)
+      return foldsInto(*producer, layout);
     if (depth == 0)
       return false;
     if (!producer)
@@ -276,6 +342,23 @@ private:
     if (auto it = done.find(key); it != done.end())
       return it->second;
     Operation *producer = v->definingOp();
+    if (foldConversions_ && !convertLeaves)
+      if (Value *existing = existingConversion(v, layout, before))
+        if (!atOriginals || dominates(existing->definingOp(), producer))
+          return existing;
+    if (foldConversions_ && producer && producer->code() == OpCode::ConvertLayout &&
+        !convertLeaves && producer != before) {
+      tir::Builder b;
+      tir::Block *block = producer->parentBlock();
+      b.restoreInsertionPoint({block, std::next(block->find(producer))});
+      b.setLoc(producer->loc());
+      Value *converted = b.createValue(OpCode::ConvertLayout, {producer->operand(0)},
+                                       v->type().withLayout(layout));
+      uses_->addUser(*converted->definingOp());
+      converted->setNameHint(v->nameHint());
+      done[key] = converted;
+      return converted;
+    }
     if (!producer && !isConvertedLeaf(v, convertLeaves, belowBroadcast))
       return rematerialiseCarried(v, layout);
     if (isConvertedLeaf(v, convertLeaves, belowBroadcast)) {

@@ -3801,6 +3801,53 @@ def reduce_anchor_sample(kernel):
 SAMPLES += [reduce_anchor_sample("mma_then_load"), reduce_anchor_sample("load_then_mma")]
 
 
+# --- tests/gpu/scan_after_mma.tl: d = x * acc; d - cumsum(d, 0) + sum(d, 0) + sum(acc * y, 0) ----
+# fla's chunk_gla_bwd_kernel_inter epilogue: the cumsum in the fp16 loads' layout, both sums in
+# the mma layout. randn fp16 inputs: the order of the sums shows in the last bits.
+def scan_after_mma_sample(reverse):
+    bm, bn = 64, 32
+    name = "scan_after_mma" + ("_rev" if reverse else "")
+    return Sample(
+        name=name, source="tests/gpu/scan_after_mma.tl", kernel="mma_scan_epilogue", ptx=name,
+        signature="*fp16:16," * 4 + f"*fp32:16,i32,{bm},{bn},{reverse}",
+        tilec_flags=("--num-warps", "2"), size=3,
+        inputs=lambda k: {"a": randn((k * bm * 16,), "float16"),
+                          "b": randn((k * 16 * bn,), "float16"),
+                          "x": randn((bm * bn,), "float16"), "y": randn((bm * bn,), "float16"),
+                          "o": empty(bm * bn)},
+        outputs=["o"],
+        args=lambda t, k: [t["a"], t["b"], t["x"], t["y"], t["o"], k],
+        grid=lambda meta, k: (1,), tol=EXACT,
+        interp_tols={"o": Tol(atol=5e-2, rtol=1e-3)})
+
+
+SAMPLES += [scan_after_mma_sample(False), scan_after_mma_sample(True)]
+
+
+# --- tests/gpu/outer_product_into_mma.tl: acc += d[:, None] * u[None, :] * k after t = acc * k ----
+# fla's chunk_rwkv6_bwd_kernel_inter: the product recomputed in the mma layout (through d's
+# conversion, k from its earlier one), so that the add fuses its last multiply as Triton's.
+def outer_product_into_mma_sample():
+    bm, bn = 64, 32
+    return Sample(
+        name="outer_product_into_mma", source="tests/gpu/outer_product_into_mma.tl",
+        kernel="outer_product_into_mma", ptx="outer_product_into_mma",
+        signature=f"*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp16:16,*fp32:16,*fp32:16,i32,{bm},{bn}",
+        tilec_flags=("--num-warps", "2"), size=3,
+        inputs=lambda k: {"a": randn((k * bm * 16,), "float16"),
+                          "b": randn((k * 16 * bn,), "float16"),
+                          "k": randn((bm * bn,), "float16"), "d": randn((bm,)),
+                          "u": randn((bn,), "float16"), "o": empty(bm * bn),
+                          "t": empty(bm * bn)},
+        outputs=["o", "t"],
+        args=lambda t, k: [t["a"], t["b"], t["k"], t["d"], t["u"], t["o"], t["t"], k],
+        grid=lambda meta, k: (1,), tol=EXACT,
+        interp_tols={"o": Tol(atol=5e-2, rtol=1e-3), "t": Tol(atol=5e-2, rtol=1e-3)})
+
+
+SAMPLES += [outer_product_into_mma_sample()]
+
+
 # --- tests/gpu/latest_load_layout.tl: tl.sum(p[:, None] * v, 0), p a row sum of k ----------------
 # Two loads' layouts meet in the product: the later load's wins, as fla's naive_attn_decoding_kernel.
 # randn inputs: the order of each column sum shows in the last bits.
