@@ -40,6 +40,19 @@ std::vector<int64_t> inversePermutation(const Operation &trans) {
   return inverse;
 }
 
+/// A reshape that may reorder its elements (tl.sum(x) and tl.max(x) without an axis flatten x so)
+/// is one of Triton's layout anchors (RemoveLayoutConversions.cpp, isLayoutAnchor): its result
+/// keeps the default blocked layout ConvertTritonToTritonGPU gave it. Its operand, where no
+/// anchor's layout reaches it, keeps its default layout too: for a 1-D x, the same one, so that
+/// the products summed are computed in the reduction's layout, and the backend fuses the first
+/// of them into the reduction's first add (an L2 norm's tl.sum(q * q) of a small q that is also
+/// broadcast against a 2-D state: Triton loads q a second time, in the slice layout, rather than
+/// converting it).
+bool isReorderingReshape(const Operation &op) {
+  return op.code() == OpCode::Reshape && op.hasAttr("can_reorder") &&
+         op.result()->type().isTensor();
+}
+
 /// The layout op wants operand `i` in, given the layouts it has now; null when it has no say.
 /// A reduction asks for the parent of its result's slice layout only when
 /// `reductionsFollowResults`: see LayoutAssigner::run.
@@ -62,6 +75,12 @@ LayoutPtr wantedOperandLayout(const Operation &op, unsigned i, bool reductionsFo
     return nullptr;
   case OpCode::ConvertLayout:
     return layoutOf(op.result());
+  case OpCode::Reshape:
+    // A reordering reshape that keeps its operand's shape (tl.sum(x) of a 1-D x) is a view of
+    // it: see isReorderingReshape.
+    if (isReorderingReshape(op) && op.operand(0)->type().shape == op.result()->type().shape)
+      return layoutOf(op.result());
+    return nullptr;
   case OpCode::Trans:
     return permuteLayout(layoutOf(op.result()), inversePermutation(op));
   case OpCode::Dot:
@@ -260,6 +279,11 @@ public:
       else
         set(op.result(), dotFmaLayout(op.result()->type().shape, function_.numWarps));
     });
+    // A reordering reshape's result has the default blocked layout of its shape (Triton's).
+    tir::walk(function_, [&](Operation &op) {
+      if (isReorderingReshape(op))
+        set(op.result(), defaultBlockedLayout(op.result()->type().shape, function_.numWarps, 1));
+    });
     computeLatestAnchorLayouts();
     // A tensor-core accumulator keeps its layout through the loop that carries it and the
     // arithmetic on it (attention's rescaling, softmax statistics): one forward sweep first lets
@@ -336,10 +360,10 @@ private:
   std::set<const Operation *> reductionsInAnchorLayout_;
 
   /// Triton's anchors: memory accesses of at least one element per thread (smaller ones hit in
-  /// the cache and take their neighbours' layouts), dots, and gathers (their layout is
-  /// OptimizeGatherLayout's).
+  /// the cache and take their neighbours' layouts), dots, reordering reshapes, and gathers (their
+  /// layout is OptimizeGatherLayout's).
   bool isLayoutAnchor(const Operation &op) const {
-    if (op.code() == OpCode::Dot)
+    if (op.code() == OpCode::Dot || isReorderingReshape(op))
       return true;
     if (op.code() == OpCode::Gather)
       return layoutOf(op.result()) != nullptr;
@@ -783,6 +807,14 @@ private:
     Value *operand = op.operand(i);
     if (!wanted || !operand->type().isTensor() || sameLayout(layoutOf(operand), wanted))
       return;
+    // An operand used twice (x * x) is converted once: each conversion of a small load is
+    // replaced by a load of its own (RemoveRedundantConversions), and Triton's rematerialisation
+    // issues one.
+    for (unsigned j = 0; j < i; ++j)
+      if (const Operation *earlier = op.operand(j)->definingOp();
+          earlier && earlier->code() == OpCode::ConvertLayout && earlier->operand(0) == operand &&
+          sameLayout(layoutOf(op.operand(j)), wanted))
+        return op.setOperand(i, op.operand(j));
     op.setOperand(i, insertConvert(operand, wanted, &op));
   }
 
@@ -856,6 +888,8 @@ private:
     }
     if (op.numOperands() == 0)
       return; // nothing to convert (an inline asm without arguments: a scalar result)
+    if (op.code() == OpCode::Reshape)
+      return; // its lowering moves what it must (OptimizeReshapeLayout: maybe nothing)
     if (sharesOneLayout(op)) {
       LayoutPtr target = op.numResults() == 1 && op.result()->type().isTensor()
                              ? layoutOf(op.result())

@@ -7,7 +7,8 @@
 //     wanted layout) is replaced by recomputing that value directly in the wanted layout;
 //   - so is a conversion of a small load (fewer elements than the program has threads, Triton's
 //     rule: the copies of each element the threads then read hit in the cache), issued again in
-//     the wanted layout where nothing between the two points can write memory;
+//     the wanted layout right after the original (so that a store between the load and the
+//     conversion does not matter);
 //   - the pointers of such a load may be carried by the loop the load is in (`p_k += stride`):
 //     the loop then carries a copy of them in the wanted layout too, its initial value and its
 //     increment recomputed so (Triton's rematerialisation goes through a loop's region
@@ -100,10 +101,11 @@ private:
         if (op.code() == OpCode::ConvertLayout)
           converts.push_back(&op);
       });
-      // Built again each round: erasing ops invalidates it.
+      // Built again each round: erasing ops invalidates it (and the copies made).
       tir::UseIndex uses(function_.body());
       uses_ = &uses;
       conversions_.clear();
+      madeCopies_.clear();
       for (Operation *convert : converts)
         conversions_[{convert->operand(0), layoutOf(convert->result())->str()}].push_back(convert);
       for (Operation *convert : converts)
@@ -163,9 +165,36 @@ private:
     const bool tensorCore = isMmaV2AccumulatorLayout(*layout) || isMmaV3AccumulatorLayout(*layout);
     return !tensorCore || sameLayout(layoutOf(convert.operand(0)), layout);
   }
+  /// The copies rematerialise made this round, by what they copy and their layout: a later
+  /// conversion of the same value reuses one that dominates it, as Triton's rematerialisation
+  /// reuses its copies (getRematValue): the next value of a loop-carried copy, recomputed before
+  /// the yield, is then the one computed for the conversion in the body, not a second one.
+  std::map<std::pair<const Value *, std::string>, std::vector<Value *>> madeCopies_;
 
-  /// Whether `load` may be issued again, in another layout, just before `before`: it is small,
-  /// not volatile, and no operation between the two (in one block) has effects on memory.
+  /// Whether `def` (an operation's result) is available at `user`: defined earlier in the block
+  /// of `user` or of an operation holding it.
+  static bool dominates(const Value *def, const Operation *user) {
+    const Operation *definition = def->definingOp();
+    if (!definition)
+      return false;
+    const tir::Block *block = definition->parentBlock();
+    while (user && user->parentBlock() != block)
+      user = user->parentBlock() ? user->parentBlock()->parentOp() : nullptr;
+    if (!user || user == definition)
+      return false;
+    for (auto it =
+             std::next(const_cast<tir::Block *>(block)->find(const_cast<Operation *>(definition)));
+         it != block->ops().end(); ++it)
+      if (it->get() == user)
+        return true;
+    return false;
+  }
+
+  /// Whether `load` may be issued again, in another layout, for a use at `before`: it is small,
+  /// not volatile, and comes before `before` in its block. The copy goes right after the load
+  /// (rematerialise), where it reads what the load reads, whatever is between the load and
+  /// `before`: a loop-carried value recomputed for the yield, after the loop's stores (fla's
+  /// precond_kda carries its ATK state in the slice layout the state update wants, as Triton).
   bool isCheapLoadBefore(const Operation &load, const Operation *before) const {
     if (load.result()->type().numElements() >= int64_t(32) * function_.numWarps)
       return false;
@@ -178,8 +207,6 @@ private:
          ++it) {
       if (it->get() == before)
         return true;
-      if (tir::hasSideEffects(**it))
-        return false;
     }
     return false;
   }
@@ -341,6 +368,11 @@ private:
     auto key = std::make_tuple(static_cast<const Value *>(v), layout->str(), atOriginals);
     if (auto it = done.find(key); it != done.end())
       return it->second;
+    if (!atOriginals)
+      if (auto it = madeCopies_.find({v, layout->str()}); it != madeCopies_.end())
+        for (Value *copy : it->second)
+          if (dominates(copy, before))
+            return done[key] = copy;
     Operation *producer = v->definingOp();
     if (foldConversions_ && !convertLeaves)
       if (Value *existing = existingConversion(v, layout, before))
@@ -402,6 +434,7 @@ private:
       clone->setAttr(name, value);
     clone->result()->setNameHint(v->nameHint());
     done[key] = clone->result();
+    madeCopies_[{v, layout->str()}].push_back(clone->result());
     return clone->result();
   }
 };

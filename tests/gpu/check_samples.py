@@ -3867,6 +3867,26 @@ def latest_load_sample(kernel):
 
 SAMPLES += [latest_load_sample("k_then_v"), latest_load_sample("v_then_k")]
 
+
+# --- tests/gpu/small_load_sum_layout.tl: tl.sum(q * q) of a small q also broadcast ----------------
+# q (64 elements on 128 threads) summed whole and broadcast against a 2-D tile: Triton makes the
+# products in the sum's 1-D layout (q loaded again there) and fuses the first into the sum's first
+# add, as fla's L2 norms of q and k; the norm shows in the last bits of every output.
+def small_load_sum_sample(kernel):
+    bk, bv = 64, 32
+    return Sample(
+        name=f"small_load_sum_{kernel}", source="tests/gpu/small_load_sum_layout.tl",
+        kernel=kernel, ptx=f"small_load_sum_{kernel}",
+        signature=f"*fp32:16,*fp32:16,*fp32:16,{bk},{bv}", size=1,
+        inputs=lambda _: {"q": randn((bk,)), "h": randn((bk * bv,)), "o": empty(bv)},
+        outputs=["o"],
+        args=lambda t, _: [t["q"], t["h"], t["o"]],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={"o": Tol(atol=1e-4, rtol=1e-4)})
+
+
+SAMPLES += [small_load_sum_sample("norm_then_outer"), small_load_sum_sample("outer_then_norm")]
+
 # --- running ---------------------------------------------------------------------------------
 
 
