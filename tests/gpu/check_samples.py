@@ -3763,6 +3763,37 @@ def latest_load_sample(kernel):
 
 SAMPLES += [latest_load_sample("k_then_v"), latest_load_sample("v_then_k")]
 
+
+# --- tests/gpu/reused_conversion_layout.tl: a dot's product summed and multiplied again ----------
+# The product k * d (d an FMA dot) is converted to q's layout for q - k * d; its column sum, and
+# (k * d) * b after d * k was stored, run in q's layout too: Triton's rematerialisation reuses the
+# conversion kept for the other use (and its CSE takes k * d for d * k), as fla's gdn2 backward.
+# randn inputs: the order of the sum and the fused multiply-adds show in the last bits.
+def reused_conversion_sample(kernel):
+    bt, bk = 64, 32
+    pointers = 5 if kernel == "sum_of_converted_product" else 7
+    names = (["a", "w", "k", "q", "o"] if pointers == 5 else ["a", "w", "k", "b", "q", "x", "o"])
+    outputs = ["o"] if pointers == 5 else ["x", "o"]
+
+    def inputs(_):
+        t = {"a": randn((bt * bt,)), "w": randn((bt * bk,))}
+        for name in names[2:]:
+            t[name] = empty(bt * bk) if name in outputs else randn((bt * bk,))
+        return t
+
+    return Sample(
+        name=f"reused_conversion_{kernel}", source="tests/gpu/reused_conversion_layout.tl",
+        kernel=kernel, ptx=f"reused_conversion_{kernel}",
+        signature=",".join(["*fp32:16"] * pointers + [str(bt), str(bk)]),
+        tilec_flags=("--num-warps", "2"), size=1, inputs=inputs, outputs=outputs,
+        args=lambda t, _: [t[name] for name in names],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={name: Tol(atol=1e-3, rtol=1e-4) for name in outputs})
+
+
+SAMPLES += [reused_conversion_sample("sum_of_converted_product"),
+            reused_conversion_sample("product_of_stored_product")]
+
 # --- running ---------------------------------------------------------------------------------
 
 
