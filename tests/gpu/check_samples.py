@@ -3769,22 +3769,27 @@ SAMPLES += [latest_load_sample("k_then_v"), latest_load_sample("v_then_k")]
 # (k * d) * b after d * k was stored, run in q's layout too: Triton's rematerialisation reuses the
 # conversion kept for the other use (and its CSE takes k * d for d * k), as fla's gdn2 backward.
 # randn inputs: the order of the sum and the fused multiply-adds show in the last bits.
+# sum_of_carried_product: the same sum after two nested loops (2 chunks of K, 2 of V) that carry
+# the sum of h * h, the dot d and another dot's accumulator e.
 def reused_conversion_sample(kernel):
     bt, bk = 64, 32
-    pointers = 5 if kernel == "sum_of_converted_product" else 7
-    names = (["a", "w", "k", "q", "o"] if pointers == 5 else ["a", "w", "k", "b", "q", "x", "o"])
-    outputs = ["o"] if pointers == 5 else ["x", "o"]
+    names, outputs, constexprs = {
+        "sum_of_converted_product": (["a", "w", "k", "q", "o"], ["o"], [bt, bk]),
+        "product_of_stored_product": (["a", "w", "k", "b", "q", "x", "o"], ["x", "o"], [bt, bk]),
+        "sum_of_carried_product": (["a", "h", "k", "q", "o", "e"], ["o", "e"], [bt, bk, 32, 2, 2]),
+    }[kernel]
+    sizes = {"a": bt * bt, "h": 64 * 64, "e": bt * bt}
+    if kernel == "sum_of_carried_product":
+        sizes.update(k=bt * 64, q=bt * 64, o=bt * 64)
 
     def inputs(_):
-        t = {"a": randn((bt * bt,)), "w": randn((bt * bk,))}
-        for name in names[2:]:
-            t[name] = empty(bt * bk) if name in outputs else randn((bt * bk,))
-        return t
+        return {name: empty(sizes.get(name, bt * bk)) if name in outputs
+                else randn((sizes.get(name, bt * bk),)) for name in names}
 
     return Sample(
         name=f"reused_conversion_{kernel}", source="tests/gpu/reused_conversion_layout.tl",
         kernel=kernel, ptx=f"reused_conversion_{kernel}",
-        signature=",".join(["*fp32:16"] * pointers + [str(bt), str(bk)]),
+        signature=",".join(["*fp32:16"] * len(names) + [str(c) for c in constexprs]),
         tilec_flags=("--num-warps", "2"), size=1, inputs=inputs, outputs=outputs,
         args=lambda t, _: [t[name] for name in names],
         grid=lambda meta, _: (1,), tol=EXACT,
@@ -3792,7 +3797,8 @@ def reused_conversion_sample(kernel):
 
 
 SAMPLES += [reused_conversion_sample("sum_of_converted_product"),
-            reused_conversion_sample("product_of_stored_product")]
+            reused_conversion_sample("product_of_stored_product"),
+            reused_conversion_sample("sum_of_carried_product")]
 
 # --- running ---------------------------------------------------------------------------------
 
