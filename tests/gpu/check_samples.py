@@ -3800,6 +3800,25 @@ SAMPLES += [reused_conversion_sample("sum_of_converted_product"),
             reused_conversion_sample("product_of_stored_product"),
             reused_conversion_sample("sum_of_carried_product")]
 
+# --- tests/gpu/chained_dot_warps.tl: two dots reading one tile, a row sum of one ----------------
+# Chained (Triton's slice of a dot): both 64x64 dots put their two warps along M, and the row sum
+# of the product stays within each warp. randn fp16 inputs: the sum's order shows in the last bits.
+def chained_dot_warps_sample():
+    n = 64
+    return Sample(
+        name="chained_dot_row_sums", source="tests/gpu/chained_dot_warps.tl",
+        kernel="row_sums_of_chained_dot", ptx="chained_dot_row_sums",
+        signature=f"*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,{n}",
+        tilec_flags=("--num-warps", "2"), size=1,
+        inputs=lambda _: {"a": randn((n * n,), "float16"), "b": randn((n * n,), "float16"),
+                          "c": randn((n * n,), "float16"), "x": empty(n * n), "s": empty(n)},
+        outputs=["x", "s"], args=lambda t, _: [t["a"], t["b"], t["c"], t["x"], t["s"]],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={"x": Tol(atol=1e-2, rtol=1e-3), "s": Tol(atol=1e-1, rtol=1e-3)})
+
+
+SAMPLES += [chained_dot_warps_sample()]
+
 # --- running ---------------------------------------------------------------------------------
 
 
