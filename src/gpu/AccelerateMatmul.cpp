@@ -251,37 +251,37 @@ bool isTensorCoreDot(const Operation &dot) {
 
 namespace {
 
-/// Whether another dot multiplies what `dot` computes, or computed what it multiplies: walks
-/// through the ops of dot's block (not through memory, not into loops) backward from its
-/// operands and forward from its result.
-bool hasChainedDot(Operation &dot, const std::map<const Value *, std::vector<Operation *>> &users) {
-  auto reaches = [&](std::vector<Operation *> work, bool forward) {
-    std::set<const Operation *> seen{&dot};
-    while (!work.empty()) {
-      Operation *op = work.back();
-      work.pop_back();
-      if (!op || op->parentBlock() != dot.parentBlock() || !seen.insert(op).second)
-        continue;
-      if (op->code() == OpCode::Dot)
-        return true;
-      if (op->code() == OpCode::Load || op->numRegions() > 0)
-        continue;
-      if (!forward) {
-        for (Value *operand : op->operands())
-          work.push_back(operand->definingOp());
-        continue;
-      }
-      for (unsigned r = 0; r < op->numResults(); ++r)
-        if (auto it = users.find(op->result(r)); it != users.end())
-          work.insert(work.end(), it->second.begin(), it->second.end());
-    }
-    return false;
+/// The other 2-D dots in `dot`'s slice as Triton's warpsPerTileV2 takes it (MLIR's getSlice: the
+/// backward and forward slices of the dot, then of every op they reach, until nothing is added),
+/// among the ops of dot's block, not through trans ops (a transposed operand): two dots that read
+/// one loaded tile, or whose results one loop or if yields, are chained (fla's kda backward:
+/// dot(b_dv, trans(b_v)) and dot(b_A, b_dv) in one if).
+std::vector<Operation *>
+chainedDots(Operation &dot, const std::map<const Value *, std::vector<Operation *>> &users) {
+  std::vector<Operation *> found;
+  std::set<const Operation *> seen{&dot};
+  std::vector<Operation *> work{&dot};
+  auto visit = [&](Operation *op) {
+    if (op && op->parentBlock() == dot.parentBlock() && op->code() != OpCode::Trans &&
+        seen.insert(op).second)
+      work.push_back(op);
   };
-  std::vector<Operation *> producers{dot.operand(0)->definingOp(), dot.operand(1)->definingOp()};
-  std::vector<Operation *> consumers;
-  if (auto it = users.find(dot.result()); it != users.end())
-    consumers = it->second;
-  return reaches(producers, false) || reaches(consumers, true);
+  while (!work.empty()) {
+    Operation *op = work.back();
+    work.pop_back();
+    // The batches of one 3-D dot (DecomposeBatchedDot) are one dot in Triton.
+    const bool sameBatchedDot = dot.hasAttr("batch_slice") && op->hasAttr("batch_slice");
+    if (op != &dot && op->code() == OpCode::Dot && op->result()->type().rank() == 2 &&
+        !sameBatchedDot)
+      found.push_back(op);
+    for (Value *operand : op->operands())
+      visit(operand->definingOp());
+    for (unsigned r = 0; r < op->numResults(); ++r)
+      if (auto it = users.find(op->result(r)); it != users.end())
+        for (Operation *user : it->second)
+          visit(user);
+  }
+  return found;
 }
 
 /// The warp grid over an [M, N] tile of 16x8 instruction tiles, or {0, 0} when the tile is not
@@ -429,7 +429,15 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
         continue;
       }
     }
-    const bool chained = hasChainedDot(*dot, users);
+    // A chained dot that has its mma.sync layout already gives its warp grid (Triton's
+    // warpsPerTileV2, which takes the dots in program order here).
+    const std::vector<Operation *> chainedTo = chainedDots(*dot, users);
+    const bool chained = !chainedTo.empty();
+    unsigned chainedWarpsM = 0, chainedWarpsN = 0;
+    for (Operation *other : chainedTo)
+      if (LayoutPtr l = layoutOf(other->result());
+          chainedWarpsM == 0 && l && isMmaV2AccumulatorLayout(*l, &chainedWarpsM, &chainedWarpsN))
+        break;
     // fp8 operands: mma.sync multiplies them from sm_89 on. Elsewhere (older SMs, tiles the fp8
     // instruction does not fit) they are cast to fp16 first, as Triton does below sm_89, and the
     // dot goes on as an fp16 one (on mma.sync or the FMA path).
@@ -443,6 +451,8 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
     }
     if (warpsM == 0)
       continue;
+    if (chainedWarpsM != 0)
+      std::tie(warpsM, warpsN) = std::make_pair(chainedWarpsM, chainedWarpsN);
     dot->setAttr("engine", std::string("mma_v2"));
     // Operands loaded narrower than they are multiplied: Triton's wider kWidth, which orders
     // the K sums differently (fla's fp32 products of fp16 loads on two warps). Not where Triton

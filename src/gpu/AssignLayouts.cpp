@@ -495,11 +495,22 @@ private:
     return isScanLayout(l) ? l : fallback;
   }
 
+  /// A loop or an if: each of its results is tied to its own initial value and yields
+  /// (tiedValues), so it takes the latest rank among those only. Triton's layout propagation
+  /// carries each anchor's layout through a loop along the value it reaches, so a loop result
+  /// fed by a load in the body does not take the layout of a dot that only another loop-carried
+  /// value comes from (fla's gdn2 backward with several chunks of K: b_dgk += tl.sum(b_kdk, 0)
+  /// adds in the dot's layout, which reaches b_kdk through the carried b_dk, not in that of the
+  /// carried b_dgk, a sum of loads).
+  static bool isStructured(const Operation &op) {
+    return op.code() == OpCode::For || op.code() == OpCode::If || op.code() == OpCode::While;
+  }
+
   /// In the strict forward sweep: result `r` of op takes the latest rank among its reached
   /// operands.
   void rankFromOperands(const Operation &op, unsigned r) {
     const Value *result = op.result(r);
-    if (!reached_.count(result) || op.code() == OpCode::Constant)
+    if (!reached_.count(result) || op.code() == OpCode::Constant || isStructured(op))
       return;
     if (int64_t rank = latestReachedRank(op.operands()); rank >= 0)
       raiseRank(result, rank);
@@ -541,6 +552,8 @@ private:
           if (int64_t rank = latestReachedRank(group.values); rank >= 0)
             for (const Value *v : group.values)
               raise(v, rank, changed);
+        if (isStructured(op))
+          return; // its results take their own groups' ranks, not every initial value's
         if (int64_t rank = latestReachedRank(op.operands()); rank >= 0)
           for (unsigned r = 0; r < op.numResults(); ++r)
             raise(op.result(r), rank, changed);

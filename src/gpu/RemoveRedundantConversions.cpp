@@ -34,6 +34,7 @@
 #include "tir/Builder.h"
 #include "tir/Passes.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
@@ -226,12 +227,238 @@ private:
     // The whole tree recomputed, else (convertLeaves) what is broadcast converted instead.
     bool convertLeaves = false;
     if (!canRematerialise(source, target, &convert, kMaxRematerialisationDepth, false, false)) {
+      if (rematerialiseWideSlice(convert))
+        return true;
       convertLeaves = true;
       if (!canRematerialise(source, target, &convert, kMaxRematerialisationDepth, true, false))
         return false;
     }
     Copies done;
     Value *replacement = rematerialise(source, target, &convert, done, false, convertLeaves, false);
+    uses_->replaceAllUses(convert.result(), replacement);
+    return true;
+  }
+
+  // Triton's backward rematerialisation (RemoveLayoutConversions.cpp, backwardRematerialization
+  // and getConvertBackwardSlice in Utility.cpp) takes a wider slice than the trees above: it goes
+  // through reductions (a sum is recomputed in the layout whose slice is wanted), it ends at a
+  // conversion (whose source is then converted to the wanted layout instead), and it ends at a
+  // value that a conversion kept earlier already converts to the wanted layout (that conversion
+  // is reused). It rewrites the slice when its cost model says the copies cost no more than the
+  // conversion. That decides the layout a reduction runs in: fla's gdn2 backward computes
+  // b_kdk = b_k * b_dk in a dot's layout, converts it to the load's layout for b_q * b_dq - b_kdk,
+  // and sums it with tl.sum(b_kdk, 0) into a row that is broadcast over that load's layout; the
+  // conversion of the broadcast product is rematerialised back to the sum, which reads the kept
+  // conversion of b_kdk and adds in the load's layout's order.
+  // It is tried where the trees above fail, before converting what is broadcast (Triton hoists
+  // conversions over broadcasts only after its rematerialisation). fla's gdn2 backward also
+  // computes b_kg * b_dkgb * b_b from the product it stores (CSE): the multiplication by b_b
+  // reads the conversion kept for the store and happens in the load's layout, where the backend
+  // fuses it into the add.
+
+  /// A wide slice: the layout each value takes, the producers of its values, and the values that
+  /// end at a kept conversion (and that conversion).
+  struct WideSlice {
+    std::map<const Value *, LayoutPtr> layout;
+    std::set<const Operation *> ops;
+    std::map<const Value *, Operation *> reused;
+  };
+
+  /// A conversion of `v` to `layout`, other than `root`, that stays (the trees above cannot
+  /// remove it) and can precede `user`: in the block of `v`'s definition and of `user`, where
+  /// Triton's layout propagation places it right after that definition. Null when none.
+  Operation *keptConversion(Value &v, const LayoutPtr &layout, const Operation &user,
+                            const Operation &root) {
+    const Operation *definition = v.definingOp();
+    if (!definition || user.parentBlock() != definition->parentBlock())
+      return nullptr;
+    for (Operation *c : uses_->usersOf(&v)) {
+      if (c == &root || c->code() != OpCode::ConvertLayout ||
+          c->parentBlock() != definition->parentBlock() ||
+          !sameLayout(layoutOf(c->result()), layout) || uses_->usersOf(c->result()).empty())
+        continue;
+      if (canRematerialise(&v, layout, c, kMaxRematerialisationDepth, false, false))
+        continue; // it goes away itself
+      return c;
+    }
+    return nullptr;
+  }
+
+  bool addToWideSlice(Value *v, const LayoutPtr &layout, const Operation &user,
+                      const Operation &root, unsigned depth, WideSlice &slice) {
+    if (!v->type().isTensor() || availableIn(v, layout))
+      return true;
+    if (auto it = slice.layout.find(v); it != slice.layout.end())
+      return sameLayout(it->second, layout); // Triton gives up on a value wanted in two layouts
+    slice.layout[v] = layout;
+    Operation *producer = v->definingOp();
+    if (!producer || depth == 0)
+      return false;
+    slice.ops.insert(producer);
+    if (Operation *kept = keptConversion(*v, layout, user, root)) {
+      slice.reused[v] = kept;
+      return true;
+    }
+    if (producer->code() == OpCode::ConvertLayout)
+      return true; // its source is converted to `layout` instead
+    if (producer->code() == OpCode::Reduce) {
+      if (producer->numOperands() != 1 || producer->numResults() != 1)
+        return false;
+    } else if (!isRematerialisable(*producer) &&
+               !(producer->code() == OpCode::Load && isCheapLoadBefore(*producer, &root))) {
+      return false;
+    }
+    LayoutPtr wanted = operandLayoutFor(*producer, layout);
+    if (!wanted)
+      return false;
+    for (Value *operand : producer->operands())
+      if (!addToWideSlice(operand, wanted, *producer, root, depth - 1, slice))
+        return false;
+    return true;
+  }
+
+  static int64_t bytesOf(const Value *v, int64_t minElements = 0, int64_t minBits = 0) {
+    const tir::Type &type = v->type();
+    int64_t elements = std::max<int64_t>(type.isTensor() ? type.numElements() : 1, minElements);
+    int64_t bits = std::max<int64_t>(type.elem.bits(), minBits);
+    return elements * bits / 8;
+  }
+
+  /// Triton's isExpensiveMathOp: several instructions, or the special function unit.
+  static bool isExpensiveMath(const Operation &op) {
+    switch (op.code()) {
+    case OpCode::Div:
+      return op.result()->type().elem.isFloat();
+    case OpCode::Exp:
+    case OpCode::Exp2:
+    case OpCode::Log:
+    case OpCode::Log2:
+    case OpCode::Sqrt:
+    case OpCode::Rsqrt:
+    case OpCode::Sin:
+    case OpCode::Cos:
+    case OpCode::Erf:
+      return true;
+    default:
+      return false;
+    }
+  }
+
+  /// What recomputing `op` costs in Triton's model (isRematBeneficial), in its milli-cycles.
+  static int64_t rematerialisationCost(const Operation &op) {
+    switch (op.code()) {
+    case OpCode::Constant:
+    case OpCode::AddPtr: // Triton's own ops, not arith or math: free in its model
+    case OpCode::Bitcast:
+    case OpCode::MulHi:
+    case OpCode::Libdevice:
+      return 0;
+    case OpCode::Load:
+      return 8 * bytesOf(op.result());
+    case OpCode::Reduce: {
+      // The lanes and the warps along the axis, as the reduction's lowering combines them.
+      LayoutPtr source = layoutOf(op.operand(0));
+      auto axis = static_cast<unsigned>(op.intAttr("axis"));
+      if (!source || source->kind != LayoutKind::Blocked || axis >= source->rank())
+        return 0;
+      return source->threadsPerWarp[axis] + 8 * int64_t(source->warpsPerCTA[axis]);
+    }
+    default:
+      break;
+    }
+    if (!tir::isElementwise(op.code()))
+      return 0;
+    int64_t cost = 0;
+    for (unsigned r = 0; r < op.numResults(); ++r)
+      cost += (isExpensiveMath(op) ? 8 : 1) * bytesOf(op.result(r));
+    return cost;
+  }
+
+  /// Triton's isRematBeneficial: the ops of the slice whose results are also used outside it
+  /// stay, so their copies cost; the conversion costs a round trip through shared memory.
+  bool isWorthRematerialising(const Operation &root, const WideSlice &slice) {
+    std::set<const Value *> stay;
+    std::vector<const Value *> work;
+    for (const auto &entry : slice.layout) {
+      const Value *v = entry.first;
+      bool outside = slice.reused.count(v) != 0; // the kept conversion has users of its own
+      for (Operation *user : uses_->usersOf(v))
+        outside |= user != &root && !slice.ops.count(user);
+      if (outside && stay.insert(v).second)
+        work.push_back(v);
+    }
+    while (!work.empty()) {
+      const Value *v = work.back();
+      work.pop_back();
+      const Operation *producer = v->definingOp();
+      if (!producer || slice.reused.count(v))
+        continue;
+      for (const Value *operand : producer->operands())
+        if (slice.layout.count(operand) && stay.insert(operand).second)
+          work.push_back(operand);
+    }
+    int64_t cost = 0;
+    for (const Operation *op : slice.ops) {
+      bool stays = false;
+      for (unsigned r = 0; r < op->numResults(); ++r)
+        stays |= stay.count(op->result(r)) != 0;
+      if (stays)
+        cost += rematerialisationCost(*op);
+    }
+    // (Triton prices a conversion that only reorders each thread's registers at zero; that case
+    // is not told apart here.)
+    int64_t conversionCost = 32 * bytesOf(root.operand(0), 32, 32);
+    return conversionCost >= cost;
+  }
+
+  /// The copy of `v` in `layout` for the wide slice: each op copied right before the op it
+  /// copies, as Triton's rewriteSlice places them; a kept conversion moved right after the
+  /// definition of what it converts.
+  Value *rematerialiseWide(Value *v, const LayoutPtr &layout, const WideSlice &slice,
+                           std::map<const Value *, Value *> &done) {
+    if (!v->type().isTensor())
+      return v;
+    if (Value *available = availableIn(v, layout))
+      return available;
+    if (auto it = done.find(v); it != done.end())
+      return it->second;
+    Operation *producer = v->definingOp();
+    tir::Block *block = producer->parentBlock();
+    if (auto it = slice.reused.find(v); it != slice.reused.end()) {
+      Operation *kept = it->second;
+      std::unique_ptr<Operation> moved = block->remove(kept);
+      block->insert(std::next(block->find(producer)), std::move(moved));
+      done[v] = kept->result();
+      return kept->result();
+    }
+    std::vector<Value *> operands;
+    if (producer->code() == OpCode::ConvertLayout) {
+      operands.push_back(producer->operand(0));
+    } else {
+      LayoutPtr wanted = operandLayoutFor(*producer, layout);
+      for (Value *operand : producer->operands())
+        operands.push_back(rematerialiseWide(operand, wanted, slice, done));
+    }
+    tir::Builder b;
+    b.restoreInsertionPoint({block, block->find(producer)});
+    b.setLoc(producer->loc());
+    Operation *copy = cloneOp(b, *producer, operands, {v->type().withLayout(layout)});
+    uses_->addUser(*copy);
+    copy->result()->setNameHint(v->nameHint());
+    done[v] = copy->result();
+    return copy->result();
+  }
+
+  /// The wide slice of `convert` rematerialised, when Triton's cost model takes it.
+  bool rematerialiseWideSlice(Operation &convert) {
+    Value *source = convert.operand(0);
+    LayoutPtr target = layoutOf(convert.result());
+    WideSlice slice;
+    if (!addToWideSlice(source, target, convert, convert, kMaxRematerialisationDepth, slice) ||
+        !isWorthRematerialising(convert, slice))
+      return false;
+    std::map<const Value *, Value *> done;
+    Value *replacement = rematerialiseWide(source, target, slice, done);
     uses_->replaceAllUses(convert.result(), replacement);
     return true;
   }

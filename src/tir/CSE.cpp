@@ -1,5 +1,7 @@
 #include "tir/Passes.h"
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -18,10 +20,32 @@ bool isPure(const Operation &op) {
   }
 }
 
+/// Ops MLIR marks commutative (arith.addf/addi, mulf/muli, andi, ori, xori, the maximum and
+/// minimum ops): its CSE takes `a * b` and `b * a` for one value (OperationEquivalence sorts
+/// their operands), so Triton computes fla's `b_kg * b_dkgb * b_b` from `b_dkgb * b_kg` stored
+/// just before, in that product's layout, and the backend fuses it otherwise.
+bool isCommutative(OpCode code) {
+  switch (code) {
+  case OpCode::Add:
+  case OpCode::Mul:
+  case OpCode::And:
+  case OpCode::Or:
+  case OpCode::Xor:
+  case OpCode::Maximum:
+  case OpCode::Minimum:
+    return true;
+  default:
+    return false;
+  }
+}
+
 std::string keyOf(const Operation &op) {
   std::ostringstream os;
   os << op.name();
-  for (const Value *v : op.operands())
+  std::vector<const Value *> operands(op.operands().begin(), op.operands().end());
+  if (isCommutative(op.code()))
+    std::sort(operands.begin(), operands.end(), std::less<const Value *>());
+  for (const Value *v : operands)
     os << " " << v;
   for (const auto &[k, a] : op.attrs()) {
     os << " " << k << "=";

@@ -1,5 +1,7 @@
 #include "tir/UseIndex.h"
 
+#include <algorithm>
+
 namespace tilec::tir {
 
 UseIndex::UseIndex(Block &block) {
@@ -48,6 +50,21 @@ void UseIndex::replaceAllUses(Value *from, Value *to, const Operation *except) {
     if (uses) // listed under `from` twice, it uses it no more the second time
       toUsers.push_back(user);
   }
+}
+
+std::vector<Operation *> UseIndex::usersOf(const Value *value) const {
+  std::vector<Operation *> users;
+  auto found = users_.find(value);
+  if (found == users_.end())
+    return users;
+  for (Operation *user : found->second) {
+    bool uses = false;
+    for (const Value *operand : user->operands())
+      uses |= operand == value;
+    if (uses && std::find(users.begin(), users.end(), user) == users.end())
+      users.push_back(user);
+  }
+  return users;
 }
 
 } // namespace tilec::tir

@@ -31,6 +31,8 @@ public:
   void setOperand(Operation &op, unsigned i, Value *value);
   /// Replaces every use of `from` by `to`, except as an operand of `except`.
   void replaceAllUses(Value *from, Value *to, const Operation *except = nullptr);
+  /// The ops that use `value` now, each once.
+  std::vector<Operation *> usersOf(const Value *value) const;
 
 private:
   std::unordered_map<const Value *, std::vector<Operation *>> users_;

@@ -3887,6 +3887,61 @@ def small_load_sum_sample(kernel):
 
 SAMPLES += [small_load_sum_sample("norm_then_outer"), small_load_sum_sample("outer_then_norm")]
 
+# --- tests/gpu/reused_conversion_layout.tl: a dot's product summed and multiplied again ----------
+# The product k * d (d an FMA dot) is converted to q's layout for q - k * d; its column sum, and
+# (k * d) * b after d * k was stored, run in q's layout too: Triton's rematerialisation reuses the
+# conversion kept for the other use (and its CSE takes k * d for d * k), as fla's gdn2 backward.
+# randn inputs: the order of the sum and the fused multiply-adds show in the last bits.
+# sum_of_carried_product: the same sum after two nested loops (2 chunks of K, 2 of V) that carry
+# the sum of h * h, the dot d and another dot's accumulator e.
+def reused_conversion_sample(kernel):
+    bt, bk = 64, 32
+    names, outputs, constexprs = {
+        "sum_of_converted_product": (["a", "w", "k", "q", "o"], ["o"], [bt, bk]),
+        "product_of_stored_product": (["a", "w", "k", "b", "q", "x", "o"], ["x", "o"], [bt, bk]),
+        "sum_of_carried_product": (["a", "h", "k", "q", "o", "e"], ["o", "e"], [bt, bk, 32, 2, 2]),
+    }[kernel]
+    sizes = {"a": bt * bt, "h": 64 * 64, "e": bt * bt}
+    if kernel == "sum_of_carried_product":
+        sizes.update(k=bt * 64, q=bt * 64, o=bt * 64)
+
+    def inputs(_):
+        return {name: empty(sizes.get(name, bt * bk)) if name in outputs
+                else randn((sizes.get(name, bt * bk),)) for name in names}
+
+    return Sample(
+        name=f"reused_conversion_{kernel}", source="tests/gpu/reused_conversion_layout.tl",
+        kernel=kernel, ptx=f"reused_conversion_{kernel}",
+        signature=",".join(["*fp32:16"] * len(names) + [str(c) for c in constexprs]),
+        tilec_flags=("--num-warps", "2"), size=1, inputs=inputs, outputs=outputs,
+        args=lambda t, _: [t[name] for name in names],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={name: Tol(atol=1e-3, rtol=1e-4) for name in outputs})
+
+
+SAMPLES += [reused_conversion_sample("sum_of_converted_product"),
+            reused_conversion_sample("product_of_stored_product"),
+            reused_conversion_sample("sum_of_carried_product")]
+
+# --- tests/gpu/chained_dot_warps.tl: two dots reading one tile, a row sum of one ----------------
+# Chained (Triton's slice of a dot): both 64x64 dots put their two warps along M, and the row sum
+# of the product stays within each warp. randn fp16 inputs: the sum's order shows in the last bits.
+def chained_dot_warps_sample():
+    n = 64
+    return Sample(
+        name="chained_dot_row_sums", source="tests/gpu/chained_dot_warps.tl",
+        kernel="row_sums_of_chained_dot", ptx="chained_dot_row_sums",
+        signature=f"*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,{n}",
+        tilec_flags=("--num-warps", "2"), size=1,
+        inputs=lambda _: {"a": randn((n * n,), "float16"), "b": randn((n * n,), "float16"),
+                          "c": randn((n * n,), "float16"), "x": empty(n * n), "s": empty(n)},
+        outputs=["x", "s"], args=lambda t, _: [t["a"], t["b"], t["c"], t["x"], t["s"]],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={"x": Tol(atol=1e-2, rtol=1e-3), "s": Tol(atol=1e-1, rtol=1e-3)})
+
+
+SAMPLES += [chained_dot_warps_sample()]
+
 # --- running ---------------------------------------------------------------------------------
 
 
