@@ -516,6 +516,37 @@ private:
       raiseRank(result, rank);
   }
 
+  /// Where an elementwise op meets a reduction that runs in the latest anchor's layout
+  /// (reductionInLatestAnchorLayout) and operands in other layouts, the layout of the operand
+  /// that the latest anchor reaches (Triton's first encoding, resolveConflicts keeps it); null
+  /// elsewhere. The tensor-core sweep meets such an op before the anchors are ranked, and would
+  /// take its first operand's layout: fla's dplr backward adds tl.sum(b_k * b_dk, 0), b_k loaded
+  /// last, to a sum of earlier loads (b_h * b_dh), and Triton adds in b_k's slice, converting
+  /// the earlier sum, which its rematerialisation then computes in that layout.
+  LayoutPtr layoutAfterAnchorReduction(const Operation &op, unsigned r) const {
+    if (!sharesOneLayout(op) || !op.result(r)->type().isTensor())
+      return nullptr;
+    bool meetsReduction = false, disagree = false;
+    LayoutPtr first, latest;
+    int64_t latestRank = -1;
+    for (const Value *v : op.operands()) {
+      LayoutPtr l = v->type().isTensor() && !isConstantValue(v) ? layoutOf(v) : nullptr;
+      if (!l)
+        continue;
+      const Operation *producer = v->definingOp();
+      meetsReduction |= producer && reductionsInAnchorLayout_.count(producer);
+      disagree |= first && !sameLayout(first, l);
+      if (!first)
+        first = l;
+      auto it = latestAnchorLayouts_.find(v);
+      if (it != latestAnchorLayouts_.end() && it->second.first > latestRank) {
+        latestRank = it->second.first;
+        latest = l;
+      }
+    }
+    return meetsReduction && disagree ? latest : nullptr;
+  }
+
   /// The latest rank among `values` that the strict forward sweep reached; -1 where none has one.
   template <typename Values> int64_t latestReachedRank(const Values &values) const {
     int64_t rank = -1;
@@ -759,6 +790,7 @@ private:
             set(op.result(r), impliedResultLayout(op, r, &reached_, &anchorRanks_));
           rankFromOperands(op, r);
         } else {
+          set(op.result(r), layoutAfterAnchorReduction(op, r));
           set(op.result(r), impliedResultLayout(op, r, nullptr, &anchorRanks_));
         }
     }
