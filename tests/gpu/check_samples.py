@@ -3965,6 +3965,33 @@ def pipelined_load_sample(kernel, stages):
 SAMPLES += [pipelined_load_sample("square_dot", 3), pipelined_load_sample("square_dot", 1),
             pipelined_load_sample("square_dot_times_x", 1)]
 
+
+# --- tests/gpu/latest_anchor_sum_slice.tl: sum(h * dh, 0) + sum(k * dot(a, dh), 0) ------------
+# h and dh loaded column-major, k after the mma dot: the accumulator of both sums takes k's slice
+# (the latest anchor's), so the sum of k * d runs in k's layout and the sum of h * dh is converted
+# to it, as fla's dplr backward (chunk_dplr_bwd_o_kernel's b_dgk_last). randn inputs: the order
+# of the 16-row sum shows in the last bits.
+def latest_anchor_sum_slice_sample():
+    b = 16
+    names = ["h", "dh", "a", "k", "o"]
+
+    def inputs(_):
+        t = {name: randn((b * b,), "float16") for name in names[:4]}
+        t["o"] = empty(b)
+        return t
+
+    return Sample(
+        name="latest_anchor_sum_slice", source="tests/gpu/latest_anchor_sum_slice.tl",
+        kernel="sum_after_anchor_sum", ptx="latest_anchor_sum_slice",
+        signature="*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp32:16,16",
+        tilec_flags=("--num-warps", "2"), size=1, inputs=inputs, outputs=["o"],
+        args=lambda t, _: [t[name] for name in names],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={"o": Tol(atol=1e-2, rtol=1e-3)})
+
+
+SAMPLES += [latest_anchor_sum_slice_sample()]
+
 # --- running ---------------------------------------------------------------------------------
 
 
