@@ -429,6 +429,13 @@ private:
     Operation *producer = v->definingOp();
     if (!producer || depth == 0)
       return false;
+    // Triton's getConvertBackwardSlice fails at a loop's result before it looks for an existing
+    // conversion of it: fla's gdn2 and kda intra backward compute (b_dk2 - b_dkt) * b_k, b_dkt
+    // a loop's result, in the FMA dot's layout and convert the product for the add, which keeps
+    // the multiplication out of an FMA; reusing the conversion of b_dkt kept for the other add
+    // would multiply in the load's layout and fuse it.
+    if (producer->code() == OpCode::For || producer->code() == OpCode::While)
+      return false;
     slice.ops.insert(producer);
     if (Operation *kept = keptConversion(*v, layout, user, root)) {
       slice.reused[v] = kept;
@@ -649,6 +656,11 @@ private:
     if (isConvertedLeaf(v, convertLeaves, belowBroadcast))
       return layoutOf(v) && v->type().numElements() < before->operand(0)->type().numElements();
     Operation *producer = v->definingOp();
+    // A loop's result ends Triton's slice (getConvertBackwardSlice) before an existing
+    // conversion of it is looked for (see addToWideSlice).
+    if (foldConversions_ && producer &&
+        (producer->code() == OpCode::For || producer->code() == OpCode::While))
+      return false;
     if (foldConversions_ && !convertLeaves && existingConversion(v, layout, before))
       return true;
     if (foldConversions_ && producer && producer->code() == OpCode::ConvertLayout &&
