@@ -3992,6 +3992,34 @@ def latest_anchor_sum_slice_sample():
 
 SAMPLES += [latest_anchor_sum_slice_sample()]
 
+
+# --- tests/gpu/loop_result_ends_slice.tl: (d - acc) * k + g, acc a loop's FMA-dot result ------
+# The subtraction runs in the dot's layout and its result is converted (a loop's result ends
+# Triton's rematerialised slice), so the product is not fused into the add: fla's gdn2/kda intra
+# backward. randn inputs: an FMA's single rounding shows in the last bits.
+def loop_result_ends_slice_sample():
+    bt, bk, n = 16, 32, 2
+    names = ["a", "w", "k", "g", "x", "o", "p"]
+
+    def inputs(_):
+        t = {"a": randn(((n + 1) * bt * bt,)), "w": randn(((n + 1) * bt * bk,))}
+        for name in names[2:5]:
+            t[name] = randn((bt * bk,))
+        t["o"], t["p"] = empty(bt * bk), empty(bt * bk)
+        return t
+
+    return Sample(
+        name="loop_result_ends_slice", source="tests/gpu/loop_result_ends_slice.tl",
+        kernel="loop_result_product", ptx="loop_result_ends_slice",
+        signature=",".join(["*fp32:16"] * 7 + ["i32", str(bt), str(bk)]),
+        tilec_flags=("--num-warps", "1"), size=1, inputs=inputs, outputs=["o", "p"],
+        args=lambda t, _: [t[name] for name in names] + [n],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={"o": Tol(atol=1e-3, rtol=1e-4), "p": Tol(atol=1e-3, rtol=1e-4)})
+
+
+SAMPLES += [loop_result_ends_slice_sample()]
+
 # --- running ---------------------------------------------------------------------------------
 
 
