@@ -436,7 +436,7 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
     unsigned chainedWarpsM = 0, chainedWarpsN = 0;
     for (Operation *other : chainedTo)
       if (LayoutPtr l = layoutOf(other->result());
-          chainedWarpsM == 0 && l && isMmaV2AccumulatorLayout(*l, &chainedWarpsM, &chainedWarpsN))
+          l && isMmaV2AccumulatorLayout(*l, &chainedWarpsM, &chainedWarpsN))
         break;
     // fp8 operands: mma.sync multiplies them from sm_89 on. Elsewhere (older SMs, tiles the fp8
     // instruction does not fit) they are cast to fp16 first, as Triton does below sm_89, and the

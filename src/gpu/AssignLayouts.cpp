@@ -965,8 +965,8 @@ private:
       if (reductionsInAnchorLayout_.count(&op))
         reductions.push_back(&op);
     });
+    auto users = usersOf(function_); // rebuilt after each rewrite, which adds conversions
     for (Operation *reduction : reductions) {
-      auto users = usersOf(function_);
       if (reduction->numResults() != 1 || !reduction->result()->type().isTensor())
         continue;
       // The tensor-core layout every operand was converted from.
@@ -1031,6 +1031,7 @@ private:
           convertOperand(*op, i, operandLayout);
         retypeResult(*op, 0, layout);
       }
+      users = usersOf(function_);
     }
   }
 

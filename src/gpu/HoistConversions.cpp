@@ -136,11 +136,6 @@ bool addOperands(const Operation &op, const LayoutPtr &layout, Slice &slice, boo
   return true;
 }
 
-bool isTensorCoreLayout(const LayoutPtr &layout) {
-  return layout && layout->kind == LayoutKind::Blocked &&
-         (isMmaV2AccumulatorLayout(*layout) || isMmaV3AccumulatorLayout(*layout));
-}
-
 /// A tensor-core accumulator layout or a slice of one.
 bool derivesFromTensorCoreLayout(const LayoutPtr &layout) {
   if (layout && layout->kind == LayoutKind::Slice)

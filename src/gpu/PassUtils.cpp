@@ -185,6 +185,11 @@ LayoutPtr operandLayoutFor(const Operation &op, const LayoutPtr &layout) {
   }
 }
 
+bool isTensorCoreLayout(const LayoutPtr &layout) {
+  return layout && layout->kind == LayoutKind::Blocked &&
+         (isMmaV2AccumulatorLayout(*layout) || isMmaV3AccumulatorLayout(*layout));
+}
+
 bool isScanLayout(const LayoutPtr &layout) {
   return layout && layout->kind == LayoutKind::Blocked && !isMmaV2AccumulatorLayout(*layout) &&
          !isMmaV3AccumulatorLayout(*layout);

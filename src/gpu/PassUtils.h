@@ -61,6 +61,9 @@ LayoutPtr operandLayoutFor(const tir::Operation &op, const LayoutPtr &layout);
 /// refuse); the scan keeps its blocked layout and its operand or result is converted instead.
 bool isScanLayout(const LayoutPtr &layout);
 
+/// Whether `layout` is a tensor core's accumulator layout (mma.sync's or wgmma's).
+bool isTensorCoreLayout(const LayoutPtr &layout);
+
 /// A copy of `op` at `b`, its attributes and regions included, with `operands` and results of
 /// `types`.
 tir::Operation *cloneOp(tir::Builder &b, const tir::Operation &op,

@@ -163,9 +163,9 @@ private:
   /// Whether a conversion producing a value of a rematerialised tree may be replaced by a
   /// conversion of its source to `layout` (Triton's canFoldIntoConversion).
   static bool foldsInto(const Operation &convert, const LayoutPtr &layout) {
-    const bool tensorCore = isMmaV2AccumulatorLayout(*layout) || isMmaV3AccumulatorLayout(*layout);
-    return !tensorCore || sameLayout(layoutOf(convert.operand(0)), layout);
+    return !isTensorCoreLayout(layout) || sameLayout(layoutOf(convert.operand(0)), layout);
   }
+
   /// The copies rematerialise made this round, by what they copy and their layout: a later
   /// conversion of the same value reuses one that dominates it, as Triton's rematerialisation
   /// reuses its copies (getRematValue): the next value of a loop-carried copy, recomputed before
@@ -176,19 +176,7 @@ private:
   /// of `user` or of an operation holding it.
   static bool dominates(const Value *def, const Operation *user) {
     const Operation *definition = def->definingOp();
-    if (!definition)
-      return false;
-    const tir::Block *block = definition->parentBlock();
-    while (user && user->parentBlock() != block)
-      user = user->parentBlock() ? user->parentBlock()->parentOp() : nullptr;
-    if (!user || user == definition)
-      return false;
-    for (auto it =
-             std::next(const_cast<tir::Block *>(block)->find(const_cast<Operation *>(definition)));
-         it != block->ops().end(); ++it)
-      if (it->get() == user)
-        return true;
-    return false;
+    return definition && dominates(definition, user);
   }
 
   /// Whether `load` may be issued again, in another layout, for a use at `before`: it is small,
