@@ -29,6 +29,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/Threading.h>
+#include <llvm/Support/Timer.h>
 #include <llvm/Support/raw_os_ostream.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/thread.h>
@@ -443,6 +444,12 @@ std::optional<std::string> compileKernelsApart(const tir::Module &module,
   // 64 MB stacks, eight times a main thread's (compile() itself runs on 512 MB for the parser's
   // and sema's nesting, which the workers never reach), reserved, not used, per thread.
   constexpr unsigned kStackBytes = 64u << 20;
+  // Every worker's pass instrumentation makes timer groups, which register under a lock LLVM
+  // creates on first use. One group made here creates it before any worker starts, so the
+  // workers only take it (ThreadSanitizer cannot see LLVM's own atomics guarding the creation:
+  // libLLVM is not instrumented, and it reported that first use as a race).
+  if (jobs > 1)
+    llvm::TimerGroup("tilec", "tilec workers");
   std::vector<llvm::thread> workers;
   for (unsigned i = 1; i < jobs; ++i)
     workers.emplace_back(std::optional<unsigned>(kStackBytes), work);
