@@ -1337,6 +1337,25 @@ def atomic_add_half_sample(name, dtype, arch=None):
         tol=EXACT, reference=reference)
 
 
+# --- tests/gpu/lang_bits.tl: `if pid % cdiv(V, BV) == 0: s += z[:, None]` after a dot, with
+# V <= BV: x % 1 folds to 0, the if to its body, and the add to the dot's accumulator, as in
+# Triton (fla's parallel_based_bwd_kernel); the sum is formed in the dot's order.
+def dot_if_rem_one_sample(name, m=32, programs=6):
+    def reference(t, p):
+        a = t["a"].double().cpu().view(p, m, m)
+        b = t["b"].double().cpu().view(p, m, m)
+        z = t["z"].double().cpu().view(p, m, 1)
+        return {"o": (torch.bmm(a, b) + z).flatten()}
+
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="dot_if_rem_one", ptx=name,
+        signature=f"*fp16:16,*fp16:16,*fp32:16,*fp32:16,60,64,{m}", size=programs, small=2,
+        inputs=lambda p: {"a": randn(p * m * m, "float16"), "b": randn(p * m * m, "float16"),
+                          "z": randn(p * m), "o": empty(p * m * m)},
+        outputs=["o"], args=lambda t, p: [t["a"], t["b"], t["z"], t["o"]],
+        grid=lambda meta, p: (p,), tol=DOT_F16_OUT_F32, reference=reference)
+
+
 # --- tests/gpu/lang_bits.tl: a boolean pointer offset (zero-extended, as in Triton) and a
 # per-lane counter through `ptr + tl.zeros_like(mask)`; bit-exact (loads, stores, an int count).
 def bool_offset_counter_sample():
@@ -2211,6 +2230,7 @@ LANG_BITS_SAMPLES = [
     atomic_add_half_sample("atomic_add_bf16", "bfloat16"),
     atomic_add_half_sample("atomic_add_bf16_sm80", "bfloat16", arch="sm_80"),
     atomic_add_half_sample("atomic_add_fp16", "float16"),
+    dot_if_rem_one_sample("dot_if_rem_one"),
     bool_offset_counter_sample(),
     max_min_nan_sample("max_min_nan_fp32", "float32"),
     max_min_nan_sample("max_min_nan_fp16", "float16"),
