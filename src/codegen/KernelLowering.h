@@ -455,6 +455,9 @@ private:
   llvm::Value *ownsResultOf(const std::optional<Distribution> &dist, unsigned element);
   llvm::Value *atom(const std::string &suffix, unsigned bits, llvm::Value *ptr,
                     llvm::ArrayRef<llvm::Value *> operands, llvm::Value *pred);
+  Values atomVector(const std::string &op, const std::string &type, unsigned bits, llvm::Value *ptr,
+                    llvm::ArrayRef<llvm::Value *> operands, llvm::Value *pred);
+  unsigned atomicVectorWidth(const Operation &op, const std::optional<Distribution> &dist);
   /// The scope and memory order of the atomic being lowered (`gpu.acq_rel`, Triton's default;
   /// `sys.release` for tl.atomic_xchg(..., sem="release", scope="sys")).
   std::string atomOrder_ = "gpu.acq_rel";

@@ -92,6 +92,65 @@ llvm::Value *KernelLowering::atom(const std::string &suffix, unsigned bits, llvm
   return builder_.CreateCall(asmType, llvm::InlineAsm::get(asmType, ptx, constraints, true), args);
 }
 
+/// `@pred atom.global.<scope>.<sem>.<op>.v<N>.<type> {old...}, [ptr], {operands...}`: N
+/// consecutive elements in one instruction (PTX ISA 8.1, sm_90), each updated atomically on its
+/// own, as Triton emits it. Returns the old words (0 where pred is false).
+Values KernelLowering::atomVector(const std::string &op, const std::string &type, unsigned bits,
+                                  llvm::Value *ptr, llvm::ArrayRef<llvm::Value *> operands,
+                                  llvm::Value *pred) {
+  const unsigned n = static_cast<unsigned>(operands.size());
+  llvm::Type *wordType = builder_.getIntNTy(bits);
+  const std::string constraint = bits == 16 ? "h" : "r";
+  std::string ptx, olds, news, constraints;
+  std::vector<llvm::Type *> types{ptr->getType()};
+  std::vector<llvm::Value *> args{ptr};
+  for (unsigned i = 0; i < n; ++i) {
+    ptx += "mov.b" + std::to_string(bits) + " $" + std::to_string(i) + ", 0;\n\t";
+    olds += (i ? ", $" : "$") + std::to_string(i);
+    news += (i ? ", $" : "$") + std::to_string(n + 1 + i);
+    constraints += "=" + constraint + ",";
+  }
+  constraints += "l";
+  for (unsigned i = 0; i < n; ++i) {
+    constraints += "," + constraint;
+    types.push_back(wordType);
+    args.push_back(builder_.CreateBitCast(operands[i], wordType));
+  }
+  constraints += ",b";
+  types.push_back(builder_.getInt1Ty());
+  args.push_back(pred);
+  ptx += "@$" + std::to_string(2 * n + 1) + " atom.global." + atomOrder_ + "." + op + ".v" +
+         std::to_string(n) + "." + type + " { " + olds + " }, [ $" + std::to_string(n) +
+         " + 0 ], { " + news + " };";
+  auto *resultType = llvm::StructType::get(context_, std::vector<llvm::Type *>(n, wordType));
+  auto *asmType = llvm::FunctionType::get(resultType, types, false);
+  llvm::Value *result =
+      builder_.CreateCall(asmType, llvm::InlineAsm::get(asmType, ptx, constraints, true), args);
+  Values oldWords;
+  for (unsigned i = 0; i < n; ++i)
+    oldWords.push_back(builder_.CreateExtractValue(result, i));
+  return oldWords;
+}
+
+/// How many consecutive elements of a tensor atomic one instruction updates, as Triton's
+/// AtomicRMWOpConversion decides it: the pointers' vector width (contiguity and alignment, at
+/// most 128 bits), limited by the mask's constancy. Only a float add has vector forms (sm_90,
+/// PTX ISA 8.1: atom.add.v2/v4.f32, atom.add.noftz.v2/v4/v8.f16 and .bf16); elsewhere fp16 adds
+/// go two at a time as f16x2, everything else one by one.
+unsigned KernelLowering::atomicVectorWidth(const Operation &op,
+                                           const std::optional<Distribution> &dist) {
+  if (!dist || dist->order.empty())
+    return 1;
+  unsigned vec = accessVectorWidth(op, &*dist);
+  if (op.numOperands() > 2)
+    vec = std::min(vec, std::max(1u, axisInfo_.maskConstancy(op.operand(2), dist->order[0])));
+  // A copy's owner does the update: one predicate for the whole vector holds where ownership is
+  // the same across it (as for stores).
+  if (vec > 1 && atomicResultIsReplicated(*dist) && dist->shape[dist->order[0]] % vec != 0)
+    vec = 1;
+  return vec;
+}
+
 /// Float atomic max/min with exactly the semantics of max.f32/min.f32 (a NaN operand yields the
 /// other, +0 > -0), which no atom instruction has: a compare-and-swap loop on the bits. Returns
 /// the old value as an integer word (0 where pred is false).
@@ -225,7 +284,41 @@ void KernelLowering::lowerAtomicRMW(const Operation &op) {
   const Values &vals = get(op.operand(1));
   const Values *masks = op.numOperands() > 2 ? &get(op.operand(2)) : nullptr;
   Values results;
-  for (unsigned e = 0; e < n; ++e) {
+  const bool floatAdd = kind == "add" && elem.isFloat() && !halfLoop;
+  const unsigned width = floatAdd ? atomicVectorWidth(op, dist) : 1;
+  const bool vectorAdd = width > 1 && sm >= 90 && (bits == 32 || half);
+  const bool f16x2 = width > 1 && !vectorAdd && elem.kind == ScalarKind::F16;
+  if (vectorAdd || f16x2) {
+    if (vectorAdd)
+      requirePtxVersion(81);
+    const unsigned group = vectorAdd ? width : 2;
+    const std::string typeName = elem.kind == ScalarKind::F32    ? "f32"
+                                 : elem.kind == ScalarKind::BF16 ? "bf16"
+                                                                 : "f16";
+    const std::string add = half ? "add.noftz" : "add";
+    for (unsigned e = 0; e < n; e += group) {
+      llvm::Value *pred = masks ? (*masks)[e] : builder_.getTrue();
+      pred = builder_.CreateAnd(pred, ownsResultOf(dist, e));
+      llvm::ArrayRef<llvm::Value *> operands(vals.data() + e, group);
+      if (vectorAdd) {
+        for (llvm::Value *old : atomVector(add, typeName, bits, ptrs[e], operands, pred))
+          results.push_back(builder_.CreateBitCast(old, scalarType(elem)));
+        continue;
+      }
+      // Two fp16 as one f16x2 word.
+      llvm::Type *pairType = llvm::FixedVectorType::get(scalarType(elem), 2);
+      llvm::Value *pair = llvm::UndefValue::get(pairType);
+      for (unsigned j = 0; j < 2; ++j)
+        pair = builder_.CreateInsertElement(pair, operands[j], j);
+      llvm::Value *old =
+          builder_.CreateBitCast(atom("add.noftz.f16x2", 32, ptrs[e],
+                                      {builder_.CreateBitCast(pair, builder_.getInt32Ty())}, pred),
+                                 pairType);
+      for (unsigned j = 0; j < 2; ++j)
+        results.push_back(builder_.CreateExtractElement(old, j));
+    }
+  }
+  for (unsigned e = results.size(); e < n; ++e) {
     llvm::Value *pred = masks ? (*masks)[e] : builder_.getTrue();
     pred = builder_.CreateAnd(pred, ownsResultOf(dist, e));
     llvm::Value *old = floatMinMax ? floatMinMaxLoop(kind == "max", ptrs[e], vals[e], pred)

@@ -346,6 +346,13 @@ private:
     case OpCode::Maximum:
     case OpCode::Minimum: {
       auto a = constantOf(op.operand(0)), b = constantOf(op.operand(1));
+      // x % 1 is 0 for any integer x, as MLIR's remsi/remui folders have it in Triton's
+      // canonicalisation: `i_v = i_kv % tl.cdiv(V, BV)` with V <= BV leaves `if i_v == 0:` on a
+      // constant, whose `b_ds += b_dz[:, None]` then accumulates in the dot before it (fla's
+      // parallel_based_bwd_kernel).
+      if (op.code() == OpCode::Rem && !a && b && !b->isFloat && b->i == 1 && t.isInteger() &&
+          !t.isBool() && op.operand(0)->type() == type)
+        return Constant{};
       if (!a || !b)
         return std::nullopt;
       Constant r;

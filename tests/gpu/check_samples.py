@@ -1337,6 +1337,47 @@ def atomic_add_half_sample(name, dtype, arch=None):
         tol=EXACT, reference=reference)
 
 
+# --- tests/gpu/lang_bits.tl: float atomic_add several elements per instruction, as Triton lowers
+# it where the mask is constant over a thread's run (atom.add.v4.f32 and atom.add.noftz.v8.bf16
+# on sm_90, PTX ISA 8.1; two fp16 as f16x2 before sm_90: the sm_80 entry runs that PTX).
+def atomic_add_vector_sample(name, dtype, arch=None):
+    kind = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}[dtype]
+
+    def reference(t, n):
+        acc, x = t["acc"].float().cpu(), t["x"].float().cpu()
+        return {"acc": (acc + x).to(getattr(torch, dtype)).double(), "old": acc.double()}
+
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="atomic_add_vector", ptx=name,
+        signature=f"*{kind}:16,*{kind}:16,*{kind}:16,i32:16,1024", size=20000, small=1008,
+        tilec_flags=("--arch", arch) if arch else (),
+        inputs=lambda n: {"acc": (randn(n) * 50).to(getattr(torch, dtype)),
+                          "x": randn(n, dtype), "old": empty(n, dtype)},
+        outputs=["acc", "old"], inplace=["acc"],
+        args=lambda t, n: [t["acc"], t["x"], t["old"], n],
+        grid=lambda meta, n: (cdiv(n, meta["BLOCK"]),),
+        tol=EXACT, reference=reference)
+
+
+# --- tests/gpu/lang_bits.tl: `if pid % cdiv(V, BV) == 0: s += z[:, None]` after a dot, with
+# V <= BV: x % 1 folds to 0, the if to its body, and the add to the dot's accumulator, as in
+# Triton (fla's parallel_based_bwd_kernel); the sum is formed in the dot's order.
+def dot_if_rem_one_sample(name, m=32, programs=6):
+    def reference(t, p):
+        a = t["a"].double().cpu().view(p, m, m)
+        b = t["b"].double().cpu().view(p, m, m)
+        z = t["z"].double().cpu().view(p, m, 1)
+        return {"o": (torch.bmm(a, b) + z).flatten()}
+
+    return Sample(
+        name=name, source="tests/gpu/lang_bits.tl", kernel="dot_if_rem_one", ptx=name,
+        signature=f"*fp16:16,*fp16:16,*fp32:16,*fp32:16,60,64,{m}", size=programs, small=2,
+        inputs=lambda p: {"a": randn(p * m * m, "float16"), "b": randn(p * m * m, "float16"),
+                          "z": randn(p * m), "o": empty(p * m * m)},
+        outputs=["o"], args=lambda t, p: [t["a"], t["b"], t["z"], t["o"]],
+        grid=lambda meta, p: (p,), tol=DOT_F16_OUT_F32, reference=reference)
+
+
 # --- tests/gpu/lang_bits.tl: a boolean pointer offset (zero-extended, as in Triton) and a
 # per-lane counter through `ptr + tl.zeros_like(mask)`; bit-exact (loads, stores, an int count).
 def bool_offset_counter_sample():
@@ -2211,6 +2252,11 @@ LANG_BITS_SAMPLES = [
     atomic_add_half_sample("atomic_add_bf16", "bfloat16"),
     atomic_add_half_sample("atomic_add_bf16_sm80", "bfloat16", arch="sm_80"),
     atomic_add_half_sample("atomic_add_fp16", "float16"),
+    atomic_add_vector_sample("atomic_add_vector_fp32", "float32"),
+    atomic_add_vector_sample("atomic_add_vector_bf16", "bfloat16"),
+    atomic_add_vector_sample("atomic_add_vector_fp16", "float16"),
+    atomic_add_vector_sample("atomic_add_vector_fp16_sm80", "float16", arch="sm_80"),
+    dot_if_rem_one_sample("dot_if_rem_one"),
     bool_offset_counter_sample(),
     max_min_nan_sample("max_min_nan_fp32", "float32"),
     max_min_nan_sample("max_min_nan_fp16", "float16"),
