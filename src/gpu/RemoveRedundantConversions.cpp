@@ -188,6 +188,139 @@ std::set<const Operation *> pipelinedLoads(tir::Function &function) {
   return loads;
 }
 
+/// The ops of `block` that `op` needs, itself included: the producers in `block` of its operands
+/// and of the values its regions use from above (MLIR's getBackwardSlice with block arguments
+/// omitted and uses from above kept), transitively.
+std::set<Operation *> backwardSliceIn(tir::Block &block, Operation *op) {
+  std::set<Operation *> slice;
+  std::vector<Operation *> work{op};
+  while (!work.empty()) {
+    Operation *current = work.back();
+    work.pop_back();
+    if (!slice.insert(current).second)
+      continue;
+    std::vector<Value *> operands(current->operands().begin(), current->operands().end());
+    for (unsigned r = 0; r < current->numRegions(); ++r)
+      tir::walk(current->region(r).block(), [&](Operation &nested) {
+        for (Value *operand : nested.operands())
+          operands.push_back(operand);
+      });
+    for (Value *operand : operands)
+      if (Operation *producer = operand->definingOp();
+          producer && producer->parentBlock() == &block)
+        work.push_back(producer);
+  }
+  return slice;
+}
+
+/// Triton's pipeliner orders the body of a loop it pipelines by its schedule's clusters, and its
+/// schedulePrologueAndEpilogue puts every `if` in the backward slice of a scheduled op (a load it
+/// pipelines, a dot that reads one) into a cluster of its own at the front of the body, its
+/// dependencies with it (scheduleDependencies gives them its cluster). Where a value computed
+/// after such an if meets one computed before it decides which product LLVM fuses into an FMA
+/// (instruction selection sees one block at a time): fla's chunked ATK loads `ac` in an if for
+/// the dot's accumulator, and Triton's `g * dot + U` takes U's product into the FMA because U is
+/// computed after the if. An if that stores is left where it is (its order against the body's
+/// other memory accesses is kept).
+void schedulePrologueIfs(tir::Function &function, const std::set<const Operation *> &pipelined) {
+  for (auto [loop, stages] : pipelinedLoops(function)) {
+    (void)stages;
+    tir::Block &body = loop->region(0).block();
+    std::vector<Operation *> keyOps;
+    for (auto &op : body.ops())
+      if (pipelined.count(op.get()))
+        keyOps.push_back(op.get());
+    if (keyOps.empty())
+      continue; // Triton schedules nothing in this loop
+    for (auto &op : body.ops())
+      if (op->code() == OpCode::Dot)
+        keyOps.push_back(op.get());
+    std::set<Operation *> ifs;
+    for (Operation *key : keyOps)
+      for (Operation *op : backwardSliceIn(body, key))
+        if (op->code() == OpCode::If && op != key)
+          ifs.insert(op);
+    std::set<Operation *> moved;
+    for (Operation *ifOp : ifs) {
+      bool stores = false;
+      for (unsigned r = 0; r < ifOp->numRegions(); ++r)
+        tir::walk(ifOp->region(r).block(), [&](Operation &nested) {
+          stores |= nested.code() == OpCode::Store || nested.code() == OpCode::AtomicRMW ||
+                    nested.code() == OpCode::AtomicCAS;
+        });
+      if (stores)
+        continue;
+      for (Operation *op : backwardSliceIn(body, ifOp))
+        moved.insert(op);
+    }
+    // In body order, each to the front after those already moved.
+    std::vector<Operation *> order;
+    for (auto &op : body.ops())
+      if (moved.count(op.get()))
+        order.push_back(op.get());
+    auto front = body.ops().begin();
+    for (Operation *op : order) {
+      if (front != body.ops().end() && front->get() == op) {
+        ++front;
+        continue;
+      }
+      std::unique_ptr<Operation> taken = body.remove(op);
+      body.insert(front, std::move(taken));
+    }
+    // The other ifs go to a cluster at the back of the body, with what only they use
+    // (scheduleDependencies leaves it to their cluster, the last). Taken here only where the if
+    // has no results other than what the loop yields, so that no user has to follow it.
+    Operation *yield = body.terminator();
+    std::vector<Operation *> others;
+    for (auto &op : body.ops())
+      if (op->code() == OpCode::If && !ifs.count(op.get()))
+        others.push_back(op.get());
+    for (Operation *ifOp : others) {
+      bool usedInBody = false;
+      for (unsigned i = 0; i < ifOp->numResults(); ++i)
+        tir::walk(body, [&](Operation &user) {
+          if (&user == yield)
+            return;
+          for (Value *operand : user.operands())
+            usedInBody |= operand == ifOp->result(i);
+        });
+      if (usedInBody)
+        continue;
+      std::set<Operation *> slice = backwardSliceIn(body, ifOp);
+      std::set<Operation *> tail{ifOp};
+      // Later ops first: a producer joins once every user of its results is in the tail.
+      std::vector<Operation *> reversed;
+      for (auto &op : body.ops())
+        reversed.push_back(op.get());
+      std::reverse(reversed.begin(), reversed.end());
+      for (Operation *op : reversed) {
+        if (op == ifOp || !slice.count(op) || !isRematerialisable(*op))
+          continue;
+        bool onlyTail = true;
+        tir::walk(body, [&](Operation &user) {
+          for (Value *operand : user.operands())
+            if (operand->definingOp() == op) {
+              Operation *top = &user;
+              while (top->parentBlock() != &body)
+                top = top->parentBlock()->parentOp();
+              onlyTail &= tail.count(top) > 0;
+            }
+        });
+        if (onlyTail)
+          tail.insert(op);
+      }
+      std::vector<Operation *> tailOrder;
+      for (auto &op : body.ops())
+        if (tail.count(op.get()))
+          tailOrder.push_back(op.get());
+      for (Operation *op : tailOrder) {
+        std::unique_ptr<Operation> taken = body.remove(op);
+        body.insert(body.find(yield), std::move(taken));
+      }
+    }
+  }
+}
+
 /// The copies rematerialise made: a value in a layout, placed at the conversion or right after
 /// the original.
 using Copies = std::map<std::tuple<const Value *, std::string, bool>, Value *>;
@@ -205,6 +338,7 @@ public:
       foldConversions_ = folding;
       runRounds();
     }
+    schedulePrologueIfs(function_, pipelinedLoads_);
     if (loopsCarryingCopies_.empty())
       return;
     // Inner loops first, in program order: dropping an outer loop's dead operations may erase an
