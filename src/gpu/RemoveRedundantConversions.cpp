@@ -226,17 +226,31 @@ void schedulePrologueIfs(tir::Function &function, const std::set<const Operation
   for (auto [loop, stages] : pipelinedLoops(function)) {
     (void)stages;
     tir::Block &body = loop->region(0).block();
-    std::vector<Operation *> keyOps;
+    // What Triton schedules (scheduleKeyOps): the pipelined loads and every op of the body
+    // downstream of one (an op whose result a nested op uses counts as that op's ancestor).
+    std::set<Operation *> downstream;
     for (auto &op : body.ops())
       if (pipelined.count(op.get()))
-        keyOps.push_back(op.get());
-    if (keyOps.empty())
+        downstream.insert(op.get());
+    if (downstream.empty())
       continue; // Triton schedules nothing in this loop
-    for (auto &op : body.ops())
-      if (op->code() == OpCode::Dot)
-        keyOps.push_back(op.get());
+    for (auto &op : body.ops()) {
+      if (downstream.count(op.get()))
+        continue;
+      bool reached = false;
+      auto reads = [&](Operation &nested) {
+        for (Value *operand : nested.operands())
+          if (Operation *producer = operand->definingOp())
+            reached |= downstream.count(producer) > 0;
+      };
+      reads(*op);
+      for (unsigned r = 0; r < op->numRegions(); ++r)
+        tir::walk(op->region(r).block(), reads);
+      if (reached)
+        downstream.insert(op.get());
+    }
     std::set<Operation *> ifs;
-    for (Operation *key : keyOps)
+    for (Operation *key : downstream)
       for (Operation *op : backwardSliceIn(body, key))
         if (op->code() == OpCode::If && op != key)
           ifs.insert(op);
@@ -248,10 +262,13 @@ void schedulePrologueIfs(tir::Function &function, const std::set<const Operation
           stores |= nested.code() == OpCode::Store || nested.code() == OpCode::AtomicRMW ||
                     nested.code() == OpCode::AtomicCAS;
         });
-      if (stores)
-        continue;
-      for (Operation *op : backwardSliceIn(body, ifOp))
-        moved.insert(op);
+      std::set<Operation *> slice = backwardSliceIn(body, ifOp);
+      bool readsPipelined = false;
+      for (Operation *op : slice)
+        readsPipelined |= pipelined.count(op) > 0;
+      if (stores || readsPipelined)
+        continue; // (its place in Triton's clusters is not modelled)
+      moved.insert(slice.begin(), slice.end());
     }
     // In body order, each to the front after those already moved.
     std::vector<Operation *> order;
@@ -294,8 +311,8 @@ void schedulePrologueIfs(tir::Function &function, const std::set<const Operation
         reversed.push_back(op.get());
       std::reverse(reversed.begin(), reversed.end());
       for (Operation *op : reversed) {
-        if (op == ifOp || !slice.count(op) || !isRematerialisable(*op))
-          continue;
+        if (op == ifOp || !slice.count(op) || !isRematerialisable(*op) || downstream.count(op))
+          continue; // (what Triton schedules keeps its cluster)
         bool onlyTail = true;
         tir::walk(body, [&](Operation &user) {
           for (Value *operand : user.operands())
