@@ -213,15 +213,17 @@ std::set<Operation *> backwardSliceIn(tir::Block &block, Operation *op) {
   return slice;
 }
 
-/// Triton's pipeliner orders the body of a loop it pipelines by its schedule's clusters, and its
-/// schedulePrologueAndEpilogue puts every `if` in the backward slice of a scheduled op (a load it
-/// pipelines, a dot that reads one) into a cluster of its own at the front of the body, its
-/// dependencies with it (scheduleDependencies gives them its cluster). Where a value computed
+/// Triton's pipeliner orders the body of a loop it pipelines by its schedule's clusters. What it
+/// schedules first is every op downstream of a load it pipelines (scheduleKeyOps); then its
+/// schedulePrologueAndEpilogue puts every `if` in the backward slice of a scheduled op into a
+/// cluster of its own at the front of the body, the ops it needs with it (scheduleDependencies
+/// gives them its cluster), and the other ifs into a cluster at the back. Where a value computed
 /// after such an if meets one computed before it decides which product LLVM fuses into an FMA
 /// (instruction selection sees one block at a time): fla's chunked ATK loads `ac` in an if for
 /// the dot's accumulator, and Triton's `g * dot + U` takes U's product into the FMA because U is
-/// computed after the if. An if that stores is left where it is (its order against the body's
-/// other memory accesses is kept).
+/// computed after the if; its backward stores in an if, which Triton's ttgir has at the back.
+/// Left in place: an if at the front that stores or reads a pipelined load, an if at the back
+/// whose results the body uses (their clusters are not modelled).
 void schedulePrologueIfs(tir::Function &function, const std::set<const Operation *> &pipelined) {
   for (auto [loop, stages] : pipelinedLoops(function)) {
     (void)stages;
