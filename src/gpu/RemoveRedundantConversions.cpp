@@ -27,14 +27,23 @@
 //     fla's chunk_rwkv6_bwd_kernel_inter adds b_dA[:, None] * b_u[None, :] * b_k to an mma
 //     accumulator, the product recomputed in the mma layout from the conversion of b_k its
 //     b_k * b_dk already made, so that the add takes the last multiply into an FMA as Triton's.
+//   - a wide slice (below) may end at a load that Triton's pipeliner reads from shared memory
+//     (pipelinedLoads): Triton's last layout pass runs after the pipeliner, when such a load is a
+//     local_load, neither an anchor nor too expensive to issue again, so its tile is read again
+//     in the wanted layout; here the load is converted right after it. fla's chunked ATK
+//     backward computes `U = beta[:, None] * k * k` for a dot and for `g * dot + U`, and
+//     `gkp * k`, `2 * k` in the dot's layout, all from k (pipelined) converted, as Triton.
 // Producers left without users are erased.
+#include "analysis/AxisInfo.h"
 #include "gpu/Layout.h"
+#include "gpu/LoopSlice.h"
 #include "gpu/PassUtils.h"
 #include "gpu/Passes.h"
 #include "tir/Builder.h"
 #include "tir/Passes.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -63,6 +72,274 @@ bool isRematerialisable(const Operation &op) {
   }
 }
 
+/// How many consecutive elements of `ptr` (a tensor of pointers) along its layout's fastest
+/// dimension one thread can access at once (Triton's ModuleAxisInfoAnalysis::getContiguity):
+/// the elements per thread along it, limited by the pointers' contiguity and alignment, and by
+/// the mask's constancy (getMaskAlignment).
+unsigned accessWidth(const analysis::AxisInfoAnalysis &axis, const Value *ptr, const Value *mask) {
+  LayoutPtr layout = layoutOf(ptr);
+  if (!layout || !ptr->type().isTensor())
+    return 1;
+  // A slice keeps its parent's order and elements per thread, less the dimension it lost.
+  std::vector<unsigned> perThread, order;
+  if (layout->kind == LayoutKind::Slice) {
+    if (!layout->parent || layout->parent->kind != LayoutKind::Blocked)
+      return 1;
+    for (unsigned d = 0; d < layout->parent->rank(); ++d)
+      if (d != layout->dim)
+        perThread.push_back(layout->parent->sizePerThread[d]);
+    for (unsigned d : layout->parent->order)
+      if (d != layout->dim)
+        order.push_back(d > layout->dim ? d - 1 : d);
+  } else {
+    perThread = layout->sizePerThread;
+    order = layout->order;
+  }
+  if (order.empty())
+    return 1;
+  unsigned fastest = order[0];
+  const auto &shape = ptr->type().shape;
+  int64_t width = std::min<int64_t>(perThread[fastest], shape[fastest]);
+  analysis::AxisInfo facts = axis.info(ptr);
+  if (fastest < facts.rank()) {
+    int64_t elemBytes = std::max(1u, ptr->type().elem.pointeeType().bytes());
+    int64_t aligned = std::max<int64_t>(1, facts.divisibility[fastest] / elemBytes);
+    width = std::min({width, facts.contiguity[fastest], aligned});
+  } else {
+    width = 1;
+  }
+  if (mask)
+    width = std::min<int64_t>(width, axis.maskConstancy(mask, fastest));
+  return static_cast<unsigned>(std::max<int64_t>(1, width));
+}
+
+/// The loads Triton's software pipeliner turns into asynchronous copies to shared memory (its
+/// AssignLatencies): in a loop that asks for num_stages >= 2, holds no other loop and yields no
+/// value it did not compute (a distance of more than one iteration), the loads that the
+/// operands of its dots (not their accumulators) reach backwards through the ops of the loop's
+/// body, each at one indirection level (how many loads lie between it and the dot) below
+/// num_stages - 1, and accessed in at least 32 bits at a time (isSmallLoad). Each iteration then
+/// reads such a tile from shared memory, which Triton's last layout pass recomputes in another
+/// layout (a local_load is neither an anchor nor expensive) where a global load stays put.
+std::set<const Operation *> pipelinedLoads(tir::Function &function) {
+  std::set<const Operation *> loads;
+  std::vector<std::pair<Operation *, unsigned>> loops = pipelinedLoops(function);
+  if (loops.empty())
+    return loads;
+  analysis::AxisInfoAnalysis axis(function);
+  for (auto [loop, stages] : loops) {
+    tir::Block &body = loop->region(0).block();
+    bool outer = false;
+    tir::walk(body, [&](Operation &op) { outer |= op.code() == OpCode::For; });
+    if (outer)
+      continue;
+    const Operation *yield = body.terminator();
+    bool farCarried = false;
+    for (const Value *operand : yield->operands())
+      farCarried |= operand->definingOp() == nullptr;
+    if (farCarried)
+      continue;
+    std::map<const Operation *, int> levels;
+    std::set<const Operation *> seen, excluded;
+    std::function<void(Operation *, int)> visit = [&](Operation *op, int distance) {
+      if (!seen.insert(op).second || excluded.count(op))
+        return;
+      if (op->code() == OpCode::Load) {
+        const Value *mask = op->numOperands() > 1 ? op->operand(1) : nullptr;
+        if (!op->operand(0)->type().isTensor() ||
+            accessWidth(axis, op->operand(0), mask) *
+                    op->operand(0)->type().elem.pointeeType().bits() <
+                32)
+          return;
+        auto [it, inserted] = levels.emplace(op, distance);
+        if (!inserted && it->second != distance) {
+          levels.erase(it);
+          excluded.insert(op);
+          return;
+        }
+        ++distance;
+      }
+      std::vector<Value *> operands;
+      std::function<void(Operation &)> collect = [&](Operation &nested) {
+        for (Value *operand : nested.operands())
+          operands.push_back(operand);
+      };
+      collect(*op);
+      for (unsigned r = 0; r < op->numRegions(); ++r)
+        tir::walk(op->region(r).block(), collect);
+      for (Value *operand : operands) {
+        if (op->code() == OpCode::Dot && operand == op->operand(2))
+          continue;
+        Operation *producer = operand->definingOp();
+        if (producer && producer->parentBlock() == op->parentBlock())
+          visit(producer, distance);
+      }
+    };
+    for (auto &op : body.ops()) {
+      if (op->code() != OpCode::Dot)
+        continue;
+      seen.clear();
+      visit(op.get(), 0);
+    }
+    for (auto [load, level] : levels)
+      if (level < int(stages) - 1)
+        loads.insert(load);
+  }
+  return loads;
+}
+
+/// The ops of `block` that `op` needs, itself included: the producers in `block` of its operands
+/// and of the values its regions use from above (MLIR's getBackwardSlice with block arguments
+/// omitted and uses from above kept), transitively.
+std::set<Operation *> backwardSliceIn(tir::Block &block, Operation *op) {
+  std::set<Operation *> slice;
+  std::vector<Operation *> work{op};
+  while (!work.empty()) {
+    Operation *current = work.back();
+    work.pop_back();
+    if (!slice.insert(current).second)
+      continue;
+    std::vector<Value *> operands(current->operands().begin(), current->operands().end());
+    for (unsigned r = 0; r < current->numRegions(); ++r)
+      tir::walk(current->region(r).block(), [&](Operation &nested) {
+        for (Value *operand : nested.operands())
+          operands.push_back(operand);
+      });
+    for (Value *operand : operands)
+      if (Operation *producer = operand->definingOp();
+          producer && producer->parentBlock() == &block)
+        work.push_back(producer);
+  }
+  return slice;
+}
+
+/// Triton's pipeliner orders the body of a loop it pipelines by its schedule's clusters. What it
+/// schedules first is every op downstream of a load it pipelines (scheduleKeyOps); then its
+/// schedulePrologueAndEpilogue puts every `if` in the backward slice of a scheduled op into a
+/// cluster of its own at the front of the body, the ops it needs with it (scheduleDependencies
+/// gives them its cluster), and the other ifs into a cluster at the back. Where a value computed
+/// after such an if meets one computed before it decides which product LLVM fuses into an FMA
+/// (instruction selection sees one block at a time): fla's chunked ATK loads `ac` in an if for
+/// the dot's accumulator, and Triton's `g * dot + U` takes U's product into the FMA because U is
+/// computed after the if; its backward stores in an if, which Triton's ttgir has at the back.
+/// Left in place: an if at the front that stores or reads a pipelined load, an if at the back
+/// whose results the body uses (their clusters are not modelled).
+void schedulePrologueIfs(tir::Function &function, const std::set<const Operation *> &pipelined) {
+  for (auto [loop, stages] : pipelinedLoops(function)) {
+    (void)stages;
+    tir::Block &body = loop->region(0).block();
+    // What Triton schedules (scheduleKeyOps): the pipelined loads and every op of the body
+    // downstream of one (an op whose result a nested op uses counts as that op's ancestor).
+    std::set<Operation *> downstream;
+    for (auto &op : body.ops())
+      if (pipelined.count(op.get()))
+        downstream.insert(op.get());
+    if (downstream.empty())
+      continue; // Triton schedules nothing in this loop
+    for (auto &op : body.ops()) {
+      if (downstream.count(op.get()))
+        continue;
+      bool reached = false;
+      auto reads = [&](Operation &nested) {
+        for (Value *operand : nested.operands())
+          if (Operation *producer = operand->definingOp())
+            reached |= downstream.count(producer) > 0;
+      };
+      reads(*op);
+      for (unsigned r = 0; r < op->numRegions(); ++r)
+        tir::walk(op->region(r).block(), reads);
+      if (reached)
+        downstream.insert(op.get());
+    }
+    std::set<Operation *> ifs;
+    for (Operation *key : downstream)
+      for (Operation *op : backwardSliceIn(body, key))
+        if (op->code() == OpCode::If && op != key)
+          ifs.insert(op);
+    std::set<Operation *> moved;
+    for (Operation *ifOp : ifs) {
+      bool stores = false;
+      for (unsigned r = 0; r < ifOp->numRegions(); ++r)
+        tir::walk(ifOp->region(r).block(), [&](Operation &nested) {
+          stores |= nested.code() == OpCode::Store || nested.code() == OpCode::AtomicRMW ||
+                    nested.code() == OpCode::AtomicCAS;
+        });
+      std::set<Operation *> slice = backwardSliceIn(body, ifOp);
+      bool readsPipelined = false;
+      for (Operation *op : slice)
+        readsPipelined |= pipelined.count(op) > 0;
+      if (stores || readsPipelined)
+        continue; // (its place in Triton's clusters is not modelled)
+      moved.insert(slice.begin(), slice.end());
+    }
+    // In body order, each to the front after those already moved.
+    std::vector<Operation *> order;
+    for (auto &op : body.ops())
+      if (moved.count(op.get()))
+        order.push_back(op.get());
+    auto front = body.ops().begin();
+    for (Operation *op : order) {
+      if (front != body.ops().end() && front->get() == op) {
+        ++front;
+        continue;
+      }
+      std::unique_ptr<Operation> taken = body.remove(op);
+      body.insert(front, std::move(taken));
+    }
+    // The other ifs go to a cluster at the back of the body, with what only they use
+    // (scheduleDependencies leaves it to their cluster, the last). Taken here only where the if
+    // has no results other than what the loop yields, so that no user has to follow it.
+    Operation *yield = body.terminator();
+    std::vector<Operation *> others;
+    for (auto &op : body.ops())
+      if (op->code() == OpCode::If && !ifs.count(op.get()))
+        others.push_back(op.get());
+    for (Operation *ifOp : others) {
+      bool usedInBody = false;
+      for (unsigned i = 0; i < ifOp->numResults(); ++i)
+        tir::walk(body, [&](Operation &user) {
+          if (&user == yield)
+            return;
+          for (Value *operand : user.operands())
+            usedInBody |= operand == ifOp->result(i);
+        });
+      if (usedInBody)
+        continue;
+      std::set<Operation *> slice = backwardSliceIn(body, ifOp);
+      std::set<Operation *> tail{ifOp};
+      // Later ops first: a producer joins once every user of its results is in the tail.
+      std::vector<Operation *> reversed;
+      for (auto &op : body.ops())
+        reversed.push_back(op.get());
+      std::reverse(reversed.begin(), reversed.end());
+      for (Operation *op : reversed) {
+        if (op == ifOp || !slice.count(op) || !isRematerialisable(*op) || downstream.count(op))
+          continue; // (what Triton schedules keeps its cluster)
+        bool onlyTail = true;
+        tir::walk(body, [&](Operation &user) {
+          for (Value *operand : user.operands())
+            if (operand->definingOp() == op) {
+              Operation *top = &user;
+              while (top->parentBlock() != &body)
+                top = top->parentBlock()->parentOp();
+              onlyTail &= tail.count(top) > 0;
+            }
+        });
+        if (onlyTail)
+          tail.insert(op);
+      }
+      std::vector<Operation *> tailOrder;
+      for (auto &op : body.ops())
+        if (tail.count(op.get()))
+          tailOrder.push_back(op.get());
+      for (Operation *op : tailOrder) {
+        std::unique_ptr<Operation> taken = body.remove(op);
+        body.insert(body.find(yield), std::move(taken));
+      }
+    }
+  }
+}
+
 /// The copies rematerialise made: a value in a layout, placed at the conversion or right after
 /// the original.
 using Copies = std::map<std::tuple<const Value *, std::string, bool>, Value *>;
@@ -72,6 +349,7 @@ public:
   explicit ConversionRemover(tir::Function &function) : function_(function) {}
 
   void run() {
+    pipelinedLoads_ = pipelinedLoads(function_);
     // First what cheap recomputation alone removes; then, on what is left, recomputation through
     // conversions and from earlier conversions too (foldConversions_), and again until nothing
     // changes.
@@ -79,6 +357,7 @@ public:
       foldConversions_ = folding;
       runRounds();
     }
+    schedulePrologueIfs(function_, pipelinedLoads_);
     if (loopsCarryingCopies_.empty())
       return;
     // Inner loops first, in program order: dropping an outer loop's dead operations may erase an
@@ -130,6 +409,8 @@ private:
   std::map<std::pair<const Value *, std::string>, std::vector<Operation *>> conversions_;
   /// Whether a recomputed tree may go through conversions and take values from earlier ones.
   bool foldConversions_ = false;
+  /// The loads Triton pipelines (pipelinedLoads): a wide slice reads them converted.
+  std::set<const Operation *> pipelinedLoads_;
 
   /// Whether `def` comes before `user` in `def`'s block or in a block enclosing `user`.
   static bool dominates(const Operation *def, const Operation *user) {
@@ -184,6 +465,13 @@ private:
   /// (rematerialise), where it reads what the load reads, whatever is between the load and
   /// `before`: a loop-carried value recomputed for the yield, after the loop's stores (fla's
   /// precond_kda carries its ATK state in the slice layout the state update wants, as Triton).
+  /// Whether `load` is one Triton's rematerialisation issues again anywhere (canBeRemat: fewer
+  /// elements than threads), the copy right before the original, as a wide slice places it.
+  bool isSmallLoad(const Operation &load) const {
+    return load.result()->type().numElements() < int64_t(32) * function_.numWarps &&
+           !(load.hasAttr("volatile") && load.boolAttr("volatile"));
+  }
+
   bool isCheapLoadBefore(const Operation &load, const Operation *before) const {
     if (load.result()->type().numElements() >= int64_t(32) * function_.numWarps)
       return false;
@@ -296,11 +584,14 @@ private:
     }
     if (producer->code() == OpCode::ConvertLayout)
       return true; // its source is converted to `layout` instead
+    if (pipelinedLoads_.count(producer))
+      return &user != &root; // converted right after the load (rematerialiseWide); the
+                             // conversion of the load itself stays
     if (producer->code() == OpCode::Reduce) {
       if (producer->numOperands() != 1 || producer->numResults() != 1)
         return false;
     } else if (!isRematerialisable(*producer) &&
-               !(producer->code() == OpCode::Load && isCheapLoadBefore(*producer, &root))) {
+               !(producer->code() == OpCode::Load && isSmallLoad(*producer))) {
       return false;
     }
     LayoutPtr wanted = operandLayoutFor(*producer, layout);
@@ -425,6 +716,26 @@ private:
       block->insert(std::next(block->find(producer)), std::move(moved));
       done[v] = kept->result();
       return kept->result();
+    }
+    if (pipelinedLoads_.count(producer)) {
+      // Triton reads the tile from shared memory again in `layout`; the same values come from
+      // converting the load right after it, once for every slice that reads them there.
+      for (Operation *c : uses_->usersOf(v))
+        if (c->code() == OpCode::ConvertLayout && c->parentBlock() == block && c->operand(0) == v &&
+            sameLayout(layoutOf(c->result()), layout)) {
+          std::unique_ptr<Operation> moved = block->remove(c); // (right after the load)
+          block->insert(std::next(block->find(producer)), std::move(moved));
+          done[v] = c->result();
+          return c->result();
+        }
+      tir::Builder b;
+      b.restoreInsertionPoint({block, std::next(block->find(producer))});
+      b.setLoc(producer->loc());
+      Value *converted = b.createValue(OpCode::ConvertLayout, {v}, v->type().withLayout(layout));
+      uses_->addUser(*converted->definingOp());
+      converted->setNameHint(v->nameHint());
+      done[v] = converted;
+      return converted;
     }
     std::vector<Value *> operands;
     if (producer->code() == OpCode::ConvertLayout) {

@@ -3988,6 +3988,54 @@ def chained_dot_warps_sample():
 
 SAMPLES += [chained_dot_warps_sample()]
 
+# --- tests/gpu/pipelined_load_remat.tl: g[:, None] * dot(w, u) + u, u = a[:, None] * x * x --------
+# u is computed again in the FMA dot's layout from x converted, where Triton pipelines x (num_stages
+# 3) or converts x anyway (x * y); with num_stages 1 and no such use u itself is converted. The sum
+# adds u's product or the converted u, and LLVM fuses one product or the other (fla's chunked ATK).
+# randn inputs: the fused product shows in the last bits.
+def pipelined_load_sample(kernel, stages):
+    bm, bn, n = 64, 32, 128
+    return Sample(
+        name=f"pipelined_load_{kernel}_s{stages}", source="tests/gpu/pipelined_load_remat.tl",
+        kernel=kernel, ptx=f"pipelined_load_{kernel}_s{stages}",
+        signature=f"*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,{n},{bm},{bn}",
+        tilec_flags=("--num-warps", "4", "--num-stages", str(stages)), size=1,
+        inputs=lambda _: {"w": randn((bm * bm,)), "g": randn((bm,)), "a": randn((bm,)),
+                          "x": randn((bm * n,)), "out": empty(bm * n)},
+        outputs=["out"],
+        args=lambda t, _: [t["w"], t["g"], t["a"], t["x"], t["out"]],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={"out": Tol(atol=1e-3, rtol=1e-4)})
+
+
+# (square_dot with num_stages 1 is left out: on the H200, session 35, it differed from Triton in
+# 2337 of 8192 elements with main's PTX as well, a case not understood yet.)
+SAMPLES += [pipelined_load_sample("square_dot", 3), pipelined_load_sample("square_dot_times_x", 1)]
+
+
+# square_dot_if: the `if` that loads the dot's accumulator goes to the front of the pipelined
+# loop's body and the `if` that stores to its back (Triton's schedulePrologueAndEpilogue), so
+# that u's product and g * acc + u meet in one block (fla's chunked ATK forward and backward).
+def pipelined_load_if_sample(stages, first):
+    bm, bn, n = 64, 32, 128
+    return Sample(
+        name=f"pipelined_load_square_dot_if_s{stages}_f{first}",
+        source="tests/gpu/pipelined_load_remat.tl", kernel="square_dot_if",
+        ptx=f"pipelined_load_square_dot_if_s{stages}",
+        signature=f"*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,{n},{bm},{bn}",
+        tilec_flags=("--num-warps", "4", "--num-stages", str(stages)), size=1,
+        inputs=lambda _: {"w": randn((bm * bm,)), "g": randn((bm,)), "a": randn((bm,)),
+                          "x": randn((bm * n,)), "out": empty(bm * n), "c": randn((n,)),
+                          "s": empty(n)},
+        outputs=["out", "s"] if first else ["out"],
+        args=lambda t, _: [t["w"], t["g"], t["a"], t["x"], t["out"], t["c"], t["s"], first],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={"out": Tol(atol=1e-3, rtol=1e-4), "s": Tol(atol=1e-2, rtol=1e-4)})
+
+
+SAMPLES += [pipelined_load_if_sample(3, 1), pipelined_load_if_sample(3, 0)]
+
+
 # --- tests/gpu/latest_anchor_sum_slice.tl: sum(h * dh, 0) + sum(k * dot(a, dh), 0) ------------
 # h and dh loaded column-major, k after the mma dot: the accumulator of both sums takes k's slice
 # (the latest anchor's), so the sum of k * d runs in k's layout and the sum of h * dh is converted
