@@ -479,6 +479,49 @@ private:
            (producer->code() != OpCode::Broadcast && producer->code() != OpCode::ExpandDims);
   }
 
+  /// Whether LLVM keeps the lowering of `op` where it is: a call of an NVVM intrinsic that is not
+  /// speculatable (ex2.approx, sqrt.approx, the ftz roundings), which Reassociate then ranks by
+  /// its position like a load, ordering the operands of the adds it feeds by that rank (see
+  /// SinkConversions.cpp). Copies of other operations may go anywhere their operands allow.
+  static bool staysInPlace(const Operation &op) {
+    switch (op.code()) {
+    case OpCode::Exp:
+    case OpCode::Exp2:
+    case OpCode::Sqrt:
+    case OpCode::Floor:
+    case OpCode::Ceil:
+      return true;
+    default:
+      return false;
+    }
+  }
+
+  /// Whether a copy of `producer` reading `operands` may go right before `producer`, where
+  /// Triton's rewriteSlice puts each copy: `producer` comes before `before` in its block or in a
+  /// block holding it, and each operand is available there. fla's gsa inference kernel computes
+  /// b_g = exp(load) once per layout of its two outer products, both at the top as Triton; the
+  /// copy made at the second product's conversion ranked after that product's loads and took
+  /// the other multiply of b_hk * b_g + b_k * b_s into the FMA.
+  static bool canPrecede(const std::vector<Value *> &operands, const Operation &producer,
+                         const Operation *before) {
+    if (!dominates(&producer, before))
+      return false;
+    for (const Value *operand : operands) {
+      if (const Operation *definition = operand->definingOp()) {
+        if (!dominates(definition, &producer))
+          return false;
+        continue;
+      }
+      // A region argument: of the block of `producer` or of one holding it.
+      const tir::Block *block = producer.parentBlock();
+      while (block && block != operand->ownerBlock())
+        block = block->parentOp() ? block->parentOp()->parentBlock() : nullptr;
+      if (!block)
+        return false;
+    }
+    return true;
+  }
+
   bool canRematerialise(Value *v, const LayoutPtr &layout, const Operation *before, unsigned depth,
                         bool convertLeaves, bool belowBroadcast) {
     if (!v->type().isTensor() || availableIn(v, layout))
@@ -651,6 +694,9 @@ private:
     if (atOriginals) {
       tir::Block *block = producer->parentBlock();
       b.restoreInsertionPoint({block, std::next(block->find(producer))});
+    } else if (staysInPlace(*producer) && canPrecede(operands, *producer, before)) {
+      tir::Block *block = producer->parentBlock();
+      b.restoreInsertionPoint({block, block->find(producer)});
     } else {
       b.setInsertionPoint(before);
     }
