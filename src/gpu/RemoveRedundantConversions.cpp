@@ -479,18 +479,22 @@ private:
            (producer->code() != OpCode::Broadcast && producer->code() != OpCode::ExpandDims);
   }
 
-  /// Whether LLVM keeps the lowering of `op` where it is: a call of an NVVM intrinsic that is not
-  /// speculatable (ex2.approx, sqrt.approx, the ftz roundings), which Reassociate then ranks by
-  /// its position like a load, ordering the operands of the adds it feeds by that rank (see
-  /// SinkConversions.cpp). Copies of other operations may go anywhere their operands allow.
+  /// Whether LLVM keeps the lowering of `op` where it is: a call it may not speculate (the
+  /// ex2.approx of exp and exp2, sqrt.approx, rsqrt.approx, the inline div.full.f32), which
+  /// Reassociate then ranks by its position like a load, ordering the operands of the adds it feeds
+  /// by that rank (see SinkConversions.cpp). Copies of other operations may go anywhere their
+  /// operands allow.
   static bool staysInPlace(const Operation &op) {
     switch (op.code()) {
     case OpCode::Exp:
     case OpCode::Exp2:
-    case OpCode::Sqrt:
-    case OpCode::Floor:
-    case OpCode::Ceil:
+    case OpCode::Rsqrt:
       return true;
+    case OpCode::Sqrt:
+      return !op.hasAttr("ieee");
+    case OpCode::Div:
+      return op.result()->type().elem.kind == tir::ScalarKind::F32 &&
+             !(op.hasAttr("rounding") && op.strAttr("rounding") == "rn");
     default:
       return false;
     }
