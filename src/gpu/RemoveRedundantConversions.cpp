@@ -267,9 +267,25 @@ private:
         continue;
       if (canRematerialise(&v, layout, c, kMaxRematerialisationDepth, false, false))
         continue; // it goes away itself
+      if (feedsOnlyMemoryAccesses(*c) && !dominates(c, &user))
+        continue;
       return c;
     }
     return nullptr;
+  }
+
+  /// Whether the result of `convert` is only stored (or given to atomics). Triton's Coalesce
+  /// converts such a value right before the store, and its layout propagation rewrites that
+  /// conversion where it is; a conversion for a computation instead it creates right after the
+  /// converted value's definition. So a store's conversion serves a user only when it precedes
+  /// it: fla's gsa backward (chunk_gsa_bwd_k_kernel_dqkvg) sums b_dv * b_v before it stores b_dv,
+  /// and Triton's slice then reaches the dot behind b_dv and the sum stays in the dot's layout.
+  bool feedsOnlyMemoryAccesses(const Operation &convert) const {
+    const auto &users = uses_->usersOf(convert.result());
+    return !users.empty() && std::all_of(users.begin(), users.end(), [](const Operation *u) {
+      return u->code() == OpCode::Store || u->code() == OpCode::AtomicRMW ||
+             u->code() == OpCode::AtomicCAS;
+    });
   }
 
   bool addToWideSlice(Value *v, const LayoutPtr &layout, const Operation &user,

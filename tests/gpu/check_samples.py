@@ -3894,12 +3894,16 @@ SAMPLES += [small_load_sum_sample("norm_then_outer"), small_load_sum_sample("out
 # randn inputs: the order of the sum and the fused multiply-adds show in the last bits.
 # sum_of_carried_product: the same sum after two nested loops (2 chunks of K, 2 of V) that carry
 # the sum of h * h, the dot d and another dot's accumulator e.
+# sum_before_stored_product: d * g summed with v before it is stored: the sum stays in the dot's
+# layout (the store's conversion comes after it), as fla's gsa backward.
 def reused_conversion_sample(kernel):
     bt, bk = 64, 32
     names, outputs, constexprs = {
         "sum_of_converted_product": (["a", "w", "k", "q", "o"], ["o"], [bt, bk]),
         "product_of_stored_product": (["a", "w", "k", "b", "q", "x", "o"], ["x", "o"], [bt, bk]),
         "sum_of_carried_product": (["a", "h", "k", "q", "o", "e"], ["o", "e"], [bt, bk, 32, 2, 2]),
+        "sum_before_stored_product": (["a", "w", "g", "v", "x", "o", "dv"], ["o", "dv"],
+                                      [bt, bk]),
     }[kernel]
     sizes = {"a": bt * bt, "h": 64 * 64, "e": bt * bt}
     if kernel == "sum_of_carried_product":
@@ -3921,7 +3925,8 @@ def reused_conversion_sample(kernel):
 
 SAMPLES += [reused_conversion_sample("sum_of_converted_product"),
             reused_conversion_sample("product_of_stored_product"),
-            reused_conversion_sample("sum_of_carried_product")]
+            reused_conversion_sample("sum_of_carried_product"),
+            reused_conversion_sample("sum_before_stored_product")]
 
 # --- tests/gpu/exp_copy_placement.tl: exp(g) recomputed in two tiles' layouts ------------------
 # h * exp(g) + k * s over an M x K tile and over its K x M twin: the exponential's copies stay
