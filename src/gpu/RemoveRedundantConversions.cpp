@@ -267,7 +267,7 @@ private:
         continue;
       if (canRematerialise(&v, layout, c, kMaxRematerialisationDepth, false, false))
         continue; // it goes away itself
-      if (feedsOnlyMemoryAccesses(*c) && !dominates(c, &user))
+      if (feedsOnlyMemoryAccesses(*c) && !isTensorCoreLayout(layoutOf(&v)) && !dominates(c, &user))
         continue;
       return c;
     }
@@ -280,6 +280,11 @@ private:
   /// converted value's definition. So a store's conversion serves a user only when it precedes
   /// it: fla's gsa backward (chunk_gsa_bwd_k_kernel_dqkvg) sums b_dv * b_v before it stores b_dv,
   /// and Triton's slice then reaches the dot behind b_dv and the sum stays in the dot's layout.
+  /// A value in a tensor core's layout is another matter: Triton does not propagate an mma
+  /// result's layout forward unless it is converted back to mma further down (initAnchorLayout),
+  /// so what AssignLayouts computes there Triton computes in the blocked layout already, and the
+  /// conversion stands for its copy there (fla's oja backward, chunk_oja_bwd_kernel_dvwg_h, sums
+  /// b_dv * b_v before storing b_dv too, in the store's layout as Triton).
   bool feedsOnlyMemoryAccesses(const Operation &convert) const {
     const auto &users = uses_->usersOf(convert.result());
     return !users.empty() && std::all_of(users.begin(), users.end(), [](const Operation *u) {
