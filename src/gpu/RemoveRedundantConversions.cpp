@@ -555,9 +555,30 @@ private:
         continue;
       if (canRematerialise(&v, layout, c, kMaxRematerialisationDepth, false, false))
         continue; // it goes away itself
+      if (feedsOnlyMemoryAccesses(*c) && !isTensorCoreLayout(layoutOf(&v)) && !dominates(c, &user))
+        continue;
       return c;
     }
     return nullptr;
+  }
+
+  /// Whether the result of `convert` is only stored (or given to atomics). Triton's Coalesce
+  /// converts such a value right before the store, and its layout propagation rewrites that
+  /// conversion where it is; a conversion for a computation instead it creates right after the
+  /// converted value's definition. So a store's conversion serves a user only when it precedes
+  /// it: fla's gsa backward (chunk_gsa_bwd_k_kernel_dqkvg) sums b_dv * b_v before it stores b_dv,
+  /// and Triton's slice then reaches the dot behind b_dv and the sum stays in the dot's layout.
+  /// A value in a tensor core's layout is another matter: Triton does not propagate an mma
+  /// result's layout forward unless it is converted back to mma further down (initAnchorLayout),
+  /// so what AssignLayouts computes there Triton computes in the blocked layout already, and the
+  /// conversion stands for its copy there (fla's oja backward, chunk_oja_bwd_kernel_dvwg_h, sums
+  /// b_dv * b_v before storing b_dv too, in the store's layout as Triton).
+  bool feedsOnlyMemoryAccesses(const Operation &convert) const {
+    const auto &users = uses_->usersOf(convert.result());
+    return !users.empty() && std::all_of(users.begin(), users.end(), [](const Operation *u) {
+      return u->code() == OpCode::Store || u->code() == OpCode::AtomicRMW ||
+             u->code() == OpCode::AtomicCAS;
+    });
   }
 
   bool addToWideSlice(Value *v, const LayoutPtr &layout, const Operation &user,
@@ -790,6 +811,53 @@ private:
            (producer->code() != OpCode::Broadcast && producer->code() != OpCode::ExpandDims);
   }
 
+  /// Whether LLVM keeps the lowering of `op` where it is: a call it may not speculate (the
+  /// ex2.approx of exp and exp2, sqrt.approx, rsqrt.approx, the inline div.full.f32), which
+  /// Reassociate then ranks by its position like a load, ordering the operands of the adds it feeds
+  /// by that rank (see SinkConversions.cpp). Copies of other operations may go anywhere their
+  /// operands allow.
+  static bool staysInPlace(const Operation &op) {
+    switch (op.code()) {
+    case OpCode::Exp:
+    case OpCode::Exp2:
+    case OpCode::Rsqrt:
+      return true;
+    case OpCode::Sqrt:
+      return !op.hasAttr("ieee");
+    case OpCode::Div:
+      return op.result()->type().elem.kind == tir::ScalarKind::F32 &&
+             !(op.hasAttr("rounding") && op.strAttr("rounding") == "rn");
+    default:
+      return false;
+    }
+  }
+
+  /// Whether a copy of `producer` reading `operands` may go right before `producer`, where
+  /// Triton's rewriteSlice puts each copy: `producer` comes before `before` in its block or in a
+  /// block holding it, and each operand is available there. fla's gsa inference kernel computes
+  /// b_g = exp(load) once per layout of its two outer products, both at the top as Triton; the
+  /// copy made at the second product's conversion ranked after that product's loads and took
+  /// the other multiply of b_hk * b_g + b_k * b_s into the FMA.
+  static bool canPrecede(const std::vector<Value *> &operands, const Operation &producer,
+                         const Operation *before) {
+    if (!dominates(&producer, before))
+      return false;
+    for (const Value *operand : operands) {
+      if (const Operation *definition = operand->definingOp()) {
+        if (!dominates(definition, &producer))
+          return false;
+        continue;
+      }
+      // A region argument: of the block of `producer` or of one holding it.
+      const tir::Block *block = producer.parentBlock();
+      while (block && block != operand->ownerBlock())
+        block = block->parentOp() ? block->parentOp()->parentBlock() : nullptr;
+      if (!block)
+        return false;
+    }
+    return true;
+  }
+
   bool canRematerialise(Value *v, const LayoutPtr &layout, const Operation *before, unsigned depth,
                         bool convertLeaves, bool belowBroadcast) {
     if (!v->type().isTensor() || availableIn(v, layout))
@@ -962,6 +1030,9 @@ private:
     if (atOriginals) {
       tir::Block *block = producer->parentBlock();
       b.restoreInsertionPoint({block, std::next(block->find(producer))});
+    } else if (staysInPlace(*producer) && canPrecede(operands, *producer, before)) {
+      tir::Block *block = producer->parentBlock();
+      b.restoreInsertionPoint({block, block->find(producer)});
     } else {
       b.setInsertionPoint(before);
     }

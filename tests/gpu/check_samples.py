@@ -3940,12 +3940,16 @@ SAMPLES += [small_load_sum_sample("norm_then_outer"), small_load_sum_sample("out
 # randn inputs: the order of the sum and the fused multiply-adds show in the last bits.
 # sum_of_carried_product: the same sum after two nested loops (2 chunks of K, 2 of V) that carry
 # the sum of h * h, the dot d and another dot's accumulator e.
+# sum_before_stored_product: d * g summed with v before it is stored: the sum stays in the dot's
+# layout (the store's conversion comes after it), as fla's gsa backward.
 def reused_conversion_sample(kernel):
     bt, bk = 64, 32
     names, outputs, constexprs = {
         "sum_of_converted_product": (["a", "w", "k", "q", "o"], ["o"], [bt, bk]),
         "product_of_stored_product": (["a", "w", "k", "b", "q", "x", "o"], ["x", "o"], [bt, bk]),
         "sum_of_carried_product": (["a", "h", "k", "q", "o", "e"], ["o", "e"], [bt, bk, 32, 2, 2]),
+        "sum_before_stored_product": (["a", "w", "g", "v", "x", "o", "dv"], ["o", "dv"],
+                                      [bt, bk]),
     }[kernel]
     sizes = {"a": bt * bt, "h": 64 * 64, "e": bt * bt}
     if kernel == "sum_of_carried_product":
@@ -3967,7 +3971,31 @@ def reused_conversion_sample(kernel):
 
 SAMPLES += [reused_conversion_sample("sum_of_converted_product"),
             reused_conversion_sample("product_of_stored_product"),
-            reused_conversion_sample("sum_of_carried_product")]
+            reused_conversion_sample("sum_of_carried_product"),
+            reused_conversion_sample("sum_before_stored_product")]
+
+# --- tests/gpu/exp_copy_placement.tl: exp(g) recomputed in two tiles' layouts ------------------
+# h * exp(g) + k * s over an M x K tile and over its K x M twin: the exponential's copies stay
+# before the tiles' loads, where LLVM ranks them, so the backend fuses h * exp(g) into the FMA as
+# Triton (fla's gsa inference kernel). randn inputs: the fused product shows in the last bits.
+def exp_copy_placement_sample():
+    m, k = 32, 64
+    names = ["s", "g", "h", "k", "hv", "v", "q", "o", "ov"]
+    sizes = {"s": m, "g": m, "h": m * k, "k": k, "hv": k * m, "v": k, "q": k, "o": m * k, "ov": k}
+    outputs = ["o", "ov"]
+    return Sample(
+        name="exp_copy_placement", source="tests/gpu/exp_copy_placement.tl",
+        kernel="exp_in_two_layouts", ptx="exp_copy_placement",
+        signature=",".join(["*fp32:16"] * len(names) + [str(m), str(k)]),
+        tilec_flags=("--num-warps", "4"), size=1,
+        inputs=lambda _: {name: empty(sizes[name]) if name in outputs else randn((sizes[name],))
+                          for name in names},
+        outputs=outputs, args=lambda t, _: [t[name] for name in names],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={name: Tol(atol=1e-3, rtol=1e-4) for name in outputs})
+
+
+SAMPLES += [exp_copy_placement_sample()]
 
 # --- tests/gpu/chained_dot_warps.tl: two dots reading one tile, a row sum of one ----------------
 # Chained (Triton's slice of a dot): both 64x64 dots put their two warps along M, and the row sum
