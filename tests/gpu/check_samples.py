@@ -4036,9 +4036,10 @@ def pipelined_load_sample(kernel, stages):
         interp_tols={"out": Tol(atol=1e-3, rtol=1e-4)})
 
 
-# (square_dot with num_stages 1 is left out: on the H200, session 35, it differed from Triton in
-# 2337 of 8192 elements with main's PTX as well, a case not understood yet.)
-SAMPLES += [pipelined_load_sample("square_dot", 3), pipelined_load_sample("square_dot_times_x", 1)]
+# square_dot with num_stages 1 differed from Triton on the H200 in session 35 (2337 of 8192
+# elements), with the PTX main had then as well: kept, so that the case stays in sight.
+SAMPLES += [pipelined_load_sample("square_dot", 3), pipelined_load_sample("square_dot", 1),
+            pipelined_load_sample("square_dot_times_x", 1)]
 
 
 # square_dot_if: the `if` that loads the dot's accumulator goes to the front of the pipelined
