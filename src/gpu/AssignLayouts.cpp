@@ -124,6 +124,19 @@ bool isConstantValue(const Value *v) {
 /// that reached it.
 struct AnchorRanks {
   std::map<const Value *, int64_t> of;
+  /// What anchorRank adds to the ranks of the anchors other than the loads Triton pipelines.
+  int64_t unpipelinedOffset = 0;
+  /// The values some anchor's layout reaches through ops that carry it (Triton's propagation).
+  std::set<const Value *> carried;
+
+  /// The rank `v` competes with where two layouts meet. A value no anchor's layout reaches (the
+  /// expand_dims of a 1-D load's blocked layout) has no layout in the LayoutPropagation after
+  /// Triton's pipeliner either, so against a pipelined load the first propagation decides, which
+  /// orders all anchors by program position (fla's chunk_kda_bwd_kernel_intra subtracts
+  /// b_gn[None, :] from the pipelined b_gk in b_gk's layout).
+  int64_t competing(const Value *v, int64_t rank) const {
+    return rank > unpipelinedOffset && !carried.count(v) ? rank - unpipelinedOffset : rank;
+  }
 };
 
 /// The rank of the anchor result numbered `position` in program order: odd, so that the even rank
@@ -233,9 +246,9 @@ LayoutPtr impliedResultLayout(const Operation &op, unsigned r,
         if (!l || isConstantValue(v) || it == ranks->of.end())
           continue;
         disagree |= latest && !sameLayout(latest, l);
-        if (it->second > latestRank) {
+        if (const int64_t rank = ranks->competing(v, it->second); rank > latestRank) {
           latest = l;
-          latestRank = it->second;
+          latestRank = rank;
         }
       }
       if (disagree)
@@ -351,6 +364,9 @@ public:
         numAnchorResults_ += op.numResults();
     });
     computeLatestAnchorLayouts();
+    anchorRanks_.unpipelinedOffset = 2 * numAnchorResults_;
+    for (const auto &entry : latestAnchorLayouts_)
+      anchorRanks_.carried.insert(entry.first);
     // A tensor-core accumulator keeps its layout through the loop that carries it and the
     // arithmetic on it (attention's rescaling, softmax statistics): one forward sweep first lets
     // the mma layout reach them before the stores' layouts flow back, so that the conversion to
