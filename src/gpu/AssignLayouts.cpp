@@ -10,6 +10,7 @@
 // Then every op is legalised: an operand whose layout differs from the one the op needs is
 // converted with convert_layout (RemoveRedundantConversions later removes what it can).
 #include "gpu/Layout.h"
+#include "gpu/LoopSlice.h"
 #include "gpu/Mma.h"
 #include "gpu/PassUtils.h"
 #include "gpu/Passes.h"
@@ -123,14 +124,87 @@ bool isConstantValue(const Value *v) {
 /// that reached it.
 struct AnchorRanks {
   std::map<const Value *, int64_t> of;
+  /// What anchorRank adds to the ranks of the anchors other than the loads Triton pipelines.
+  int64_t unpipelinedOffset = 0;
+  /// The values some anchor's layout reaches through ops that carry it (Triton's propagation).
+  std::set<const Value *> carried;
+
+  /// The rank `v` competes with where two layouts meet. A value no anchor's layout reaches (the
+  /// expand_dims of a 1-D load's blocked layout) has no layout in the LayoutPropagation after
+  /// Triton's pipeliner either, so against a pipelined load the first propagation decides, which
+  /// orders all anchors by program position (fla's chunk_kda_bwd_kernel_intra subtracts
+  /// b_gn[None, :] from the pipelined b_gk in b_gk's layout).
+  int64_t competing(const Value *v, int64_t rank) const {
+    return rank > unpipelinedOffset && !carried.count(v) ? rank - unpipelinedOffset : rank;
+  }
 };
 
 /// The rank of the anchor result numbered `position` in program order: odd, so that the even rank
 /// below it can stand for the same anchor reaching a value through a loop's back edge, which
 /// Triton's depth-first propagation follows after the anchor's direct users (a loop-carried value
-/// multiplied by the tile that made it takes the tile's layout, not its own).
-int64_t anchorRank(int64_t position) {
-  return 2 * position + 1;
+/// multiplied by the tile that made it takes the tile's layout, not its own). A load that Triton's
+/// pipeliner turns into an asynchronous copy (`pipelined`) ranks below every other anchor: the
+/// RemoveLayoutConversions after the pipeliner sees a local_load there, no anchor, so any other
+/// anchor reaching a value decides its layout, and the local_load is rematerialised in it (fla's
+/// dhu adds the loaded dv to a dot's product in the dot's layout). Among themselves they keep
+/// program order (the first RemoveLayoutConversions' choice stands where only they reach).
+int64_t anchorRank(int64_t position, bool pipelined, int64_t numAnchors) {
+  return 2 * (pipelined ? position : numAnchors + position) + 1;
+}
+
+/// The loads Triton's pipeliner (AssignLatencies' loadOpsToIndirectionLevel) makes asynchronous
+/// copies of: in the body of an innermost loop with num_stages >= 2, the loads a dot's A or B
+/// operand reaches through ops of that body, at fewer than num_stages - 1 loads from the dot. A
+/// load reached at two distances is left alone, and so are loads in nested regions (an if's).
+std::set<const Operation *> tritonPipelinedLoads(tir::Function &function) {
+  std::set<const Operation *> pipelined;
+  for (auto [loop, stages] : pipelinedLoops(function)) {
+    bool outer = false;
+    for (unsigned r = 0; r < loop->numRegions(); ++r)
+      tir::walk(loop->region(r).block(), [&](Operation &op) {
+        outer |= op.code() == OpCode::For || op.code() == OpCode::While;
+      });
+    if (outer)
+      continue;
+    Block &body = loop->region(0).block();
+    std::map<const Operation *, unsigned> level;
+    std::set<const Operation *> seen, excluded;
+    std::function<void(Operation &, unsigned)> visit = [&](Operation &op, unsigned distance) {
+      if (!seen.insert(&op).second || excluded.count(&op))
+        return;
+      if (op.code() == OpCode::Load && op.operand(0)->type().isTensor()) {
+        auto [it, inserted] = level.emplace(&op, distance);
+        if (!inserted && it->second != distance) {
+          level.erase(it);
+          excluded.insert(&op);
+          return;
+        }
+        ++distance;
+      }
+      std::vector<const Value *> operands;
+      for (unsigned i = 0; i < op.numOperands(); ++i)
+        if (op.code() != OpCode::Dot || i < 2) // not the accumulator
+          operands.push_back(op.operand(i));
+      for (unsigned r = 0; r < op.numRegions(); ++r)
+        tir::walk(op.region(r).block(), [&](Operation &nested) {
+          for (unsigned i = 0; i < nested.numOperands(); ++i)
+            operands.push_back(nested.operand(i));
+        });
+      for (const Value *v : operands)
+        if (Operation *producer = v->definingOp();
+            producer && producer->parentBlock() == op.parentBlock())
+          visit(*producer, distance);
+    };
+    for (auto &op : body.ops())
+      if (op->code() == OpCode::Dot) {
+        seen.clear();
+        visit(*op, 0);
+      }
+    for (const auto &[load, distance] : level)
+      if (distance + 1 < stages)
+        pipelined.insert(load);
+  }
+  return pipelined;
 }
 
 /// The layout op's result `r` should have, given its operands' layouts; null when unknown. Where
@@ -172,9 +246,9 @@ LayoutPtr impliedResultLayout(const Operation &op, unsigned r,
         if (!l || isConstantValue(v) || it == ranks->of.end())
           continue;
         disagree |= latest && !sameLayout(latest, l);
-        if (it->second > latestRank) {
+        if (const int64_t rank = ranks->competing(v, it->second); rank > latestRank) {
           latest = l;
-          latestRank = it->second;
+          latestRank = rank;
         }
       }
       if (disagree)
@@ -284,7 +358,15 @@ public:
       if (isReorderingReshape(op))
         set(op.result(), defaultBlockedLayout(op.result()->type().shape, function_.numWarps, 1));
     });
+    pipelinedLoads_ = tritonPipelinedLoads(function_);
+    tir::walk(function_, [&](Operation &op) {
+      if (isLayoutAnchor(op))
+        numAnchorResults_ += op.numResults();
+    });
     computeLatestAnchorLayouts();
+    anchorRanks_.unpipelinedOffset = 2 * numAnchorResults_;
+    for (const auto &entry : latestAnchorLayouts_)
+      anchorRanks_.carried.insert(entry.first);
     // A tensor-core accumulator keeps its layout through the loop that carries it and the
     // arithmetic on it (attention's rescaling, softmax statistics): one forward sweep first lets
     // the mma layout reach them before the stores' layouts flow back, so that the conversion to
@@ -304,7 +386,7 @@ public:
         for (unsigned r = 0; r < op.numResults(); ++r) {
           reached_.insert(op.result(r));
           const auto position = static_cast<int64_t>(anchorRanks_.of.size());
-          anchorRanks_.of[op.result(r)] = anchorRank(position);
+          anchorRanks_.of[op.result(r)] = rankOfAnchor(op, position);
         }
     });
     std::set<const Value *> anchors;
@@ -359,6 +441,16 @@ private:
   /// reductionInLatestAnchorLayout); legalize converts their operands.
   std::set<const Operation *> reductionsInAnchorLayout_;
 
+  /// The loads Triton pipelines (tritonPipelinedLoads).
+  std::set<const Operation *> pipelinedLoads_;
+  /// How many results the anchors have.
+  int64_t numAnchorResults_ = 0;
+
+  /// The rank of result number `position` (program order) among the anchors', `op`'s.
+  int64_t rankOfAnchor(const Operation &op, int64_t position) const {
+    return anchorRank(position, pipelinedLoads_.count(&op) != 0, numAnchorResults_);
+  }
+
   /// Triton's anchors: memory accesses of at least one element per thread (smaller ones hit in
   /// the cache and take their neighbours' layouts), dots, reordering reshapes, and gathers (their
   /// layout is OptimizeGatherLayout's).
@@ -408,7 +500,7 @@ private:
         return;
       for (unsigned r = 0; r < op.numResults(); ++r, ++position)
         if (LayoutPtr l = layoutOf(op.result(r))) {
-          latestAnchorLayouts_[op.result(r)] = {anchorRank(position), l};
+          latestAnchorLayouts_[op.result(r)] = {rankOfAnchor(op, position), l};
           anchors.insert(op.result(r));
         }
     });
@@ -507,10 +599,14 @@ private:
   }
 
   /// In the strict forward sweep: result `r` of op takes the latest rank among its reached
-  /// operands.
+  /// operands. An anchor keeps its own: Triton's propagation does not pass through a dot or a
+  /// load to its result, so a dot reading a loop-carried value is not ranked as the later anchor
+  /// that reaches the value through the back edge (fla's chunkwise_bwd_kernel_hdqgl adds the
+  /// tile loaded after such a dot to the dot's product in the tile's layout, with no FMA).
   void rankFromOperands(const Operation &op, unsigned r) {
     const Value *result = op.result(r);
-    if (!reached_.count(result) || op.code() == OpCode::Constant || isStructured(op))
+    if (!reached_.count(result) || op.code() == OpCode::Constant || isStructured(op) ||
+        isLayoutAnchor(op))
       return;
     if (int64_t rank = latestReachedRank(op.operands()); rank >= 0)
       raiseRank(result, rank);

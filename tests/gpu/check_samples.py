@@ -3730,6 +3730,34 @@ def latest_anchor_in_loop_sample():
 SAMPLES += [latest_anchor_in_loop_sample()]
 
 
+# --- tests/gpu/pipelined_load_anchor.tl: a dot's product plus a tile loaded after the dot -------
+# in_if: y = dot(x, h) * s + e in an if, h carried and updated by a later dot; e (loaded in the if,
+# not pipelined) is the latest anchor, so the product is converted before the add (no FMA, as fla's
+# chunkwise_bwd_kernel_hdqgl). pipelined: the same sum feeds the later dot, so Triton pipelines
+# e's load and adds in the dot's layout (fla's chunk_gated_delta_rule_bwd_kernel_dhu_blockdim64).
+def pipelined_load_anchor_sample(kernel):
+    steps, bm, bn = 4, 16, 32
+    if kernel == "in_if":
+        signature = f"*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,{bm},{bn}"
+        names = ["a", "b", "x", "g", "d", "out"]
+    else:
+        signature = f"*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,{bm},{bn}"
+        names = ["a", "x", "g", "d", "out"]
+    sizes = {"a": bm * 16, "b": 16 * bn, "x": bm * 16, "g": bm, "d": bm * bn, "out": bm * bn}
+    return Sample(
+        name=f"pipelined_load_anchor_{kernel}", source="tests/gpu/pipelined_load_anchor.tl",
+        kernel=kernel, ptx=f"pipelined_load_anchor_{kernel}", signature=signature,
+        tilec_flags=("--num-warps", "1"), size=steps,
+        inputs=lambda k: {n: randn((k * sizes[n],)) for n in names},
+        outputs=["out"],
+        args=lambda t, k: [t[n] for n in names] + [k],
+        grid=lambda meta, k: (1,), tol=EXACT,
+        interp_tols={"out": Tol(atol=1e-3, rtol=1e-4)})
+
+
+SAMPLES += [pipelined_load_anchor_sample("in_if"), pipelined_load_anchor_sample("pipelined")]
+
+
 # --- tests/gpu/one_trip_loop.tl: a loop of one iteration and an `if` on its induction variable --
 # Triton inlines both before its dot-add combining: `acc += tl.dot(z, z) * scale` after the loop
 # accumulates into the loop's dot instead of being added with an FMA (fla's
