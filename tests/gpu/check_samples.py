@@ -4259,6 +4259,15 @@ def compare(got, expected, tol: Tol):
             f"first at [{first}]: {g[first].item()!r} vs {e[first].item()!r}"), worst
 
 
+def stages_flag(sample: Sample) -> Optional[int]:
+    """The --num-stages tilec compiled with: only an autotune variant's metadata records its stages,
+    and a plain kernel's Triton compile would otherwise take Triton's default (3)."""
+    flags = list(sample.tilec_flags)
+    if "--num-stages" not in flags:
+        return None
+    return int(flags[flags.index("--num-stages") + 1])
+
+
 def check(sample: Sample, ptx_dir: str, providers: Sequence[str], verbose: bool) -> bool:
     size = sample.small if providers == ["tilec"] and sample.small is not None else sample.size
     tols = ", ".join(f"{key} {sample.tolerance(key)}" for key in sample.outputs) or "no output"
@@ -4270,7 +4279,7 @@ def check(sample: Sample, ptx_dir: str, providers: Sequence[str], verbose: bool)
                                   kernel_metadata(sample, ptx_dir), sample.kernel)
         # Triton compiles what tilec compiled: the metadata's constexprs, num_warps and stages.
         constexprs, num_warps = tilec.constexprs, tilec.info["num_warps"]
-        num_stages = tilec.info.get("num_stages")
+        num_stages = tilec.info.get("num_stages") or stages_flag(sample)
         torch.manual_seed(0)
         tensors = sample.inputs(size)
         ours = fresh_outputs(sample, tensors)
