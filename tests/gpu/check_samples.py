@@ -4045,8 +4045,8 @@ def chained_dot_warps_sample():
 SAMPLES += [chained_dot_warps_sample()]
 
 # --- tests/gpu/pipelined_load_remat.tl: g[:, None] * dot(w, u) + u, u = a[:, None] * x * x --------
-# u is computed again in the FMA dot's layout from x converted, where Triton pipelines x (num_stages
-# 3) or converts x anyway (x * y); with num_stages 1 and no such use u itself is converted. The sum
+# u is computed again in the FMA dot's layout from x converted where Triton pipelines x (num_stages
+# 3); with num_stages 1 u itself is converted, even where x is converted for x * y. The sum
 # adds u's product or the converted u, and LLVM fuses one product or the other (fla's chunked ATK).
 # randn inputs: the fused product shows in the last bits.
 def pipelined_load_sample(kernel, stages):
