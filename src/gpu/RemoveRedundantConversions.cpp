@@ -460,11 +460,6 @@ private:
     return definition && dominates(definition, user);
   }
 
-  /// Whether `load` may be issued again, in another layout, for a use at `before`: it is small,
-  /// not volatile, and comes before `before` in its block. The copy goes right after the load
-  /// (rematerialise), where it reads what the load reads, whatever is between the load and
-  /// `before`: a loop-carried value recomputed for the yield, after the loop's stores (fla's
-  /// precond_kda carries its ATK state in the slice layout the state update wants, as Triton).
   /// Whether `load` is one Triton's rematerialisation issues again anywhere (canBeRemat: fewer
   /// elements than threads), the copy right before the original, as a wide slice places it.
   bool isSmallLoad(const Operation &load) const {
@@ -482,10 +477,13 @@ private:
     return pipelinedLoads_.empty() ? isCheapLoadBefore(load, &root) : isSmallLoad(load);
   }
 
+  /// Whether `load` may be issued again, in another layout, for a use at `before`: it is small,
+  /// not volatile, and comes before `before` in its block. The copy goes right after the load
+  /// (rematerialise), where it reads what the load reads, whatever is between the load and
+  /// `before`: a loop-carried value recomputed for the yield, after the loop's stores (fla's
+  /// precond_kda carries its ATK state in the slice layout the state update wants, as Triton).
   bool isCheapLoadBefore(const Operation &load, const Operation *before) const {
-    if (load.result()->type().numElements() >= int64_t(32) * function_.numWarps)
-      return false;
-    if (load.hasAttr("volatile") && load.boolAttr("volatile"))
+    if (!isSmallLoad(load))
       return false;
     tir::Block *block = load.parentBlock();
     if (!block || block != before->parentBlock())
