@@ -152,61 +152,6 @@ int64_t anchorRank(int64_t position, bool pipelined, int64_t numAnchors) {
   return 2 * (pipelined ? position : numAnchors + position) + 1;
 }
 
-/// The loads Triton's pipeliner (AssignLatencies' loadOpsToIndirectionLevel) makes asynchronous
-/// copies of: in the body of an innermost loop with num_stages >= 2, the loads a dot's A or B
-/// operand reaches through ops of that body, at fewer than num_stages - 1 loads from the dot. A
-/// load reached at two distances is left alone, and so are loads in nested regions (an if's).
-std::set<const Operation *> tritonPipelinedLoads(tir::Function &function) {
-  std::set<const Operation *> pipelined;
-  for (auto [loop, stages] : pipelinedLoops(function)) {
-    bool outer = false;
-    for (unsigned r = 0; r < loop->numRegions(); ++r)
-      tir::walk(loop->region(r).block(), [&](Operation &op) {
-        outer |= op.code() == OpCode::For || op.code() == OpCode::While;
-      });
-    if (outer)
-      continue;
-    Block &body = loop->region(0).block();
-    std::map<const Operation *, unsigned> level;
-    std::set<const Operation *> seen, excluded;
-    std::function<void(Operation &, unsigned)> visit = [&](Operation &op, unsigned distance) {
-      if (!seen.insert(&op).second || excluded.count(&op))
-        return;
-      if (op.code() == OpCode::Load && op.operand(0)->type().isTensor()) {
-        auto [it, inserted] = level.emplace(&op, distance);
-        if (!inserted && it->second != distance) {
-          level.erase(it);
-          excluded.insert(&op);
-          return;
-        }
-        ++distance;
-      }
-      std::vector<const Value *> operands;
-      for (unsigned i = 0; i < op.numOperands(); ++i)
-        if (op.code() != OpCode::Dot || i < 2) // not the accumulator
-          operands.push_back(op.operand(i));
-      for (unsigned r = 0; r < op.numRegions(); ++r)
-        tir::walk(op.region(r).block(), [&](Operation &nested) {
-          for (unsigned i = 0; i < nested.numOperands(); ++i)
-            operands.push_back(nested.operand(i));
-        });
-      for (const Value *v : operands)
-        if (Operation *producer = v->definingOp();
-            producer && producer->parentBlock() == op.parentBlock())
-          visit(*producer, distance);
-    };
-    for (auto &op : body.ops())
-      if (op->code() == OpCode::Dot) {
-        seen.clear();
-        visit(*op, 0);
-      }
-    for (const auto &[load, distance] : level)
-      if (distance + 1 < stages)
-        pipelined.insert(load);
-  }
-  return pipelined;
-}
-
 /// The layout op's result `r` should have, given its operands' layouts; null when unknown. Where
 /// an elementwise op's operands have different layouts, the one whose layout comes from the
 /// latest anchor (`ranks`), else its first such operand's. With `reached`, only the operands in it
@@ -358,7 +303,7 @@ public:
       if (isReorderingReshape(op))
         set(op.result(), defaultBlockedLayout(op.result()->type().shape, function_.numWarps, 1));
     });
-    pipelinedLoads_ = tritonPipelinedLoads(function_);
+    pipelinedLoads_ = tritonPipelinedLoads(function_, /*skipFarCarriedLoops=*/false);
     tir::walk(function_, [&](Operation &op) {
       if (isLayoutAnchor(op))
         numAnchorResults_ += op.numResults();

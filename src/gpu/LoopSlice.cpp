@@ -1,6 +1,12 @@
 #include "gpu/LoopSlice.h"
 
+#include "analysis/AxisInfo.h"
+#include "gpu/Layout.h"
+#include "gpu/PassUtils.h"
 #include "tir/Passes.h"
+
+#include <functional>
+#include <map>
 
 namespace tilec::gpu {
 
@@ -77,6 +83,126 @@ std::vector<std::pair<Operation *, unsigned>> pipelinedLoops(tir::Function &func
       loops.push_back({&op, stages});
   });
   return loops;
+}
+
+/// How many consecutive elements of `ptr` (a tensor of pointers) along its layout's fastest
+/// dimension one thread can access at once (Triton's ModuleAxisInfoAnalysis::getContiguity):
+/// the elements per thread along it, limited by the pointers' contiguity and alignment, and by
+/// the mask's constancy (getMaskAlignment).
+static unsigned accessWidth(const analysis::AxisInfoAnalysis &axis, const Value *ptr,
+                            const Value *mask) {
+  LayoutPtr layout = layoutOf(ptr);
+  if (!layout || !ptr->type().isTensor())
+    return 1;
+  // A slice keeps its parent's order and elements per thread, less the dimension it lost.
+  std::vector<unsigned> perThread, order;
+  if (layout->kind == LayoutKind::Slice) {
+    if (!layout->parent || layout->parent->kind != LayoutKind::Blocked)
+      return 1;
+    for (unsigned d = 0; d < layout->parent->rank(); ++d)
+      if (d != layout->dim)
+        perThread.push_back(layout->parent->sizePerThread[d]);
+    for (unsigned d : layout->parent->order)
+      if (d != layout->dim)
+        order.push_back(d > layout->dim ? d - 1 : d);
+  } else {
+    perThread = layout->sizePerThread;
+    order = layout->order;
+  }
+  if (order.empty())
+    return 1;
+  unsigned fastest = order[0];
+  const auto &shape = ptr->type().shape;
+  int64_t width = std::min<int64_t>(perThread[fastest], shape[fastest]);
+  analysis::AxisInfo facts = axis.info(ptr);
+  if (fastest < facts.rank()) {
+    int64_t elemBytes = std::max(1u, ptr->type().elem.pointeeType().bytes());
+    int64_t aligned = std::max<int64_t>(1, facts.divisibility[fastest] / elemBytes);
+    width = std::min({width, facts.contiguity[fastest], aligned});
+  } else {
+    width = 1;
+  }
+  if (mask)
+    width = std::min<int64_t>(width, axis.maskConstancy(mask, fastest));
+  return static_cast<unsigned>(std::max<int64_t>(1, width));
+}
+
+/// The loads Triton's software pipeliner turns into asynchronous copies to shared memory (its
+/// AssignLatencies): in a loop that asks for num_stages >= 2, holds no other loop and yields no
+/// value it did not compute (a distance of more than one iteration), the loads that the
+/// operands of its dots (not their accumulators) reach backwards through the ops of the loop's
+/// body, each at one indirection level (how many loads lie between it and the dot) below
+/// num_stages - 1, and accessed in at least 32 bits at a time (isSmallLoad). Each iteration then
+/// reads such a tile from shared memory, which Triton's last layout pass recomputes in another
+/// layout (a local_load is neither an anchor nor expensive) where a global load stays put.
+std::set<const Operation *> tritonPipelinedLoads(tir::Function &function,
+                                                 bool skipFarCarriedLoops) {
+  std::set<const Operation *> loads;
+  std::vector<std::pair<Operation *, unsigned>> loops = pipelinedLoops(function);
+  if (loops.empty())
+    return loads;
+  analysis::AxisInfoAnalysis axis(function);
+  for (auto [loop, stages] : loops) {
+    tir::Block &body = loop->region(0).block();
+    bool outer = false;
+    tir::walk(body, [&](Operation &op) {
+      outer |= op.code() == OpCode::For || op.code() == OpCode::While;
+    });
+    if (outer)
+      continue;
+    const Operation *yield = body.terminator();
+    bool farCarried = false;
+    for (const Value *operand : yield->operands())
+      farCarried |= operand->definingOp() == nullptr;
+    if (farCarried && skipFarCarriedLoops)
+      continue;
+    std::map<const Operation *, int> levels;
+    std::set<const Operation *> seen, excluded;
+    std::function<void(Operation *, int)> visit = [&](Operation *op, int distance) {
+      if (!seen.insert(op).second || excluded.count(op))
+        return;
+      if (op->code() == OpCode::Load) {
+        const Value *mask = op->numOperands() > 1 ? op->operand(1) : nullptr;
+        if (!op->operand(0)->type().isTensor() ||
+            accessWidth(axis, op->operand(0), mask) *
+                    op->operand(0)->type().elem.pointeeType().bits() <
+                32)
+          return;
+        auto [it, inserted] = levels.emplace(op, distance);
+        if (!inserted && it->second != distance) {
+          levels.erase(it);
+          excluded.insert(op);
+          return;
+        }
+        ++distance;
+      }
+      std::vector<Value *> operands;
+      std::function<void(Operation &)> collect = [&](Operation &nested) {
+        for (Value *operand : nested.operands())
+          operands.push_back(operand);
+      };
+      collect(*op);
+      for (unsigned r = 0; r < op->numRegions(); ++r)
+        tir::walk(op->region(r).block(), collect);
+      for (Value *operand : operands) {
+        if (op->code() == OpCode::Dot && operand == op->operand(2))
+          continue;
+        Operation *producer = operand->definingOp();
+        if (producer && producer->parentBlock() == op->parentBlock())
+          visit(producer, distance);
+      }
+    };
+    for (auto &op : body.ops()) {
+      if (op->code() != OpCode::Dot)
+        continue;
+      seen.clear();
+      visit(op.get(), 0);
+    }
+    for (auto [load, level] : levels)
+      if (level < int(stages) - 1)
+        loads.insert(load);
+  }
+  return loads;
 }
 
 } // namespace tilec::gpu

@@ -45,4 +45,16 @@ private:
 /// loop's tl.range(..., num_stages=N) overrides the kernel's num_stages; 1 asks for none.
 std::vector<std::pair<tir::Operation *, unsigned>> pipelinedLoops(tir::Function &function);
 
+/// The loads Triton's software pipeliner (AssignLatencies) turns into asynchronous copies to
+/// shared memory, in the loops of pipelinedLoops: Triton's layout pass after the pipeliner sees
+/// a local_load there (no anchor, cheap to read again in another layout). AssignLayouts ranks
+/// them below the other anchors; RemoveRedundantConversions' wide slices read them converted.
+/// `skipFarCarriedLoops` leaves out loops that yield a value they did not compute (a distance of
+/// more than one iteration). The two passes differ there: RemoveRedundantConversions skips such
+/// loops; AssignLayouts keeps them, which fla's chunk_gated_delta_rule fwd_h / dhu_blockdim64
+/// launches need to stay bit-equal with Triton (H200, session 36). Which is Triton's rule for
+/// both is not settled yet.
+std::set<const tir::Operation *> tritonPipelinedLoads(tir::Function &function,
+                                                      bool skipFarCarriedLoops);
+
 } // namespace tilec::gpu
