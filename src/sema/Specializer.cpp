@@ -2037,6 +2037,17 @@ SemaValue Specializer::lookup(const std::string &name, SourceLoc loc) {
         rethrowWithNote(e, with->loc, "the `with` statement");
       }
     }
+  if (auto loop = scopes_.back().endedLoopVariables.find(name);
+      loop != scopes_.back().endedLoopVariables.end()) {
+    try {
+      error(loc, "undefined name '" + name +
+                     "': a for loop's variable read after the loop, which Triton leaves "
+                     "undefined (poison); tilec gives it Python's value only where the loop's "
+                     "bounds are constexpr and it runs at least once");
+    } catch (const CompileError &e) {
+      rethrowWithNote(e, loop->second->loc, "the loop");
+    }
+  }
   error(loc, "undefined name '" + name + "'");
 }
 
@@ -3706,6 +3717,24 @@ SemaValue Specializer::evalComprehension(const ast::Expr &expr) {
   return SemaValue::ofList(std::move(items));
 }
 
+std::optional<SemaValue> Specializer::loopVariableAfterLoop(const SemaValue &start,
+                                                            const SemaValue &stop,
+                                                            const SemaValue &step,
+                                                            const ast::Stmt &stmt) {
+  // Triton 3.6 binds the loop variable to a poison placeholder before the loop and leaves it
+  // there after the loop, so a kernel that reads it after the loop (TritonBench's
+  // chunk_retention: `for i_t in range(NT - 1, -1, -1): ...` then `i_t * BT`) computes with
+  // poison, which any value refines. Where the bounds are constexpr, tilec takes Python's
+  // value: the last one the loop gave it, or the name's value before a loop that does not run.
+  if (start.kind != SemaValue::Kind::Int || stop.kind != SemaValue::Kind::Int ||
+      step.kind != SemaValue::Kind::Int || step.intValue == 0)
+    return std::nullopt;
+  __int128 trips = rangeLength(start.intValue, stop.intValue, step.intValue);
+  if (trips <= 0)
+    return std::nullopt;
+  return SemaValue::ofInt(static_cast<int64_t>(start.intValue + (trips - 1) * step.intValue));
+}
+
 void Specializer::execFor(const ast::Stmt &stmt) {
   // A Python function that module-level code calls loops as Python does.
   if (moduleLevelDepth_ > 0) {
@@ -3790,6 +3819,7 @@ void Specializer::execFor(const ast::Stmt &stmt) {
   // same values as Python's range in the same order. A negative step known only at run time
   // would run no iteration (the loop counts up), as in Triton.
   bool negativeStep = step.kind == SemaValue::Kind::Int && step.intValue < 0;
+  std::optional<SemaValue> ivAfterLoop = loopVariableAfterLoop(lb, ub, step, stmt);
   if (negativeStep) {
     if (step.intValue == std::numeric_limits<int64_t>::min())
       error(iter.loc, "range() step " + std::to_string(step.intValue) + " is out of range");
@@ -3903,6 +3933,10 @@ void Specializer::execFor(const ast::Stmt &stmt) {
       bind(carried[i], SemaValue::ofTensor(forOp->addResult(yields[i]->type())));
     rebuildCarriedBlockPointers(blockPointers);
     rebuildFlowingTuples(tuples);
+    if (ivAfterLoop)
+      bind(ivName, SemaValue::ofTensor(materialize(*ivAfterLoop, stmt.loc, ivType)));
+    else if (!scopes_.back().names.count(ivName))
+      scopes_.back().endedLoopVariables[ivName] = &stmt;
     return;
   }
   error(stmt.loc, "could not settle the types of the loop-carried variables");

@@ -617,6 +617,9 @@ private:
     /// Python's closures read their maker's variables when they run, not when they are made
     /// (a nested function may read a name its maker assigns after the `def`).
     std::vector<std::shared_ptr<std::map<std::string, SemaValue>>> closures;
+    /// Kernels: the run-time loops whose variable is unbound after them (loopVariableAfterLoop),
+    /// for the error where one is read.
+    std::map<std::string, const ast::Stmt *> endedLoopVariables;
   };
   /// Every closure's variables made (liveClosure), which the destructor empties.
   std::vector<std::weak_ptr<std::map<std::string, SemaValue>>> madeClosures_;
@@ -923,6 +926,10 @@ private:
   /// must_use_result: tl.advance, @triton.must_use_result functions) is an error.
   void checkResultUsed(const ast::Expr &call);
   void execFor(const ast::Stmt &stmt);
+  /// The value a run-time loop's variable has after the loop where tilec knows it (see the
+  /// definition); nullopt: the name keeps what it had before the loop, or stays unbound.
+  std::optional<SemaValue> loopVariableAfterLoop(const SemaValue &start, const SemaValue &stop,
+                                                 const SemaValue &step, const ast::Stmt &stmt);
   void execWhile(const ast::Stmt &stmt);
   void execStaticFor(const ast::Stmt &stmt, const std::vector<int64_t> &values);
 
