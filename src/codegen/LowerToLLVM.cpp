@@ -942,10 +942,53 @@ void KernelLowering::readSharedTile(const SharedTilePlan &plan, llvm::Value *bas
       piece);
 }
 
+/// Where every thread already holds each element the conversion gives it, the register of the
+/// source that holds element e of the result, the same in every thread; nullopt otherwise. Two
+/// layouts written differently can place the elements alike (a 2-D blocked layout and the slice of
+/// a 3-D one along a dimension of one thread and one warp); Triton compares the layouts' linear
+/// maps and converts such a pair in registers, without shared memory or a barrier. The loads
+/// from shared memory would otherwise be ranked by their place in LLVM's Reassociate and decide
+/// which product of an add the backend fuses (TritonBench rotary_emb_nopad, cos and sin rows
+/// broadcast over q's heads).
+static std::optional<std::vector<unsigned>> registerPermutation(const tir::Type &from,
+                                                                const tir::Type &to) {
+  Distribution src = distributionOf(from), dst = distributionOf(to);
+  const unsigned numWarps = src.root->numWarps();
+  if (numWarps != dst.root->numWarps() || from.shape != to.shape)
+    return std::nullopt;
+  std::vector<unsigned> permutation(dst.numElements());
+  std::map<std::vector<int64_t>, unsigned> held;
+  for (unsigned warp = 0; warp < numWarps; ++warp)
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      held.clear();
+      for (unsigned r = src.numElements(); r-- > 0;) // the first register holding it wins
+        held[src.coordinates(lane, warp, r)] = r;
+      for (unsigned e = 0; e < dst.numElements(); ++e) {
+        auto it = held.find(dst.coordinates(lane, warp, e));
+        if (it == held.end())
+          return std::nullopt;
+        if (warp == 0 && lane == 0)
+          permutation[e] = it->second;
+        else if (permutation[e] != it->second)
+          return std::nullopt;
+      }
+    }
+  return permutation;
+}
+
 void KernelLowering::lowerConvertLayout(const Operation &op) {
   const tir::Type &from = op.operand(0)->type(), &to = op.result()->type();
   if (*from.layout == *to.layout) {
     values_[op.result()] = get(op.operand(0));
+    return;
+  }
+  if (auto permutation = registerPermutation(from, to);
+      permutation && get(op.operand(0)).size() == distributionOf(from).numElements()) {
+    const Values &input = get(op.operand(0));
+    Values results;
+    for (unsigned r : *permutation)
+      results.push_back(input.at(r));
+    values_[op.result()] = results;
     return;
   }
   // Through shared memory, laid out so that both sides access whole vectors without bank

@@ -286,6 +286,9 @@ private:
   /// argument and the layout; those being checked by canRematerialiseCarried.
   std::map<std::pair<const Value *, std::string>, Value *> carriedCopies_;
   std::set<std::pair<const Value *, std::string>> carriedBeingChecked_;
+  /// The broadcasts a conversion moves above in canRematerialise's convertLeaves mode whose
+  /// operands cannot be recomputed in the wanted layout: Triton's single widening.
+  std::set<const Operation *> unrecomputedBroadcasts_;
   /// The region argument each of those copies copies.
   std::map<const Value *, Value *> carriedOriginals_;
   std::set<Operation *> loopsCarryingCopies_;
@@ -398,6 +401,7 @@ private:
       if (rematerialiseWideSlice(convert))
         return true;
       convertLeaves = true;
+      unrecomputedBroadcasts_.clear();
       if (!canRematerialise(source, target, &convert, kMaxRematerialisationDepth, true, false))
         return false;
     }
@@ -774,6 +778,18 @@ private:
     bool cheapLoad = producer->code() == OpCode::Load && isCheapLoadBefore(*producer, before);
     if (!cheapLoad && !isRematerialisable(*producer))
       return false;
+    if (convertLeaves && !belowBroadcast && producer->code() == OpCode::Broadcast &&
+        !canRematerialise(producer->operand(0), operandLayoutFor(*producer, layout), before,
+                          depth - 1, false, false)) {
+      // Triton hoists a conversion over one broadcast only (hoistConvertOnTopOfExtOrBroadcast:
+      // a second would duplicate the conversion); with two it keeps the conversion where it is.
+      // Rotary embeddings' q0 * sin1 + q1 * cos1 then runs in cos's layout, converted for the
+      // store, and LLVM ranks cos1 and sin1 by where they are loaded, which picks the product the
+      // add fuses.
+      unrecomputedBroadcasts_.insert(producer);
+      if (unrecomputedBroadcasts_.size() > 1)
+        return false;
+    }
     belowBroadcast |= producer->code() == OpCode::Broadcast;
     for (unsigned i = 0; i < producer->numOperands(); ++i)
       if (!canRematerialise(producer->operand(i), operandLayoutFor(*producer, layout), before,

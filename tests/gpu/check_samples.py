@@ -1989,6 +1989,18 @@ LANG_BITS_SAMPLES = [
         outputs=["out"], args=lambda t, s: [t["x"], t["cos"], t["sin"], t["out"], s[0], s[1]],
         grid=lambda meta, s: (cdiv(s[1], meta["BLOCK_M"]), cdiv(s[0], meta["BLOCK_H"])),
         tol=EXACT, interp_tols={"out": Tol(atol=1e-5, rtol=1e-5)}),
+    # Rotary embedding of interleaved pairs in place (TritonBench's rotary_emb pattern): x and
+    # cos/sin in different layouts; bit-exact only with Triton's conversions (results converted
+    # for the stores, x converted right after its loads), which decide the product each FMA fuses.
+    Sample(
+        name="rotate_pairs", source="tests/gpu/lang_bits.tl", kernel="rotate_pairs",
+        ptx="rotate_pairs", signature="*fp32:16,*fp32:16,*fp32:16,i32,i32,4,16,32",
+        size=(100, 6), small=(20, 2),
+        inputs=lambda s: {"x": randn(s[0] * s[1] * 64), "cos": randn(s[0] * 64),
+                          "sin": randn(s[0] * 64)},
+        outputs=["x"], args=lambda t, s: [t["x"], t["cos"], t["sin"], s[0], s[1]],
+        grid=lambda meta, s: (cdiv(s[1], meta["HEADS"]), cdiv(s[0], meta["BLOCK_S"])),
+        tol=EXACT, interp_tols={"x": Tol(atol=1e-5, rtol=1e-5)}),
     # A layer norm over rows 1000 floats apart (not 16-byte aligned): the sums' bits follow the
     # layout they reduce in, so stats and y are bit-exact against Triton only where tilec reduces
     # in the loads' layout as Triton does. No torch reference (another summation order); the
