@@ -4147,6 +4147,30 @@ def loop_result_ends_slice_sample():
 
 SAMPLES += [loop_result_ends_slice_sample()]
 
+# --- tests/gpu/scan_after_kept_conversion.tl: a stored tile scaled and summed cumulatively ------
+# x, loaded down its columns, is stored row-major, then tl.cumsum(x * a[:, None], axis=1): the
+# scan runs in the stored layout (the lanes of a warp along a row), reading the conversion kept
+# for the store, as Triton's rematerialisation (mamba2's chunk cumsum). randn inputs: the order
+# of the cumulative sum shows in the last bits.
+def scan_after_kept_conversion_sample(rows):
+    cols = 8
+    names = ["x", "a", "y", "o"]
+    sizes = {"x": rows * cols, "a": rows, "y": rows * cols, "o": rows * cols}
+    outputs = ["y", "o"]
+    return Sample(
+        name=f"scan_after_kept_conversion_{rows}", source="tests/gpu/scan_after_kept_conversion.tl",
+        kernel="scaled_cumsum_of_stored", ptx=f"scan_after_kept_conversion_{rows}",
+        signature=",".join(["*fp32:16"] * len(names) + [str(rows), str(cols)]),
+        tilec_flags=("--num-warps", "4"), size=1,
+        inputs=lambda _: {name: empty(sizes[name]) if name in outputs else randn((sizes[name],))
+                          for name in names},
+        outputs=outputs, args=lambda t, _: [t[name] for name in names],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={name: Tol(atol=1e-4, rtol=1e-5) for name in outputs})
+
+
+SAMPLES += [scan_after_kept_conversion_sample(16), scan_after_kept_conversion_sample(64)]
+
 # --- running ---------------------------------------------------------------------------------
 
 
