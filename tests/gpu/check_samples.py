@@ -4171,6 +4171,30 @@ def scan_after_kept_conversion_sample(rows):
 
 SAMPLES += [scan_after_kept_conversion_sample(16), scan_after_kept_conversion_sample(64)]
 
+# --- tests/gpu/negated_pointer_step.tl: a tile of pointers walked backwards, summed ---------
+# x -= R * C in a loop: the negated step keeps its divisibility, the loads stay vectorised
+# ([1, 4] per thread) and the tile's sum adds each thread's four columns first, as Triton
+# (TritonBench's chunk_gate_recurrence backward). randn inputs: the sum's order shows in the last
+# bits.
+def negated_pointer_step_sample():
+    rows, cols, steps = 64, 16, 3
+    names = ["x", "y", "s"]
+    sizes = {"x": steps * rows * cols, "y": steps * rows * cols, "s": steps}
+    outputs = ["s"]
+    return Sample(
+        name="negated_pointer_step", source="tests/gpu/negated_pointer_step.tl",
+        kernel="walk_back_sums", ptx="negated_pointer_step",
+        signature=",".join(["*fp32:16"] * len(names) + ["i32", str(rows), str(cols)]),
+        tilec_flags=("--num-warps", "4"), size=1,
+        inputs=lambda _: {name: empty(sizes[name]) if name in outputs else randn((sizes[name],))
+                          for name in names},
+        outputs=outputs, args=lambda t, _: [t[name] for name in names] + [steps],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={name: Tol(atol=1e-3, rtol=1e-4) for name in outputs})
+
+
+SAMPLES += [negated_pointer_step_sample()]
+
 # --- running ---------------------------------------------------------------------------------
 
 
