@@ -4195,6 +4195,27 @@ def negated_pointer_step_sample():
 
 SAMPLES += [negated_pointer_step_sample()]
 
+# --- tests/gpu/dot_on_half_zeros.tl: a dot on fp16 zeros, then a bias added ----------------
+# The widened fp16 zeros fold to an fp32 zero accumulator, so the dot accumulates into the bias
+# added next (the tensor core adds it), as Triton (TritonBench's attention_kernel). randn fp16
+# inputs: where the bias is added shows in the last bits.
+def dot_on_half_zeros_sample():
+    m, n, k = 64, 64, 32
+    sizes = {"a": m * k, "b": k * n, "c": m * n}
+    return Sample(
+        name="dot_on_half_zeros", source="tests/gpu/dot_on_half_zeros.tl",
+        kernel="dot_on_half_zeros", ptx="dot_on_half_zeros",
+        signature=f"*fp16:16,*fp16:16,*fp16:16,*fp32:16,{m},{n},{k}",
+        tilec_flags=("--num-warps", "4"), size=1,
+        inputs=lambda _: dict({name: randn((size,), "float16") for name, size in sizes.items()},
+                              o=empty(m * n)),
+        outputs=["o"], args=lambda t, _: [t["a"], t["b"], t["c"], t["o"]],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={"o": Tol(atol=1e-2, rtol=1e-3)})
+
+
+SAMPLES += [dot_on_half_zeros_sample()]
+
 # --- running ---------------------------------------------------------------------------------
 
 
