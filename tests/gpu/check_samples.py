@@ -4216,6 +4216,27 @@ def dot_on_half_zeros_sample():
 
 SAMPLES += [dot_on_half_zeros_sample()]
 
+# --- tests/gpu/shared_zeros_init.tl: one zeros tensor starting an accumulator and a sum ------
+# The sum of squares of x is carried in x's load layout, not in the mma accumulator's that the
+# shared zeros constant also starts, and its row sums are reduced there, as Triton
+# (TritonBench's rms_matmul_rbe). randn fp16 inputs: the order of the row sums shows in the
+# last bits.
+def shared_zeros_init_sample():
+    m, n, bk, k = 16, 64, 64, 256
+    return Sample(
+        name="shared_zeros_init", source="tests/gpu/shared_zeros_init.tl",
+        kernel="rms_dot", ptx="shared_zeros_init",
+        signature=f"*fp16:16,*fp16:16,*fp32:16,i32,{m},{n},{bk}",
+        tilec_flags=("--num-warps", "4"), size=1,
+        inputs=lambda _: {"x": randn((m * k,), "float16"), "w": randn((k * n,), "float16"),
+                          "o": empty(m * n)},
+        outputs=["o"], args=lambda t, _: [t["x"], t["w"], t["o"], k],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={"o": Tol(atol=1e-2, rtol=1e-3)})
+
+
+SAMPLES += [shared_zeros_init_sample()]
+
 # --- running ---------------------------------------------------------------------------------
 
 
