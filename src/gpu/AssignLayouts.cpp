@@ -666,9 +666,10 @@ private:
       // access): where its initial value brings a load's layout and the body yields a
       // tensor-core accumulator, the accumulator's layout wins, and the initial value is
       // converted once, before the loop (fla's path attention carries o and q, loaded before
-      // the loop and updated by dots in it). A constant initial value brings no layout: one
-      // zeros tensor (CSE) may start both an accumulator and a sum of loads, which Triton
-      // carries in the loads' layout (the constant is rematerialised in each).
+      // the loop and updated by dots in it). A constant initial value brings no tensor-core
+      // layout, here or below: one zeros tensor (CSE) may start both an accumulator, whose
+      // group gives it the mma layout, and a sum of loads, which Triton carries in the loads'
+      // layout (a constant has no layout of its own there; it is rematerialised in each).
       for (Value *v : group.values)
         if (!known && counts(v) && !isConstantValue(v) && isTensorCoreLayout(layoutOf(v)))
           known = layoutOf(v);
@@ -690,7 +691,7 @@ private:
         known = carried.second;
       }
       for (Value *v : group.values)
-        if (!known && counts(v) && !isConstantValue(v))
+        if (!known && counts(v) && !(isConstantValue(v) && isTensorCoreLayout(layoutOf(v))))
           known = layoutOf(v);
       for (Value *v : group.values)
         set(v, known);
