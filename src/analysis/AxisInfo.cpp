@@ -309,6 +309,21 @@ void AxisInfoAnalysis::visitOp(const Operation &op) {
     }
     return set(result, out);
   }
+  case OpCode::Neg: {
+    // Triton negates an integer as 0 - x (semantic.minus; `ptr -= n` adds minus(n)), and its
+    // axis info of that subtraction keeps x's divisibility and constancy: `S -= K * V` leaves a
+    // loop-carried tile of pointers as aligned as it started, so its loads stay vectorised.
+    if (!result->type().elem.isInteger())
+      break;
+    AxisInfo in = operandInfo(0);
+    if (in.constant)
+      return set(result, constantInfo(result, -*in.constant));
+    for (unsigned d = 0; d < rank; ++d) {
+      out.divisibility[d] = in.divisibility[d];
+      out.constancy[d] = in.constancy[d];
+    }
+    return set(result, out);
+  }
   case OpCode::Mul: {
     AxisInfo lhs = operandInfo(0), rhs = operandInfo(1);
     if (lhs.constant && rhs.constant)

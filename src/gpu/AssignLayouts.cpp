@@ -666,9 +666,12 @@ private:
       // access): where its initial value brings a load's layout and the body yields a
       // tensor-core accumulator, the accumulator's layout wins, and the initial value is
       // converted once, before the loop (fla's path attention carries o and q, loaded before
-      // the loop and updated by dots in it).
+      // the loop and updated by dots in it). A constant initial value brings no tensor-core
+      // layout, here or below: one zeros tensor (CSE) may start both an accumulator, whose
+      // group gives it the mma layout, and a sum of loads, which Triton carries in the loads'
+      // layout (a constant has no layout of its own there; it is rematerialised in each).
       for (Value *v : group.values)
-        if (!known && counts(v) && isTensorCoreLayout(layoutOf(v)))
+        if (!known && counts(v) && !isConstantValue(v) && isTensorCoreLayout(layoutOf(v)))
           known = layoutOf(v);
       // A loop-carried tensor-core accumulator reaches the yield through the conversion
       // AccelerateMatmul left after its dot (no layout yet), maybe through elementwise ops
@@ -688,7 +691,7 @@ private:
         known = carried.second;
       }
       for (Value *v : group.values)
-        if (!known && counts(v))
+        if (!known && counts(v) && !(isConstantValue(v) && isTensorCoreLayout(layoutOf(v))))
           known = layoutOf(v);
       for (Value *v : group.values)
         set(v, known);

@@ -413,7 +413,8 @@ private:
 
   // Triton's backward rematerialisation (RemoveLayoutConversions.cpp, backwardRematerialization
   // and getConvertBackwardSlice in Utility.cpp) takes a wider slice than the trees above: it goes
-  // through reductions (a sum is recomputed in the layout whose slice is wanted), it ends at a
+  // through reductions (a sum is recomputed in the layout whose slice is wanted) and scans (a
+  // blocked layout passes through one; Triton's cost model prices a scan at nothing), it ends at a
   // conversion (whose source is then converted to the wanted layout instead), and it ends at a
   // value that a conversion kept earlier already converts to the wanted layout (that conversion
   // is reused). It rewrites the slice when its cost model says the copies cost no more than the
@@ -421,7 +422,10 @@ private:
   // b_kdk = b_k * b_dk in a dot's layout, converts it to the load's layout for b_q * b_dq - b_kdk,
   // and sums it with tl.sum(b_kdk, 0) into a row that is broadcast over that load's layout; the
   // conversion of the broadcast product is rematerialised back to the sum, which reads the kept
-  // conversion of b_kdk and adds in the load's layout's order.
+  // conversion of b_kdk and adds in the load's layout's order. mamba2's chunk cumsum stores dt,
+  // then scans dt * A[:, None]: the conversion of the scan's result for its store is
+  // rematerialised through the scan and the product back to the conversion kept for dt's store,
+  // so the scan runs along the store's lanes, as Triton's.
   // It is tried where the trees above fail, before converting what is broadcast (Triton hoists
   // conversions over broadcasts only after its rematerialisation). fla's gdn2 backward also
   // computes b_kg * b_dkgb * b_b from the product it stores (CSE): the multiplication by b_b
@@ -504,7 +508,7 @@ private:
     if (pipelinedLoads_.count(producer))
       return &user != &root; // converted right after the load (rematerialiseWide); the
                              // conversion of the load itself stays
-    if (producer->code() == OpCode::Reduce) {
+    if (producer->code() == OpCode::Reduce || producer->code() == OpCode::Scan) {
       if (producer->numOperands() != 1 || producer->numResults() != 1)
         return false;
     } else if (!isRematerialisable(*producer) &&

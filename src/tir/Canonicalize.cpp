@@ -57,6 +57,33 @@ bool foldableFloat(DType t) {
   return t.kind == ScalarKind::F32 || t.kind == ScalarKind::F64;
 }
 
+/// Whether fp16 or bf16 holds `x` exactly. The attribute of such a constant keeps the number as
+/// written, so only then is it the constant's value, which widening to fp32 or fp64 keeps (MLIR
+/// folds arith.extf of a constant: Triton's `tl.zeros(.., fp16)` added to an fp32 dot is a zero
+/// fp32 accumulator, and the dot then accumulates into the next add's other operand).
+bool exactInHalf(double x, DType t) {
+  if (t.kind != ScalarKind::F16 && t.kind != ScalarKind::BF16)
+    return false;
+  if (x == 0.0 || std::isinf(x))
+    return true;
+  if (std::isnan(x))
+    return false;
+  // Significand bits after the point, and the exponents of the largest and smallest normals.
+  int fraction = t.kind == ScalarKind::F16 ? 10 : 7;
+  int maxExp = t.kind == ScalarKind::F16 ? 15 : 127;
+  int minExp = t.kind == ScalarKind::F16 ? -14 : -126;
+  int e = 0;
+  std::frexp(std::fabs(x), &e);
+  int exponent = e - 1; // |x| = 1.f * 2^exponent
+  if (exponent > maxExp)
+    return false;
+  int bits = fraction - std::max(0, minExp - exponent); // fewer below the normals
+  if (bits < 0)
+    return false;
+  double scaled = std::ldexp(std::fabs(x), bits - exponent);
+  return scaled == std::floor(scaled);
+}
+
 /// `code`'s function of `x` in `x`'s precision: std::exp(float) is expf, as MLIR's folders call.
 template <typename T> T applyMath(OpCode code, T x) {
   switch (code) {
@@ -285,7 +312,8 @@ private:
         return std::nullopt; // addresses are not known at compile time
       Constant r;
       if (t.isFloat()) {
-        if (!foldableFloat(t) || (from.isFloat() && !foldableFloat(from)))
+        if (!foldableFloat(t) ||
+            (from.isFloat() && !foldableFloat(from) && !(c->isFloat && exactInHalf(c->f, from))))
           return std::nullopt;
         r.isFloat = true;
         double x = c->isFloat          ? c->f

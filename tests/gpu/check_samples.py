@@ -4159,6 +4159,96 @@ def loop_result_ends_slice_sample():
 
 SAMPLES += [loop_result_ends_slice_sample()]
 
+# --- tests/gpu/scan_after_kept_conversion.tl: a stored tile scaled and summed cumulatively ------
+# x, loaded down its columns, is stored row-major, then tl.cumsum(x * a[:, None], axis=1): the
+# scan runs in the stored layout (the lanes of a warp along a row), reading the conversion kept
+# for the store, as Triton's rematerialisation (mamba2's chunk cumsum). randn inputs: the order
+# of the cumulative sum shows in the last bits.
+def scan_after_kept_conversion_sample(rows):
+    cols = 8
+    names = ["x", "a", "y", "o"]
+    sizes = {"x": rows * cols, "a": rows, "y": rows * cols, "o": rows * cols}
+    outputs = ["y", "o"]
+    return Sample(
+        name=f"scan_after_kept_conversion_{rows}", source="tests/gpu/scan_after_kept_conversion.tl",
+        kernel="scaled_cumsum_of_stored", ptx=f"scan_after_kept_conversion_{rows}",
+        signature=",".join(["*fp32:16"] * len(names) + [str(rows), str(cols)]),
+        tilec_flags=("--num-warps", "4"), size=1,
+        inputs=lambda _: {name: empty(sizes[name]) if name in outputs else randn((sizes[name],))
+                          for name in names},
+        outputs=outputs, args=lambda t, _: [t[name] for name in names],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={name: Tol(atol=1e-4, rtol=1e-5) for name in outputs})
+
+
+SAMPLES += [scan_after_kept_conversion_sample(16), scan_after_kept_conversion_sample(64)]
+
+# --- tests/gpu/negated_pointer_step.tl: a tile of pointers walked backwards, summed ---------
+# x -= R * C in a loop: the negated step keeps its divisibility, the loads stay vectorised
+# ([1, 4] per thread) and the tile's sum adds each thread's four columns first, as Triton
+# (TritonBench's chunk_gate_recurrence backward). randn inputs: the sum's order shows in the last
+# bits.
+def negated_pointer_step_sample():
+    rows, cols, steps = 64, 16, 3
+    names = ["x", "y", "s"]
+    sizes = {"x": steps * rows * cols, "y": steps * rows * cols, "s": steps}
+    outputs = ["s"]
+    return Sample(
+        name="negated_pointer_step", source="tests/gpu/negated_pointer_step.tl",
+        kernel="walk_back_sums", ptx="negated_pointer_step",
+        signature=",".join(["*fp32:16"] * len(names) + ["i32", str(rows), str(cols)]),
+        tilec_flags=("--num-warps", "4"), size=1,
+        inputs=lambda _: {name: empty(sizes[name]) if name in outputs else randn((sizes[name],))
+                          for name in names},
+        outputs=outputs, args=lambda t, _: [t[name] for name in names] + [steps],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={name: Tol(atol=1e-3, rtol=1e-4) for name in outputs})
+
+
+SAMPLES += [negated_pointer_step_sample()]
+
+# --- tests/gpu/dot_on_half_zeros.tl: a dot on fp16 zeros, then a bias added ----------------
+# The widened fp16 zeros fold to an fp32 zero accumulator, so the dot accumulates into the bias
+# added next (the tensor core adds it), as Triton (TritonBench's attention_kernel). randn fp16
+# inputs: where the bias is added shows in the last bits.
+def dot_on_half_zeros_sample():
+    m, n, k = 64, 64, 32
+    sizes = {"a": m * k, "b": k * n, "c": m * n}
+    return Sample(
+        name="dot_on_half_zeros", source="tests/gpu/dot_on_half_zeros.tl",
+        kernel="dot_on_half_zeros", ptx="dot_on_half_zeros",
+        signature=f"*fp16:16,*fp16:16,*fp16:16,*fp32:16,{m},{n},{k}",
+        tilec_flags=("--num-warps", "4"), size=1,
+        inputs=lambda _: dict({name: randn((size,), "float16") for name, size in sizes.items()},
+                              o=empty(m * n)),
+        outputs=["o"], args=lambda t, _: [t["a"], t["b"], t["c"], t["o"]],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={"o": Tol(atol=1e-2, rtol=1e-3)})
+
+
+SAMPLES += [dot_on_half_zeros_sample()]
+
+# --- tests/gpu/shared_zeros_init.tl: one zeros tensor starting an accumulator and a sum ------
+# The sum of squares of x is carried in x's load layout, not in the mma accumulator's that the
+# shared zeros constant also starts, and its row sums are reduced there, as Triton
+# (TritonBench's rms_matmul_rbe). randn fp16 inputs: the order of the row sums shows in the
+# last bits.
+def shared_zeros_init_sample():
+    m, n, bk, k = 16, 64, 64, 256
+    return Sample(
+        name="shared_zeros_init", source="tests/gpu/shared_zeros_init.tl",
+        kernel="rms_dot", ptx="shared_zeros_init",
+        signature=f"*fp16:16,*fp16:16,*fp32:16,i32,{m},{n},{bk}",
+        tilec_flags=("--num-warps", "4"), size=1,
+        inputs=lambda _: {"x": randn((m * k,), "float16"), "w": randn((k * n,), "float16"),
+                          "o": empty(m * n)},
+        outputs=["o"], args=lambda t, _: [t["x"], t["w"], t["o"], k],
+        grid=lambda meta, _: (1,), tol=EXACT,
+        interp_tols={"o": Tol(atol=1e-2, rtol=1e-3)})
+
+
+SAMPLES += [shared_zeros_init_sample()]
+
 # --- running ---------------------------------------------------------------------------------
 
 

@@ -125,3 +125,25 @@ TEST_CASE("division by a power of two that divides the dividend's divisibility",
   // The range is contiguous: its divisibility speaks of the first element of each run only.
   CHECK(axis.info(rangeByTwo).divisibility[0] == 1);
 }
+
+TEST_CASE("negation keeps divisibility and constancy, as Triton's 0 - x", "[axisinfo]") {
+  // `ptrs -= K * V` adds the negated step: the pointers stay as aligned as they started.
+  tir::Module m;
+  tir::Function *f = m.addFunction("k", SourceLoc{});
+  tir::Builder b(f->body());
+  tir::Value *step = b.intConstant(4096, i32());
+  tir::Value *negStep = b.create(tir::OpCode::Neg, {step}, {i32()})->result();
+  tir::Value *range = b.makeRange(0, 64);
+  tir::Value *scaled = b.binary(tir::OpCode::Mul, range, b.intConstant(32, tir::Type(i32(), {64})));
+  tir::Value *negScaled = b.create(tir::OpCode::Neg, {scaled}, {tir::Type(i32(), {64})})->result();
+  tir::Value *negRange = b.create(tir::OpCode::Neg, {range}, {tir::Type(i32(), {64})})->result();
+  b.create(tir::OpCode::Return, {}, {});
+  analysis::AxisInfoAnalysis axis(*f);
+  CHECK(axis.info(negStep).constant == -4096);
+  CHECK(axis.info(negStep).divisibility[0] == 4096);
+  CHECK(axis.info(negScaled).divisibility[0] == 32);
+  CHECK(axis.info(negScaled).contiguity[0] == 1);
+  // 0, -1, -2, ...: not contiguous (Triton's subtraction keeps no contiguity from its rhs).
+  CHECK(axis.info(negRange).contiguity[0] == 1);
+  CHECK(axis.info(negRange).divisibility[0] == axis.info(range).divisibility[0]);
+}
