@@ -3,6 +3,7 @@
 #include "codegen/CompareBitTestsWithZero.h"
 #include "codegen/FuseWideMultiplyAdd.h"
 #include "codegen/NVPTXTarget.h"
+#include "codegen/ScalarizeLoadExtracts.h"
 #include "codegen/SinkLoopIncrements.h"
 #include "codegen/SplitHoistedWideMultiplies.h"
 #include "frontend/SourceManager.h"
@@ -11,13 +12,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <llvm/Analysis/CGSCCPassManager.h>
-#include <llvm/Analysis/InstSimplifyFolder.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/Analysis/TargetTransformInfo.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Dominators.h>
-#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
@@ -222,117 +221,6 @@ void linkLibdevice(llvm::Module &module, const TargetOptions &options) {
   if (!module.getModuleFlag("nvvm-reflect-ftz"))
     module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t(1));
 }
-
-namespace {
-
-/// LLVM 19's VectorCombine::scalarizeLoadExtract, done for every vector load of `function` in
-/// one linear walk, with VectorCombine's decisions and output: a load whose users are all
-/// extractelements of constant lanes in its block, with nothing that may write memory among the
-/// (at most 30) instructions from the load to its last extract, and whose scalar loads cost less,
-/// becomes one `load T` per extract, at the extract, through getelementptr <N x T>, 0, lane, with
-/// the vector's alignment reduced to the lane's offset. VectorCombine itself is quadratic here:
-/// each rewrite invalidates the block's instruction order, and the next load's comesBefore
-/// renumbers the whole block (75 s of TritonBench's chunk_retention_bwd_kernel_dqkv, one 50k-
-/// instruction block, at --num-warps 1). Run just before each VectorCombinePass, this leaves it
-/// nothing of that kind to do. A load with a variable lane is left to VectorCombine.
-bool scalarizeLoadExtracts(llvm::Function &function, const llvm::TargetTransformInfo &tti,
-                           const llvm::DominatorTree &dominators) {
-  constexpr unsigned kMaxInstrsToScan = 30; // VectorCombine's -vector-combine-max-scan-instrs
-  if (!tti.getNumberOfRegisters(tti.getRegisterClassForType(/*Vector=*/true)))
-    return false;
-  const llvm::DataLayout &layout = function.getParent()->getDataLayout();
-  llvm::IRBuilder<llvm::InstSimplifyFolder> builder(function.getContext(),
-                                                    llvm::InstSimplifyFolder(layout));
-  std::vector<llvm::Instruction *> window;
-  llvm::SmallVector<llvm::ExtractElementInst *, 16> extracts;
-  std::vector<llvm::LoadInst *> loads;
-  bool changed = false;
-  for (llvm::BasicBlock &block : function) {
-    if (!dominators.isReachableFromEntry(&block))
-      continue;
-    // The vector loads first: a rewrite erases the instructions after the one it is at.
-    loads.clear();
-    for (llvm::Instruction &inst : block)
-      if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&inst))
-        if (llvm::isa<llvm::FixedVectorType>(load->getType()))
-          loads.push_back(load);
-    for (llvm::LoadInst *load : loads) {
-      auto *vecType = llvm::cast<llvm::FixedVectorType>(load->getType());
-      if (!vecType || load->isVolatile() ||
-          !layout.typeSizeEqualsStoreSize(vecType->getScalarType()))
-        continue;
-      // The instructions after the load that VectorCombine may scan; an extract further away
-      // fails its scan.
-      window.clear();
-      for (auto it = std::next(load->getIterator());
-           it != block.end() && window.size() <= kMaxInstrsToScan; ++it)
-        window.push_back(&*it);
-      auto positionOf = [&](const llvm::Instruction *user) -> unsigned {
-        auto found = std::find(window.begin(), window.end(), user);
-        return found == window.end() ? 0 : unsigned(found - window.begin()) + 1;
-      };
-      llvm::Type *elemType = vecType->getElementType();
-      const unsigned space = load->getPointerAddressSpace();
-      llvm::InstructionCost originalCost =
-          tti.getMemoryOpCost(llvm::Instruction::Load, vecType, load->getAlign(), space);
-      llvm::InstructionCost scalarizedCost = 0;
-      unsigned lastChecked = 0, numChecked = 0;
-      bool ok = true;
-      // In VectorCombine's order (the use list), with its cumulative scan count.
-      for (llvm::User *user : load->users()) {
-        auto *extract = llvm::dyn_cast<llvm::ExtractElementInst>(user);
-        auto *lane =
-            extract ? llvm::dyn_cast<llvm::ConstantInt>(extract->getIndexOperand()) : nullptr;
-        unsigned position = extract ? positionOf(extract) : 0;
-        if (!lane || !position || !lane->getValue().ult(vecType->getNumElements())) {
-          ok = false;
-          break;
-        }
-        if (lastChecked < position) {
-          for (unsigned k = 0; ok && k + 1 < position; ++k) {
-            if (numChecked == kMaxInstrsToScan || window[k]->mayWriteToMemory())
-              ok = false;
-            ++numChecked;
-          }
-          lastChecked = position;
-        }
-        if (!ok)
-          break;
-        originalCost += tti.getVectorInstrCost(llvm::Instruction::ExtractElement, vecType,
-                                               llvm::TargetTransformInfo::TCK_RecipThroughput,
-                                               lane->getZExtValue());
-        scalarizedCost +=
-            tti.getMemoryOpCost(llvm::Instruction::Load, elemType, llvm::Align(1), space);
-        scalarizedCost += tti.getAddressComputationCost(elemType);
-      }
-      if (!ok || load->use_empty() || scalarizedCost >= originalCost)
-        continue;
-      extracts.clear();
-      for (llvm::User *user : load->users()) {
-        auto *extract = llvm::cast<llvm::ExtractElementInst>(user);
-        llvm::Value *lane = extract->getIndexOperand();
-        builder.SetInsertPoint(extract);
-        llvm::Value *address = builder.CreateInBoundsGEP(vecType, load->getPointerOperand(),
-                                                         {builder.getInt32(0), lane});
-        auto *scalar = llvm::cast<llvm::LoadInst>(
-            builder.CreateLoad(elemType, address, extract->getName() + ".scalar"));
-        scalar->setAlignment(llvm::commonAlignment(
-            load->getAlign(), llvm::cast<llvm::ConstantInt>(lane)->getZExtValue() *
-                                  layout.getTypeStoreSize(elemType)));
-        extract->replaceAllUsesWith(scalar);
-        scalar->takeName(extract);
-        extracts.push_back(extract);
-      }
-      for (llvm::ExtractElementInst *extract : extracts)
-        extract->eraseFromParent();
-      load->eraseFromParent();
-      changed = true;
-    }
-  }
-  return changed;
-}
-
-} // namespace
 
 void optimizeModule(llvm::Module &module, const TargetOptions &options) {
   linkLibdevice(module, options);
