@@ -41,8 +41,7 @@ bool scalarizeLoadExtracts(llvm::Function &function, const llvm::TargetTransform
           loads.push_back(load);
     for (llvm::LoadInst *load : loads) {
       auto *vecType = llvm::cast<llvm::FixedVectorType>(load->getType());
-      if (!vecType || load->isVolatile() ||
-          !layout.typeSizeEqualsStoreSize(vecType->getScalarType()))
+      if (load->isVolatile() || !layout.typeSizeEqualsStoreSize(vecType->getScalarType()))
         continue;
       // The instructions after the load that VectorCombine may scan; an extract further away
       // fails its scan.

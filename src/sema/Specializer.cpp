@@ -3719,8 +3719,7 @@ SemaValue Specializer::evalComprehension(const ast::Expr &expr) {
 
 std::optional<SemaValue> Specializer::loopVariableAfterLoop(const SemaValue &start,
                                                             const SemaValue &stop,
-                                                            const SemaValue &step,
-                                                            const ast::Stmt &stmt) {
+                                                            const SemaValue &step) {
   // Triton 3.6 binds the loop variable to a poison placeholder before the loop and leaves it
   // there after the loop, so a kernel that reads it after the loop (TritonBench's
   // chunk_retention: `for i_t in range(NT - 1, -1, -1): ...` then `i_t * BT`) computes with
@@ -3819,7 +3818,7 @@ void Specializer::execFor(const ast::Stmt &stmt) {
   // same values as Python's range in the same order. A negative step known only at run time
   // would run no iteration (the loop counts up), as in Triton.
   bool negativeStep = step.kind == SemaValue::Kind::Int && step.intValue < 0;
-  std::optional<SemaValue> ivAfterLoop = loopVariableAfterLoop(lb, ub, step, stmt);
+  std::optional<SemaValue> ivAfterLoop = loopVariableAfterLoop(lb, ub, step);
   if (negativeStep) {
     if (step.intValue == std::numeric_limits<int64_t>::min())
       error(iter.loc, "range() step " + std::to_string(step.intValue) + " is out of range");

@@ -929,7 +929,7 @@ private:
   /// The value a run-time loop's variable has after the loop where tilec knows it (see the
   /// definition); nullopt: the name keeps what it had before the loop, or stays unbound.
   std::optional<SemaValue> loopVariableAfterLoop(const SemaValue &start, const SemaValue &stop,
-                                                 const SemaValue &step, const ast::Stmt &stmt);
+                                                 const SemaValue &step);
   void execWhile(const ast::Stmt &stmt);
   void execStaticFor(const ast::Stmt &stmt, const std::vector<int64_t> &values);
 
