@@ -5,6 +5,7 @@
 
 #include "analysis/AxisInfo.h"
 #include "codegen/Distribution.h"
+#include "codegen/LLVMCompat.h"
 #include "codegen/LowerToLLVM.h"
 #include "codegen/SharedMemory.h"
 #include "codegen/SharedTile.h"
@@ -142,7 +143,7 @@ private:
 
   llvm::Value *intrinsic(llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Type *> types,
                          llvm::ArrayRef<llvm::Value *> args) {
-    llvm::Function *callee = llvm::Intrinsic::getDeclaration(&module_, id, types);
+    llvm::Function *callee = intrinsicDeclaration(&module_, id, types);
     return builder_.CreateCall(callee, args);
   }
 
@@ -228,7 +229,13 @@ private:
     return builder_.CreateGEP(type, sharedMemory_, index);
   }
 
-  void barrier() { intrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
+  void barrier() {
+#if LLVM_VERSION_MAJOR >= 21
+    intrinsic(kBarrierIntrinsic, {}, {builder_.getInt32(0)});
+#else
+    intrinsic(kBarrierIntrinsic, {}, {});
+#endif
+  }
 
   /// Called before writing shared memory: waits for the readers of its previous contents.
   void beginSharedWrite() {

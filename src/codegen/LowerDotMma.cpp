@@ -44,7 +44,7 @@ llvm::Intrinsic::ID mmaIntrinsic(const DType &in, const DType &out) {
 
 llvm::FunctionCallee KernelLowering::mmaCallee(const DType &in, const DType &out) {
   if (!in.isFp8()) {
-    llvm::Function *mma = llvm::Intrinsic::getDeclaration(&module_, mmaIntrinsic(in, out));
+    llvm::Function *mma = intrinsicDeclaration(&module_, mmaIntrinsic(in, out));
     return {mma->getFunctionType(), mma};
   }
   // LLVM 19 has no intrinsic for the fp8 forms (PTX ISA 8.4, sm_89): inline asm, with the

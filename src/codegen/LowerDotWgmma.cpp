@@ -99,8 +99,7 @@ llvm::Value *KernelLowering::uniformWarpGroup() {
     return uniformWarpGroup_;
   if (function_.numWarps <= 4)
     return uniformWarpGroup_ = prologue_.getInt32(0);
-  llvm::Function *shuffle =
-      llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_shfl_sync_idx_i32);
+  llvm::Function *shuffle = intrinsicDeclaration(&module_, llvm::Intrinsic::nvvm_shfl_sync_idx_i32);
   llvm::Value *warp =
       prologue_.CreateCall(shuffle, {prologue_.getInt32(0xFFFFFFFF), warpId_, prologue_.getInt32(0),
                                      prologue_.getInt32(0x1F)});

@@ -350,8 +350,7 @@ void KernelLowering::lowerTensormapCreate(const Operation &op) {
   // This program's map: program x + nx * (y + ny * z) owns globalScratchBytes from that many
   // times them on, as Triton lays out its global scratch.
   auto sreg = [&](llvm::Intrinsic::ID id) {
-    return builder_.CreateZExt(builder_.CreateCall(llvm::Intrinsic::getDeclaration(&module_, id)),
-                               i64);
+    return builder_.CreateZExt(builder_.CreateCall(intrinsicDeclaration(&module_, id)), i64);
   };
   llvm::Value *program = builder_.CreateAdd(
       sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),

@@ -75,6 +75,19 @@ llvm::Function *KernelLowering::run() {
   }
 
   unsigned threads = 32 * function_.numWarps;
+#if LLVM_VERSION_MAJOR >= 21
+  // LLVM 21 reads a kernel's launch bounds from its calling convention and attributes.
+  kernel_->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  auto annotate = [&](const char *key, unsigned value) {
+    if (std::string(key) == "maxntidx")
+      kernel_->addFnAttr("nvvm.maxntid", std::to_string(value) + ",1,1");
+    else if (std::string(key) == "maxnreg" || std::string(key) == "minctasm")
+      kernel_->addFnAttr(std::string("nvvm.") + key, std::to_string(value));
+  };
+  for (size_t i = 0; i < function_.tensorMaps.size(); ++i)
+    kernel_->addParamAttr(body.numArguments() + static_cast<unsigned>(i),
+                          llvm::Attribute::get(context_, "nvvm.grid_constant"));
+#else
   llvm::NamedMDNode *annotations = module_.getOrInsertNamedMetadata("nvvm.annotations");
   auto annotate = [&](const char *key, unsigned value) {
     annotations->addOperand(llvm::MDNode::get(
@@ -92,6 +105,7 @@ llvm::Function *KernelLowering::run() {
                                      llvm::MDString::get(context_, "grid_constant"),
                                      llvm::MDNode::get(context_, indices)}));
   }
+#endif
   annotate("maxntidx", threads);
   annotate("maxntidy", 1);
   annotate("maxntidz", 1);
@@ -113,7 +127,7 @@ llvm::Function *KernelLowering::run() {
   llvm::BasicBlock *start = llvm::BasicBlock::Create(context_, "body", kernel_);
   prologue_.SetInsertPoint(entry);
   threadId_ = prologue_.CreateCall(
-      llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+      intrinsicDeclaration(&module_, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
   laneId_ = prologue_.CreateAnd(threadId_, 31);
   warpId_ = prologue_.CreateLShr(threadId_, 5);
   llvm::BranchInst *toBody = prologue_.CreateBr(start);
@@ -582,17 +596,22 @@ llvm::Value *KernelLowering::lowerMath(const Operation &op, llvm::Value *x, cons
   llvm::Type *t = x->getType();
   llvm::Value *r = nullptr;
   auto nvvm = [&](llvm::Intrinsic::ID id, llvm::Value *v) { return intrinsic(id, {}, {v}); };
+  auto ex2 = [&](llvm::Intrinsic::ID id, llvm::Value *v) {
+    if (kEx2ApproxIsOverloaded)
+      return intrinsic(id, {v->getType()}, {v});
+    return intrinsic(id, {}, {v});
+  };
   switch (op.code()) {
   case OpCode::Exp:
     // exp(x) = 2^(x log2 e) with ex2.approx.f32, as Triton.
-    r = isDouble ? libdevice("__nv_exp", t, {x})
-                 : nvvm(llvm::Intrinsic::nvvm_ex2_approx_f,
-                        builder_.CreateFMul(x, llvm::ConstantFP::get(t, kLog2E)));
+    r = isDouble
+            ? libdevice("__nv_exp", t, {x})
+            : ex2(kEx2ApproxIntrinsic, builder_.CreateFMul(x, llvm::ConstantFP::get(t, kLog2E)));
     break;
   case OpCode::Exp2:
     // Triton's math.exp2 on fp32 is ex2.approx.ftz.f32 (denormal inputs and results flush to
     // zero), where its exp keeps denormals.
-    r = isDouble ? libdevice("__nv_exp2", t, {x}) : nvvm(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, x);
+    r = isDouble ? libdevice("__nv_exp2", t, {x}) : ex2(kEx2ApproxFtzIntrinsic, x);
     break;
   case OpCode::Log2:
     // libdevice's log2f, as Triton 3.6 (not lg2.approx).
@@ -2064,7 +2083,7 @@ lowerFunctions(const tir::Module &module, const std::vector<const tir::Function 
   // only cp.async's destinations (32-bit already) and the matrix descriptors, yet ptxas scheduled
   // the 128x128x32 GEMM's copies worse with them (0.97 -> 0.87x Triton, H200, session 9).
   std::unique_ptr<llvm::TargetMachine> machine = createNVPTXTargetMachine(options, !wgmma);
-  llvmModule->setTargetTriple(kNVPTXTriple);
+  setTargetTriple(*llvmModule, kNVPTXTriple);
   llvmModule->setDataLayout(machine->createDataLayout());
   llvm::GlobalVariable *shared = nullptr;
   if (needsShared) {

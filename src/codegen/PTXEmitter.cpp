@@ -2,6 +2,7 @@
 
 #include "codegen/CompareBitTestsWithZero.h"
 #include "codegen/FuseWideMultiplyAdd.h"
+#include "codegen/LLVMCompat.h"
 #include "codegen/NVPTXTarget.h"
 #include "codegen/ScalarizeLoadExtracts.h"
 #include "codegen/SinkLoopIncrements.h"
@@ -33,6 +34,7 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <mutex>
 #include <sstream>
 
@@ -67,7 +69,11 @@ static void initializeNVPTX() {
     // LLVM's own developer options (`-print-after=reassociate`, `-debug-only=...` in debug
     // builds) for whoever compares tilec's LLVM IR with Triton's pass by pass.
     const char *program[] = {"tilec"};
+#if LLVM_VERSION_MAJOR >= 21
+    llvm::cl::ParseCommandLineOptions(1, program, "", nullptr, nullptr, "TILEC_LLVM_OPTIONS");
+#else
     llvm::cl::ParseCommandLineOptions(1, program, "", nullptr, "TILEC_LLVM_OPTIONS");
+#endif
     unrollAsTritonDoes();
   });
 }
@@ -121,7 +127,8 @@ std::unique_ptr<llvm::TargetMachine> createNVPTXTargetMachine(const TargetOption
   if (sm < 50)
     throw CompileError("error: unknown GPU architecture '" + arch + "' (expected sm_XY)");
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(kNVPTXTriple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(targetTriple(kNVPTXTriple), error);
   if (!target)
     throw CompileError("error: the NVPTX target is not available: " + error);
   llvm::TargetOptions targetOptions;
@@ -136,9 +143,9 @@ std::unique_ptr<llvm::TargetMachine> createNVPTXTargetMachine(const TargetOption
                : options.optLevel == 1 ? llvm::CodeGenOptLevel::Less
                : options.optLevel == 2 ? llvm::CodeGenOptLevel::Default
                                        : llvm::CodeGenOptLevel::Aggressive;
-  std::unique_ptr<llvm::TargetMachine> machine(
-      target->createTargetMachine(kNVPTXTriple, arch, ptxFeatureFor(sm, minimumPtxVersion),
-                                  targetOptions, std::nullopt, std::nullopt, level));
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      targetTriple(kNVPTXTriple), arch, ptxFeatureFor(sm, minimumPtxVersion), targetOptions,
+      std::nullopt, std::nullopt, level));
   if (!machine)
     throw CompileError("error: cannot create an NVPTX target machine for " + arch);
   return machine;
@@ -257,7 +264,25 @@ void optimizeModule(llvm::Module &module, const TargetOptions &options) {
       fam.invalidate(f, preserved);
     }
   });
-  llvm::PassBuilder builder(machine.get(), tuning, std::nullopt, &instrumentation);
+  // $TILEC_TRITON_MIDDLE_END: LLVM's middle end as Triton 3.6 runs it (optimize_module: O3 without
+  // a target machine, SLP and loop vectorizers on, InstCombine where the vectorizers start), for
+  // comparing with Triton's LLVM IR pass by pass. Not the default: on LLVM 19 and on LLVM 22 alike,
+  // fewer corpus launches are bit-equal with it than with tilec's own pipeline
+  // (bench/results/corpus_h200.md, sessions 36 and 38).
+  bool tritonO3 = std::getenv("TILEC_TRITON_MIDDLE_END") != nullptr;
+  if (tritonO3) {
+    tuning.LoopUnrolling = true;
+    tuning.LoopInterleaving = true;
+    tuning.LoopVectorization = true;
+    tuning.SLPVectorization = true;
+  }
+  llvm::PassBuilder builder(tritonO3 ? nullptr : machine.get(), tuning, std::nullopt,
+                            &instrumentation);
+  if (tritonO3)
+    builder.registerVectorizerStartEPCallback(
+        [](llvm::FunctionPassManager &passes, llvm::OptimizationLevel) {
+          passes.addPass(llvm::InstCombinePass());
+        });
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
   builder.registerFunctionAnalyses(fam);
@@ -289,7 +314,7 @@ std::string emitPTX(llvm::Module &module, const TargetOptions &options) {
   std::unique_ptr<llvm::TargetMachine> machine =
       createNVPTXTargetMachine(options, hasShortSharedPointers(module), minimumPtxVersion(module));
   module.setDataLayout(machine->createDataLayout());
-  module.setTargetTriple(kNVPTXTriple);
+  setTargetTriple(module, kNVPTXTriple);
   llvm::SmallString<0> ptx;
   llvm::raw_svector_ostream stream(ptx);
   llvm::legacy::PassManager passes;
