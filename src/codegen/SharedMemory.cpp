@@ -104,7 +104,7 @@ unsigned sharedMemoryBytes(const tir::Operation &op) {
     const tir::Type &src = op.operand(0)->type();
     return static_cast<unsigned>(src.numElements() * elementBytes(src.elem));
   }
-  if (op.code() == OpCode::AtomicRMW || op.code() == OpCode::AtomicCAS)
+  if (tir::isAtomic(op.code()))
     return atomicResultBytes(op);
   if (op.code() == OpCode::ArgReduce && op.operand(0)->type().layout) {
     if (distinctWarpsAlongAxis(op) <= 1)
@@ -158,7 +158,7 @@ static const tir::Operation *largestSharedMemoryUser(const tir::Function &functi
   bytes = 0;
   const tir::Operation *largest = nullptr;
   tir::walk(const_cast<tir::Function &>(function), [&](tir::Operation &op) {
-    bool atomic = op.code() == OpCode::AtomicRMW || op.code() == OpCode::AtomicCAS;
+    bool atomic = tir::isAtomic(op.code());
     if (atomic && (op.numResults() != 1 || !used.count(op.result())))
       return;
     unsigned opBytes = sharedMemoryBytes(op);

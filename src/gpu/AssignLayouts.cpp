@@ -404,8 +404,7 @@ private:
       return true;
     if (op.code() == OpCode::Gather)
       return layoutOf(op.result()) != nullptr;
-    const bool access = op.code() == OpCode::Load || op.code() == OpCode::AtomicRMW ||
-                        op.code() == OpCode::AtomicCAS;
+    const bool access = op.code() == OpCode::Load || tir::isAtomic(op.code());
     const int64_t numThreads = 32 * static_cast<int64_t>(function_.numWarps);
     return access && op.operand(0)->type().isTensor() &&
            op.operand(0)->type().numElements() >= numThreads;
@@ -500,8 +499,7 @@ private:
     const Value *operand = op.operand(0);
     const Operation *producer = operand->definingOp();
     if (!isTensorCoreLayout(layoutOf(operand)) ||
-        (producer && (producer->code() == OpCode::Load || producer->code() == OpCode::AtomicRMW ||
-                      producer->code() == OpCode::AtomicCAS)))
+        (producer && (producer->code() == OpCode::Load || tir::isAtomic(producer->code()))))
       return nullptr;
     auto it = latestAnchorLayouts_.find(operand);
     if (it == latestAnchorLayouts_.end() || isTensorCoreLayout(it->second.second) ||
@@ -847,8 +845,7 @@ private:
   /// the product's conversion, which keeps the backend from fusing the product's multiply into
   /// the subtraction: the bits are Triton's.
   LayoutPtr tensorCoreLayoutAmongOperands(const Operation &op) const {
-    if (!sharesOneLayout(op) || op.code() == OpCode::Load || op.code() == OpCode::Store ||
-        op.code() == OpCode::AtomicRMW || op.code() == OpCode::AtomicCAS)
+    if (!sharesOneLayout(op) || op.code() == OpCode::Load || tir::isStoreOrAtomic(op.code()))
       return nullptr;
     LayoutPtr first, tensorCore;
     bool disagree = false;

@@ -144,10 +144,8 @@ void schedulePrologueIfs(tir::Function &function, const std::set<const Operation
     for (Operation *ifOp : ifs) {
       bool stores = false;
       for (unsigned r = 0; r < ifOp->numRegions(); ++r)
-        tir::walk(ifOp->region(r).block(), [&](Operation &nested) {
-          stores |= nested.code() == OpCode::Store || nested.code() == OpCode::AtomicRMW ||
-                    nested.code() == OpCode::AtomicCAS;
-        });
+        tir::walk(ifOp->region(r).block(),
+                  [&](Operation &nested) { stores |= tir::isStoreOrAtomic(nested.code()); });
       std::set<Operation *> slice = backwardSliceIn(body, ifOp);
       bool readsPipelined = false;
       for (Operation *op : slice)
@@ -277,6 +275,17 @@ private:
       uses_ = nullptr;
       eraseDeadPureOps(function_);
     }
+  }
+
+  /// A convert_layout of `source` to `like`'s type in `layout`, made at `b`'s insertion point,
+  /// entered in the use index and named as `like`.
+  Value *createConversion(tir::Builder &b, Value *source, const Value &like,
+                          const LayoutPtr &layout) {
+    Value *converted =
+        b.createValue(OpCode::ConvertLayout, {source}, like.type().withLayout(layout));
+    uses_->addUser(*converted->definingOp());
+    converted->setNameHint(like.nameHint());
+    return converted;
   }
 
   tir::Function &function_;
@@ -476,8 +485,7 @@ private:
   bool feedsOnlyMemoryAccesses(const Operation &convert) const {
     const auto &users = uses_->usersOf(convert.result());
     return !users.empty() && std::all_of(users.begin(), users.end(), [](const Operation *u) {
-      return u->code() == OpCode::Store || u->code() == OpCode::AtomicRMW ||
-             u->code() == OpCode::AtomicCAS;
+      return tir::isStoreOrAtomic(u->code());
     });
   }
 
@@ -652,9 +660,7 @@ private:
       tir::Builder b;
       b.restoreInsertionPoint({block, std::next(block->find(producer))});
       b.setLoc(producer->loc());
-      Value *converted = b.createValue(OpCode::ConvertLayout, {v}, v->type().withLayout(layout));
-      uses_->addUser(*converted->definingOp());
-      converted->setNameHint(v->nameHint());
+      Value *converted = createConversion(b, v, *v, layout);
       done[v] = converted;
       return converted;
     }
@@ -902,10 +908,7 @@ private:
       tir::Block *block = producer->parentBlock();
       b.restoreInsertionPoint({block, std::next(block->find(producer))});
       b.setLoc(producer->loc());
-      Value *converted = b.createValue(OpCode::ConvertLayout, {producer->operand(0)},
-                                       v->type().withLayout(layout));
-      uses_->addUser(*converted->definingOp());
-      converted->setNameHint(v->nameHint());
+      Value *converted = createConversion(b, producer->operand(0), *v, layout);
       done[key] = converted;
       return converted;
     }
@@ -926,9 +929,7 @@ private:
         b.restoreInsertionPoint({block, block->ops().begin()});
       }
       b.setLoc(before->loc());
-      Value *converted = b.createValue(OpCode::ConvertLayout, {v}, v->type().withLayout(layout));
-      uses_->addUser(*converted->definingOp());
-      converted->setNameHint(v->nameHint());
+      Value *converted = createConversion(b, v, *v, layout);
       done[key] = converted;
       return converted;
     }

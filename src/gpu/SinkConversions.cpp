@@ -19,6 +19,7 @@
 // broadcast, expand_dims), a trans, a dot or a store.
 #include "gpu/PassUtils.h"
 #include "gpu/Passes.h"
+#include "tir/UseIndex.h"
 
 namespace tilec::gpu {
 namespace {
@@ -46,27 +47,26 @@ bool usesValue(Operation &op, const tir::Value *value) {
 /// conversion hoisted above a broadcast or expand_dims sits at its use. TritonBench's
 /// rotary_emb computes q0 * sin1 + q1 * cos1 in cos's layout: q0's and q1's conversions come
 /// before cos1 and sin1 are loaded, so that LLVM ranks the products by the later of cos1 and sin1,
-/// puts q1 * cos1 first and fuses it into the FMA, as Triton.
-bool staysAfterLoad(const Operation &convert) {
+/// puts q1 * cos1 first and fuses it into the FMA, as Triton. Every user counts, those in nested
+/// regions (a store under an `if`) too.
+bool staysAfterLoad(const Operation &convert, const tir::UseIndex &uses) {
   const Operation *load = convert.operand(0)->definingOp();
   if (!load || load->code() != OpCode::Load || load->parentBlock() != convert.parentBlock())
     return false;
-  bool used = false;
-  for (const auto &op : convert.parentBlock()->ops())
-    for (const tir::Value *operand : op->operands())
-      if (operand == convert.result()) {
-        used = true;
-        if (!tir::isElementwise(op->code()) || op->code() == OpCode::Cast ||
-            op->code() == OpCode::Bitcast)
-          return false;
-      }
-  return used;
+  std::vector<Operation *> users = uses.usersOf(convert.result());
+  for (const Operation *user : users)
+    if (!tir::isElementwise(user->code()) || user->code() == OpCode::Cast ||
+        user->code() == OpCode::Bitcast)
+      return false;
+  return !users.empty();
 }
 
-void sinkInBlock(Block &block) {
+/// Sinks the conversions of `block` and of its nested regions; `uses` stays valid because
+/// operations only move.
+void sinkInBlock(Block &block, const tir::UseIndex &uses) {
   for (auto &op : block.ops())
     for (unsigned r = 0; r < op->numRegions(); ++r)
-      sinkInBlock(op->region(r).block());
+      sinkInBlock(op->region(r).block(), uses);
   std::vector<Operation *> converts;
   for (auto &op : block.ops())
     if (op->code() == OpCode::ConvertLayout)
@@ -74,7 +74,7 @@ void sinkInBlock(Block &block) {
   // Later conversions first, so that a conversion of a conversion follows the one it converts.
   for (auto it = converts.rbegin(); it != converts.rend(); ++it) {
     Operation *convert = *it;
-    if (staysAfterLoad(*convert)) {
+    if (staysAfterLoad(*convert, uses)) {
       const Operation *load = convert->operand(0)->definingOp();
       std::unique_ptr<Operation> moved = block.remove(convert);
       block.insert(std::next(block.find(const_cast<Operation *>(load))), std::move(moved));
@@ -94,7 +94,8 @@ void sinkInBlock(Block &block) {
 } // namespace
 
 void runSinkConversions(tir::Function &function) {
-  sinkInBlock(function.body());
+  tir::UseIndex uses(function.body());
+  sinkInBlock(function.body(), uses);
 }
 
 } // namespace tilec::gpu

@@ -57,6 +57,14 @@ bool isElementwise(OpCode code) {
   }
 }
 
+bool isAtomic(OpCode code) {
+  return code == OpCode::AtomicRMW || code == OpCode::AtomicCAS;
+}
+
+bool isStoreOrAtomic(OpCode code) {
+  return code == OpCode::Store || isAtomic(code);
+}
+
 bool sharesOneLayout(OpCode code) {
   switch (code) {
   case OpCode::Load:

@@ -153,6 +153,10 @@ enum class OpCode {
 const char *opName(OpCode code);
 bool isElementwise(OpCode code);
 bool isTerminator(OpCode code);
+/// tl.atomic_* (AtomicRMW, AtomicCAS).
+bool isAtomic(OpCode code);
+/// The element-wise writes to global memory: a store or an atomic.
+bool isStoreOrAtomic(OpCode code);
 /// Ops whose tensor operands and tensor results all have one layout once laid out: elementwise
 /// ops, broadcast and the memory accesses. The verifier holds every pass to it.
 bool sharesOneLayout(OpCode code);
