@@ -1395,14 +1395,29 @@ Values KernelLowering::loadGroup(const Operation &op, llvm::Value *ptr, unsigned
     auto *asmType = llvm::FunctionType::get(resultType, argTypes, false);
     auto *inlineAsm = llvm::InlineAsm::get(asmType, ptx.str(), constraints, true);
     llvm::Value *result = builder_.CreateCall(asmType, inlineAsm, args);
-    llvm::Value *words = llvm::UndefValue::get(wordsType);
+    // Each word becomes a vector of its own elements, which the elements are extracted from, as
+    // Triton unpacks a load (all the words first, then the elements): not one vector of all the
+    // words. The values are the same, but an element's chain of instructions is shorter, and
+    // Reassociate ranks a value by that depth: the rank decides the operand order of a
+    // commutative fadd, and with it which product the backend fuses into an FMA.
+    unsigned wordElems = vec / numWords;
+    auto *wordVecType = llvm::FixedVectorType::get(memType, wordElems);
+    Values unpacked;
     for (unsigned w = 0; w < numWords; ++w) {
       llvm::Value *word = numWords == 1 ? result : builder_.CreateExtractValue(result, w);
       if (regBits != wordBits)
         word = builder_.CreateTrunc(word, wordType);
-      words = numWords == 1 ? word : builder_.CreateInsertElement(words, word, w);
+      unpacked.push_back(builder_.CreateBitCast(word, wordVecType));
     }
-    raw = builder_.CreateBitCast(words, vecType);
+    Values elements;
+    for (unsigned j = 0; j < vec; ++j) {
+      llvm::Value *v =
+          builder_.CreateExtractElement(unpacked[j / wordElems], builder_.getInt32(j % wordElems));
+      if (elem.isBool())
+        v = builder_.CreateICmpNE(v, llvm::ConstantInt::get(memType, 0));
+      elements.push_back(v);
+    }
+    return elements;
   }
   Values elements;
   for (unsigned j = 0; j < vec; ++j) {

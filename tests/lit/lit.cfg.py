@@ -16,6 +16,8 @@ config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in", "CMakeLists.txt
 # tilec also builds with (-DTILEC_LLVM_MAJOR=22), writes typeless registers (.b32) instead.
 if config.llvm_major == "19":
     config.available_features.add("llvm-19-ptx")
+# llvm-19 or llvm-22: the LLVM tilec is built with, for checks of one version's middle end.
+config.available_features.add("llvm-" + config.llvm_major)
 config.substitutions.append(("%tilec", config.tilec_path))
 config.substitutions.append(("%samples", os.path.join(config.tilec_source_dir, "samples")))
 config.substitutions.append(("%python", sys.executable))
