@@ -22,6 +22,7 @@
 #include <numeric>
 #include <optional>
 #include <sstream>
+#include <string_view>
 #include <unordered_map>
 
 namespace tilec::codegen {
@@ -75,26 +76,33 @@ llvm::Function *KernelLowering::run() {
   }
 
   unsigned threads = 32 * function_.numWarps;
+  // The kernel mark and its launch bounds ("maxntid" for the x dimension, the others 1;
+  // "maxnreg"; "minctasm"): !nvvm.annotations for LLVM 19, the ptx_kernel calling convention and
+  // nvvm.* attributes for LLVM 21 and later, which read nothing else.
 #if LLVM_VERSION_MAJOR >= 21
-  // LLVM 21 reads a kernel's launch bounds from its calling convention and attributes.
   kernel_->setCallingConv(llvm::CallingConv::PTX_Kernel);
-  auto annotate = [&](const char *key, unsigned value) {
-    if (std::string(key) == "maxntidx")
-      kernel_->addFnAttr("nvvm.maxntid", std::to_string(value) + ",1,1");
-    else if (std::string(key) == "maxnreg" || std::string(key) == "minctasm")
-      kernel_->addFnAttr(std::string("nvvm.") + key, std::to_string(value));
+  auto annotate = [&](std::string_view bound, unsigned value) {
+    std::string text = std::to_string(value) + (bound == "maxntid" ? ",1,1" : "");
+    kernel_->addFnAttr("nvvm." + std::string(bound), text);
   };
   for (size_t i = 0; i < function_.tensorMaps.size(); ++i)
     kernel_->addParamAttr(body.numArguments() + static_cast<unsigned>(i),
                           llvm::Attribute::get(context_, "nvvm.grid_constant"));
 #else
   llvm::NamedMDNode *annotations = module_.getOrInsertNamedMetadata("nvvm.annotations");
-  auto annotate = [&](const char *key, unsigned value) {
+  auto annotateKey = [&](const std::string &key, unsigned value) {
     annotations->addOperand(llvm::MDNode::get(
         context_, {llvm::ValueAsMetadata::get(kernel_), llvm::MDString::get(context_, key),
                    llvm::ConstantAsMetadata::get(builder_.getInt32(value))}));
   };
-  annotate("kernel", 1);
+  auto annotate = [&](std::string_view bound, unsigned value) {
+    if (bound != "maxntid")
+      return annotateKey(std::string(bound), value);
+    annotateKey("maxntidx", value);
+    annotateKey("maxntidy", 1);
+    annotateKey("maxntidz", 1);
+  };
+  annotateKey("kernel", 1);
   if (!function_.tensorMaps.empty()) {
     std::vector<llvm::Metadata *> indices; // 1-based
     for (size_t i = 0; i < function_.tensorMaps.size(); ++i)
@@ -106,9 +114,7 @@ llvm::Function *KernelLowering::run() {
                                      llvm::MDNode::get(context_, indices)}));
   }
 #endif
-  annotate("maxntidx", threads);
-  annotate("maxntidy", 1);
-  annotate("maxntidz", 1);
+  annotate("maxntid", threads);
   // The kernel's own maxnreg (Triton's option, which its backend writes as .maxnreg) replaces
   // tilec's bounds.
   const bool ownBound = function_.maxRegisters != 0;
