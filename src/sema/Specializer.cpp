@@ -3301,6 +3301,17 @@ void Specializer::execIf(const ast::Stmt &stmt) {
   tir::Block &thenBlock = ifOp->addRegion().block();
   tir::Block &elseBlock = ifOp->addRegion().block();
   std::map<std::string, SemaValue> before = scopes_.back().names;
+  // The if's results in Triton's order (code_generator's visit_then_else_blocks): first the
+  // names bound before the if, then the names both paths define anew, sorted by name. The order
+  // reaches LLVM as the order of the join block's phis, and LLVM's Reassociate ranks values by
+  // it: it decides the operand order of later commutative float operations, and so which
+  // product the backend fuses into an FMA.
+  std::stable_partition(assigned.begin(), assigned.end(),
+                        [&](const std::string &name) { return before.count(name) != 0; });
+  auto firstNew = std::find_if(assigned.begin(), assigned.end(), [&](const std::string &name) {
+    return before.count(name) == 0;
+  });
+  std::sort(firstNew, assigned.end());
 
   ++runtimeControlFlowDepth_;
   builder_.setInsertionPointToEnd(thenBlock);
