@@ -22,7 +22,8 @@ inline llvm::Function *intrinsicDeclaration(llvm::Module *module, llvm::Intrinsi
 
 /// `bar.sync 0`: LLVM 21 folded nvvm.barrier0 into the barrier.cta family.
 #if LLVM_VERSION_MAJOR >= 21
-constexpr llvm::Intrinsic::ID kBarrierIntrinsic = llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all;
+constexpr llvm::Intrinsic::ID kBarrierIntrinsic =
+    llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all;
 #else
 constexpr llvm::Intrinsic::ID kBarrierIntrinsic = llvm::Intrinsic::nvvm_barrier0;
 #endif
@@ -41,9 +42,13 @@ constexpr bool kEx2ApproxIsOverloaded = false;
 
 /// A target triple as the LLVM version's TargetRegistry takes it (LLVM 21: a Triple).
 #if LLVM_VERSION_MAJOR >= 21
-inline llvm::Triple targetTriple(const char *triple) { return llvm::Triple(triple); }
+inline llvm::Triple targetTriple(const char *triple) {
+  return llvm::Triple(triple);
+}
 #else
-inline llvm::StringRef targetTriple(const char *triple) { return triple; }
+inline llvm::StringRef targetTriple(const char *triple) {
+  return triple;
+}
 #endif
 
 /// Sets `module`'s target triple (LLVM 21 takes a Triple where LLVM 19 took a string).

@@ -3308,9 +3308,8 @@ void Specializer::execIf(const ast::Stmt &stmt) {
   // product the backend fuses into an FMA.
   std::stable_partition(assigned.begin(), assigned.end(),
                         [&](const std::string &name) { return before.count(name) != 0; });
-  auto firstNew = std::find_if(assigned.begin(), assigned.end(), [&](const std::string &name) {
-    return before.count(name) == 0;
-  });
+  auto firstNew = std::find_if(assigned.begin(), assigned.end(),
+                               [&](const std::string &name) { return before.count(name) == 0; });
   std::sort(firstNew, assigned.end());
 
   ++runtimeControlFlowDepth_;
