@@ -3306,10 +3306,9 @@ void Specializer::execIf(const ast::Stmt &stmt) {
   // reaches LLVM as the order of the join block's phis, and LLVM's Reassociate ranks values by
   // it: it decides the operand order of later commutative float operations, and so which
   // product the backend fuses into an FMA.
-  std::stable_partition(assigned.begin(), assigned.end(),
-                        [&](const std::string &name) { return before.count(name) != 0; });
-  auto firstNew = std::find_if(assigned.begin(), assigned.end(),
-                               [&](const std::string &name) { return before.count(name) == 0; });
+  auto firstNew =
+      std::stable_partition(assigned.begin(), assigned.end(),
+                            [&](const std::string &name) { return before.count(name) != 0; });
   std::sort(firstNew, assigned.end());
 
   ++runtimeControlFlowDepth_;
