@@ -1335,6 +1335,11 @@ Values KernelLowering::loadGroup(const Operation &op, llvm::Value *ptr, unsigned
   unsigned bytes = bits / 8;
   llvm::Type *vecType = vec == 1 ? memType : llvm::FixedVectorType::get(memType, vec);
   llvm::Value *raw = nullptr;
+  // An element as loaded becomes the element's value (an i8 becomes a bool).
+  auto asElement = [&](llvm::Value *loaded) {
+    return elem.isBool() ? builder_.CreateICmpNE(loaded, llvm::ConstantInt::get(memType, 0))
+                         : loaded;
+  };
   // tl.load(volatile=True) is ld.volatile.global, as in Triton (a flag another program writes).
   const bool isVolatile = op.hasAttr("volatile") && op.boolAttr("volatile");
   if (!pred) {
@@ -1416,22 +1421,14 @@ Values KernelLowering::loadGroup(const Operation &op, llvm::Value *ptr, unsigned
       unpacked.push_back(builder_.CreateBitCast(word, wordVecType));
     }
     Values elements;
-    for (unsigned j = 0; j < vec; ++j) {
-      llvm::Value *v =
-          builder_.CreateExtractElement(unpacked[j / wordElems], builder_.getInt32(j % wordElems));
-      if (elem.isBool())
-        v = builder_.CreateICmpNE(v, llvm::ConstantInt::get(memType, 0));
-      elements.push_back(v);
-    }
+    for (unsigned j = 0; j < vec; ++j)
+      elements.push_back(asElement(builder_.CreateExtractElement(
+          unpacked[j / wordElems], builder_.getInt32(j % wordElems))));
     return elements;
   }
   Values elements;
-  for (unsigned j = 0; j < vec; ++j) {
-    llvm::Value *v = vec == 1 ? raw : builder_.CreateExtractElement(raw, j);
-    if (elem.isBool())
-      v = builder_.CreateICmpNE(v, llvm::ConstantInt::get(memType, 0));
-    elements.push_back(v);
-  }
+  for (unsigned j = 0; j < vec; ++j)
+    elements.push_back(asElement(vec == 1 ? raw : builder_.CreateExtractElement(raw, j)));
   return elements;
 }
 
