@@ -10,6 +10,7 @@
 #include "codegen/SharedMemory.h"
 #include "codegen/SharedTile.h"
 #include "codegen/TargetOptions.h"
+#include "codegen/WarpShuffleConversion.h"
 #include "frontend/SourceManager.h"
 
 #include <functional>
@@ -329,6 +330,7 @@ private:
   void lowerBroadcast(const Operation &op);
   void lowerExpandDims(const Operation &op);
   void lowerConvertLayout(const Operation &op);
+  Values convertByShuffles(const WarpShufflePlan &plan, const Values &input, const DType &elem);
   void lowerTrans(const Operation &op);
   void lowerReshape(const Operation &op);
   void lowerDot(const Operation &op);

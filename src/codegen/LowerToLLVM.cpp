@@ -1016,6 +1016,10 @@ void KernelLowering::lowerConvertLayout(const Operation &op) {
     values_[op.result()] = results;
     return;
   }
+  if (auto plan = planWarpShuffle(distributionOf(from), distributionOf(to))) {
+    values_[op.result()] = convertByShuffles(*plan, get(op.operand(0)), from.elem);
+    return;
+  }
   // Through shared memory, laid out so that both sides access whole vectors without bank
   // conflicts (SharedTile.h); one barrier between the writes and the reads, and one before the
   // writes only when an earlier user of the buffer may still be reading.
@@ -1038,6 +1042,46 @@ void KernelLowering::lowerConvertLayout(const Operation &op) {
     sharedInUse_ = true;
   }
   values_[op.result()] = results;
+}
+
+/// A conversion within warps by shfl.sync.idx (WarpShuffleConversion.h): each element of the
+/// result read from its source lane, one shuffle per source register it may come from, and a
+/// select where a lane bit chooses between two.
+Values KernelLowering::convertByShuffles(const WarpShufflePlan &plan, const Values &input,
+                                         const DType &elem) {
+  llvm::Value *mappedLane = builder_.getInt32(0);
+  for (unsigned c = 0; c < plan.laneBitFrom.size(); ++c) {
+    int b = plan.laneBitFrom[c];
+    if (b < 0)
+      continue;
+    llvm::Value *bit = builder_.CreateAnd(builder_.CreateLShr(laneId_, b), 1);
+    mappedLane = builder_.CreateOr(mappedLane, builder_.CreateShl(bit, c));
+  }
+  // Copies in the result (registers holding the same element) shuffle once.
+  std::map<std::tuple<unsigned, unsigned, unsigned>, llvm::Value *> moved;
+  Values results;
+  for (const WarpShufflePlan::Source &source : plan.sources) {
+    auto key = std::make_tuple(source.element, source.otherElement, source.laneXor);
+    if (auto it = moved.find(key); it != moved.end()) {
+      results.push_back(it->second);
+      continue;
+    }
+    llvm::Value *lane = source.laneXor
+                            ? builder_.CreateXor(mappedLane, builder_.getInt32(source.laneXor))
+                            : mappedLane;
+    auto read = [&](unsigned element) {
+      return fromSharedElement(shuffleIndex(toSharedElement(input.at(element), elem), lane), elem);
+    };
+    llvm::Value *value = read(source.element);
+    if (source.selectBit >= 0) {
+      llvm::Value *other = read(source.otherElement);
+      llvm::Value *bit = builder_.CreateAnd(builder_.CreateLShr(laneId_, source.selectBit), 1);
+      value = builder_.CreateSelect(builder_.CreateICmpNE(bit, builder_.getInt32(0)), other, value);
+    }
+    moved[key] = value;
+    results.push_back(value);
+  }
+  return results;
 }
 
 /// trans keeps every thread's elements: element e of the result is the operand's element whose

@@ -2,6 +2,7 @@
 
 #include "codegen/Distribution.h"
 #include "codegen/SharedTile.h"
+#include "codegen/WarpShuffleConversion.h"
 #include "frontend/SourceManager.h"
 #include "gpu/Arch.h"
 #include "gpu/Mma.h"
@@ -130,8 +131,11 @@ unsigned sharedMemoryBytes(const tir::Operation &op) {
     return scanOperandOffset(op, op.numOperands());
   }
   if (op.code() == OpCode::ConvertLayout && op.operand(0)->type().layout &&
-      !(*op.operand(0)->type().layout == *op.result()->type().layout))
+      !(*op.operand(0)->type().layout == *op.result()->type().layout)) {
+    if (planWarpShuffle(distributionOf(op.operand(0)->type()), distributionOf(op.result()->type())))
+      return 0; // by warp shuffles
     return conversionPlan(op).bytes();
+  }
   if (op.code() == OpCode::Reshape && op.operand(0)->type().layout && !op.hasAttr("reinterpret")) {
     const tir::Type &type = op.operand(0)->type();
     return static_cast<unsigned>(type.numElements() * elementBytes(type.elem));
