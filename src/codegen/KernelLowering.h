@@ -255,8 +255,9 @@ private:
   /// The shared-memory byte `byteOffset` (the scratch area conversions, reductions and dots
   /// share starts at 0; pipeline buffers lie where planPipelineBuffers puts them).
   llvm::Value *sharedAt(unsigned byteOffset);
-  /// Stores `value` (8 to 64 bits) at the shared-memory pointer `ptr` where `pred` holds: one
-  /// predicated `st.shared`, as Triton writes it, not a branch. A branch would split the basic
+  /// Stores `value` (8 to 64 bits, or a vector of such elements of at most 16 bytes) at the
+  /// shared-memory pointer `ptr` where `pred` holds: one predicated `st.shared`, as Triton writes
+  /// it, not a branch. A branch would split the basic
   /// block, and LLVM contracts a multiply and an add into an fma only within one, so that the
   /// arithmetic around would round differently from Triton's.
   void storeSharedIf(llvm::Value *ptr, llvm::Value *value, llvm::Value *pred);
@@ -302,8 +303,11 @@ private:
   /// A shared-memory pointer as the 32-bit address PTX's shared window uses: address arithmetic
   /// in 32 bits (the NVPTX data layout has 64-bit shared pointers).
   llvm::Value *sharedAddress32(llvm::Value *pointer);
+  /// Writes the thread's elements (those of `piece` only, with one); with `onlyIf`, only in the
+  /// threads where it holds (a predicated st.shared).
   void writeSharedTile(const SharedTilePlan &plan, llvm::Value *base, const Distribution &dist,
-                       const Values &values, const DType &elem, const TilePiece *piece = nullptr);
+                       const Values &values, const DType &elem, const TilePiece *piece = nullptr,
+                       llvm::Value *onlyIf = nullptr);
   Values readSharedVector(const SharedTilePlan &plan, llvm::Value *base, const Values &coords,
                           unsigned vec, const DType &elem);
   Values readSharedTile(const SharedTilePlan &plan, llvm::Value *base, const Distribution &dist,

@@ -900,7 +900,8 @@ llvm::Value *KernelLowering::sharedAt(unsigned byteOffset) {
 
 void KernelLowering::writeSharedTile(const SharedTilePlan &plan, llvm::Value *base,
                                      const Distribution &dist, const Values &values,
-                                     const DType &elem, const TilePiece *piece) {
+                                     const DType &elem, const TilePiece *piece,
+                                     llvm::Value *onlyIf) {
   llvm::Type *memType = builder_.getIntNTy(plan.elemBytes * 8);
   if (!elem.isPointer() && !elem.isBool())
     memType = scalarType(elem);
@@ -921,8 +922,11 @@ void KernelLowering::writeSharedTile(const SharedTilePlan &plan, llvm::Value *ba
                 packed, toSharedElement(values[dist.linearIndex(at)], elem), j);
           }
         }
-        builder_.CreateAlignedStore(packed, sharedTileAddress(plan, base, memType, coords),
-                                    llvm::Align(vec * plan.elemBytes));
+        llvm::Value *address = sharedTileAddress(plan, base, memType, coords);
+        if (onlyIf)
+          storeSharedIf(address, packed, onlyIf);
+        else
+          builder_.CreateAlignedStore(packed, address, llvm::Align(vec * plan.elemBytes));
       },
       piece);
 }
@@ -1024,6 +1028,18 @@ void KernelLowering::lowerConvertLayout(const Operation &op) {
   // conflicts (SharedTile.h); one barrier between the writes and the reads, and one before the
   // writes only when an earlier user of the buffer may still be reading.
   Distribution src = distributionOf(from), dst = distributionOf(to);
+  // Where lanes hold copies of an element, only the copy whose store Triton's conversion keeps
+  // stores it (WarpShuffleConversion.h): the copies need not be equal, as the first step of a
+  // warp reduction's butterfly fuses into an fma, which rounds differently in the two lanes it
+  // pairs.
+  // The lane index is read again here (%laneid), not taken from the kernel's entry: keeping that
+  // one alive through a flash-attention loop made ptxas spill at 255 registers.
+  llvm::Value *keptCopy = nullptr;
+  if (auto kept = copyTritonKeeps(src, dst, sharedElementBytes(from.elem) * 8)) {
+    llvm::Value *lane = intrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_laneid, {}, {});
+    keptCopy = builder_.CreateICmpEQ(builder_.CreateAnd(lane, kept->copyBits),
+                                     builder_.getInt32(kept->keptBits));
+  }
   SharedTilePlan plan = conversionPlan(op);
   // A conversion too large for shared memory goes through it one piece after another
   // (SplitLargeConversions.cpp); a whole one is a single piece at its own coordinates.
@@ -1036,7 +1052,7 @@ void KernelLowering::lowerConvertLayout(const Operation &op) {
     const bool split = pieces.bits != 0;
     beginSharedWrite();
     writeSharedTile(plan, sharedAt(0), src, get(op.operand(0)), from.elem,
-                    split ? &writing : nullptr);
+                    split ? &writing : nullptr, keptCopy);
     barrier();
     readSharedTile(plan, sharedAt(0), dst, from.elem, results, split ? &reading : nullptr);
     sharedInUse_ = true;
@@ -1355,21 +1371,43 @@ static std::pair<unsigned, unsigned> wordsFor(unsigned vec, unsigned bits) {
 }
 
 void KernelLowering::storeSharedIf(llvm::Value *ptr, llvm::Value *value, llvm::Value *pred) {
-  unsigned bits = static_cast<unsigned>(value->getType()->getPrimitiveSizeInBits());
-  auto [regBits, constraint] = asmWord(bits);
-  llvm::Value *word = builder_.CreateBitCast(value, builder_.getIntNTy(bits));
-  if (regBits != bits)
-    word = builder_.CreateZExt(word, builder_.getIntNTy(regBits));
-  llvm::Value *address = builder_.CreatePtrToInt(ptr, builder_.getInt32Ty());
-  std::vector<llvm::Value *> args = {address, pred, word};
+  // The value as PTX words: elements of 32 bits or more one word each, smaller ones packed into
+  // 32-bit words (or one word of their total size when that is less).
+  auto *vector = llvm::dyn_cast<llvm::FixedVectorType>(value->getType());
+  llvm::Type *elemType = vector ? vector->getElementType() : value->getType();
+  unsigned elemBits = static_cast<unsigned>(elemType->getPrimitiveSizeInBits());
+  unsigned count = vector ? static_cast<unsigned>(vector->getNumElements()) : 1;
+  auto [wordBits, numWords] = wordsFor(count, elemBits);
+  auto [regBits, constraint] = asmWord(wordBits);
+  llvm::Type *wordType = builder_.getIntNTy(wordBits);
+  Values words;
+  if (numWords == 1) {
+    words.push_back(builder_.CreateBitCast(value, wordType));
+  } else {
+    llvm::Value *asWords =
+        builder_.CreateBitCast(value, llvm::FixedVectorType::get(wordType, numWords));
+    for (unsigned w = 0; w < numWords; ++w)
+      words.push_back(builder_.CreateExtractElement(asWords, w));
+  }
+  std::vector<llvm::Value *> args = {builder_.CreatePtrToInt(ptr, builder_.getInt32Ty()), pred};
+  std::string constraints = "r,b", operands;
+  for (unsigned w = 0; w < numWords; ++w) {
+    llvm::Value *word = words[w];
+    if (regBits != wordBits)
+      word = builder_.CreateZExt(word, builder_.getIntNTy(regBits));
+    args.push_back(word);
+    constraints += std::string(",") + constraint;
+    operands += (w ? ", $" : "$") + std::to_string(w + 2);
+  }
   std::vector<llvm::Type *> argTypes;
   for (llvm::Value *a : args)
     argTypes.push_back(a->getType());
   auto *asmType = llvm::FunctionType::get(builder_.getVoidTy(), argTypes, false);
-  std::string ptx = "@$1 st.shared." + std::string(bits == 8 ? "u8" : "b" + std::to_string(bits)) +
-                    " [ $0 + 0 ], $2;";
-  builder_.CreateCall(
-      asmType, llvm::InlineAsm::get(asmType, ptx, std::string("r,b,") + constraint, true), args);
+  std::string ptx = "@$1 st.shared" +
+                    (numWords > 1 ? ".v" + std::to_string(numWords) : std::string()) + "." +
+                    (wordBits == 8 ? std::string("u8") : "b" + std::to_string(wordBits)) +
+                    " [ $0 + 0 ], " + (numWords > 1 ? "{" + operands + "}" : operands) + ";";
+  builder_.CreateCall(asmType, llvm::InlineAsm::get(asmType, ptx, constraints, true), args);
 }
 
 Values KernelLowering::loadGroup(const Operation &op, llvm::Value *ptr, unsigned vec,

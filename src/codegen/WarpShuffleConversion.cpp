@@ -1,6 +1,9 @@
 #include "codegen/WarpShuffleConversion.h"
 
 #include "llvm/ADT/bit.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
 
 namespace tilec::codegen {
 namespace {
@@ -188,6 +191,77 @@ std::optional<WarpShufflePlan> planWarpShuffle(const Distribution &src, const Di
     plan.sources.push_back(source);
   }
   return plan;
+}
+
+/// The source's register bits in Triton's order: the elements of one vector (sizePerThread) of
+/// each dimension, fastest first, then the repetitions of each dimension; as bits of tilec's
+/// element numbers (which number a dimension's vector and repetitions together).
+static std::vector<unsigned> registerBitsInTritonOrder(const Distribution &dist) {
+  std::vector<unsigned> vectorBits, repetitionBits;
+  for (unsigned d : dist.order) {
+    const unsigned inVector = std::min(dist.spt(d), dist.elemsPerThread[d]);
+    for (unsigned k = 1; k < dist.elemsPerThread[d]; k <<= 1) {
+      std::vector<unsigned> index(dist.rank(), 0);
+      index[d] = k;
+      (k < inVector ? vectorBits : repetitionBits).push_back(dist.linearIndex(index));
+    }
+  }
+  vectorBits.insert(vectorBits.end(), repetitionBits.begin(), repetitionBits.end());
+  return vectorBits;
+}
+
+std::optional<KeptCopy> copyTritonKeeps(const Distribution &src, const Distribution &dst,
+                                        unsigned elemBits) {
+  if (elemBits < 32)
+    return std::nullopt;
+  std::optional<Bases> s = basesOf(src), d = basesOf(dst);
+  if (!s || !d)
+    return std::nullopt;
+  KeptCopy kept;
+  for (unsigned b = 0; b < 5; ++b)
+    if (isZero(s->lane[b]))
+      kept.copyBits |= 1u << b;
+  if (!kept.copyBits)
+    return std::nullopt;
+
+  // Triton's vector (getVbasis): the source registers the destination also holds in registers,
+  // then source registers the destination holds in lanes, in the source's register order.
+  auto nonZeroInTritonOrder = [](const Distribution &dist) {
+    std::vector<Coordinates> regs;
+    for (unsigned bit : registerBitsInTritonOrder(dist)) {
+      Coordinates c = dist.coordinates(0, 0, bit);
+      if (!isZero(c))
+        regs.push_back(std::move(c));
+    }
+    return regs;
+  };
+  std::vector<Coordinates> srcRegs = nonZeroInTritonOrder(src), dstRegs = nonZeroInTritonOrder(dst);
+  auto contains = [](const std::vector<Coordinates> &set, const Coordinates &c) {
+    return std::find(set.begin(), set.end(), c) != set.end();
+  };
+  const unsigned maxVectorBases = llvm::Log2_32(128 / elemBits);
+  std::vector<Coordinates> vector;
+  for (const Coordinates &r : srcRegs)
+    if (vector.size() < maxVectorBases && contains(dstRegs, r))
+      vector.push_back(r);
+  unsigned extra = 0;
+  for (const Coordinates &r : srcRegs) {
+    if (extra == maxVectorBases)
+      break;
+    if (!contains(vector, r) && contains(d->lane, r)) {
+      vector.push_back(r);
+      ++extra;
+    }
+  }
+  // The store covers the registers where the vector follows the source's register order.
+  unsigned contiguous = 0;
+  while (contiguous < vector.size() && contiguous < srcRegs.size() &&
+         vector[contiguous] == srcRegs[contiguous])
+    ++contiguous;
+  const unsigned storeBytes = std::min(16u, (1u << contiguous) * elemBits / 8);
+  const unsigned phases = std::max(1u, storeBytes / 4), lanesPerPhase = 32 / phases;
+  kept.keptBits = kept.copyBits & ~(lanesPerPhase - 1) & 31u;
+  return kept;
 }
 
 } // namespace tilec::codegen

@@ -12,8 +12,9 @@
 //
 // The pairing decides which copy each destination lane receives, and the copies need not be
 // equal: the first step of a warp reduction's butterfly fuses into an fma, which rounds
-// differently in the two lanes it pairs. Through shared memory, the copy kept is whichever lane's
-// store the hardware keeps. So where Triton shuffles, tilec shuffles the same way.
+// differently in the two lanes it pairs. So where Triton shuffles, tilec shuffles the same way;
+// where Triton goes through shared memory, every copy stores and the hardware keeps one, and
+// tilec stores only that one (copyTritonKeeps).
 #pragma once
 
 #include "codegen/Distribution.h"
@@ -43,5 +44,19 @@ struct WarpShufflePlan {
 /// Triton does not shuffle (the data crosses warps, stays in each thread, or needs two or more
 /// mixed transpositions) or where a layout is not the linear kind this models.
 std::optional<WarpShufflePlan> planWarpShuffle(const Distribution &src, const Distribution &dst);
+
+/// Where Triton converts through shared memory, every copy of an element stores it, and the
+/// hardware keeps one lane's store: of a 32-bit store, the lowest lane's; a wider store is done
+/// in phases of lanes (two half-warps for 64 bits, four quarter-warps for 128 bits), the last
+/// phase's store wins, and the lowest lane within it (measured on an H200). Returns the lane bits
+/// along which `src` holds copies, and the value of those bits in the copy whose store Triton's
+/// conversion keeps: its stores are as wide as the source registers that its shared layout
+/// (Triton's optimalSwizzlingLdSt) makes contiguous. nullopt where the source holds no copies in lanes or
+/// for elements narrower than 32 bits, which this does not model.
+struct KeptCopy {
+  unsigned copyBits = 0, keptBits = 0;
+};
+std::optional<KeptCopy> copyTritonKeeps(const Distribution &src, const Distribution &dst,
+                                        unsigned elemBits);
 
 } // namespace tilec::codegen

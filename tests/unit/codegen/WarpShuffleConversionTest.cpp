@@ -97,3 +97,43 @@ TEST_CASE("a conversion between two 2-D layouts of one warp moves every element"
   REQUIRE(back);
   checkMovesEveryElement(*back, dst, src);
 }
+
+TEST_CASE("the copy Triton's shared-memory conversion keeps", "[codegen][shuffle]") {
+  using tilec::codegen::copyTritonKeeps;
+  // 16 rows, one per lane bit 4 and three per register, the copies along lane bits 0-3
+  // (fused_recurrent_retention_fwd_kernel): Triton stores 4 rows per lane at once (v4, Triton's
+  // PTX), in four quarter-warps; lanes 8-15 and 24-31 store last, lane 8 or 24 is kept.
+  auto rowsByRegisters = gpu::makeBlocked({1, 1}, {2, 16}, {1, 1}, {1, 0});
+  auto kept = copyTritonKeeps(distribution(gpu::makeSlice(1, rowsByRegisters), {16}),
+                              distribution(oneDimension, {16}), 32);
+  REQUIRE(kept);
+  CHECK(kept->copyBits == 0xf);
+  CHECK(kept->keptBits == 0x8);
+  // 4 rows per thread (sizePerThread), copies along lane bits 1-4 (fused_recurrent_fwd_kernel):
+  // v4 again, lanes 24 and 25.
+  auto fourRows = gpu::makeBlocked({4, 1}, {2, 16}, {1, 1}, {0, 1});
+  kept = copyTritonKeeps(distribution(gpu::makeSlice(1, fourRows), {8}),
+                         distribution(oneDimension, {8}), 32);
+  REQUIRE(kept);
+  CHECK(kept->copyBits == 0x1e);
+  CHECK(kept->keptBits == 0x18);
+  // One row per thread: 32-bit stores, the lowest lane.
+  auto rowsByLaneBits = gpu::makeBlocked({1, 1}, {8, 4}, {1, 1}, {1, 0});
+  kept = copyTritonKeeps(distribution(gpu::makeSlice(1, rowsByLaneBits), {8}),
+                         distribution(oneDimension, {8}), 32);
+  REQUIRE(kept);
+  CHECK(kept->copyBits == 0x3);
+  CHECK(kept->keptBits == 0);
+  // 64-bit elements, 2 rows per v2.b64 store: 16 bytes a lane, four quarter-warps again.
+  auto twoRows = gpu::makeBlocked({2, 1}, {4, 8}, {1, 1}, {0, 1});
+  kept = copyTritonKeeps(distribution(gpu::makeSlice(1, twoRows), {8}),
+                         distribution(oneDimension, {8}), 64);
+  REQUIRE(kept);
+  CHECK(kept->copyBits == 0x1c);
+  CHECK(kept->keptBits == 0x18);
+  // No copies in lanes, or elements narrower than 32 bits: not modelled.
+  CHECK_FALSE(
+      copyTritonKeeps(distribution(oneDimension, {32}), distribution(rowsByLanes, {4, 8}), 32));
+  CHECK_FALSE(copyTritonKeeps(distribution(gpu::makeSlice(1, fourRows), {8}),
+                              distribution(oneDimension, {8}), 16));
+}
