@@ -51,8 +51,8 @@ std::optional<WarpShufflePlan> planWarpShuffle(const Distribution &src, const Di
 /// phase's store wins, and the lowest lane within it (measured on an H200). Returns the lane bits
 /// along which `src` holds copies, and the value of those bits in the copy whose store Triton's
 /// conversion keeps: its stores are as wide as the source registers that its shared layout
-/// (Triton's optimalSwizzlingLdSt) makes contiguous. nullopt where the source holds no copies in lanes or
-/// for elements narrower than 32 bits, which this does not model.
+/// (Triton's optimalSwizzlingLdSt) makes contiguous. nullopt where the source holds no copies in
+/// lanes or for elements narrower than 32 bits, which this does not model.
 struct KeptCopy {
   unsigned copyBits = 0, keptBits = 0;
 };
