@@ -257,9 +257,9 @@ private:
   llvm::Value *sharedAt(unsigned byteOffset);
   /// Stores `value` (8 to 64 bits, or a vector of such elements of at most 16 bytes) at the
   /// shared-memory pointer `ptr` where `pred` holds: one predicated `st.shared`, as Triton writes
-  /// it, not a branch. A branch would split the basic
-  /// block, and LLVM contracts a multiply and an add into an fma only within one, so that the
-  /// arithmetic around would round differently from Triton's.
+  /// it, not a branch. A branch would split the basic block, and LLVM contracts a multiply and
+  /// an add into an fma only within one, so that the arithmetic around would round differently
+  /// from Triton's.
   void storeSharedIf(llvm::Value *ptr, llvm::Value *value, llvm::Value *pred);
   /// Piece `index` of a conversion done in `pieces` (ConversionPieces, SharedTile.h), and the
   /// distribution of one piece of the tensor being written or read (its threads' coordinates

@@ -1031,9 +1031,8 @@ void KernelLowering::lowerConvertLayout(const Operation &op) {
   // Where lanes hold copies of an element, only the copy whose store Triton's conversion keeps
   // stores it (WarpShuffleConversion.h): the copies need not be equal, as the first step of a
   // warp reduction's butterfly fuses into an fma, which rounds differently in the two lanes it
-  // pairs.
-  // The lane index is read again here (%laneid), not taken from the kernel's entry: keeping that
-  // one alive through a flash-attention loop made ptxas spill at 255 registers.
+  // pairs. The lane index is read again here (%laneid), not taken from the kernel's entry:
+  // keeping that one alive through a flash-attention loop made ptxas spill at 255 registers.
   llvm::Value *keptCopy = nullptr;
   if (auto kept = copyTritonKeeps(src, dst, sharedElementBytes(from.elem) * 8)) {
     llvm::Value *lane = intrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_laneid, {}, {});
