@@ -37,6 +37,7 @@
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <mutex>
 #include <sstream>
+#include <string_view>
 
 namespace tilec::codegen {
 
@@ -269,7 +270,9 @@ void optimizeModule(llvm::Module &module, const TargetOptions &options) {
   // comparing with Triton's LLVM IR pass by pass. Not the default: on LLVM 19 and on LLVM 22 alike,
   // fewer corpus launches are bit-equal with it than with tilec's own pipeline
   // (bench/results/corpus_h200.md, sessions 36 and 38).
-  bool tritonO3 = std::getenv("TILEC_TRITON_MIDDLE_END") != nullptr;
+  // Unset, empty or "0" leaves it off.
+  const char *tritonMiddleEnd = std::getenv("TILEC_TRITON_MIDDLE_END");
+  bool tritonO3 = tritonMiddleEnd && *tritonMiddleEnd && std::string_view(tritonMiddleEnd) != "0";
   if (tritonO3) {
     tuning.LoopUnrolling = true;
     tuning.LoopInterleaving = true;
