@@ -3,24 +3,15 @@
 // columns the wgmma instructions write for it.
 #include "codegen/Distribution.h"
 
+#include "LayoutDistribution.h"
 #include "gpu/Layout.h"
 
 #include <catch2/catch.hpp>
 #include <set>
 
 using tilec::codegen::Distribution;
-using tilec::codegen::distributionOf;
+using tilec::codegen::testing::distribution;
 namespace gpu = tilec::gpu;
-namespace tir = tilec::tir;
-
-namespace {
-
-Distribution distribution(const gpu::LayoutPtr &layout, std::vector<int64_t> shape) {
-  tir::Type type(tir::DType::scalar(tir::ScalarKind::F32), std::move(shape));
-  return distributionOf(type.withLayout(layout));
-}
-
-} // namespace
 
 TEST_CASE("the wgmma accumulator layout holds the rows wgmma writes", "[codegen][distribution]") {
   // 8 warps (two warpgroups) on a 128 x 256 tile: warp w holds rows 16w + g and 16w + 8 + g

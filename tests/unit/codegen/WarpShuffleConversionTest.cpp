@@ -2,23 +2,18 @@
 // transferWithinWarp, and which lane each element of the result is read from.
 #include "codegen/WarpShuffleConversion.h"
 
+#include "LayoutDistribution.h"
 #include "gpu/Layout.h"
 
 #include <catch2/catch.hpp>
 
 using tilec::codegen::Distribution;
-using tilec::codegen::distributionOf;
 using tilec::codegen::planWarpShuffle;
 using tilec::codegen::WarpShufflePlan;
+using tilec::codegen::testing::distribution;
 namespace gpu = tilec::gpu;
-namespace tir = tilec::tir;
 
 namespace {
-
-Distribution distribution(const gpu::LayoutPtr &layout, std::vector<int64_t> shape) {
-  tir::Type type(tir::DType::scalar(tir::ScalarKind::F32), std::move(shape));
-  return distributionOf(type.withLayout(layout));
-}
 
 /// The lane that lane `lane` reads element e of the result from, and the source element.
 std::pair<unsigned, unsigned> sourceOf(const WarpShufflePlan &plan, unsigned lane, unsigned e) {
@@ -98,40 +93,34 @@ TEST_CASE("a conversion between two 2-D layouts of one warp moves every element"
   checkMovesEveryElement(*back, dst, src);
 }
 
+/// The copy bits and the kept copy's bits when a row reduction's result (the slice of `rows`
+/// along dimension 1, `numRows` rows of `elemBits` bits) is converted to the 1-D layout.
+std::pair<unsigned, unsigned> keptCopyOfRowSums(const gpu::LayoutPtr &rows, int64_t numRows,
+                                                unsigned elemBits) {
+  auto kept = tilec::codegen::copyTritonKeeps(distribution(gpu::makeSlice(1, rows), {numRows}),
+                                              distribution(oneDimension, {numRows}), elemBits);
+  REQUIRE(kept);
+  return {kept->copyBits, kept->keptBits};
+}
+
 TEST_CASE("the copy Triton's shared-memory conversion keeps", "[codegen][shuffle]") {
-  using tilec::codegen::copyTritonKeeps;
   // 16 rows, one per lane bit 4 and three per register, the copies along lane bits 0-3
   // (fused_recurrent_retention_fwd_kernel): Triton stores 4 rows per lane at once (v4, Triton's
   // PTX), in four quarter-warps; lanes 8-15 and 24-31 store last, lane 8 or 24 is kept.
   auto rowsByRegisters = gpu::makeBlocked({1, 1}, {2, 16}, {1, 1}, {1, 0});
-  auto kept = copyTritonKeeps(distribution(gpu::makeSlice(1, rowsByRegisters), {16}),
-                              distribution(oneDimension, {16}), 32);
-  REQUIRE(kept);
-  CHECK(kept->copyBits == 0xf);
-  CHECK(kept->keptBits == 0x8);
+  CHECK(keptCopyOfRowSums(rowsByRegisters, 16, 32) == std::pair(0xfu, 0x8u));
   // 4 rows per thread (sizePerThread), copies along lane bits 1-4 (fused_recurrent_fwd_kernel):
   // v4 again, lanes 24 and 25.
   auto fourRows = gpu::makeBlocked({4, 1}, {2, 16}, {1, 1}, {0, 1});
-  kept = copyTritonKeeps(distribution(gpu::makeSlice(1, fourRows), {8}),
-                         distribution(oneDimension, {8}), 32);
-  REQUIRE(kept);
-  CHECK(kept->copyBits == 0x1e);
-  CHECK(kept->keptBits == 0x18);
+  CHECK(keptCopyOfRowSums(fourRows, 8, 32) == std::pair(0x1eu, 0x18u));
   // One row per thread: 32-bit stores, the lowest lane.
   auto rowsByLaneBits = gpu::makeBlocked({1, 1}, {8, 4}, {1, 1}, {1, 0});
-  kept = copyTritonKeeps(distribution(gpu::makeSlice(1, rowsByLaneBits), {8}),
-                         distribution(oneDimension, {8}), 32);
-  REQUIRE(kept);
-  CHECK(kept->copyBits == 0x3);
-  CHECK(kept->keptBits == 0);
+  CHECK(keptCopyOfRowSums(rowsByLaneBits, 8, 32) == std::pair(0x3u, 0u));
   // 64-bit elements, 2 rows per v2.b64 store: 16 bytes a lane, four quarter-warps again.
   auto twoRows = gpu::makeBlocked({2, 1}, {4, 8}, {1, 1}, {0, 1});
-  kept = copyTritonKeeps(distribution(gpu::makeSlice(1, twoRows), {8}),
-                         distribution(oneDimension, {8}), 64);
-  REQUIRE(kept);
-  CHECK(kept->copyBits == 0x1c);
-  CHECK(kept->keptBits == 0x18);
+  CHECK(keptCopyOfRowSums(twoRows, 8, 64) == std::pair(0x1cu, 0x18u));
   // No copies in lanes, or elements narrower than 32 bits: not modelled.
+  using tilec::codegen::copyTritonKeeps;
   CHECK_FALSE(
       copyTritonKeeps(distribution(oneDimension, {32}), distribution(rowsByLanes, {4, 8}), 32));
   CHECK_FALSE(copyTritonKeeps(distribution(gpu::makeSlice(1, fourRows), {8}),
