@@ -1020,14 +1020,14 @@ void KernelLowering::lowerConvertLayout(const Operation &op) {
     values_[op.result()] = results;
     return;
   }
-  if (auto plan = planWarpShuffle(distributionOf(from), distributionOf(to))) {
+  Distribution src = distributionOf(from), dst = distributionOf(to);
+  if (auto plan = planWarpShuffle(src, dst)) {
     values_[op.result()] = convertByShuffles(*plan, get(op.operand(0)), from.elem);
     return;
   }
   // Through shared memory, laid out so that both sides access whole vectors without bank
   // conflicts (SharedTile.h); one barrier between the writes and the reads, and one before the
   // writes only when an earlier user of the buffer may still be reading.
-  Distribution src = distributionOf(from), dst = distributionOf(to);
   // Where lanes hold copies of an element, only the copy whose store Triton's conversion keeps
   // stores it (WarpShuffleConversion.h): the copies need not be equal, as the first step of a
   // warp reduction's butterfly fuses into an fma, which rounds differently in the two lanes it
@@ -1074,6 +1074,7 @@ Values KernelLowering::convertByShuffles(const WarpShufflePlan &plan, const Valu
   }
   // Copies in the result (registers holding the same element) shuffle once.
   std::map<std::tuple<unsigned, unsigned, unsigned>, llvm::Value *> moved;
+  llvm::Value *selected = nullptr; // lane bit selectBit is set (computed where first needed)
   Values results;
   for (const WarpShufflePlan::Source &source : plan.sources) {
     auto key = std::make_tuple(source.element, source.otherElement, source.laneXor);
@@ -1088,10 +1089,13 @@ Values KernelLowering::convertByShuffles(const WarpShufflePlan &plan, const Valu
       return fromSharedElement(shuffleIndex(toSharedElement(input.at(element), elem), lane), elem);
     };
     llvm::Value *value = read(source.element);
-    if (source.selectBit >= 0) {
+    if (plan.selectBit >= 0) {
       llvm::Value *other = read(source.otherElement);
-      llvm::Value *bit = builder_.CreateAnd(builder_.CreateLShr(laneId_, source.selectBit), 1);
-      value = builder_.CreateSelect(builder_.CreateICmpNE(bit, builder_.getInt32(0)), other, value);
+      if (!selected)
+        selected = builder_.CreateICmpNE(
+            builder_.CreateAnd(builder_.CreateLShr(laneId_, plan.selectBit), 1),
+            builder_.getInt32(0));
+      value = builder_.CreateSelect(selected, other, value);
     }
     moved[key] = value;
     results.push_back(value);

@@ -164,14 +164,13 @@ std::optional<WarpShufflePlan> planWarpShuffle(const Distribution &src, const Di
     inverse[static_cast<unsigned>(permutation[i])] = i;
 
   WarpShufflePlan plan;
-  int selectBit = -1;
   unsigned selectElement = 0;
   for (unsigned b = 0; b < 5; ++b) {
     unsigned source = inverse[numRegisterBits + b];
     if (from.isLane(source))
       plan.laneBitFrom[source - numRegisterBits] = static_cast<int>(b);
     else {
-      selectBit = static_cast<int>(b);
+      plan.selectBit = static_cast<int>(b);
       selectElement = from.element[source];
     }
   }
@@ -186,7 +185,6 @@ std::optional<WarpShufflePlan> planWarpShuffle(const Distribution &src, const Di
       else
         source.element ^= from.element[bit];
     }
-    source.selectBit = selectBit;
     source.otherElement = source.element ^ selectElement;
     plan.sources.push_back(source);
   }
@@ -195,7 +193,8 @@ std::optional<WarpShufflePlan> planWarpShuffle(const Distribution &src, const Di
 
 /// The source's register bits in Triton's order: the elements of one vector (sizePerThread) of
 /// each dimension, fastest first, then the repetitions of each dimension; as bits of tilec's
-/// element numbers (which number a dimension's vector and repetitions together).
+/// element numbers (which number a dimension's vector and repetitions together), each a power of
+/// two.
 static std::vector<unsigned> registerBitsInTritonOrder(const Distribution &dist) {
   std::vector<unsigned> vectorBits, repetitionBits;
   for (unsigned d : dist.order) {
@@ -226,16 +225,15 @@ std::optional<KeptCopy> copyTritonKeeps(const Distribution &src, const Distribut
 
   // Triton's vector (getVbasis): the source registers the destination also holds in registers,
   // then source registers the destination holds in lanes, in the source's register order.
-  auto nonZeroInTritonOrder = [](const Distribution &dist) {
+  auto nonZeroInTritonOrder = [](const Distribution &dist, const Bases &bases) {
     std::vector<Coordinates> regs;
-    for (unsigned bit : registerBitsInTritonOrder(dist)) {
-      Coordinates c = dist.coordinates(0, 0, bit);
-      if (!isZero(c))
-        regs.push_back(std::move(c));
-    }
+    for (unsigned bit : registerBitsInTritonOrder(dist))
+      if (const Coordinates &c = bases.reg[llvm::Log2_32(bit)]; !isZero(c))
+        regs.push_back(c);
     return regs;
   };
-  std::vector<Coordinates> srcRegs = nonZeroInTritonOrder(src), dstRegs = nonZeroInTritonOrder(dst);
+  std::vector<Coordinates> srcRegs = nonZeroInTritonOrder(src, *s),
+                           dstRegs = nonZeroInTritonOrder(dst, *d);
   auto contains = [](const std::vector<Coordinates> &set, const Coordinates &c) {
     return std::find(set.begin(), set.end(), c) != set.end();
   };

@@ -29,13 +29,14 @@ namespace tilec::codegen {
 struct WarpShufflePlan {
   /// Where element e of the destination comes from, in every lane: the source lane is
   /// mappedLane ^ laneXor (mappedLane below), the source element `element`, or `otherElement`
-  /// in the lanes whose lane bit `selectBit` is set (selectBit < 0: always `element`).
+  /// in the lanes whose lane bit `selectBit` is set.
   struct Source {
     unsigned element = 0, otherElement = 0;
-    int selectBit = -1;
     unsigned laneXor = 0;
   };
   std::vector<Source> sources;
+  /// The lane bit that chooses between a source's two elements; -1: always `element`.
+  int selectBit = -1;
   /// Bit c of mappedLane is bit laneBitFrom[c] of the lane index (-1: 0).
   std::array<int, 5> laneBitFrom{-1, -1, -1, -1, -1};
 };

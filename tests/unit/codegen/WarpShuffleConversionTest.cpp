@@ -22,7 +22,7 @@ std::pair<unsigned, unsigned> sourceOf(const WarpShufflePlan &plan, unsigned lan
     if (plan.laneBitFrom[c] >= 0)
       mapped |= (lane >> plan.laneBitFrom[c] & 1) << c;
   const WarpShufflePlan::Source &source = plan.sources.at(e);
-  bool other = source.selectBit >= 0 && (lane >> source.selectBit & 1);
+  bool other = plan.selectBit >= 0 && (lane >> plan.selectBit & 1);
   return {mapped ^ source.laneXor, other ? source.otherElement : source.element};
 }
 
