@@ -18,10 +18,12 @@
 // have more rows than the tile (their copies then compute the same rows). The pass keeps
 // mma.sync where wgmma does not fit. mma.sync's warps tile [M, N] as Triton's
 // warpsPerTileV2: a dot that feeds or is fed by
-// another dot (attention's two products) puts every warp along M, so that the first product's
-// rows stay in the warps that multiply them again; others split the dimension with more
-// instruction tiles per warp, N first on ties; where the tile has fewer instruction tiles than
-// the program has warps, the extra warps go along N and compute copies (the layout wraps).
+// another dot (attention's two products) puts every warp along its longer side, M on ties, and
+// a dot chained to one that already has its grid takes that grid. Triton rewrites the dots
+// bottom-up (MLIR's greedy driver pops the last op first), so the last dot of a chain decides:
+// attention's P V, [32, 128] on 4 warps, puts them along N, and S = Q K^T follows. Other dots
+// split the dimension with more instruction tiles per warp, N first on ties. Where the tile has
+// fewer instruction tiles than the warps, the extra warps compute copies (the layout wraps).
 //
 // fp8 dots run on wgmma where it reads their tiles, else on mma.sync from sm_89 on; otherwise
 // (older SMs, tiles the fp8 instruction does not fit, batched dots) their operands are cast to
@@ -289,13 +291,17 @@ chainedDots(Operation &dot, const std::map<const Value *, std::vector<Operation 
 /// has warps, the remaining warps go along N and compute copies of their neighbours' columns (the
 /// layout wraps), as Triton's warpsPerTileV2 does: a 16x16 tile on 4 warps still runs on the
 /// tensor cores, so its results are those of Triton's mma.sync and not of an FMA loop.
+/// A chained dot puts every warp along its longer side, M on a tie, as Triton's does, even where
+/// the tile is shorter than the warps: FlagAttention's 32x32 blocks on 4 warps run on warps 4x1,
+/// warps 2 and 3 computing copies of the rows of warps 0 and 1. The rows a thread holds decide how
+/// the softmax's row sums split between threads, so the grid decides the sums' bits.
 std::pair<unsigned, unsigned> warpsPerTile(int64_t m, int64_t n, unsigned numWarps, bool chained) {
   if (m % 16 != 0 || n % 8 != 0)
     return {0, 0};
   auto fitsM = [&](unsigned warpsM) { return m % (16 * int64_t(warpsM)) == 0; };
   auto fitsN = [&](unsigned warpsN) { return n % (8 * int64_t(warpsN)) == 0; };
-  if (chained && fitsM(numWarps))
-    return {numWarps, 1};
+  if (chained)
+    return m >= n ? std::pair{numWarps, 1u} : std::pair{1u, numWarps};
   unsigned warpsM = 1, warpsN = 1;
   while (warpsM * warpsN < numWarps) {
     int64_t tilesM = m / (16 * warpsM), tilesN = n / (8 * warpsN);
@@ -406,6 +412,9 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
     if (op.code() == OpCode::Dot && !layoutOf(op.result()))
       dots.push_back(&op);
   });
+  // Last dot first, as Triton's greedy rewrite takes them: the first of a chain to get its grid
+  // gives it to the others.
+  std::reverse(dots.begin(), dots.end());
   for (Operation *dot : dots) {
     const bool fp8 = dot->operand(0)->type().elem.isFp8() && dot->operand(1)->type().elem.isFp8();
     // Batched (3-D) dots stay on the FMA path: the instruction tiles here are 2-D.
@@ -430,7 +439,7 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
       }
     }
     // A chained dot that has its mma.sync layout already gives its warp grid (Triton's
-    // warpsPerTileV2, which takes the dots in program order here).
+    // warpsPerTileV2).
     const std::vector<Operation *> chainedTo = chainedDots(*dot, users);
     const bool chained = !chainedTo.empty();
     unsigned chainedWarpsM = 0, chainedWarpsN = 0;

@@ -3208,18 +3208,21 @@ SAMPLES: List[Sample] = [
         kernel="flash_attention_kernel", ptx=f"flash_attention_d{dim}_w{warps}{suffix}",
         signature="*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32,i32,i32:16,i32,i32,i32,"
                   "i32:16,i32,i32,i32,i32:16,i32,i32,i32,i32:16,i32,i32,i32,i32,i32,i32,i32,i32,"
-                  f"i32:16,fp32,{block_m},64,{dim}",
+                  f"i32:16,fp32,{block_m},{block_n},{dim}",
         tilec_flags=["--num-warps", str(warps)],
         size=(2, 3, 300, 333, dim), small=(1, 2, 70, 50, dim),
         inputs=flash_inputs, outputs=["out", "lse"], args=flash_args,
         grid=lambda meta, s: (cdiv(s[2], meta["BLOCK_M"]), s[1], s[0]),
         tol=DOT_F16_OUT_F16, tols={"lse": Tol(atol=1e-4, rtol=1e-5)},
         reference=flash_reference)
-    for dim, warps, block_m, suffix in (
-        (64, 4, 64, ""), (64, 8, 128, ""), (128, 4, 64, ""), (128, 8, 128, ""),
+    for dim, warps, block_m, block_n, suffix in (
+        (64, 4, 64, 64, ""), (64, 8, 128, 64, ""), (128, 4, 64, 64, ""), (128, 8, 128, 64, ""),
         # 64 rows on 8 warps (Triton's grids: the first product on 8 x 1, its second warpgroup
         # computing copies; the second on 4 x 2)
-        (64, 8, 64, "_m64"), (128, 8, 64, "_m64"))
+        (64, 8, 64, 64, "_m64"), (128, 8, 64, 64, "_m64"),
+        # 32x32 blocks on 4 warps: mma.sync, both products on Triton's 4 x 1 grid (FlagAttention's
+        # forward), warps 2 and 3 computing copies of the rows of warps 0 and 1
+        (32, 4, 32, 32, "_m32"))
 ] + [
     # --- tests/gpu/pipeline_first_load.tl: a pipelined loop whose body starts with its load, next
     # to a loop-invariant dot operand loaded before the loop (jax-triton's fused attention; tilec
@@ -4040,21 +4043,28 @@ SAMPLES += [exp_copy_placement_sample()]
 # --- tests/gpu/chained_dot_warps.tl: two dots reading one tile, a row sum of one ----------------
 # Chained (Triton's slice of a dot): both 64x64 dots put their two warps along M, and the row sum
 # of the product stays within each warp. randn fp16 inputs: the sum's order shows in the last bits.
-def chained_dot_warps_sample():
-    n = 64
+# More warps than the product has 16-row tiles (32x32 on 4 warps, 16x16 on 8): Triton's grid is
+# still every warp along M, the extra warps computing copies. A wide product (64x128 on 2 warps)
+# puts its warps along N.
+def chained_dot_warps_sample(m, n, warps, suffix):
+    kernel = "row_sums_of_chained_dot" if m == n else "row_sums_of_wide_chained_dot"
+    sizes = f"{n}" if m == n else f"{m},{n}"
     return Sample(
-        name="chained_dot_row_sums", source="tests/gpu/chained_dot_warps.tl",
-        kernel="row_sums_of_chained_dot", ptx="chained_dot_row_sums",
-        signature=f"*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,{n}",
-        tilec_flags=("--num-warps", "2"), size=1,
-        inputs=lambda _: {"a": randn((n * n,), "float16"), "b": randn((n * n,), "float16"),
-                          "c": randn((n * n,), "float16"), "x": empty(n * n), "s": empty(n)},
+        name=f"chained_dot_row_sums{suffix}", source="tests/gpu/chained_dot_warps.tl",
+        kernel=kernel, ptx=f"chained_dot_row_sums{suffix}",
+        signature=f"*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,{sizes}",
+        tilec_flags=("--num-warps", str(warps)), size=1,
+        inputs=lambda _: {"a": randn((m * m,), "float16"), "b": randn((m * n,), "float16"),
+                          "c": randn((m * m,), "float16"), "x": empty(m * n), "s": empty(m)},
         outputs=["x", "s"], args=lambda t, _: [t["a"], t["b"], t["c"], t["x"], t["s"]],
         grid=lambda meta, _: (1,), tol=EXACT,
         interp_tols={"x": Tol(atol=1e-2, rtol=1e-3), "s": Tol(atol=1e-1, rtol=1e-3)})
 
 
-SAMPLES += [chained_dot_warps_sample()]
+SAMPLES += [chained_dot_warps_sample(64, 64, 2, ""),
+            chained_dot_warps_sample(32, 32, 4, "_m32_w4"),
+            chained_dot_warps_sample(16, 16, 8, "_m16_w8"),
+            chained_dot_warps_sample(64, 128, 2, "_wide")]
 
 # --- tests/gpu/pipelined_load_remat.tl: g[:, None] * dot(w, u) + u, u = a[:, None] * x * x --------
 # u is computed again in the FMA dot's layout from x converted where Triton pipelines x (num_stages
