@@ -1971,16 +1971,38 @@ void KernelLowering::lowerFor(const Operation &op) {
   unsigned numIters = op.numOperands() - 3;
 
   // A tensor-core dot whose a is loop-invariant (attention's q) reads its A fragments once, here,
-  // instead of staging a through shared memory in every iteration.
+  // instead of staging a through shared memory in every iteration. On mma.sync not where the
+  // fragments take over 64 registers and, with the loop's accumulators, over 192: with Triton's
+  // warp grid along N every warp multiplies all of a's rows. Flash attention at D128, 64x64 on 4
+  // warps, has 128 registers of q fragments and 96 of accumulators; held, they spilled, and
+  // restaging q in each iteration ran 1.5x faster at sm_80 (on an H200). On 8 warps (48 of
+  // accumulators) holding them was 1.15x faster.
+  unsigned accumulatorRegisters = 0;
+  for (const auto &inner : body.ops())
+    if (gpu::isMmaV2Dot(*inner)) {
+      unsigned elements = 1;
+      for (unsigned n : distributionOf(inner->operand(2)->type()).elemsPerThread)
+        elements *= n;
+      accumulatorRegisters += elements;
+    }
   for (const auto &inner : body.ops()) {
-    if (!gpu::isTensorCoreDot(*inner) || !mmaDotPlans(*inner).staged(0) ||
-        !gpu::mmaV2InstructionFor(*inner))
+    if (!gpu::isTensorCoreDot(*inner) || !mmaDotPlans(*inner).staged(0))
+      continue;
+    std::optional<gpu::MmaV2Instruction> instruction = gpu::mmaV2InstructionFor(*inner);
+    if (!instruction)
       continue;
     const tir::Value *a = inner->operand(0);
     bool invariant =
         a->isBlockArgument() ? a->ownerBlock() != &body : a->definingOp()->parentBlock() != &body;
-    if (invariant)
-      lowerDotMma(*inner, /*onlyA=*/true);
+    if (!invariant)
+      continue;
+    if (gpu::isMmaV2Dot(*inner)) {
+      const unsigned tilesM = distributionOf(inner->operand(2)->type()).elemsPerThread[0] / 2;
+      const int64_t fragmentRegisters = 4 * tilesM * (a->type().shape[1] / instruction->k);
+      if (fragmentRegisters > 64 && fragmentRegisters + accumulatorRegisters > 192)
+        continue;
+    }
+    lowerDotMma(*inner, /*onlyA=*/true);
   }
 
   // The carried values wgmma groups left in flight by the last iteration compute.
