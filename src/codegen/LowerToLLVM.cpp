@@ -1976,7 +1976,8 @@ void KernelLowering::lowerFor(const Operation &op) {
   // warp grid along N every warp multiplies all of a's rows. Flash attention at D128, 64x64 on 4
   // warps, has 128 registers of q fragments and 96 of accumulators; held, they spilled, and
   // restaging q in each iteration ran 1.5x faster at sm_80 (on an H200). On 8 warps (48 of
-  // accumulators) holding them was 1.15x faster.
+  // accumulators) holding them was 1.15x faster. Accumulators count one register per element,
+  // as fp32 and int32 ones take (fp16 ones take half: the estimate errs towards restaging).
   unsigned accumulatorRegisters = 0;
   for (const auto &inner : body.ops())
     if (gpu::isMmaV2Dot(*inner)) {
