@@ -6,7 +6,9 @@
 //     operands in its own layout, expand_dims wants the slice of its result's layout, ...);
 //   - forward, a value nobody constrains takes the layout its operands imply (a reduction gives the
 //     slice of its operand's layout along the reduced axis);
-//   - what is still unconstrained after both gets the default blocked layout of its shape.
+//   - what is still unconstrained after both gets the default blocked layout of its own shape, all
+//     at once (as every op has it in Triton before its layout propagation), except views, which
+//     then take their users' layouts.
 // Then every op is legalised: an operand whose layout differs from the one the op needs is
 // converted with convert_layout (RemoveRedundantConversions later removes what it can).
 #include "gpu/Layout.h"
@@ -356,9 +358,17 @@ public:
         reductionsFollowResults_ = true;
         continue;
       }
-      unsigned vectorWidth = 1;
-      set(unassigned,
-          defaultBlockedLayout(unassigned->type().shape, function_.numWarps, vectorWidth));
+      // What no anchor reached keeps the default layout of its own shape, as
+      // ConvertTritonToTritonGPU gives every op in Triton, and not the layout of the first such
+      // value spread to its neighbours; views (expand_dims, broadcast) then take their users'
+      // layouts in the next propagation, as Triton's rematerialisation moves its conversions up
+      // to them (FlagAttention's paged attention: a 3-D product of a broadcast small load keeps
+      // its own default, not the small load's layout carried through the broadcast).
+      std::vector<Value *> computed = unassignedNonViews();
+      if (computed.empty())
+        computed.push_back(unassigned); // a view or a region argument
+      for (Value *v : computed)
+        set(v, defaultBlockedLayout(v->type().shape, function_.numWarps, 1));
     }
     legalizeBlock(function_.body());
     rematerialiseAnchorReductions();
@@ -865,6 +875,19 @@ private:
   bool isTensorCoreLayout(const LayoutPtr &layout) const {
     return std::any_of(tensorCoreLayouts_.begin(), tensorCoreLayouts_.end(),
                        [&](const LayoutPtr &l) { return sameLayout(l, layout); });
+  }
+
+  /// The results without a layout yet of the ops other than expand_dims and broadcast.
+  std::vector<Value *> unassignedNonViews() {
+    std::vector<Value *> found;
+    tir::walk(function_, [&](Operation &op) {
+      if (op.code() == OpCode::ExpandDims || op.code() == OpCode::Broadcast)
+        return;
+      for (unsigned r = 0; r < op.numResults(); ++r)
+        if (op.result(r)->type().isTensor() && !layoutOf(op.result(r)))
+          found.push_back(op.result(r));
+    });
+    return found;
   }
 
   Value *firstUnassigned() {
