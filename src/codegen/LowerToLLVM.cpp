@@ -1980,12 +1980,8 @@ void KernelLowering::lowerFor(const Operation &op) {
   // as fp32 and int32 ones take (fp16 ones take half: the estimate errs towards restaging).
   unsigned accumulatorRegisters = 0;
   for (const auto &inner : body.ops())
-    if (gpu::isMmaV2Dot(*inner)) {
-      unsigned elements = 1;
-      for (unsigned n : distributionOf(inner->operand(2)->type()).elemsPerThread)
-        elements *= n;
-      accumulatorRegisters += elements;
-    }
+    if (gpu::isMmaV2Dot(*inner))
+      accumulatorRegisters += distributionOf(inner->operand(2)->type()).numElements();
   for (const auto &inner : body.ops()) {
     if (!gpu::isTensorCoreDot(*inner) || !mmaDotPlans(*inner).staged(0))
       continue;
