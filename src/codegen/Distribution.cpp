@@ -57,6 +57,25 @@ std::vector<int64_t> Distribution::coordinates(unsigned lane, unsigned warp,
   return coords;
 }
 
+bool keepsRowMajorRegisters(const Distribution &from, const Distribution &to) {
+  const unsigned numWarps = from.root->numWarps();
+  if (from.numElements() != to.numElements() || to.root->numWarps() != numWarps)
+    return false;
+  auto rowMajor = [](const std::vector<int64_t> &coords, const std::vector<int64_t> &shape) {
+    int64_t position = 0;
+    for (size_t d = 0; d < shape.size(); ++d)
+      position = position * shape[d] + coords[d];
+    return position;
+  };
+  for (unsigned warp = 0; warp < numWarps; ++warp)
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned e = 0; e < from.numElements(); ++e)
+        if (rowMajor(from.coordinates(lane, warp, e), from.shape) !=
+            rowMajor(to.coordinates(lane, warp, e), to.shape))
+          return false;
+  return true;
+}
+
 Distribution distributionOf(const tir::Type &type) {
   if (!type.layout)
     throw std::logic_error("tensor without a layout reached the lowering: " + type.str());

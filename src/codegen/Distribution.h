@@ -66,4 +66,10 @@ struct Distribution {
 /// The distribution of a tensor type with a blocked or slice layout.
 Distribution distributionOf(const tir::Type &type);
 
+/// Whether every thread holds, as its k-th element of `to`, the element at the row-major position
+/// of its k-th element of `from`: a reshape between the two then moves no data (Triton's
+/// tl.interleave, a join in its operands' layout reshaped to the 1-D layout of twice as many
+/// elements a thread).
+bool keepsRowMajorRegisters(const Distribution &from, const Distribution &to);
+
 } // namespace tilec::codegen

@@ -1146,7 +1146,9 @@ static std::vector<unsigned> tritonMmaRegisterOrder(const Distribution &dist) {
 
 /// reshape through shared memory: each element goes to its row-major position; or, for a reshape
 /// that OptimizeReshapeLayout marked "reinterpret" (a reordering reshape only a reduction reads),
-/// each thread's registers as they are, in Triton's order where it says register_order = "mma".
+/// each thread's registers as they are, in Triton's order where it says register_order = "mma";
+/// or, where the two layouts put every element in the same register of the same thread, as they
+/// are.
 void KernelLowering::lowerReshape(const Operation &op) {
   if (op.hasAttr("reinterpret")) {
     const Values &input = get(op.operand(0));
@@ -1161,6 +1163,10 @@ void KernelLowering::lowerReshape(const Operation &op) {
     return;
   }
   const tir::Type &from = op.operand(0)->type(), &to = op.result()->type();
+  if (keepsRowMajorRegisters(distributionOf(from), distributionOf(to))) {
+    values_[op.result()] = get(op.operand(0));
+    return;
+  }
   int64_t total = from.numElements();
   SharedTilePlan flat;
   flat.shape = {total};

@@ -138,6 +138,8 @@ unsigned sharedMemoryBytes(const tir::Operation &op) {
   }
   if (op.code() == OpCode::Reshape && op.operand(0)->type().layout && !op.hasAttr("reinterpret")) {
     const tir::Type &type = op.operand(0)->type();
+    if (keepsRowMajorRegisters(distributionOf(type), distributionOf(op.result()->type())))
+      return 0; // no data moves
     return static_cast<unsigned>(type.numElements() * elementBytes(type.elem));
   }
   if (op.code() == OpCode::TensormapCreate) // the map is built here before it is copied out

@@ -116,6 +116,41 @@ LayoutPtr wantedOperandLayout(const Operation &op, unsigned i, bool reductionsFo
   }
 }
 
+/// The tensor a join widens into one of its halves (broadcast(expand_dims(x)) along the new last
+/// axis, see ShapeOps.cpp); null for anything else.
+const Value *joinedHalf(const Value *v) {
+  const Operation *broadcast = v->definingOp();
+  if (!broadcast || broadcast->code() != OpCode::Broadcast)
+    return nullptr;
+  const Operation *expand = broadcast->operand(0)->definingOp();
+  if (!expand || expand->code() != OpCode::ExpandDims ||
+      expand->intAttr("axis") != static_cast<int64_t>(v->type().shape.size()) - 1)
+    return nullptr;
+  return expand->operand(0);
+}
+
+/// The layout of a join of two tensors in blocked layout `half`: the same threads and warps, each
+/// thread holding both halves, the new axis fastest (Triton's inferDefaultJoinOpEncoding). Null
+/// for other layouts.
+LayoutPtr joinedLayout(const LayoutPtr &half) {
+  if (!half || half->kind != LayoutKind::Blocked)
+    return nullptr;
+  auto widen = [](std::vector<unsigned> v, unsigned last) {
+    if (!v.empty())
+      v.push_back(last);
+    return v;
+  };
+  const unsigned axis = half->rank();
+  std::vector<unsigned> order{axis}, warpOrder;
+  order.insert(order.end(), half->order.begin(), half->order.end());
+  if (!half->warpOrder.empty()) {
+    warpOrder.push_back(axis);
+    warpOrder.insert(warpOrder.end(), half->warpOrder.begin(), half->warpOrder.end());
+  }
+  return makeBlocked(widen(half->sizePerThread, 2), widen(half->threadsPerWarp, 1),
+                     widen(half->warpsPerCTA, 1), order, widen(half->repsInWarp, 1), warpOrder);
+}
+
 /// Whether `v` is a constant's result.
 bool isConstantValue(const Value *v) {
   const Operation *producer = v->definingOp();
@@ -169,6 +204,15 @@ LayoutPtr impliedResultLayout(const Operation &op, unsigned r,
       return nullptr;
     return layoutOf(v);
   };
+  if (op.hasAttr("join")) {
+    // tl.join(a, b): Triton's JoinOp keeps its operands' layout and holds both halves in each
+    // thread (inferDefaultJoinOpEncoding), so that tl.interleave's reshape that follows moves no
+    // data. tilec's join is a select between a and b widened along a new last axis.
+    for (unsigned i = 1; i < op.numOperands(); ++i)
+      if (const Value *half = joinedHalf(op.operand(i)))
+        if (LayoutPtr l = joinedLayout(layoutIfCounted(half)))
+          return l;
+  }
   if (sharesOneLayout(op) || op.code() == OpCode::ConvertLayout) {
     // A constant operand has a say only where no other operand has one: Triton materialises a
     // splat constant in whatever layout its user wants, so the layout one user gave a shared

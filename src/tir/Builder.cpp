@@ -84,11 +84,13 @@ Value *Builder::select(Value *cond, Value *ifTrue, Value *ifFalse) {
 }
 
 Value *Builder::indexIs(const std::vector<int64_t> &shape, unsigned axis, int64_t k) {
-  std::vector<int64_t> rangeShape(shape.size(), 1);
-  rangeShape[axis] = shape[axis];
+  // The range widened with expand_dims, not reshaped: each thread then computes the indices of
+  // its own elements, where a reshape would move them through shared memory.
   Value *index = makeRange(0, shape[axis]);
   if (shape.size() > 1) {
-    index = createValue(OpCode::Reshape, {index}, Type(index->type().elem, rangeShape));
+    for (unsigned d = 0; d < shape.size(); ++d)
+      if (d != axis)
+        index = expandDims(index, d);
     index = broadcast(index, shape);
   }
   Value *kValue = splat(intConstant(k, Type(index->type().elem)), shape);
