@@ -2419,6 +2419,10 @@ SemaValue Specializer::callHostLibrary(const std::string &qualified, CallArgs &a
     return torchTypeInfo(qualified == "torch.finfo", args);
   if (qualified == "torch.device")
     return torchDevice(args);
+  // Where Triton 3.6 defines it (lmdeploy's bitonic top-k wraps tl.core.get_int_dtype with
+  // triton.runtime.jit.constexpr_function): the same as triton.constexpr_function.
+  if (qualified == "triton.runtime.jit.constexpr_function")
+    return callBuiltin(SemaValue::ofBuiltin("triton.constexpr_function"), args);
   if (qualified.rfind("str.", 0) == 0)
     return callStringMethod(qualified.substr(4), args);
   if (qualified.rfind("dict.", 0) == 0) {
