@@ -869,10 +869,17 @@ private:
     copy->setNameHint(arg->nameHint());
     carriedCopies_[key] = copy;
     carriedOriginals_[copy] = arg;
-    Copies beforeYield;
-    uses_->addOperand(
-        *yield, rematerialise(yield->operand(i), layout, yield, beforeYield, false, false, false));
+    // The copy's yield operand and result take their places now, before the next value is
+    // recomputed: that may carry other arguments in the layout too (a ratio of two carried
+    // scales, `ratio = scale / next_scale`), whose arguments, yield operands and results come
+    // after this one's.
+    const unsigned slot = yield->numOperands();
+    uses_->addOperand(*yield, copy);
     loop->addResult(type)->setNameHint(loop->result(i)->nameHint());
+    Copies beforeYield;
+    uses_->setOperand(
+        *yield, slot,
+        rematerialise(yield->operand(i), layout, yield, beforeYield, false, false, false));
     loopsCarryingCopies_.insert(loop);
     return copy;
   }
