@@ -12,6 +12,7 @@ Two modes:
   tensors: each launch is recorded by the same tilec_diff hook and compiled by tilec, nothing runs.
 """
 import argparse
+import enum
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -419,6 +420,11 @@ def install_tilec_diff(tilec, out, explicit_tilec_diff=None):
             base = descriptor_base(value)
             return (f"tensordesc<{signature_dtype(value.base, base, td.DT)}"
                     f"[{', '.join(str(int(b)) for b in value.block_shape)}]>")
+        if isinstance(value, enum.Enum) and isinstance(value, (int, float)) and not isinstance(value, bool):
+            # An IntEnum member (lmdeploy's QuantPolicy.TURBO_QUANT): Triton's JIT takes it as the
+            # number it is.
+            number = int(value) if isinstance(value, int) else float(value)
+            return tuple_sig_entry(name, number, is_constexpr, nospec)
         if type(value).__name__ == "constexpr" and hasattr(value, "value"):
             return sig_entry(name, value.value, True, nospec)  # tl.constexpr(4) in a tuple
         if function_text(value) is not None and not isinstance(value, tuple):
@@ -469,8 +475,11 @@ def hooked_run(td, self, *args, grid, warmup, **kwargs):
     stages = kwargs.get("num_stages", 3) or 3
     cexpr = {p.name for p in self.params if p.is_constexpr}
     nospec = {p.name for p in self.params if getattr(p, "do_not_specialize", False)}
+    annotated = {p.name: p for p in self.params if getattr(p, "annotation_type", "")}
     try:
-        sig = ",".join(td.sig_entry(n, launched[n], n in cexpr, n in nospec) for n in names)
+        sig = ",".join(annotated_sig_entry(annotated[n], launched[n], n in nospec)
+                       if n in annotated and n not in cexpr
+                       else td.sig_entry(n, launched[n], n in cexpr, n in nospec) for n in names)
     except Exception:
         sig = None
     path = self.fn.__code__.co_filename
@@ -478,6 +487,7 @@ def hooked_run(td, self, *args, grid, warmup, **kwargs):
     key = (os.path.basename(source), self.fn.__name__, sig, warps, stages)
     tensors = {n: v for n, v in bound.items() if isinstance(v, torch.Tensor)}
     pre = {n: td.copy_like(v) for n, v in tensors.items()}
+    shared = shared_storages(tensors)  # views of one tensor under several dtypes or shapes
     g = grid(bound | dict(kwargs)) if callable(grid) else grid
     g = tuple(g) + (1,) * (3 - len(g))
     ret = td.orig_run(self, *args, grid=grid, warmup=warmup, **kwargs)
@@ -496,7 +506,12 @@ def hooked_run(td, self, *args, grid, warmup, **kwargs):
         if not t["compiled"]:
             return ret
         mine, by_view = {}, {}  # arguments that alias one tensor in Triton's launch alias one copy here too
+        storage_copies = {key: snapshot.clone() for key, snapshot in shared.items()}
         for n, v in tensors.items():
+            key = v.untyped_storage().data_ptr() if storage_copies else None
+            if key in storage_copies:
+                mine[n] = view_of_storage(storage_copies[key], v)
+                continue
             view = (v.data_ptr(), tuple(v.size()), tuple(v.stride()), v.dtype)
             if view not in by_view:
                 by_view[view] = td.copy_like(pre[n])
@@ -543,6 +558,21 @@ def hooked_run(td, self, *args, grid, warmup, **kwargs):
         rec["ran"] = False
         rec["run_error"] = f"{type(e).__name__}: {e}"[:300]
     return ret
+
+
+def annotated_sig_entry(param, value, nospec):
+    """The signature entry of a runtime parameter annotated with a type (`M: tl.int64`, torchao's
+    jagged scales): Triton's JIT types it by the annotation, and specialises an integer's
+    divisibility (not its being 1) and a pointer's alignment, a float or a bool not at all
+    (create_function_from_signature)."""
+    ty = param.annotation_type
+    if not isinstance(ty, str) or ty == "u1" or ty[:2] in ("fp", "bf") or isinstance(value, bool) or nospec:
+        return ty
+    if isinstance(value, int):
+        return ty + (":16" if value != 1 and value % 16 == 0 else "")
+    if hasattr(value, "data_ptr"):
+        return ty + (":16" if value.data_ptr() % 16 == 0 else "")
+    return ty
 
 
 def recheck(td, jit, grid, kwargs, bound, pre, theirs, mine, loaded, grid3, argv, warps):
@@ -792,6 +822,34 @@ class OpTimeout(Exception):
 
 def _on_alarm(signum, frame):
     raise OpTimeout(f"op took longer than {args.op_timeout} s")
+
+
+def shared_storages(tensors):
+    """For each storage that several of the arguments view differently (lmdeploy's FP8 cache, passed
+    as e4m3, bf16 and uint8 views of one buffer), a byte copy of the whole storage before the launch:
+    tilec's kernel then writes through views of one copy, as Triton's writes through views of one
+    buffer, and each view compares what both wrote through any of them."""
+    import torch
+    if not hasattr(torch.Tensor, "untyped_storage"):
+        return {}  # an old CPU torch (the pre-check): nothing runs there anyway
+    views = {}
+    for v in tensors.values():
+        key = v.untyped_storage().data_ptr()
+        views.setdefault(key, set()).add((v.data_ptr(), tuple(v.size()), tuple(v.stride()), v.dtype))
+    snapshots = {}
+    for v in tensors.values():
+        key = v.untyped_storage().data_ptr()
+        if len(views[key]) > 1 and key not in snapshots:
+            whole = torch.empty(0, dtype=torch.uint8, device=v.device).set_(v.untyped_storage())
+            snapshots[key] = whole.clone()
+    return snapshots
+
+
+def view_of_storage(storage_bytes, like):
+    """The view `like` is of its storage, on `storage_bytes` (a uint8 copy of that storage)."""
+    import torch
+    return torch.empty(0, dtype=like.dtype, device=like.device).set_(
+        storage_bytes.untyped_storage(), like.storage_offset(), like.size(), like.stride())
 
 
 def copy_span(t):
