@@ -151,6 +151,33 @@ LayoutPtr joinedLayout(const LayoutPtr &half) {
                      widen(half->warpsPerCTA, 1), order, widen(half->repsInWarp, 1), warpOrder);
 }
 
+/// The layout in which a reshape of `operand` (blocked, of shape `from`) that merges its last two
+/// dimensions leaves every element in its register: where each thread holds the whole last
+/// dimension, next to its elements of the one before (a join's layout), the merged dimension
+/// holds their product per thread (Triton's inferReshapeOpEncoding; tl.interleave's reshape).
+/// Null for other reshapes and layouts.
+LayoutPtr mergedLastDimsLayout(const LayoutPtr &operand, const std::vector<int64_t> &from,
+                               const std::vector<int64_t> &to) {
+  const size_t rank = from.size();
+  if (!operand || operand->kind != LayoutKind::Blocked || rank < 2 || to.size() != rank - 1 ||
+      !operand->repsInWarp.empty() || !operand->warpOrder.empty())
+    return nullptr;
+  const unsigned last = static_cast<unsigned>(rank - 1), before = last - 1;
+  for (size_t d = 0; d + 1 < to.size(); ++d)
+    if (to[d] != from[d])
+      return nullptr;
+  if (to.back() != from[before] * from[last] || operand->sizePerThread[last] != from[last] ||
+      operand->threadsPerWarp[last] != 1 || operand->warpsPerCTA[last] != 1 ||
+      operand->order[0] != last || operand->order[1] != before)
+    return nullptr;
+  std::vector<unsigned> spt(operand->sizePerThread.begin(), operand->sizePerThread.end() - 1);
+  spt[before] *= operand->sizePerThread[last];
+  std::vector<unsigned> tpw(operand->threadsPerWarp.begin(), operand->threadsPerWarp.end() - 1);
+  std::vector<unsigned> wpc(operand->warpsPerCTA.begin(), operand->warpsPerCTA.end() - 1);
+  std::vector<unsigned> order(operand->order.begin() + 1, operand->order.end());
+  return makeBlocked(spt, tpw, wpc, order);
+}
+
 /// Whether `v` is a constant's result.
 bool isConstantValue(const Value *v) {
   const Operation *producer = v->definingOp();
@@ -288,6 +315,11 @@ LayoutPtr impliedResultLayout(const Operation &op, unsigned r,
                          std::get<std::vector<int64_t>>(op.attr("order")));
   case OpCode::Gather:
     return layoutIfCounted(op.operand(1));
+  case OpCode::Reshape:
+    if (op.hasAttr("can_reorder"))
+      return nullptr;
+    return mergedLastDimsLayout(layoutIfCounted(op.operand(0)), op.operand(0)->type().shape,
+                                op.result()->type().shape);
   default:
     return nullptr;
   }
