@@ -779,6 +779,56 @@ def tma_gemm_sample(name, dtype, tol, config, size=(200, 328, 264)):
         reference=lambda t, s: {"c": t["a"].double() @ t["b"].double().t()})
 
 
+def fp8_scaled_tma_gemm_sample(name, rescale, warps, size=(200, 320, 512)):
+    """Block-scaled e4m3 GEMM through host descriptors (tensor_desc.tl's fp8_scaled_tma_gemm, as
+    lmdeploy's and DeepSeek's fp8 linear layers write it): b loaded N x K and transposed, one
+    power-of-two scale per row of a and per 128 columns of b for each 128 of K, the accumulator
+    rescaled before each dot (RESCALE) or each product scaled. Without RESCALE every product and
+    sum is exact, so the fp16 results are the reference's, rounded; with it the accumulator goes
+    back into fp8 wgmmas, whose accumulation keeps fewer bits than fp32 (a few results one fp16
+    ulp from the exact sum, on Triton too): those are compared with Triton only."""
+    block, group = 128, 128
+
+    def inputs(s):
+        m, n, k = s
+        # Scales 1/2, 1 and 2: the rescaled sums stay exact in fp32.
+        pow2 = lambda count: torch.pow(2.0, torch.randint(-1, 2, (count,)).float()).to(DEVICE)
+        return {"a": fp8_random(m * k, "e4m3").view(m, k), "b": fp8_random(n * k, "e4m3").view(n, k),
+                "a_scale": pow2(m * (k // group)), "b_scale": pow2(cdiv(n, group) * (k // group)),
+                "c": empty((m, n), "float16")}
+
+    def flat(t, s):
+        m, n, k = s
+        return [t["a"], m, k, k, 1, False, t["a_scale"], t["b"], n, k, k, 1, False,
+                t["b_scale"], t["c"], m, n, k, n]
+
+    def descriptors(t, s):
+        from triton.tools.tensor_descriptor import TensorDescriptor
+        m, n, k = s
+        return [TensorDescriptor(t["a"], [m, k], [k, 1], [block, block]), t["a_scale"],
+                TensorDescriptor(t["b"], [n, k], [k, 1], [block, block]), t["b_scale"], t["c"],
+                m, n, k, n]
+
+    def reference(t, s):
+        m, n, k = s
+        a = fp8_decode(t["a"].cpu(), "e4m3").view(m, k // group, group)
+        b = fp8_decode(t["b"].cpu(), "e4m3").view(n, k // group, group)
+        sa = t["a_scale"].cpu().double().view(m, k // group)
+        sb = t["b_scale"].cpu().double().view(-1, k // group).repeat_interleave(group, 0)[:n]
+        c = torch.einsum("mgk,ngk,mg,ng->mn", a, b, sa, sb)
+        return {"c": c.half().double()}
+
+    return Sample(
+        name=name, source="tests/gpu/tensor_desc.tl", kernel="fp8_scaled_tma_gemm", ptx=name,
+        signature=(f"tensordesc<fp8e4nv[{block}, {block}]>,*fp32:16,"
+                   f"tensordesc<fp8e4nv[{block}, {block}]>,*fp32:16,*fp16:16,i32,i32:16,i32:16,"
+                   f"i32:16,{group},{block},{block},{block},{rescale}"),
+        tilec_flags=("--num-warps", str(warps), "--num-stages", "3", "--arch", "sm_90a"),
+        size=size, inputs=inputs, outputs=["c"], args=flat, triton_args=descriptors,
+        grid=lambda meta, s: (cdiv(s[0], block), cdiv(s[1], block)), tol=EXACT,
+        reference=None if rescale else reference)
+
+
 TMA_SAMPLES = [
     tma_gemm_sample("tma_gemm_fp16_128x256x64", "float16", DOT_F16_OUT_F16, (128, 256, 64, 8, 8, 3)),
     tma_gemm_sample("tma_gemm_bf16_128x128x32", "bfloat16", Tol(scale=2e-2),
@@ -788,6 +838,9 @@ TMA_SAMPLES = [
     # b's TMA-filled slot.
     tma_gemm_sample("tma_gemm_fp16_64x128x64_w8", "float16", DOT_F16_OUT_F16,
                     (64, 128, 64, 8, 8, 3)),
+    fp8_scaled_tma_gemm_sample("fp8_scaled_tma_gemm_w8", True, 8),
+    fp8_scaled_tma_gemm_sample("fp8_scaled_tma_gemm_w4", True, 4),
+    fp8_scaled_tma_gemm_sample("fp8_scaled_tma_gemm_noratio_w8", False, 8),
 ]
 
 # fp8 GEMMs (wgmma on sm_90a reads fp8 tiles along K only: a is M x K and b is stored N x K).
@@ -982,6 +1035,36 @@ def cat_order_sample(n, num_warps):
                                        "z": empty(2 * size, "int32")},
                   outputs=["z"], args=lambda t, size: [t["x"], t["y"], t["z"]],
                   grid=lambda meta, size: (1,), tol=EXACT, reference=reference)
+
+
+def interleave_nibbles_sample(num_warps):
+    """tl.interleave of each byte's nibbles (high first) over 1000 uint8 in blocks of 512: the
+    join in its operands' layout, the reshape moving nothing; exact."""
+    def reference(t, n):
+        x = t["x"].long()
+        return {"y": torch.stack([x >> 4, x & 15], dim=1).flatten().double()}
+
+    return Sample(name=f"interleave_nibbles_w{num_warps}", source="tests/gpu/lang_bits.tl",
+                  kernel="interleave_nibbles", ptx=f"interleave_nibbles_w{num_warps}",
+                  signature="*u8:16,*u8:16,i32,512", size=1000,
+                  tilec_flags=("--num-warps", str(num_warps)),
+                  inputs=lambda n: {"x": randint(0, 256, (n,), "uint8"), "y": empty(2 * n, "uint8")},
+                  outputs=["y"], args=lambda t, n: [t["x"], t["y"], n],
+                  grid=lambda meta, n: (cdiv(n, 512),), tol=EXACT, reference=reference)
+
+
+def interleave_rows_sum_sample(rows, half, num_warps):
+    """A 2-D tl.interleave of two fp32 halves of each row, stored and summed along the row: the
+    sums' order is the joined layout's. Bit-exact against Triton; no torch reference (the
+    interpreter checks the values, its sums to 1e-5)."""
+    name = f"interleave_rows_sum_{rows}x{half}_w{num_warps}"
+    return Sample(name=name, source="tests/gpu/lang_bits.tl", kernel="interleave_rows_sum",
+                  ptx=name, signature=f"*fp32:16,*fp32:16,*fp32:16,{rows},{half}", size=1,
+                  tilec_flags=("--num-warps", str(num_warps)),
+                  inputs=lambda n: {"x": randn(rows * 2 * half), "y": empty(rows * 2 * half),
+                                    "sums": empty(rows)},
+                  outputs=["y", "sums"], args=lambda t, n: [t["x"], t["y"], t["sums"]],
+                  grid=lambda meta, n: (1,), tol=EXACT, interp_tols={"sums": Tol(scale=1e-5)})
 
 
 def fp8_imprecise_sample(name, max_imprecise, blocks=(128, 128, 128), size=(256, 256, 1024),
@@ -2219,6 +2302,8 @@ LANG_BITS_SAMPLES = [
         grid=lambda meta, n: (n,), tol=EXACT,
         reference=lambda t, n: {"x": (t["x"].double() * 2).float().double()}),
     *[cat_order_sample(n, warps) for n, warps in ((128, 4), (128, 8), (16, 4))],
+    interleave_nibbles_sample(4), interleave_nibbles_sample(2),
+    *[interleave_rows_sum_sample(r, h, w) for r, h, w in ((16, 32, 4), (64, 16, 8), (8, 64, 1))],
     # Triton reshapes the tile to 1-D (can_reorder) and each thread adds all its registers in
     # order before the lanes and warps do (OptimizeReshapeLayout); reducing one axis, then the
     # other, was 1e-3 from Triton on these values of 2^-8..2^8 (H200).
