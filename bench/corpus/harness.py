@@ -401,6 +401,10 @@ def install_tilec_diff(tilec, out, explicit_tilec_diff=None):
     def compare_any(a, b):
         if a.dim() == 0:
             a, b = a.reshape(1), b.reshape(1)
+        if a.stride(-1) != 1 or b.stride(-1) != 1:
+            # view(torch.uint8) needs a unit last stride (vLLM's causal_conv1d passes a state
+            # cache sliced along its last dimension): compare contiguous copies.
+            a, b = a.contiguous(), b.contiguous()
         if a.dtype in signed:
             a, b = a.view(signed[a.dtype]), b.view(signed[b.dtype])
         return compare(a, b)
@@ -485,11 +489,14 @@ def hooked_run(td, self, *args, grid, warmup, **kwargs):
     path = self.fn.__code__.co_filename
     source = kernel_source_file(self, path)
     key = (os.path.basename(source), self.fn.__name__, sig, warps, stages)
+    # The grid first: a grid function may fill the kernel's inputs (vLLM's causal_conv1d writes its
+    # program-to-sequence tables while it counts the programs), and Triton's launch calls it
+    # before its kernel runs too.
+    g = grid(bound | dict(kwargs)) if callable(grid) else grid
+    g = tuple(g) + (1,) * (3 - len(g))
     tensors = {n: v for n, v in bound.items() if isinstance(v, torch.Tensor)}
     pre = {n: td.copy_like(v) for n, v in tensors.items()}
     shared = shared_storages(tensors)  # views of one tensor under several dtypes or shapes
-    g = grid(bound | dict(kwargs)) if callable(grid) else grid
-    g = tuple(g) + (1,) * (3 - len(g))
     ret = td.orig_run(self, *args, grid=grid, warmup=warmup, **kwargs)
     if key in td.results:
         return ret
@@ -550,7 +557,7 @@ def hooked_run(td, self, *args, grid, warmup, **kwargs):
         if differing:
             rec["differing"] = differing
             if os.environ.get("TILEC_CORPUS_RECHECK") == "1":
-                rec["recheck"] = recheck(td, self, grid, kwargs, bound, pre, tensors, mine, t, g, argv, warps)
+                rec["recheck"] = recheck(td, self, grid, kwargs, launched, pre, tensors, mine, t, g, argv, warps)
             if os.environ.get("TILEC_CORPUS_DUMP") and os.environ["TILEC_CORPUS_DUMP"] in self.fn.__name__:
                 rec["dump"] = dump_launch(td, self, source, sig, warps, stages, g, bound, pre, tensors, mine, t)
         rec["ran"] = True
@@ -575,19 +582,21 @@ def annotated_sig_entry(param, value, nospec):
     return ty
 
 
-def recheck(td, jit, grid, kwargs, bound, pre, theirs, mine, loaded, grid3, argv, warps):
+def recheck(td, jit, grid, kwargs, launched, pre, theirs, mine, loaded, grid3, argv, warps):
     """For a launch whose results differ: both compilers run once more, each on fresh copies of the
     pre-launch tensors, so that the record says whether each result is reproducible and whether the
     difference is (a nondeterministic kernel, or a harness that did not see Triton's launch as
     tilec's replay of it, shows here). TILEC_CORPUS_RECHECK=1 turns it on. Unlike the first
     run, arguments that alias one tensor get separate copies here: for such kernels only the
-    reproducibility columns are meaningful."""
+    reproducibility columns are meaningful. Triton is called with the arguments as launched
+    (`launched`: a TensorDescriptor whole, where `bound` has its parts), fresh copies in place of
+    the tensors among them; a descriptor's tensor is not copied again."""
     import numpy as np
     import torch
     torch.cuda.synchronize()
     again = {n: td.copy_like(v) for n, v in pre.items()}
     call = dict(kwargs)
-    call.update({n: again.get(n, v) for n, v in bound.items()})
+    call.update({n: again.get(n, v) for n, v in launched.items()})
     td.orig_run(jit, grid=grid, warmup=False, **call)
     mine_again = {n: td.copy_like(v) for n, v in pre.items()}
     replaced = [np.uint64(mine_again[p["name"]].data_ptr()) if p["name"] in mine_again and p["type"].startswith("*")
@@ -597,7 +606,7 @@ def recheck(td, jit, grid, kwargs, bound, pre, theirs, mine, loaded, grid3, argv
     torch.cuda.synchronize()
     same = lambda a, b: td.compare(a, b)[0]
     return {n: {"triton_reproducible": same(again[n], theirs[n]), "tilec_reproducible": same(mine_again[n], mine[n]),
-                "tilec_vs_triton_again": same(mine[n], again[n])} for n in theirs}
+                "tilec_vs_triton_again": same(mine[n], again[n])} for n in theirs if n in launched}
 
 
 def dump_launch(td, jit, source, sig, warps, stages, grid3, bound, pre, theirs, mine, loaded):
