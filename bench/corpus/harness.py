@@ -403,8 +403,10 @@ def install_tilec_diff(tilec, out, explicit_tilec_diff=None):
             a, b = a.reshape(1), b.reshape(1)
         if a.stride(-1) != 1 or b.stride(-1) != 1:
             # view(torch.uint8) needs a unit last stride (vLLM's causal_conv1d passes a state
-            # cache sliced along its last dimension): compare contiguous copies.
-            a, b = a.contiguous(), b.contiguous()
+            # cache sliced along its last dimension; torchao a [M, 1] column whose contiguous()
+            # keeps its stride): compare fresh row-major copies.
+            fresh = lambda t: torch.empty(t.shape, dtype=t.dtype, device=t.device).copy_(t)
+            a, b = fresh(a), fresh(b)
         if a.dtype in signed:
             a, b = a.view(signed[a.dtype]), b.view(signed[b.dtype])
         return compare(a, b)
@@ -628,8 +630,8 @@ def describe_difference(name, mine, theirs, maxdiff):
     """Argument `name`'s elements whose bits differ between tilec's result and Triton's: how many,
     the first few flat indices, and both values there."""
     import torch
-    a = mine.contiguous().view(-1)
-    b = theirs.contiguous().view(-1)
+    a = mine.reshape(-1).clone()
+    b = theirs.reshape(-1).clone()
     width = a.element_size()
     differs = (a.view(torch.uint8).view(-1, width) != b.view(torch.uint8).view(-1, width)).any(1)
     first = differs.nonzero().view(-1)[:6].tolist()
