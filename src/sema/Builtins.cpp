@@ -2976,8 +2976,7 @@ SemaValue Specializer::dot(CallArgs &args) {
     precision = "ieee"; // only fp32 inputs are rounded
   // As Triton 3.6's semantic.dot: checked against K for fp8 x fp8 only, and only the sm_90 wgmma
   // lowering of fp8 into fp32 reads it (how many products accumulate in the tensor cores' reduced
-  // precision before an fp32 add); for every other dtype it has no effect. Unset, it is 2^30
-  // there (Triton's default on sm_90): no extra adds.
+  // precision before an fp32 add); for every other dtype it has no effect.
   std::optional<int64_t> maxImpreciseAcc;
   if (const SemaValue *acc = a.get(5); acc && !acc->isNone()) {
     int64_t bound = constantInt(*acc, loc, "tl.dot's max_num_imprecise_acc");
@@ -2988,6 +2987,11 @@ SemaValue Specializer::dot(CallArgs &args) {
       maxImpreciseAcc = bound;
     }
   }
+  // Unset on fp8 x fp8, Triton's backend default (max_num_imprecise_acc_default: 2^30 on sm_90,
+  // 0 elsewhere). Canonicalize reads it: Triton folds `acc + dot` into the dot's accumulator
+  // only where it is 0.
+  if (in.isFp8() && !maxImpreciseAcc)
+    maxImpreciseAcc = gpu::smVersion(targetArch_) == 90 ? int64_t(1) << 30 : 0;
 
   std::vector<int64_t> shape = {m, n};
   if (rank == 3)

@@ -268,6 +268,12 @@ private:
       auto zero = constantOf(dot->operand(2));
       if (!zero || (zero->isFloat ? zero->f != 0.0 : zero->i != 0) || usesOf(product) != 1)
         continue;
+      // Triton's float pattern asks for maxNumImpreciseAcc == 0 too: an fp8 dot on sm_90
+      // accumulates in the tensor cores' reduced precision, so `acc + dot(a, b)` (vLLM's
+      // unified attention on fp8 caches) stays an fp32 add after the dot.
+      if (op.result()->type().elem.isFloat() && dot->hasAttr("max_num_imprecise_acc") &&
+          dot->intAttr("max_num_imprecise_acc") != 0)
+        continue;
       auto fused = std::make_unique<Operation>(OpCode::Dot, dot->loc());
       fused->setOperands({dot->operand(0), dot->operand(1), other});
       for (const auto &[key, value] : dot->attrs())
