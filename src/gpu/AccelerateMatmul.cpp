@@ -71,7 +71,7 @@ static std::optional<MmaV2Instruction> mmaV2InstructionForTypes(const Operation 
       return MmaV2Instruction{32, 8};
     return std::nullopt;
   case ScalarKind::F8E4M3:
-  case ScalarKind::F8E5M2: // m16n8k32 .e4m3/.e5m2, sm_89 and up (AccelerateMatmul checks the SM)
+  case ScalarKind::F8E5M2: // m16n8k32 .e4m3/.e5m2: used on sm_89 only, as Triton (AccelerateMatmul)
     if (out.kind == ScalarKind::F32)
       return MmaV2Instruction{32, 8};
     return std::nullopt;
@@ -447,12 +447,13 @@ void runAccelerateMatmul(tir::Function &function, const std::string &arch) {
       if (LayoutPtr l = layoutOf(other->result());
           l && isMmaV2AccumulatorLayout(*l, &chainedWarpsM, &chainedWarpsN))
         break;
-    // fp8 operands: mma.sync multiplies them from sm_89 on. Elsewhere (older SMs, tiles the fp8
-    // instruction does not fit) they are cast to fp16 first, as Triton does below sm_89, and the
-    // dot goes on as an fp16 one (on mma.sync or the FMA path).
-    // Mixed e4m3 x e5m2 operands take the cast too.
+    // fp8 operands: mma.sync multiplies them natively where Triton does, on sm_89 only (its
+    // decomposeMixedModeDotOp promotes them to fp16 on every other SM, sm_90 included when the
+    // dot is not on wgmma: torchao's 16-row blockwise fp8 GEMM). Elsewhere, and for tiles the fp8
+    // instruction does not fit, they are cast to fp16 first and the dot goes on as an fp16 one
+    // (on mma.sync or the FMA path). Mixed e4m3 x e5m2 operands take the cast too.
     auto [warpsM, warpsN] = std::pair<unsigned, unsigned>{0, 0};
-    if (!fp8 || smVersion(arch) >= 89)
+    if (!fp8 || smVersion(arch) == 89)
       std::tie(warpsM, warpsN) = mmaV2WarpGrid(*dot, function.numWarps, chained);
     if (warpsM == 0 && fp8) {
       upcastOperandsToFp16(*dot);

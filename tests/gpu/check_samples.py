@@ -1122,6 +1122,12 @@ FP8_SAMPLES = [
     fp8_imprecise_sample("fp8_wgmma_w8_64x64", None, blocks=(64, 64, 64), num_warps=8),
     fp8_imprecise_sample("fp8_imprecise_32_w8_64x64_nn", 32, blocks=(64, 64, 64), num_warps=8,
                          b_along_n=True),
+    # Off wgmma on sm_90a (16 rows; max_num_imprecise_acc 0): on mma.sync with the operands
+    # promoted to fp16, as Triton's decomposeMixedModeDotOp promotes fp8 on every SM but sm_89
+    # (torchao's blockwise fp8 GEMM for small M). Inputs of many magnitudes: the K order shows.
+    fp8_imprecise_sample("fp8_mma_sync_16x32_w8", None, blocks=(16, 32, 128), num_warps=8,
+                         size=(64, 96, 512)),
+    fp8_imprecise_sample("fp8_mma_sync_imprecise_0", 0, blocks=(64, 64, 64)),
     fp8_gemm_sample("fp8_e4m3_gemm", "e4m3"),
     fp8_gemm_sample("fp8_e5m2_gemm", "e5m2", blocks=(128, 64, 128)),
     fp8_gemm_sample("fp8_e4m3_gemm_w8", "e4m3", blocks=(128, 256, 128), num_warps=8,
