@@ -5093,7 +5093,16 @@ void forEachExpr(const ast::StmtList &stmts, bool intoFunctions,
       }
       for (const ast::ExprPtr &t : st->targets)
         expr(t.get());
-      expr(st->value.get());
+      if (st->kind == ast::StmtKind::Unsupported && st->name == "class definition" && st->value) {
+        // A class's bases, which the parser keeps as a call without a callee: the bases are
+        // expressions, the call is not one (`class Registry(metaclass=type)` has no operand).
+        for (const ast::ExprPtr &base : st->value->operands)
+          expr(base.get());
+        for (const ast::Keyword &k : st->value->keywords)
+          expr(k.value.get());
+      } else {
+        expr(st->value.get());
+      }
       expr(st->test.get());
       expr(st->iter.get());
       block(st->body);
