@@ -300,8 +300,11 @@ private:
   int findTop(const std::string &name, SourceLoc at, int importer) {
     std::vector<std::string> path = searchPath_;
     const SourceModule &from = graph_.modules[importer];
+    // Not for the importer's own name: a package module that imports a library of its name
+    // (SGLang's quantization/gguf.py: `import gguf`) means the library, not itself.
     if (!scriptDir_.empty() && !from.path.empty() &&
-        identity(parentDir(from.path)) == identity(scriptDir_))
+        identity(parentDir(from.path)) == identity(scriptDir_) &&
+        fs::path(from.path).stem().string() != name)
       path.push_back(scriptDir_);
     for (const std::string &dir : path)
       if (int m = findIn(dir, name, name, at, false); m >= 0)
