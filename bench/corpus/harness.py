@@ -515,11 +515,10 @@ def hooked_run(td, self, *args, grid, warmup, **kwargs):
         if not t["compiled"]:
             return ret
         mine, by_view = {}, {}  # arguments that alias one tensor in Triton's launch alias one copy here too
-        storage_copies = {key: snapshot.clone() for key, snapshot in shared.items()}
         for n, v in tensors.items():
-            key = v.untyped_storage().data_ptr() if storage_copies else None
-            if key in storage_copies:
-                mine[n] = view_of_storage(storage_copies[key], v)
+            key = v.untyped_storage().data_ptr() if shared else None
+            if key in shared:  # the pre-launch snapshot serves this one launch: no second copy
+                mine[n] = view_of_storage(shared[key], v)
                 continue
             view = (v.data_ptr(), tuple(v.size()), tuple(v.stride()), v.dtype)
             if view not in by_view:
